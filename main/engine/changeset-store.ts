@@ -1,0 +1,60 @@
+import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/domain';
+import { newId } from '../../shared/ids';
+import { countLineChanges } from './line-changes';
+
+/** Where changesets and their entries are kept. The SQLite store implements the same contract. */
+export interface ChangeSetStore {
+  start(planId: string): string;
+  record(changesetId: string, entry: ChangeEntry): void;
+  get(changesetId: string): ChangeSet | undefined;
+  getForPlan(planId: string): ChangeSet[];
+  summarize(changesetId: string): ChangeSetSummary;
+}
+
+export function summarizeEntries(changesetId: string, planId: string, entries: readonly ChangeEntry[]): ChangeSetSummary {
+  const operations = { create: 0, modify: 0, delete: 0, rename: 0 };
+  const files = new Set<string>();
+  let insertions = 0;
+  let deletions = 0;
+  for (const entry of entries) {
+    operations[entry.operation] += 1;
+    files.add(entry.path);
+    if (!entry.binary) {
+      const counts = countLineChanges(entry.beforeText, entry.afterText);
+      insertions += counts.insertions;
+      deletions += counts.deletions;
+    }
+  }
+  return { changesetId, planId, entryCount: entries.length, files: files.size, operations, insertions, deletions };
+}
+
+export class InMemoryChangeSetStore implements ChangeSetStore {
+  private readonly changesets = new Map<string, ChangeSet>();
+
+  start(planId: string): string {
+    const id = newId();
+    this.changesets.set(id, { id, planId, createdAt: new Date().toISOString(), entries: [] });
+    return id;
+  }
+
+  record(changesetId: string, entry: ChangeEntry): void {
+    const changeset = this.changesets.get(changesetId);
+    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+    changeset.entries.push(entry);
+  }
+
+  get(changesetId: string): ChangeSet | undefined {
+    const changeset = this.changesets.get(changesetId);
+    return changeset && { ...changeset, entries: [...changeset.entries] };
+  }
+
+  getForPlan(planId: string): ChangeSet[] {
+    return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: [...c.entries] }));
+  }
+
+  summarize(changesetId: string): ChangeSetSummary {
+    const changeset = this.changesets.get(changesetId);
+    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+    return summarizeEntries(changeset.id, changeset.planId, changeset.entries);
+  }
+}

@@ -1,0 +1,30 @@
+import type { ErrorCategory, ToolInvocation } from '../../shared/domain';
+
+/** A failure inside the engine that knows its own category (transient, policy, tool ...). */
+export class EngineError extends Error {
+  constructor(
+    message: string,
+    readonly category: ErrorCategory,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+/** A tool call that failed; carries the recorded invocation and the decision it belonged to. */
+export class ToolCallError extends Error {
+  constructor(
+    readonly invocation: ToolInvocation,
+    override readonly cause: unknown,
+  ) {
+    super(`${invocation.tool} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'ToolCallError';
+  }
+}
+
+export function errorCategoryOf(error: unknown): ErrorCategory | undefined {
+  if (error instanceof ToolCallError) return errorCategoryOf(error.cause);
+  if (error instanceof EngineError) return error.category;
+  return undefined;
+}

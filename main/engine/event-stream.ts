@@ -1,0 +1,56 @@
+import type { StreamCallback, StreamEvent, StreamEventType } from '../../shared/events';
+
+/** Where stream events are kept, in per-plan seq order. */
+export interface EventLog {
+  append(event: StreamEvent): void;
+  list(planId: string, afterSeq?: number, limit?: number): StreamEvent[];
+  lastSeq(planId: string): number;
+}
+
+export class InMemoryEventLog implements EventLog {
+  private readonly events = new Map<string, StreamEvent[]>();
+  append(event: StreamEvent): void {
+    const list = this.events.get(event.planId) ?? [];
+    list.push(event);
+    this.events.set(event.planId, list);
+  }
+  list(planId: string, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER): StreamEvent[] {
+    return (this.events.get(planId) ?? []).filter((e) => e.seq > afterSeq).slice(0, limit);
+  }
+  lastSeq(planId: string): number {
+    return this.events.get(planId)?.at(-1)?.seq ?? 0;
+  }
+}
+
+export type Emit = (type: StreamEventType, data?: Record<string, unknown>) => StreamEvent;
+
+/** Gives every event its per-plan seq, keeps it in the log, and fans it out to subscribers. */
+export class EventPublisher {
+  private readonly seqs = new Map<string, number>();
+  private readonly listeners = new Set<StreamCallback>();
+
+  constructor(readonly log: EventLog = new InMemoryEventLog()) {}
+
+  publish(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
+    const seq = (this.seqs.get(planId) ?? this.log.lastSeq(planId)) + 1;
+    this.seqs.set(planId, seq);
+    const event: StreamEvent = { planId, seq, ts: new Date().toISOString(), type, data };
+    this.log.append(event);
+    for (const listener of this.listeners) listener(event);
+    return event;
+  }
+
+  subscribe(listener: StreamCallback): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** An emit function for one plan that also hands each event to a run's own callback. */
+  emitterFor(planId: string, callback?: StreamCallback): Emit {
+    return (type, data = {}) => {
+      const event = this.publish(planId, type, data);
+      callback?.(event);
+      return event;
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import type { ChangeEntry, ChangeSet } from '../../shared/domain';
+import { PlanError, ValidationError } from '../../shared/errors';
+import { type ChangeSetStore, InMemoryChangeSetStore } from './changeset-store';
+
+/** A resource the plan may use, resolved to where it lives. */
+export interface BoundResource {
+  name: string;
+  kind: string;
+  path?: string;
+  [key: string]: unknown;
+}
+
+export interface PlanExecutionContextOptions {
+  planId: string | null | undefined;
+  decisionRootId?: string | null;
+  sandboxRoot?: string | null;
+  automationProfile?: string | null;
+  projectResources?: Record<string, unknown>;
+  resourceBindings?: Record<string, BoundResource>;
+  changesetStore?: ChangeSetStore;
+}
+
+/** Bridges a plan's metadata into the tool runtime and tracks the changesets it opens. */
+export class PlanExecutionContext {
+  readonly planId: string;
+  decisionRootId: string | null;
+  readonly sandboxRoot: string | null;
+  readonly automationProfile: string | null;
+  readonly projectResources: Record<string, unknown>;
+  readonly resourceBindings: Record<string, BoundResource>;
+  readonly changesetStore: ChangeSetStore;
+  private readonly changesetIds: string[] = [];
+
+  constructor(options: PlanExecutionContextOptions) {
+    if (typeof options.planId !== 'string' || options.planId.trim() === '') {
+      throw new ValidationError('plan_id', 'is required and must be a non-empty string');
+    }
+    this.planId = options.planId;
+    this.decisionRootId = options.decisionRootId ?? null;
+    this.sandboxRoot = options.sandboxRoot ?? null;
+    this.automationProfile = options.automationProfile ?? null;
+    this.projectResources = options.projectResources ?? {};
+    this.resourceBindings = options.resourceBindings ?? {};
+    this.changesetStore = options.changesetStore ?? new InMemoryChangeSetStore();
+  }
+
+  /** Opens a new changeset for this plan; later changes are recorded into it. */
+  startChangeset(): string {
+    const id = this.changesetStore.start(this.planId);
+    this.changesetIds.push(id);
+    return id;
+  }
+
+  /** Continues an existing changeset (a retry keeps adding to the plan's changeset). */
+  resumeChangeset(changesetId: string): void {
+    if (!this.changesetStore.get(changesetId)) throw new PlanError(`unknown changeset ${changesetId}`);
+    if (!this.changesetIds.includes(changesetId)) this.changesetIds.push(changesetId);
+  }
+
+  get activeChangesetId(): string | undefined {
+    return this.changesetIds.at(-1);
+  }
+
+  get activeChangesetIds(): readonly string[] {
+    return [...this.changesetIds];
+  }
+
+  recordChange(entry: ChangeEntry): void {
+    const changesetId = this.activeChangesetId;
+    if (!changesetId) throw new PlanError('no active changeset: call startChangeset() first', 'no_active_changeset');
+    this.changesetStore.record(changesetId, entry);
+  }
+
+  getChangeset(changesetId: string): ChangeSet | undefined {
+    return this.changesetStore.get(changesetId);
+  }
+
+  summarize(): Record<string, unknown> {
+    return {
+      planId: this.planId,
+      decisionRootId: this.decisionRootId,
+      sandboxRoot: this.sandboxRoot,
+      automationProfile: this.automationProfile,
+      projectResourceCount: Object.keys(this.projectResources).length,
+      resourceBindingCount: Object.keys(this.resourceBindings).length,
+      changesetIds: [...this.changesetIds],
+      changeCount: this.changesetIds.reduce((n, id) => n + this.changesetStore.summarize(id).entryCount, 0),
+    };
+  }
+}

@@ -1,0 +1,179 @@
+import {
+  type AutomationProfile,
+  type DefinitionOfDone,
+  type Phase,
+  type Plan,
+  type ProcessingState,
+  type StrategyDecision,
+  PHASES,
+} from '../../shared/domain';
+import { PlanError, ValidationError } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import { EventPublisher } from './event-stream';
+import type { PlanRepository } from './plan-repository';
+
+/** Which processing states may follow which. */
+const TRANSITIONS: Record<ProcessingState, readonly ProcessingState[]> = {
+  queued: ['processing', 'cancelled'],
+  processing: ['queued', 'paused', 'complete', 'errored', 'cancelled'],
+  paused: ['processing', 'queued', 'errored', 'cancelled'],
+  errored: ['queued', 'processing', 'cancelled'],
+  complete: [],
+  cancelled: [],
+};
+
+export function canTransition(from: ProcessingState, to: ProcessingState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export interface NewPlan {
+  name: string;
+  description?: string;
+  definitionOfDone: DefinitionOfDone;
+  invariants?: string[];
+  automationProfile: AutomationProfile;
+  projectPath?: string | null;
+}
+
+/**
+ * Merges new error details into what a plan already holds. Nothing earlier is lost: when a key
+ * would change, the earlier failure's details are kept in `history`.
+ */
+export function mergeErrorDetails(
+  existing: Record<string, unknown>,
+  incoming: Record<string, unknown>,
+): Record<string, unknown> {
+  const { history: earlierHistory, ...current } = existing;
+  const history = Array.isArray(earlierHistory) ? [...earlierHistory] : [];
+  const conflicts = Object.keys(incoming).some(
+    (key) => key in current && JSON.stringify(current[key]) !== JSON.stringify(incoming[key]),
+  );
+  if (conflicts && 'exceptionType' in current) history.push(current);
+  const merged: Record<string, unknown> = { ...current, ...incoming };
+  if (history.length > 0) merged.history = history;
+  return merged;
+}
+
+/** Phase transitions strategize -> execute -> apply, processing-state checks, persistence. */
+export class PlanLifecycleService {
+  constructor(
+    readonly repository: PlanRepository,
+    readonly events: EventPublisher = new EventPublisher(),
+  ) {}
+
+  createPlan(input: NewPlan): Plan {
+    const now = new Date().toISOString();
+    const plan: Plan = {
+      id: newId(),
+      name: input.name,
+      description: input.description ?? '',
+      definitionOfDone: input.definitionOfDone,
+      invariants: input.invariants ?? [],
+      automationProfile: input.automationProfile,
+      projectPath: input.projectPath ?? null,
+      phase: 'strategize',
+      processingState: 'queued',
+      decisionRootId: null,
+      changesetId: null,
+      sandboxRefs: [],
+      errorMessage: null,
+      errorDetails: {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.repository.insert(plan);
+    this.events.publish(plan.id, 'plan_created', { name: plan.name, phase: plan.phase, processingState: plan.processingState });
+    return plan;
+  }
+
+  findPlan(planId: string): Plan | undefined {
+    return this.repository.get(planId);
+  }
+
+  getPlan(planId: string): Plan {
+    if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('plan_id', 'is required');
+    const plan = this.repository.get(planId);
+    if (!plan) throw new ValidationError('plan_id', `no plan with id "${planId}"`);
+    return plan;
+  }
+
+  listPlans(): Plan[] {
+    return this.repository.list();
+  }
+
+  listDecisions(planId: string): StrategyDecision[] {
+    return this.repository.listDecisions(planId);
+  }
+
+  saveDecisions(decisions: readonly StrategyDecision[]): void {
+    this.repository.saveDecisions(decisions);
+  }
+
+  update(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Plan {
+    return this.repository.update(planId, patch);
+  }
+
+  /** Moves the processing state, refusing transitions the state machine does not allow. */
+  transition(planId: string, to: ProcessingState, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}): Plan {
+    const plan = this.getPlan(planId);
+    if (plan.processingState !== to && !canTransition(plan.processingState, to)) {
+      throw new PlanError(
+        `plan ${planId} is ${plan.processingState} in phase ${plan.phase}; it cannot become ${to}`,
+        'invalid_transition',
+      );
+    }
+    const next = this.repository.update(planId, { ...patch, processingState: to });
+    this.events.publish(planId, 'state_changed', {
+      from: plan.processingState,
+      to,
+      phase: next.phase,
+      ...(plan.phase !== next.phase ? { fromPhase: plan.phase } : {}),
+    });
+    return next;
+  }
+
+  /** Checks that the plan is in `phase` and in one of `states`, with a message an operator can act on. */
+  requirePhase(plan: Plan, phase: Phase, states: readonly ProcessingState[]): void {
+    if (plan.phase !== phase || !states.includes(plan.processingState)) {
+      throw new PlanError(
+        `plan ${plan.id} is ${plan.processingState} in phase ${plan.phase}; this needs phase ${phase} and state ${states.join(' or ')}`,
+        'wrong_phase',
+      );
+    }
+  }
+
+  beginPhase(planId: string, phase: Phase, from: readonly ProcessingState[] = ['queued']): Plan {
+    this.requirePhase(this.getPlan(planId), phase, from);
+    return this.transition(planId, 'processing');
+  }
+
+  /** Ends the current phase: the next phase is queued, and the last phase completes the plan. */
+  completePhase(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}): Plan {
+    const plan = this.getPlan(planId);
+    const next = PHASES[PHASES.indexOf(plan.phase) + 1];
+    if (!next) return this.transition(planId, 'complete', patch);
+    return this.transition(planId, 'queued', { ...patch, phase: next });
+  }
+
+  /** Moves the plan to errored, merging details into what it already held. */
+  fail(planId: string, message: string, details: Record<string, unknown>): Plan {
+    const plan = this.getPlan(planId);
+    return this.transition(planId, 'errored', {
+      errorMessage: message,
+      errorDetails: mergeErrorDetails(plan.errorDetails, details),
+    });
+  }
+
+  /** Manual recovery: errored -> queued, staying in the failed phase. */
+  reset(planId: string): Plan {
+    const plan = this.getPlan(planId);
+    if (plan.processingState !== 'errored') {
+      throw new PlanError(`plan ${planId} is ${plan.processingState}; only an errored plan can be reset`, 'wrong_state');
+    }
+    return this.transition(planId, 'queued');
+  }
+
+  cancel(planId: string): Plan {
+    return this.transition(planId, 'cancelled');
+  }
+}

@@ -1,0 +1,171 @@
+import type { ExecuteResult, Phase, RuntimeExecuteResult, StrategyDecision } from '../../shared/domain';
+import { PlanError, ValidationError } from '../../shared/errors';
+import type { StreamCallback } from '../../shared/events';
+import type { ChangeSetStore } from './changeset-store';
+import type { Emit } from './event-stream';
+import { ExecuteStubActor } from './execute-stub-actor';
+import type { PlanExecutionContext } from './execution-context';
+import type { PlanLifecycleService } from './lifecycle';
+import type { ErrorRecovery } from './recovery';
+import { executableDecisions, RuntimeExecuteActor } from './runtime-execute-actor';
+import { type StrategizeResult, StrategizeStubActor } from './strategize-actor';
+import { ToolRunner } from './tool-runner';
+
+export interface PlanExecutorOptions {
+  lifecycleService: PlanLifecycleService | null | undefined;
+  toolRunner?: ToolRunner;
+  executionContext?: PlanExecutionContext | null;
+  errorRecoveryService?: ErrorRecovery | null;
+  /** Waits between automatic retries; tests pass a fake clock. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RunOptions {
+  streamCallback?: StreamCallback;
+  /** Awaited before each execute decision: step mode and breakpoints. */
+  beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function requirePlanId(planId: unknown): asserts planId is string {
+  if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('plan_id', 'is required and must be a non-empty string');
+}
+
+function describeError(error: unknown) {
+  const err = error instanceof Error ? error : new Error(String(error));
+  return { message: err.message, exceptionType: err.name, traceback: err.stack ?? `${err.name}: ${err.message}` };
+}
+
+/** Drives a plan through strategize and execute, with phase guards, error capture and optional retry. */
+export class PlanExecutor {
+  readonly lifecycle: PlanLifecycleService;
+  readonly toolRunner: ToolRunner;
+  private readonly context: PlanExecutionContext | null;
+  private readonly recovery: ErrorRecovery | null;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(options: PlanExecutorOptions) {
+    if (!options?.lifecycleService) throw new ValidationError('lifecycle_service', 'is required');
+    this.lifecycle = options.lifecycleService;
+    this.toolRunner = options.toolRunner ?? new ToolRunner();
+    this.context = options.executionContext ?? null;
+    this.recovery = options.errorRecoveryService ?? null;
+    this.sleep = options.sleep ?? defaultSleep;
+  }
+
+  get hasRuntime(): boolean {
+    return this.context !== null;
+  }
+
+  get changesetStore(): ChangeSetStore | null {
+    return this.context?.changesetStore ?? null;
+  }
+
+  get executionContext(): PlanExecutionContext | null {
+    return this.context;
+  }
+
+  async runStrategize(planId: string, options: RunOptions = {}): Promise<StrategizeResult> {
+    requirePlanId(planId);
+    this.lifecycle.beginPhase(planId, 'strategize', ['queued']);
+    const emit = this.lifecycle.events.emitterFor(planId, options.streamCallback);
+    return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, async () => {
+      emit('strategize_started', {});
+      const plan = this.lifecycle.getPlan(planId);
+      const projectInvariants = (this.context?.projectResources.invariants as string[] | undefined) ?? [];
+      const result = new StrategizeStubActor().strategize(plan, projectInvariants);
+      this.lifecycle.saveDecisions(result.decisions);
+      emit('strategize_decisions', {
+        decisionRootId: result.decisionRootId,
+        decisionCount: result.decisions.length,
+        invariantRecords: result.invariantRecords,
+      });
+      this.lifecycle.completePhase(planId, { decisionRootId: result.decisionRootId });
+      emit('strategize_complete', { decisionRootId: result.decisionRootId });
+      return result;
+    });
+  }
+
+  async runExecute(planId: string, options: RunOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
+    requirePlanId(planId);
+    const plan = this.lifecycle.getPlan(planId);
+    if (!plan.decisionRootId) {
+      throw new PlanError(`plan ${planId} has not completed strategize; run strategize first`, 'strategize_incomplete');
+    }
+    if (this.context && this.context.planId !== planId) {
+      throw new PlanError(`this executor's context belongs to plan ${this.context.planId}, not ${planId}`, 'wrong_context');
+    }
+    this.lifecycle.beginPhase(planId, 'execute', ['queued']);
+    const emit = this.lifecycle.events.emitterFor(planId, options.streamCallback);
+    let failedDecision: string | null = null;
+    const onDecisionStatus = (decision: StrategyDecision) => {
+      if (decision.status === 'failed') failedDecision = decision.id;
+      this.lifecycle.saveDecisions([decision]);
+    };
+    const mode = this.context ? 'runtime' : 'stub';
+    return this.withRecovery(planId, 'execute', mode, emit, () => failedDecision, async () => {
+      failedDecision = null;
+      const decisions = executableDecisions(this.lifecycle.listDecisions(planId));
+      if (!this.context) {
+        const result = await new ExecuteStubActor(this.toolRunner, this.lifecycle.events).execute(planId, decisions, options.streamCallback);
+        this.lifecycle.completePhase(planId, {
+          changesetId: result.changesetId,
+          sandboxRefs: result.sandboxRefs,
+          errorDetails: { ...this.lifecycle.getPlan(planId).errorDetails, toolCallCount: result.toolCallsCount, sandboxRefCount: result.sandboxRefs.length },
+        });
+        return result;
+      }
+      const context = this.context;
+      context.decisionRootId = plan.decisionRootId;
+      const current = this.lifecycle.getPlan(planId);
+      if (current.changesetId && !context.activeChangesetIds.includes(current.changesetId)) context.resumeChangeset(current.changesetId);
+      if (!context.activeChangesetId) {
+        const changesetId = context.startChangeset();
+        this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
+      }
+      const actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: context, events: this.lifecycle.events });
+      const result = await actor.execute(decisions, {
+        streamCallback: options.streamCallback,
+        profile: current.automationProfile,
+        onDecisionStatus,
+        beforeDecision: options.beforeDecision,
+      });
+      const latest = this.lifecycle.getPlan(planId);
+      this.lifecycle.completePhase(planId, {
+        changesetId: result.changesetId,
+        sandboxRefs: result.sandboxRefs,
+        errorDetails: { ...latest.errorDetails, toolCallCount: result.toolCallCount, sandboxRefCount: result.sandboxRefs.length },
+      });
+      return result;
+    });
+  }
+
+  /** Runs a phase body; on failure asks the recovery service whether to retry, else marks the plan errored. */
+  private async withRecovery<T>(
+    planId: string,
+    phase: Phase,
+    mode: 'strategize' | 'runtime' | 'stub',
+    emit: Emit,
+    failedDecision: () => string | null,
+    body: () => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await body();
+      } catch (error) {
+        const decisionId = failedDecision();
+        const described = describeError(error);
+        const base = { exceptionType: described.exceptionType, traceback: described.traceback, mode, phase, decisionId, attempt };
+        const verdict = this.recovery?.onFailure({ plan: this.lifecycle.getPlan(planId), phase, error, attempt, decisionId, mode });
+        if (verdict?.retry) {
+          emit('retry_scheduled', { phase, decisionId, attempt: attempt + 1, delayMs: verdict.delayMs, error: described.message, ...verdict.details });
+          await this.sleep(verdict.delayMs);
+          continue;
+        }
+        this.lifecycle.fail(planId, described.message, { ...base, ...verdict?.details });
+        throw error;
+      }
+    }
+  }
+}

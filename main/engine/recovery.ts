@@ -1,0 +1,20 @@
+import type { Phase, Plan } from '../../shared/domain';
+
+export interface FailureReport {
+  plan: Plan;
+  phase: Phase;
+  error: unknown;
+  /** 1 for the first attempt. */
+  attempt: number;
+  decisionId: string | null;
+  mode: 'strategize' | 'runtime' | 'stub';
+}
+
+export type RecoveryVerdict =
+  | { retry: true; delayMs: number; details: Record<string, unknown> }
+  | { retry: false; details: Record<string, unknown> };
+
+/** What the executor asks after a failure. The ErrorRecoveryService implements it. */
+export interface ErrorRecovery {
+  onFailure(report: FailureReport): RecoveryVerdict;
+}

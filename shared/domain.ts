@@ -1,0 +1,230 @@
+import { z } from 'zod';
+
+export const PHASES = ['strategize', 'execute', 'apply'] as const;
+export const PhaseSchema = z.enum(PHASES);
+export type Phase = z.infer<typeof PhaseSchema>;
+
+export const PROCESSING_STATES = ['queued', 'processing', 'paused', 'complete', 'errored', 'cancelled'] as const;
+export const ProcessingStateSchema = z.enum(PROCESSING_STATES);
+export type ProcessingState = z.infer<typeof ProcessingStateSchema>;
+
+const nonEmpty = z.string().min(1, 'must not be empty');
+const timestamp = z.string();
+
+// ---- tool calls ---------------------------------------------------------
+
+export const ToolCallSpecSchema = z.object({
+  tool: nonEmpty,
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+export type ToolCallSpec = z.infer<typeof ToolCallSpecSchema>;
+
+export const ToolInvocationSchema = z.object({
+  id: nonEmpty,
+  planId: nonEmpty,
+  decisionId: z.string().nullable(),
+  tool: nonEmpty,
+  args: z.record(z.string(), z.unknown()),
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+  error: z
+    .object({ name: z.string(), message: z.string(), category: z.string().optional() })
+    .nullable(),
+  startedAt: timestamp,
+  durationMs: z.number().nonnegative(),
+});
+export type ToolInvocation = z.infer<typeof ToolInvocationSchema>;
+
+// ---- decisions ----------------------------------------------------------
+
+export const DECISION_TYPES = ['prompt_definition', 'strategy_choice', 'error_recovery'] as const;
+export const DecisionTypeSchema = z.enum(DECISION_TYPES);
+export type DecisionType = z.infer<typeof DecisionTypeSchema>;
+
+export const DECISION_STATUSES = ['pending', 'running', 'done', 'failed', 'skipped'] as const;
+export const DecisionStatusSchema = z.enum(DECISION_STATUSES);
+export type DecisionStatus = z.infer<typeof DecisionStatusSchema>;
+
+export const StrategyDecisionSchema = z.object({
+  id: nonEmpty,
+  planId: nonEmpty,
+  parentId: z.string().nullable(),
+  type: DecisionTypeSchema,
+  /** Position among its siblings, so a tree can be rebuilt in order. */
+  order: z.number().int().nonnegative(),
+  description: z.string(),
+  rationale: z.string(),
+  toolCalls: z.array(ToolCallSpecSchema),
+  status: DecisionStatusSchema,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export type StrategyDecision = z.infer<typeof StrategyDecisionSchema>;
+
+// ---- changesets ---------------------------------------------------------
+
+export const CHANGE_OPERATIONS = ['create', 'modify', 'delete', 'rename'] as const;
+export const ChangeOperationSchema = z.enum(CHANGE_OPERATIONS);
+export type ChangeOperation = z.infer<typeof ChangeOperationSchema>;
+
+export const ChangeEntrySchema = z.object({
+  id: nonEmpty,
+  path: nonEmpty,
+  /** Set for renames: where the file was before. */
+  oldPath: z.string().nullable().default(null),
+  operation: ChangeOperationSchema,
+  beforeHash: z.string().nullable(),
+  afterHash: z.string().nullable(),
+  /** File contents; base64 when `binary` is true, so apply can restore the exact bytes. */
+  beforeText: z.string().nullable(),
+  afterText: z.string().nullable(),
+  binary: z.boolean().default(false),
+  decisionId: z.string().nullable().default(null),
+  invocationId: z.string().nullable().default(null),
+  createdAt: timestamp,
+});
+export type ChangeEntry = z.infer<typeof ChangeEntrySchema>;
+export type ChangeEntryInput = z.input<typeof ChangeEntrySchema>;
+
+export const ChangeSetSchema = z.object({
+  id: nonEmpty,
+  planId: nonEmpty,
+  createdAt: timestamp,
+  entries: z.array(ChangeEntrySchema),
+});
+export type ChangeSet = z.infer<typeof ChangeSetSchema>;
+
+export const ChangeSetSummarySchema = z.object({
+  changesetId: nonEmpty,
+  planId: nonEmpty,
+  entryCount: z.number().int().nonnegative(),
+  files: z.number().int().nonnegative(),
+  operations: z.record(ChangeOperationSchema, z.number().int().nonnegative()),
+  insertions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+export type ChangeSetSummary = z.infer<typeof ChangeSetSummarySchema>;
+
+// ---- automation profiles --------------------------------------------------
+
+export const AutomationProfileSchema = z.object({
+  name: nonEmpty,
+  /** Automatic retries of transient errors; 0 turns automatic retry off. */
+  autoRetryTransient: z.number().int().min(0).max(20),
+  /** Whether shell.run may run at all. */
+  allowShell: z.boolean(),
+  /** Pause before every execute decision (step mode by default). */
+  pauseBeforeEachDecision: z.boolean(),
+  /** Tool names whose calls pause for the operator's approval. */
+  approvalRequired: z.array(z.string()),
+});
+export type AutomationProfile = z.infer<typeof AutomationProfileSchema>;
+
+export const BUILTIN_PROFILES = {
+  manual: { name: 'manual', autoRetryTransient: 0, allowShell: true, pauseBeforeEachDecision: true, approvalRequired: ['shell.run'] },
+  restricted: { name: 'restricted', autoRetryTransient: 3, allowShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
+  supervised: { name: 'supervised', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: ['shell.run'] },
+  trusted: { name: 'trusted', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
+  'full-auto': { name: 'full-auto', autoRetryTransient: 5, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
+} as const satisfies Record<string, AutomationProfile>;
+export type BuiltinProfileName = keyof typeof BUILTIN_PROFILES;
+export const DEFAULT_PROFILE: BuiltinProfileName = 'trusted';
+
+export const ProfileNameSchema = z.enum(Object.keys(BUILTIN_PROFILES) as [BuiltinProfileName, ...BuiltinProfileName[]]);
+
+/** A profile reference in a plan file: a built-in name, or a built-in with fields overridden. */
+export const ProfileRefSchema = z.union([
+  ProfileNameSchema,
+  z
+    .object({ base: ProfileNameSchema.default(DEFAULT_PROFILE) })
+    .extend(AutomationProfileSchema.omit({ name: true }).partial().shape)
+    .strict(),
+]);
+export type ProfileRef = z.input<typeof ProfileRefSchema>;
+
+export function resolveProfile(ref: ProfileRef | undefined): AutomationProfile {
+  if (ref === undefined) return { ...BUILTIN_PROFILES[DEFAULT_PROFILE], approvalRequired: [] };
+  if (typeof ref === 'string') {
+    const base = BUILTIN_PROFILES[ref];
+    return { ...base, approvalRequired: [...base.approvalRequired] };
+  }
+  const { base = DEFAULT_PROFILE, ...overrides } = ref;
+  const builtin = BUILTIN_PROFILES[base];
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  return { ...builtin, approvalRequired: [...builtin.approvalRequired], ...defined, name: base };
+}
+
+// ---- plans --------------------------------------------------------------
+
+export const PlanStepSchema = z.object({
+  step: nonEmpty,
+  rationale: z.string().optional(),
+  tools: z.array(ToolCallSpecSchema).default([]),
+});
+export type PlanStep = z.infer<typeof PlanStepSchema>;
+
+/** A definition of done: a markdown bullet list as one string, or a list of steps. */
+export const DefinitionOfDoneSchema = z.union([
+  z.string().min(1, 'must not be empty'),
+  z.array(z.union([nonEmpty, PlanStepSchema])).min(1, 'needs at least one step'),
+]);
+export type DefinitionOfDone = z.infer<typeof DefinitionOfDoneSchema>;
+
+/** The plan file of DESIGN.md (YAML or JSON). */
+export const PlanFileSchema = z
+  .object({
+    name: nonEmpty.max(200),
+    description: z.string().default(''),
+    project: z.string().optional(),
+    automationProfile: ProfileRefSchema.optional(),
+    invariants: z.array(z.string()).default([]),
+    definitionOfDone: DefinitionOfDoneSchema,
+  })
+  .strict();
+export type PlanFile = z.infer<typeof PlanFileSchema>;
+
+export const PlanSchema = z.object({
+  id: nonEmpty,
+  name: nonEmpty,
+  description: z.string(),
+  definitionOfDone: DefinitionOfDoneSchema,
+  invariants: z.array(z.string()),
+  automationProfile: AutomationProfileSchema,
+  /** Absolute path of the project directory the plan works on, if any. */
+  projectPath: z.string().nullable(),
+  phase: PhaseSchema,
+  processingState: ProcessingStateSchema,
+  decisionRootId: z.string().nullable(),
+  changesetId: z.string().nullable(),
+  sandboxRefs: z.array(z.string()),
+  errorMessage: z.string().nullable(),
+  errorDetails: z.record(z.string(), z.unknown()),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export type Plan = z.infer<typeof PlanSchema>;
+
+// ---- errors ---------------------------------------------------------------
+
+export const ERROR_CATEGORIES = ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal'] as const;
+export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
+export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
+
+// ---- results ----------------------------------------------------------------
+
+export const RuntimeExecuteResultSchema = z.object({
+  changesetId: nonEmpty,
+  toolCallCount: z.number().int().nonnegative(),
+  sandboxRefs: z.array(z.string()),
+  decisionIdsProcessed: z.array(z.string()),
+  executionDurationMs: z.number().nonnegative(),
+});
+export type RuntimeExecuteResult = z.infer<typeof RuntimeExecuteResultSchema>;
+
+export const ExecuteResultSchema = z.object({
+  changesetId: nonEmpty,
+  changeset: ChangeSetSchema,
+  toolCallsCount: z.number().int().nonnegative(),
+  sandboxRefs: z.array(z.string()),
+});
+export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;

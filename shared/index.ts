@@ -1,0 +1,4 @@
+export * from './domain';
+export * from './errors';
+export * from './events';
+export * from './ids';
