@@ -228,3 +228,27 @@ export const ExecuteResultSchema = z.object({
   sandboxRefs: z.array(z.string()),
 });
 export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
+
+export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual'] as const;
+export const RecoveryActionSchema = z.enum(RECOVERY_ACTIONS);
+export type RecoveryAction = z.infer<typeof RecoveryActionSchema>;
+
+/** One failure, as recorded by the error recovery service; persisted, so history survives restarts. */
+export const ErrorRecordSchema = z.object({
+  id: nonEmpty,
+  planId: nonEmpty,
+  phase: PhaseSchema,
+  decisionId: z.string().nullable(),
+  attempt: z.number().int().positive(),
+  category: ErrorCategorySchema,
+  retriable: z.boolean(),
+  recoveryAction: RecoveryActionSchema,
+  message: z.string(),
+  stack: z.string().nullable(),
+  hint: z.string(),
+  command: z.string().nullable(),
+  /** What happened next: retried automatically, or gave up. */
+  outcome: z.enum(['retried', 'gave_up']),
+  createdAt: timestamp,
+});
+export type ErrorRecord = z.infer<typeof ErrorRecordSchema>;

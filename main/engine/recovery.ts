@@ -1,4 +1,4 @@
-import type { Phase, Plan } from '../../shared/domain';
+import type { ErrorRecord, Phase, Plan } from '../../shared/domain';
 
 export interface FailureReport {
   plan: Plan;
@@ -17,4 +17,10 @@ export type RecoveryVerdict =
 /** What the executor asks after a failure. The ErrorRecoveryService implements it. */
 export interface ErrorRecovery {
   onFailure(report: FailureReport): RecoveryVerdict;
+}
+
+/** Where error records are kept. The SQLite log implements the same contract. */
+export interface ErrorLog {
+  record(record: ErrorRecord): void;
+  listForPlan(planId: string): ErrorRecord[];
 }
