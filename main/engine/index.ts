@@ -11,3 +11,4 @@ export * from './recovery';
 export * from './runtime-execute-actor';
 export * from './strategize-actor';
 export * from './tool-runner';
+export * from './error-recovery-service';

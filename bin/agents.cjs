@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+// The `agents` command: runs the TypeScript CLI through tsx, so a clone needs no build step.
+require('tsx/cjs');
+require('../main/cli/main.ts');

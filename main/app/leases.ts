@@ -1,0 +1,113 @@
+import { hostname } from 'node:os';
+import type { ErrorRecord } from '../../shared/domain';
+import { newId } from '../../shared/ids';
+import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
+import type { PlanLifecycleService } from '../engine/lifecycle';
+import type { ErrorLog } from '../engine/recovery';
+
+export interface Lease {
+  planId: string;
+  pid: number;
+  hostname: string;
+  heartbeatAt: string;
+  acquiredAt: string;
+}
+
+/** Which process owns a running plan. A plan whose owner is gone was interrupted. */
+export interface LeaseStore {
+  /** True when the lease was taken (free, or held by a dead owner on this host). */
+  acquire(planId: string, pid: number, hostname: string): boolean;
+  heartbeat(planId: string, pid: number): void;
+  release(planId: string, pid: number): void;
+  get(planId: string): Lease | undefined;
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Another host's lease counts as gone once its heartbeat is this old. */
+const FOREIGN_LEASE_STALE_MS = 60_000;
+
+export function isLeaseLive(lease: Lease | undefined, now = Date.now()): boolean {
+  if (!lease) return false;
+  if (lease.hostname === hostname()) return isProcessAlive(lease.pid);
+  return now - Date.parse(lease.heartbeatAt) < FOREIGN_LEASE_STALE_MS;
+}
+
+export class InMemoryLeaseStore implements LeaseStore {
+  private readonly leases = new Map<string, Lease>();
+  acquire(planId: string, pid: number, host: string): boolean {
+    const current = this.leases.get(planId);
+    if (current && current.pid !== pid && isLeaseLive(current)) return false;
+    const now = new Date().toISOString();
+    this.leases.set(planId, { planId, pid, hostname: host, heartbeatAt: now, acquiredAt: now });
+    return true;
+  }
+  heartbeat(planId: string, pid: number): void {
+    const lease = this.leases.get(planId);
+    if (lease?.pid === pid) lease.heartbeatAt = new Date().toISOString();
+  }
+  release(planId: string, pid: number): void {
+    if (this.leases.get(planId)?.pid === pid) this.leases.delete(planId);
+  }
+  get(planId: string): Lease | undefined {
+    return this.leases.get(planId);
+  }
+}
+
+/**
+ * At start-up: a plan left processing or paused whose owner is gone is marked errored, category
+ * `interrupted`, and the decision that was running is marked failed so retry resumes there.
+ */
+export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog): string[] {
+  const recovered: string[] = [];
+  for (const plan of lifecycle.listPlans()) {
+    if (plan.processingState !== 'processing' && plan.processingState !== 'paused') continue;
+    if (isLeaseLive(leases.get(plan.id))) continue;
+    const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
+    if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);
+    const policy = CATEGORY_POLICIES.interrupted;
+    const hints = recoveryHints(plan.id, 'interrupted');
+    const message = `The process running this plan stopped during ${plan.phase}${running ? ` at step "${running.description}"` : ''}`;
+    const record: ErrorRecord = {
+      id: newId(),
+      planId: plan.id,
+      phase: plan.phase,
+      decisionId: running?.id ?? null,
+      attempt: 1,
+      category: 'interrupted',
+      retriable: policy.retriable,
+      recoveryAction: policy.action,
+      message,
+      stack: null,
+      hint: policy.hint,
+      command: hints[0]?.command ?? null,
+      outcome: 'gave_up',
+      createdAt: new Date().toISOString(),
+    };
+    errors.record(record);
+    lifecycle.events.publish(plan.id, 'error_recorded', { ...record });
+    new ErrorRecoveryService(errors, lifecycle).addRecoveryDecision(plan, running?.id ?? null, 'Interrupted', message);
+    lifecycle.fail(plan.id, message, {
+      exceptionType: 'Interrupted',
+      mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
+      phase: plan.phase,
+      decisionId: running?.id ?? null,
+      category: 'interrupted',
+      retryCount: 0,
+      maxRetries: plan.automationProfile.autoRetryTransient,
+      retriable: policy.retriable,
+      recoveryAction: policy.action,
+      hint: policy.hint,
+      recoveryCommand: record.command,
+    });
+    recovered.push(plan.id);
+  }
+  return recovered;
+}

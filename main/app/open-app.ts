@@ -1,0 +1,21 @@
+import { resolveDataDir } from '../persistence/data-dir';
+import { openStores } from '../persistence';
+import { recoverInterruptedPlans } from './leases';
+import { PlanService, type PlanServiceOptions } from './plan-service';
+
+export interface App {
+  dataDir: string;
+  service: PlanService;
+  /** Plans found interrupted (owner gone) and marked errored at start-up. */
+  recovered: string[];
+  close(): void;
+}
+
+/** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
+export function openApp(options: { dataDir?: string } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {}): App {
+  const dataDir = options.dataDir ?? resolveDataDir();
+  const stores = openStores(dataDir);
+  const service = new PlanService({ ...options, stores, dataDir });
+  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors);
+  return { dataDir, service, recovered, close: () => stores.close() };
+}

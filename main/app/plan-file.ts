@@ -1,0 +1,40 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { type PlanFile, PlanFileSchema, ProfileRefSchema } from '../../shared/domain';
+import { parseOrThrow, ValidationError } from '../../shared/errors';
+
+export interface LoadedPlanFile {
+  plan: PlanFile;
+  /** Absolute project directory, when the plan names one. */
+  projectPath: string | null;
+}
+
+/** Reads and validates a plan file (YAML or JSON); every failure is one ValidationError line. */
+export function loadPlanFile(file: string, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new ValidationError('plan-file', `no such file: ${file}`);
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new ValidationError('plan-file', `not valid YAML or JSON: ${message}`);
+  }
+  return validatePlanFile(raw, dirname(path), overrides);
+}
+
+export function validatePlanFile(raw: unknown, baseDir: string, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ValidationError('plan-file', 'must be a mapping with at least name and definitionOfDone');
+  }
+  const plan = parseOrThrow(PlanFileSchema, raw);
+  if (overrides.profile !== undefined) {
+    plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, '--profile');
+  }
+  const project = overrides.project !== undefined ? resolve(overrides.project) : plan.project !== undefined ? resolve(baseDir, plan.project) : null;
+  if (project !== null && !(existsSync(project) && statSync(project).isDirectory())) {
+    throw new ValidationError(overrides.project !== undefined ? '--project' : 'project', `not a directory: ${project}`);
+  }
+  return { plan, projectPath: project };
+}

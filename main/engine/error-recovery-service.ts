@@ -1,0 +1,168 @@
+import type { ErrorCategory, ErrorRecord, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
+import { PlanError, ValidationError } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import { EngineError, ToolCallError } from './errors';
+import type { PlanLifecycleService } from './lifecycle';
+import type { ErrorLog, ErrorRecovery, FailureReport, RecoveryVerdict } from './recovery';
+
+interface CategoryPolicy {
+  retriable: boolean;
+  action: RecoveryAction;
+  hint: string;
+}
+
+/** What each category means for the operator. Only transient failures are retried automatically. */
+export const CATEGORY_POLICIES: Record<ErrorCategory, CategoryPolicy> = {
+  transient: { retriable: true, action: 'retry', hint: 'A temporary failure (a busy resource, a timeout or exit status 75). Retrying usually succeeds.' },
+  validation: { retriable: false, action: 'correct_input', hint: 'A tool call had invalid input. Correct the plan file and create the plan again, or fix the input and retry.' },
+  policy: { retriable: false, action: 'manual', hint: "The plan's automation profile does not allow this. Use a profile that permits it, or remove the step." },
+  tool: { retriable: false, action: 'retry', hint: 'A tool failed. Fix the cause (the file or command it names), then retry from the failed step.' },
+  conflict: { retriable: false, action: 'manual', hint: 'The project changed since the plan ran. Review the conflicting files, then apply the rest or discard the plan.' },
+  interrupted: { retriable: false, action: 'retry', hint: 'The process running this plan stopped before it finished. Retry resumes at the step that was running.' },
+  internal: { retriable: false, action: 'manual', hint: 'An unexpected error inside the engine. Read the stack in the error history; retry once the cause is understood.' },
+};
+
+const NODE_TRANSIENT_CODES = new Set(['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'ETIMEDOUT', 'ECONNRESET', 'SQLITE_BUSY']);
+
+/** Sorts a failure into a category from what the error carries. */
+export function classifyError(error: unknown): ErrorCategory {
+  const cause = error instanceof ToolCallError ? error.cause : error;
+  if (cause instanceof EngineError) return cause.category;
+  if (cause instanceof ValidationError) return 'validation';
+  if (cause instanceof PlanError) return 'validation';
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') {
+    if (NODE_TRANSIENT_CODES.has(code)) return 'transient';
+    if (code === 'EACCES' || code === 'EPERM') return 'policy';
+    if (code.startsWith('E')) return 'tool';
+  }
+  return 'internal';
+}
+
+export interface RecoveryHint {
+  action: RecoveryAction;
+  message: string;
+  command: string;
+}
+
+/** Plain-language suggestions with the exact CLI command for each. */
+export function recoveryHints(planId: string, category: ErrorCategory): RecoveryHint[] {
+  const policy = CATEGORY_POLICIES[category];
+  const retry = { action: 'retry' as const, message: 'Retry the failed phase from the failed step', command: `agents plan retry ${planId}` };
+  const reset = { action: 'manual' as const, message: 'Reset the plan to queued and run it again', command: `agents plan reset ${planId}` };
+  const inspect = { action: 'manual' as const, message: 'Read the full error history', command: `agents plan errors ${planId}` };
+  const discard = { action: 'correct_input' as const, message: 'Discard this plan, correct the plan file and create it again', command: `agents plan discard ${planId}` };
+  switch (policy.action) {
+    case 'retry':
+      return [{ ...retry, message: policy.hint }, inspect];
+    case 'correct_input':
+      return [{ ...discard, message: policy.hint }, retry, inspect];
+    case 'revert_to_strategize':
+      return [{ ...reset, action: 'revert_to_strategize', message: policy.hint }, inspect];
+    case 'manual':
+      return [{ ...inspect, message: policy.hint }, retry, discard];
+  }
+}
+
+export interface ErrorRecoveryOptions {
+  /** First retry delay; later ones double, up to maxDelayMs. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  random?: () => number;
+}
+
+/**
+ * Records every failure, decides on automatic retry (limit from the plan's automation profile),
+ * and adds an error_recovery decision under the failed step for every action it takes.
+ */
+export class ErrorRecoveryService implements ErrorRecovery {
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly log: ErrorLog,
+    private readonly lifecycle: PlanLifecycleService,
+    options: ErrorRecoveryOptions = {},
+  ) {
+    this.baseDelayMs = options.baseDelayMs ?? 500;
+    this.maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Exponential backoff with jitter: between half and all of base * 2^(attempt-1). */
+  delayFor(attempt: number): number {
+    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(ceiling * (0.5 + this.random() * 0.5));
+  }
+
+  onFailure(report: FailureReport): RecoveryVerdict {
+    const { plan, phase, error, attempt, decisionId } = report;
+    const category = classifyError(error);
+    const policy = CATEGORY_POLICIES[category];
+    const maxRetries = plan.automationProfile.autoRetryTransient;
+    const retry = policy.retriable && attempt <= maxRetries;
+    const err = error instanceof Error ? error : new Error(String(error));
+    const hints = recoveryHints(plan.id, category);
+    const record: ErrorRecord = {
+      id: newId(),
+      planId: plan.id,
+      phase,
+      decisionId,
+      attempt,
+      category,
+      retriable: policy.retriable,
+      recoveryAction: policy.action,
+      message: err.message,
+      stack: err.stack ?? null,
+      hint: policy.hint,
+      command: hints[0]?.command ?? null,
+      outcome: retry ? 'retried' : 'gave_up',
+      createdAt: new Date().toISOString(),
+    };
+    this.log.record(record);
+    this.lifecycle.events.publish(plan.id, 'error_recorded', { ...record, stack: undefined });
+
+    const delayMs = retry ? this.delayFor(attempt) : 0;
+    const reason = retry
+      ? `Retrying automatically (retry ${attempt} of ${maxRetries}) in ${delayMs} ms after a ${category} failure: ${err.message}`
+      : policy.retriable
+        ? `Gave up after ${attempt - 1} automatic ${attempt - 1 === 1 ? 'retry' : 'retries'} (limit ${maxRetries}): ${err.message}`
+        : `Gave up: a ${category} failure is not retried automatically: ${err.message}`;
+    this.addRecoveryDecision(plan, decisionId, retry ? 'Retried automatically' : 'Gave up', reason);
+
+    const details = {
+      category,
+      retryCount: attempt - 1,
+      maxRetries,
+      retriable: policy.retriable,
+      recoveryAction: policy.action,
+      hint: policy.hint,
+      recoveryCommand: record.command,
+    };
+    return retry ? { retry: true, delayMs, details: { category, attempt } } : { retry: false, details };
+  }
+
+  /** Adds an error_recovery decision under the failed step (or the root when no step failed). */
+  addRecoveryDecision(plan: Plan, decisionId: string | null, title: string, reason: string): StrategyDecision | undefined {
+    const parentId = decisionId ?? this.lifecycle.getPlan(plan.id).decisionRootId;
+    if (!parentId) return undefined;
+    const siblings = this.lifecycle.listDecisions(plan.id).filter((d) => d.parentId === parentId);
+    const now = new Date().toISOString();
+    const decision: StrategyDecision = {
+      id: newId(),
+      planId: plan.id,
+      parentId,
+      type: 'error_recovery',
+      order: siblings.length,
+      description: title,
+      rationale: reason,
+      toolCalls: [],
+      status: 'done',
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.lifecycle.saveDecisions([decision]);
+    return decision;
+  }
+}
