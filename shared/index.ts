@@ -2,3 +2,4 @@ export * from './domain';
 export * from './errors';
 export * from './events';
 export * from './ids';
+export * from './contract';

@@ -1,8 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { ChangeEntry, ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
-import { PlanError } from '../../shared/errors';
+import type { ChangeEntry, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
+import type { StreamEvent } from '../../shared/events';
+import { countLineChanges } from '../engine/line-changes';
+import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
 import type { ChangeSetStore } from '../engine/changeset-store';
 import { applyChangeset } from '../engine/changeset/apply';
@@ -73,6 +76,22 @@ export interface ApplyResult {
   skipped: string[];
 }
 
+function entryMeta(entry: ChangeEntry): ChangeEntryMeta {
+  const counts = entry.binary ? { insertions: 0, deletions: 0 } : countLineChanges(entry.beforeText, entry.afterText);
+  return {
+    id: entry.id,
+    path: entry.path,
+    oldPath: entry.oldPath,
+    operation: entry.operation,
+    beforeHash: entry.beforeHash,
+    afterHash: entry.afterHash,
+    binary: entry.binary,
+    decisionId: entry.decisionId,
+    invocationId: entry.invocationId,
+    ...counts,
+  };
+}
+
 /** The operations an operator performs on plans; the CLI, the web host and Electron all call these. */
 export class PlanService {
   readonly lifecycle: PlanLifecycleService;
@@ -116,6 +135,50 @@ export class PlanService {
       else if (node.type === 'prompt_definition') root = node;
     }
     return root;
+  }
+
+  /** Plans for the list view: progress, and the ones that need the operator first. */
+  listItems(filter: { state?: Plan['processingState']; search?: string } = {}): PlanListItem[] {
+    const search = filter.search?.trim().toLowerCase();
+    return this.list()
+      .filter((p) => (!filter.state || p.processingState === filter.state) && (!search || p.name.toLowerCase().includes(search)))
+      .map((plan) => {
+        const steps = this.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
+        const needsAttention =
+          plan.processingState === 'errored' || plan.processingState === 'paused' || (plan.phase === 'apply' && plan.processingState === 'queued');
+        return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention };
+      })
+      .sort((a, b) => Number(b.needsAttention) - Number(a.needsAttention));
+  }
+
+  /** One page of the changeset's entries, without file contents. */
+  changes(planId: string, offset = 0, limit = 500): { changesetId: string | null; total: number; entries: ChangeEntryMeta[] } {
+    const plan = this.get(planId);
+    if (!plan.changesetId) return { changesetId: null, total: 0, entries: [] };
+    const store = this.stores.changesets;
+    return {
+      changesetId: plan.changesetId,
+      total: store.countEntries(plan.changesetId),
+      entries: store.listEntries(plan.changesetId, { offset, limit }).map(entryMeta),
+    };
+  }
+
+  /** One entry with its contents and diff. */
+  change(planId: string, entryId: string): { entry: ChangeEntryMeta & { beforeText: string | null; afterText: string | null }; diff: string | null } {
+    const { changesetId } = this.get(planId);
+    const entry = changesetId ? this.stores.changesets.getEntry(changesetId, entryId) : undefined;
+    if (!entry) throw new ValidationError('entryId', `no change entry "${entryId}" in plan ${planId}`);
+    return { entry: { ...entryMeta(entry), beforeText: entry.beforeText, afterText: entry.afterText }, diff: unifiedDiff(entry) };
+  }
+
+  invocations(planId: string): ToolInvocation[] {
+    this.get(planId);
+    return this.stores.invocations.listForPlan(planId);
+  }
+
+  eventsAfter(planId: string, afterSeq = 0, limit = 1000): { events: StreamEvent[]; lastSeq: number } {
+    this.get(planId);
+    return { events: this.stores.events.list(planId, afterSeq, limit), lastSeq: this.stores.events.lastSeq(planId) };
   }
 
   changeEntries(planId: string): ChangeEntry[] {

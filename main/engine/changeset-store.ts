@@ -9,6 +9,10 @@ export interface ChangeSetStore {
   get(changesetId: string): ChangeSet | undefined;
   getForPlan(planId: string): ChangeSet[];
   summarize(changesetId: string): ChangeSetSummary;
+  /** One page of entries in recorded order, for big changesets. */
+  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[];
+  countEntries(changesetId: string): number;
+  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined;
 }
 
 export function summarizeEntries(changesetId: string, planId: string, entries: readonly ChangeEntry[]): ChangeSetSummary {
@@ -56,5 +60,17 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
     const changeset = this.changesets.get(changesetId);
     if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
     return summarizeEntries(changeset.id, changeset.planId, changeset.entries);
+  }
+
+  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {
+    return (this.changesets.get(changesetId)?.entries ?? []).slice(page.offset, page.offset + page.limit);
+  }
+
+  countEntries(changesetId: string): number {
+    return this.changesets.get(changesetId)?.entries.length ?? 0;
+  }
+
+  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
+    return this.changesets.get(changesetId)?.entries.find((e) => e.id === entryId);
   }
 }

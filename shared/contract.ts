@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import {
+  ChangeOperationSchema,
+  ErrorRecordSchema,
+  PlanSchema,
+  ProcessingStateSchema,
+  RecoveryActionSchema,
+  StrategyDecisionSchema,
+  ToolInvocationSchema,
+} from './domain';
+import { StreamEventSchema } from './events';
+
+/**
+ * The one contract between the renderer and the host, bound to Electron IPC and to the
+ * WebSocket of `agents serve`. Every type on either side is inferred from here.
+ */
+
+const planId = z.object({ planId: z.string().min(1).max(64) });
+
+export const PlanListItemSchema = PlanSchema.extend({
+  /** Executed steps out of all steps, for a progress bar. */
+  progress: z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+  /** Errored, paused, or awaiting apply. */
+  needsAttention: z.boolean(),
+});
+export type PlanListItem = z.infer<typeof PlanListItemSchema>;
+
+export const ChangeEntryMetaSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  oldPath: z.string().nullable(),
+  operation: ChangeOperationSchema,
+  beforeHash: z.string().nullable(),
+  afterHash: z.string().nullable(),
+  binary: z.boolean(),
+  decisionId: z.string().nullable(),
+  invocationId: z.string().nullable(),
+  insertions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+export type ChangeEntryMeta = z.infer<typeof ChangeEntryMetaSchema>;
+
+export const RecoveryHintSchema = z.object({ action: RecoveryActionSchema, message: z.string(), command: z.string() });
+
+export const ApplyResultSchema = z.object({
+  planId: z.string(),
+  applied: z.array(z.string()),
+  conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable() })),
+  skipped: z.array(z.string()),
+});
+
+const planResponse = z.object({ plan: PlanSchema });
+
+export const contract = {
+  'app.info': {
+    request: z.object({}).strict(),
+    response: z.object({ version: z.string(), dataDir: z.string(), tools: z.array(z.object({ name: z.string(), description: z.string() })) }),
+  },
+  'plans.list': {
+    request: z.object({ state: ProcessingStateSchema.optional(), search: z.string().max(200).optional() }).strict(),
+    response: z.object({ plans: z.array(PlanListItemSchema) }),
+  },
+  'plans.get': { request: planId.strict(), response: planResponse },
+  'plans.create': {
+    request: z
+      .object({
+        /** A plan file on the host's disk (Electron's file dialog). */
+        path: z.string().min(1).max(4096).optional(),
+        /** A plan file's text (the browser's file picker). */
+        content: z.string().min(1).max(1_000_000).optional(),
+        fileName: z.string().max(255).optional(),
+        project: z.string().max(4096).optional(),
+        profile: z.string().max(64).optional(),
+      })
+      .strict()
+      .refine((r) => (r.path === undefined) !== (r.content === undefined), { message: 'give exactly one of path or content', path: ['path'] }),
+    response: planResponse,
+  },
+  'plans.decisions': { request: planId.strict(), response: z.object({ decisions: z.array(StrategyDecisionSchema) }) },
+  'plans.invocations': { request: planId.strict(), response: z.object({ invocations: z.array(ToolInvocationSchema) }) },
+  'plans.events': {
+    request: planId.extend({ afterSeq: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(5000).default(1000) }).strict(),
+    response: z.object({ events: z.array(StreamEventSchema), lastSeq: z.number().int().nonnegative() }),
+  },
+  'plans.changes': {
+    request: planId.extend({ offset: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(2000).default(500) }).strict(),
+    response: z.object({
+      changesetId: z.string().nullable(),
+      total: z.number().int().nonnegative(),
+      entries: z.array(ChangeEntryMetaSchema),
+    }),
+  },
+  'plans.change': {
+    request: planId.extend({ entryId: z.string().min(1).max(64) }).strict(),
+    response: z.object({
+      entry: ChangeEntryMetaSchema.extend({ beforeText: z.string().nullable(), afterText: z.string().nullable() }),
+      diff: z.string().nullable(),
+    }),
+  },
+  'plans.errors': {
+    request: planId.strict(),
+    response: z.object({ planId: z.string(), errors: z.array(ErrorRecordSchema), recoveryHints: z.array(RecoveryHintSchema) }),
+  },
+  'plans.run': { request: planId.extend({ step: z.boolean().default(false) }).strict(), response: planResponse },
+  'plans.step': { request: planId.strict(), response: planResponse },
+  'plans.continue': { request: planId.strict(), response: planResponse },
+  'plans.pause': { request: planId.strict(), response: planResponse },
+  'plans.breakpoint': {
+    request: planId.extend({ decisionId: z.string().min(1).max(64), enabled: z.boolean() }).strict(),
+    response: z.object({ breakpoints: z.array(z.string()) }),
+  },
+  'plans.retry': { request: planId.strict(), response: planResponse },
+  'plans.reset': { request: planId.strict(), response: planResponse },
+  'plans.apply': {
+    request: planId.extend({ paths: z.array(z.string().min(1).max(4096)).max(100_000).optional(), force: z.boolean().default(false) }).strict(),
+    response: ApplyResultSchema,
+  },
+  'plans.discard': { request: planId.strict(), response: planResponse },
+} as const;
+
+export type Contract = typeof contract;
+export type Channel = keyof Contract;
+export const CHANNELS = Object.keys(contract) as Channel[];
+export type RequestOf<C extends Channel> = z.input<Contract[C]['request']>;
+export type ParsedRequestOf<C extends Channel> = z.output<Contract[C]['request']>;
+export type ResponseOf<C extends Channel> = z.output<Contract[C]['response']>;
+
+/** An error as it crosses the boundary: never a stack trace. */
+export const BridgeErrorSchema = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
+export type BridgeErrorPayload = z.infer<typeof BridgeErrorSchema>;
+
+export type Envelope<T> = { ok: true; data: T } | { ok: false; error: BridgeErrorPayload };
+
+/** Which events a subscriber wants: one plan, or every plan (the plan list). */
+export const SubscriptionSchema = z.object({ planId: z.string().min(1).max(64).nullable(), afterSeq: z.number().int().nonnegative().default(0) }).strict();
+export type Subscription = z.input<typeof SubscriptionSchema>;
+
+/** What the renderer sees, whichever transport carries it. */
+export type Bridge = {
+  [C in Channel]: (request: RequestOf<C>) => Promise<ResponseOf<C>>;
+} & {
+  subscribe(subscription: Subscription, listener: (event: z.infer<typeof StreamEventSchema>) => void): () => void;
+};
+
+export class BridgeError extends Error {
+  constructor(readonly payload: BridgeErrorPayload) {
+    super(payload.message);
+    this.name = 'BridgeError';
+  }
+}
