@@ -3,3 +3,4 @@ export * from './errors';
 export * from './events';
 export * from './ids';
 export * from './contract';
+export * from './ws-protocol';
