@@ -1,0 +1,298 @@
+import { createHash } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import {
+  type ChangeEntry,
+  ChangeEntrySchema,
+  type ChangeSet,
+  type ChangeSetSummary,
+  ChangeSetSummarySchema,
+} from '../../shared/domain';
+import { type ChangeEntryMeta, ChangeEntryMetaSchema } from '../../shared/contract';
+import { parseOrThrow } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import type { ChangeSetStore } from '../engine/changeset-store';
+import { countLineChanges } from '../engine/line-changes';
+import type { SqliteDatabase } from './database';
+import { fromBit, toBit, writeTransaction } from './sql';
+
+export interface EntryPage {
+  offset?: number;
+  limit?: number;
+}
+
+interface ChangeSetRow {
+  id: string;
+  plan_id: string;
+  created_at: string;
+}
+
+interface EntryRow {
+  id: string;
+  path: string;
+  old_path: string | null;
+  operation: string;
+  before_hash: string | null;
+  after_hash: string | null;
+  before_blob: string | null;
+  after_blob: string | null;
+  before_text: string | null;
+  after_text: string | null;
+  binary: number;
+  decision_id: string | null;
+  invocation_id: string | null;
+  created_at: string;
+}
+
+interface MetaRow {
+  id: string;
+  path: string;
+  old_path: string | null;
+  operation: string;
+  before_hash: string | null;
+  after_hash: string | null;
+  binary: number;
+  decision_id: string | null;
+  invocation_id: string | null;
+  insertions: number;
+  deletions: number;
+}
+
+interface SummaryRow {
+  entryCount: number;
+  files: number;
+  creates: number;
+  modifies: number;
+  deletes: number;
+  renames: number;
+  insertions: number;
+  deletions: number;
+}
+
+/** Marks blob keys whose content is JSON-quoted (see toBlob). */
+const JSON_BLOB = 'json:';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The blob key is the sha256 of the stored text, not the entry's beforeHash/afterHash (those hash
+ * the raw file bytes and are whatever the caller says): equal text is then stored once, and a key
+ * always names exactly one content. A string with a lone surrogate cannot survive UTF-8, so it is
+ * stored JSON-quoted under its own key prefix.
+ */
+function toBlob(text: string): { hash: string; content: string } {
+  const content = LONE_SURROGATE.test(text) ? JSON.stringify(text) : text;
+  const digest = createHash('sha256').update(content, 'utf8').digest('hex');
+  return { hash: content === text ? digest : `${JSON_BLOB}${digest}`, content };
+}
+
+function fromBlob(hash: string | null, content: string | null): string | null {
+  if (hash === null || content === null) return null;
+  return hash.startsWith(JSON_BLOB) ? (JSON.parse(content) as string) : content;
+}
+
+const ENTRY_COLUMNS = `e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e.before_blob, e.after_blob,
+  e.binary, e.decision_id, e.invocation_id, e.created_at, b.content AS before_text, a.content AS after_text`;
+const ENTRY_JOINS = `LEFT JOIN blobs b ON b.hash = e.before_blob LEFT JOIN blobs a ON a.hash = e.after_blob`;
+
+/**
+ * Changesets in SQLite. Entries keep their order through `seq` (1, 2, ... within a changeset), file
+ * texts live content-addressed in `blobs`, and each entry's line counts are computed when it is
+ * recorded, so summarize() is a single aggregate query.
+ */
+export class SqliteChangeSetStore implements ChangeSetStore {
+  private readonly insertChangeset: Statement<[string, string, string]>;
+  private readonly selectChangeset: Statement<[string], ChangeSetRow>;
+  private readonly selectChangesetsForPlan: Statement<[string], ChangeSetRow>;
+  private readonly insertBlob: Statement<[string, string]>;
+  private readonly nextSeq: Statement<[string], { next: number }>;
+  private readonly insertEntry: Statement<[Record<string, unknown>]>;
+  private readonly selectEntries: Statement<[string], EntryRow>;
+  private readonly selectEntryPage: Statement<[string, number, number], EntryRow>;
+  private readonly selectEntry: Statement<[string, string], EntryRow>;
+  private readonly selectMetaPage: Statement<[string, number, number], MetaRow>;
+  private readonly countEntriesStmt: Statement<[string], { n: number }>;
+  private readonly summaryStmt: Statement<[string], SummaryRow>;
+  private readonly recordTx: (changesetId: string, entries: readonly ChangeEntry[]) => void;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.insertChangeset = db.prepare('INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
+    this.selectChangeset = db.prepare('SELECT id, plan_id, created_at FROM changesets WHERE id = ?');
+    this.selectChangesetsForPlan = db.prepare('SELECT id, plan_id, created_at FROM changesets WHERE plan_id = ? ORDER BY pos');
+    this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)');
+    this.nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM change_entries WHERE changeset_id = ?');
+    this.insertEntry = db.prepare(
+      `INSERT INTO change_entries (changeset_id, seq, id, path, old_path, operation, before_hash, after_hash,
+         before_blob, after_blob, binary, decision_id, invocation_id, insertions, deletions, created_at)
+       VALUES (@changesetId, @seq, @id, @path, @oldPath, @operation, @beforeHash, @afterHash,
+         @beforeBlob, @afterBlob, @binary, @decisionId, @invocationId, @insertions, @deletions, @createdAt)`,
+    );
+    this.selectEntries = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq`);
+    this.selectEntryPage = db.prepare(
+      `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq LIMIT ? OFFSET ?`,
+    );
+    this.selectEntry = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? AND e.id = ?`);
+    this.selectMetaPage = db.prepare(
+      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, insertions, deletions
+       FROM change_entries WHERE changeset_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
+    );
+    this.countEntriesStmt = db.prepare('SELECT COUNT(*) AS n FROM change_entries WHERE changeset_id = ?');
+    this.summaryStmt = db.prepare(
+      `SELECT COUNT(*) AS entryCount, COUNT(DISTINCT path) AS files,
+         COALESCE(SUM(operation = 'create'), 0) AS creates, COALESCE(SUM(operation = 'modify'), 0) AS modifies,
+         COALESCE(SUM(operation = 'delete'), 0) AS deletes, COALESCE(SUM(operation = 'rename'), 0) AS renames,
+         COALESCE(SUM(insertions), 0) AS insertions, COALESCE(SUM(deletions), 0) AS deletions
+       FROM change_entries WHERE changeset_id = ?`,
+    );
+
+    this.recordTx = writeTransaction(db, (changesetId: string, entries: readonly ChangeEntry[]) => {
+      if (!this.selectChangeset.get(changesetId)) throw new Error(`unknown changeset ${changesetId}`);
+      let seq = this.nextSeq.get(changesetId)?.next ?? 1;
+      for (const input of entries) {
+        const entry = parseOrThrow(ChangeEntrySchema, input, 'entry');
+        const before = entry.beforeText === null ? null : toBlob(entry.beforeText);
+        const after = entry.afterText === null ? null : toBlob(entry.afterText);
+        if (before) this.insertBlob.run(before.hash, before.content);
+        if (after) this.insertBlob.run(after.hash, after.content);
+        // Binary entries get no text diff, exactly as summarizeEntries counts them.
+        const counts = entry.binary ? { insertions: 0, deletions: 0 } : countLineChanges(entry.beforeText, entry.afterText);
+        this.insertEntry.run({
+          changesetId,
+          seq,
+          id: entry.id,
+          path: entry.path,
+          oldPath: entry.oldPath,
+          operation: entry.operation,
+          beforeHash: entry.beforeHash,
+          afterHash: entry.afterHash,
+          beforeBlob: before?.hash ?? null,
+          afterBlob: after?.hash ?? null,
+          binary: toBit(entry.binary),
+          decisionId: entry.decisionId,
+          invocationId: entry.invocationId,
+          insertions: counts.insertions,
+          deletions: counts.deletions,
+          createdAt: entry.createdAt,
+        });
+        seq += 1;
+      }
+    });
+  }
+
+  start(planId: string): string {
+    const id = newId();
+    this.insertChangeset.run(id, planId, new Date().toISOString());
+    return id;
+  }
+
+  record(changesetId: string, entry: ChangeEntry): void {
+    this.recordTx(changesetId, [entry]);
+  }
+
+  /** Records several entries in one transaction: all or none. */
+  recordMany(changesetId: string, entries: readonly ChangeEntry[]): void {
+    this.recordTx(changesetId, entries);
+  }
+
+  get(changesetId: string): ChangeSet | undefined {
+    const row = this.selectChangeset.get(changesetId);
+    return row && this.readChangeset(row);
+  }
+
+  getForPlan(planId: string): ChangeSet[] {
+    return this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row));
+  }
+
+  /** A page of entries in recording order; an unknown changeset has none. */
+  listEntries(changesetId: string, page: EntryPage = {}): ChangeEntry[] {
+    const { limit, offset } = pageBounds(page);
+    return this.selectEntryPage.all(changesetId, limit, offset).map(readEntry);
+  }
+
+  countEntries(changesetId: string): number {
+    return this.countEntriesStmt.get(changesetId)?.n ?? 0;
+  }
+
+  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
+    const row = this.selectEntry.get(changesetId, entryId);
+    return row && readEntry(row);
+  }
+
+  /**
+   * A page of entries without their texts, with the line counts stored at record time: what a
+   * list of changes needs, without reading or diffing any file content.
+   */
+  listEntryMeta(changesetId: string, page: EntryPage = {}): ChangeEntryMeta[] {
+    const { limit, offset } = pageBounds(page);
+    return this.selectMetaPage.all(changesetId, limit, offset).map((row) =>
+      parseOrThrow(
+        ChangeEntryMetaSchema,
+        {
+          id: row.id,
+          path: row.path,
+          oldPath: row.old_path,
+          operation: row.operation,
+          beforeHash: row.before_hash,
+          afterHash: row.after_hash,
+          binary: fromBit(row.binary),
+          decisionId: row.decision_id,
+          invocationId: row.invocation_id,
+          insertions: row.insertions,
+          deletions: row.deletions,
+        },
+        `change_entries[${row.id}]`,
+      ),
+    );
+  }
+
+  summarize(changesetId: string): ChangeSetSummary {
+    const changeset = this.selectChangeset.get(changesetId);
+    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+    const s = this.summaryStmt.get(changesetId);
+    if (!s) throw new Error(`unknown changeset ${changesetId}`);
+    return parseOrThrow(ChangeSetSummarySchema, {
+      changesetId,
+      planId: changeset.plan_id,
+      entryCount: s.entryCount,
+      files: s.files,
+      operations: { create: s.creates, modify: s.modifies, delete: s.deletes, rename: s.renames },
+      insertions: s.insertions,
+      deletions: s.deletions,
+    });
+  }
+
+  private readChangeset(row: ChangeSetRow): ChangeSet {
+    return {
+      id: row.id,
+      planId: row.plan_id,
+      createdAt: row.created_at,
+      entries: this.selectEntries.all(row.id).map(readEntry),
+    };
+  }
+}
+
+/** SQLite reads a negative LIMIT as "no limit". */
+function pageBounds(page: EntryPage): { limit: number; offset: number } {
+  const offset = Math.max(0, Math.trunc(page.offset ?? 0));
+  const limit = page.limit === undefined || !Number.isSafeInteger(page.limit) ? -1 : Math.max(0, page.limit);
+  return { limit, offset };
+}
+
+function readEntry(row: EntryRow): ChangeEntry {
+  return parseOrThrow(
+    ChangeEntrySchema,
+    {
+      id: row.id,
+      path: row.path,
+      oldPath: row.old_path,
+      operation: row.operation,
+      beforeHash: row.before_hash,
+      afterHash: row.after_hash,
+      beforeText: fromBlob(row.before_blob, row.before_text),
+      afterText: fromBlob(row.after_blob, row.after_text),
+      binary: fromBit(row.binary),
+      decisionId: row.decision_id,
+      invocationId: row.invocation_id,
+      createdAt: row.created_at,
+    },
+    `change_entries[${row.id}]`,
+  );
+}

@@ -1,0 +1,72 @@
+import type { Statement } from 'better-sqlite3';
+import { type ErrorRecord, ErrorRecordSchema } from '../../shared/domain';
+import { parseOrThrow } from '../../shared/errors';
+import type { ErrorLog } from '../engine/recovery';
+import type { SqliteDatabase } from './database';
+import { fromBit, toBit } from './sql';
+
+interface ErrorRow {
+  id: string;
+  plan_id: string;
+  phase: string;
+  decision_id: string | null;
+  attempt: number;
+  category: string;
+  retriable: number;
+  recovery_action: string;
+  message: string;
+  stack: string | null;
+  hint: string;
+  command: string | null;
+  outcome: string;
+  created_at: string;
+}
+
+/** Error records in SQLite, listed in the order they were recorded, so history survives restarts. */
+export class SqliteErrorLog implements ErrorLog {
+  private readonly insert: Statement<[Record<string, unknown>]>;
+  private readonly selectForPlan: Statement<[string], ErrorRow>;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.insert = db.prepare(
+      `INSERT INTO error_records (id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action,
+         message, stack, hint, command, outcome, created_at)
+       VALUES (@id, @planId, @phase, @decisionId, @attempt, @category, @retriable, @recoveryAction,
+         @message, @stack, @hint, @command, @outcome, @createdAt)`,
+    );
+    this.selectForPlan = db.prepare(
+      `SELECT id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action, message, stack, hint,
+         command, outcome, created_at FROM error_records WHERE plan_id = ? ORDER BY pos`,
+    );
+  }
+
+  record(record: ErrorRecord): void {
+    const valid = parseOrThrow(ErrorRecordSchema, record, 'error record');
+    this.insert.run({ ...valid, retriable: toBit(valid.retriable) });
+  }
+
+  listForPlan(planId: string): ErrorRecord[] {
+    return this.selectForPlan.all(planId).map((row) =>
+      parseOrThrow(
+        ErrorRecordSchema,
+        {
+          id: row.id,
+          planId: row.plan_id,
+          phase: row.phase,
+          decisionId: row.decision_id,
+          attempt: row.attempt,
+          category: row.category,
+          retriable: fromBit(row.retriable),
+          recoveryAction: row.recovery_action,
+          message: row.message,
+          stack: row.stack,
+          hint: row.hint,
+          command: row.command,
+          outcome: row.outcome,
+          createdAt: row.created_at,
+        },
+        `error_records[${row.id}]`,
+      ),
+    );
+  }
+}

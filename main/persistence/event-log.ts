@@ -1,0 +1,78 @@
+import type { Statement } from 'better-sqlite3';
+import { parseOrThrow } from '../../shared/errors';
+import { type StreamEvent, StreamEventSchema, type StreamEventType } from '../../shared/events';
+import type { EventLog } from '../engine/event-stream';
+import type { SqliteDatabase } from './database';
+import { fromJson, isConstraintError, toJson, writeTransaction } from './sql';
+
+interface EventRow {
+  plan_id: string;
+  seq: number;
+  ts: string;
+  type: string;
+  data: string;
+}
+
+/** Stream events in SQLite, keyed (plan_id, seq): a seq can be stored once per plan. */
+export class SqliteEventLog implements EventLog {
+  private readonly insert: Statement<[string, number, string, string, string]>;
+  private readonly select: Statement<[string, number, number], EventRow>;
+  private readonly selectLastSeq: Statement<[string], { seq: number | null }>;
+  private readonly appendNextTx: (planId: string, type: StreamEventType, data: Record<string, unknown>) => StreamEvent;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.insert = db.prepare('INSERT INTO events (plan_id, seq, ts, type, data) VALUES (?, ?, ?, ?, ?)');
+    this.select = db.prepare('SELECT plan_id, seq, ts, type, data FROM events WHERE plan_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.selectLastSeq = db.prepare('SELECT MAX(seq) AS seq FROM events WHERE plan_id = ?');
+    this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: Record<string, unknown>) => {
+      const event = parseOrThrow(
+        StreamEventSchema,
+        { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data },
+        'event',
+      );
+      this.write(event);
+      return event;
+    });
+  }
+
+  append(event: StreamEvent): void {
+    this.write(parseOrThrow(StreamEventSchema, event, 'event'));
+  }
+
+  /**
+   * Gives the event the plan's next seq and stores it, atomically. Unlike an EventPublisher's
+   * cached counter, this stays correct when another process appends to the same plan.
+   */
+  appendNext(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
+    return this.appendNextTx(planId, type, data);
+  }
+
+  list(planId: string, afterSeq = 0, limit?: number): StreamEvent[] {
+    // SQLite takes a negative LIMIT as "no limit"; MAX_SAFE_INTEGER and the like mean the same.
+    const max = limit === undefined || !Number.isSafeInteger(limit) ? -1 : Math.max(0, limit);
+    return this.select.all(planId, afterSeq, max).map(readEvent);
+  }
+
+  lastSeq(planId: string): number {
+    return this.selectLastSeq.get(planId)?.seq ?? 0;
+  }
+
+  private write(event: StreamEvent): void {
+    try {
+      this.insert.run(event.planId, event.seq, event.ts, event.type, toJson(event.data));
+    } catch (error) {
+      if (isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) {
+        throw new Error(`event seq ${event.seq} of plan ${event.planId} is already stored (another writer appended to this plan)`);
+      }
+      throw error;
+    }
+  }
+}
+
+function readEvent(row: EventRow): StreamEvent {
+  return parseOrThrow(
+    StreamEventSchema,
+    { planId: row.plan_id, seq: row.seq, ts: row.ts, type: row.type, data: fromJson(row.data) },
+    `events[${row.plan_id}#${row.seq}]`,
+  );
+}

@@ -1,0 +1,87 @@
+import type { Statement } from 'better-sqlite3';
+import { type ToolInvocation, ToolInvocationSchema } from '../../shared/domain';
+import { parseOrThrow } from '../../shared/errors';
+import type { InvocationLog } from '../engine/tool-runner';
+import type { SqliteDatabase } from './database';
+import { fromBit, fromJson, toBit, toJson } from './sql';
+
+interface InvocationRow {
+  id: string;
+  plan_id: string;
+  decision_id: string | null;
+  tool: string;
+  args: string;
+  ok: number;
+  result: string | null;
+  error: string | null;
+  started_at: string;
+  duration_ms: number;
+}
+
+/** Tool invocations in SQLite, listed in the order they were recorded. */
+export class SqliteInvocationLog implements InvocationLog {
+  private readonly insert: Statement<[Record<string, unknown>]>;
+  private readonly selectForPlan: Statement<[string], InvocationRow>;
+  private readonly selectForDecision: Statement<[string], InvocationRow>;
+  private readonly selectOne: Statement<[string], InvocationRow>;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.insert = db.prepare(
+      `INSERT INTO tool_invocations (id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms)
+       VALUES (@id, @planId, @decisionId, @tool, @args, @ok, @result, @error, @startedAt, @durationMs)`,
+    );
+    const columns = 'id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms';
+    this.selectForPlan = db.prepare(`SELECT ${columns} FROM tool_invocations WHERE plan_id = ? ORDER BY pos`);
+    this.selectForDecision = db.prepare(`SELECT ${columns} FROM tool_invocations WHERE decision_id = ? ORDER BY pos`);
+    this.selectOne = db.prepare(`SELECT ${columns} FROM tool_invocations WHERE id = ?`);
+  }
+
+  record(invocation: ToolInvocation): void {
+    const valid = parseOrThrow(ToolInvocationSchema, invocation, 'invocation');
+    this.insert.run({
+      id: valid.id,
+      planId: valid.planId,
+      decisionId: valid.decisionId,
+      tool: valid.tool,
+      args: toJson(valid.args),
+      ok: toBit(valid.ok),
+      // SQL NULL means "no result"; a result of null is stored as the JSON text 'null'.
+      result: valid.result === undefined ? null : toJson(valid.result),
+      error: valid.error === null ? null : toJson(valid.error),
+      startedAt: valid.startedAt,
+      durationMs: valid.durationMs,
+    });
+  }
+
+  listForPlan(planId: string): ToolInvocation[] {
+    return this.selectForPlan.all(planId).map(readInvocation);
+  }
+
+  listForDecision(decisionId: string): ToolInvocation[] {
+    return this.selectForDecision.all(decisionId).map(readInvocation);
+  }
+
+  get(id: string): ToolInvocation | undefined {
+    const row = this.selectOne.get(id);
+    return row && readInvocation(row);
+  }
+}
+
+function readInvocation(row: InvocationRow): ToolInvocation {
+  return parseOrThrow(
+    ToolInvocationSchema,
+    {
+      id: row.id,
+      planId: row.plan_id,
+      decisionId: row.decision_id,
+      tool: row.tool,
+      args: fromJson(row.args),
+      ok: fromBit(row.ok),
+      ...(row.result === null ? {} : { result: fromJson(row.result) }),
+      error: row.error === null ? null : fromJson(row.error),
+      startedAt: row.started_at,
+      durationMs: row.duration_ms,
+    },
+    `tool_invocations[${row.id}]`,
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * The schema, as an append-only list: migration i takes `PRAGMA user_version` from i to i + 1.
+ * Never edit a migration that has shipped; append a new one.
+ *
+ * No foreign keys point at plans: every store works on its own (as the in-memory ones do), and a
+ * plan id in an event or changeset is a reference, not an ownership the database must enforce.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1: initial schema */ `
+  CREATE TABLE plans (
+    id               TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    phase            TEXT NOT NULL,
+    processing_state TEXT NOT NULL,
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL,
+    -- The whole Plan as JSON; the columns above are copies kept for indexes and filters.
+    data             TEXT NOT NULL CHECK (json_valid(data))
+  );
+  CREATE INDEX plans_created_at ON plans (created_at DESC, id DESC);
+  CREATE INDEX plans_phase ON plans (phase);
+  CREATE INDEX plans_processing_state ON plans (processing_state);
+
+  CREATE TABLE decisions (
+    id          TEXT PRIMARY KEY,
+    plan_id     TEXT NOT NULL,
+    parent_id   TEXT,
+    type        TEXT NOT NULL,
+    sort_order  INTEGER NOT NULL,
+    status      TEXT NOT NULL,
+    description TEXT NOT NULL,
+    rationale   TEXT NOT NULL,
+    tool_calls  TEXT NOT NULL CHECK (json_valid(tool_calls)),
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+  );
+  CREATE INDEX decisions_plan ON decisions (plan_id, sort_order, id);
+  CREATE INDEX decisions_parent ON decisions (parent_id);
+
+  -- pos is an explicit INTEGER PRIMARY KEY so insertion order survives VACUUM.
+  CREATE TABLE changesets (
+    pos        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    plan_id    TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX changesets_plan ON changesets (plan_id, pos);
+
+  -- Content-addressed file texts: the same text is stored once however many entries use it.
+  CREATE TABLE blobs (
+    hash    TEXT PRIMARY KEY,
+    content TEXT NOT NULL
+  );
+
+  CREATE TABLE change_entries (
+    changeset_id  TEXT NOT NULL REFERENCES changesets (id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    id            TEXT NOT NULL UNIQUE,
+    path          TEXT NOT NULL,
+    old_path      TEXT,
+    operation     TEXT NOT NULL CHECK (operation IN ('create', 'modify', 'delete', 'rename')),
+    before_hash   TEXT,
+    after_hash    TEXT,
+    before_blob   TEXT REFERENCES blobs (hash),
+    after_blob    TEXT REFERENCES blobs (hash),
+    binary        INTEGER NOT NULL DEFAULT 0,
+    decision_id   TEXT,
+    invocation_id TEXT,
+    -- Line counts computed once at record time, so a summary is one aggregate query.
+    insertions    INTEGER NOT NULL DEFAULT 0,
+    deletions     INTEGER NOT NULL DEFAULT 0,
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY (changeset_id, seq)
+  );
+  CREATE INDEX change_entries_path ON change_entries (changeset_id, path);
+  CREATE INDEX change_entries_decision ON change_entries (decision_id);
+
+  CREATE TABLE tool_invocations (
+    pos         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    plan_id     TEXT NOT NULL,
+    decision_id TEXT,
+    tool        TEXT NOT NULL,
+    args        TEXT NOT NULL CHECK (json_valid(args)),
+    ok          INTEGER NOT NULL,
+    result      TEXT,
+    error       TEXT,
+    started_at  TEXT NOT NULL,
+    duration_ms REAL NOT NULL
+  );
+  CREATE INDEX tool_invocations_plan ON tool_invocations (plan_id, pos);
+  CREATE INDEX tool_invocations_decision ON tool_invocations (decision_id);
+
+  CREATE TABLE error_records (
+    pos             INTEGER PRIMARY KEY,
+    id              TEXT NOT NULL UNIQUE,
+    plan_id         TEXT NOT NULL,
+    phase           TEXT NOT NULL,
+    decision_id     TEXT,
+    attempt         INTEGER NOT NULL,
+    category        TEXT NOT NULL,
+    retriable       INTEGER NOT NULL,
+    recovery_action TEXT NOT NULL,
+    message         TEXT NOT NULL,
+    stack           TEXT,
+    hint            TEXT NOT NULL,
+    command         TEXT,
+    outcome         TEXT NOT NULL,
+    created_at      TEXT NOT NULL
+  );
+  CREATE INDEX error_records_plan ON error_records (plan_id, pos);
+
+  CREATE TABLE events (
+    plan_id TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    ts      TEXT NOT NULL,
+    type    TEXT NOT NULL,
+    data    TEXT NOT NULL CHECK (json_valid(data)),
+    PRIMARY KEY (plan_id, seq)
+  ) WITHOUT ROWID;
+
+  -- Which process is running a plan; a lease whose holder died marks a plan to recover.
+  CREATE TABLE plan_leases (
+    plan_id      TEXT PRIMARY KEY,
+    pid          INTEGER NOT NULL,
+    hostname     TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL,
+    acquired_at  TEXT NOT NULL
+  );
+  `,
+];

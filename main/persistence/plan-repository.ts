@@ -1,0 +1,187 @@
+import type { Statement } from 'better-sqlite3';
+import {
+  type Phase,
+  type Plan,
+  PlanSchema,
+  type ProcessingState,
+  type StrategyDecision,
+  StrategyDecisionSchema,
+} from '../../shared/domain';
+import { parseOrThrow } from '../../shared/errors';
+import type { PlanRepository } from '../engine/plan-repository';
+import type { SqliteDatabase } from './database';
+import { fromJson, isConstraintError, toJson, writeTransaction } from './sql';
+
+export interface PlanQuery {
+  phase?: Phase;
+  processingState?: ProcessingState;
+  offset?: number;
+  limit?: number;
+}
+
+interface PlanRow {
+  data: string;
+}
+
+interface DecisionRow {
+  id: string;
+  plan_id: string;
+  parent_id: string | null;
+  type: string;
+  sort_order: number;
+  status: string;
+  description: string;
+  rationale: string;
+  tool_calls: string;
+  created_at: string;
+  updated_at: string;
+}
+
+type PlanPatch = Partial<Omit<Plan, 'id' | 'createdAt'>>;
+
+/** Plans and their decision trees in SQLite. The plan is one JSON document; phase, state and dates are indexed copies. */
+export class SqlitePlanRepository implements PlanRepository {
+  private readonly insertPlan: Statement<[Record<string, unknown>]>;
+  private readonly updatePlan: Statement<[Record<string, unknown>]>;
+  private readonly selectPlan: Statement<[string], PlanRow>;
+  private readonly selectPlans: Statement<[], PlanRow>;
+  private readonly queryPlans: Statement<[Record<string, unknown>], PlanRow>;
+  private readonly countPlans: Statement<[], { n: number }>;
+  private readonly upsertDecision: Statement<[Record<string, unknown>]>;
+  private readonly selectDecisions: Statement<[string], DecisionRow>;
+  private readonly updateTx: (id: string, patch: PlanPatch) => Plan;
+  private readonly saveDecisionsTx: (decisions: readonly StrategyDecision[]) => void;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.insertPlan = db.prepare(
+      `INSERT INTO plans (id, name, phase, processing_state, created_at, updated_at, data)
+       VALUES (@id, @name, @phase, @processingState, @createdAt, @updatedAt, @data)`,
+    );
+    this.updatePlan = db.prepare(
+      `UPDATE plans SET name = @name, phase = @phase, processing_state = @processingState,
+         updated_at = @updatedAt, data = @data WHERE id = @id`,
+    );
+    this.selectPlan = db.prepare('SELECT data FROM plans WHERE id = ?');
+    this.selectPlans = db.prepare('SELECT data FROM plans ORDER BY created_at DESC, id DESC');
+    this.queryPlans = db.prepare(
+      `SELECT data FROM plans
+       WHERE (@phase IS NULL OR phase = @phase) AND (@processingState IS NULL OR processing_state = @processingState)
+       ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`,
+    );
+    this.countPlans = db.prepare('SELECT COUNT(*) AS n FROM plans');
+    this.upsertDecision = db.prepare(
+      `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, created_at, updated_at)
+       VALUES (@id, @planId, @parentId, @type, @order, @status, @description, @rationale, @toolCalls, @createdAt, @updatedAt)
+       ON CONFLICT (id) DO UPDATE SET
+         plan_id = excluded.plan_id, parent_id = excluded.parent_id, type = excluded.type,
+         sort_order = excluded.sort_order, status = excluded.status, description = excluded.description,
+         rationale = excluded.rationale, tool_calls = excluded.tool_calls,
+         created_at = excluded.created_at, updated_at = excluded.updated_at`,
+    );
+    this.selectDecisions = db.prepare('SELECT * FROM decisions WHERE plan_id = ? ORDER BY sort_order, id');
+
+    this.updateTx = writeTransaction(db, (id: string, patch: PlanPatch) => {
+      const current = this.get(id);
+      if (!current) throw new Error(`unknown plan ${id}`);
+      // An undefined field means "not given": JSON would drop it and leave the plan invalid.
+      const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+      const next = parseOrThrow(
+        PlanSchema,
+        { ...current, ...given, id: current.id, createdAt: current.createdAt, updatedAt: new Date().toISOString() },
+        'plan',
+      );
+      const params = planParams(next);
+      this.updatePlan.run(params);
+      // Hand back what get() will return: the JSON round trip, not the caller's objects.
+      return readPlan({ data: params.data });
+    });
+    this.saveDecisionsTx = writeTransaction(db, (decisions: readonly StrategyDecision[]) => {
+      for (const decision of decisions) {
+        const d = parseOrThrow(StrategyDecisionSchema, decision, 'decision');
+        this.upsertDecision.run({ ...d, toolCalls: toJson(d.toolCalls) });
+      }
+    });
+  }
+
+  insert(plan: Plan): void {
+    const valid = parseOrThrow(PlanSchema, plan, 'plan');
+    try {
+      this.insertPlan.run(planParams(valid));
+    } catch (error) {
+      if (isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw new Error(`plan ${plan.id} already exists`);
+      throw error;
+    }
+  }
+
+  get(id: string): Plan | undefined {
+    const row = this.selectPlan.get(id);
+    return row && readPlan(row);
+  }
+
+  /** Newest first. */
+  list(): Plan[] {
+    return this.selectPlans.all().map(readPlan);
+  }
+
+  /** A filtered page of plans, newest first. */
+  query(query: PlanQuery = {}): Plan[] {
+    return this.queryPlans
+      .all({
+        phase: query.phase ?? null,
+        processingState: query.processingState ?? null,
+        limit: query.limit ?? -1,
+        offset: query.offset ?? 0,
+      })
+      .map(readPlan);
+  }
+
+  count(): number {
+    return this.countPlans.get()?.n ?? 0;
+  }
+
+  update(id: string, patch: PlanPatch): Plan {
+    return this.updateTx(id, patch);
+  }
+
+  saveDecisions(decisions: readonly StrategyDecision[]): void {
+    if (decisions.length > 0) this.saveDecisionsTx(decisions);
+  }
+
+  listDecisions(planId: string): StrategyDecision[] {
+    return this.selectDecisions.all(planId).map((row) =>
+      parseOrThrow(
+        StrategyDecisionSchema,
+        {
+          id: row.id,
+          planId: row.plan_id,
+          parentId: row.parent_id,
+          type: row.type,
+          order: row.sort_order,
+          description: row.description,
+          rationale: row.rationale,
+          toolCalls: fromJson(row.tool_calls),
+          status: row.status,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+        },
+        `decisions[${row.id}]`,
+      ),
+    );
+  }
+}
+
+function planParams(plan: Plan): Record<string, unknown> & { data: string } {
+  return {
+    id: plan.id,
+    name: plan.name,
+    phase: plan.phase,
+    processingState: plan.processingState,
+    createdAt: plan.createdAt,
+    updatedAt: plan.updatedAt,
+    data: toJson(plan),
+  };
+}
+
+function readPlan(row: PlanRow): Plan {
+  return parseOrThrow(PlanSchema, fromJson(row.data), 'plans row');
+}

@@ -1,0 +1,29 @@
+import Database from 'better-sqlite3';
+import type { SqliteDatabase } from './database';
+
+/**
+ * Wraps `fn` in a BEGIN IMMEDIATE transaction. A deferred transaction that reads and then writes
+ * fails with SQLITE_BUSY_SNAPSHOT (which busy_timeout does not retry) when another connection
+ * committed in between; taking the write lock up front makes busy_timeout apply.
+ */
+export function writeTransaction<A extends unknown[], R>(db: SqliteDatabase, fn: (...args: A) => R): (...args: A) => R {
+  const transaction = db.transaction(fn);
+  return (...args: A) => transaction.immediate(...args);
+}
+
+export function isConstraintError(error: unknown, code?: string): boolean {
+  if (!(error instanceof Database.SqliteError)) return false;
+  return code ? error.code === code : error.code.startsWith('SQLITE_CONSTRAINT');
+}
+
+/** JSON that never throws on a bigint (tool results are arbitrary); bigints become strings. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
+}
+
+export function fromJson(text: string): unknown {
+  return JSON.parse(text) as unknown;
+}
+
+export const toBit = (value: boolean): number => (value ? 1 : 0);
+export const fromBit = (value: number): boolean => value !== 0;
