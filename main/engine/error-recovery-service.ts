@@ -140,7 +140,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
       hint: policy.hint,
       recoveryCommand: record.command,
     };
-    return retry ? { retry: true, delayMs, details: { category, attempt } } : { retry: false, details };
+    return retry ? { retry: true, delayMs, details: { category, maxRetries } } : { retry: false, details };
   }
 
   /** Adds an error_recovery decision under the failed step (or the root when no step failed). */

@@ -68,8 +68,27 @@ export class PlanExecutor {
 
   async runStrategize(planId: string, options: RunOptions = {}): Promise<StrategizeResult> {
     requirePlanId(planId);
+    return this.streaming(planId, options.streamCallback, () => this.strategize(planId));
+  }
+
+  async runExecute(planId: string, options: RunOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
+    requirePlanId(planId);
+    return this.streaming(planId, options.streamCallback, () => this.execute(planId, options.beforeDecision));
+  }
+
+  /** Hands every event of the plan (state changes included) to the run's callback while it runs. */
+  private async streaming<T>(planId: string, callback: StreamCallback | undefined, body: () => Promise<T>): Promise<T> {
+    const unsubscribe = callback ? this.lifecycle.events.subscribe((event) => event.planId === planId && callback(event)) : undefined;
+    try {
+      return await body();
+    } finally {
+      unsubscribe?.();
+    }
+  }
+
+  private async strategize(planId: string): Promise<StrategizeResult> {
     this.lifecycle.beginPhase(planId, 'strategize', ['queued']);
-    const emit = this.lifecycle.events.emitterFor(planId, options.streamCallback);
+    const emit = this.lifecycle.events.emitterFor(planId);
     return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, async () => {
       emit('strategize_started', {});
       const plan = this.lifecycle.getPlan(planId);
@@ -87,8 +106,7 @@ export class PlanExecutor {
     });
   }
 
-  async runExecute(planId: string, options: RunOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
-    requirePlanId(planId);
+  private async execute(planId: string, beforeDecision: RunOptions['beforeDecision']): Promise<RuntimeExecuteResult | ExecuteResult> {
     const plan = this.lifecycle.getPlan(planId);
     if (!plan.decisionRootId) {
       throw new PlanError(`plan ${planId} has not completed strategize; run strategize first`, 'strategize_incomplete');
@@ -97,7 +115,7 @@ export class PlanExecutor {
       throw new PlanError(`this executor's context belongs to plan ${this.context.planId}, not ${planId}`, 'wrong_context');
     }
     this.lifecycle.beginPhase(planId, 'execute', ['queued']);
-    const emit = this.lifecycle.events.emitterFor(planId, options.streamCallback);
+    const emit = this.lifecycle.events.emitterFor(planId);
     let failedDecision: string | null = null;
     const onDecisionStatus = (decision: StrategyDecision) => {
       if (decision.status === 'failed') failedDecision = decision.id;
@@ -108,7 +126,7 @@ export class PlanExecutor {
       failedDecision = null;
       const decisions = executableDecisions(this.lifecycle.listDecisions(planId));
       if (!this.context) {
-        const result = await new ExecuteStubActor(this.toolRunner, this.lifecycle.events).execute(planId, decisions, options.streamCallback);
+        const result = await new ExecuteStubActor(this.toolRunner, this.lifecycle.events).execute(planId, decisions);
         this.lifecycle.completePhase(planId, {
           changesetId: result.changesetId,
           sandboxRefs: result.sandboxRefs,
@@ -125,12 +143,7 @@ export class PlanExecutor {
         this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
       }
       const actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: context, events: this.lifecycle.events });
-      const result = await actor.execute(decisions, {
-        streamCallback: options.streamCallback,
-        profile: current.automationProfile,
-        onDecisionStatus,
-        beforeDecision: options.beforeDecision,
-      });
+      const result = await actor.execute(decisions, { profile: current.automationProfile, onDecisionStatus, beforeDecision });
       const latest = this.lifecycle.getPlan(planId);
       this.lifecycle.completePhase(planId, {
         changesetId: result.changesetId,

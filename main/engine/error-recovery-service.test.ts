@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { type ErrorRecord, resolveProfile } from '../../shared/domain';
+import { PlanError, ValidationError } from '../../shared/errors';
+import { ErrorRecoveryService, classifyError, recoveryHints } from './error-recovery-service';
+import { EngineError, ToolCallError } from './errors';
+import { PlanLifecycleService } from './lifecycle';
+import { PlanExecutor } from './plan-executor';
+import { PlanExecutionContext } from './execution-context';
+import { InMemoryPlanRepository } from './plan-repository';
+import type { ErrorLog } from './recovery';
+import { ToolRegistry, ToolRunner } from './tool-runner';
+import { z } from 'zod';
+
+class ListLog implements ErrorLog {
+  records: ErrorRecord[] = [];
+  record(r: ErrorRecord) {
+    this.records.push(r);
+  }
+  listForPlan(planId: string) {
+    return this.records.filter((r) => r.planId === planId);
+  }
+}
+
+describe('classifyError', () => {
+  it('sorts failures into categories', () => {
+    expect(classifyError(new EngineError('x', 'transient'))).toBe('transient');
+    expect(classifyError(new ValidationError('f', 'bad'))).toBe('validation');
+    expect(classifyError(new PlanError('bad'))).toBe('validation');
+    expect(classifyError(Object.assign(new Error('busy'), { code: 'EBUSY' }))).toBe('transient');
+    expect(classifyError(Object.assign(new Error('no'), { code: 'EACCES' }))).toBe('policy');
+    expect(classifyError(Object.assign(new Error('gone'), { code: 'ENOENT' }))).toBe('tool');
+    expect(classifyError(new Error('?'))).toBe('internal');
+    const invocation = { id: 'i', planId: 'p', decisionId: null, tool: 't', args: {}, ok: false, error: null, startedAt: '', durationMs: 0 };
+    expect(classifyError(new ToolCallError(invocation, new EngineError('x', 'policy')))).toBe('policy');
+  });
+
+  it('gives an exact command for every hint', () => {
+    for (const category of ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal'] as const) {
+      const hints = recoveryHints('P1', category);
+      expect(hints.length).toBeGreaterThan(0);
+      for (const hint of hints) expect(hint.command).toMatch(/^agents plan (retry|reset|errors|discard) P1$/);
+    }
+  });
+});
+
+/** A plan whose single step fails transiently `failures` times, then succeeds. */
+async function flakyPlan(autoRetryTransient: number, failures: number) {
+  const lifecycle = new PlanLifecycleService(new InMemoryPlanRepository());
+  const log = new ListLog();
+  let calls = 0;
+  const registry = new ToolRegistry().register({
+    name: 'flaky',
+    description: 'fails transiently, then succeeds',
+    schema: z.object({}),
+    run: async () => {
+      calls += 1;
+      if (calls <= failures) throw new EngineError(`busy (${calls})`, 'transient');
+      return 'ok';
+    },
+  });
+  const plan = lifecycle.createPlan({
+    name: 'flaky',
+    definitionOfDone: [{ step: 'Try', tools: [{ tool: 'flaky', args: {} }] }],
+    automationProfile: { ...resolveProfile('trusted'), autoRetryTransient },
+  });
+  const delays: number[] = [];
+  const executor = new PlanExecutor({
+    lifecycleService: lifecycle,
+    toolRunner: new ToolRunner(registry),
+    executionContext: new PlanExecutionContext({ planId: plan.id }),
+    errorRecoveryService: new ErrorRecoveryService(log, lifecycle, { baseDelayMs: 100, random: () => 1 }),
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+  });
+  await executor.runStrategize(plan.id);
+  const outcome = await executor.runExecute(plan.id).catch((e: unknown) => e);
+  return { lifecycle, log, plan: lifecycle.getPlan(plan.id), delays, outcome, calls: () => calls };
+}
+
+describe('ErrorRecoveryService with the executor', () => {
+  it('retries transient failures with exponential backoff and completes', async () => {
+    const { plan, log, delays, lifecycle } = await flakyPlan(3, 2);
+    expect(plan).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(delays).toEqual([100, 200]);
+    expect(log.records.map((r) => [r.attempt, r.category, r.outcome])).toEqual([
+      [1, 'transient', 'retried'],
+      [2, 'transient', 'retried'],
+    ]);
+    const recovery = lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery');
+    const step = lifecycle.listDecisions(plan.id).find((d) => d.type === 'strategy_choice');
+    expect(recovery).toHaveLength(2);
+    expect(recovery.every((d) => d.parentId === step?.id)).toBe(true);
+    const retries = lifecycle.events.log.list(plan.id).filter((e) => e.type === 'retry_scheduled');
+    expect(retries.map((e) => [e.data.attempt, e.data.delayMs])).toEqual([
+      [2, 100],
+      [3, 200],
+    ]);
+  });
+
+  it('takes the retry limit from the profile: 0 turns automatic retry off', async () => {
+    const { plan, log, calls } = await flakyPlan(0, 2);
+    expect(plan.processingState).toBe('errored');
+    expect(calls()).toBe(1);
+    expect(plan.errorDetails).toMatchObject({
+      category: 'transient',
+      retryCount: 0,
+      maxRetries: 0,
+      retriable: true,
+      recoveryAction: 'retry',
+      recoveryCommand: `agents plan retry ${plan.id}`,
+      exceptionType: 'ToolCallError',
+      mode: 'runtime',
+    });
+    expect(log.records.map((r) => r.outcome)).toEqual(['gave_up']);
+  });
+
+  it('gives up when retries are exhausted', async () => {
+    const { plan, log } = await flakyPlan(2, 5);
+    expect(plan.processingState).toBe('errored');
+    expect(plan.errorDetails).toMatchObject({ retryCount: 2, maxRetries: 2 });
+    expect(log.records.map((r) => r.outcome)).toEqual(['retried', 'retried', 'gave_up']);
+  });
+
+  it('keeps the backoff within its ceiling, with jitter', () => {
+    const lifecycle = new PlanLifecycleService(new InMemoryPlanRepository());
+    const low = new ErrorRecoveryService(new ListLog(), lifecycle, { baseDelayMs: 1000, maxDelayMs: 5000, random: () => 0 });
+    expect([1, 2, 3, 4].map((a) => low.delayFor(a))).toEqual([500, 1000, 2000, 2500]);
+  });
+});

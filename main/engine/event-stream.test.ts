@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../shared/events';
+import { EventPublisher, InMemoryEventLog } from './event-stream';
+
+describe('EventPublisher', () => {
+  it('numbers events per plan from 1 and continues after the log', () => {
+    const log = new InMemoryEventLog();
+    const first = new EventPublisher(log);
+    first.publish('A', 'plan_created');
+    first.publish('B', 'plan_created');
+    first.publish('A', 'state_changed');
+    // A second publisher over the same log (another process) continues the numbering.
+    const second = new EventPublisher(log);
+    expect(second.publish('A', 'paused').seq).toBe(3);
+    expect(log.list('A').map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(log.list('A', 1, 1).map((e) => e.type)).toEqual(['state_changed']);
+  });
+
+  it('fans out to subscribers until they unsubscribe, and to a run callback', () => {
+    const publisher = new EventPublisher();
+    const seen: StreamEvent[] = [];
+    const unsubscribe = publisher.subscribe((e) => seen.push(e));
+    const direct: StreamEvent[] = [];
+    publisher.emitterFor('A', (e) => direct.push(e))('paused', { reason: 'step' });
+    unsubscribe();
+    publisher.publish('A', 'state_changed');
+    expect(seen.map((e) => e.type)).toEqual(['paused']);
+    expect(direct[0]).toMatchObject({ planId: 'A', seq: 1, type: 'paused', data: { reason: 'step' } });
+  });
+});
