@@ -193,12 +193,14 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   }
 
   get(changesetId: string): ChangeSet | undefined {
-    const row = this.selectChangeset.get(changesetId);
-    return row && this.readChangeset(row);
+    return this.readTx(() => {
+      const row = this.selectChangeset.get(changesetId);
+      return row && this.readChangeset(row);
+    });
   }
 
   getForPlan(planId: string): ChangeSet[] {
-    return this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row));
+    return this.readTx(() => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
   }
 
   /** A page of entries in recording order; an unknown changeset has none. */
@@ -246,6 +248,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   summarize(changesetId: string): ChangeSetSummary {
     const changeset = this.selectChangeset.get(changesetId);
     if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+    // One aggregate statement: a single snapshot, and no file text is read.
     const s = this.summaryStmt.get(changesetId);
     if (!s) throw new Error(`unknown changeset ${changesetId}`);
     return parseOrThrow(ChangeSetSummarySchema, {
@@ -257,6 +260,11 @@ export class SqliteChangeSetStore implements ChangeSetStore {
       insertions: s.insertions,
       deletions: s.deletions,
     });
+  }
+
+  /** Several reads in one snapshot, so another process's commit cannot land between them. */
+  private readTx<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
   }
 
   private readChangeset(row: ChangeSetRow): ChangeSet {

@@ -1,0 +1,38 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ErrorLog } from '../../engine/recovery';
+import { type Harness, type HarnessFactory, makeErrorRecord } from '../test-support/fixtures';
+
+/** What every ErrorLog must do. */
+export function errorLogContract(name: string, factory: HarnessFactory<ErrorLog>): void {
+  describe(`ErrorLog contract: ${name}`, () => {
+    let harness: Harness<ErrorLog>;
+    let log: ErrorLog;
+    beforeEach(() => {
+      harness = factory();
+      log = harness.subject;
+    });
+    afterEach(() => harness.dispose());
+
+    it('has nothing for an unknown plan', () => {
+      expect(log.listForPlan('01PLAN')).toEqual([]);
+    });
+
+    it('lists a plan\'s records in recording order', () => {
+      const first = makeErrorRecord('01PLAN', { decisionId: 'D1' });
+      const second = makeErrorRecord('01PLAN', {
+        attempt: 2,
+        category: 'tool',
+        retriable: false,
+        recoveryAction: 'manual',
+        stack: null,
+        command: null,
+        outcome: 'gave_up',
+      });
+      log.record(first);
+      log.record(makeErrorRecord('01OTHER'));
+      log.record(second);
+      expect(log.listForPlan('01PLAN')).toEqual([first, second]);
+      expect(log.listForPlan('01OTHER')).toHaveLength(1);
+    });
+  });
+}

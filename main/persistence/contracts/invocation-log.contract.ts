@@ -1,0 +1,45 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InvocationLog } from '../../engine/tool-runner';
+import { type Harness, type HarnessFactory, makeInvocation } from '../test-support/fixtures';
+
+/** What every InvocationLog must do; run against the in-memory and the SQLite one. */
+export function invocationLogContract(name: string, factory: HarnessFactory<InvocationLog>): void {
+  describe(`InvocationLog contract: ${name}`, () => {
+    let harness: Harness<InvocationLog>;
+    let log: InvocationLog;
+    beforeEach(() => {
+      harness = factory();
+      log = harness.subject;
+    });
+    afterEach(() => harness.dispose());
+
+    it('has nothing for an unknown plan', () => {
+      expect(log.listForPlan('01PLAN')).toEqual([]);
+    });
+
+    it('lists a plan\'s invocations in recording order, successes and failures alike', () => {
+      const ok = makeInvocation('01PLAN', { decisionId: 'D1', result: { files: ['a', 'b'], count: 2 } });
+      const failed = makeInvocation('01PLAN', {
+        tool: 'shell.run',
+        args: { command: 'exit 75' },
+        ok: false,
+        result: undefined,
+        error: { name: 'EngineError', message: 'exit 75', category: 'transient' },
+        durationMs: 12.5,
+      });
+      delete failed.result;
+      const nullResult = makeInvocation('01PLAN', { result: null });
+      const textResult = makeInvocation('01PLAN', { result: 'contents\n' });
+      log.record(ok);
+      log.record(makeInvocation('01OTHER'));
+      log.record(failed);
+      log.record(nullResult);
+      log.record(textResult);
+      const listed = log.listForPlan('01PLAN');
+      expect(listed).toEqual([ok, failed, nullResult, textResult]);
+      expect('result' in listed[1]).toBe(false);
+      expect(listed[2].result).toBeNull();
+      expect(log.listForPlan('01OTHER')).toHaveLength(1);
+    });
+  });
+}

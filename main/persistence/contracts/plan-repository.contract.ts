@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PlanRepository } from '../../engine/plan-repository';
+import { type Harness, type HarnessFactory, iso, makeDecision, makePlan } from '../test-support/fixtures';
+
+/** What every PlanRepository must do; run against the in-memory and the SQLite one. */
+export function planRepositoryContract(name: string, factory: HarnessFactory<PlanRepository>): void {
+  describe(`PlanRepository contract: ${name}`, () => {
+    let harness: Harness<PlanRepository>;
+    let repo: PlanRepository;
+    beforeEach(() => {
+      harness = factory();
+      repo = harness.subject;
+    });
+    afterEach(() => harness.dispose());
+
+    it('returns undefined for an unknown id and an empty list when empty', () => {
+      expect(repo.get('01UNKNOWN')).toBeUndefined();
+      expect(repo.list()).toEqual([]);
+    });
+
+    it('reads back exactly what was inserted', () => {
+      const plan = makePlan({
+        errorDetails: { exceptionType: 'Boom', history: [{ attempt: 1 }], nested: { a: [1, null, 'x'] } },
+        sandboxRefs: ['/tmp/sandbox-1'],
+        errorMessage: 'failed once',
+      });
+      repo.insert(plan);
+      expect(repo.get(plan.id)).toEqual(plan);
+    });
+
+    it('keeps a markdown definition of done and a null project path', () => {
+      const plan = makePlan({ definitionOfDone: '- first\n- second', projectPath: null });
+      repo.insert(plan);
+      expect(repo.get(plan.id)).toEqual(plan);
+    });
+
+    it('refuses a second insert with the same id', () => {
+      const plan = makePlan();
+      repo.insert(plan);
+      expect(() => repo.insert({ ...plan, name: 'other' })).toThrow(/already exists/);
+      expect(repo.get(plan.id)?.name).toBe(plan.name);
+    });
+
+    it('hands out copies: mutating an input or a result changes nothing stored', () => {
+      const plan = makePlan();
+      repo.insert(plan);
+      plan.name = 'mutated input';
+      plan.sandboxRefs.push('/mutated');
+      const read = repo.get(plan.id);
+      expect(read?.name).toBe('add-license');
+      read!.invariants.push('mutated output');
+      expect(repo.get(plan.id)?.invariants).toEqual(['Never touch tests/']);
+      expect(repo.get(plan.id)?.sandboxRefs).toEqual([]);
+    });
+
+    it('lists plans newest first', () => {
+      const a = makePlan({ name: 'a', createdAt: iso(1000) });
+      const b = makePlan({ name: 'b', createdAt: iso(3000) });
+      const c = makePlan({ name: 'c', createdAt: iso(2000) });
+      for (const plan of [a, b, c]) repo.insert(plan);
+      expect(repo.list().map((p) => p.name)).toEqual(['b', 'c', 'a']);
+    });
+
+    it('updates by merging the patch, keeping id and createdAt and moving updatedAt', () => {
+      const plan = makePlan();
+      repo.insert(plan);
+      const updated = repo.update(plan.id, {
+        phase: 'execute',
+        processingState: 'processing',
+        changesetId: 'CS1',
+        errorDetails: { toolCallCount: 2 },
+      });
+      expect(updated).toMatchObject({ id: plan.id, createdAt: plan.createdAt, phase: 'execute', processingState: 'processing', changesetId: 'CS1' });
+      expect(updated.name).toBe(plan.name);
+      expect(updated.errorDetails).toEqual({ toolCallCount: 2 });
+      expect(updated.updatedAt > plan.updatedAt).toBe(true);
+      expect(repo.get(plan.id)).toEqual(updated);
+      expect(repo.list()[0]).toEqual(updated);
+    });
+
+    it('throws when updating an unknown plan', () => {
+      expect(() => repo.update('01UNKNOWN', { processingState: 'processing' })).toThrow(/unknown plan/);
+    });
+
+    it('lists a plan\'s decisions by order, then id, and no other plan\'s', () => {
+      const plan = makePlan();
+      repo.insert(plan);
+      const root = makeDecision(plan.id, { type: 'prompt_definition', order: 0, toolCalls: [], status: 'done' });
+      const second = makeDecision(plan.id, { parentId: root.id, order: 2, description: 'second' });
+      const first = makeDecision(plan.id, { parentId: root.id, order: 1, description: 'first', toolCalls: [] });
+      const elsewhere = makeDecision('01OTHERPLAN', { order: 1 });
+      repo.saveDecisions([second, root, elsewhere, first]);
+      expect(repo.listDecisions(plan.id)).toEqual([root, first, second]);
+      expect(repo.listDecisions('01NOPLAN')).toEqual([]);
+    });
+
+    it('replaces decisions by id', () => {
+      const decision = makeDecision('01PLAN');
+      repo.saveDecisions([decision]);
+      repo.saveDecisions([{ ...decision, status: 'failed', updatedAt: iso(5000) }]);
+      repo.saveDecisions([]);
+      expect(repo.listDecisions('01PLAN')).toEqual([{ ...decision, status: 'failed', updatedAt: iso(5000) }]);
+    });
+  });
+}

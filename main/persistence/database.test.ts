@@ -1,0 +1,93 @@
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE, openDatabase, openDataDirDatabase, runMigrations, schemaVersion } from './database';
+import { MIGRATIONS } from './migrations';
+import { SqlitePlanRepository } from './plan-repository';
+import { makePlan, tempDir } from './test-support/fixtures';
+
+describe('openDatabase', () => {
+  const dirs: string[] = [];
+  const fresh = () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    return path.join(dir, 'agents.db');
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sets the pragmas the stores rely on', () => {
+    const db = openDatabase(fresh());
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    db.close();
+  });
+
+  it('migrates a new file to the latest version and creates every table', () => {
+    const db = openDatabase(fresh());
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
+    const tables = db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((t) => t.name);
+    expect(tables).toEqual(
+      expect.arrayContaining(['plans', 'decisions', 'changesets', 'change_entries', 'blobs', 'tool_invocations', 'error_records', 'events', 'plan_leases']),
+    );
+    db.close();
+  });
+
+  it('is idempotent: opening again keeps the version and the data', () => {
+    const file = fresh();
+    const first = openDatabase(file);
+    const plan = makePlan();
+    new SqlitePlanRepository(first).insert(plan);
+    first.close();
+    const second = openDatabase(file);
+    expect(schemaVersion(second)).toBe(MIGRATIONS.length);
+    expect(runMigrations(second)).toBe(MIGRATIONS.length);
+    expect(new SqlitePlanRepository(second).get(plan.id)).toEqual(plan);
+    second.close();
+  });
+
+  it('applies a migration appended later, once', () => {
+    const file = fresh();
+    openDatabase(file).close();
+    const later = [...MIGRATIONS, 'CREATE TABLE later_table (x INTEGER);'];
+    const db = openDatabase(file, later);
+    expect(schemaVersion(db)).toBe(later.length);
+    db.close();
+    // Re-running would fail on "table already exists" if it were applied twice.
+    openDatabase(file, later).close();
+  });
+
+  it('rolls a failing migration back and leaves the version where it was', () => {
+    const file = fresh();
+    openDatabase(file).close();
+    const broken = [...MIGRATIONS, 'CREATE TABLE half_done (x INTEGER); THIS IS NOT SQL;'];
+    expect(() => openDatabase(file, broken)).toThrow();
+    const db = openDatabase(file);
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'half_done'").get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it('refuses a database written by a newer build', () => {
+    const file = fresh();
+    const db = openDatabase(file);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => openDatabase(file)).toThrow(/newer than this build supports/);
+  });
+
+  it('opens <dataDir>/agents.db, creating the folder', () => {
+    const dir = path.join(tempDir(), 'nested', 'data');
+    dirs.push(path.dirname(path.dirname(dir)));
+    const db = openDataDirDatabase(dir);
+    expect(db.name).toBe(path.join(dir, DATABASE_FILE));
+    expect(existsSync(path.join(dir, DATABASE_FILE))).toBe(true);
+    db.close();
+  });
+});

@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from './database';
+import { processIsAlive, SqliteLeaseStore } from './lease-store';
+import { tempDatabase } from './test-support/fixtures';
+
+describe('SqliteLeaseStore', () => {
+  let temp: ReturnType<typeof tempDatabase>;
+  let clock: number;
+  const alive = new Set<number>([100, 200]);
+  let leases: SqliteLeaseStore;
+  const store = (db = temp.db) =>
+    new SqliteLeaseStore(db, { hostname: 'here', now: () => new Date(clock), isAlive: (pid) => alive.has(pid), staleAfterMs: 60_000 });
+  beforeEach(() => {
+    temp = tempDatabase();
+    clock = Date.UTC(2024, 0, 1);
+    alive.clear();
+    alive.add(100).add(200);
+    leases = store();
+  });
+  afterEach(() => temp.dispose());
+
+  it('takes a free lease and reports it', () => {
+    expect(leases.get('P1')).toBeUndefined();
+    expect(leases.acquire('P1', 100, 'here')).toBe(true);
+    expect(leases.get('P1')).toEqual({ planId: 'P1', pid: 100, hostname: 'here', heartbeatAt: new Date(clock).toISOString(), acquiredAt: new Date(clock).toISOString() });
+    expect(leases.list().map((l) => l.planId)).toEqual(['P1']);
+  });
+
+  it('refuses a lease a live process holds, from any connection', () => {
+    leases.acquire('P1', 100, 'here');
+    const other = store(openDatabase(temp.file));
+    expect(other.acquire('P1', 200, 'here')).toBe(false);
+    expect(other.tryAcquire('P1', 200, 'here')).toMatchObject({ acquired: false, holder: { pid: 100 } });
+    other.db.close();
+  });
+
+  it('lets the holder acquire again, keeping acquiredAt', () => {
+    leases.acquire('P1', 100, 'here');
+    const acquiredAt = leases.get('P1')!.acquiredAt;
+    clock += 5000;
+    expect(leases.tryAcquire('P1', 100, 'here')).toMatchObject({ acquired: true, previous: null, lease: { acquiredAt } });
+    expect(leases.get('P1')!.heartbeatAt).toBe(new Date(clock).toISOString());
+  });
+
+  it('takes over a lease whose process on this host is gone, naming the previous holder', () => {
+    leases.acquire('P1', 100, 'here');
+    alive.delete(100);
+    expect(leases.listStale().map((l) => l.planId)).toEqual(['P1']);
+    const result = leases.tryAcquire('P1', 200, 'here');
+    expect(result).toMatchObject({ acquired: true, previous: { pid: 100 }, lease: { pid: 200 } });
+    expect(leases.listStale()).toEqual([]);
+  });
+
+  it('judges another host\'s lease by its heartbeat', () => {
+    leases.acquire('P1', 999, 'elsewhere');
+    clock += 59_000;
+    expect(leases.acquire('P1', 100, 'here')).toBe(false);
+    clock += 2_000;
+    expect(leases.acquire('P1', 100, 'here')).toBe(true);
+  });
+
+  it('heartbeats and releases only for the holder', () => {
+    leases.acquire('P1', 100, 'here');
+    clock += 1000;
+    expect(leases.heartbeat('P1', 200)).toBe(false);
+    expect(leases.heartbeat('P1', 100)).toBe(true);
+    expect(leases.get('P1')!.heartbeatAt).toBe(new Date(clock).toISOString());
+    expect(leases.release('P1', 200)).toBe(false);
+    expect(leases.release('P1', 100)).toBe(true);
+    expect(leases.get('P1')).toBeUndefined();
+    expect(leases.heartbeat('P1', 100)).toBe(false);
+  });
+
+  it('defaults to this process and this host', () => {
+    const real = new SqliteLeaseStore(temp.db);
+    expect(real.acquire('P2')).toBe(true);
+    expect(real.get('P2')).toMatchObject({ pid: process.pid, hostname: real.hostname });
+    expect(real.isStale(real.get('P2')!)).toBe(false);
+    expect(real.release('P2')).toBe(true);
+  });
+
+  it('knows whether a pid is alive', () => {
+    expect(processIsAlive(process.pid)).toBe(true);
+    expect(processIsAlive(2 ** 22 + 12345)).toBe(false);
+  });
+});

@@ -1,0 +1,43 @@
+// A second process for the concurrency and crash tests: writes through the stores in a loop.
+// Usage: node --import tsx writer.ts <db-file> <planId> <mode: contend|crash> <durationMs>
+import { SqliteChangeSetStore } from '../changeset-store';
+import { openDatabase } from '../database';
+import { SqliteEventLog } from '../event-log';
+import { SqlitePlanRepository } from '../plan-repository';
+import { makeEntry } from './fixtures';
+
+const [file, planId, mode, durationArg] = process.argv.slice(2);
+const db = openDatabase(file);
+const plans = new SqlitePlanRepository(db);
+const events = new SqliteEventLog(db);
+const changesets = new SqliteChangeSetStore(db);
+const changesetId = plans.get(planId)?.changesetId;
+if (!changesetId) throw new Error(`plan ${planId} has no changeset`);
+
+const until = Date.now() + Number(durationArg);
+let iterations = 0;
+let appended = 0;
+let recorded = 0;
+process.stdout.write('ready\n');
+while (Date.now() < until || iterations < 20) {
+  iterations += 1;
+  if (mode === 'crash') {
+    changesets.record(changesetId, makeEntry({ path: `crash/${iterations}.txt`, afterText: `${iterations}\n` }));
+    recorded += 1;
+    // Reported only after the commit returned: the parent may kill us at any moment after this.
+    process.stdout.write(`committed ${recorded}\n`);
+    continue;
+  }
+  plans.update(planId, { errorDetails: { writerIteration: iterations } });
+  events.appendNext(planId, 'execute_step', { writer: 'child', iteration: iterations });
+  appended += 1;
+  // A bigger transaction now and then holds the write lock for longer.
+  const batch = iterations % 25 === 0 ? 50 : 1;
+  changesets.recordMany(
+    changesetId,
+    Array.from({ length: batch }, (_, i) => makeEntry({ path: `child/${iterations}-${i}.txt`, afterText: `child ${iterations} ${i}\n` })),
+  );
+  recorded += batch;
+}
+db.close();
+process.stdout.write(`done ${JSON.stringify({ iterations, appended, recorded })}\n`);
