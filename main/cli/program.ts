@@ -259,7 +259,12 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
   const ctx: Ctx = {
     io,
     exitCode: EXIT.ok,
-    app: () => (app ??= openApp({ dataDir: io.env.AGENTS_HOME || undefined })),
+    app: () =>
+      (app ??= openApp({
+        dataDir: io.env.AGENTS_HOME || undefined,
+        // Lets tests and demos shorten the automatic-retry backoff.
+        recovery: io.env.AGENTS_RETRY_BASE_MS ? { baseDelayMs: Number(io.env.AGENTS_RETRY_BASE_MS) } : undefined,
+      })),
   };
   const program = buildProgram(ctx);
   try {
