@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest';
+import { BridgeError } from '../../../shared/contract';
+import type { StreamEvent } from '../../../shared/events';
+import { fakeSocketFactory, ManualTimers } from '../test-support/fake-socket';
+import { createWsBridge } from './ws-bridge';
+
+const URL = 'ws://127.0.0.1:4000/ws?token=t0k';
+
+function setup() {
+  const { factory, connections } = fakeSocketFactory();
+  const timers = new ManualTimers();
+  const errors: string[] = [];
+  const ws = createWsBridge({
+    url: URL,
+    socket: factory,
+    timers,
+    now: () => timers.now,
+    backoff: (attempt) => 100 * 2 ** attempt,
+    onProtocolError: (message) => errors.push(message),
+  });
+  const current = () => connections.at(-1)!;
+  return { ws, bridge: ws.bridge, connections, current, timers, errors };
+}
+
+const event = (seq: number, planId = 'P1'): StreamEvent => ({ planId, seq, ts: '2026-01-01T00:00:00.000Z', type: 'decision_status', data: { seq } });
+
+const info = { version: '0.1.0', dataDir: '/tmp/a', tools: [] };
+
+describe('the WebSocket bridge', () => {
+  it('connects to the URL it was given', () => {
+    const { current } = setup();
+    expect(current().url).toBe(URL);
+  });
+
+  it('sends a call with an incrementing id and resolves with the matching reply', async () => {
+    const { bridge, current } = setup();
+    current().open();
+    const first = bridge['app.info']({});
+    const second = bridge['plans.list']({});
+    const [a, b] = current().sent;
+    expect(a).toEqual({ type: 'call', id: 1, channel: 'app.info', request: {} });
+    expect(b).toMatchObject({ type: 'call', id: 2, channel: 'plans.list' });
+
+    current().receive({ type: 'reply', id: 2, ok: true, data: { plans: [] } });
+    current().receive({ type: 'reply', id: 1, ok: true, data: info });
+    await expect(first).resolves.toEqual(info);
+    await expect(second).resolves.toEqual({ plans: [] });
+  });
+
+  it('rejects with a BridgeError carrying the server error', async () => {
+    const { bridge, current } = setup();
+    current().open();
+    const call = bridge['plans.get']({ planId: 'nope' });
+    current().receive({ type: 'reply', id: 1, ok: false, error: { code: 'validation', message: 'plan_id: no plan', field: 'plan_id' } });
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BridgeError);
+    expect((error as BridgeError).payload).toEqual({ code: 'validation', message: 'plan_id: no plan', field: 'plan_id' });
+  });
+
+  it('rejects a request the contract refuses without sending it', async () => {
+    const { bridge, current } = setup();
+    current().open();
+    const error = await bridge['plans.get']({ planId: '' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BridgeError);
+    expect((error as BridgeError).payload.code).toBe('invalid_request');
+    expect((error as BridgeError).payload.field).toBe('planId');
+    expect(current().sent).toEqual([]);
+  });
+
+  it('rejects a reply whose data does not match the contract', async () => {
+    const { bridge, current } = setup();
+    current().open();
+    const call = bridge['app.info']({});
+    current().receive({ type: 'reply', id: 1, ok: true, data: { version: 3 } });
+    await expect(call).rejects.toMatchObject({ payload: { code: 'bad_response' } });
+  });
+
+  it('drops messages that are not valid server messages and reports them', () => {
+    const { current, errors } = setup();
+    current().open();
+    current().receive('not json');
+    current().receive({ type: 'surprise' });
+    expect(errors).toHaveLength(2);
+  });
+
+  it('queues calls made before the socket opens and sends them on open', async () => {
+    const { bridge, current } = setup();
+    const call = bridge['app.info']({});
+    expect(current().sent).toEqual([]);
+    current().open();
+    expect(current().sent).toEqual([{ type: 'call', id: 1, channel: 'app.info', request: {} }]);
+    current().receive({ type: 'reply', id: 1, ok: true, data: info });
+    await expect(call).resolves.toEqual(info);
+  });
+
+  it('subscribes and delivers events for that subscription only', () => {
+    const { bridge, current } = setup();
+    current().open();
+    const seen: number[] = [];
+    bridge.subscribe({ planId: 'P1', afterSeq: 0 }, (e) => seen.push(e.seq));
+    expect(current().lastSent()).toEqual({ type: 'subscribe', id: 1, subscription: { planId: 'P1', afterSeq: 0 } });
+    current().receive({ type: 'event', subscriptionId: 1, event: event(1) });
+    current().receive({ type: 'event', subscriptionId: 99, event: event(2) });
+    current().receive({ type: 'event', subscriptionId: 1, event: event(2) });
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it('ignores an event it has already delivered', () => {
+    const { bridge, current } = setup();
+    current().open();
+    const seen: number[] = [];
+    bridge.subscribe({ planId: 'P1', afterSeq: 0 }, (e) => seen.push(e.seq));
+    for (const seq of [1, 2, 2, 1, 3]) current().receive({ type: 'event', subscriptionId: 1, event: event(seq) });
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('unsubscribes: stops delivering and tells the server', () => {
+    const { bridge, current } = setup();
+    current().open();
+    const seen: number[] = [];
+    const unsubscribe = bridge.subscribe({ planId: 'P1', afterSeq: 0 }, (e) => seen.push(e.seq));
+    unsubscribe();
+    expect(current().lastSent()).toEqual({ type: 'unsubscribe', id: 1 });
+    current().receive({ type: 'event', subscriptionId: 1, event: event(1) });
+    expect(seen).toEqual([]);
+  });
+
+  it('reconnects with growing backoff and reports the connection state', () => {
+    const { ws, connections, current, timers } = setup();
+    const states: string[] = [];
+    ws.connection.subscribe((s) => states.push(s.state));
+    current().open();
+    current().drop();
+    expect(ws.connection.get()).toEqual({ state: 'closed', attempt: 1, retryAt: 100 });
+    timers.advance(99);
+    expect(connections).toHaveLength(1);
+    timers.advance(1);
+    expect(connections).toHaveLength(2);
+    current().drop();
+    timers.advance(199);
+    expect(connections).toHaveLength(2);
+    timers.advance(1);
+    expect(connections).toHaveLength(3);
+    current().open();
+    expect(states).toEqual(['open', 'closed', 'connecting', 'closed', 'connecting', 'open']);
+  });
+
+  it('resets the backoff after a successful reconnect', () => {
+    const { connections, current, timers } = setup();
+    current().open();
+    current().drop();
+    timers.advance(100);
+    current().open();
+    current().drop();
+    timers.advance(100);
+    expect(connections).toHaveLength(3);
+  });
+
+  it('re-subscribes after a reconnect from the last seq it saw, so no event is lost', () => {
+    const { bridge, current, timers } = setup();
+    current().open();
+    const seen: number[] = [];
+    bridge.subscribe({ planId: 'P1', afterSeq: 0 }, (e) => seen.push(e.seq));
+    bridge.subscribe({ planId: null }, () => {});
+    current().receive({ type: 'event', subscriptionId: 1, event: event(1) });
+    current().receive({ type: 'event', subscriptionId: 1, event: event(2) });
+    current().drop();
+    timers.advance(100);
+    current().open();
+    expect(current().sent).toEqual([
+      { type: 'subscribe', id: 1, subscription: { planId: 'P1', afterSeq: 2 } },
+      { type: 'subscribe', id: 2, subscription: { planId: null, afterSeq: 0 } },
+    ]);
+    // The server replays from seq 3; an overlapping replay is filtered.
+    current().receive({ type: 'event', subscriptionId: 1, event: event(2) });
+    current().receive({ type: 'event', subscriptionId: 1, event: event(3) });
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('does not re-subscribe what was unsubscribed while disconnected', () => {
+    const { bridge, current, timers } = setup();
+    current().open();
+    const unsubscribe = bridge.subscribe({ planId: 'P1', afterSeq: 0 }, () => {});
+    current().drop();
+    unsubscribe();
+    timers.advance(100);
+    current().open();
+    expect(current().sent).toEqual([]);
+  });
+
+  it('rejects calls in flight when the connection drops, and keeps unsent ones for the next connection', async () => {
+    const { bridge, current, timers } = setup();
+    current().open();
+    const inFlight = bridge['app.info']({});
+    current().drop();
+    const queued = bridge['plans.list']({});
+    await expect(inFlight).rejects.toMatchObject({ payload: { code: 'disconnected' } });
+    timers.advance(100);
+    current().open();
+    expect(current().sent).toEqual([{ type: 'call', id: 2, channel: 'plans.list', request: {} }]);
+    current().receive({ type: 'reply', id: 2, ok: true, data: { plans: [] } });
+    await expect(queued).resolves.toEqual({ plans: [] });
+  });
+
+  it('stops reconnecting and rejects pending calls once disposed', async () => {
+    const { ws, bridge, connections, current, timers } = setup();
+    const call = bridge['app.info']({});
+    ws.dispose();
+    await expect(call).rejects.toMatchObject({ payload: { code: 'disposed' } });
+    expect(current().closed).toBe(true);
+    current().drop();
+    timers.advance(60_000);
+    expect(connections).toHaveLength(1);
+  });
+
+  it('schedules one reconnect even if a socket reports its close twice', () => {
+    const { connections, current, timers } = setup();
+    current().open();
+    current().drop();
+    current().drop();
+    timers.advance(1_000);
+    expect(connections).toHaveLength(2);
+    expect(timers.pending).toBe(0);
+  });
+});

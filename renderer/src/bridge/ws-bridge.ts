@@ -1,0 +1,262 @@
+import { BridgeError, CHANNELS, contract, type Bridge, type BridgeErrorPayload, type Channel, type Subscription } from '../../../shared/contract';
+import type { StreamEvent } from '../../../shared/events';
+import { MAX_MESSAGE_BYTES, ServerMessageSchema, type ClientMessage } from '../../../shared/ws-protocol';
+import { defaultBackoff, type ConnectionSource, type ConnectionStatus } from './connection';
+import { browserSocket, browserTimers, type SocketFactory, type SocketLike, type Timers } from './socket';
+
+export interface WsBridgeOptions {
+  url: string;
+  socket?: SocketFactory;
+  timers?: Timers;
+  now?: () => number;
+  /** Milliseconds to wait before reconnect attempt `attempt` (0-based). */
+  backoff?: (attempt: number) => number;
+  /** Called for messages that fit no pending call or subscription, and for malformed ones. */
+  onProtocolError?: (message: string) => void;
+}
+
+export interface WsBridge {
+  bridge: Bridge;
+  connection: ConnectionSource;
+  dispose(): void;
+}
+
+interface PendingCall {
+  channel: Channel;
+  message: string;
+  sent: boolean;
+  resolve(value: unknown): void;
+  reject(error: BridgeError): void;
+}
+
+interface ActiveSubscription {
+  planId: string | null;
+  afterSeq: number;
+  /** The last seq delivered, so a reconnect resumes after it (per-plan subscriptions only). */
+  lastSeq: number;
+  listener(event: StreamEvent): void;
+}
+
+const DISCONNECTED: BridgeErrorPayload = {
+  code: 'disconnected',
+  message: 'The connection to the server was lost before it answered; the request may or may not have run.',
+};
+
+/**
+ * The contract's `Bridge` over the WebSocket of `agents serve`. Calls queue while the socket is
+ * down; subscriptions survive reconnects and resume after the last event seen, so none is lost.
+ */
+export function createWsBridge(options: WsBridgeOptions): WsBridge {
+  const openSocket = options.socket ?? browserSocket;
+  const timers = options.timers ?? browserTimers;
+  const now = options.now ?? Date.now;
+  const backoff = options.backoff ?? ((attempt: number) => defaultBackoff(attempt));
+  const protocolError = options.onProtocolError ?? ((message: string) => console.warn(`[agents] ${message}`));
+
+  let nextId = 1;
+  let socket: SocketLike | null = null;
+  let isOpen = false;
+  let disposed = false;
+  let attempt = 0;
+  let reconnectTimer: unknown = null;
+  let status: ConnectionStatus = { state: 'connecting', attempt: 0 };
+  const statusListeners = new Set<(status: ConnectionStatus) => void>();
+  const pending = new Map<number, PendingCall>();
+  const subscriptions = new Map<number, ActiveSubscription>();
+
+  const setStatus = (next: ConnectionStatus) => {
+    status = next;
+    for (const listener of statusListeners) listener(next);
+  };
+
+  const sendRaw = (raw: string): boolean => {
+    if (!socket || !isOpen) return false;
+    try {
+      socket.send(raw);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const send = (message: ClientMessage): boolean => sendRaw(JSON.stringify(message));
+
+  const sendSubscribe = (id: number, sub: ActiveSubscription) => {
+    const afterSeq = sub.planId === null ? sub.afterSeq : Math.max(sub.afterSeq, sub.lastSeq);
+    send({ type: 'subscribe', id, subscription: { planId: sub.planId, afterSeq } });
+  };
+
+  const handleReply = (id: number | null, ok: boolean, data: unknown, error: BridgeErrorPayload | undefined) => {
+    if (id === null) {
+      protocolError(`server error: ${error?.message ?? 'unknown'}`);
+      return;
+    }
+    const call = pending.get(id);
+    if (!call) {
+      if (subscriptions.has(id)) {
+        if (!ok) protocolError(`subscription ${id} refused: ${error?.message ?? 'unknown'}`);
+      } else if (!ok) {
+        protocolError(`reply to unknown request ${id}: ${error?.message ?? 'unknown'}`);
+      }
+      return;
+    }
+    pending.delete(id);
+    if (!ok) {
+      call.reject(new BridgeError(error ?? { code: 'unknown', message: 'the server refused the request' }));
+      return;
+    }
+    const parsed = contract[call.channel].response.safeParse(data);
+    if (parsed.success) call.resolve(parsed.data);
+    else {
+      const issue = parsed.error.issues[0];
+      call.reject(
+        new BridgeError({ code: 'bad_response', message: `the server's answer to ${call.channel} was malformed: ${issue?.message ?? 'invalid'}`, field: issue?.path.join('.') }),
+      );
+    }
+  };
+
+  const handleEvent = (subscriptionId: number, event: StreamEvent) => {
+    const sub = subscriptions.get(subscriptionId);
+    if (!sub) return;
+    if (sub.planId !== null) {
+      if (event.seq <= sub.lastSeq) return;
+      sub.lastSeq = event.seq;
+    }
+    try {
+      sub.listener(event);
+    } catch (error) {
+      protocolError(`an event listener threw: ${String(error)}`);
+    }
+  };
+
+  const onMessage = (raw: string) => {
+    if (raw.length > MAX_MESSAGE_BYTES * 4) {
+      protocolError('dropped an oversized message');
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      protocolError('dropped a message that is not JSON');
+      return;
+    }
+    const parsed = ServerMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      protocolError(`dropped a malformed message: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      return;
+    }
+    const message = parsed.data;
+    if (message.type === 'event') handleEvent(message.subscriptionId, message.event);
+    else if (message.ok) handleReply(message.id, true, message.data, undefined);
+    else handleReply(message.id, false, undefined, message.error);
+  };
+
+  const onOpen = () => {
+    isOpen = true;
+    attempt = 0;
+    setStatus({ state: 'open' });
+    for (const [id, sub] of subscriptions) sendSubscribe(id, sub);
+    for (const call of pending.values()) {
+      if (!call.sent) call.sent = sendRaw(call.message);
+    }
+  };
+
+  const onClose = () => {
+    isOpen = false;
+    socket = null;
+    for (const [id, call] of pending) {
+      if (call.sent) {
+        pending.delete(id);
+        call.reject(new BridgeError(DISCONNECTED));
+      }
+    }
+    if (disposed) return;
+    const delay = backoff(attempt);
+    attempt += 1;
+    setStatus({ state: 'closed', attempt, retryAt: now() + delay });
+    reconnectTimer = timers.setTimeout(() => {
+      reconnectTimer = null;
+      connect();
+    }, delay);
+  };
+
+  function connect() {
+    if (disposed) return;
+    setStatus({ state: 'connecting', attempt });
+    let closed = false;
+    const handlers = {
+      onOpen: () => {
+        if (!closed) onOpen();
+      },
+      onMessage: (data: string) => {
+        if (!closed) onMessage(data);
+      },
+      onClose: () => {
+        // A socket reports its close once; a late duplicate must not schedule a second reconnect.
+        if (closed) return;
+        closed = true;
+        onClose();
+      },
+    };
+    try {
+      socket = openSocket(options.url, handlers);
+    } catch (error) {
+      protocolError(`could not open the connection: ${String(error)}`);
+      handlers.onClose();
+    }
+  }
+
+  const call = (channel: Channel, request: unknown): Promise<unknown> => {
+    if (disposed) return Promise.reject(new BridgeError({ code: 'disposed', message: 'the console is shutting down' }));
+    const checked = contract[channel].request.safeParse(request);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      return Promise.reject(new BridgeError({ code: 'invalid_request', message: issue?.message ?? 'invalid request', field: issue?.path.join('.') }));
+    }
+    const id = nextId++;
+    const message = JSON.stringify({ type: 'call', id, channel, request } satisfies ClientMessage);
+    return new Promise((resolve, reject) => {
+      const entry: PendingCall = { channel, message, sent: false, resolve, reject };
+      pending.set(id, entry);
+      // If the socket is down the call stays queued and goes out on the next open.
+      entry.sent = sendRaw(message);
+    });
+  };
+
+  const subscribe: Bridge['subscribe'] = (subscription: Subscription, listener) => {
+    const id = nextId++;
+    const sub: ActiveSubscription = { planId: subscription.planId, afterSeq: subscription.afterSeq ?? 0, lastSeq: subscription.afterSeq ?? 0, listener };
+    subscriptions.set(id, sub);
+    if (isOpen) sendSubscribe(id, sub);
+    return () => {
+      if (!subscriptions.delete(id)) return;
+      send({ type: 'unsubscribe', id });
+    };
+  };
+
+  const bridge = Object.fromEntries(CHANNELS.map((channel) => [channel, (request: unknown) => call(channel, request)])) as unknown as Bridge;
+  bridge.subscribe = subscribe;
+
+  connect();
+
+  return {
+    bridge,
+    connection: {
+      get: () => status,
+      subscribe(listener) {
+        statusListeners.add(listener);
+        return () => statusListeners.delete(listener);
+      },
+    },
+    dispose() {
+      disposed = true;
+      if (reconnectTimer !== null) timers.clearTimeout(reconnectTimer);
+      for (const call of pending.values()) call.reject(new BridgeError({ code: 'disposed', message: 'the console is shutting down' }));
+      pending.clear();
+      subscriptions.clear();
+      socket?.close();
+      socket = null;
+      statusListeners.clear();
+    },
+  };
+}
