@@ -112,6 +112,8 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly countEntriesStmt: Statement<[string], { n: number }>;
   private readonly summaryStmt: Statement<[string], SummaryRow>;
   private readonly recordTx: (changesetId: string, entries: readonly ChangeEntry[]) => void;
+  private readonly getTx: (changesetId: string) => ChangeSet | undefined;
+  private readonly getForPlanTx: (planId: string) => ChangeSet[];
 
   constructor(readonly db: SqliteDatabase) {
     this.insertChangeset = db.prepare('INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
@@ -142,6 +144,13 @@ export class SqliteChangeSetStore implements ChangeSetStore {
          COALESCE(SUM(insertions), 0) AS insertions, COALESCE(SUM(deletions), 0) AS deletions
        FROM change_entries WHERE changeset_id = ?`,
     );
+
+    // A changeset and its entries are read in one snapshot, so another process's commit cannot land between them.
+    this.getTx = db.transaction((changesetId: string) => {
+      const row = this.selectChangeset.get(changesetId);
+      return row && this.readChangeset(row);
+    });
+    this.getForPlanTx = db.transaction((planId: string) => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
 
     this.recordTx = writeTransaction(db, (changesetId: string, entries: readonly ChangeEntry[]) => {
       if (!this.selectChangeset.get(changesetId)) throw new Error(`unknown changeset ${changesetId}`);
@@ -193,14 +202,11 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   }
 
   get(changesetId: string): ChangeSet | undefined {
-    return this.readTx(() => {
-      const row = this.selectChangeset.get(changesetId);
-      return row && this.readChangeset(row);
-    });
+    return this.getTx(changesetId);
   }
 
   getForPlan(planId: string): ChangeSet[] {
-    return this.readTx(() => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
+    return this.getForPlanTx(planId);
   }
 
   /** A page of entries in recording order; an unknown changeset has none. */
@@ -260,11 +266,6 @@ export class SqliteChangeSetStore implements ChangeSetStore {
       insertions: s.insertions,
       deletions: s.deletions,
     });
-  }
-
-  /** Several reads in one snapshot, so another process's commit cannot land between them. */
-  private readTx<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
   }
 
   private readChangeset(row: ChangeSetRow): ChangeSet {

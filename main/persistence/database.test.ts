@@ -82,6 +82,15 @@ describe('openDatabase', () => {
     expect(() => openDatabase(file)).toThrow(/newer than this build supports/);
   });
 
+  it('opens an in-memory database for tests that need no file', () => {
+    const db = openDatabase(':memory:');
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
+    const plan = makePlan();
+    new SqlitePlanRepository(db).insert(plan);
+    expect(new SqlitePlanRepository(db).get(plan.id)).toEqual(plan);
+    db.close();
+  });
+
   it('opens <dataDir>/agents.db, creating the folder', () => {
     const dir = path.join(tempDir(), 'nested', 'data');
     dirs.push(path.dirname(path.dirname(dir)));
