@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import type { ChangeEntry, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
 import type { StreamEvent } from '../../shared/events';
-import { countLineChanges } from '../engine/line-changes';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
-import type { ChangeSetStore } from '../engine/changeset-store';
+import { type ChangeSetStore, toEntryMeta } from '../engine/changeset-store';
 import { applyChangeset } from '../engine/changeset/apply';
 import { unifiedDiff } from '../engine/changeset/diff';
 import { exportPatch } from '../engine/changeset/patch';
@@ -74,22 +73,6 @@ export interface ApplyResult {
   applied: string[];
   conflicts: { path: string; expectedHash: string | null; actualHash: string | null }[];
   skipped: string[];
-}
-
-function entryMeta(entry: ChangeEntry): ChangeEntryMeta {
-  const counts = entry.binary ? { insertions: 0, deletions: 0 } : countLineChanges(entry.beforeText, entry.afterText);
-  return {
-    id: entry.id,
-    path: entry.path,
-    oldPath: entry.oldPath,
-    operation: entry.operation,
-    beforeHash: entry.beforeHash,
-    afterHash: entry.afterHash,
-    binary: entry.binary,
-    decisionId: entry.decisionId,
-    invocationId: entry.invocationId,
-    ...counts,
-  };
 }
 
 /** The operations an operator performs on plans; the CLI, the web host and Electron all call these. */
@@ -159,7 +142,7 @@ export class PlanService {
     return {
       changesetId: plan.changesetId,
       total: store.countEntries(plan.changesetId),
-      entries: store.listEntries(plan.changesetId, { offset, limit }).map(entryMeta),
+      entries: store.listEntryMeta(plan.changesetId, { offset, limit }),
     };
   }
 
@@ -168,7 +151,7 @@ export class PlanService {
     const { changesetId } = this.get(planId);
     const entry = changesetId ? this.stores.changesets.getEntry(changesetId, entryId) : undefined;
     if (!entry) throw new ValidationError('entryId', `no change entry "${entryId}" in plan ${planId}`);
-    return { entry: { ...entryMeta(entry), beforeText: entry.beforeText, afterText: entry.afterText }, diff: unifiedDiff(entry) };
+    return { entry: { ...toEntryMeta(entry), beforeText: entry.beforeText, afterText: entry.afterText }, diff: unifiedDiff(entry) };
   }
 
   invocations(planId: string): ToolInvocation[] {

@@ -1,3 +1,4 @@
+import type { ChangeEntryMeta } from '../../shared/contract';
 import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/domain';
 import { newId } from '../../shared/ids';
 import { countLineChanges } from './line-changes';
@@ -12,6 +13,8 @@ export interface ChangeSetStore {
   /** One page of entries in recorded order, for big changesets. */
   listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[];
   countEntries(changesetId: string): number;
+  /** One page of entries without file contents, with their line counts. */
+  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[];
   getEntry(changesetId: string, entryId: string): ChangeEntry | undefined;
 }
 
@@ -30,6 +33,22 @@ export function summarizeEntries(changesetId: string, planId: string, entries: r
     }
   }
   return { changesetId, planId, entryCount: entries.length, files: files.size, operations, insertions, deletions };
+}
+
+export function toEntryMeta(entry: ChangeEntry): ChangeEntryMeta {
+  const counts = entry.binary ? { insertions: 0, deletions: 0 } : countLineChanges(entry.beforeText, entry.afterText);
+  return {
+    id: entry.id,
+    path: entry.path,
+    oldPath: entry.oldPath,
+    operation: entry.operation,
+    beforeHash: entry.beforeHash,
+    afterHash: entry.afterHash,
+    binary: entry.binary,
+    decisionId: entry.decisionId,
+    invocationId: entry.invocationId,
+    ...counts,
+  };
 }
 
 export class InMemoryChangeSetStore implements ChangeSetStore {
@@ -64,6 +83,10 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
 
   listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {
     return (this.changesets.get(changesetId)?.entries ?? []).slice(page.offset, page.offset + page.limit);
+  }
+
+  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[] {
+    return this.listEntries(changesetId, page).map(toEntryMeta);
   }
 
   countEntries(changesetId: string): number {

@@ -3,6 +3,8 @@ import type { StreamCallback, StreamEvent, StreamEventType } from '../../shared/
 /** Where stream events are kept, in per-plan seq order. */
 export interface EventLog {
   append(event: StreamEvent): void;
+  /** Gives the event the plan's next seq and stores it, atomically (several processes may write). */
+  appendNext(planId: string, type: StreamEventType, data?: Record<string, unknown>): StreamEvent;
   list(planId: string, afterSeq?: number, limit?: number): StreamEvent[];
   lastSeq(planId: string): number;
 }
@@ -20,22 +22,23 @@ export class InMemoryEventLog implements EventLog {
   lastSeq(planId: string): number {
     return this.events.get(planId)?.at(-1)?.seq ?? 0;
   }
+  appendNext(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
+    const event: StreamEvent = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
+    this.append(event);
+    return event;
+  }
 }
 
 export type Emit = (type: StreamEventType, data?: Record<string, unknown>) => StreamEvent;
 
 /** Gives every event its per-plan seq, keeps it in the log, and fans it out to subscribers. */
 export class EventPublisher {
-  private readonly seqs = new Map<string, number>();
   private readonly listeners = new Set<StreamCallback>();
 
   constructor(readonly log: EventLog = new InMemoryEventLog()) {}
 
   publish(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
-    const seq = (this.seqs.get(planId) ?? this.log.lastSeq(planId)) + 1;
-    this.seqs.set(planId, seq);
-    const event: StreamEvent = { planId, seq, ts: new Date().toISOString(), type, data };
-    this.log.append(event);
+    const event = this.log.appendNext(planId, type, data);
     for (const listener of this.listeners) listener(event);
     return event;
   }
