@@ -1,0 +1,56 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test as base } from '@playwright/test';
+
+export const ROOT = resolve(__dirname, '..');
+
+export interface Console {
+  /** The console URL with its token. */
+  url: string;
+  home: string;
+  examples: string;
+  /** Runs the CLI against the same data directory. */
+  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+function run(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), ...args], { env: { ...process.env, AGENTS_HOME: home, AGENTS_RETRY_BASE_MS: '200' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** Each test gets a fresh data directory, a copy of the examples and its own `agents serve`. */
+export const test = base.extend<{ agentsConsole: Console }>({
+  agentsConsole: async ({}, use) => {
+    const base = mkdtempSync(join(tmpdir(), 'agents-e2e-'));
+    const home = join(base, 'home');
+    const examples = join(base, 'examples');
+    cpSync(join(ROOT, 'examples'), examples, { recursive: true, filter: (src) => !src.endsWith('large-refactor.yaml') });
+    const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0'], {
+      env: { ...process.env, AGENTS_HOME: home, AGENTS_RETRY_BASE_MS: '200' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      let out = '';
+      server.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+        const match = /(http:\/\/\S+\?token=\S+)/.exec(out);
+        if (match) resolveUrl(match[1]);
+      });
+      server.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
+      server.on('exit', (code) => reject(new Error(`agents serve exited with ${code}: ${out}`)));
+    });
+    await use({ url, home, examples, cli: (args) => run(args, home) });
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  },
+});
+
+export { expect } from '@playwright/test';
