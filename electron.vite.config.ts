@@ -1,0 +1,38 @@
+import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+
+// out/main (the desktop app's main process), out/preload (one CommonJS file, as a sandboxed
+// preload must be), out/renderer (the React console, also what `agents serve` serves).
+export default defineConfig({
+  main: {
+    build: {
+      outDir: resolve(__dirname, 'out/main'),
+      // A native module cannot be bundled; it is loaded from node_modules (rebuilt for Electron's ABI).
+      externalizeDeps: true,
+      rolldownOptions: {
+        input: { index: resolve(__dirname, 'main/electron/index.ts') },
+        external: ['better-sqlite3'],
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: resolve(__dirname, 'out/preload'),
+      // A sandboxed preload cannot require node_modules: zod and shared/ are bundled in.
+      externalizeDeps: false,
+      rolldownOptions: {
+        input: { index: resolve(__dirname, 'preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].js' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'renderer'),
+    plugins: [react()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rolldownOptions: { input: resolve(__dirname, 'renderer/index.html') },
+    },
+  },
+});

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { ValidationError } from '../../shared/errors';
+import type { App } from '../app/open-app';
+import { settleRuns } from '../host/settle-runs';
+import { startServer, type RunningServer } from '../web/server';
+import type { CliIo } from './program';
+
+export interface ServeOptions {
+  host: string;
+  port: string;
+  open?: boolean;
+}
+
+export interface ServeHooks {
+  /** Where SIGINT/SIGTERM come from; tests pass their own emitter. */
+  signals?: Pick<NodeJS.Process, 'once' | 'off'>;
+  /** Opens a URL in a browser; default: xdg-open, open or start. */
+  openBrowser?: (url: string) => void;
+  /** Called once the server listens, before waiting for a signal. */
+  onListening?: (server: RunningServer) => void;
+}
+
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ValidationError('--port', `must be a whole number from 0 to 65535, not "${value}"`);
+  }
+  return port;
+}
+
+/** `agents serve`: the console over HTTP and a WebSocket until SIGINT or SIGTERM. */
+export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hooks: ServeHooks = {}): Promise<void> {
+  const port = parsePort(opts.port);
+  const host = opts.host.trim();
+  if (host === '') throw new ValidationError('--host', 'must not be empty');
+  const log = (message: string, error?: unknown) => {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : error === undefined ? '' : String(error);
+    io.stderr(`agents serve: ${message}${detail ? `: ${detail}` : ''}\n`);
+  };
+  let server: RunningServer;
+  try {
+    server = await startServer({ service: app.service, host, port, dataDir: app.dataDir, log });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ValidationError('--port', `${port} is in use on ${host}; pick another, or --port 0 for a free one`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ValidationError('--host', `cannot listen on ${host}`);
+    throw error;
+  }
+  if (!server.rendererBuilt) io.stderr('agents serve: the console is not built; run `npm run build` (the API is served meanwhile)\n');
+  for (const id of app.recovered) io.stderr(`agents serve: plan ${id} was interrupted by a stopped process; retry it with: agents plan retry ${id}\n`);
+  io.stdout(`agents console: ${server.url}\n`);
+  if (opts.open) (hooks.openBrowser ?? openBrowser)(server.url);
+  hooks.onListening?.(server);
+
+  const signals = hooks.signals ?? process;
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const onInt = () => done('SIGINT');
+    const onTerm = () => done('SIGTERM');
+    const done = (name: NodeJS.Signals) => {
+      signals.off('SIGINT', onInt);
+      signals.off('SIGTERM', onTerm);
+      resolve(name);
+    };
+    signals.once('SIGINT', onInt);
+    signals.once('SIGTERM', onTerm);
+  });
+
+  // A second signal while shutting down means: now.
+  const force = () => {
+    io.stderr('agents serve: forced exit\n');
+    process.exit(130);
+  };
+  signals.once('SIGINT', force);
+  signals.once('SIGTERM', force);
+  try {
+    io.stderr(`agents serve: ${signal}, shutting down\n`);
+    await server.close();
+    const settled = await settleRuns(app.service);
+    for (const id of settled.paused) io.stderr(`agents serve: plan ${id} paused between steps; after a restart: agents plan retry ${id}\n`);
+    for (const id of settled.stillRunning) io.stderr(`agents serve: plan ${id} was still inside a tool call; after a restart: agents plan retry ${id}\n`);
+    app.close();
+  } finally {
+    signals.off('SIGINT', force);
+    signals.off('SIGTERM', force);
+  }
+}
+
+/** Best effort: a machine without a desktop has no opener, and that is fine. */
+export function openBrowser(url: string): void {
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No opener: the URL is printed already.
+  }
+}

@@ -1,0 +1,127 @@
+import type { App as ElectronApp, BrowserWindow as ElectronWindow, IpcMain, Menu as ElectronMenu, Protocol, Session } from 'electron';
+import path from 'node:path';
+import { type App, openApp } from '../app/open-app';
+import { contentSecurityPolicy } from '../host/csp';
+import { EventHub } from '../host/event-hub';
+import { createRouter, type HostLog } from '../host/router';
+import { settleRuns } from '../host/settle-runs';
+import { resolveDataDir } from '../persistence/data-dir';
+import { APP_ENTRY_URL, APP_ORIGIN, APP_SCHEME, originOf } from './app-origin';
+import { APP_SCHEME_PRIVILEGES, createAppProtocolHandler } from './app-protocol';
+import { type IpcBinding, registerIpc, trustedSender } from './ipc';
+import { menuTemplate } from './menu';
+import { hardenSession, hardenWebContents } from './security';
+import { mainWindowOptions } from './window-options';
+
+/** The parts of the electron module the desktop app uses; injected, so tests can hand in fakes. */
+export interface ElectronApi {
+  app: ElectronApp;
+  BrowserWindow: new (options: ReturnType<typeof mainWindowOptions>) => ElectronWindow;
+  ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
+  protocol: Pick<Protocol, 'registerSchemesAsPrivileged' | 'handle'>;
+  session: { defaultSession: Session };
+  Menu: Pick<typeof ElectronMenu, 'buildFromTemplate' | 'setApplicationMenu'>;
+}
+
+export interface DesktopOptions {
+  /** The folder of the built main bundle (`out/main`); the renderer and preload sit beside it. */
+  bundleDir: string;
+  env?: NodeJS.ProcessEnv;
+  log?: HostLog;
+  open?: typeof openApp;
+}
+
+export interface Desktop {
+  app: App;
+  window(): ElectronWindow | null;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The desktop app's composition root: security policies first, then the engine (SQLite in the
+ * data directory), the host bound to IPC, the menu, and one window. Resolves to null when another
+ * instance already runs (that one is focused instead).
+ */
+export function runDesktop(electron: ElectronApi, options: DesktopOptions): Promise<Desktop | null> {
+  const { app } = electron;
+  const env = options.env ?? process.env;
+  const log: HostLog = options.log ?? ((message, error) => console.error(`agents: ${message}`, error ?? ''));
+  const devUrl = !app.isPackaged ? env.ELECTRON_RENDERER_URL : undefined;
+  const appOrigin = (devUrl && originOf(devUrl)) || APP_ORIGIN;
+
+  // Both must happen before the app is ready.
+  electron.protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
+  app.enableSandbox();
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return Promise.resolve(null);
+  }
+
+  let window: ElectronWindow | null = null;
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, appOrigin));
+  app.on('second-instance', () => {
+    if (!window) return;
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+
+  return app.whenReady().then(() => {
+    const isMac = process.platform === 'darwin';
+    const csp = contentSecurityPolicy({ devServerOrigin: devUrl ? appOrigin : undefined });
+    hardenSession(electron.session.defaultSession, csp);
+    electron.protocol.handle(APP_SCHEME, createAppProtocolHandler({ rendererDir: path.join(options.bundleDir, '../renderer'), csp }));
+
+    const opened = (options.open ?? openApp)({ dataDir: resolveDataDir(env) });
+    for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
+    const router = createRouter(opened.service, { dataDir: opened.dataDir, log });
+    const hub = new EventHub(opened.service, { onError: (error) => log('event delivery failed', error) });
+    const ipc: IpcBinding = registerIpc({
+      ipcMain: electron.ipcMain,
+      router,
+      hub,
+      log,
+      isTrusted: trustedSender({ appOrigin, webContentsId: () => (window && !window.isDestroyed() ? window.webContents.id : null) }),
+    });
+    electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate({ isDev: Boolean(devUrl), isMac })));
+
+    const createWindow = () => {
+      const created = new electron.BrowserWindow(mainWindowOptions(path.join(options.bundleDir, '../preload/index.js')));
+      window = created;
+      created.once('ready-to-show', () => created.show());
+      created.on('closed', () => {
+        if (window === created) window = null;
+      });
+      void created.loadURL(devUrl ?? APP_ENTRY_URL);
+    };
+    createWindow();
+    app.on('activate', () => {
+      if (!window) createWindow();
+    });
+    app.on('window-all-closed', () => {
+      if (!isMac) app.quit();
+    });
+
+    let shutdown: Promise<void> | null = null;
+    const shutDown = () =>
+      (shutdown ??= (async () => {
+        ipc.dispose();
+        hub.dispose();
+        await settleRuns(opened.service);
+        opened.close();
+      })());
+    // Quitting waits, once, until running plans have paused between steps and the database is closed.
+    let settled = false;
+    app.on('before-quit', (event) => {
+      if (settled) return;
+      event.preventDefault();
+      void shutDown()
+        .catch((error: unknown) => log('shutdown failed', error))
+        .finally(() => {
+          settled = true;
+          app.quit();
+        });
+    });
+
+    return { app: opened, window: () => window, shutdown: shutDown };
+  });
+}

@@ -1,0 +1,23 @@
+import type { ZodError } from 'zod';
+import type { BridgeErrorPayload } from '../../shared/contract';
+import { PlanError, ValidationError } from '../../shared/errors';
+
+/** What every host error becomes before it crosses a boundary: a code and one line, never a stack. */
+export function invalidRequest(error: ZodError, prefix?: string): BridgeErrorPayload {
+  const v = ValidationError.fromZod(error, prefix);
+  return { code: 'invalid_request', message: v.message, field: v.field };
+}
+
+// The engine names a few fields in snake case; the contract's name is what a form can highlight.
+const FIELD_NAMES: Record<string, string> = { plan_id: 'planId' };
+
+export function toBridgeError(error: unknown, log: (message: string, error: unknown) => void): BridgeErrorPayload {
+  if (error instanceof ValidationError) {
+    const field = FIELD_NAMES[error.field] ?? error.field;
+    return { code: 'invalid_request', message: `${field}: ${error.problem}`, field };
+  }
+  if (error instanceof PlanError) return { code: error.code, message: error.message };
+  // Anything else is a bug: keep the details in the host's log, send a generic line.
+  log('internal error', error);
+  return { code: 'internal', message: 'internal error; see the host log' };
+}

@@ -1,0 +1,206 @@
+import type { StreamEvent } from '../../shared/events';
+
+/** Where a subscription's events go: an IPC sender, or one WebSocket. */
+export interface EventSink {
+  send(event: StreamEvent): void;
+  /** True while the transport has too much unsent (a WebSocket's bufferedAmount over a threshold). */
+  congested(): boolean;
+  /** Calls back once the transport has drained; returns a cancel. Needed only by sinks that can congest. */
+  whenDrained(callback: () => void): () => void;
+}
+
+/** What the hub reads: the live stream, and the database for catching up. PlanService fits. */
+export interface EventSource {
+  events: { subscribe(listener: (event: StreamEvent) => void): () => void };
+  eventsAfter(planId: string, afterSeq: number, limit: number): { events: StreamEvent[]; lastSeq: number };
+  get(planId: string): unknown;
+}
+
+export interface HubSubscription {
+  dispose(): void;
+}
+
+export interface EventHubOptions {
+  /** Events read from the database per page when catching up. */
+  pageSize?: number;
+  /** Told when a sink throws (a socket that closed under us; the subscription is then dropped) or a catch-up read fails. */
+  onError?: (error: unknown) => void;
+}
+
+class Subscriber {
+  /** Last seq delivered per plan; an event at or below it is a duplicate. */
+  private readonly delivered = new Map<string, number>();
+  /** Plans with events not yet delivered, and the seq after which to read them from the database. */
+  private readonly missed = new Map<string, number>();
+  private lagging = false;
+  private cancelDrain: (() => void) | null = null;
+  private scheduled: ReturnType<typeof setImmediate> | null = null;
+  disposed = false;
+
+  constructor(
+    readonly planId: string | null,
+    private readonly sink: EventSink,
+    private readonly source: EventSource,
+    private readonly pageSize: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Starts behind: everything after `afterSeq` comes from the database before anything live. */
+  startFrom(planId: string, afterSeq: number): void {
+    this.lagging = true;
+    this.missed.set(planId, afterSeq);
+    this.delivered.set(planId, afterSeq);
+    // Deferred, so the transport can confirm the subscription before its first event.
+    this.scheduled = setImmediate(() => {
+      this.scheduled = null;
+      this.catchUp();
+    });
+  }
+
+  onLive(event: StreamEvent): void {
+    if (this.disposed || (this.planId !== null && event.planId !== this.planId)) return;
+    if (this.lagging) {
+      this.noteMissed(event);
+      return;
+    }
+    const last = this.delivered.get(event.planId);
+    if (last !== undefined && event.seq <= last) return;
+    if (this.sink.congested()) {
+      // Drop the live queue; the database has every event, so read them from there once drained.
+      this.noteMissed(event);
+      this.lagging = true;
+      this.waitForDrain();
+      return;
+    }
+    if (last !== undefined && event.seq > last + 1) {
+      // A gap: the events in between are in the database already; read them first.
+      this.noteMissed(event);
+      this.lagging = true;
+      this.catchUp();
+      return;
+    }
+    this.deliver(event);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.cancelDrain?.();
+    this.cancelDrain = null;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
+  }
+
+  private noteMissed(event: StreamEvent): void {
+    if (!this.missed.has(event.planId)) this.missed.set(event.planId, this.delivered.get(event.planId) ?? event.seq - 1);
+  }
+
+  private waitForDrain(): void {
+    this.cancelDrain?.();
+    this.cancelDrain = this.sink.whenDrained(() => {
+      this.cancelDrain = null;
+      this.catchUp();
+    });
+  }
+
+  /**
+   * Reads what was missed from the database in seq order. It runs synchronously between two
+   * publishes, so no live event can slip between the last page and going live again.
+   */
+  private catchUp(): void {
+    while (!this.disposed && this.missed.size > 0) {
+      const [planId, afterSeq] = this.missed.entries().next().value as [string, number];
+      let after = afterSeq;
+      for (;;) {
+        if (this.sink.congested()) {
+          this.missed.set(planId, after);
+          this.waitForDrain();
+          return;
+        }
+        let page: StreamEvent[];
+        try {
+          page = this.source.eventsAfter(planId, after, this.pageSize).events;
+        } catch (error) {
+          // The plan is gone (or the database closed): nothing more to read for it.
+          this.onError(error);
+          break;
+        }
+        for (const event of page) if (!this.deliver(event)) return;
+        if (page.length < this.pageSize) break;
+        after = page[page.length - 1].seq;
+      }
+      this.missed.delete(planId);
+    }
+    if (this.disposed) return;
+    this.lagging = false;
+    this.cancelDrain?.();
+    this.cancelDrain = null;
+  }
+
+  private deliver(event: StreamEvent): boolean {
+    const last = this.delivered.get(event.planId);
+    if (last !== undefined && event.seq <= last) return true;
+    try {
+      this.sink.send(event);
+    } catch (error) {
+      this.onError(error);
+      this.dispose();
+      return false;
+    }
+    this.delivered.set(event.planId, event.seq);
+    return true;
+  }
+}
+
+/**
+ * Fans the engine's stream events out to subscribers, one plan's or all plans'. A subscriber that
+ * asks for events after a seq is first caught up from the database; one that falls behind (a slow
+ * socket) loses its live queue, never its events: it is caught up from the database once drained.
+ */
+export class EventHub {
+  private readonly subscribers = new Set<Subscriber>();
+  private readonly unsubscribe: () => void;
+  private readonly pageSize: number;
+  private readonly onError: (error: unknown) => void;
+
+  constructor(
+    private readonly source: EventSource,
+    options: EventHubOptions = {},
+  ) {
+    this.pageSize = options.pageSize ?? 500;
+    this.onError = options.onError ?? (() => undefined);
+    this.unsubscribe = source.events.subscribe((event) => {
+      for (const subscriber of this.subscribers) {
+        if (subscriber.disposed) this.subscribers.delete(subscriber);
+        else subscriber.onLive(event);
+      }
+    });
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /**
+   * `planId: null` follows every plan from now on (seq is per plan, so `afterSeq` has no meaning
+   * there); a plan's subscription replays everything after `afterSeq` first. Throws if the plan
+   * does not exist.
+   */
+  subscribe(subscription: { planId: string | null; afterSeq?: number }, sink: EventSink): HubSubscription {
+    if (subscription.planId !== null) this.source.get(subscription.planId);
+    const subscriber = new Subscriber(subscription.planId, sink, this.source, this.pageSize, this.onError);
+    this.subscribers.add(subscriber);
+    if (subscription.planId !== null) subscriber.startFrom(subscription.planId, subscription.afterSeq ?? 0);
+    return {
+      dispose: () => {
+        subscriber.dispose();
+        this.subscribers.delete(subscriber);
+      },
+    };
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+    for (const subscriber of this.subscribers) subscriber.dispose();
+    this.subscribers.clear();
+  }
+}

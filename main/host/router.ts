@@ -1,0 +1,120 @@
+import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
+import type { PlanService } from '../app/plan-service';
+import { BreakpointBook } from './breakpoints';
+import { createPlanFromContent } from './create-from-content';
+import { invalidRequest, toBridgeError } from './errors';
+import packageJson from '../../package.json';
+
+export type HostLog = (message: string, error?: unknown) => void;
+
+export interface RouterOptions {
+  /** Shown by `app.info`. */
+  dataDir?: string;
+  version?: string;
+  /** Where a relative `project` of an uploaded plan resolves; default: the working directory. */
+  baseDir?: string;
+  /** Internal errors and failed background runs go here, with their stacks; never to the client. */
+  log?: HostLog;
+  breakpoints?: BreakpointBook;
+}
+
+/** Contract channel -> engine call; the one host that Electron IPC and the WebSocket both bind. */
+export interface Router {
+  handle(channel: unknown, request: unknown): Promise<Envelope<unknown>>;
+}
+
+type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => ResponseOf<C> | Promise<ResponseOf<C>> };
+
+export const defaultHostLog: HostLog = (message, error) => {
+  console.error(`agents host: ${message}`, error ?? '');
+};
+
+export function isChannel(channel: unknown): channel is Channel {
+  return typeof channel === 'string' && Object.hasOwn(contract, channel);
+}
+
+export function createRouter(service: PlanService, options: RouterOptions = {}): Router {
+  const log = options.log ?? defaultHostLog;
+  const breakpoints = options.breakpoints ?? new BreakpointBook();
+  const plan = (planId: string) => ({ plan: service.get(planId) });
+
+  // A run resolves when it ends, which can be hours away: answer at once, and log a run that throws.
+  const startRun = (planId: string, begin: () => Promise<unknown>) => {
+    const run = begin();
+    run.catch((error: unknown) => log(`the run of plan ${planId} failed`, error));
+    return plan(planId);
+  };
+
+  const handlers: Handlers = {
+    'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover() }),
+    'plans.list': (r) => ({ plans: service.listItems({ state: r.state, search: r.search }) }),
+    'plans.get': (r) => plan(r.planId),
+    'plans.create': (r) => {
+      const overrides = { project: r.project, profile: r.profile };
+      if (r.path !== undefined) return { plan: service.createFromFile(r.path, overrides) };
+      const content = r.content ?? '';
+      return { plan: createPlanFromContent(service, { content, fileName: r.fileName, ...overrides }, options.baseDir ?? process.cwd()) };
+    },
+    'plans.decisions': (r) => ({ decisions: service.decisions(r.planId) }),
+    'plans.invocations': (r) => ({ invocations: service.invocations(r.planId) }),
+    'plans.events': (r) => service.eventsAfter(r.planId, r.afterSeq, r.limit),
+    'plans.changes': (r) => service.changes(r.planId, r.offset, r.limit),
+    'plans.change': (r) => service.change(r.planId, r.entryId),
+    'plans.errors': (r) => service.errors(r.planId),
+    'plans.run': (r) => startRun(r.planId, () => service.run(r.planId, { step: r.step, breakpoints: breakpoints.list(r.planId) })),
+    'plans.retry': (r) => startRun(r.planId, () => service.retry(r.planId, { breakpoints: breakpoints.list(r.planId) })),
+    'plans.step': (r) => {
+      service.controller(r.planId).step();
+      return plan(r.planId);
+    },
+    'plans.continue': (r) => {
+      service.controller(r.planId).continue();
+      return plan(r.planId);
+    },
+    'plans.pause': (r) => {
+      service.controller(r.planId).pause();
+      return plan(r.planId);
+    },
+    'plans.breakpoint': (r) => {
+      service.get(r.planId);
+      const pending = breakpoints.set(r.planId, r.decisionId, r.enabled);
+      if (!service.isRunning(r.planId)) return { breakpoints: pending };
+      // The running controller has its own set; keep it the same as the host's.
+      const running = service.controller(r.planId).breakpoints;
+      if (r.enabled) running.add(r.decisionId);
+      else running.delete(r.decisionId);
+      return { breakpoints: [...running] };
+    },
+    'plans.reset': (r) => ({ plan: service.reset(r.planId) }),
+    'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, force: r.force }),
+    'plans.discard': async (r) => {
+      const discarded = await service.discard(r.planId);
+      breakpoints.forget(r.planId);
+      return { plan: discarded };
+    },
+  };
+
+  return {
+    async handle(channel, request) {
+      if (!isChannel(channel)) {
+        const name = typeof channel === 'string' ? JSON.stringify(channel.slice(0, 64)) : `of type ${channel === null ? 'null' : typeof channel}`;
+        return { ok: false, error: { code: 'unknown_channel', message: `unknown channel ${name}` } };
+      }
+      try {
+        const schema = contract[channel];
+        const parsed = schema.request.safeParse(request);
+        if (!parsed.success) return { ok: false, error: invalidRequest(parsed.error) };
+        const handler = handlers[channel] as (request: unknown) => unknown;
+        const result = await handler(parsed.data);
+        const checked = schema.response.safeParse(result);
+        if (!checked.success) {
+          log(`the response of ${channel} does not match the contract`, checked.error);
+          return { ok: false, error: { code: 'internal', message: `internal error: the response of ${channel} does not match the contract` } };
+        }
+        return { ok: true, data: checked.data };
+      } catch (error) {
+        return { ok: false, error: toBridgeError(error, log) };
+      }
+    },
+  };
+}

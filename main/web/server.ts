@@ -1,0 +1,146 @@
+import { createServer, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import path from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { MAX_MESSAGE_BYTES } from '../../shared/ws-protocol';
+import type { PlanService } from '../app/plan-service';
+import { contentSecurityPolicy } from '../host/csp';
+import { EventHub } from '../host/event-hub';
+import { createRouter, defaultHostLog, type HostLog } from '../host/router';
+import { checkUpgrade, isWildcardHost, newToken, ownOrigins, urlHost, WS_PATH } from './auth';
+import { createStaticHandler, isRendererBuilt } from './static-handler';
+import { WsConnection } from './ws-connection';
+
+/** electron-vite's renderer output, from this file's place in the source tree. */
+export const DEFAULT_RENDERER_DIR = path.resolve(__dirname, '../../out/renderer');
+
+/**
+ * ws closes a connection whose message is larger than this. Between MAX_MESSAGE_BYTES and this,
+ * the message is read and answered with an error, so a client learns why; beyond it, the
+ * connection closes with 1009 and ws's reason.
+ */
+export const HARD_PAYLOAD_LIMIT = 4 * MAX_MESSAGE_BYTES;
+
+export interface ServerOptions {
+  service: PlanService;
+  /** Default 127.0.0.1; `0.0.0.0` or `::` serve every interface, and then any Host's own origin. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  rendererDir?: string;
+  /** Shown by `app.info`. */
+  dataDir?: string;
+  log?: HostLog;
+  /** Ping period; a client that misses one pong is cut off. */
+  heartbeatMs?: number;
+  /** Unsent bytes above which a socket's events wait in the database. */
+  congestionBytes?: number;
+}
+
+export interface RunningServer {
+  /** The console's address with its token: `http://HOST:PORT/?token=TOKEN`. */
+  url: string;
+  token: string;
+  host: string;
+  port: number;
+  /** The WebSocket's address: `ws://HOST:PORT/ws?token=TOKEN`. */
+  wsUrl: string;
+  rendererBuilt: boolean;
+  /** Stops accepting, closes every socket and subscription. Running plans are the caller's. */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? defaultHostLog;
+  const rendererDir = options.rendererDir ?? DEFAULT_RENDERER_DIR;
+  const token = newToken();
+  const router = createRouter(options.service, { dataDir: options.dataDir, log });
+  const hub = new EventHub(options.service, { onError: (error) => log('event delivery failed', error) });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_PAYLOAD_LIMIT, perMessageDeflate: false });
+  const connections = new Map<WebSocket, WsConnection>();
+  const alive = new WeakSet<WebSocket>();
+  let origins = new Set<string>();
+  let csp = contentSecurityPolicy();
+  let closing: Promise<void> | null = null;
+
+  const server = createServer(createStaticHandler({ rendererDir, csp: () => csp }));
+  server.on('clientError', (_error, socket) => socket.destroy());
+  server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (closing) return refuse(socket, 503, 'shutting down');
+    const verdict = checkUpgrade(req, { token, origins, bindHost: host });
+    if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      alive.add(ws);
+      ws.on('pong', () => alive.add(ws));
+      connections.set(ws, new WsConnection(ws, { router, hub, log, congestionBytes: options.congestionBytes }));
+      ws.on('close', () => {
+        connections.get(ws)?.dispose();
+        connections.delete(ws);
+      });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  // A wildcard bind is reached through some interface; the loopback one is the address to print.
+  const shownHost = isWildcardHost(host) ? (host === '::' ? '::1' : '127.0.0.1') : host;
+  origins = ownOrigins(shownHost, port);
+  csp = contentSecurityPolicy({ connectSrc: [...origins].map((o) => o.replace(/^http:/, 'ws:')) });
+
+  const heartbeat = setInterval(() => {
+    for (const ws of connections.keys()) {
+      if (!alive.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      alive.delete(ws);
+      ws.ping();
+    }
+  }, options.heartbeatMs ?? 30_000);
+  heartbeat.unref();
+
+  const base = `http://${urlHost(shownHost)}:${port}`;
+  return {
+    url: `${base}/?token=${token}`,
+    wsUrl: `ws://${urlHost(shownHost)}:${port}${WS_PATH}?token=${token}`,
+    token,
+    host,
+    port,
+    rendererBuilt: isRendererBuilt(rendererDir),
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(heartbeat);
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        for (const ws of connections.keys()) ws.close(1001, 'the console is shutting down');
+        hub.dispose();
+        // A client that does not answer the close handshake promptly is cut off.
+        const grace = setTimeout(() => {
+          for (const ws of connections.keys()) ws.terminate();
+          server.closeAllConnections();
+        }, 1_000);
+        await stopped;
+        clearTimeout(grace);
+        for (const connection of connections.values()) connection.dispose();
+        connections.clear();
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+      })()),
+  };
+}
+
+function refuse(socket: Duplex, status: number, reason: string): void {
+  const body = `${reason}\n`;
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
