@@ -1,0 +1,83 @@
+import { createStore } from 'zustand/vanilla';
+import type { Bridge } from '../../../shared/contract';
+import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/frame-buffer';
+import { createChangesSlice } from './changes-slice';
+import { createEventsSlice } from './events-slice';
+import { createLiveSlice } from './live-slice';
+import { createNavigationSlice } from './navigation-slice';
+import { createPlanSlice } from './plan-slice';
+import { createPlansSlice } from './plans-slice';
+import type { AppState, AppStore, IngestItem, StoreDeps } from './types';
+import { createUiSlice } from './ui-slice';
+
+export interface AppStoreOptions {
+  bridge: Bridge;
+  frames?: FrameScheduler;
+  setTimeout?: (callback: () => void, ms: number) => unknown;
+  clearTimeout?: (handle: unknown) => void;
+  now?: () => number;
+}
+
+export interface AppRuntime {
+  store: AppStore;
+  /** Loads the plan list and subscribes to every plan's events. */
+  start(): void;
+  /** Reloads what may have been missed while the connection was down. */
+  resync(): void;
+  dispose(): void;
+}
+
+/** The composition root of the renderer's state: one store of slices, fed by a per-frame event buffer. */
+export function createAppRuntime(options: AppStoreOptions): AppRuntime {
+  const setTimer = options.setTimeout ?? ((callback: () => void, ms: number) => setTimeout(callback, ms));
+  const clearTimer = options.clearTimeout ?? ((handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>));
+  let store: AppStore | null = null;
+  const buffer = createFrameBuffer<IngestItem>((items) => store?.getState().ingestEvents(items), options.frames ?? animationFrames, {
+    setTimeout: setTimer,
+    clearTimeout: clearTimer,
+    ms: 250,
+  });
+  const deps: StoreDeps = {
+    bridge: options.bridge,
+    flushEvents: () => buffer.flush(),
+    subscribePlan: (planId, afterSeq) => options.bridge.subscribe({ planId, afterSeq }, (event) => buffer.push({ scope: 'plan', event })),
+    now: options.now ?? Date.now,
+    setTimeout: setTimer,
+  };
+  store = createStore<AppState>()((set, get) => ({
+    ...createUiSlice(set, get, deps),
+    ...createPlansSlice(set, get, deps),
+    ...createPlanSlice(set, get, deps),
+    ...createEventsSlice(set, get, deps),
+    ...createChangesSlice(set, get, deps),
+    ...createLiveSlice(set, get, deps),
+    ...createNavigationSlice(set, get, deps),
+  }));
+  const appStore = store;
+  let unsubscribeAll: (() => void) | null = null;
+
+  return {
+    store: appStore,
+    start() {
+      void appStore.getState().loadPlans();
+      unsubscribeAll ??= options.bridge.subscribe({ planId: null }, (event) => buffer.push({ scope: 'all', event }));
+    },
+    resync() {
+      const state = appStore.getState();
+      state.refreshPlans();
+      if (state.planId) {
+        state.refreshPlan();
+        state.refreshDecisions();
+        state.refreshInvocations();
+        state.refreshErrors();
+        state.refreshChanges();
+      }
+    },
+    dispose() {
+      unsubscribeAll?.();
+      unsubscribeAll = null;
+      appStore.getState().closePlan();
+      buffer.dispose();
+    },
+  };
+}

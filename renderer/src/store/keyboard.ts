@@ -1,0 +1,80 @@
+import type { PlanAction } from '../lib/plan-actions';
+import type { AppStore } from './types';
+
+export interface KeyContext {
+  /** The key went to a list or tree container itself (arrow keys then move too). */
+  inRegion: boolean;
+}
+
+const ACTION_KEYS: Record<string, PlanAction> = { s: 'step', c: 'continue', r: 'retry', p: 'pause' };
+const TAB_KEYS = { '1': 'decisions', '2': 'changes', '3': 'events' } as const;
+
+/** The console's keyboard map (see the help sheet). Returns whether the key was used. */
+export function handleKey(store: AppStore, key: string, context: KeyContext = { inRegion: false }): boolean {
+  const state = store.getState();
+  if (key === '?') {
+    state.setHelpOpen(!state.helpOpen);
+    return true;
+  }
+  if (state.helpOpen) {
+    if (key === 'Escape') {
+      state.setHelpOpen(false);
+      return true;
+    }
+    return false;
+  }
+  const region = state.focusRegion;
+  const down = key === 'j' || (context.inRegion && key === 'ArrowDown');
+  const up = key === 'k' || (context.inRegion && key === 'ArrowUp');
+  if (down || up) {
+    const delta = down ? 1 : -1;
+    if (region === 'plans') state.movePlanCursor(delta);
+    else if (region === 'tree') state.moveDecisionSelection(delta);
+    else if (region === 'files') state.moveEntrySelection(delta);
+    else return false;
+    return true;
+  }
+  if (key === 'Enter') {
+    if (region === 'plans' && state.planCursorId) {
+      state.openPlan(state.planCursorId);
+      return true;
+    }
+    if (region === 'tree' && state.selectedDecisionId) {
+      state.toggleExpanded(state.selectedDecisionId);
+      return true;
+    }
+    return false;
+  }
+  if (region === 'tree' && context.inRegion && state.selectedDecisionId && (key === 'ArrowRight' || key === 'ArrowLeft')) {
+    state.setExpanded(state.selectedDecisionId, key === 'ArrowRight');
+    return true;
+  }
+  if (key === 'n') {
+    state.jumpToNextFailure();
+    return true;
+  }
+  if (key in ACTION_KEYS) {
+    if (!state.plan) return false;
+    void state.runAction(ACTION_KEYS[key]);
+    return true;
+  }
+  if (key in TAB_KEYS && state.planId) {
+    state.setTab(TAB_KEYS[key as keyof typeof TAB_KEYS]);
+    return true;
+  }
+  return false;
+}
+
+export const KEY_HELP: { keys: string; what: string }[] = [
+  { keys: 'j / k', what: 'Move down / up in the focused list or tree (plans by default)' },
+  { keys: 'Enter', what: 'Open the plan under the cursor; expand or collapse a tree node' },
+  { keys: '← / →', what: 'Collapse / expand the selected tree node' },
+  { keys: 'n', what: 'Next failure: the next failed step, then the next errored plan' },
+  { keys: 's', what: 'Step: run one decision (starts a queued plan in step mode)' },
+  { keys: 'c', what: 'Continue to the end or the next breakpoint' },
+  { keys: 'p', what: 'Pause before the next decision' },
+  { keys: 'r', what: 'Retry an errored plan from the failed step' },
+  { keys: '1 / 2 / 3', what: 'Show decisions / changes / events' },
+  { keys: '?', what: 'Show or hide this help' },
+  { keys: 'Esc', what: 'Close this help' },
+];

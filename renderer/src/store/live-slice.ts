@@ -1,0 +1,40 @@
+import { mergeEvents } from './merge-events';
+import { LIST_EVENT_TYPES, reducePlanEvents } from './plan-events';
+import type { IngestItem, SliceCreator } from './types';
+
+export interface LiveSlice {
+  /** Applies one animation frame's worth of stream events. */
+  ingestEvents(items: readonly IngestItem[]): void;
+}
+
+export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
+  ingestEvents(items) {
+    const state = get();
+    const planId = state.planId;
+    const planEvents = items.filter((i) => i.scope === 'plan' && i.event.planId === planId).map((i) => i.event);
+    if (planId && planEvents.length > 0) {
+      const merged = mergeEvents(state.events, state.lastSeq, planEvents);
+      const reduced = reducePlanEvents(state, merged.appended);
+      set({
+        events: merged.events,
+        lastSeq: merged.lastSeq,
+        plan: reduced.plan,
+        decisions: reduced.decisions,
+        pausedDecisionId: reduced.pausedDecisionId,
+        nextRetry: reduced.nextRetry,
+      });
+      if (merged.gap) void get().backfillEvents(planId, merged.gap.after, merged.gap.before);
+      const next = get();
+      for (const followUp of reduced.followUps) {
+        if (followUp === 'plan') next.refreshPlan();
+        else if (followUp === 'decisions') next.refreshDecisions();
+        else if (followUp === 'invocations') next.refreshInvocations();
+        else if (followUp === 'errors') next.refreshErrors();
+        else next.refreshChanges();
+      }
+      const message = reduced.messages.at(-1);
+      if (message) next.announce(message);
+    }
+    if (items.some((i) => i.scope === 'all' && LIST_EVENT_TYPES.has(i.event.type))) get().refreshPlans();
+  },
+});

@@ -1,0 +1,277 @@
+import type { ResponseOf } from '../../../shared/contract';
+import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import { coalesce } from '../lib/coalesce';
+import { ancestorsOf, flattenTree } from '../lib/decision-tree';
+import { errorText } from '../lib/format';
+import { ACTION_LABELS, allowedActions, isRunnable, type PlanAction } from '../lib/plan-actions';
+import { initialChangesState } from './changes-slice';
+import { initialEventsState } from './events-slice';
+import { deriveFromHistory, type NextRetry } from './plan-events';
+import type { LoadStatus, SliceCreator } from './types';
+
+export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
+export type PlanTab = 'decisions' | 'changes' | 'events';
+
+export interface PlanSlice {
+  planId: string | null;
+  plan: Plan | null;
+  planStatus: LoadStatus;
+  planError: string | null;
+  /** Normalized by id; the tree is derived (see lib/decision-tree). */
+  decisions: Record<string, StrategyDecision>;
+  decisionsStatus: LoadStatus;
+  expanded: Record<string, boolean>;
+  selectedDecisionId: string | null;
+  /** The decision a paused plan waits before. */
+  pausedDecisionId: string | null;
+  invocations: ToolInvocation[];
+  errors: ErrorRecord[];
+  recoveryHints: RecoveryHint[];
+  nextRetry: NextRetry | null;
+  breakpoints: string[];
+  pendingAction: PlanAction | null;
+  actionError: string | null;
+  tab: PlanTab;
+  /** Select the first failed decision once the decisions arrive (after `n` opened a plan). */
+  selectFailedOnLoad: boolean;
+  openPlan(planId: string, options?: { selectFailure?: boolean }): void;
+  closePlan(): void;
+  refreshPlan(): void;
+  refreshDecisions(): void;
+  refreshInvocations(): void;
+  refreshErrors(): void;
+  setTab(tab: PlanTab): void;
+  toggleExpanded(decisionId: string): void;
+  setExpanded(decisionId: string, expanded: boolean): void;
+  selectDecision(decisionId: string | null, options?: { reveal?: boolean }): void;
+  moveDecisionSelection(delta: number): void;
+  /** Selects the first failed decision, if any; returns whether one was found. */
+  selectFirstFailure(): boolean;
+  runAction(action: PlanAction): Promise<void>;
+  toggleBreakpoint(decisionId: string): Promise<void>;
+}
+
+export const initialPlanState = {
+  planId: null as string | null,
+  plan: null as Plan | null,
+  planStatus: 'idle' as LoadStatus,
+  planError: null as string | null,
+  decisions: {} as Record<string, StrategyDecision>,
+  decisionsStatus: 'idle' as LoadStatus,
+  expanded: {} as Record<string, boolean>,
+  selectedDecisionId: null as string | null,
+  pausedDecisionId: null as string | null,
+  invocations: [] as ToolInvocation[],
+  errors: [] as ErrorRecord[],
+  recoveryHints: [] as RecoveryHint[],
+  nextRetry: null as NextRetry | null,
+  breakpoints: [] as string[],
+  pendingAction: null as PlanAction | null,
+  actionError: null as string | null,
+  selectFailedOnLoad: false,
+};
+
+export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
+  const { bridge } = deps;
+  let unsubscribe: (() => void) | null = null;
+
+  /** Runs `load` for the open plan and applies its result only if that plan is still open. */
+  const forOpenPlan = <T>(load: (planId: string) => Promise<T>, apply: (result: T) => void, fail?: (message: string) => void) =>
+    coalesce(async () => {
+      const planId = get().planId;
+      if (!planId) return;
+      try {
+        const result = await load(planId);
+        if (get().planId !== planId) return;
+        // Older buffered events go first, so they never overwrite this fresher snapshot.
+        deps.flushEvents();
+        apply(result);
+      } catch (error) {
+        if (get().planId === planId) fail?.(errorText(error));
+      }
+    });
+
+  const refreshPlan = forOpenPlan(
+    (planId) => bridge['plans.get']({ planId }),
+    ({ plan }) => set({ plan, planStatus: 'loaded', planError: null }),
+    (message) => {
+      if (get().plan === null) set({ planStatus: 'error', planError: message });
+    },
+  );
+
+  const refreshDecisions = forOpenPlan(
+    (planId) => bridge['plans.decisions']({ planId }),
+    ({ decisions: list }) => {
+      const known = get().decisions;
+      const expanded = { ...get().expanded };
+      // New nodes open expanded; a node the operator collapsed stays collapsed.
+      for (const d of list) if (!(d.id in known) && !(d.id in expanded)) expanded[d.id] = true;
+      const decisions = Object.fromEntries(list.map((d) => [d.id, d]));
+      const selected = get().selectedDecisionId;
+      set({ decisions, expanded, decisionsStatus: 'loaded', selectedDecisionId: selected && decisions[selected] ? selected : null });
+      if (get().selectFailedOnLoad) {
+        set({ selectFailedOnLoad: false });
+        get().selectFirstFailure();
+      }
+    },
+    (message) => {
+      if (get().decisionsStatus !== 'loaded') set({ decisionsStatus: 'error', planError: message });
+    },
+  );
+
+  const refreshInvocations = forOpenPlan(
+    (planId) => bridge['plans.invocations']({ planId }),
+    ({ invocations }) => set({ invocations }),
+  );
+
+  const refreshErrors = forOpenPlan(
+    (planId) => bridge['plans.errors']({ planId }),
+    ({ errors, recoveryHints }) => set({ errors, recoveryHints }),
+  );
+
+  const refreshAll = () => {
+    refreshPlan();
+    refreshDecisions();
+    refreshInvocations();
+    refreshErrors();
+    get().refreshChanges();
+  };
+
+  const stopSession = () => {
+    unsubscribe?.();
+    unsubscribe = null;
+  };
+
+  return {
+    ...initialPlanState,
+    tab: 'decisions',
+
+    openPlan(planId, options = {}) {
+      if (get().planId === planId) {
+        if (options.selectFailure && !get().selectFirstFailure()) set({ selectFailedOnLoad: true });
+        return;
+      }
+      stopSession();
+      set({
+        ...initialPlanState,
+        ...initialEventsState,
+        ...initialChangesState,
+        planId,
+        planStatus: 'loading',
+        decisionsStatus: 'loading',
+        selectFailedOnLoad: options.selectFailure === true,
+        planCursorId: planId,
+      });
+      // Show something at once, then load the history and subscribe from its end; snapshots
+      // fetched after the subscription is live cannot miss a change.
+      refreshAll();
+      void get()
+        .loadEventHistory(planId)
+        .then((lastSeq) => {
+          if (get().planId !== planId) return;
+          const derived = deriveFromHistory(get().events, get().plan);
+          set({ pausedDecisionId: get().pausedDecisionId ?? derived.pausedDecisionId, nextRetry: get().nextRetry ?? derived.nextRetry });
+          unsubscribe = deps.subscribePlan(planId, lastSeq);
+          refreshAll();
+        });
+    },
+
+    closePlan() {
+      stopSession();
+      set({ ...initialPlanState, ...initialEventsState, ...initialChangesState });
+    },
+
+    refreshPlan,
+    refreshDecisions,
+    refreshInvocations,
+    refreshErrors,
+
+    setTab: (tab) => set({ tab }),
+
+    toggleExpanded(decisionId) {
+      get().setExpanded(decisionId, !get().expanded[decisionId]);
+    },
+
+    setExpanded(decisionId, expanded) {
+      if (Boolean(get().expanded[decisionId]) !== expanded) set({ expanded: { ...get().expanded, [decisionId]: expanded } });
+    },
+
+    selectDecision(decisionId, options = {}) {
+      if (decisionId && options.reveal) {
+        const closed = ancestorsOf(get().decisions, decisionId).filter((id) => !get().expanded[id]);
+        if (closed.length > 0) set({ expanded: { ...get().expanded, ...Object.fromEntries(closed.map((id) => [id, true])) } });
+      }
+      set({ selectedDecisionId: decisionId });
+    },
+
+    moveDecisionSelection(delta) {
+      const rows = flattenTree(get().decisions, get().expanded);
+      if (rows.length === 0) return;
+      const current = rows.findIndex((r) => r.decision.id === get().selectedDecisionId);
+      const next = current < 0 ? (delta > 0 ? 0 : rows.length - 1) : Math.min(rows.length - 1, Math.max(0, current + delta));
+      set({ selectedDecisionId: rows[next].decision.id });
+    },
+
+    selectFirstFailure() {
+      const failed = flattenTree(get().decisions, {}, true).find((r) => r.decision.status === 'failed');
+      const fallback = get().errors.at(-1)?.decisionId ?? null;
+      const id = failed?.decision.id ?? (fallback && get().decisions[fallback] ? fallback : null);
+      if (!id) return false;
+      get().selectDecision(id, { reveal: true });
+      return true;
+    },
+
+    async runAction(action) {
+      const { planId, plan } = get();
+      if (!planId || !plan) return;
+      if (!allowedActions(plan)[action]) {
+        get().announce(`${ACTION_LABELS[action]} is not available while the plan is ${plan.processingState} in ${plan.phase}`);
+        return;
+      }
+      if (action === 'apply') {
+        await get().applySelected();
+        return;
+      }
+      set({ pendingAction: action, actionError: null });
+      try {
+        let result: { plan: Plan };
+        switch (action) {
+          case 'run':
+            result = await bridge['plans.run']({ planId, step: false });
+            break;
+          case 'step':
+            result = isRunnable(plan) ? await bridge['plans.run']({ planId, step: true }) : await bridge['plans.step']({ planId });
+            break;
+          default:
+            result = await bridge[`plans.${action}`]({ planId });
+        }
+        if (get().planId === planId) {
+          deps.flushEvents();
+          set({ plan: result.plan, planStatus: 'loaded' });
+          if (action === 'retry' || action === 'reset') refreshErrors();
+        }
+      } catch (error) {
+        const message = `${ACTION_LABELS[action]} failed: ${errorText(error)}`;
+        if (get().planId === planId) set({ actionError: message });
+        get().announce(message);
+      } finally {
+        if (get().pendingAction === action) set({ pendingAction: null });
+      }
+    },
+
+    async toggleBreakpoint(decisionId) {
+      const planId = get().planId;
+      if (!planId) return;
+      const enabled = !get().breakpoints.includes(decisionId);
+      try {
+        const { breakpoints } = await bridge['plans.breakpoint']({ planId, decisionId, enabled });
+        if (get().planId === planId) set({ breakpoints });
+        get().announce(enabled ? 'Breakpoint set' : 'Breakpoint removed');
+      } catch (error) {
+        const message = `Breakpoint not changed: ${errorText(error)}`;
+        if (get().planId === planId) set({ actionError: message });
+        get().announce(message);
+      }
+    },
+  };
+};

@@ -1,0 +1,89 @@
+import type { PlanListItem } from '../../../shared/contract';
+import type { ProcessingState } from '../../../shared/domain';
+import { coalesce } from '../lib/coalesce';
+import { errorText } from '../lib/format';
+import type { AppState, LoadStatus, SliceCreator } from './types';
+
+export type StateFilter = ProcessingState | 'all';
+
+export interface PlansSlice {
+  plans: PlanListItem[];
+  plansStatus: LoadStatus;
+  plansError: string | null;
+  stateFilter: StateFilter;
+  search: string;
+  /** The row j/k moves to; Enter opens it. */
+  planCursorId: string | null;
+  createStatus: { state: 'idle' | 'creating' } | { state: 'error'; message: string };
+  loadPlans(): Promise<void>;
+  /** A coalesced, rate-limited reload, for bursts of events. */
+  refreshPlans(): void;
+  setStateFilter(filter: StateFilter): void;
+  setSearch(search: string): void;
+  setPlanCursor(planId: string | null): void;
+  movePlanCursor(delta: number): void;
+  createPlanFromFile(file: { content: string; fileName: string }): Promise<string | null>;
+}
+
+/** The plans the list shows: filtered, those needing attention first, then newest first. */
+export function selectVisiblePlans(state: Pick<AppState, 'plans' | 'stateFilter' | 'search'>): PlanListItem[] {
+  const search = state.search.trim().toLowerCase();
+  return state.plans
+    .filter((p) => (state.stateFilter === 'all' || p.processingState === state.stateFilter) && (!search || p.name.toLowerCase().includes(search)))
+    .sort((a, b) => Number(b.needsAttention) - Number(a.needsAttention) || b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+}
+
+export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {
+  const load = async () => {
+    if (get().plansStatus !== 'loaded') set({ plansStatus: 'loading' });
+    try {
+      const { plans } = await deps.bridge['plans.list']({});
+      set({ plans, plansStatus: 'loaded', plansError: null });
+      const cursor = get().planCursorId;
+      if (cursor === null || !plans.some((p) => p.id === cursor)) {
+        set({ planCursorId: get().planId ?? selectVisiblePlans(get())[0]?.id ?? null });
+      }
+    } catch (error) {
+      set({ plansStatus: get().plansStatus === 'loaded' ? 'loaded' : 'error', plansError: errorText(error) });
+    }
+  };
+  const refresh = coalesce(load, { minIntervalMs: 400, setTimeout: deps.setTimeout, now: deps.now });
+
+  return {
+    plans: [],
+    plansStatus: 'idle',
+    plansError: null,
+    stateFilter: 'all',
+    search: '',
+    planCursorId: null,
+    createStatus: { state: 'idle' },
+    loadPlans: load,
+    refreshPlans: refresh,
+    setStateFilter: (stateFilter) => set({ stateFilter }),
+    setSearch: (search) => set({ search }),
+    setPlanCursor: (planCursorId) => set({ planCursorId }),
+    movePlanCursor(delta) {
+      const visible = selectVisiblePlans(get());
+      if (visible.length === 0) return;
+      const current = visible.findIndex((p) => p.id === get().planCursorId);
+      const next = current < 0 ? (delta > 0 ? 0 : visible.length - 1) : Math.min(visible.length - 1, Math.max(0, current + delta));
+      set({ planCursorId: visible[next].id });
+    },
+    async createPlanFromFile({ content, fileName }) {
+      set({ createStatus: { state: 'creating' } });
+      try {
+        const { plan } = await deps.bridge['plans.create']({ content, fileName });
+        set({ createStatus: { state: 'idle' }, planCursorId: plan.id });
+        get().announce(`Created plan ${plan.name}`);
+        await load();
+        get().openPlan(plan.id);
+        return plan.id;
+      } catch (error) {
+        const message = `Could not create a plan from ${fileName}: ${errorText(error)}`;
+        set({ createStatus: { state: 'error', message } });
+        get().announce(message);
+        return null;
+      }
+    },
+  };
+};

@@ -1,0 +1,271 @@
+import { describe, expect, it } from 'vitest';
+import { flattenTree } from '../lib/decision-tree';
+import { makeDecision, makeEntry, makeEvent, makeListItem, makePlan } from '../test-support/fake-bridge';
+import { testRuntime } from '../test-support/runtime';
+import { selectVisiblePlans } from './plans-slice';
+
+function demoTree() {
+  return [
+    makeDecision('root', null, 0),
+    makeDecision('s1', 'root', 0, { status: 'done' }),
+    makeDecision('s2', 'root', 1),
+    makeDecision('s3', 'root', 2),
+  ];
+}
+
+async function openDemoPlan() {
+  const t = testRuntime();
+  t.fake.plans = [makeListItem()];
+  t.fake.decisions = demoTree();
+  t.fake.events = [makeEvent(1, 'plan_created'), makeEvent(2, 'state_changed', { from: 'queued', to: 'processing', phase: 'strategize' })];
+  t.runtime.start();
+  await t.settle();
+  t.state().openPlan('P1');
+  await t.settle();
+  return t;
+}
+
+describe('the plan list', () => {
+  it('loads, and puts the plans that need attention first, newest first otherwise', async () => {
+    const t = testRuntime();
+    t.fake.plans = [
+      makeListItem({ id: 'old', name: 'old', createdAt: '2026-01-01T00:00:00.000Z' }),
+      makeListItem({ id: 'new', name: 'new', createdAt: '2026-01-02T00:00:00.000Z' }),
+      makeListItem({ id: 'bad', name: 'bad', processingState: 'errored', needsAttention: true }),
+    ];
+    t.runtime.start();
+    await t.settle();
+    expect(t.state().plansStatus).toBe('loaded');
+    expect(selectVisiblePlans(t.state()).map((p) => p.id)).toEqual(['bad', 'new', 'old']);
+    expect(t.state().planCursorId).toBe('bad');
+  });
+
+  it('filters by state and searches by name', async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem({ id: 'a', name: 'Add licence' }), makeListItem({ id: 'b', name: 'fix tests', processingState: 'errored' })];
+    t.runtime.start();
+    await t.settle();
+    t.state().setStateFilter('errored');
+    expect(selectVisiblePlans(t.state()).map((p) => p.id)).toEqual(['b']);
+    t.state().setStateFilter('all');
+    t.state().setSearch('LICENCE');
+    expect(selectVisiblePlans(t.state()).map((p) => p.id)).toEqual(['a']);
+  });
+
+  it('keeps the plans it has when a reload fails, and reports the error', async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem()];
+    await t.state().loadPlans();
+    t.fake.fail('plans.list', 'server down');
+    await t.state().loadPlans();
+    expect(t.state().plans).toHaveLength(1);
+    expect(t.state().plansError).toBe('server down');
+  });
+
+  it('reloads when any plan changes state', async () => {
+    const t = testRuntime();
+    t.runtime.start();
+    await t.settle();
+    const before = t.fake.callsTo('plans.list').length;
+    t.fake.emit(makeEvent(5, 'state_changed', { to: 'processing' }, 'OTHER'));
+    await t.frame();
+    expect(t.fake.callsTo('plans.list').length).toBe(before + 1);
+  });
+
+  it('creates a plan from a picked file and opens it', async () => {
+    const t = testRuntime();
+    t.runtime.start();
+    await t.settle();
+    const id = await t.state().createPlanFromFile({ content: 'name: x', fileName: 'x.yaml' });
+    expect(id).toBe('NEW');
+    expect(t.fake.callsTo('plans.create')).toEqual([{ content: 'name: x', fileName: 'x.yaml' }]);
+    expect(t.state().planId).toBe('NEW');
+  });
+
+  it('says why a plan file was refused', async () => {
+    const t = testRuntime();
+    t.fake.fail('plans.create', 'definitionOfDone: needs at least one step');
+    expect(await t.state().createPlanFromFile({ content: 'name: x', fileName: 'x.yaml' })).toBeNull();
+    expect(t.state().createStatus).toEqual({ state: 'error', message: 'Could not create a plan from x.yaml: definitionOfDone: needs at least one step' });
+  });
+});
+
+describe('opening a plan', () => {
+  it('loads the plan, its decisions expanded, and its event history', async () => {
+    const t = await openDemoPlan();
+    expect(t.state().plan?.id).toBe('P1');
+    expect(flattenTree(t.state().decisions, t.state().expanded).map((r) => r.decision.id)).toEqual(['root', 's1', 's2', 's3']);
+    expect(t.state().events.map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it('subscribes to the plan after the last stored event', async () => {
+    const t = await openDemoPlan();
+    const subs = [...t.fake.subscriptions.values()].map((s) => s.subscription);
+    expect(subs).toContainEqual({ planId: 'P1', afterSeq: 2 });
+    expect(subs).toContainEqual({ planId: null });
+  });
+
+  it('drops the previous plan subscription when another plan opens', async () => {
+    const t = await openDemoPlan();
+    t.state().openPlan('P2');
+    await t.settle();
+    const planSubs = [...t.fake.subscriptions.values()].map((s) => s.subscription.planId).filter((id) => id !== null);
+    expect(planSubs).toEqual(['P2']);
+  });
+});
+
+describe('live events', () => {
+  it('are applied once per animation frame, in one batch', async () => {
+    const t = await openDemoPlan();
+    t.fake.emit(makeEvent(3, 'state_changed', { from: 'processing', to: 'paused', phase: 'execute' }));
+    t.fake.emit(makeEvent(4, 'paused', { decisionId: 's2', index: 1, total: 2, reason: 'step' }));
+    expect(t.state().lastSeq).toBe(2);
+    await t.frame();
+    expect(t.state().lastSeq).toBe(4);
+    expect(t.state().pausedDecisionId).toBe('s2');
+    expect(t.state().status.text).toContain('paused before step 1 of 2');
+  });
+
+  it('move decision statuses and the plan state without a refetch', async () => {
+    const t = await openDemoPlan();
+    t.fake.plan = makePlan({ processingState: 'processing' });
+    t.fake.emit(makeEvent(3, 'decision_status', { decisionId: 's2', status: 'running' }));
+    t.fake.emit(makeEvent(4, 'state_changed', { from: 'queued', to: 'processing', phase: 'execute' }));
+    t.state().ingestEvents([]);
+    await t.frame();
+    expect(t.state().decisions.s2.status).toBe('running');
+    expect(t.state().plan?.processingState).toBe('processing');
+  });
+
+  it('ignore events already seen, and backfill a gap', async () => {
+    const t = await openDemoPlan();
+    t.fake.events.push(makeEvent(3, 'execute_started'), makeEvent(4, 'runtime_execute_started'));
+    t.fake.emit(makeEvent(2, 'state_changed', { to: 'processing' }));
+    t.fake.emit(makeEvent(5, 'decision_status', { decisionId: 's2', status: 'running' }));
+    await t.frame();
+    expect(t.state().events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('never roll a fresher snapshot back', async () => {
+    const t = await openDemoPlan();
+    // An older event still in the frame buffer when a newer snapshot arrives...
+    t.fake.emit(makeEvent(3, 'state_changed', { from: 'queued', to: 'processing', phase: 'execute' }));
+    t.fake.plan = makePlan({ processingState: 'paused' });
+    t.state().refreshPlan();
+    await t.settle();
+    await t.frame();
+    // ...is applied before it, not after.
+    expect(t.state().plan?.processingState).toBe('paused');
+  });
+
+  it('schedule a countdown to the next automatic retry', async () => {
+    const t = await openDemoPlan();
+    t.fake.emit({ ...makeEvent(3, 'retry_scheduled', { decisionId: 's2', attempt: 2, delayMs: 4000, error: 'exit 75' }), ts: '2026-01-01T00:00:10.000Z' });
+    await t.frame();
+    expect(t.state().nextRetry).toEqual({ at: Date.parse('2026-01-01T00:00:14.000Z'), attempt: 2, decisionId: 's2', error: 'exit 75' });
+    t.fake.emit(makeEvent(4, 'runtime_execute_started'));
+    await t.frame();
+    expect(t.state().nextRetry).toBeNull();
+  });
+
+  it('refetch tool invocations and changes when tools ran', async () => {
+    const t = await openDemoPlan();
+    const invocations = t.fake.callsTo('plans.invocations').length;
+    const changes = t.fake.callsTo('plans.changes').length;
+    t.fake.emit(makeEvent(3, 'tool_call_finished', { decisionId: 's2' }));
+    t.fake.emit(makeEvent(4, 'change_recorded', { decisionId: 's2', entryId: 'e1' }));
+    await t.frame();
+    expect(t.fake.callsTo('plans.invocations').length).toBe(invocations + 1);
+    expect(t.fake.callsTo('plans.changes').length).toBe(changes + 1);
+  });
+});
+
+describe('plan controls', () => {
+  it('Step starts a queued plan in step mode, and steps a paused one', async () => {
+    const t = await openDemoPlan();
+    await t.state().runAction('step');
+    expect(t.fake.callsTo('plans.run')).toEqual([{ planId: 'P1', step: true }]);
+    t.fake.plan = makePlan({ processingState: 'paused' });
+    t.state().refreshPlan();
+    await t.settle();
+    await t.state().runAction('step');
+    expect(t.fake.callsTo('plans.step')).toEqual([{ planId: 'P1' }]);
+  });
+
+  it('refuse what the state does not allow, without calling the host', async () => {
+    const t = await openDemoPlan();
+    await t.state().runAction('retry');
+    expect(t.fake.callsTo('plans.retry')).toEqual([]);
+    expect(t.state().status.text).toBe('Retry is not available while the plan is queued in execute');
+  });
+
+  it('show the host refusal', async () => {
+    const t = await openDemoPlan();
+    t.fake.fail('plans.run', 'plan P1 is being run by another process');
+    await t.state().runAction('run');
+    expect(t.state().actionError).toBe('Run failed: plan P1 is being run by another process');
+    expect(t.state().pendingAction).toBeNull();
+  });
+});
+
+describe('the changeset', () => {
+  it('loads entries and a diff on selection', async () => {
+    const t = testRuntime();
+    t.fake.entries = [makeEntry('e1', 'README.md'), makeEntry('e2', 'LICENSE', { operation: 'create' })];
+    t.state().openPlan('P1');
+    await t.settle();
+    expect(t.state().changeEntries.map((e) => e.path)).toEqual(['README.md', 'LICENSE']);
+    t.state().selectEntry('e2');
+    await t.settle();
+    expect(t.state().diffs.e2).toMatchObject({ status: 'loaded' });
+  });
+
+  it('applies every file, or only the files left selected', async () => {
+    const t = testRuntime();
+    t.fake.plan = makePlan({ phase: 'apply' });
+    t.fake.entries = [makeEntry('e1', 'README.md'), makeEntry('e2', 'LICENSE')];
+    t.state().openPlan('P1');
+    await t.settle();
+    await t.state().applySelected();
+    t.state().togglePath('LICENSE');
+    await t.state().applySelected();
+    expect(t.fake.callsTo('plans.apply')).toEqual([{ planId: 'P1', paths: undefined }, { planId: 'P1', paths: ['README.md'] }]);
+  });
+
+  it('keeps the conflicts of an apply, per file', async () => {
+    const t = testRuntime();
+    t.fake.plan = makePlan({ phase: 'apply' });
+    t.fake.entries = [makeEntry('e1', 'README.md')];
+    t.fake.on('plans.apply', () => ({ planId: 'P1', applied: [], conflicts: [{ path: 'README.md', expectedHash: 'a', actualHash: 'z' }], skipped: [] }));
+    t.state().openPlan('P1');
+    await t.settle();
+    await t.state().runAction('apply');
+    expect(t.state().applyResult?.conflicts.map((c) => c.path)).toEqual(['README.md']);
+    expect(t.state().status.text).toContain('1 file changed in the project');
+  });
+});
+
+describe('jumping to the next failure', () => {
+  it('opens the next errored plan and selects its failed step', async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem({ id: 'ok' }), makeListItem({ id: 'P1', processingState: 'errored', needsAttention: true })];
+    t.fake.plan = makePlan({ processingState: 'errored' });
+    t.fake.decisions = [makeDecision('root', null, 0), makeDecision('s1', 'root', 0, { status: 'failed' })];
+    t.runtime.start();
+    await t.settle();
+    t.state().jumpToNextFailure();
+    await t.settle();
+    expect(t.state().planId).toBe('P1');
+    expect(t.state().selectedDecisionId).toBe('s1');
+    expect(t.state().focusRegion).toBe('tree');
+  });
+
+  it('says so when nothing failed', async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem()];
+    t.runtime.start();
+    await t.settle();
+    t.state().jumpToNextFailure();
+    expect(t.state().status.text).toBe('No failures');
+  });
+});

@@ -1,0 +1,34 @@
+import type { StoreApi } from 'zustand/vanilla';
+import type { Bridge } from '../../../shared/contract';
+import type { StreamEvent } from '../../../shared/events';
+import type { ChangesSlice } from './changes-slice';
+import type { EventsSlice } from './events-slice';
+import type { LiveSlice } from './live-slice';
+import type { NavigationSlice } from './navigation-slice';
+import type { PlanSlice } from './plan-slice';
+import type { PlansSlice } from './plans-slice';
+import type { UiSlice } from './ui-slice';
+
+export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'error';
+
+/** An event as it waits in the per-frame buffer: from the open plan's subscription, or the all-plans one. */
+export interface IngestItem {
+  scope: 'plan' | 'all';
+  event: StreamEvent;
+}
+
+export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice;
+export type AppStore = StoreApi<AppState>;
+
+/** What the slices need from outside: the bridge and the event buffer. */
+export interface StoreDeps {
+  bridge: Bridge;
+  /** Applies buffered events now; called before a fetched snapshot replaces state, so it is never overwritten by older events. */
+  flushEvents(): void;
+  /** Subscribes to one plan's events after `afterSeq`, feeding the per-frame buffer. */
+  subscribePlan(planId: string, afterSeq: number): () => void;
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+}
+
+export type SliceCreator<T> = (set: AppStore['setState'], get: AppStore['getState'], deps: StoreDeps) => T;

@@ -1,0 +1,171 @@
+import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, Subscription } from '../../../shared/contract';
+import { BridgeError } from '../../../shared/contract';
+import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { StreamEvent } from '../../../shared/events';
+
+const TS = '2026-01-01T00:00:00.000Z';
+
+export function makePlan(overrides: Partial<Plan> = {}): Plan {
+  return {
+    id: 'P1',
+    name: 'add-license',
+    description: '',
+    definitionOfDone: ['Create the licence file'],
+    invariants: [],
+    automationProfile: { name: 'trusted', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
+    projectPath: '/tmp/project',
+    phase: 'execute',
+    processingState: 'queued',
+    decisionRootId: 'root',
+    changesetId: 'CS1',
+    sandboxRefs: [],
+    errorMessage: null,
+    errorDetails: {},
+    createdAt: TS,
+    updatedAt: TS,
+    ...overrides,
+  };
+}
+
+export function makeListItem(overrides: Partial<PlanListItem> = {}): PlanListItem {
+  return { ...makePlan(), progress: { done: 0, total: 2 }, needsAttention: false, ...overrides };
+}
+
+export function makeDecision(id: string, parentId: string | null, order: number, overrides: Partial<StrategyDecision> = {}): StrategyDecision {
+  return {
+    id,
+    planId: 'P1',
+    parentId,
+    type: parentId === null ? 'prompt_definition' : 'strategy_choice',
+    order,
+    description: `decision ${id}`,
+    rationale: '',
+    toolCalls: [],
+    status: 'pending',
+    createdAt: TS,
+    updatedAt: TS,
+    ...overrides,
+  };
+}
+
+export function makeEvent(seq: number, type: StreamEvent['type'], data: Record<string, unknown> = {}, planId = 'P1'): StreamEvent {
+  return { planId, seq, ts: TS, type, data };
+}
+
+export function makeEntry(id: string, path: string, overrides: Partial<ChangeEntryMeta> = {}): ChangeEntryMeta {
+  return {
+    id,
+    path,
+    oldPath: null,
+    operation: 'modify',
+    beforeHash: 'a',
+    afterHash: 'b',
+    binary: false,
+    decisionId: null,
+    invocationId: null,
+    insertions: 1,
+    deletions: 1,
+    ...overrides,
+  };
+}
+
+type Handler<C extends Channel> = (request: RequestOf<C>) => ResponseOf<C> | Promise<ResponseOf<C>>;
+
+/**
+ * An in-memory host for store and view tests: answers from fields a test sets, records every call,
+ * and lets the test push events to subscribers.
+ */
+export class FakeBridge {
+  plans: PlanListItem[] = [];
+  plan: Plan = makePlan();
+  decisions: StrategyDecision[] = [];
+  invocations: ToolInvocation[] = [];
+  events: StreamEvent[] = [];
+  entries: ChangeEntryMeta[] = [];
+  errors: ErrorRecord[] = [];
+  readonly calls: { channel: Channel; request: unknown }[] = [];
+  readonly subscriptions = new Map<number, { subscription: Subscription; listener: (event: StreamEvent) => void }>();
+  private readonly overrides = new Map<Channel, (request: never) => unknown>();
+  private nextSub = 1;
+
+  on<C extends Channel>(channel: C, handler: Handler<C>): this {
+    this.overrides.set(channel, handler as (request: never) => unknown);
+    return this;
+  }
+
+  fail(channel: Channel, message: string): this {
+    this.overrides.set(channel, () => {
+      throw new BridgeError({ code: 'wrong_state', message });
+    });
+    return this;
+  }
+
+  emit(event: StreamEvent): void {
+    for (const { subscription, listener } of this.subscriptions.values()) {
+      if (subscription.planId === null || subscription.planId === event.planId) listener(event);
+    }
+  }
+
+  callsTo(channel: Channel): unknown[] {
+    return this.calls.filter((c) => c.channel === channel).map((c) => c.request);
+  }
+
+  private defaults(): { [C in Channel]: Handler<C> } {
+    return {
+      'app.info': () => ({ version: '0', dataDir: '/tmp', tools: [] }),
+      'plans.list': () => ({ plans: this.plans }),
+      'plans.get': () => ({ plan: this.plan }),
+      'plans.create': (r) => ({ plan: makePlan({ id: 'NEW', name: r.fileName ?? 'new', phase: 'strategize' }) }),
+      'plans.decisions': () => ({ decisions: this.decisions }),
+      'plans.invocations': () => ({ invocations: this.invocations }),
+      'plans.events': (r) => {
+        const after = this.events.filter((e) => e.seq > (r.afterSeq ?? 0));
+        return { events: after.slice(0, r.limit ?? 1000), lastSeq: this.events.at(-1)?.seq ?? 0 };
+      },
+      'plans.changes': (r) => ({
+        changesetId: this.plan.changesetId,
+        total: this.entries.length,
+        entries: this.entries.slice(r.offset ?? 0, (r.offset ?? 0) + (r.limit ?? 500)),
+      }),
+      'plans.change': (r) => {
+        const entry = this.entries.find((e) => e.id === r.entryId);
+        if (!entry) throw new BridgeError({ code: 'validation', message: `no change entry "${r.entryId}"`, field: 'entryId' });
+        return { entry: { ...entry, beforeText: 'old\n', afterText: 'new\n' }, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
+      },
+      'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryHints: [] }),
+      'plans.run': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.step': () => ({ plan: this.plan }),
+      'plans.continue': () => ({ plan: this.plan }),
+      'plans.pause': () => ({ plan: this.plan }),
+      'plans.breakpoint': (r) => ({ breakpoints: r.enabled ? [r.decisionId] : [] }),
+      'plans.retry': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.reset': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
+      'plans.apply': (r) => ({ planId: this.plan.id, applied: r.paths ?? this.entries.map((e) => e.path), conflicts: [], skipped: [] }),
+      'plans.discard': () => ({ plan: { ...this.plan, processingState: 'cancelled' } }),
+    };
+  }
+
+  asBridge(): Bridge {
+    const defaults = this.defaults();
+    const call = async (channel: Channel, request: unknown) => {
+      this.calls.push({ channel, request });
+      await Promise.resolve();
+      const handler = (this.overrides.get(channel) ?? defaults[channel]) as (request: unknown) => unknown;
+      return handler(request);
+    };
+    const bridge = Object.fromEntries(Object.keys(defaults).map((channel) => [channel, (request: unknown) => call(channel as Channel, request)]));
+    return {
+      ...bridge,
+      subscribe: (subscription: Subscription, listener: (event: StreamEvent) => void) => {
+        const id = this.nextSub++;
+        this.subscriptions.set(id, { subscription, listener });
+        return () => this.subscriptions.delete(id);
+      },
+    } as unknown as Bridge;
+  }
+}
+
+/** Lets every pending promise chain run. */
+export async function settle(rounds = 10): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+}
