@@ -38,8 +38,9 @@ export function resolveStaticPath(rootDir: string, urlPath: string): string | nu
     return null;
   }
   if (decoded.includes('\0') || decoded.includes('\\') || !decoded.startsWith('/')) return null;
+  // Any `..` is refused outright, rather than trusting normalisation to clamp it at the root.
+  if (decoded.split('/').includes('..')) return null;
   const relative = path.posix.normalize(decoded).replace(/^\/+/, '');
-  if (relative.split('/').includes('..')) return null;
   const root = path.resolve(rootDir);
   const file = path.resolve(root, relative === '' || relative.endsWith('/') ? path.posix.join(relative, 'index.html') : relative);
   return file === root || file.startsWith(root + path.sep) ? file : null;

@@ -1,0 +1,230 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../shared/events';
+import { EventPublisher, InMemoryEventLog } from '../engine/event-stream';
+import { EventHub, type EventSink, type EventSource } from './event-hub';
+
+/** A PlanService-shaped source over an in-memory log; plans exist once they have an event. */
+function source(): EventSource & { publisher: EventPublisher; reads: number } {
+  const log = new InMemoryEventLog();
+  const publisher = new EventPublisher(log);
+  const src = {
+    publisher,
+    reads: 0,
+    events: publisher,
+    eventsAfter(planId: string, afterSeq: number, limit: number) {
+      src.reads += 1;
+      return { events: log.list(planId, afterSeq, limit), lastSeq: log.lastSeq(planId) };
+    },
+    get(planId: string) {
+      if (log.lastSeq(planId) === 0) throw new Error(`no plan ${planId}`);
+      return {};
+    },
+  };
+  return src;
+}
+
+/** A sink that can be told it is congested, and drained by hand. */
+function sink() {
+  const received: StreamEvent[] = [];
+  let drained: (() => void) | null = null;
+  const s = {
+    received,
+    congested: false,
+    send: (event: StreamEvent) => void received.push(event),
+    isCongested: () => s.congested,
+    drain() {
+      s.congested = false;
+      const callback = drained;
+      drained = null;
+      callback?.();
+    },
+    get waitingForDrain() {
+      return drained !== null;
+    },
+  };
+  const asSink: EventSink = {
+    send: s.send,
+    congested: () => s.congested,
+    whenDrained: (callback) => {
+      drained = callback;
+      return () => {
+        if (drained === callback) drained = null;
+      };
+    },
+  };
+  return { s, asSink };
+}
+
+const seqs = (events: StreamEvent[], planId?: string) => events.filter((e) => !planId || e.planId === planId).map((e) => e.seq);
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('EventHub', () => {
+  let hub: EventHub | undefined;
+  afterEach(() => hub?.dispose());
+
+  it('catches a plan subscriber up from the database after afterSeq, then goes live without a gap or a duplicate', async () => {
+    const src = source();
+    for (let i = 0; i < 25; i++) src.publisher.publish('A', 'execute_step', { i });
+    hub = new EventHub(src, { pageSize: 4 });
+    const { s, asSink } = sink();
+    hub.subscribe({ planId: 'A', afterSeq: 10 }, asSink);
+    // Events published before the deferred catch-up runs are read from the database, not lost.
+    src.publisher.publish('A', 'execute_step');
+    expect(s.received).toEqual([]);
+    await tick();
+    src.publisher.publish('A', 'execute_step');
+    expect(seqs(s.received)).toEqual(range(11, 27));
+  });
+
+  it('filters by plan, and a null subscription follows every plan live from now on', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('B', 'plan_created');
+    hub = new EventHub(src);
+    const one = sink();
+    const all = sink();
+    hub.subscribe({ planId: 'B', afterSeq: 0 }, one.asSink);
+    hub.subscribe({ planId: null, afterSeq: 0 }, all.asSink);
+    await tick();
+    src.publisher.publish('A', 'state_changed');
+    src.publisher.publish('B', 'state_changed');
+    expect(one.s.received.map((e) => [e.planId, e.seq])).toEqual([
+      ['B', 1],
+      ['B', 2],
+    ]);
+    expect(all.s.received.map((e) => [e.planId, e.seq])).toEqual([
+      ['A', 2],
+      ['B', 2],
+    ]);
+  });
+
+  it('refuses a subscription to a plan that does not exist', () => {
+    const src = source();
+    hub = new EventHub(src);
+    expect(() => hub!.subscribe({ planId: 'nope', afterSeq: 0 }, sink().asSink)).toThrow(/no plan/);
+    expect(hub.size).toBe(0);
+  });
+
+  it('keeps a slow subscriber: drops its live queue while congested and catches it up by seq once drained', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    hub = new EventHub(src, { pageSize: 7 });
+    const { s, asSink } = sink();
+    hub.subscribe({ planId: 'A', afterSeq: 0 }, asSink);
+    await tick();
+    s.congested = true;
+    for (let i = 0; i < 50; i++) src.publisher.publish('A', 'execute_step', { i });
+    expect(seqs(s.received)).toEqual([1]);
+    expect(s.waitingForDrain).toBe(true);
+    const readsBefore = src.reads;
+    s.drain();
+    expect(src.reads).toBeGreaterThan(readsBefore);
+    src.publisher.publish('A', 'execute_complete');
+    expect(seqs(s.received)).toEqual(range(1, 52));
+  });
+
+  it('pauses a catch-up that congests the sink again, and resumes where it stopped', async () => {
+    const src = source();
+    for (let i = 0; i < 30; i++) src.publisher.publish('A', 'execute_step');
+    hub = new EventHub(src, { pageSize: 5 });
+    const received: StreamEvent[] = [];
+    let drained: (() => void) | null = null;
+    // Congested after every 10 events until drained.
+    let sinceDrain = 0;
+    hub.subscribe(
+      { planId: 'A', afterSeq: 0 },
+      {
+        send: (e) => {
+          received.push(e);
+          sinceDrain += 1;
+        },
+        congested: () => sinceDrain >= 10,
+        whenDrained: (callback) => {
+          drained = callback;
+          return () => (drained = null);
+        },
+      },
+    );
+    await tick();
+    expect(seqs(received)).toEqual(range(1, 10));
+    src.publisher.publish('A', 'execute_step');
+    for (let round = 0; round < 5 && drained; round++) {
+      sinceDrain = 0;
+      const callback: () => void = drained;
+      drained = null;
+      callback();
+    }
+    expect(seqs(received)).toEqual(range(1, 31));
+  });
+
+  it('catches a null subscriber up per plan after congestion, including plans it had not seen yet', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    hub = new EventHub(src);
+    const { s, asSink } = sink();
+    hub.subscribe({ planId: null, afterSeq: 0 }, asSink);
+    src.publisher.publish('A', 'state_changed');
+    s.congested = true;
+    src.publisher.publish('A', 'state_changed');
+    src.publisher.publish('C', 'plan_created');
+    src.publisher.publish('C', 'state_changed');
+    s.drain();
+    expect(seqs(s.received, 'A')).toEqual([2, 3]);
+    expect(seqs(s.received, 'C')).toEqual([1, 2]);
+  });
+
+  it('fills a gap from the database (another process wrote events in between)', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    hub = new EventHub(src);
+    const { s, asSink } = sink();
+    hub.subscribe({ planId: 'A', afterSeq: 0 }, asSink);
+    await tick();
+    // Written straight to the log, as a CLI process on the same database would.
+    (src.publisher.log as InMemoryEventLog).appendNext('A', 'execute_step');
+    (src.publisher.log as InMemoryEventLog).appendNext('A', 'execute_step');
+    src.publisher.publish('A', 'execute_complete');
+    expect(seqs(s.received)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('drops a subscription whose sink throws, and stops everything on dispose', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    const errors: unknown[] = [];
+    hub = new EventHub(src, { onError: (e) => errors.push(e) });
+    hub.subscribe(
+      { planId: null, afterSeq: 0 },
+      {
+        send: () => {
+          throw new Error('socket closed');
+        },
+        congested: () => false,
+        whenDrained: () => () => undefined,
+      },
+    );
+    const { s, asSink } = sink();
+    const kept = hub.subscribe({ planId: null, afterSeq: 0 }, asSink);
+    src.publisher.publish('A', 'state_changed');
+    src.publisher.publish('A', 'state_changed');
+    expect(errors).toHaveLength(1);
+    expect(hub.size).toBe(1);
+    kept.dispose();
+    src.publisher.publish('A', 'state_changed');
+    expect(seqs(s.received)).toEqual([2, 3]);
+    hub.dispose();
+    expect(hub.size).toBe(0);
+  });
+
+  it('sends nothing after dispose, even from a pending catch-up', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    hub = new EventHub(src);
+    const { s, asSink } = sink();
+    const sub = hub.subscribe({ planId: 'A', afterSeq: 0 }, asSink);
+    sub.dispose();
+    await tick();
+    src.publisher.publish('A', 'state_changed');
+    expect(s.received).toEqual([]);
+  });
+});
