@@ -1,0 +1,83 @@
+import { constants } from 'node:fs';
+import { copyFile, mkdir, readdir, readlink, rm, stat, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { EngineError } from '../errors';
+import { mapLimit } from './walk';
+
+export { diffSnapshots, scanTree, snapshotTree, type FileSnapshot, type TreeScan, type TreeSnapshot } from './snapshot';
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Copies `source` to `destination` (which must not exist): directories, regular files (mode kept)
+ * and symlinks verbatim, never followed, so a link in the project still points where it did and the
+ * path checks judge it at use. Sockets, FIFOs and devices are skipped.
+ *
+ * Why this and not fs.cp or `cp -r` — measured on this project's kind of machine (2 cores, ext4,
+ * Node 20.20) copying 10,000 files of ~200 bytes in 200 directories, median of 5-7 interleaved runs:
+ *   quiet machine:  cp -r 139 ms | this walker (32 copies in flight) 334 ms | fs.cpSync 877 ms |
+ *                   fs.promises.cp 3,137 ms | fs.promises.cp + COPYFILE_FICLONE 3,390 ms
+ *   loaded machine: cp -r 2,518 ms | this walker 1,700 ms | fs.cpSync 4,096 ms | fs.promises.cp 7,334 ms
+ * fs.promises.cp is 10-20x slower (it awaits a stat per entry, one at a time); FICLONE changes
+ * nothing on ext4, which cannot reflink, but clones for free on btrfs, XFS and APFS. `cp -r` is
+ * fastest when idle but is not on Windows, differs between GNU and BSD, and would copy FIFOs.
+ * This walker keeps the thread pool busy, stays within ~2.5x of cp -r, and clones where it can.
+ */
+export async function copyTree(source: string, destination: string): Promise<{ files: number; symlinks: number; skipped: number }> {
+  const counts = { files: 0, symlinks: 0, skipped: 0 };
+  const copyDir = async (from: string, to: string): Promise<void> => {
+    await mkdir(to);
+    const dirents = await readdir(from, { withFileTypes: true });
+    await mapLimit(dirents, 32, async (dirent) => {
+      const src = path.join(from, dirent.name);
+      const dst = path.join(to, dirent.name);
+      if (dirent.isDirectory()) return copyDir(src, dst);
+      if (dirent.isFile()) {
+        counts.files += 1;
+        return copyFile(src, dst, constants.COPYFILE_FICLONE | constants.COPYFILE_EXCL);
+      }
+      if (dirent.isSymbolicLink()) {
+        counts.symlinks += 1;
+        return symlink(await readlink(src), dst);
+      }
+      counts.skipped += 1;
+    });
+  };
+  await copyDir(source, destination);
+  return counts;
+}
+
+/**
+ * Makes the plan's sandbox: a full working copy of the project, `.git` included (so `git status`
+ * and `git diff` work in shell.run; snapshots, tools and apply never touch `.git`), at
+ * `<sandboxesDir>/<planId>`. Returns its absolute path.
+ */
+export async function createSandbox(projectPath: string, sandboxesDir: string, planId: string): Promise<string> {
+  if (!SAFE_ID.test(planId)) throw new EngineError(`plan id ${JSON.stringify(planId)} cannot name a sandbox directory`, 'validation', { planId });
+  const project = path.resolve(projectPath);
+  const projectStats = await stat(project).catch(() => null);
+  if (!projectStats?.isDirectory()) throw new EngineError(`project "${projectPath}" is not a directory`, 'validation', { projectPath });
+  await mkdir(sandboxesDir, { recursive: true });
+  const destination = path.join(path.resolve(sandboxesDir), planId);
+  if (await stat(destination).catch(() => null)) {
+    throw new EngineError(`sandbox "${destination}" already exists`, 'conflict', { sandboxRoot: destination });
+  }
+  const relation = path.relative(project, destination);
+  if (relation === '' || (!relation.startsWith('..') && !path.isAbsolute(relation))) {
+    throw new EngineError(`sandbox "${destination}" would be inside the project it copies`, 'validation', { projectPath, sandboxesDir });
+  }
+  try {
+    await copyTree(project, destination);
+  } catch (error) {
+    await rm(destination, { recursive: true, force: true });
+    throw new EngineError(`could not copy project "${projectPath}" into the sandbox: ${(error as Error).message}`, 'internal', { projectPath, sandboxRoot: destination });
+  }
+  return destination;
+}
+
+/** Deletes a sandbox directory and everything in it (symlinks are removed, not followed). */
+export async function removeSandbox(sandboxPath: string): Promise<void> {
+  const target = path.resolve(sandboxPath);
+  if (target === path.parse(target).root) throw new EngineError(`refusing to remove "${sandboxPath}"`, 'internal');
+  await rm(target, { recursive: true, force: true });
+}

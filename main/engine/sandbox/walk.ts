@@ -1,0 +1,81 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+
+export type TreeEntryKind = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface TreeEntry {
+  /** `/`-separated, relative to the walked root. */
+  relative: string;
+  absolute: string;
+  kind: TreeEntryKind;
+}
+
+export interface WalkOptions {
+  /** Skip every directory named `.git`: repository metadata is not part of a changeset. */
+  skipGit?: boolean;
+  /** Stop after this many entries (the result is then marked truncated). */
+  limit?: number;
+}
+
+function kindOf(dirent: Dirent): TreeEntryKind {
+  if (dirent.isFile()) return 'file';
+  if (dirent.isDirectory()) return 'directory';
+  if (dirent.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight: the fs thread pool stays busy without flooding it. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Every entry below `root`, sorted by relative path (code-unit order, stable across platforms).
+ * Symlinks are reported, never followed, so a link cannot lead the walk outside or into a loop.
+ */
+export async function walkTree(root: string, options: WalkOptions = {}): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
+  const entries: TreeEntry[] = [];
+  const limit = options.limit ?? Infinity;
+  let truncated = false;
+  let level = [{ absolute: root, relative: '' }];
+  while (level.length > 0 && !truncated) {
+    const listings = await mapLimit(level, 16, async (dir) => {
+      try {
+        return { dir, dirents: await readdir(dir.absolute, { withFileTypes: true }) };
+      } catch (error) {
+        // A directory removed or made unreadable while walking is simply not listed.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return { dir, dirents: [] };
+        throw error;
+      }
+    });
+    const nextLevel: { absolute: string; relative: string }[] = [];
+    for (const { dir, dirents } of listings) {
+      for (const dirent of dirents) {
+        if (options.skipGit && dirent.name === '.git') continue;
+        if (entries.length >= limit) {
+          truncated = true;
+          break;
+        }
+        const relative = dir.relative ? `${dir.relative}/${dirent.name}` : dirent.name;
+        const absolute = path.join(dir.absolute, dirent.name);
+        const kind = kindOf(dirent);
+        entries.push({ relative, absolute, kind });
+        if (kind === 'directory') nextLevel.push({ absolute, relative });
+      }
+    }
+    level = nextLevel;
+  }
+  entries.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+  return { entries, truncated };
+}

@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import { EngineError } from '../errors';
+import { showPath } from '../sandbox/paths';
+import type { ToolContext, ToolDefinition } from '../tool-runner';
+
+/** Builds a ToolDefinition whose `run` receives the schema's parsed output. */
+export function defineTool<S extends z.ZodType>(definition: {
+  name: string;
+  description: string;
+  schema: S;
+  run(args: z.infer<S>, context: ToolContext): Promise<unknown>;
+}): ToolDefinition<z.infer<S>> {
+  return definition as ToolDefinition<z.infer<S>>;
+}
+
+/** The sandbox a tool works in; running a file tool without one is an engine bug, not bad input. */
+export function sandboxRootOf(tool: string, context: ToolContext): string {
+  if (!context.sandboxRoot) throw new EngineError(`${tool}: this plan has no sandbox to work in`, 'internal', { tool });
+  return context.sandboxRoot;
+}
+
+export function toolError(tool: string, message: string, details: Record<string, unknown> = {}): EngineError {
+  return new EngineError(`${tool}: ${message}`, 'tool', { tool, ...details });
+}
+
+/** A file-system failure as an EngineError that names the tool and the path; running out of resources may pass, the rest won't. */
+export function fsFailure(tool: string, relPath: string, error: unknown): EngineError {
+  if (error instanceof EngineError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const reasons: Record<string, string> = {
+    ENOENT: 'does not exist',
+    ENOTDIR: 'has a parent that is not a directory',
+    EISDIR: 'is a directory',
+    EEXIST: 'already exists',
+    EACCES: 'is not accessible (permission denied)',
+    EPERM: 'is not accessible (operation not permitted)',
+    ELOOP: 'was replaced by a symlink while in use',
+    ENOTEMPTY: 'is a directory that is not empty',
+    ENAMETOOLONG: 'is too long for the file system',
+  };
+  const transient = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'EBUSY', 'ENOSPC', 'EIO']);
+  const reason = reasons[code] ?? (error instanceof Error ? error.message : String(error));
+  return new EngineError(`${tool}: ${showPath(relPath)} ${reason}`, transient.has(code) ? 'transient' : 'tool', { tool, path: relPath, code });
+}
+
+/** file.read and file.search do not load anything bigger into memory. */
+export const MAX_READ_BYTES = 8 * 1024 * 1024;

@@ -1,0 +1,149 @@
+import { spawn } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
+import { z } from 'zod';
+import { EngineError } from '../errors';
+import { TreeChangeTracker } from '../sandbox/tracker';
+import { defineTool, sandboxRootOf } from './common';
+import { OutputCapture } from './output-capture';
+
+const name = 'shell.run';
+/** sysexits.h EX_TEMPFAIL: "try again later", so the engine may retry. */
+export const EX_TEMPFAIL = 75;
+export const DEFAULT_SHELL_TIMEOUT_MS = 60_000;
+/** After the shell exits, how long to wait for stdout/stderr to close before giving up on them. */
+const STREAM_GRACE_MS = 1_000;
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: OutputCapture;
+  stderr: OutputCapture;
+  durationMs: number;
+}
+
+/** Kills every process of the group whose leader is `pid`: the shell and anything it started. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already empty.
+  }
+}
+
+/**
+ * Runs `command` with /bin/sh in its own process group (detached), with a minimal environment and
+ * no stdin. On timeout the whole group is killed; when the shell exits, stragglers it left running
+ * in the background are killed too, so nothing keeps changing the sandbox after the call returns.
+ */
+export function runCommand(command: string, cwd: string, options: { timeoutMs: number; maxOutputBytes: number }): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const stdout = new OutputCapture(options.maxOutputBytes);
+    const stderr = new OutputCapture(options.maxOutputBytes);
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8', TERM: 'dumb' },
+    });
+    let timedOut = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let settled = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, options.timeoutMs);
+    let grace: NodeJS.Timeout | undefined;
+
+    const finish = () => {
+      if (settled || !exit) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      resolve({ exitCode: exit.code, signal: exit.signal, timedOut, stdout, stderr, durationMs: performance.now() - started });
+    };
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      killGroup(child.pid);
+      reject(new EngineError(`${name}: could not start /bin/sh: ${error.message}`, 'internal', { command }));
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      killGroup(child.pid);
+      // A process that left the group (setsid) may still hold our pipes: don't wait for it forever.
+      grace = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, STREAM_GRACE_MS);
+    });
+    child.on('close', finish);
+  });
+}
+
+export interface ShellRunOptions {
+  /** Shared with nothing else by default; pass one to inspect or dispose what it keeps. */
+  tracker?: TreeChangeTracker;
+  defaultTimeoutMs?: number;
+  /** Bytes kept of stdout and of stderr each (head and tail); the middle becomes a marker. */
+  maxOutputBytes?: number;
+}
+
+export function createShellRunTool(options: ShellRunOptions = {}) {
+  const tracker = options.tracker ?? new TreeChangeTracker();
+  return defineTool({
+    name,
+    description:
+      'Run a shell command (/bin/sh -c) in the sandbox root. Exit status 75 and a timeout are transient failures; every file it changes is captured.',
+    schema: z.strictObject({
+      command: z.string().min(1, 'must not be empty'),
+      timeoutMs: z.number().int('must be a whole number').positive('must be positive').max(3_600_000, 'must be at most an hour').optional(),
+    }),
+    async run(args, context) {
+      if (!context.profile.allowShell) {
+        throw new EngineError(`${name} is not allowed by the automation profile "${context.profile.name}"`, 'policy', { tool: name, profile: context.profile.name });
+      }
+      const root = await realpath(sandboxRootOf(name, context));
+      const timeoutMs = args.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS;
+      const tracked = await tracker.track(root, () => runCommand(args.command, root, { timeoutMs, maxOutputBytes: options.maxOutputBytes ?? 64 * 1024 }));
+      // Whatever the command did to the sandbox is recorded, even when it failed.
+      for (const change of tracked.changes) context.recordChange(change);
+      if (!tracked.outcome.ok) throw tracked.outcome.error;
+      const result = tracked.outcome.value;
+      const details = {
+        tool: name,
+        command: args.command,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: Math.round(result.durationMs),
+        stdoutTail: result.stdout.tail(),
+        stderrTail: result.stderr.tail(),
+        ...(tracked.removedSymlinks.length > 0 ? { removedSymlinks: tracked.removedSymlinks } : {}),
+      };
+      if (result.timedOut) {
+        throw new EngineError(`${name}: command timed out after ${timeoutMs} ms; its process group was killed`, 'transient', { ...details, timeoutMs });
+      }
+      if (result.exitCode === EX_TEMPFAIL) {
+        throw new EngineError(`${name}: command exited with status ${EX_TEMPFAIL} (EX_TEMPFAIL: temporary failure, try again)`, 'transient', details);
+      }
+      if (result.exitCode !== 0) {
+        const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with status ${result.exitCode}`;
+        const lastLine = result.stderr.tail(400).trim().split('\n').at(-1);
+        throw new EngineError(`${name}: command ${how}${lastLine ? `: ${lastLine}` : ''}`, 'tool', details);
+      }
+      return {
+        exitCode: 0,
+        stdout: result.stdout.toString(),
+        stderr: result.stderr.toString(),
+        durationMs: Math.round(result.durationMs),
+        ...(tracked.removedSymlinks.length > 0 ? { removedSymlinks: tracked.removedSymlinks } : {}),
+      };
+    },
+  });
+}
