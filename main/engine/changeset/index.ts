@@ -1,0 +1,4 @@
+export * from './apply';
+export * from './diff';
+export * from './net';
+export * from './patch';
