@@ -1,0 +1,27 @@
+import { useState } from 'react';
+import { useAppStore } from '../store/react';
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function CopyButton({ text, label, testId }: { text: string; label: string; testId?: string }) {
+  const announce = useAppStore((s) => s.announce);
+  const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const onClick = async () => {
+    const ok = await copyText(text);
+    setCopied(ok ? 'copied' : 'failed');
+    announce(ok ? 'Command copied' : 'Could not copy; select the command and copy it by hand');
+    window.setTimeout(() => setCopied('idle'), 2000);
+  };
+  return (
+    <button type="button" className="button small" aria-label={label} data-testid={testId} data-copied={copied} onClick={() => void onClick()}>
+      {copied === 'copied' ? 'Copied' : copied === 'failed' ? 'Copy failed' : 'Copy'}
+    </button>
+  );
+}

@@ -1,0 +1,45 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { selectBridge } from './bridge/select-bridge';
+import { createAppRuntime } from './store/create-store';
+import { StoreContext } from './store/react';
+import { App } from './views/App';
+import './styles.css';
+
+// The composition root: pick the transport, build the store, start live updates, render.
+document.body.dataset.appState = 'loading';
+const selected = selectBridge(window);
+const runtime = createAppRuntime({ bridge: selected.bridge });
+const { store } = runtime;
+
+store.getState().setConnection(selected.connection.get());
+// After a lost connection, reload what may have changed meanwhile (events resume on their own).
+let lost = false;
+selected.connection.subscribe((status) => {
+  store.getState().setConnection(status);
+  if (status.state === 'closed') lost = true;
+  else if (status.state === 'open' && lost) {
+    lost = false;
+    runtime.resync();
+  }
+});
+runtime.start();
+
+window.addEventListener('pagehide', () => {
+  runtime.dispose();
+  selected.dispose();
+});
+// A page restored from the back-forward cache was disposed when it was hidden: start afresh.
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted) window.location.reload();
+});
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root');
+createRoot(container).render(
+  <StrictMode>
+    <StoreContext.Provider value={store}>
+      <App hasToken={selected.hasToken} />
+    </StoreContext.Provider>
+  </StrictMode>,
+);

@@ -1,0 +1,93 @@
+import { useEffect } from 'react';
+import { ConnectionBanner } from '../components/ConnectionBanner';
+import { HelpSheet } from '../components/HelpSheet';
+import { LiveRegion } from '../components/LiveRegion';
+import { handleKey } from '../store/keyboard';
+import { useAppStore, useAppStoreApi } from '../store/react';
+import type { ThemePreference } from '../store/ui-slice';
+import { PlansPanel } from './PlansPanel';
+import { PlanView } from './PlanView';
+import { TopBar } from './TopBar';
+
+const THEME_KEY = 'agents.theme';
+
+function isTextEntry(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  return target instanceof HTMLInputElement && target.type !== 'checkbox' && target.type !== 'radio' && target.type !== 'button';
+}
+
+/** Global keys; text fields keep theirs, and Enter on a button stays a click. */
+function useKeyboard() {
+  const store = useAppStoreApi();
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key !== 'Escape' && isTextEntry(event.target)) return;
+      const target = event.target instanceof HTMLElement ? event.target : null;
+      if ((event.key === 'Enter' || event.key === ' ') && target?.closest('button, a, input, [role="tab"]')) return;
+      const inRegion = target?.dataset.region !== undefined;
+      if (handleKey(store, event.key, { inRegion })) event.preventDefault();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [store]);
+}
+
+/** The chosen theme on <html>; "system" leaves it to prefers-color-scheme. */
+function useTheme() {
+  const theme = useAppStore((s) => s.theme);
+  const setTheme = useAppStore((s) => s.setTheme);
+  useEffect(() => {
+    try {
+      const saved = localStorage.getItem(THEME_KEY);
+      if (saved === 'light' || saved === 'dark') setTheme(saved as ThemePreference);
+    } catch {
+      // No storage: the system theme it is.
+    }
+  }, [setTheme]);
+  useEffect(() => {
+    const root = document.documentElement;
+    if (theme === 'system') delete root.dataset.theme;
+    else root.dataset.theme = theme;
+    try {
+      localStorage.setItem(THEME_KEY, theme);
+    } catch {
+      // Not persisted; fine.
+    }
+  }, [theme]);
+}
+
+/** `data-app-state` on <body>, for tests to wait on instead of sleeping. */
+function useAppStateMarker() {
+  const status = useAppStore((s) => s.plansStatus);
+  useEffect(() => {
+    const body = document.body.dataset;
+    if (status === 'loaded') body.appState = 'loaded';
+    else if (status === 'error' && body.appState !== 'loaded') body.appState = 'error';
+  }, [status]);
+}
+
+export function App({ hasToken }: { hasToken: boolean }) {
+  useKeyboard();
+  useTheme();
+  useAppStateMarker();
+  const connection = useAppStore((s) => s.connection.state);
+  return (
+    <div className="app" data-testid="app" data-connection={connection}>
+      <TopBar />
+      <ConnectionBanner hasToken={hasToken} />
+      <main className="layout">
+        <aside className="sidebar" aria-label="Plans">
+          <PlansPanel />
+        </aside>
+        <section className="content" aria-label="Selected plan">
+          <PlanView />
+        </section>
+      </main>
+      <HelpSheet />
+      <LiveRegion />
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+import { useShallow } from 'zustand/react/shallow';
+import type { StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
+import { StatusIcon } from '../components/Badges';
+import { DECISION_TYPE_LABELS } from '../lib/decision-tree';
+import { formatArgs, formatDuration, formatTime } from '../lib/format';
+import { useAppStore } from '../store/react';
+
+function PlannedCall({ call }: { call: ToolCallSpec }) {
+  return (
+    <div className="call planned" data-testid="planned-call" data-tool={call.tool}>
+      <span className="call-tool">{call.tool}</span> <span className="call-args">{formatArgs(call.args)}</span>
+    </div>
+  );
+}
+
+function RanCall({ invocation }: { invocation: ToolInvocation }) {
+  return (
+    <div className={`call ran ${invocation.ok ? 'ok' : 'failed'}`} data-testid="ran-call" data-tool={invocation.tool} data-ok={invocation.ok}>
+      <span className="call-tool">{invocation.tool}</span> <span className="call-args">{formatArgs(invocation.args)}</span>
+      <div className="muted">
+        {invocation.ok ? 'ok' : 'failed'} · {formatDuration(invocation.durationMs)} · <time dateTime={invocation.startedAt}>{formatTime(invocation.startedAt)}</time>
+      </div>
+      {invocation.error && <div className="call-error">{invocation.error.message}</div>}
+    </div>
+  );
+}
+
+/** The tool calls a decision planned, beside those that actually ran (retries add more). */
+function ToolCalls({ decision, ran }: { decision: StrategyDecision; ran: ToolInvocation[] }) {
+  if (decision.toolCalls.length === 0 && ran.length === 0) return <p className="muted">No tool calls.</p>;
+  const rows = Math.max(decision.toolCalls.length, ran.length);
+  return (
+    <div className="calls-grid" role="table" aria-label="Planned and actual tool calls">
+      <div role="row" className="calls-head">
+        <span role="columnheader">Planned</span>
+        <span role="columnheader">Ran</span>
+      </div>
+      {Array.from({ length: rows }, (_, i) => (
+        <div role="row" key={i} className="calls-row">
+          <div role="cell">{decision.toolCalls[i] ? <PlannedCall call={decision.toolCalls[i]} /> : null}</div>
+          <div role="cell">{ran[i] ? <RanCall invocation={ran[i]} /> : <span className="muted">{i < decision.toolCalls.length ? 'not run' : ''}</span>}</div>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function DecisionDetails() {
+  const decision = useAppStore((s) => (s.selectedDecisionId ? s.decisions[s.selectedDecisionId] : undefined));
+  const ran = useAppStore(useShallow((s) => (s.selectedDecisionId ? s.invocations.filter((i) => i.decisionId === s.selectedDecisionId) : [])));
+  const changes = useAppStore(useShallow((s) => (s.selectedDecisionId ? s.changeEntries.filter((e) => e.decisionId === s.selectedDecisionId) : [])));
+  const errors = useAppStore(useShallow((s) => (s.selectedDecisionId ? s.errors.filter((e) => e.decisionId === s.selectedDecisionId) : [])));
+  const breakpoint = useAppStore((s) => (s.selectedDecisionId ? s.breakpoints.includes(s.selectedDecisionId) : false));
+  const running = useAppStore((s) => s.plan?.processingState === 'processing' || s.plan?.processingState === 'paused');
+  const toggleBreakpoint = useAppStore((s) => s.toggleBreakpoint);
+  const selectEntry = useAppStore((s) => s.selectEntry);
+  const setTab = useAppStore((s) => s.setTab);
+
+  if (!decision) {
+    return (
+      <aside className="details empty" data-testid="decision-details" aria-label="Decision details">
+        <p className="muted">Select a decision to see its rationale, its tool calls and the changes it made.</p>
+      </aside>
+    );
+  }
+  return (
+    <aside className="details" data-testid="decision-details" data-decision-id={decision.id} data-status={decision.status} aria-label="Decision details">
+      <h3>
+        <StatusIcon status={decision.status} /> {decision.description}
+      </h3>
+      <p className="muted">
+        {DECISION_TYPE_LABELS[decision.type]} · {decision.status} · updated {formatTime(decision.updatedAt)}
+      </p>
+      {decision.rationale && <p className="rationale">{decision.rationale}</p>}
+      {decision.type === 'strategy_choice' && running && (
+        <button type="button" className="button small" data-testid="toggle-breakpoint" aria-pressed={breakpoint} onClick={() => void toggleBreakpoint(decision.id)}>
+          {breakpoint ? 'Remove breakpoint' : 'Set breakpoint'}
+        </button>
+      )}
+      <h4>Tool calls</h4>
+      <ToolCalls decision={decision} ran={ran} />
+      <h4>Changes it made</h4>
+      {changes.length === 0 ? (
+        <p className="muted">No file changes.</p>
+      ) : (
+        <ul className="details-changes" data-testid="decision-changes">
+          {changes.map((entry) => (
+            <li key={entry.id}>
+              <button
+                type="button"
+                className="link"
+                onClick={() => {
+                  setTab('changes');
+                  selectEntry(entry.id);
+                }}
+              >
+                {entry.operation} {entry.path}
+              </button>{' '}
+              <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {errors.length > 0 && (
+        <>
+          <h4>Errors</h4>
+          <ol className="details-errors">
+            {errors.map((e) => (
+              <li key={e.id}>
+                #{e.attempt} {formatTime(e.createdAt)} <span className="muted">{e.category}</span> {e.message}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </aside>
+  );
+}

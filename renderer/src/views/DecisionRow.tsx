@@ -1,0 +1,77 @@
+import { memo } from 'react';
+import { StatusIcon } from '../components/Badges';
+import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
+
+export const TREE_ROW_HEIGHT = 30;
+
+export interface ToolTally {
+  ran: number;
+  failed: number;
+}
+
+export function treeItemId(decisionId: string): string {
+  return `decision-${decisionId}`;
+}
+
+interface DecisionRowProps {
+  row: TreeRow;
+  selected: boolean;
+  paused: boolean;
+  breakpoint: boolean;
+  tally: ToolTally | undefined;
+  onSelect(id: string): void;
+  onToggle(id: string): void;
+}
+
+export const DecisionRow = memo(function DecisionRow({ row, selected, paused, breakpoint, tally, onSelect, onToggle }: DecisionRowProps) {
+  const { decision, depth, hasChildren, expanded } = row;
+  const planned = decision.toolCalls.length;
+  const classes = ['tree-row', `type-${decision.type}`, `status-${decision.status}`, selected && 'selected', paused && 'paused'].filter(Boolean).join(' ');
+  return (
+    <div
+      id={treeItemId(decision.id)}
+      role="treeitem"
+      aria-level={depth + 1}
+      aria-posinset={row.posInSet}
+      aria-setsize={row.setSize}
+      aria-expanded={hasChildren ? expanded : undefined}
+      aria-selected={selected}
+      className={classes}
+      data-testid="decision-row"
+      data-decision-id={decision.id}
+      data-status={decision.status}
+      data-type={decision.type}
+      data-paused={paused || undefined}
+      onClick={() => onSelect(decision.id)}
+    >
+      <span className="tree-indent" style={{ width: depth * 18 }} />
+      {hasChildren ? (
+        <button
+          type="button"
+          tabIndex={-1}
+          className={`twisty ${expanded ? 'open' : ''}`}
+          aria-label={expanded ? `Collapse ${decision.description}` : `Expand ${decision.description}`}
+          onClick={(e) => {
+            e.stopPropagation();
+            onToggle(decision.id);
+          }}
+        >
+          ▸
+        </button>
+      ) : (
+        <span className="twisty-space" />
+      )}
+      <StatusIcon status={decision.status} />
+      {breakpoint && <span className="breakpoint-dot" role="img" aria-label="breakpoint" title="Breakpoint" />}
+      <span className="tree-type">{DECISION_TYPE_LABELS[decision.type]}</span>
+      <span className="tree-desc">{decision.description}</span>
+      {paused && <span className="tree-flag">paused here</span>}
+      {(planned > 0 || (tally && tally.ran > 0)) && (
+        <span className="tree-tools" title="Tool calls planned / run">
+          {planned} planned · {tally?.ran ?? 0} ran
+          {tally && tally.failed > 0 && <span className="del"> · {tally.failed} failed</span>}
+        </span>
+      )}
+    </div>
+  );
+});

@@ -1,0 +1,82 @@
+import { useCallback, useMemo } from 'react';
+import { StatePanel } from '../components/StatePanel';
+import { VirtualList } from '../components/VirtualList';
+import { flattenTree } from '../lib/decision-tree';
+import { useAppStore } from '../store/react';
+import { DecisionRow, TREE_ROW_HEIGHT, treeItemId, type ToolTally } from './DecisionRow';
+
+export function DecisionTree() {
+  const decisions = useAppStore((s) => s.decisions);
+  const expanded = useAppStore((s) => s.expanded);
+  const status = useAppStore((s) => s.decisionsStatus);
+  const selectedId = useAppStore((s) => s.selectedDecisionId);
+  const pausedId = useAppStore((s) => s.pausedDecisionId);
+  const breakpoints = useAppStore((s) => s.breakpoints);
+  const invocations = useAppStore((s) => s.invocations);
+  const select = useAppStore((s) => s.selectDecision);
+  const toggle = useAppStore((s) => s.toggleExpanded);
+  const setFocusRegion = useAppStore((s) => s.setFocusRegion);
+  const phase = useAppStore((s) => s.plan?.phase);
+
+  const rows = useMemo(() => flattenTree(decisions, expanded), [decisions, expanded]);
+  const tallies = useMemo(() => {
+    const map = new Map<string, ToolTally>();
+    for (const inv of invocations) {
+      if (!inv.decisionId) continue;
+      const tally = map.get(inv.decisionId) ?? { ran: 0, failed: 0 };
+      tally.ran++;
+      if (!inv.ok) tally.failed++;
+      map.set(inv.decisionId, tally);
+    }
+    return map;
+  }, [invocations]);
+  const onSelect = useCallback((id: string) => select(id), [select]);
+
+  if (rows.length === 0) {
+    if (status === 'loading' || status === 'idle') return <StatePanel kind="loading" title="Loading decisions…" />;
+    if (status === 'error') return <StatePanel kind="error" title="Couldn't load the decisions." />;
+    return (
+      <StatePanel
+        kind="empty"
+        testId="tree-empty"
+        title={phase === 'strategize' ? 'Not strategized yet — press Run or Step to build the decision tree.' : 'This plan has no decisions.'}
+      />
+    );
+  }
+
+  const selectedIndex = rows.findIndex((r) => r.decision.id === selectedId);
+  return (
+    <VirtualList
+      count={rows.length}
+      rowHeight={TREE_ROW_HEIGHT}
+      scrollToIndex={selectedIndex}
+      className="decision-tree"
+      renderRow={(i) => {
+        const row = rows[i];
+        const id = row.decision.id;
+        return (
+          <DecisionRow
+            key={id}
+            row={row}
+            selected={id === selectedId}
+            paused={id === pausedId}
+            breakpoint={breakpoints.includes(id)}
+            tally={tallies.get(id)}
+            onSelect={onSelect}
+            onToggle={toggle}
+          />
+        );
+      }}
+      containerProps={{
+        role: 'tree',
+        tabIndex: 0,
+        'aria-label': 'Decision tree',
+        'aria-activedescendant': selectedIndex >= 0 ? treeItemId(rows[selectedIndex].decision.id) : undefined,
+        'data-testid': 'decision-tree',
+        'data-count': rows.length,
+        'data-region': 'tree',
+        onFocus: () => setFocusRegion('tree'),
+      }}
+    />
+  );
+}

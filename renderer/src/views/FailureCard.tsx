@@ -1,0 +1,135 @@
+import { useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { ErrorRecord, Plan } from '../../../shared/domain';
+import { CopyButton } from '../components/CopyButton';
+import { useNow } from '../components/use-now';
+import { formatCountdown, formatTime } from '../lib/format';
+import { allowedActions } from '../lib/plan-actions';
+import { useAppStore } from '../store/react';
+
+/** The attempts at the step that failed last: same decision (or same phase, before any decision). */
+function attemptsOfLastFailure(errors: readonly ErrorRecord[]): ErrorRecord[] {
+  const last = errors.at(-1);
+  if (!last) return [];
+  return errors.filter((e) => (last.decisionId ? e.decisionId === last.decisionId : e.decisionId === null && e.phase === last.phase));
+}
+
+export function FailureCard({ plan }: { plan: Plan }) {
+  const errors = useAppStore((s) => s.errors);
+  const hints = useAppStore((s) => s.recoveryHints);
+  const nextRetry = useAppStore((s) => s.nextRetry);
+  const decisions = useAppStore((s) => s.decisions);
+  const runAction = useAppStore((s) => s.runAction);
+  const selectEntry = useAppStore((s) => s.selectEntry);
+  const setTab = useAppStore((s) => s.setTab);
+  const retrying = nextRetry !== null && plan.processingState === 'processing';
+  const now = useNow(250, retrying);
+
+  const attempts = useMemo(() => attemptsOfLastFailure(errors), [errors]);
+  const last = attempts.at(-1);
+  const failedId = useMemo(
+    () => Object.values(decisions).find((d) => d.status === 'failed')?.id ?? last?.decisionId ?? nextRetry?.decisionId ?? null,
+    [decisions, last, nextRetry],
+  );
+  const failedChanges = useAppStore(useShallow((s) => (failedId ? s.changeEntries.filter((e) => e.decisionId === failedId) : [])));
+
+  const showRetry = retrying && nextRetry.at > now - 1000;
+  if (plan.processingState !== 'errored' && !showRetry) return null;
+
+  const step = failedId ? decisions[failedId] : undefined;
+  const command = last?.command ?? hints.find((h) => h.command)?.command ?? null;
+  const hint = last?.hint ?? hints[0]?.message ?? null;
+  const category = last?.category ?? (typeof plan.errorDetails.category === 'string' ? plan.errorDetails.category : 'unknown');
+  const allowed = allowedActions(plan);
+  const title = showRetry
+    ? `Attempt ${Math.max(1, nextRetry.attempt - 1)} failed — retrying automatically ${formatCountdown(nextRetry.at - now)}`
+    : `${plan.phase === 'apply' ? 'Apply' : step ? 'Step' : plan.phase} failed${step ? `: ${step.description}` : ''}`;
+
+  return (
+    <section className={`failure-card ${showRetry ? 'retrying' : ''}`} data-testid="failure-card" data-category={category} data-retrying={showRetry} aria-labelledby="failure-title">
+      <h3 id="failure-title">{title}</h3>
+      <p className="failure-message" data-testid="failure-message">
+        {plan.errorMessage ?? last?.message ?? nextRetry?.error ?? 'The plan stopped with an error.'}
+      </p>
+      <dl className="failure-facts">
+        <div>
+          <dt>Category</dt>
+          <dd data-testid="failure-category">{category}</dd>
+        </div>
+        {last && (
+          <div>
+            <dt>Recovery</dt>
+            <dd>
+              {last.recoveryAction.replaceAll('_', ' ')}
+              {last.retriable ? ' (retriable)' : ''}
+            </dd>
+          </div>
+        )}
+        {showRetry && (
+          <div>
+            <dt>Next automatic retry</dt>
+            <dd data-testid="retry-countdown" data-retry-at={new Date(nextRetry.at).toISOString()}>
+              {formatCountdown(nextRetry.at - now)}
+            </dd>
+          </div>
+        )}
+      </dl>
+      {hint && (
+        <p className="failure-hint" data-testid="failure-hint">
+          <strong>Hint:</strong> {hint}
+        </p>
+      )}
+      {command && (
+        <div className="failure-command">
+          <code data-testid="failure-command">{command}</code>
+          <CopyButton text={command} label="Copy the recovery command" testId="copy-command" />
+        </div>
+      )}
+      {attempts.length > 0 && (
+        <div className="failure-attempts">
+          <h4>Attempts</h4>
+          <ol>
+            {attempts.map((e) => (
+              <li key={e.id} data-testid="failure-attempt" data-attempt={e.attempt} data-outcome={e.outcome}>
+                <span className="attempt-no">#{e.attempt}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time> <span className="muted">{e.category}</span> {e.message}
+                <span className="muted"> — {e.outcome === 'retried' ? 'retried' : 'gave up'}</span>
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+      {failedChanges.length > 0 && (
+        <div className="failure-changes" data-testid="failure-changes">
+          <h4>What the step changed before it failed</h4>
+          <ul>
+            {failedChanges.map((entry) => (
+              <li key={entry.id}>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => {
+                    setTab('changes');
+                    selectEntry(entry.id);
+                  }}
+                >
+                  {entry.operation} {entry.path}
+                </button>{' '}
+                <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {plan.processingState === 'errored' && (
+        <div className="failure-actions">
+          <button type="button" className="button primary" data-testid="failure-retry" disabled={!allowed.retry} aria-keyshortcuts="r" onClick={() => void runAction('retry')}>
+            Retry from the failed step
+          </button>
+          <button type="button" className="button" data-testid="failure-reset" disabled={!allowed.reset} onClick={() => void runAction('reset')}>
+            Reset to queued
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+import { useEffect, useState } from 'react';
+import type { Plan } from '../../../shared/domain';
+import { PHASES } from '../../../shared/domain';
+import { StateBadge } from '../components/Badges';
+import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
+import { useAppStore } from '../store/react';
+
+const ACTION_KEYS: Partial<Record<PlanAction, string>> = { step: 's', continue: 'c', pause: 'p', retry: 'r' };
+
+function PhaseTrack({ plan }: { plan: Plan }) {
+  const current = PHASES.indexOf(plan.phase);
+  return (
+    <ol className="phase-track" aria-label="Phases">
+      {PHASES.map((phase, i) => (
+        <li key={phase} className={i < current || plan.processingState === 'complete' ? 'done' : i === current ? 'current' : ''} aria-current={i === current ? 'step' : undefined}>
+          {phase}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function PlanHeader({ plan }: { plan: Plan }) {
+  const runAction = useAppStore((s) => s.runAction);
+  const pending = useAppStore((s) => s.pendingAction);
+  const applying = useAppStore((s) => s.applyStatus === 'applying');
+  const actionError = useAppStore((s) => s.actionError);
+  const [confirmDiscard, setConfirmDiscard] = useState(false);
+  const allowed = allowedActions(plan);
+
+  useEffect(() => {
+    if (!confirmDiscard) return;
+    const timer = window.setTimeout(() => setConfirmDiscard(false), 4000);
+    return () => window.clearTimeout(timer);
+  }, [confirmDiscard]);
+
+  const onAction = (action: PlanAction) => {
+    if (action === 'discard' && !confirmDiscard) {
+      setConfirmDiscard(true);
+      return;
+    }
+    setConfirmDiscard(false);
+    void runAction(action);
+  };
+
+  return (
+    <header className="plan-header" data-testid="plan-header" data-plan-id={plan.id} data-plan-state={plan.processingState} data-plan-phase={plan.phase}>
+      <div className="plan-title">
+        <h2 data-testid="plan-name">{plan.name}</h2>
+        <StateBadge state={plan.processingState} />
+        <PhaseTrack plan={plan} />
+        <span className="muted" title="Automation profile">
+          {plan.automationProfile.name}
+        </span>
+      </div>
+      {plan.description && <p className="plan-description">{plan.description}</p>}
+      <div className="plan-controls" role="toolbar" aria-label="Plan controls">
+        {PLAN_ACTIONS.map((action) => {
+          const busy = pending === action || (action === 'apply' && applying);
+          const confirming = action === 'discard' && confirmDiscard;
+          const key = ACTION_KEYS[action];
+          return (
+            <button
+              key={action}
+              type="button"
+              className={`button ${action === 'discard' ? 'danger' : ''} ${confirming ? 'confirming' : ''}`}
+              data-testid={`action-${action}`}
+              disabled={!allowed[action] || busy}
+              aria-label={confirming ? 'Press again to discard the plan and its sandbox' : actionDescription(action, plan)}
+              aria-keyshortcuts={key}
+              title={actionDescription(action, plan) + (key ? ` (${key})` : '')}
+              aria-busy={busy || undefined}
+              onClick={() => onAction(action)}
+            >
+              {confirming ? 'Confirm discard' : ACTION_LABELS[action]}
+            </button>
+          );
+        })}
+      </div>
+      {actionError && (
+        <p className="inline-error" role="alert" data-testid="action-error">
+          {actionError}
+        </p>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,109 @@
+import type { KeyboardEvent } from 'react';
+import { StatePanel } from '../components/StatePanel';
+import type { PlanTab } from '../store/plan-slice';
+import { useAppStore } from '../store/react';
+import { ChangesetView } from './ChangesetView';
+import { DecisionDetails } from './DecisionDetails';
+import { DecisionTree } from './DecisionTree';
+import { EventLog } from './EventLog';
+import { FailureCard } from './FailureCard';
+import { PlanHeader } from './PlanHeader';
+
+const TABS: { id: PlanTab; label: string }[] = [
+  { id: 'decisions', label: 'Decisions' },
+  { id: 'changes', label: 'Changes' },
+  { id: 'events', label: 'Events' },
+];
+
+function Tabs() {
+  const tab = useAppStore((s) => s.tab);
+  const setTab = useAppStore((s) => s.setTab);
+  const changes = useAppStore((s) => s.changesTotal);
+  const events = useAppStore((s) => s.events.length);
+  const counts: Partial<Record<PlanTab, number>> = { changes, events };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
+    const at = TABS.findIndex((t) => t.id === tab);
+    const next = TABS[(at + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
+    setTab(next.id);
+    document.getElementById(`tab-${next.id}`)?.focus();
+    e.preventDefault();
+  };
+
+  return (
+    <div className="tabs" role="tablist" aria-label="Plan views" onKeyDown={onKeyDown}>
+      {TABS.map((t) => (
+        <button
+          key={t.id}
+          id={`tab-${t.id}`}
+          type="button"
+          role="tab"
+          aria-selected={tab === t.id}
+          aria-controls={`panel-${t.id}`}
+          tabIndex={tab === t.id ? 0 : -1}
+          className={`tab ${tab === t.id ? 'active' : ''}`}
+          data-testid={`tab-${t.id}`}
+          onClick={() => setTab(t.id)}
+        >
+          {t.label}
+          {counts[t.id] !== undefined && <span className="tab-count">{counts[t.id]}</span>}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function TabPanel() {
+  const tab = useAppStore((s) => s.tab);
+  return (
+    <div id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className={`tab-panel panel-${tab}`} data-testid={`panel-${tab}`}>
+      {tab === 'decisions' && (
+        <div className="decisions-split">
+          <DecisionTree />
+          <DecisionDetails />
+        </div>
+      )}
+      {tab === 'changes' && <ChangesetView />}
+      {tab === 'events' && <EventLog />}
+    </div>
+  );
+}
+
+export function PlanView() {
+  const planId = useAppStore((s) => s.planId);
+  const plan = useAppStore((s) => s.plan);
+  const status = useAppStore((s) => s.planStatus);
+  const error = useAppStore((s) => s.planError);
+  const refresh = useAppStore((s) => s.refreshPlan);
+  const hasPlans = useAppStore((s) => s.plans.length > 0);
+
+  if (!planId) {
+    return (
+      <StatePanel kind="empty" testId="no-plan-open" title={hasPlans ? 'Select a plan to see its decisions, changes and events.' : 'Create a plan from a plan file to get started.'}>
+        <p className="muted">
+          Press <kbd>?</kbd> for keyboard shortcuts.
+        </p>
+      </StatePanel>
+    );
+  }
+  if (!plan) {
+    if (status === 'error')
+      return (
+        <StatePanel kind="error" title={`Couldn't load the plan: ${error ?? 'unknown error'}`}>
+          <button type="button" className="button" onClick={refresh}>
+            Try again
+          </button>
+        </StatePanel>
+      );
+    return <StatePanel kind="loading" title="Loading the plan…" />;
+  }
+  return (
+    <div className="plan-view" data-testid="plan-view" data-plan-id={plan.id}>
+      <PlanHeader plan={plan} />
+      <FailureCard plan={plan} />
+      <Tabs />
+      <TabPanel />
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import { useAppStore } from '../store/react';
+
+const THEME_LABELS = { system: 'System theme', light: 'Light theme', dark: 'Dark theme' } as const;
+
+export function TopBar() {
+  const theme = useAppStore((s) => s.theme);
+  const cycleTheme = useAppStore((s) => s.cycleTheme);
+  const setHelpOpen = useAppStore((s) => s.setHelpOpen);
+  const connection = useAppStore((s) => s.connection.state);
+  return (
+    <header className="top-bar">
+      <h1 className="app-title">CleverAgents</h1>
+      <span className={`connection-dot ${connection}`} role="img" aria-label={`Connection: ${connection}`} title={`Connection: ${connection}`} />
+      <span className="grow" />
+      <button type="button" className="button small" data-testid="theme-toggle" data-theme={theme} aria-label={`${THEME_LABELS[theme]}; switch theme`} onClick={cycleTheme}>
+        {THEME_LABELS[theme]}
+      </button>
+      <button type="button" className="button small" data-testid="help-button" aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={() => setHelpOpen(true)}>
+        ?
+      </button>
+    </header>
+  );
+}
