@@ -22,7 +22,8 @@ export interface PlanContent {
 export function createPlanFromContent(service: PlanService, input: PlanContent, baseDir: string): Plan {
   let raw: unknown;
   try {
-    raw = parseYaml(input.content, { maxAliasCount: 100 });
+    // Warnings (unknown tags and the like) would go to the host's stderr; the text is the client's.
+    raw = parseYaml(input.content, { maxAliasCount: 100, logLevel: 'error' });
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new ValidationError('content', `${input.fileName ? `${input.fileName} is ` : ''}not valid YAML or JSON: ${message}`);

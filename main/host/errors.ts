@@ -9,7 +9,7 @@ export function invalidRequest(error: ZodError, prefix?: string): BridgeErrorPay
 }
 
 // The engine names a few fields in snake case; the contract's name is what a form can highlight.
-const FIELD_NAMES: Record<string, string> = { plan_id: 'planId' };
+const FIELD_NAMES: Record<string, string> = { plan_id: 'planId', '--project': 'project', '--profile': 'profile' };
 
 export function toBridgeError(error: unknown, log: (message: string, error: unknown) => void): BridgeErrorPayload {
   if (error instanceof ValidationError) {

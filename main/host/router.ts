@@ -64,14 +64,17 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.run': (r) => startRun(r.planId, () => service.run(r.planId, { step: r.step, breakpoints: breakpoints.list(r.planId) })),
     'plans.retry': (r) => startRun(r.planId, () => service.retry(r.planId, { breakpoints: breakpoints.list(r.planId) })),
     'plans.step': (r) => {
+      service.get(r.planId);
       service.controller(r.planId).step();
       return plan(r.planId);
     },
     'plans.continue': (r) => {
+      service.get(r.planId);
       service.controller(r.planId).continue();
       return plan(r.planId);
     },
     'plans.pause': (r) => {
+      service.get(r.planId);
       service.controller(r.planId).pause();
       return plan(r.planId);
     },

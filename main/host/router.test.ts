@@ -1,0 +1,265 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CHANNELS, type Channel, type Envelope } from '../../shared/contract';
+import type { Plan } from '../../shared/domain';
+import { PlanError } from '../../shared/errors';
+import type { PlanService } from '../app/plan-service';
+import { createRouter, type Router } from './router';
+import { planYaml, tempApp, type TempApp, waitFor } from './test-support';
+
+/** A request each channel refuses, and the field the error names. */
+const INVALID: Record<Channel, { request: unknown; field: string }> = {
+  'app.info': { request: { extra: true }, field: '(root)' },
+  'plans.list': { request: { state: 'sleeping' }, field: 'state' },
+  'plans.get': { request: {}, field: 'planId' },
+  'plans.create': { request: { path: 'a.yaml', content: 'name: x' }, field: 'path' },
+  'plans.decisions': { request: { planId: '' }, field: 'planId' },
+  'plans.invocations': { request: { planId: 7 }, field: 'planId' },
+  'plans.events': { request: { planId: 'P', afterSeq: -1 }, field: 'afterSeq' },
+  'plans.changes': { request: { planId: 'P', limit: 0 }, field: 'limit' },
+  'plans.change': { request: { planId: 'P' }, field: 'entryId' },
+  'plans.errors': { request: null, field: '(root)' },
+  'plans.run': { request: { planId: 'P', step: 'yes' }, field: 'step' },
+  'plans.step': { request: 'P', field: '(root)' },
+  'plans.continue': { request: [], field: '(root)' },
+  'plans.pause': { request: { planId: 'x'.repeat(65) }, field: 'planId' },
+  'plans.breakpoint': { request: { planId: 'P', decisionId: 'D' }, field: 'enabled' },
+  'plans.retry': { request: { planId: 'P', force: true }, field: '(root)' },
+  'plans.reset': { request: { planId: null }, field: 'planId' },
+  'plans.apply': { request: { planId: 'P', paths: [''] }, field: 'paths.0' },
+  'plans.discard': { request: undefined, field: '(root)' },
+};
+
+type Ok<T = Record<string, unknown>> = { ok: true; data: T };
+const expectOk = <T = Record<string, unknown>>(envelope: Envelope<unknown>): T => {
+  if (!envelope.ok) throw new Error(`expected ok, got ${JSON.stringify(envelope.error)}`);
+  return (envelope as Ok<T>).data;
+};
+
+describe('router', () => {
+  let t: TempApp;
+  let router: Router;
+  let log: ReturnType<typeof vi.fn<(message: string, error?: unknown) => void>>;
+
+  beforeEach(() => {
+    t = tempApp();
+    log = vi.fn<(message: string, error?: unknown) => void>();
+    router = createRouter(t.app.service, { dataDir: t.app.dataDir, log, baseDir: t.root });
+  });
+  afterEach(() => t.dispose());
+
+  const create = async (options: Parameters<typeof planYaml>[1] = {}): Promise<Plan> =>
+    expectOk<{ plan: Plan }>(await router.handle('plans.create', { content: planYaml(t.project, options) })).plan;
+
+  describe.each(CHANNELS)('%s', (channel) => {
+    it('refuses an invalid request with invalid_request, a one-line message and the field', async () => {
+      const reply = await router.handle(channel, INVALID[channel].request);
+      expect(reply).toEqual({ ok: false, error: { code: 'invalid_request', message: expect.any(String), field: INVALID[channel].field } });
+      if (!reply.ok) expect(reply.error.message).not.toContain('\n');
+    });
+  });
+
+  it.each([undefined, null, 42, {}, '', 'plans', 'plans.nope', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'x'.repeat(10_000)])(
+    'answers unknown_channel for channel #%#',
+    async (channel) => {
+      const reply = await router.handle(channel, {});
+      expect(reply).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
+      if (!reply.ok) expect(reply.error.message.length).toBeLessThan(120);
+    },
+  );
+
+  it('app.info names the version, data directory and tools', async () => {
+    const info = expectOk<{ version: string; dataDir: string; tools: { name: string }[] }>(await router.handle('app.info', {}));
+    expect(info.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(info.dataDir).toBe(t.app.dataDir);
+    expect(info.tools.map((tool) => tool.name)).toContain('file.write');
+  });
+
+  describe('plans.create', () => {
+    it('creates a plan from YAML text and writes no file', async () => {
+      const before = readdirSync(t.root).sort();
+      const plan = await create({ name: 'from-text' });
+      expect(plan).toMatchObject({ name: 'from-text', phase: 'strategize', processingState: 'queued', projectPath: t.project });
+      expect(readdirSync(t.root).sort()).toEqual(before);
+      expect(t.app.service.get(plan.id).name).toBe('from-text');
+    });
+
+    it('creates a plan from JSON text, resolving a relative project against the base folder', async () => {
+      const content = JSON.stringify({ name: 'json', project: './project', definitionOfDone: ['Review'] });
+      const plan = expectOk<{ plan: Plan }>(await router.handle('plans.create', { content, fileName: 'p.json' })).plan;
+      expect(plan.projectPath).toBe(t.project);
+    });
+
+    it('creates a plan from a path on the host, with overrides', async () => {
+      const file = path.join(t.root, 'plan.yaml');
+      writeFileSync(file, planYaml(t.project));
+      const plan = expectOk<{ plan: Plan }>(await router.handle('plans.create', { path: file, profile: 'manual' })).plan;
+      expect(plan.automationProfile.name).toBe('manual');
+    });
+
+    it.each([
+      ['not YAML', { content: 'name: [unclosed', fileName: 'bad.yaml' }, 'content', /bad\.yaml is not valid YAML/],
+      ['a list', { content: '- a\n- b' }, 'plan-file', /mapping/],
+      ['no definitionOfDone', { content: 'name: x' }, 'definitionOfDone', /definitionOfDone/],
+      ['an unknown key', { content: 'name: x\ndefinitionOfDone: [a]\nextra: 1' }, '(root)', /extra/],
+      ['a missing project', { content: 'name: x\nproject: ./nowhere\ndefinitionOfDone: [a]' }, 'project', /not a directory/],
+      ['a bad profile override', { content: 'name: x\ndefinitionOfDone: [a]', profile: 'reckless' }, 'profile', /profile/],
+      ['a missing file', { path: '/definitely/not/here.yaml' }, 'plan-file', /no such file/],
+    ])('refuses %s with the field named', async (_name, request, field, message) => {
+      const reply = await router.handle('plans.create', request);
+      expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request', field } });
+      if (!reply.ok) expect(reply.error.message).toMatch(message);
+      expect(t.app.service.list()).toHaveLength(0);
+    });
+  });
+
+  it('reads a plan back on every read channel; an unknown plan id is invalid_request on planId', async () => {
+    const plan = await create();
+    expectOk(await router.handle('plans.run', { planId: plan.id }));
+    await t.app.service.idle();
+    const list = expectOk<{ plans: { id: string; progress: { done: number; total: number } }[] }>(await router.handle('plans.list', {}));
+    expect(list.plans.map((p) => [p.id, p.progress])).toEqual([[plan.id, { done: 2, total: 2 }]]);
+    expect(expectOk<{ plans: unknown[] }>(await router.handle('plans.list', { state: 'errored' })).plans).toEqual([]);
+    expect(expectOk<{ plan: Plan }>(await router.handle('plans.get', { planId: plan.id })).plan).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(expectOk<{ decisions: unknown[] }>(await router.handle('plans.decisions', { planId: plan.id })).decisions.length).toBeGreaterThanOrEqual(3);
+    expect(expectOk<{ invocations: unknown[] }>(await router.handle('plans.invocations', { planId: plan.id })).invocations).toHaveLength(2);
+    const events = expectOk<{ events: { seq: number }[]; lastSeq: number }>(await router.handle('plans.events', { planId: plan.id, afterSeq: 1, limit: 3 }));
+    expect(events.events.map((e) => e.seq)).toEqual([2, 3, 4]);
+    expect(events.lastSeq).toBeGreaterThan(4);
+    const changes = expectOk<{ total: number; entries: { id: string; path: string }[] }>(await router.handle('plans.changes', { planId: plan.id }));
+    expect(changes.total).toBe(2);
+    const change = expectOk<{ entry: { afterText: string }; diff: string }>(await router.handle('plans.change', { planId: plan.id, entryId: changes.entries[0].id }));
+    expect(change.entry.afterText).toBe('1');
+    expect(expectOk<{ errors: unknown[] }>(await router.handle('plans.errors', { planId: plan.id })).errors).toEqual([]);
+    expect(await router.handle('plans.change', { planId: plan.id, entryId: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'entryId' } });
+    for (const channel of ['plans.get', 'plans.decisions', 'plans.events', 'plans.run', 'plans.reset', 'plans.discard'] as const) {
+      expect(await router.handle(channel, { planId: 'NOPLAN' })).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'planId' } });
+    }
+    const applied = expectOk<{ applied: string[] }>(await router.handle('plans.apply', { planId: plan.id }));
+    expect(applied.applied.sort()).toEqual(['out/1.txt', 'out/2.txt']);
+    expect(existsSync(path.join(t.project, 'out/1.txt'))).toBe(true);
+  });
+
+  it('plans.run answers at once, while the run goes on in the background', async () => {
+    const plan = await create({ steps: 3 });
+    const reply = expectOk<{ plan: Plan }>(await router.handle('plans.run', { planId: plan.id }));
+    expect(t.app.service.isRunning(plan.id)).toBe(true);
+    expect(['queued', 'processing']).toContain(reply.plan.processingState);
+    expect(await router.handle('plans.run', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
+    await t.app.service.idle();
+    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+  });
+
+  it('steps, pauses and continues a run in step mode', async () => {
+    const plan = await create({ steps: 3 });
+    expect(await router.handle('plans.step', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'not_running' } });
+    expectOk(await router.handle('plans.run', { planId: plan.id, step: true }));
+    const done = () => t.app.service.decisions(plan.id).filter((d) => d.type === 'strategy_choice' && d.status === 'done').length;
+    await waitFor(() => t.app.service.get(plan.id).processingState === 'paused');
+    expect(done()).toBe(0);
+    expectOk(await router.handle('plans.step', { planId: plan.id }));
+    await waitFor(() => done() === 1 && t.app.service.get(plan.id).processingState === 'paused');
+    expectOk(await router.handle('plans.continue', { planId: plan.id }));
+    await t.app.service.idle();
+    expect(done()).toBe(3);
+    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+  });
+
+  it('pauses a running plan before its next decision, and continues it', async () => {
+    const plan = await create({ steps: 3 });
+    expectOk(await router.handle('plans.run', { planId: plan.id }));
+    expectOk(await router.handle('plans.pause', { planId: plan.id }));
+    await waitFor(() => t.app.service.get(plan.id).processingState === 'paused');
+    expectOk(await router.handle('plans.continue', { planId: plan.id }));
+    await t.app.service.idle();
+    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+  });
+
+  it('keeps breakpoints set while a plan is not running, and stops a retry at one', async () => {
+    const plan = await create({ steps: 3, failAt: 2 });
+    expectOk(await router.handle('plans.run', { planId: plan.id }));
+    await t.app.service.idle();
+    expect(t.app.service.get(plan.id).processingState).toBe('errored');
+    const failed = t.app.service.decisions(plan.id).find((d) => d.status === 'failed')!;
+    const third = t.app.service.decisions(plan.id).find((d) => d.description === 'Step 3')!;
+    expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: third.id, enabled: true }))).toEqual({ breakpoints: [third.id] });
+    expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'other', enabled: true }))).toEqual({ breakpoints: [third.id, 'other'] });
+    expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'other', enabled: false }))).toEqual({ breakpoints: [third.id] });
+    // Make the failed step succeed, then retry: it stops before step 3.
+    writeFileSync(path.join(t.app.service.get(plan.id).sandboxRefs[0], 'README.md'), '# Demo\n\n## Missing\n');
+    expectOk(await router.handle('plans.retry', { planId: plan.id }));
+    await waitFor(() => t.app.service.get(plan.id).processingState === 'paused');
+    expect(t.app.service.decisions(plan.id).find((d) => d.id === failed.id)?.status).toBe('done');
+    expect(t.app.service.decisions(plan.id).find((d) => d.id === third.id)?.status).not.toBe('done');
+    // While running, the controller's set is changed too.
+    expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'later', enabled: true }))).toEqual({ breakpoints: [third.id, 'later'] });
+    expectOk(await router.handle('plans.continue', { planId: plan.id }));
+    await t.app.service.idle();
+    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+  });
+
+  it('maps wrong-state operations to their PlanError code', async () => {
+    const plan = await create();
+    expect(await router.handle('plans.retry', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
+    expect(await router.handle('plans.apply', { planId: plan.id })).toMatchObject({ ok: false, error: { code: expect.any(String), message: expect.stringMatching(/apply|phase/) } });
+    expect(await router.handle('plans.pause', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'not_running' } });
+    const discarded = expectOk<{ plan: Plan }>(await router.handle('plans.discard', { planId: plan.id }));
+    expect(discarded.plan.processingState).toBe('cancelled');
+    expect(await router.handle('plans.discard', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
+  });
+});
+
+describe('router errors', () => {
+  const plan = { id: 'P' } as Plan;
+
+  it('turns an unexpected exception into internal with a generic message, and logs the details', async () => {
+    const log = vi.fn();
+    const service = {
+      get: () => {
+        throw new Error('database is locked\n    at secret (/home/me/file.ts:1:1)');
+      },
+    } as unknown as PlanService;
+    const reply = await createRouter(service, { log }).handle('plans.get', { planId: 'P' });
+    expect(reply).toEqual({ ok: false, error: { code: 'internal', message: 'internal error; see the host log' } });
+    expect(JSON.stringify(reply)).not.toMatch(/secret|locked|at /);
+    expect(log).toHaveBeenCalledWith('internal error', expect.any(Error));
+  });
+
+  it('refuses a response that does not match the contract, as internal', async () => {
+    const log = vi.fn();
+    const service = { get: () => ({ id: 'P', name: 42 }) } as unknown as PlanService;
+    const reply = await createRouter(service, { log }).handle('plans.get', { planId: 'P' });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'internal' } });
+    expect(log).toHaveBeenCalledOnce();
+  });
+
+  it('passes a PlanError code through', async () => {
+    const service = {
+      get: () => plan,
+      controller: () => {
+        throw new PlanError('plan P is not running in this process', 'not_running');
+      },
+    } as unknown as PlanService;
+    expect(await createRouter(service, { log: vi.fn() }).handle('plans.step', { planId: 'P' })).toEqual({
+      ok: false,
+      error: { code: 'not_running', message: 'plan P is not running in this process' },
+    });
+  });
+
+  it('logs a background run that rejects, after having answered', async () => {
+    const log = vi.fn();
+    let fail: (error: Error) => void = () => undefined;
+    const service = {
+      get: () => plan,
+      run: () => new Promise((_resolve, reject) => (fail = reject)),
+    } as unknown as PlanService;
+    const router = createRouter(service, { log });
+    const reply = router.handle('plans.run', { planId: 'P' });
+    // The reply does not wait for the run; the plan is validated against the contract and refused here only because the stub is partial.
+    await reply;
+    fail(new Error('executor crashed'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toHaveBeenCalledWith('the run of plan P failed', expect.any(Error));
+  });
+});
