@@ -1,7 +1,9 @@
 import type { StreamEvent } from '../../../shared/events';
+import { formatDuration } from './format';
 
 export type EventTone = 'info' | 'progress' | 'good' | 'warn' | 'bad';
 
+const ms = (value: unknown): string => (typeof value === 'number' ? formatDuration(value) : '?');
 const str = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
 
 /** One readable line per event for the log; `describe` names decisions by their description. */
@@ -22,14 +24,14 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
       return { text: `${str(d.tool)} started (${step()})`, tone: 'progress' };
     case 'tool_call_finished': {
       const error = d.error && typeof d.error === 'object' ? str((d.error as Record<string, unknown>).message) : '';
-      return { text: `${str(d.tool)} ${d.ok ? 'ok' : `failed${error ? `: ${error}` : ''}`} in ${str(d.durationMs)} ms`, tone: d.ok ? 'good' : 'bad' };
+      return { text: `${str(d.tool)} ${d.ok ? 'ok' : `failed${error ? `: ${error}` : ''}`} in ${ms(d.durationMs)}`, tone: d.ok ? 'good' : 'bad' };
     }
     case 'change_recorded':
       return { text: `${str(d.operation)} ${str(d.path)}`, tone: 'info' };
     case 'error_recorded':
       return { text: `${str(d.category)} error, attempt ${str(d.attempt)}: ${str(d.message)}`, tone: 'bad' };
     case 'retry_scheduled':
-      return { text: `retry ${str(d.attempt)} in ${str(d.delayMs)} ms: ${str(d.error)}`, tone: 'warn' };
+      return { text: `retry ${str(d.attempt)} in ${ms(d.delayMs)}: ${str(d.error)}`, tone: 'warn' };
     case 'paused':
       return { text: `paused (${str(d.reason)}) before step ${str(d.index)} of ${str(d.total)}: ${str(d.description)}`, tone: 'warn' };
     case 'apply_complete':
@@ -43,7 +45,7 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
     case 'runtime_execute_started':
       return { text: `${str(d.decisionCount)} decisions to run`, tone: 'info' };
     case 'runtime_execute_complete':
-      return { text: `${str(d.toolCallCount)} tool calls in ${str(d.executionDurationMs)} ms`, tone: 'good' };
+      return { text: `${str(d.toolCallCount)} tool calls in ${ms(d.executionDurationMs)}`, tone: 'good' };
     case 'execute_complete':
     case 'strategize_complete':
     case 'strategize_started':

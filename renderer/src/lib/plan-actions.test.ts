@@ -30,6 +30,11 @@ describe('the plan controls', () => {
     expect(enabled('apply', 'errored')).toEqual(['reset', 'apply', 'discard']);
   });
 
+  it('offer no Apply to a plan without a project directory', () => {
+    expect(allowedActions({ phase: 'apply', processingState: 'queued', projectPath: null }).apply).toBe(false);
+    expect(allowedActions({ phase: 'apply', processingState: 'queued', projectPath: '/p' }).apply).toBe(true);
+  });
+
   it('offer nothing on a finished plan', () => {
     expect(enabled('apply', 'complete')).toEqual([]);
     expect(enabled('execute', 'cancelled')).toEqual([]);

@@ -3,7 +3,7 @@ import type { Plan } from '../../../shared/domain';
 export const PLAN_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard'] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
 
-type PlanState = Pick<Plan, 'phase' | 'processingState'>;
+type PlanState = Pick<Plan, 'phase' | 'processingState'> & Partial<Pick<Plan, 'projectPath'>>;
 
 /** A queued plan that has not reached apply can run (strategize, then execute). */
 export function isRunnable(plan: PlanState): boolean {
@@ -22,7 +22,8 @@ export function allowedActions(plan: PlanState): Record<PlanAction, boolean> {
     pause: state === 'processing',
     retry: state === 'errored' && phase !== 'apply',
     reset: state === 'errored',
-    apply: phase === 'apply' && (state === 'queued' || state === 'errored'),
+    // Apply writes into the project directory; a plan without one has nowhere to apply to.
+    apply: phase === 'apply' && (state === 'queued' || state === 'errored') && plan.projectPath !== null,
     discard: state !== 'complete' && state !== 'cancelled' && state !== 'processing',
   };
 }
@@ -54,7 +55,7 @@ export function actionDescription(action: PlanAction, plan: PlanState): string {
     case 'reset':
       return 'Reset the errored plan to queued, for manual recovery';
     case 'apply':
-      return 'Apply the changeset to the project';
+      return plan.projectPath === null ? 'This plan has no project directory to apply to' : 'Apply the changeset to the project';
     case 'discard':
       return 'Discard the plan and its sandbox';
   }

@@ -47,7 +47,7 @@ export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {
       set({ plansStatus: get().plansStatus === 'loaded' ? 'loaded' : 'error', plansError: errorText(error) });
     }
   };
-  const refresh = coalesce(load, { minIntervalMs: 400, setTimeout: deps.setTimeout, now: deps.now });
+  const refresh = coalesce(load, { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now });
 
   return {
     plans: [],

@@ -1,4 +1,4 @@
-import { useCallback, useMemo } from 'react';
+import { useCallback, useEffect, useMemo } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { allowedActions } from '../lib/plan-actions';
@@ -78,6 +78,12 @@ function FileList() {
     [entries.length, total, loadMore],
   );
   const selectedIndex = entries.findIndex((e) => e.id === selectedId);
+
+  // Opening the changes shows the first file's diff rather than an empty pane.
+  const first = entries[0]?.id;
+  useEffect(() => {
+    if (selectedId === null && first) select(first);
+  }, [selectedId, first, select]);
 
   return (
     <VirtualList

@@ -26,7 +26,7 @@ interface DecisionRowProps {
 export const DecisionRow = memo(function DecisionRow({ row, selected, paused, breakpoint, tally, onSelect, onToggle }: DecisionRowProps) {
   const { decision, depth, hasChildren, expanded } = row;
   const planned = decision.toolCalls.length;
-  const classes = ['tree-row', `type-${decision.type}`, `status-${decision.status}`, selected && 'selected', paused && 'paused'].filter(Boolean).join(' ');
+  const classes = ['tree-row', `type-${decision.type}`, `row-${decision.status}`, selected && 'selected', paused && 'paused'].filter(Boolean).join(' ');
   return (
     <div
       id={treeItemId(decision.id)}

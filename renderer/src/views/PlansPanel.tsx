@@ -55,6 +55,8 @@ function PlanList() {
   const status = useAppStore((s) => s.plansStatus);
   const error = useAppStore((s) => s.plansError);
   const openId = useAppStore((s) => s.planId);
+  // The open plan's own stream is fresher than the (rate-limited) list: show its state from there.
+  const live = useAppStore(useShallow((s) => (s.plan ? { state: s.plan.processingState, phase: s.plan.phase } : null)));
   const cursorId = useAppStore((s) => s.planCursorId);
   const openPlan = useAppStore((s) => s.openPlan);
   const loadPlans = useAppStore((s) => s.loadPlans);
@@ -80,7 +82,12 @@ function PlanList() {
       count={plans.length}
       rowHeight={PLAN_ROW_HEIGHT}
       scrollToIndex={cursorIndex}
-      renderRow={(i) => <PlanRow key={plans[i].id} plan={plans[i]} open={plans[i].id === openId} cursor={plans[i].id === cursorId} now={now} onOpen={onOpen} />}
+      renderRow={(i) => {
+        const plan = plans[i];
+        const open = plan.id === openId;
+        const shown = open && live ? { ...plan, processingState: live.state, phase: live.phase } : plan;
+        return <PlanRow key={plan.id} plan={shown} open={open} cursor={plan.id === cursorId} now={now} onOpen={onOpen} />;
+      }}
       className="plan-list"
       containerProps={{
         role: 'listbox',
