@@ -1,0 +1,142 @@
+// The escape suite: every way out of the sandbox we know of, through the real tools and the real
+// ToolRunner, on real directories. After each case the canary directory beside the sandbox must be
+// exactly as it was, and the call must be refused with a message naming the path and the rule.
+import { execFileSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineError } from '../errors';
+import { createSandbox } from '../sandbox/sandbox';
+import { cleanupTempDirs, type Harness, harness, tempDir, treeState } from './test-support';
+
+let base: string;
+let canary: string;
+let sandbox: string;
+let h: Harness;
+let canaryBefore: Record<string, string>;
+let baseBefore: string[];
+
+beforeAll(async () => {
+  base = realpathSync(tempDir('agents-escape-'));
+  canary = path.join(base, 'canary');
+  mkdirSync(canary);
+  writeFileSync(path.join(canary, 'secret.txt'), 'top secret\n');
+  const project = path.join(base, 'project');
+  mkdirSync(path.join(project, 'src'), { recursive: true });
+  writeFileSync(path.join(project, 'ok.txt'), 'ok\n');
+  writeFileSync(path.join(project, 'src', 'main.ts'), 'secret search target\n');
+  // Links that came with the project.
+  symlinkSync('/etc', path.join(project, 'etc-link'));
+  symlinkSync(path.join(canary, 'secret.txt'), path.join(project, 'secret-link'));
+  symlinkSync(canary, path.join(project, 'canary-dir'));
+  symlinkSync('../canary', path.join(project, 'rel-canary'));
+  symlinkSync(path.join(canary, 'planted.txt'), path.join(project, 'dangling'));
+  symlinkSync('rel-canary', path.join(project, 'chain'));
+  execFileSync('git', ['init', '-q'], { cwd: project });
+  sandbox = await createSandbox(project, path.join(base, 'sandboxes'), 'ESCAPE');
+  h = harness(sandbox);
+  canaryBefore = treeState(canary);
+  baseBefore = readdirSync(base).sort();
+});
+afterAll(cleanupTempDirs);
+
+type Case = [name: string, tool: string, args: Record<string, unknown>, pathShown: string, rule: string];
+
+const escapes: Case[] = [
+  ['.. out of the root', 'file.write', { path: '../canary/pwned.txt', content: 'x' }, '"../canary/pwned.txt"', 'escapes the sandbox (.. outside the root)'],
+  ['.. hidden behind a subdirectory', 'file.write', { path: 'src/../../canary/pwned.txt', content: 'x' }, '"src/../../canary/pwned.txt"', 'escapes the sandbox'],
+  ['.. in a read', 'file.read', { path: '../canary/secret.txt' }, '"../canary/secret.txt"', 'escapes the sandbox'],
+  ['absolute path write', 'file.write', { path: '/tmp/agents-pwned.txt', content: 'x' }, '"/tmp/agents-pwned.txt"', 'is absolute'],
+  ['absolute path read of /etc/passwd', 'file.read', { path: '/etc/passwd' }, '"/etc/passwd"', 'is absolute'],
+  ['absolute path into the canary', 'file.edit', { path: '__CANARY__/secret.txt', find: 'top', replace: 'x' }, '/canary/secret.txt"', 'is absolute'],
+  ['project symlink to /etc', 'file.read', { path: 'etc-link/passwd' }, '"etc-link/passwd"', 'resolves outside the sandbox through symlink "etc-link" -> "/etc"'],
+  ['project symlink to a file outside, written', 'file.write', { path: 'secret-link', content: 'x' }, '"secret-link"', 'resolves outside the sandbox through symlink "secret-link"'],
+  ['project symlink to a file outside, edited', 'file.edit', { path: 'secret-link', find: 'top', replace: 'x' }, '"secret-link"', 'resolves outside the sandbox'],
+  ['symlinked directory outside', 'file.write', { path: 'canary-dir/pwned.txt', content: 'x' }, '"canary-dir/pwned.txt"', 'resolves outside the sandbox through symlink "canary-dir"'],
+  ['relative symlink climbing out', 'file.read', { path: 'rel-canary/secret.txt' }, '"rel-canary/secret.txt"', 'through symlink "rel-canary" -> "../canary"'],
+  ['chain of symlinks', 'file.write', { path: 'chain/pwned.txt', content: 'x' }, '"chain/pwned.txt"', 'resolves outside the sandbox'],
+  ['dangling symlink to a new file outside', 'file.write', { path: 'dangling', content: 'x' }, '"dangling"', 'resolves outside the sandbox through symlink "dangling"'],
+  ['NUL byte', 'file.write', { path: 'ok.txt\0../../canary/secret.txt', content: 'x' }, '"ok.txt\\u0000', 'contains a NUL byte'],
+  ['over-long path', 'file.write', { path: `${'d/'.repeat(2100)}x`, content: 'x' }, '"d/d/d/', 'bytes long (the limit is 4096)'],
+  ['over-long component', 'file.write', { path: 'x'.repeat(300), content: 'x' }, '"xxxx', 'is longer than 255 bytes'],
+  ['rename target outside', 'file.rename', { from: 'ok.txt', to: '../canary/moved.txt' }, '"../canary/moved.txt"', 'escapes the sandbox'],
+  ['rename target through a symlinked directory', 'file.rename', { from: 'ok.txt', to: 'canary-dir/moved.txt' }, '"canary-dir/moved.txt"', 'resolves outside the sandbox'],
+  ['rename source outside', 'file.rename', { from: '../canary/secret.txt', to: 'stolen.txt' }, '"../canary/secret.txt"', 'escapes the sandbox'],
+  ['rename source through a symlinked directory', 'file.rename', { from: 'canary-dir/secret.txt', to: 'stolen.txt' }, '"canary-dir/secret.txt"', 'resolves outside the sandbox'],
+  ['delete through a symlinked directory', 'file.delete', { path: 'canary-dir/secret.txt' }, '"canary-dir/secret.txt"', 'resolves outside the sandbox'],
+  ['list outside', 'file.list', { path: '..' }, '".."', 'escapes the sandbox'],
+  ['list a symlinked directory outside', 'file.list', { path: 'canary-dir' }, '"canary-dir"', 'resolves outside the sandbox'],
+  ['search outside', 'file.search', { pattern: 'secret', path: '../canary' }, '"../canary"', 'escapes the sandbox'],
+  ['search through a symlink outside', 'file.search', { pattern: 'secret', path: 'rel-canary' }, '"rel-canary"', 'resolves outside the sandbox'],
+  ['write into .git (hooks run on the operator machine)', 'file.write', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' }, '".git/hooks/pre-commit"', 'is inside .git'],
+  ['Windows drive path', 'file.write', { path: 'C:\\canary\\pwned.txt', content: 'x' }, '"C:\\\\canary', 'is absolute'],
+];
+
+describe('escape suite: no tool path leaves the sandbox', () => {
+  it.each(escapes)('refuses %s', async (_name, tool, args, pathShown, rule) => {
+    const resolvedArgs = JSON.parse(JSON.stringify(args).replaceAll('__CANARY__', canary)) as Record<string, unknown>;
+    const error = await h.call(tool, resolvedArgs).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EngineError);
+    const { message, category } = error as EngineError;
+    expect(message).toContain(pathShown);
+    expect(message).toContain(rule);
+    expect(['policy', 'validation']).toContain(category);
+    expect(treeState(canary)).toEqual(canaryBefore);
+    expect(readdirSync(base).sort()).toEqual(baseBefore);
+  });
+
+  it('refuses to delete a symlink as if it were the file outside it points to', async () => {
+    await expect(h.call('file.delete', { path: 'secret-link' })).rejects.toThrow('file.delete: "secret-link" is not a regular file');
+    expect(treeState(canary)).toEqual(canaryBefore);
+  });
+
+  it('a link made by shell.run is removed and reported, so a later write lands inside', async () => {
+    const result = (await h.call('shell.run', { command: `ln -s ${canary} shell-link` })) as { removedSymlinks: unknown };
+    expect(result.removedSymlinks).toEqual([{ path: 'shell-link', target: canary }]);
+    await h.call('file.write', { path: 'shell-link/pwned.txt', content: 'x' });
+    expect(readFileSync(path.join(sandbox, 'shell-link', 'pwned.txt'), 'utf8')).toBe('x');
+    expect(treeState(canary)).toEqual(canaryBefore);
+  });
+
+  it('a link planted behind the tools’ back is caught at the moment of use', async () => {
+    await h.call('file.write', { path: 'later/file.txt', content: 'inside' });
+    // Whatever made it (a process that left the shell's process group, say), the next use judges it.
+    execFileSync('rm', ['-r', path.join(sandbox, 'later')]);
+    symlinkSync(canary, path.join(sandbox, 'later'));
+    await expect(h.call('file.write', { path: 'later/file.txt', content: 'x' })).rejects.toThrow('path "later/file.txt": resolves outside the sandbox through symlink "later"');
+    await expect(h.call('file.rename', { from: 'ok.txt', to: 'later/ok.txt' })).rejects.toThrow('resolves outside the sandbox');
+    expect(treeState(canary)).toEqual(canaryBefore);
+  });
+
+  it('a hard link made by shell.run to a file outside is never written through', async () => {
+    try {
+      linkSync(path.join(canary, 'secret.txt'), path.join(sandbox, 'probe'));
+      execFileSync('rm', [path.join(sandbox, 'probe')]);
+    } catch {
+      return; // hard links across these directories are not allowed here: nothing to prove
+    }
+    await h.call('shell.run', { command: `ln ${path.join(canary, 'secret.txt')} hard.txt` });
+    await h.call('file.write', { path: 'hard.txt', content: 'overwritten' });
+    await h.call('file.edit', { path: 'hard.txt', find: 'overwritten', replace: 'edited' });
+    expect(readFileSync(path.join(sandbox, 'hard.txt'), 'utf8')).toBe('edited');
+    expect(treeState(canary)).toEqual(canaryBefore);
+  });
+
+  it('file.list and file.search of the root do not follow links outside', async () => {
+    const listed = (await h.call('file.list', {})) as { entries: { path: string; type: string }[] };
+    expect(listed.entries.filter((e) => e.path.startsWith('canary-dir'))).toEqual([{ path: 'canary-dir', type: 'symlink' }]);
+    const found = (await h.call('file.search', { pattern: 'top secret' })) as { matches: unknown[] };
+    expect(found.matches).toEqual([]);
+  });
+
+  it('left the canary exactly as it was, and made nothing beside the sandbox', () => {
+    expect(escapes.length).toBeGreaterThanOrEqual(20);
+    expect(treeState(canary)).toEqual(canaryBefore);
+    expect(existsSync(path.join(canary, 'planted.txt'))).toBe(false);
+    expect(readdirSync(base).sort()).toEqual(baseBefore);
+    expect(existsSync('/tmp/agents-pwned.txt')).toBe(false);
+  });
+});
