@@ -38,6 +38,7 @@ function ApplyBar() {
         )}
         <span data-testid="change-summary">
           {total} file{total === 1 ? '' : 's'} · <span className="ins">+{insertions}</span> <span className="del">−{deletions}</span>
+          {entries.length < total && <span className="muted"> in the first {entries.length}</span>}
         </span>
         <span className="grow" />
         {canApply && (
