@@ -12,10 +12,35 @@ export class ValidationError extends Error {
 
   /** One readable line from the first zod issue, with its field path. */
   static fromZod(error: ZodError, prefix?: string): ValidationError {
-    const issue = error.issues[0];
-    const path = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.');
-    return new ValidationError(path || '(root)', issue?.message ?? 'invalid value');
+    const { path, message } = mostSpecificIssue(error.issues as readonly ZodIssueLike[], []);
+    const field = [prefix, ...path.map(String)].filter(Boolean).join('.');
+    return new ValidationError(field || '(root)', message);
   }
+}
+
+interface ZodIssueLike {
+  code?: string;
+  path: readonly PropertyKey[];
+  message: string;
+  errors?: readonly (readonly ZodIssueLike[])[];
+}
+
+/**
+ * A union failure says only "Invalid input"; the branch that got furthest into the value
+ * names the real problem, so follow it.
+ */
+function mostSpecificIssue(issues: readonly ZodIssueLike[], base: readonly PropertyKey[]): { path: PropertyKey[]; message: string; code?: string } {
+  const issue = issues[0];
+  if (!issue) return { path: [...base], message: 'invalid value' };
+  const path = [...base, ...issue.path];
+  if (issue.code === 'invalid_union' && issue.errors && issue.errors.length > 0) {
+    // Deepest branch first; at equal depth, a branch of the right type says more than "expected object".
+    const rank = (c: { path: PropertyKey[]; code?: string }) => c.path.length * 2 + (c.code === 'invalid_type' ? 0 : 1);
+    const candidates = issue.errors.filter((branch) => branch.length > 0).map((branch) => mostSpecificIssue(branch, path));
+    const best = candidates.sort((a, b) => rank(b) - rank(a))[0];
+    if (best) return best;
+  }
+  return { path, message: issue.message, code: issue.code };
 }
 
 /** A plan operation that is not allowed in the plan's current phase or state, or an engine misuse. */

@@ -188,7 +188,7 @@ describe('agents CLI: bad input', () => {
     expect(top.stdout).toMatch(/plan/);
     expect(top.stdout).toMatch(/serve/);
     const plan = await agents(['plan', '--help'], home);
-    expect(plan.stdout).toMatch(/create <plan-file>/);
+    expect(plan.stdout).toMatch(/create \[options\] <plan-file>/);
     const run = await agents(['plan', 'run', '--help'], home);
     expect(run.stdout).toMatch(/--stream/);
   });
