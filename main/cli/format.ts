@@ -78,7 +78,12 @@ export function formatErrors(errors: ErrorRecord[], hints: RecoveryHint[]): stri
 }
 
 function summarize(data: Record<string, unknown>): string {
-  const pick = ['description', 'tool', 'path', 'operation', 'status', 'to', 'reason', 'message', 'error', 'delayMs', 'attempt', 'category'];
+  const step = typeof data.index === 'number' && typeof data.total === 'number' ? `step ${data.index}/${data.total} ` : '';
+  return step + summarizeFields(data);
+}
+
+function summarizeFields(data: Record<string, unknown>): string {
+  const pick = ['phase', 'from', 'to', 'description', 'tool', 'path', 'operation', 'status', 'ok', 'reason', 'message', 'error', 'delayMs', 'attempt', 'category'];
   return pick
     .filter((k) => data[k] !== undefined && data[k] !== null)
     .map((k) => `${k}=${typeof data[k] === 'object' ? JSON.stringify(data[k]) : String(data[k])}`)

@@ -18,7 +18,8 @@ export class ToolCallError extends Error {
     readonly invocation: ToolInvocation,
     override readonly cause: unknown,
   ) {
-    super(`${invocation.tool} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(message.startsWith(invocation.tool) ? message : `${invocation.tool}: ${message}`);
     this.name = 'ToolCallError';
   }
 }
