@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+// `npm start`: builds if needed, then opens the desktop app where Electron's binary exists, or
+// else the same console in a browser through `agents serve`. A newcomer gets a console either way.
+//
+//   npm start                 desktop app, or the web console on the demo plans
+//   npm start -- --open       also open a browser (the default where a desktop is detected)
+//   npm start -- --no-open    never open a browser
+//   npm start -- --serve      the web console even where Electron is available
+'use strict';
+
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const args = process.argv.slice(2);
+const say = (line) => process.stderr.write(`npm start: ${line}\n`);
+
+// ---- build ------------------------------------------------------------------
+
+const OUTPUTS = ['out/main/index.js', 'out/preload/index.js', 'out/renderer/index.html'].map((p) => path.join(ROOT, p));
+const SOURCES = ['main', 'preload', 'renderer', 'shared', 'electron.vite.config.ts', 'package.json'].map((p) => path.join(ROOT, p));
+
+/** Newest modification time under `entry`, tests and dependencies aside. */
+function newestMtime(entry) {
+  let stat;
+  try {
+    stat = fs.statSync(entry);
+  } catch {
+    return 0;
+  }
+  if (!stat.isDirectory()) return /\.test\.tsx?$/.test(entry) ? 0 : stat.mtimeMs;
+  let newest = 0;
+  for (const name of fs.readdirSync(entry)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    newest = Math.max(newest, newestMtime(path.join(entry, name)));
+  }
+  return newest;
+}
+
+function needsBuild() {
+  const built = OUTPUTS.map((file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0));
+  if (built.some((mtime) => mtime === 0)) return true;
+  return Math.max(...SOURCES.map(newestMtime)) > Math.min(...built);
+}
+
+function build() {
+  say('building the app (electron-vite build)…');
+  const cli = path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js');
+  return spawnSync(process.execPath, [cli, 'build'], { cwd: ROOT, stdio: 'inherit' }).status === 0;
+}
+
+// ---- Electron ---------------------------------------------------------------
+
+/**
+ * The Electron executable, if it is on disk. Plain `require('electron')` would try to download it
+ * (and fail, on machines without access), so the files are looked at instead.
+ */
+function electronBinary() {
+  const dir = path.join(ROOT, 'node_modules/electron');
+  const pathFile = path.join(dir, 'path.txt');
+  if (!fs.existsSync(pathFile)) return null;
+  const relative = fs.readFileSync(pathFile, 'utf8').trim();
+  const base = process.env.ELECTRON_OVERRIDE_DIST_PATH || path.join(dir, 'dist');
+  const binary = path.join(base, relative);
+  return fs.existsSync(binary) ? binary : null;
+}
+
+/**
+ * better-sqlite3 must be compiled for Electron's ABI inside the app, and for Node's in the CLI and
+ * the tests. @electron/rebuild does the former (it needs Electron's headers, so it is not a
+ * dependency here); afterwards `npm rebuild better-sqlite3` restores the Node build.
+ */
+function rebuildNativeForElectron() {
+  let rebuild;
+  try {
+    rebuild = require.resolve('@electron/rebuild/lib/cli.js', { paths: [ROOT] });
+  } catch {
+    say('@electron/rebuild is not installed; if the app cannot load better-sqlite3, run: npx @electron/rebuild -f -w better-sqlite3');
+    return false;
+  }
+  return spawnSync(process.execPath, [rebuild, '-f', '-w', 'better-sqlite3'], { cwd: ROOT, stdio: 'inherit' }).status === 0;
+}
+
+function launchElectron(binary) {
+  const rebuilt = rebuildNativeForElectron();
+  const child = spawn(binary, ['.'], { cwd: ROOT, stdio: 'inherit', detached: OWN_GROUP });
+  forwardSignals(child);
+  child.on('exit', (code, signal) => {
+    if (rebuilt) {
+      say('restoring the Node build of better-sqlite3 for the CLI and the tests (npm rebuild better-sqlite3)…');
+      spawnSync('npm', ['rebuild', 'better-sqlite3'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
+    }
+    process.exit(code ?? (signal ? 1 : 0));
+  });
+}
+
+// ---- the web console ----------------------------------------------------------
+
+const AGENTS = path.join(ROOT, 'bin/agents.cjs');
+// tsx's ESM hook as well as its CJS one: the CLI loads `serve` with a dynamic import().
+const NODE_ARGS = ['--import', 'tsx'];
+
+function agents(cliArgs, options = {}) {
+  return spawnSync(process.execPath, [...NODE_ARGS, AGENTS, ...cliArgs], { cwd: ROOT, encoding: 'utf8', ...options });
+}
+
+function dataDir() {
+  require('tsx/cjs');
+  return require(path.join(ROOT, 'main/persistence/data-dir.ts')).resolveDataDir();
+}
+
+/**
+ * On a first start (no plans yet) the example plans are created, from a copy of examples/ in the
+ * data directory so that applying them never touches the repository's own demo project.
+ */
+function seedDemoPlans() {
+  const examples = path.join(ROOT, 'examples');
+  const plans = fs.existsSync(examples) ? fs.readdirSync(examples).filter((f) => /\.ya?ml$/.test(f)) : [];
+  if (plans.length === 0) return;
+  const listed = agents(['plan', 'list', '--json']);
+  if (listed.status !== 0) return say(`could not list plans: ${listed.stderr.trim()}`);
+  if (JSON.parse(listed.stdout).plans.length > 0) return;
+  const demo = path.join(dataDir(), 'demo');
+  fs.cpSync(examples, demo, { recursive: true });
+  for (const file of plans.sort()) {
+    const created = agents(['plan', 'create', path.join(demo, file)]);
+    if (created.status === 0) say(`demo plan ${file}: ${created.stdout.trim()}`);
+    else say(`demo plan ${file} not created: ${created.stderr.trim()}`);
+  }
+}
+
+function portIsFree(port) {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Open a browser when asked, or by default where a desktop session is apparent. */
+function wantsBrowser() {
+  if (args.includes('--no-open')) return false;
+  if (args.includes('--open')) return true;
+  if (process.env.CI) return false;
+  return process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+}
+
+async function launchServe() {
+  seedDemoPlans();
+  const port = (await portIsFree(4477)) ? '4477' : '0';
+  const child = spawn(process.execPath, [...NODE_ARGS, AGENTS, 'serve', '--port', port, ...(wantsBrowser() ? ['--open'] : [])], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    detached: OWN_GROUP,
+  });
+  forwardSignals(child);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+/**
+ * The child runs in its own process group, so a Ctrl-C in the terminal reaches it once, through
+ * here, and not twice (a second signal means "exit now" to agents serve).
+ */
+const OWN_GROUP = process.platform !== 'win32';
+
+/** The child shuts down gracefully on the signal; this launcher waits for it, then exits alike. */
+function forwardSignals(child) {
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      if (child.exitCode === null) child.kill(signal);
+    });
+  }
+}
+
+async function main() {
+  const built = needsBuild() ? build() : true;
+  const binary = args.includes('--serve') ? null : electronBinary();
+  if (binary && built) return launchElectron(binary);
+  if (binary) say('the build failed; starting the web console instead');
+  else if (!args.includes('--serve')) say("Electron's binary is not available on this machine; starting the web console (agents serve) instead.");
+  await launchServe();
+}
+
+main().catch((error) => {
+  say(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
