@@ -65,7 +65,8 @@ export async function applyChangeset(projectDir: string, entries: readonly Chang
       if (!known.has(p)) throw new EngineError(`path ${showPath(p)} is not changed by this changeset`, 'validation', { path: p });
     }
     selected = changes.filter((c) => touchedPaths(c).some((p) => wanted.has(p)));
-    skipped.push(...changes.filter((c) => !selected.includes(c)).map((c) => c.path));
+    const chosen = new Set(selected);
+    skipped.push(...changes.filter((c) => !chosen.has(c)).map((c) => c.path));
   }
 
   // Check everything first: a confinement failure or a conflict is found before a single write.

@@ -3,11 +3,14 @@ import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
-/** The bytes of a regular file, or null when nothing is there. Never follows a symlink at the last component. */
+/**
+ * The bytes of a regular file, or null when nothing is there. Never follows a symlink at the last
+ * component; O_NONBLOCK keeps a FIFO from blocking the open until some writer appears.
+ */
 export async function readFileOrNull(absolute: string): Promise<Buffer | null> {
   let handle;
   try {
-    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -39,7 +42,8 @@ export async function writeFileAtomic(absolute: string, content: Buffer | string
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const temp = path.join(dir, `.${path.basename(absolute).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`);
+  // A short fixed-shape name: the target's own name may already be at the 255-byte limit.
+  const temp = path.join(dir, `.agents-${randomBytes(8).toString('hex')}.tmp`);
   // O_EXCL refuses to open through anything already at the temporary name, a symlink included.
   const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
   try {

@@ -82,7 +82,8 @@ export async function scanTree(root: string, options: SnapshotOptions = {}): Pro
       // Gone (or swapped for a symlink) between listing and reading: it is simply not in this snapshot.
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR' || code === 'EINVAL') return;
-      throw error;
+      // A file we cannot read is a change we cannot capture: say so rather than miss it.
+      throw new EngineError(`cannot read "${entry.relative}" to capture changes: ${(error as Error).message}`, 'tool', { path: entry.relative, code });
     }
   });
   // Insertion order follows completion order; sort so iteration is deterministic.

@@ -62,7 +62,7 @@ export async function walkTree(root: string, options: WalkOptions = {}): Promise
     const nextLevel: { absolute: string; relative: string }[] = [];
     for (const { dir, dirents } of listings) {
       for (const dirent of dirents) {
-        if (options.skipGit && dirent.name === '.git') continue;
+        if (options.skipGit && dirent.name.toLowerCase() === '.git') continue;
         if (entries.length >= limit) {
           truncated = true;
           break;

@@ -37,6 +37,7 @@ export function fsFailure(tool: string, relPath: string, error: unknown): Engine
     ELOOP: 'was replaced by a symlink while in use',
     ENOTEMPTY: 'is a directory that is not empty',
     ENAMETOOLONG: 'is too long for the file system',
+    EINVAL: 'is not a regular file',
   };
   const transient = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'EBUSY', 'ENOSPC', 'EIO']);
   const reason = reasons[code] ?? (error instanceof Error ? error.message : String(error));

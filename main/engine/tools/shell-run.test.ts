@@ -143,6 +143,16 @@ describe('shell.run', () => {
   });
 });
 
+describe('special files', () => {
+  it('a FIFO made by a command neither hangs file.read nor the next snapshot', async () => {
+    await h.call('shell.run', { command: 'mkfifo pipe' });
+    await expect(h.call('file.read', { path: 'pipe' })).rejects.toThrow('file.read: "pipe" is not a regular file');
+    expect(await h.call('file.list', { path: '.' })).toMatchObject({ entries: expect.arrayContaining([{ path: 'pipe', type: 'other' }]) });
+    await h.call('shell.run', { command: 'echo after > after.txt' });
+    expect(h.changes.map((c) => c.path)).toEqual(['after.txt']);
+  });
+});
+
 describe('OutputCapture', () => {
   it('keeps everything under the limit and never splits a UTF-8 character at a cut', () => {
     const small = new OutputCapture(16);

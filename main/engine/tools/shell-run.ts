@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { realpath } from 'node:fs/promises';
 import { z } from 'zod';
 import { EngineError } from '../errors';
+import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
 import { defineTool, sandboxRootOf } from './common';
 import { OutputCapture } from './output-capture';
@@ -109,7 +109,7 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
       if (!context.profile.allowShell) {
         throw new EngineError(`${name} is not allowed by the automation profile "${context.profile.name}"`, 'policy', { tool: name, profile: context.profile.name });
       }
-      const root = await realpath(sandboxRootOf(name, context));
+      const { root } = await resolveInSandbox(sandboxRootOf(name, context), '.');
       const timeoutMs = args.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS;
       const tracked = await tracker.track(root, () => runCommand(args.command, root, { timeoutMs, maxOutputBytes: options.maxOutputBytes ?? 64 * 1024 }));
       // Whatever the command did to the sandbox is recorded, even when it failed.
