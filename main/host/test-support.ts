@@ -24,9 +24,16 @@ export function tempApp(): TempApp {
     root,
     project,
     async dispose() {
+      const running = () => {
+        try {
+          return app.service.list().filter((p) => app.service.isRunning(p.id));
+        } catch {
+          return []; // closed already, by the code under test
+        }
+      };
       // A run left paused would never end: let every run go on to its end.
-      for (let i = 0; i < 500 && app.service.list().some((p) => app.service.isRunning(p.id)); i++) {
-        for (const p of app.service.list()) if (app.service.isRunning(p.id)) app.service.controller(p.id).continue();
+      for (let i = 0; i < 500 && running().length > 0; i++) {
+        for (const p of running()) app.service.controller(p.id).continue();
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await app.service.idle();
