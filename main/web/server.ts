@@ -82,13 +82,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    hub.dispose();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   // A wildcard bind is reached through some interface; the loopback one is the address to print.
