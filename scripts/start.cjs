@@ -99,11 +99,9 @@ function launchElectron(binary) {
 // ---- the web console ----------------------------------------------------------
 
 const AGENTS = path.join(ROOT, 'bin/agents.cjs');
-// tsx's ESM hook as well as its CJS one: the CLI loads `serve` with a dynamic import().
-const NODE_ARGS = ['--import', 'tsx'];
 
 function agents(cliArgs, options = {}) {
-  return spawnSync(process.execPath, [...NODE_ARGS, AGENTS, ...cliArgs], { cwd: ROOT, encoding: 'utf8', ...options });
+  return spawnSync(process.execPath, [AGENTS, ...cliArgs], { cwd: ROOT, encoding: 'utf8', ...options });
 }
 
 function dataDir() {
@@ -150,7 +148,7 @@ function wantsBrowser() {
 async function launchServe() {
   seedDemoPlans();
   const port = (await portIsFree(4477)) ? '4477' : '0';
-  const child = spawn(process.execPath, [...NODE_ARGS, AGENTS, 'serve', '--port', port, ...(wantsBrowser() ? ['--open'] : [])], {
+  const child = spawn(process.execPath, [AGENTS, 'serve', '--port', port, ...(wantsBrowser() ? ['--open'] : [])], {
     cwd: ROOT,
     stdio: 'inherit',
     detached: OWN_GROUP,

@@ -8,9 +8,6 @@ import { connect } from './test-support';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'bin/agents.cjs');
-// tsx/cjs (what bin/agents.cjs loads) does not hook a dynamic import(), and program.ts loads
-// serve-command with one; tsx's ESM hook does. Empty this once program.ts imports it statically.
-const NODE_ARGS = ['--import', 'tsx'];
 
 interface Served {
   child: ChildProcessWithoutNullStreams;
@@ -21,7 +18,7 @@ interface Served {
 
 /** `agents serve --port 0` as its own process, resolved once it has printed its URL. */
 function serve(home: string): Promise<Served> {
-  const child = spawn(process.execPath, [...NODE_ARGS, BIN, 'serve', '--port', '0'], { env: { ...process.env, AGENTS_HOME: home }, cwd: ROOT });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, AGENTS_HOME: home }, cwd: ROOT });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -94,7 +91,7 @@ describe('agents serve as a process', () => {
     expect(await served.exit).toEqual({ code: 0, signal: null });
     expect(served.stderr()).toMatch(new RegExp(`plan ${planId} paused between steps`));
 
-    const cli = (...args: string[]) => spawnSync(process.execPath, [...NODE_ARGS, BIN, ...args], { env: { ...process.env, AGENTS_HOME: home }, cwd: ROOT, encoding: 'utf8' });
+    const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, AGENTS_HOME: home }, cwd: ROOT, encoding: 'utf8' });
     const shown = JSON.parse(cli('plan', 'show', planId, '--json').stdout) as { processingState: string; errorDetails: { category?: string } };
     expect(shown).toMatchObject({ processingState: 'errored', errorDetails: { category: 'interrupted' } });
     const retried = cli('plan', 'retry', planId, '--json');
@@ -104,7 +101,7 @@ describe('agents serve as a process', () => {
   }, 60_000);
 
   it('refuses a bad port with exit status 2 and a one-line message', () => {
-    const result = spawnSync(process.execPath, [...NODE_ARGS, BIN, 'serve', '--port', 'eighty'], { env: { ...process.env, AGENTS_HOME: tempDir() }, cwd: ROOT, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--port', 'eighty'], { env: { ...process.env, AGENTS_HOME: tempDir() }, cwd: ROOT, encoding: 'utf8' });
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe('error: --port: must be a whole number from 0 to 65535, not "eighty"');
   }, 30_000);
