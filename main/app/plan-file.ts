@@ -14,14 +14,17 @@ export interface LoadedPlanFile {
 export function loadPlanFile(file: string, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {
   const path = resolve(file);
   if (!existsSync(path)) throw new ValidationError('plan-file', `no such file: ${file}`);
-  let raw: unknown;
+  return validatePlanFile(parsePlanText(readFileSync(path, 'utf8'), 'plan-file'), dirname(path), overrides);
+}
+
+/** YAML (or JSON, which YAML reads too) with alias expansion bounded; warnings are not printed. */
+export function parsePlanText(text: string, field: string, label?: string): unknown {
   try {
-    raw = parseYaml(readFileSync(path, 'utf8'));
+    return parseYaml(text, { maxAliasCount: 100, logLevel: 'error' });
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ValidationError('plan-file', `not valid YAML or JSON: ${message}`);
+    throw new ValidationError(field, `${label ? `${label} is ` : ''}not valid YAML or JSON: ${message}`);
   }
-  return validatePlanFile(raw, dirname(path), overrides);
 }
 
 export function validatePlanFile(raw: unknown, baseDir: string, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {

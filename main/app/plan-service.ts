@@ -20,7 +20,7 @@ import type { ErrorLog } from '../engine/recovery';
 import { createSandbox, removeSandbox } from '../engine/sandbox/sandbox';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-runner';
 import { registerBuiltinTools } from '../engine/tools';
-import { loadPlanFile } from './plan-file';
+import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from './plan-file';
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
@@ -200,7 +200,19 @@ export class PlanService {
   // ---- changing -------------------------------------------------------------
 
   createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Plan {
-    const { plan, projectPath } = loadPlanFile(file, overrides);
+    return this.createFromLoaded(loadPlanFile(file, overrides));
+  }
+
+  /**
+   * From a plan file's text, as a browser's file picker sends it; nothing is written to disk. An
+   * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir`.
+   */
+  createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string): Plan {
+    const raw = parsePlanText(input.content, 'content', input.fileName);
+    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }));
+  }
+
+  private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
     return this.lifecycle.createPlan({
       name: plan.name,
       description: plan.description,

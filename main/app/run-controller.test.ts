@@ -58,14 +58,16 @@ describe('RunController', () => {
     expect(run.statuses()).toEqual(['done', 'done', 'done']);
   });
 
-  it('pause stops before the next decision', async () => {
+  it('pause while running stops before the next decision; pausing when paused does nothing', async () => {
     const run = await steppedPlan({ step: true });
     await run.paused();
-    run.controller.pause();
     run.controller.continue();
+    run.controller.pause();
     await until(run.lifecycle, run.plan.id, () => run.statuses()[0] === 'done' && run.state() === 'paused');
     expect(run.statuses()).toEqual(['done', 'pending', 'pending']);
+    run.controller.pause();
     run.controller.continue();
     await run.done;
+    expect(run.statuses()).toEqual(['done', 'done', 'done']);
   });
 });

@@ -38,9 +38,9 @@ export class RunController {
     this.resume();
   }
 
-  /** Stops before the next decision. */
+  /** Stops before the next decision; already paused, there is nothing to do. */
   pause(): void {
-    this.pauseRequested = true;
+    if (!this.isPaused) this.pauseRequested = true;
   }
 
   toggleBreakpoint(decisionId: string): boolean {

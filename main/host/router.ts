@@ -1,7 +1,6 @@
 import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
 import type { PlanService } from '../app/plan-service';
 import { BreakpointBook } from './breakpoints';
-import { createPlanFromContent } from './create-from-content';
 import { invalidRequest, toBridgeError } from './errors';
 import packageJson from '../../package.json';
 
@@ -53,7 +52,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       const overrides = { project: r.project, profile: r.profile };
       if (r.path !== undefined) return { plan: service.createFromFile(r.path, overrides) };
       const content = r.content ?? '';
-      return { plan: createPlanFromContent(service, { content, fileName: r.fileName, ...overrides }, options.baseDir ?? process.cwd()) };
+      return { plan: service.createFromContent({ content, fileName: r.fileName, ...overrides }, options.baseDir ?? process.cwd()) };
     },
     'plans.decisions': (r) => ({ decisions: service.decisions(r.planId) }),
     'plans.invocations': (r) => ({ invocations: service.invocations(r.planId) }),
