@@ -45,7 +45,7 @@ export const RecoveryHintSchema = z.object({ action: RecoveryActionSchema, messa
 export const ApplyResultSchema = z.object({
   planId: z.string(),
   applied: z.array(z.string()),
-  conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable() })),
+  conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable(), reason: z.string().optional() })),
   skipped: z.array(z.string()),
 });
 

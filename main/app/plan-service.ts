@@ -18,6 +18,7 @@ import { PlanExecutor } from '../engine/plan-executor';
 import type { PlanRepository } from '../engine/plan-repository';
 import type { ErrorLog } from '../engine/recovery';
 import { createSandbox, removeSandbox } from '../engine/sandbox/sandbox';
+import { TreeChangeTracker } from '../engine/sandbox/tracker';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-runner';
 import { registerBuiltinTools } from '../engine/tools';
 import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from './plan-file';
@@ -71,7 +72,7 @@ export interface RunOptions {
 export interface ApplyResult {
   planId: string;
   applied: string[];
-  conflicts: { path: string; expectedHash: string | null; actualHash: string | null }[];
+  conflicts: { path: string; expectedHash: string | null; actualHash: string | null; reason?: string }[];
   skipped: string[];
 }
 
@@ -80,13 +81,15 @@ export class PlanService {
   readonly lifecycle: PlanLifecycleService;
   readonly events: EventPublisher;
   readonly registry: ToolRegistry;
+  /** Snapshot caches of shell.run's change capture, one per sandbox; dropped on discard. */
+  private readonly tracker = new TreeChangeTracker();
   private readonly controllers = new Map<string, RunController>();
   private readonly runs = new Map<string, Promise<Plan>>();
 
   constructor(private readonly options: PlanServiceOptions) {
     this.events = new EventPublisher(options.stores.events);
     this.lifecycle = new PlanLifecycleService(options.stores.plans, this.events);
-    this.registry = options.registry ?? registerBuiltinTools(new ToolRegistry());
+    this.registry = options.registry ?? registerBuiltinTools(new ToolRegistry(), { tracker: this.tracker });
   }
 
   get stores(): EngineStores {
@@ -288,7 +291,10 @@ export class PlanService {
     if (plan.processingState === 'cancelled' || plan.processingState === 'complete') {
       throw new PlanError(`plan ${planId} is already ${plan.processingState}`, 'wrong_state');
     }
-    for (const ref of plan.sandboxRefs) await removeSandbox(ref);
+    for (const ref of plan.sandboxRefs) {
+      await this.tracker.forget(ref);
+      await removeSandbox(ref);
+    }
     return this.lifecycle.cancel(planId);
   }
 

@@ -225,7 +225,7 @@ export function buildProgram(ctx: Ctx): Command {
       const result = await ctx.app().service.apply(id, { paths: opts.path, force: opts.force });
       if (result.conflicts.length > 0) ctx.exitCode = EXIT.planFailed;
       if (opts.json) return printJson(ctx, result);
-      for (const c of result.conflicts) ctx.io.stderr(`conflict: ${c.path} changed in the project since the plan ran\n`);
+      for (const c of result.conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);
       if (result.conflicts.length > 0 && !opts.force) ctx.io.stderr('nothing was written; resolve the conflicts or use --force to apply the rest\n');
       else ctx.io.stdout(`applied ${result.applied.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.length}` : ''}\n`);
     });
