@@ -51,15 +51,7 @@ export interface DecisionNode extends StrategyDecision {
   children: DecisionNode[];
 }
 
-export interface DiffEntry {
-  id: string;
-  path: string;
-  oldPath: string | null;
-  operation: ChangeEntry['operation'];
-  beforeHash: string | null;
-  afterHash: string | null;
-  binary: boolean;
-  decisionId: string | null;
+export interface DiffEntry extends ChangeEntryMeta {
   diff: string | null;
 }
 
@@ -174,17 +166,7 @@ export class PlanService {
 
   diff(planId: string): { planId: string; changesetId: string | null; entries: DiffEntry[] } {
     const plan = this.get(planId);
-    const entries = this.changeEntries(planId).map((entry) => ({
-      id: entry.id,
-      path: entry.path,
-      oldPath: entry.oldPath,
-      operation: entry.operation,
-      beforeHash: entry.beforeHash,
-      afterHash: entry.afterHash,
-      binary: entry.binary,
-      decisionId: entry.decisionId,
-      diff: unifiedDiff(entry),
-    }));
+    const entries = this.changeEntries(planId).map((entry) => ({ ...toEntryMeta(entry), diff: unifiedDiff(entry) }));
     return { planId, changesetId: plan.changesetId, entries };
   }
 

@@ -3,6 +3,7 @@ import type { StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../sh
 import { StatusIcon } from '../components/Badges';
 import { DECISION_TYPE_LABELS } from '../lib/decision-tree';
 import { formatArgs, formatDuration, formatTime } from '../lib/format';
+import { ChangeLinks } from '../components/ChangeLinks';
 import { useAppStore } from '../store/react';
 
 function PlannedCall({ call }: { call: ToolCallSpec }) {
@@ -53,8 +54,6 @@ export function DecisionDetails() {
   const breakpoint = useAppStore((s) => (s.selectedDecisionId ? s.breakpoints.includes(s.selectedDecisionId) : false));
   const running = useAppStore((s) => s.plan?.processingState === 'processing' || s.plan?.processingState === 'paused');
   const toggleBreakpoint = useAppStore((s) => s.toggleBreakpoint);
-  const selectEntry = useAppStore((s) => s.selectEntry);
-  const setTab = useAppStore((s) => s.setTab);
 
   if (!decision) {
     return (
@@ -84,21 +83,7 @@ export function DecisionDetails() {
         <p className="muted">No file changes.</p>
       ) : (
         <ul className="details-changes" data-testid="decision-changes">
-          {changes.map((entry) => (
-            <li key={entry.id}>
-              <button
-                type="button"
-                className="link"
-                onClick={() => {
-                  setTab('changes');
-                  selectEntry(entry.id);
-                }}
-              >
-                {entry.operation} {entry.path}
-              </button>{' '}
-              <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span>
-            </li>
-          ))}
+          <ChangeLinks entries={changes} />
         </ul>
       )}
       {errors.length > 0 && (

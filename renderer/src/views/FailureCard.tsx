@@ -5,6 +5,7 @@ import { CopyButton } from '../components/CopyButton';
 import { useNow } from '../components/use-now';
 import { formatCountdown, formatTime } from '../lib/format';
 import { allowedActions } from '../lib/plan-actions';
+import { ChangeLinks } from '../components/ChangeLinks';
 import { useAppStore } from '../store/react';
 
 /** The attempts at the step that failed last: same decision (or same phase, before any decision). */
@@ -20,8 +21,6 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const nextRetry = useAppStore((s) => s.nextRetry);
   const decisions = useAppStore((s) => s.decisions);
   const runAction = useAppStore((s) => s.runAction);
-  const selectEntry = useAppStore((s) => s.selectEntry);
-  const setTab = useAppStore((s) => s.setTab);
   const retrying = nextRetry !== null && plan.processingState === 'processing';
   const now = useNow(250, retrying);
 
@@ -102,21 +101,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
         <div className="failure-changes" data-testid="failure-changes">
           <h4>What the step changed before it failed</h4>
           <ul>
-            {failedChanges.map((entry) => (
-              <li key={entry.id}>
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => {
-                    setTab('changes');
-                    selectEntry(entry.id);
-                  }}
-                >
-                  {entry.operation} {entry.path}
-                </button>{' '}
-                <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span>
-              </li>
-            ))}
+            <ChangeLinks entries={failedChanges} />
           </ul>
         </div>
       )}
