@@ -75,7 +75,8 @@ export class TreeChangeTracker {
     await state.cache.retain(new Set([...after.files.values()].map((f) => f.hash)));
 
     const removedSymlinks: RemovedSymlink[] = [];
-    for (const [rel, target] of after.symlinks) {
+    // Sorted, so the report does not depend on the order the directory walk happened to finish in.
+    for (const [rel, target] of [...after.symlinks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (before.symlinks.get(rel) === target) continue;
       try {
         await resolveInSandbox(root, rel);
