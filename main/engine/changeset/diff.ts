@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { structuredPatch } from 'diff';
 import type { ChangeEntry } from '../../../shared/domain';
 import { isBinary } from '../change-capture';
 import { countLineChanges } from '../line-changes';
-import { entryContent, type NetChange } from './net';
+import { splitLines, unifiedHunks } from './line-diff';
+import { entryText, type NetChange } from './net';
 
 /** Git's object id of a blob: the `index` line of a patch names contents this way. */
 export function gitBlobId(content: Buffer | null): string {
@@ -27,13 +27,6 @@ export function quoteGitPath(name: string): string {
   return `${quoted}"`;
 }
 
-function splitLines(text: string): { lines: string[]; finalNewline: boolean } {
-  if (text === '') return { lines: [], finalNewline: true };
-  const finalNewline = text.endsWith('\n');
-  const lines = (finalNewline ? text.slice(0, -1) : text).split('\n');
-  return { lines, finalNewline };
-}
-
 /** Every old line removed and every new line added: always correct, used when the real diff gives up. */
 function wholeFileHunk(before: string, after: string): string[] {
   const old = splitLines(before);
@@ -51,15 +44,7 @@ function wholeFileHunk(before: string, after: string): string[] {
 /** Hunks in unified format with 3 lines of context, git's numbering for empty sides (`-0,0`). */
 function textHunks(before: string, after: string): string[] {
   // Bound the work: a huge rewrite falls back to one whole-file hunk instead of stalling the engine.
-  const patch = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 3, timeout: 5_000 });
-  if (!patch) return wholeFileHunk(before, after);
-  const out: string[] = [];
-  for (const hunk of patch.hunks) {
-    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
-    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
-    out.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines);
-  }
-  return out;
+  return unifiedHunks(before, after, 3) ?? wholeFileHunk(before, after);
 }
 
 const BASE85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~';
@@ -97,15 +82,31 @@ export interface FormatOptions {
   binary: 'literal' | 'omit';
 }
 
+/** One side of a change: bytes, or the text of a text entry; null when the file does not exist there. */
+type Side = Buffer | string | null;
+
+function sideBlobId(side: Side): string {
+  if (typeof side !== 'string') return gitBlobId(side);
+  return createHash('sha1').update(`blob ${Buffer.byteLength(side)}\0`).update(side, 'utf8').digest('hex');
+}
+
+const sideBytes = (side: Side): Buffer => (side === null ? Buffer.alloc(0) : typeof side === 'string' ? Buffer.from(side, 'utf8') : side);
+
 /** One file's section of a git-style patch (ending with a newline), or null for a binary change when omitted. */
 export function formatGitDiff(change: NetChange, options: FormatOptions): string | null {
+  return formatSides(change, options);
+}
+
+function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Side; after: Side }, options: FormatOptions): string | null {
   const oldName = change.oldPath ?? change.path;
   const newName = change.path;
   const lines = [`diff --git ${quoteGitPath(`a/${oldName}`)} ${quoteGitPath(`b/${newName}`)}`];
-  const binary = isBinary(change.before) || isBinary(change.after);
+  // A text side is never binary: text entries hold valid UTF-8 without NUL bytes.
+  const binary = (typeof change.before !== 'string' && isBinary(change.before)) || (typeof change.after !== 'string' && isBinary(change.after));
   if (binary && options.binary === 'omit') return null;
-  const beforeText = binary ? '' : (change.before?.toString('utf8') ?? '');
-  const afterText = binary ? '' : (change.after?.toString('utf8') ?? '');
+  const text = (side: Side) => (binary || side === null ? '' : typeof side === 'string' ? side : side.toString('utf8'));
+  const beforeText = text(change.before);
+  const afterText = text(change.after);
 
   if (change.operation === 'create') lines.push('new file mode 100644');
   if (change.operation === 'delete') lines.push('deleted file mode 100644');
@@ -116,10 +117,10 @@ export function formatGitDiff(change: NetChange, options: FormatOptions): string
     lines.push(`similarity index ${similarity}%`, `rename from ${quoteGitPath(oldName)}`, `rename to ${quoteGitPath(newName)}`);
     if (change.beforeHash === change.afterHash) return `${lines.join('\n')}\n`;
   }
-  lines.push(`index ${gitBlobId(change.before)}..${gitBlobId(change.after)}`);
+  lines.push(`index ${sideBlobId(change.before)}..${sideBlobId(change.after)}`);
 
   if (binary) {
-    lines.push('GIT binary patch', ...binaryLiteral(change.after ?? Buffer.alloc(0)), ...binaryLiteral(change.before ?? Buffer.alloc(0)));
+    lines.push('GIT binary patch', ...binaryLiteral(sideBytes(change.after)), ...binaryLiteral(sideBytes(change.before)));
     return `${lines.join('\n')}\n`;
   }
   const hunks = textHunks(beforeText, afterText);
@@ -127,23 +128,9 @@ export function formatGitDiff(change: NetChange, options: FormatOptions): string
   if (hunks.length > 0) {
     lines.push(`--- ${change.before === null ? '/dev/null' : quoteGitPath(`a/${oldName}`)}`);
     lines.push(`+++ ${change.after === null ? '/dev/null' : quoteGitPath(`b/${newName}`)}`);
-    lines.push(...hunks);
+    return `${lines.join('\n')}\n${hunks.join('\n')}\n`;
   }
   return `${lines.join('\n')}\n`;
-}
-
-function entryAsChange(entry: ChangeEntry): NetChange {
-  const before = entryContent(entry, 'before');
-  const after = entryContent(entry, 'after');
-  return {
-    path: entry.path,
-    oldPath: entry.operation === 'rename' ? entry.oldPath : null,
-    operation: entry.operation,
-    before: before.bytes,
-    after: after.bytes,
-    beforeHash: before.hash,
-    afterHash: after.hash,
-  };
 }
 
 /**
@@ -152,7 +139,19 @@ function entryAsChange(entry: ChangeEntry): NetChange {
  */
 export function unifiedDiff(entry: ChangeEntry): string | null {
   if (entry.binary) return null;
-  return formatGitDiff(entryAsChange(entry), { binary: 'omit' });
+  // Straight from the stored texts: no round trip through bytes.
+  return formatSides(
+    {
+      path: entry.path,
+      oldPath: entry.operation === 'rename' ? entry.oldPath : null,
+      operation: entry.operation,
+      before: entryText(entry, 'before'),
+      after: entryText(entry, 'after'),
+      beforeHash: entry.beforeHash,
+      afterHash: entry.afterHash,
+    },
+    { binary: 'omit' },
+  );
 }
 
 export interface DiffStats {

@@ -18,15 +18,22 @@ interface Content {
   hash: string | null;
 }
 
-/** One side of an entry as bytes: base64 for binary entries, UTF-8 otherwise. */
-export function entryContent(entry: ChangeEntry, side: 'before' | 'after'): Content {
+/** One side of an entry as stored (base64 for binary entries), or null when the file did not exist there. */
+export function entryText(entry: ChangeEntry, side: 'before' | 'after'): string | null {
   const text = side === 'before' ? entry.beforeText : entry.afterText;
   const hash = side === 'before' ? entry.beforeHash : entry.afterHash;
-  if (hash === null) return { bytes: null, hash: null };
+  if (hash === null) return null;
   if (text === null) {
     throw new EngineError(`change entry ${entry.id} for "${entry.path}" has no ${side} content stored`, 'internal', { entryId: entry.id, path: entry.path });
   }
-  return { bytes: Buffer.from(text, entry.binary ? 'base64' : 'utf8'), hash };
+  return text;
+}
+
+/** One side of an entry as bytes: base64 for binary entries, UTF-8 otherwise. */
+export function entryContent(entry: ChangeEntry, side: 'before' | 'after'): Content {
+  const text = entryText(entry, side);
+  if (text === null) return { bytes: null, hash: null };
+  return { bytes: Buffer.from(text, entry.binary ? 'base64' : 'utf8'), hash: side === 'before' ? entry.beforeHash : entry.afterHash };
 }
 
 interface PathState {
