@@ -120,8 +120,20 @@ export function commonRuns(a: SplitText, b: SplitText, budget = DEFAULT_COMPARIS
   return runs;
 }
 
+/** How many lines splitLines(text) gives, without making them. */
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return text.endsWith('\n') ? count : count + 1;
+}
+
 /** Lines added and removed between two texts (null = the file did not exist). */
 export function countLineChanges(before: string | null, after: string | null, budget = DEFAULT_COMPARISON_BUDGET): { insertions: number; deletions: number } {
+  // The common cases need no diff: a file created, deleted, or renamed without an edit.
+  if (before === after) return { insertions: 0, deletions: 0 };
+  if (!before) return { insertions: lineCount(after ?? ''), deletions: 0 };
+  if (!after) return { insertions: 0, deletions: lineCount(before) };
   const a = splitLines(before ?? '');
   const b = splitLines(after ?? '');
   // Out of budget: everything between the common head and tail counts as rewritten.
