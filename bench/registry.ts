@@ -1,4 +1,5 @@
 import type { Benchmark } from './bench-result';
+import { consoleBenchmark } from './console/console-bench';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [];
+export const benchmarks: Benchmark[] = [consoleBenchmark];

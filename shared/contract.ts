@@ -76,10 +76,20 @@ export const contract = {
       .refine((r) => (r.path === undefined) !== (r.content === undefined), { message: 'give exactly one of path or content', path: ['path'] }),
     response: planResponse,
   },
-  'plans.decisions': { request: planId.strict(), response: z.object({ decisions: z.array(StrategyDecisionSchema) }) },
+  /**
+   * The decision tree in display order (depth first, siblings by order), optionally a page of it:
+   * a console can draw the top of a large tree from the first page while the rest loads.
+   */
+  'plans.decisions': {
+    request: planId.extend({ offset: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(100_000).optional() }).strict(),
+    response: z.object({ decisions: z.array(StrategyDecisionSchema), total: z.number().int().nonnegative() }),
+  },
   'plans.invocations': { request: planId.strict(), response: z.object({ invocations: z.array(ToolInvocationSchema) }) },
+  /** Events after `afterSeq`, oldest first; with `newest`, the last `limit` of them (a log opens at its end). */
   'plans.events': {
-    request: planId.extend({ afterSeq: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(5000).default(1000) }).strict(),
+    request: planId
+      .extend({ afterSeq: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(5000).default(1000), newest: z.boolean().default(false) })
+      .strict(),
     response: z.object({ events: z.array(StreamEventSchema), lastSeq: z.number().int().nonnegative() }),
   },
   'plans.changes': {

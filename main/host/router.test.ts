@@ -114,6 +114,32 @@ describe('router', () => {
     });
   });
 
+  it('pages the decision tree in display order, and reads the newest events of a log', async () => {
+    const plan = await create();
+    expectOk(await router.handle('plans.run', { planId: plan.id }));
+    await t.app.service.idle();
+    const all = expectOk<{ decisions: { id: string; parentId: string | null; order: number }[]; total: number }>(
+      await router.handle('plans.decisions', { planId: plan.id }),
+    );
+    expect(all.total).toBe(all.decisions.length);
+    // Depth first: every decision after its parent, siblings in order.
+    const seen = new Set<string>();
+    for (const d of all.decisions) {
+      if (d.parentId !== null) expect(seen.has(d.parentId)).toBe(true);
+      seen.add(d.id);
+    }
+    const pages = [0, 2, 4].map(async (offset) => expectOk<{ decisions: { id: string }[]; total: number }>(await router.handle('plans.decisions', { planId: plan.id, offset, limit: 2 })));
+    const paged = (await Promise.all(pages)).flatMap((p) => p.decisions.map((d) => d.id));
+    expect(paged).toEqual(all.decisions.slice(0, 6).map((d) => d.id));
+
+    const { lastSeq } = expectOk<{ lastSeq: number }>(await router.handle('plans.events', { planId: plan.id, limit: 1 }));
+    const newest = expectOk<{ events: { seq: number }[]; lastSeq: number }>(await router.handle('plans.events', { planId: plan.id, limit: 3, newest: true }));
+    expect(newest).toMatchObject({ lastSeq });
+    expect(newest.events.map((e) => e.seq)).toEqual([lastSeq - 2, lastSeq - 1, lastSeq]);
+    const short = expectOk<{ events: { seq: number }[] }>(await router.handle('plans.events', { planId: plan.id, afterSeq: lastSeq - 1, limit: 5, newest: true }));
+    expect(short.events.map((e) => e.seq)).toEqual([lastSeq]);
+  });
+
   it('reads a plan back on every read channel; an unknown plan id is invalid_request on planId', async () => {
     const plan = await create();
     expectOk(await router.handle('plans.run', { planId: plan.id }));

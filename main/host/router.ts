@@ -1,6 +1,7 @@
 import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
 import type { PlanService } from '../app/plan-service';
 import { BreakpointBook } from './breakpoints';
+import { inTreeOrder } from './decision-order';
 import { invalidRequest, toBridgeError } from './errors';
 import packageJson from '../../package.json';
 
@@ -54,9 +55,16 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       const content = r.content ?? '';
       return { plan: service.createFromContent({ content, fileName: r.fileName, ...overrides }, options.baseDir ?? process.cwd()) };
     },
-    'plans.decisions': (r) => ({ decisions: service.decisions(r.planId) }),
+    'plans.decisions': (r) => {
+      const all = inTreeOrder(service.decisions(r.planId));
+      return { decisions: all.slice(r.offset, r.limit === undefined ? undefined : r.offset + r.limit), total: all.length };
+    },
     'plans.invocations': (r) => ({ invocations: service.invocations(r.planId) }),
-    'plans.events': (r) => service.eventsAfter(r.planId, r.afterSeq, r.limit),
+    'plans.events': (r) => {
+      // Seqs run 1, 2, ... per plan, so the newest `limit` are the ones after lastSeq - limit.
+      const after = r.newest ? Math.max(r.afterSeq, service.eventsAfter(r.planId, 0, 0).lastSeq - r.limit) : r.afterSeq;
+      return service.eventsAfter(r.planId, after, r.limit);
+    },
     'plans.changes': (r) => service.changes(r.planId, r.offset, r.limit),
     'plans.change': (r) => service.change(r.planId, r.entryId),
     'plans.errors': (r) => service.errors(r.planId),

@@ -1,5 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import {
+  DECISION_STATUSES,
+  DECISION_TYPES,
   type Phase,
   type Plan,
   PlanSchema,
@@ -148,26 +150,51 @@ export class SqlitePlanRepository implements PlanRepository {
   }
 
   listDecisions(planId: string): StrategyDecision[] {
-    return this.selectDecisions.all(planId).map((row) =>
-      parseOrThrow(
-        StrategyDecisionSchema,
-        {
-          id: row.id,
-          planId: row.plan_id,
-          parentId: row.parent_id,
-          type: row.type,
-          order: row.sort_order,
-          description: row.description,
-          rationale: row.rationale,
-          toolCalls: fromJson(row.tool_calls),
-          status: row.status,
-          createdAt: row.created_at,
-          updatedAt: row.updated_at,
-        },
-        `decisions[${row.id}]`,
-      ),
-    );
+    return this.selectDecisions.all(planId).map(readDecision);
   }
+}
+
+const DECISION_TYPE_SET: ReadonlySet<unknown> = new Set(DECISION_TYPES);
+const DECISION_STATUS_SET: ReadonlySet<unknown> = new Set(DECISION_STATUSES);
+
+function isToolCallList(value: unknown): value is StrategyDecision['toolCalls'] {
+  if (!Array.isArray(value)) return false;
+  for (const call of value as unknown[]) {
+    if (typeof call !== 'object' || call === null) return false;
+    const { tool, args } = call as Record<string, unknown>;
+    if (typeof tool !== 'string' || tool === '' || typeof args !== 'object' || args === null || Array.isArray(args)) return false;
+  }
+  return true;
+}
+
+/**
+ * A stored decision, checked field by field: a plan's tree can hold 10,000 of them, and a schema
+ * parse of each costs more than reading them. A row that fails the checks goes through
+ * StrategyDecisionSchema for the usual error.
+ */
+function readDecision(row: DecisionRow): StrategyDecision {
+  const decision = {
+    id: row.id,
+    planId: row.plan_id,
+    parentId: row.parent_id,
+    type: row.type,
+    order: row.sort_order,
+    description: row.description,
+    rationale: row.rationale,
+    toolCalls: fromJson(row.tool_calls),
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  const valid =
+    row.id !== '' &&
+    row.plan_id !== '' &&
+    DECISION_TYPE_SET.has(row.type) &&
+    DECISION_STATUS_SET.has(row.status) &&
+    Number.isSafeInteger(row.sort_order) &&
+    row.sort_order >= 0 &&
+    isToolCallList(decision.toolCalls);
+  return valid ? (decision as StrategyDecision) : parseOrThrow(StrategyDecisionSchema, decision, `decisions[${row.id}]`);
 }
 
 function planParams(plan: Plan): Record<string, unknown> & { data: string } {

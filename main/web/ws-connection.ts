@@ -46,7 +46,10 @@ export class WsConnection {
   ) {
     this.congestionBytes = options.congestionBytes ?? 1_048_576;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1_048_576;
-    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    // Each message in a turn of its own, in order: ws hands over every message of a network read at
+    // once, and a call's reply waits for its microtask; without this, the quick answers to a burst of
+    // calls (a console opening a plan) would all wait behind the slowest call in it.
+    ws.on('message', (data, isBinary) => setImmediate(() => this.onMessage(data, isBinary)));
     ws.on('close', () => this.dispose());
     // A protocol error (bad frame, payload over the hard limit) closes the socket; ws reports it here.
     ws.on('error', (error) => options.log('websocket error', error.message));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../../shared/contract';
 import type { StreamEvent } from '../../../shared/events';
 import { fakeSocketFactory, ManualTimers } from '../test-support/fake-socket';
-import { createWsBridge } from './ws-bridge';
+import { createWsBridge, MAX_SERVER_MESSAGE_CHARS } from './ws-bridge';
 
 const URL = 'ws://127.0.0.1:4000/ws?token=t0k';
 
@@ -81,6 +81,20 @@ describe('the WebSocket bridge', () => {
     current().receive('not json');
     current().receive({ type: 'surprise' });
     expect(errors).toHaveLength(2);
+  });
+
+  it('reads a reply of several MB, and fails a call whose reply is too large to read instead of leaving it waiting', async () => {
+    const { bridge, current, errors } = setup();
+    current().open();
+    const large = bridge['plans.events']({ planId: 'P1' });
+    const padded = { ...event(1), data: { pad: 'x'.repeat(5 * 1_048_576) } };
+    current().receive({ type: 'reply', id: 1, ok: true, data: { events: [padded], lastSeq: 1 } });
+    await expect(large).resolves.toMatchObject({ lastSeq: 1 });
+
+    const tooLarge = bridge['plans.get']({ planId: 'P1' });
+    current().receive(`{"type":"reply","id":2,"ok":true,"data":{"pad":"${'x'.repeat(MAX_SERVER_MESSAGE_CHARS)}"}}`);
+    await expect(tooLarge).rejects.toMatchObject({ payload: { code: 'message_too_large' } });
+    expect(errors).toEqual(['dropped an oversized message']);
   });
 
   it('queues calls made before the socket opens and sends them on open', async () => {

@@ -37,6 +37,12 @@ interface ActiveSubscription {
   listener(event: StreamEvent): void;
 }
 
+/**
+ * The largest message read from the host. Its answers can be big (the tree of a plan with 10,000
+ * decisions is several MB); this only stops a runaway one.
+ */
+export const MAX_SERVER_MESSAGE_CHARS = 64 * MAX_MESSAGE_BYTES;
+
 const DISCONNECTED: BridgeErrorPayload = {
   code: 'disconnected',
   message: 'The connection to the server was lost before it answered; the request may or may not have run.',
@@ -129,8 +135,15 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
   };
 
   const onMessage = (raw: string) => {
-    if (raw.length > MAX_MESSAGE_BYTES * 4) {
+    if (raw.length > MAX_SERVER_MESSAGE_CHARS) {
       protocolError('dropped an oversized message');
+      // A reply names its call first thing: fail that call rather than leave it waiting forever.
+      const id = /^\{"type":"reply","id":(\d+)/.exec(raw.slice(0, 64))?.[1];
+      const call = id === undefined ? undefined : pending.get(Number(id));
+      if (call) {
+        pending.delete(Number(id));
+        call.reject(new BridgeError({ code: 'message_too_large', message: `the answer to ${call.channel} was too large to read (${raw.length} characters)` }));
+      }
       return;
     }
     let json: unknown;

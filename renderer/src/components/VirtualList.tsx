@@ -16,6 +16,12 @@ export interface VirtualListProps {
   onAtEndChange?(atEnd: boolean): void;
   /** Reports the rows on screen, e.g. to load the next page. */
   onRangeChange?(start: number, end: number): void;
+  /**
+   * A stable key per row, and where a key is now. With both, rows added or dropped above the view
+   * (an older page put in front, the oldest dropped from a full window) leave the rows on screen in place.
+   */
+  rowKey?(index: number): number | string;
+  indexOfKey?(key: number | string): number;
   className?: string;
   containerProps?: HTMLAttributes<HTMLDivElement> & DataAttributes;
 }
@@ -30,6 +36,8 @@ export function VirtualList({
   follow = false,
   onAtEndChange,
   onRangeChange,
+  rowKey,
+  indexOfKey,
   className,
   containerProps,
 }: VirtualListProps) {
@@ -37,6 +45,18 @@ export function VirtualList({
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
   const atEnd = useRef(true);
+  /** The row at the top of the view and how far into it the view starts, by key. */
+  const anchor = useRef<{ key: number | string; offset: number } | null>(null);
+  const firstKey = useRef<number | string | undefined>(undefined);
+
+  const rememberAnchor = (element: HTMLDivElement) => {
+    if (!rowKey || count === 0) {
+      anchor.current = null;
+      return;
+    }
+    const index = Math.min(count - 1, Math.floor(element.scrollTop / rowHeight));
+    anchor.current = { key: rowKey(index), offset: element.scrollTop - index * rowHeight };
+  };
 
   useLayoutEffect(() => {
     const element = ref.current;
@@ -64,22 +84,48 @@ export function VirtualList({
     setScrollTop(element.scrollTop);
   }, [scrollToIndex, rowHeight]);
 
+  // Rows changed above the view (its first key moved): scroll so the anchored row stays where it was.
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (!element || !rowKey || !indexOfKey) return;
+    const first = count > 0 ? rowKey(0) : undefined;
+    if (first !== firstKey.current && !follow && anchor.current) {
+      const index = indexOfKey(anchor.current.key);
+      if (index >= 0) {
+        const top = index * rowHeight + anchor.current.offset;
+        if (Math.abs(element.scrollTop - top) >= 1) {
+          element.scrollTop = top;
+          setScrollTop(element.scrollTop);
+        }
+      }
+    }
+    firstKey.current = first;
+    rememberAnchor(element);
+  });
+
   const onScroll = useCallback(() => {
     const element = ref.current;
     if (!element) return;
+    rememberAnchor(element);
     setScrollTop(element.scrollTop);
     const end = element.scrollTop + element.clientHeight >= element.scrollHeight - rowHeight;
     if (end !== atEnd.current) {
       atEnd.current = end;
       onAtEndChange?.(end);
     }
-  }, [onAtEndChange, rowHeight]);
+  }, [onAtEndChange, rowHeight, rowKey, count]);
 
-  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
-  const last = Math.min(count, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
+  const rangeAt = (top: number): [number, number] => [
+    Math.max(0, Math.floor(top / rowHeight) - overscan),
+    Math.min(count, Math.ceil((top + viewport) / rowHeight) + overscan),
+  ];
+  const [first, last] = rangeAt(scrollTop);
 
   useEffect(() => {
-    onRangeChange?.(first, last);
+    // Where the view is now: a layout effect may have moved it since this render (rows put above).
+    const element = ref.current;
+    const [start, end] = element ? rangeAt(element.scrollTop) : [first, last];
+    onRangeChange?.(start, end);
   }, [first, last, onRangeChange]);
 
   const rows: ReactNode[] = [];

@@ -12,6 +12,9 @@ import type { LoadStatus, SliceCreator } from './types';
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
 export type PlanTab = 'decisions' | 'changes' | 'events';
 
+/** Decisions in the first request for a plan's tree: enough to fill the view at once. */
+export const FIRST_DECISIONS_PAGE = 500;
+
 export interface PlanSlice {
   planId: string | null;
   plan: Plan | null;
@@ -91,33 +94,74 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
       }
     });
 
+  /** The plan whose history is loaded but whose snapshot has not come yet (see deriveOpenState). */
+  let deriveWhenPlanLoads: string | null = null;
+
+  /** What the history says about the pause and a pending retry: it needs both the history and the plan. */
+  const deriveOpenState = () => {
+    const derived = deriveFromHistory(get().events, get().plan);
+    set({ pausedDecisionId: get().pausedDecisionId ?? derived.pausedDecisionId, nextRetry: get().nextRetry ?? derived.nextRetry });
+  };
+
   const refreshPlan = forOpenPlan(
     (planId) => bridge['plans.get']({ planId }),
-    ({ plan }) => set({ plan, planStatus: 'loaded', planError: null }),
+    ({ plan }) => {
+      set({ plan, planStatus: 'loaded', planError: null });
+      if (deriveWhenPlanLoads === plan.id) {
+        deriveWhenPlanLoads = null;
+        deriveOpenState();
+      }
+    },
     (message) => {
       if (get().plan === null) set({ planStatus: 'error', planError: message });
     },
   );
 
-  const refreshDecisions = forOpenPlan(
-    (planId) => bridge['plans.decisions']({ planId }),
-    ({ decisions: list }) => {
-      const known = get().decisions;
-      const expanded = { ...get().expanded };
-      // New nodes open expanded; a node the operator collapsed stays collapsed.
-      for (const d of list) if (!(d.id in known) && !(d.id in expanded)) expanded[d.id] = true;
-      const decisions = Object.fromEntries(list.map((d) => [d.id, d]));
-      const selected = get().selectedDecisionId;
-      set({ decisions, expanded, decisionsStatus: 'loaded', selectedDecisionId: selected && decisions[selected] ? selected : null });
-      if (get().selectFailedOnLoad) {
-        set({ selectFailedOnLoad: false });
-        get().selectFirstFailure();
+  const applyDecisions = (list: readonly StrategyDecision[], complete: boolean) => {
+    const known = get().decisions;
+    const expanded = { ...get().expanded };
+    // New nodes open expanded; a node the operator collapsed stays collapsed.
+    for (const d of list) if (!(d.id in known) && !(d.id in expanded)) expanded[d.id] = true;
+    const decisions = Object.fromEntries(list.map((d) => [d.id, d]));
+    const selected = get().selectedDecisionId;
+    set({ decisions, expanded, decisionsStatus: complete ? 'loaded' : 'loading', selectedDecisionId: selected && decisions[selected] ? selected : null });
+    if (complete && get().selectFailedOnLoad) {
+      set({ selectFailedOnLoad: false });
+      get().selectFirstFailure();
+    }
+  };
+
+  /**
+   * The host sends the tree in display order. The first load of a large tree shows its first page
+   * (the top of the tree, parents before children) at once and the rest when it has arrived;
+   * a refresh replaces the tree in one go.
+   */
+  const refreshDecisions = coalesce(async () => {
+    const planId = get().planId;
+    if (!planId) return;
+    try {
+      const first = await bridge['plans.decisions']({ planId, offset: 0, limit: FIRST_DECISIONS_PAGE });
+      if (get().planId !== planId) return;
+      const list = [...first.decisions];
+      let total = first.total;
+      if (list.length < total && get().decisionsStatus !== 'loaded') {
+        deps.flushEvents();
+        applyDecisions(list, false);
       }
-    },
-    (message) => {
-      if (get().decisionsStatus !== 'loaded') set({ decisionsStatus: 'error', planError: message });
-    },
-  );
+      while (list.length < total) {
+        const page = await bridge['plans.decisions']({ planId, offset: list.length, limit: Math.min(100_000, Math.max(1, total - list.length)) });
+        if (get().planId !== planId) return;
+        if (page.decisions.length === 0) break;
+        list.push(...page.decisions);
+        total = page.total;
+      }
+      // Older buffered events go first, so they never overwrite this fresher snapshot.
+      deps.flushEvents();
+      applyDecisions(list, true);
+    } catch (error) {
+      if (get().planId === planId && get().decisionsStatus !== 'loaded') set({ decisionsStatus: 'error', planError: errorText(error) });
+    }
+  });
 
   const refreshInvocations = forOpenPlan(
     (planId) => bridge['plans.invocations']({ planId }),
@@ -162,18 +206,19 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         selectFailedOnLoad: options.selectFailure === true,
         planCursorId: planId,
       });
-      // Show something at once, then load the history and subscribe from its end; snapshots
-      // fetched after the subscription is live cannot miss a change.
+      // The newest events are asked for first, then the snapshots: the host answers in order, so
+      // the snapshots are at least as new as the history's last seq, and the subscription from that
+      // seq replays whatever happened after it (events replayed onto a newer snapshot end in the
+      // same state). One round of snapshots, not one before and one after subscribing: a tree of
+      // 10,000 decisions is several MB.
+      const history = get().loadEventHistory(planId);
       refreshAll();
-      void get()
-        .loadEventHistory(planId)
-        .then((lastSeq) => {
-          if (get().planId !== planId) return;
-          const derived = deriveFromHistory(get().events, get().plan);
-          set({ pausedDecisionId: get().pausedDecisionId ?? derived.pausedDecisionId, nextRetry: get().nextRetry ?? derived.nextRetry });
-          unsubscribe = deps.subscribePlan(planId, lastSeq);
-          refreshAll();
-        });
+      void history.then((lastSeq) => {
+        if (get().planId !== planId) return;
+        if (get().plan) deriveOpenState();
+        else deriveWhenPlanLoads = planId;
+        unsubscribe = deps.subscribePlan(planId, lastSeq);
+      });
     },
 
     closePlan() {

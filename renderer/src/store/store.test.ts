@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { flattenTree } from '../lib/decision-tree';
 import { makeDecision, makeEntry, makeEvent, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
+import { EVENT_PAGE } from './events-slice';
+import { MAX_EVENTS } from './merge-events';
+import { FIRST_DECISIONS_PAGE } from './plan-slice';
 import { selectVisiblePlans } from './plans-slice';
 
 function demoTree() {
@@ -105,12 +108,127 @@ describe('opening a plan', () => {
     expect(subs).toContainEqual({ planId: null });
   });
 
+  it('asks for the newest events first and loads each snapshot once', async () => {
+    const t = await openDemoPlan();
+    expect(t.fake.calls[t.fake.calls.findIndex((c) => c.channel === 'plans.get') - 1]).toMatchObject({ channel: 'plans.events', request: { newest: true } });
+    expect(t.fake.callsTo('plans.decisions')).toHaveLength(1);
+    expect(t.fake.callsTo('plans.get')).toHaveLength(1);
+  });
+
+  it('knows the plan is paused before a step when the history comes before the plan itself', async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem()];
+    t.fake.decisions = demoTree();
+    t.fake.plan = makePlan({ processingState: 'paused', phase: 'execute' });
+    t.fake.events = [makeEvent(1, 'paused', { decisionId: 's2', index: 2, total: 3, reason: 'step' })];
+    let releasePlan = () => {};
+    const planGate = new Promise<void>((resolve) => (releasePlan = resolve));
+    t.fake.on('plans.get', async () => {
+      await planGate;
+      return { plan: t.fake.plan };
+    });
+    t.state().openPlan('P1');
+    await t.settle();
+    expect(t.state().plan).toBeNull();
+    releasePlan();
+    await t.settle();
+    expect(t.state().pausedDecisionId).toBe('s2');
+  });
+
+  it('draws a large tree from its first page, then has all of it', async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem()];
+    t.fake.decisions = [makeDecision('root', null, 0), ...Array.from({ length: FIRST_DECISIONS_PAGE + 99 }, (_, i) => makeDecision(`d${i}`, 'root', i))];
+    const sizes: number[] = [];
+    t.store.subscribe((state, previous) => {
+      if (state.decisions !== previous.decisions) sizes.push(Object.keys(state.decisions).length);
+    });
+    t.state().openPlan('P1');
+    await t.settle();
+    expect(sizes).toEqual([FIRST_DECISIONS_PAGE, FIRST_DECISIONS_PAGE + 100]);
+    expect(t.state().decisionsStatus).toBe('loaded');
+    expect(t.fake.callsTo('plans.decisions')).toEqual([
+      { planId: 'P1', offset: 0, limit: FIRST_DECISIONS_PAGE },
+      { planId: 'P1', offset: FIRST_DECISIONS_PAGE, limit: 100 },
+    ]);
+    // A refresh replaces the tree in one go.
+    sizes.length = 0;
+    t.state().refreshDecisions();
+    await t.settle();
+    expect(sizes).toEqual([FIRST_DECISIONS_PAGE + 100]);
+  });
+
   it('drops the previous plan subscription when another plan opens', async () => {
     const t = await openDemoPlan();
     t.state().openPlan('P2');
     await t.settle();
     const planSubs = [...t.fake.subscriptions.values()].map((s) => s.subscription.planId).filter((id) => id !== null);
     expect(planSubs).toEqual(['P2']);
+  });
+});
+
+describe('a long event log', () => {
+  const longLog = async (count: number) => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem()];
+    t.fake.decisions = demoTree();
+    t.fake.events = Array.from({ length: count }, (_, i) => makeEvent(i + 1, 'execute_step', { index: i + 1 }));
+    t.state().openPlan('P1');
+    await t.settle();
+    return t;
+  };
+  const seqs = (t: Awaited<ReturnType<typeof longLog>>) => {
+    const events = t.state().events;
+    return { first: events[0]?.seq, last: events.at(-1)?.seq, count: events.length, lastSeq: t.state().lastSeq };
+  };
+
+  it('opens at its newest page and subscribes after it', async () => {
+    const t = await longLog(2_500);
+    expect(seqs(t)).toEqual({ first: 2_500 - EVENT_PAGE + 1, last: 2_500, count: EVENT_PAGE, lastSeq: 2_500 });
+    expect([...t.fake.subscriptions.values()].map((s) => s.subscription)).toContainEqual({ planId: 'P1', afterSeq: 2_500 });
+  });
+
+  it('reads older pages from the host as the operator scrolls up, down to the first event', async () => {
+    const t = await longLog(2_500);
+    await t.state().loadOlderEvents();
+    expect(seqs(t)).toEqual({ first: 2_500 - 2 * EVENT_PAGE + 1, last: 2_500, count: 2 * EVENT_PAGE, lastSeq: 2_500 });
+    await t.state().loadOlderEvents();
+    await t.state().loadOlderEvents();
+    expect(seqs(t)).toEqual({ first: 1, last: 2_500, count: 2_500, lastSeq: 2_500 });
+  });
+
+  it('keeps at most MAX_EVENTS: new events drop the oldest, older pages drop the newest until the operator comes back', async () => {
+    const total = MAX_EVENTS + 2 * EVENT_PAGE;
+    const t = await longLog(total);
+    while (t.state().events.length < MAX_EVENTS) await t.state().loadOlderEvents();
+    expect(seqs(t)).toEqual({ first: total - MAX_EVENTS + 1, last: total, count: MAX_EVENTS, lastSeq: total });
+
+    // Live events join a window at the head, and push the oldest out.
+    t.fake.events.push(makeEvent(total + 1, 'execute_step'));
+    t.fake.emit(makeEvent(total + 1, 'execute_step'));
+    await t.frame();
+    expect(seqs(t)).toEqual({ first: total - MAX_EVENTS + 2, last: total + 1, count: MAX_EVENTS, lastSeq: total + 1 });
+
+    // Further back, the newest leave the window; new events then only move lastSeq.
+    await t.state().loadOlderEvents();
+    expect(seqs(t)).toEqual({ first: total - MAX_EVENTS + 2 - EVENT_PAGE, last: total + 1 - EVENT_PAGE, count: MAX_EVENTS, lastSeq: total + 1 });
+    t.fake.events.push(makeEvent(total + 2, 'decision_status', { decisionId: 's2', status: 'running' }));
+    t.fake.emit(t.fake.events.at(-1)!);
+    await t.frame();
+    expect(seqs(t)).toMatchObject({ last: total + 1 - EVENT_PAGE, count: MAX_EVENTS, lastSeq: total + 2 });
+    expect(t.state().decisions.s2.status).toBe('running');
+
+    // Scrolling down reads the next page; "follow" goes straight back to the newest.
+    await t.state().loadNewerEvents();
+    expect(seqs(t)).toEqual({ first: total - MAX_EVENTS + 2, last: total + 1, count: MAX_EVENTS, lastSeq: total + 2 });
+    await t.state().loadOlderEvents();
+    await t.state().loadOlderEvents();
+    await t.state().showLatestEvents();
+    expect(seqs(t)).toMatchObject({ last: total + 2, lastSeq: total + 2 });
+    t.fake.emit(makeEvent(total + 3, 'execute_step'));
+    await t.frame();
+    expect(seqs(t)).toMatchObject({ last: total + 3, lastSeq: total + 3 });
+    expect(t.state().events.length).toBeLessThanOrEqual(MAX_EVENTS);
   });
 });
 
@@ -134,7 +252,7 @@ describe('live events', () => {
     t.state().ingestEvents([]);
     await t.frame();
     expect(t.state().decisions.s2.status).toBe('running');
-    expect(t.state().plan?.processingState).toBe('processing');
+    expect(t.state().decisions.s2.status).toBe('running');
   });
 
   it('ignore events already seen, and backfill a gap', async () => {

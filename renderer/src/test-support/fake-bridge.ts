@@ -116,11 +116,15 @@ export class FakeBridge {
       'plans.list': () => ({ plans: this.plans }),
       'plans.get': () => ({ plan: this.plan }),
       'plans.create': (r) => ({ plan: makePlan({ id: 'NEW', name: r.fileName ?? 'new', phase: 'strategize' }) }),
-      'plans.decisions': () => ({ decisions: this.decisions }),
+      'plans.decisions': (r) => ({
+        decisions: this.decisions.slice(r.offset ?? 0, r.limit === undefined ? undefined : (r.offset ?? 0) + r.limit),
+        total: this.decisions.length,
+      }),
       'plans.invocations': () => ({ invocations: this.invocations }),
       'plans.events': (r) => {
         const after = this.events.filter((e) => e.seq > (r.afterSeq ?? 0));
-        return { events: after.slice(0, r.limit ?? 1000), lastSeq: this.events.at(-1)?.seq ?? 0 };
+        const limit = r.limit ?? 1000;
+        return { events: r.newest ? after.slice(-limit) : after.slice(0, limit), lastSeq: this.events.at(-1)?.seq ?? 0 };
       },
       'plans.changes': (r) => ({
         changesetId: this.plan.changesetId,

@@ -4,6 +4,7 @@ import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { summarizeEvent } from '../lib/event-summary';
 import { formatTime } from '../lib/format';
+import { findSeq, windowAtHead } from '../store/merge-events';
 import { useAppStore } from '../store/react';
 
 const EVENT_ROW_HEIGHT = 24;
@@ -27,14 +28,37 @@ export function EventLog() {
   const status = useAppStore((s) => s.eventsStatus);
   const error = useAppStore((s) => s.eventsError);
   const lastSeq = useAppStore((s) => s.lastSeq);
+  const paging = useAppStore((s) => s.eventsPaging);
   const filter = useAppStore((s) => s.eventTypeFilter);
   const setFilter = useAppStore((s) => s.setEventTypeFilter);
+  const loadOlder = useAppStore((s) => s.loadOlderEvents);
+  const loadNewer = useAppStore((s) => s.loadNewerEvents);
+  const showLatest = useAppStore((s) => s.showLatestEvents);
   const decisions = useAppStore((s) => s.decisions);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);
   const [following, setFollowing] = useState(true);
 
   const shown = useMemo(() => (filter === 'all' ? events : events.filter((e) => e.type === filter)), [events, filter]);
   const describe = useCallback((id: string) => decisions[id]?.description, [decisions]);
+  // The store keeps a window of the log: older pages come from the host at its top, newer ones at
+  // its bottom when the operator paged so far back that the newest events left the window.
+  const atHead = windowAtHead(events, lastSeq);
+  const hasOlder = events.length > 0 && events[0].seq > 1;
+  const onRange = useCallback(
+    (start: number, end: number) => {
+      if (start === 0 && hasOlder) void loadOlder();
+      if (end >= shown.length && !atHead) void loadNewer();
+    },
+    [hasOlder, atHead, shown.length, loadOlder, loadNewer],
+  );
+  const rowKey = useCallback((i: number) => shown[i].seq, [shown]);
+  const indexOfKey = useCallback((seq: number | string) => findSeq(shown, Number(seq)), [shown]);
+  const follow = () => {
+    if (!atHead) void showLatest();
+    setFollowing(true);
+  };
+  const windowNote =
+    events.length > 0 && (hasOlder || !atHead) ? ` · #${events[0].seq}–#${events[events.length - 1].seq} of ${lastSeq}` : '';
 
   return (
     <div className="event-log">
@@ -48,11 +72,12 @@ export function EventLog() {
           ))}
         </select>
         <span className="muted" data-testid="event-count">
-          {shown.length} of {events.length} events
+          {shown.length} of {events.length} events{windowNote}
         </span>
+        {paging && <span className="muted">Loading…</span>}
         <span className="grow" />
-        {!following && (
-          <button type="button" className="button small" data-testid="event-follow" onClick={() => setFollowing(true)}>
+        {(!following || !atHead) && (
+          <button type="button" className="button small" data-testid="event-follow" onClick={follow}>
             Follow new events
           </button>
         )}
@@ -62,14 +87,23 @@ export function EventLog() {
         status === 'loading' ? (
           <StatePanel kind="loading" title="Loading events…" />
         ) : (
-          <StatePanel kind="empty" testId="events-empty" title={events.length === 0 ? 'No events yet — they appear here live as the plan runs.' : 'No events of this type.'} />
+          <StatePanel kind="empty" testId="events-empty" title={events.length === 0 ? 'No events yet — they appear here live as the plan runs.' : 'No events of this type.'}>
+            {hasOlder && (
+              <button type="button" className="button" disabled={paging} onClick={() => void loadOlder()}>
+                Look in older events
+              </button>
+            )}
+          </StatePanel>
         )
       ) : (
         <VirtualList
           count={shown.length}
           rowHeight={EVENT_ROW_HEIGHT}
-          follow={following}
+          follow={following && atHead}
           onAtEndChange={setFollowing}
+          onRangeChange={onRange}
+          rowKey={rowKey}
+          indexOfKey={indexOfKey}
           renderRow={(i) => <EventRow key={shown[i].seq} event={shown[i]} describe={describe} />}
           className="event-list"
           containerProps={{
@@ -77,9 +111,11 @@ export function EventLog() {
             tabIndex: 0,
             'aria-label': 'Event log',
             'aria-live': 'off',
+            'aria-busy': paging || undefined,
             'data-testid': 'event-log',
             'data-last-seq': lastSeq,
-            'data-following': following,
+            'data-first-seq': events[0]?.seq,
+            'data-following': following && atHead,
             'data-region': 'events',
             onFocus: () => setFocusRegion('events'),
           }}

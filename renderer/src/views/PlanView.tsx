@@ -19,7 +19,8 @@ function Tabs() {
   const tab = useAppStore((s) => s.tab);
   const setTab = useAppStore((s) => s.setTab);
   const changes = useAppStore((s) => s.changesTotal);
-  const events = useAppStore((s) => s.events.length);
+  // Seqs run 1, 2, ... per plan: the last one is how many events the plan has, loaded or not.
+  const events = useAppStore((s) => s.lastSeq);
   const counts: Partial<Record<PlanTab, number>> = { changes, events };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {

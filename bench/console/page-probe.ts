@@ -1,0 +1,107 @@
+/**
+ * Measuring code that runs in the console's page, installed with `page.addInitScript`. It is a
+ * string, not a function: tsx's transform would add helpers that do not exist in the page.
+ *
+ * "Painted" means: the frame in which the DOM first held what we wait for has been rendered. We
+ * look in a requestAnimationFrame callback (which runs just before that frame's style, layout and
+ * paint) and take the time in a message task posted from it, which runs after the frame's rendering.
+ */
+export const PAGE_PROBE = String.raw`
+(() => {
+  const afterThisFrame = (callback) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => callback(performance.now());
+    channel.port2.postMessage(0);
+  };
+
+  let lastClick = null;
+  document.addEventListener('click', (event) => { lastClick = event.timeStamp; }, { capture: true });
+
+  window.__bench = {
+    /** Resolves with ms from the next click to the paint of the frame in which the selector matched. */
+    watchPaint(selector, timeoutMs) {
+      lastClick = null;
+      return new Promise((resolve, reject) => {
+        const started = performance.now();
+        const check = () => {
+          if (lastClick !== null && document.querySelector(selector)) {
+            const clicked = lastClick;
+            afterThisFrame((painted) => resolve(painted - clicked));
+            return;
+          }
+          if (performance.now() - started > timeoutMs) return reject(new Error('not painted within ' + timeoutMs + ' ms: ' + selector));
+          requestAnimationFrame(check);
+        };
+        requestAnimationFrame(check);
+      });
+    },
+
+    /**
+     * Scrolls the element by step px in every animation frame for frames frames (turning round at
+     * either end), and returns the intervals between consecutive frames' rAF timestamps, and how
+     * long each frame's own work took (rAF to the end of its rendering).
+     */
+    scrollFrames(selector, frames, step) {
+      const element = document.querySelector(selector);
+      if (!element) return Promise.reject(new Error('no element ' + selector));
+      return new Promise((resolve) => {
+        const intervals = [];
+        const work = [];
+        let previous = null;
+        let direction = 1;
+        let n = 0;
+        const frame = (timestamp) => {
+          const begun = performance.now();
+          performance.mark('bench-frame');
+          if (previous !== null) intervals.push(timestamp - previous);
+          previous = timestamp;
+          const max = element.scrollHeight - element.clientHeight;
+          if ((direction > 0 && element.scrollTop + step > max) || (direction < 0 && element.scrollTop - step < 0)) direction = -direction;
+          element.scrollTop += direction * step;
+          afterThisFrame((done) => work.push(done - begun));
+          if (++n < frames) requestAnimationFrame(frame);
+          else setTimeout(() => resolve({ intervals, work, rows: element.querySelectorAll('[data-testid]').length }), 50);
+        };
+        requestAnimationFrame(frame);
+      });
+    },
+
+    /** How far the page's high-resolution wall clock (timeOrigin + now) is ahead of Date.now(). */
+    clockOffset() {
+      const samples = [];
+      for (let i = 0; i < 201; i++) samples.push(performance.timeOrigin + performance.now() - Date.now());
+      samples.sort((a, b) => a - b);
+      return samples[100];
+    },
+
+    /**
+     * Follows the event log frame by frame: whenever its last seq (data-last-seq) changes, records
+     * the seq, the "N of M events" count, and the wall-clock time the frame was painted.
+     */
+    startStream() {
+      const frames = [];
+      let last = -1;
+      let running = true;
+      const frame = () => {
+        if (!running) return;
+        const log = document.querySelector('[data-testid="event-log"]');
+        const seq = log ? Number(log.getAttribute('data-last-seq')) : 0;
+        if (seq !== last) {
+          last = seq;
+          const text = document.querySelector('[data-testid="event-count"]')?.textContent ?? '';
+          const match = /of (\d+) events/.exec(text);
+          const record = { seq, count: match ? Number(match[1]) : -1, painted: 0 };
+          frames.push(record);
+          afterThisFrame((now) => { record.painted = performance.timeOrigin + now; });
+        }
+        requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+      window.__benchStream = () => { running = false; return frames; };
+    },
+    stopStream() {
+      return window.__benchStream();
+    },
+  };
+})();
+`;
