@@ -1,22 +1,19 @@
-import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { hash } from 'node:crypto';
 import type { ChangeEntry } from '../../shared/domain';
 import { newId } from '../../shared/ids';
 import type { CapturedChange } from './tool-runner';
 
 export function sha256(content: Buffer | string): string {
-  return createHash('sha256').update(content).digest('hex');
+  return hash('sha256', content, 'hex');
 }
 
 /** Text files are valid UTF-8 without NUL bytes; anything else is kept as base64 and gets no text diff. */
 export function isBinary(content: Buffer | null): boolean {
   if (!content || content.length === 0) return false;
   if (content.subarray(0, 8000).includes(0)) return true;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(content);
-    return false;
-  } catch {
-    return true;
-  }
+  // buffer.isUtf8 validates in place, without decoding into a string that is thrown away.
+  return !isUtf8(content);
 }
 
 export function toChangeEntry(

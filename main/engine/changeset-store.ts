@@ -16,6 +16,12 @@ export interface ChangeSetStore {
   /** One page of entries without file contents, with their line counts. */
   listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[];
   getEntry(changesetId: string, entryId: string): ChangeEntry | undefined;
+  /**
+   * Runs `fn` as one transaction: its writes to this store, and to every store that shares its
+   * database (invocations, events), commit together or not at all. Stores without transactions
+   * leave it out, and `fn` then simply runs.
+   */
+  atomically?<T>(fn: () => T): T;
 }
 
 export function summarizeEntries(changesetId: string, planId: string, entries: readonly ChangeEntry[]): ChangeSetSummary {

@@ -28,3 +28,40 @@ describe('EventPublisher', () => {
     expect(direct[0]).toMatchObject({ planId: 'A', seq: 1, type: 'paused', data: { reason: 'step' } });
   });
 });
+
+describe('EventPublisher.deferDelivery', () => {
+  it('hands events to subscribers and run callbacks only once the unit has returned, in order', () => {
+    const publisher = new EventPublisher();
+    const seen: string[] = [];
+    publisher.subscribe((e) => seen.push(`sub:${e.type}`));
+    const emit = publisher.emitterFor('A', (e) => seen.push(`run:${e.type}`));
+    const result = publisher.deferDelivery(() => {
+      emit('tool_call_finished');
+      publisher.publish('A', 'change_recorded');
+      expect(seen).toEqual([]);
+      return 42;
+    });
+    expect(result).toBe(42);
+    expect(seen).toEqual(['sub:tool_call_finished', 'run:tool_call_finished', 'sub:change_recorded']);
+  });
+
+  it('never delivers the events of a unit that threw (its writes were rolled back), and nested units join the outer one', () => {
+    const publisher = new EventPublisher();
+    const seen: string[] = [];
+    publisher.subscribe((e) => seen.push(e.type));
+    expect(() =>
+      publisher.deferDelivery(() => {
+        publisher.publish('A', 'change_recorded');
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(seen).toEqual([]);
+    publisher.deferDelivery(() => {
+      publisher.deferDelivery(() => publisher.publish('A', 'paused'));
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual(['paused']);
+    publisher.publish('A', 'state_changed');
+    expect(seen).toEqual(['paused', 'state_changed']);
+  });
+});

@@ -34,12 +34,16 @@ export type Emit = (type: StreamEventType, data?: Record<string, unknown>) => St
 /** Gives every event its per-plan seq, keeps it in the log, and fans it out to subscribers. */
 export class EventPublisher {
   private readonly listeners = new Set<StreamCallback>();
+  /** While deferDelivery runs: the deliveries waiting for its writes to commit. */
+  private pending: (() => void)[] | null = null;
 
   constructor(readonly log: EventLog = new InMemoryEventLog()) {}
 
   publish(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
     const event = this.log.appendNext(planId, type, data);
-    for (const listener of this.listeners) listener(event);
+    this.deliver(() => {
+      for (const listener of this.listeners) listener(event);
+    });
     return event;
   }
 
@@ -51,9 +55,36 @@ export class EventPublisher {
   /** An emit function for one plan that also hands each event to a run's own callback. */
   emitterFor(planId: string, callback?: StreamCallback): Emit {
     return (type, data = {}) => {
-      const event = this.publish(planId, type, data);
-      callback?.(event);
+      const event = this.log.appendNext(planId, type, data);
+      this.deliver(() => {
+        for (const listener of this.listeners) listener(event);
+        callback?.(event);
+      });
       return event;
     };
+  }
+
+  /**
+   * Runs `fn` (typically a transaction); the events it publishes reach subscribers only once it has
+   * returned, so nobody sees an event whose writes could still roll back. If it throws they are
+   * never delivered: its writes were undone. Nested calls join the outermost.
+   */
+  deferDelivery<T>(fn: () => T): T {
+    if (this.pending) return fn();
+    const pending: (() => void)[] = [];
+    this.pending = pending;
+    let result: T;
+    try {
+      result = fn();
+    } finally {
+      this.pending = null;
+    }
+    for (const delivery of pending) delivery();
+    return result;
+  }
+
+  private deliver(delivery: () => void): void {
+    if (this.pending) this.pending.push(delivery);
+    else delivery();
   }
 }

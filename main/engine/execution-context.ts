@@ -71,6 +71,11 @@ export class PlanExecutionContext {
     this.changesetStore.record(changesetId, entry);
   }
 
+  /** Runs `fn` as one transaction of the changeset store (and the stores sharing its database), where it has them. */
+  atomically<T>(fn: () => T): T {
+    return this.changesetStore.atomically ? this.changesetStore.atomically(fn) : fn();
+  }
+
   getChangeset(changesetId: string): ChangeSet | undefined {
     return this.changesetStore.get(changesetId);
   }

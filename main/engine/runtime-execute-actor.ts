@@ -4,7 +4,6 @@ import type { StreamCallback } from '../../shared/events';
 import { toChangeEntry } from './change-capture';
 import { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
-import { ToolCallError } from './errors';
 import type { ToolRunner } from './tool-runner';
 
 export function createRuntimeExecuteResult(data: unknown): RuntimeExecuteResult {
@@ -67,11 +66,15 @@ export class RuntimeExecuteActor {
       await opts.beforeDecision?.(decision, index, todo.length);
       emit('runtime_execute_step', { decisionId: decision.id, index: index + 1, total: todo.length, description: decision.description });
       setStatus(decision, 'running');
-      for (const call of decision.toolCalls) {
-        emit('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
+      const calls = decision.toolCalls;
+      // Whether the previous call's commit already announced this one (see onSettled).
+      let announced = false;
+      for (const [callIndex, call] of calls.entries()) {
+        if (!announced) emit('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
+        announced = false;
         toolCallCount += 1;
         try {
-          const invocation = await this.toolRunner.execute(call, {
+          await this.toolRunner.execute(call, {
             planId: context.planId,
             decisionId: decision.id,
             sandboxRoot: context.sandboxRoot,
@@ -81,13 +84,25 @@ export class RuntimeExecuteActor {
               context.recordChange(entry);
               emit('change_recorded', { decisionId: decision.id, entryId: entry.id, path: entry.path, operation: entry.operation });
             },
+            // The call's entries, invocation and events commit together; subscribers hear of them after the commit.
+            atomically: (fn) => this.events.deferDelivery(() => context.atomically(fn)),
+            onSettled: (invocation) => {
+              emit('tool_call_finished', {
+                decisionId: decision.id,
+                invocationId: invocation.id,
+                tool: call.tool,
+                ok: invocation.ok,
+                durationMs: invocation.durationMs,
+                ...(invocation.ok ? {} : { error: invocation.error }),
+              });
+              // The next call of the decision starts right after this one settles: announcing it in
+              // this commit saves a commit per call. A failed call has no next one.
+              const next = calls[callIndex + 1];
+              announced = invocation.ok && next !== undefined;
+              if (announced) emit('tool_call_started', { decisionId: decision.id, tool: next.tool, args: next.args });
+            },
           });
-          emit('tool_call_finished', { decisionId: decision.id, invocationId: invocation.id, tool: call.tool, ok: true, durationMs: invocation.durationMs });
         } catch (error) {
-          if (error instanceof ToolCallError) {
-            const { invocation } = error;
-            emit('tool_call_finished', { decisionId: decision.id, invocationId: invocation.id, tool: call.tool, ok: false, durationMs: invocation.durationMs, error: invocation.error });
-          }
           setStatus(decision, 'failed');
           throw error;
         }

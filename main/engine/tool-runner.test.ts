@@ -51,4 +51,81 @@ describe('ToolRunner', () => {
     await expect(r.execute({ tool: 'flaky', args: {} }, { planId: 'P', decisionId: null, sandboxRoot: null })).rejects.toThrow(/try later/);
     expect(r.log.listForPlan('P').map((i) => i.error?.category)).toEqual(['validation', 'transient']);
   });
+
+  it('settles a call in one unit: its changes, its invocation and onSettled, after the tool has finished', async () => {
+    const order: string[] = [];
+    const registry = new ToolRegistry().register({
+      name: 'touch',
+      description: 'reports two changes',
+      schema: z.object({}),
+      run: async (_args, context) => {
+        context.recordChange({ operation: 'create', path: 'a', before: null, after: Buffer.from('a') });
+        context.recordChange({ operation: 'create', path: 'b', before: null, after: Buffer.from('b') });
+        order.push('tool returned');
+        return null;
+      },
+    });
+    const r = new ToolRunner(registry);
+    let units = 0;
+    const invocation = await r.execute(
+      { tool: 'touch', args: {} },
+      {
+        planId: 'P',
+        decisionId: null,
+        sandboxRoot: null,
+        recordChange: (change, invocationId) => order.push(`change ${change.path} of ${invocationId}`),
+        atomically: (fn) => {
+          units += 1;
+          order.push('unit begins');
+          const result = fn();
+          order.push('unit ends');
+          return result;
+        },
+        onSettled: (settled) => order.push(`settled ${settled.ok}`),
+      },
+    );
+    expect(units).toBe(1);
+    expect(order).toEqual(['tool returned', 'unit begins', `change a of ${invocation.id}`, `change b of ${invocation.id}`, 'settled true', 'unit ends']);
+    expect(r.log.listForPlan('P')).toEqual([invocation]);
+  });
+
+  it('when recording a change fails, the unit is dropped and the call is recorded as failed in a unit of its own', async () => {
+    const registry = new ToolRegistry().register({
+      name: 'touch',
+      description: 'reports a change',
+      schema: z.object({}),
+      run: async (_args, context) => {
+        context.recordChange({ operation: 'create', path: 'a', before: null, after: Buffer.from('a') });
+        return 'done';
+      },
+    });
+    const r = new ToolRunner(registry);
+    const committed: string[][] = [];
+    const settled: boolean[] = [];
+    const failure = await r
+      .execute(
+        { tool: 'touch', args: {} },
+        {
+          planId: 'P',
+          decisionId: null,
+          sandboxRoot: null,
+          recordChange: () => {
+            throw new Error('disk full');
+          },
+          // A toy transaction: what a unit logs is kept only if it returns.
+          atomically: (fn) => {
+            const result = fn();
+            committed.push(r.log.listForPlan('P').map((i) => String(i.ok)));
+            return result;
+          },
+          onSettled: (invocation) => settled.push(invocation.ok),
+        },
+      )
+      .catch((e) => e);
+    expect(failure).toBeInstanceOf(ToolCallError);
+    expect((failure as ToolCallError).message).toMatch(/disk full/);
+    expect(r.log.listForPlan('P')).toMatchObject([{ ok: false, error: { message: 'disk full' } }]);
+    expect(settled).toEqual([false]);
+    expect(committed).toEqual([['false']]);
+  });
 });

@@ -74,7 +74,28 @@ export class ToolRegistry {
 export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' | 'profile'> & {
   profile?: AutomationProfile;
   recordChange?: (change: CapturedChange, invocationId: string) => void;
+  /**
+   * Runs the writes that settle a call (its changes, its invocation, `onSettled`) as one unit,
+   * typically one transaction. Default: they simply run.
+   */
+  atomically?: <T>(fn: () => T) => T;
+  /** Called with the finished invocation, in the same unit, right after the invocation is recorded. */
+  onSettled?: (invocation: ToolInvocation) => void;
 };
+
+type Outcome = { ok: true; result: unknown } | { ok: false; cause: unknown };
+
+function failedInvocation(base: Omit<ToolInvocation, 'ok' | 'result' | 'error' | 'startedAt' | 'durationMs'>, cause: unknown, startedAt: Date, started: number): ToolInvocation {
+  const err = cause instanceof Error ? cause : new Error(String(cause));
+  const category = errorCategoryOf(cause) ?? (cause instanceof ValidationError ? 'validation' : undefined);
+  return {
+    ...base,
+    ok: false,
+    error: { name: err.name, message: err.message, ...(category ? { category } : {}) },
+    startedAt: startedAt.toISOString(),
+    durationMs: performance.now() - started,
+  };
+}
 
 /** Validates each call against its tool's schema, runs it, and records a ToolInvocation. */
 export class ToolRunner {
@@ -87,47 +108,69 @@ export class ToolRunner {
     return this.registry.discover();
   }
 
+  /**
+   * Runs one call. The changes the tool reports are held until it finishes, then recorded with
+   * the invocation in one unit (see ToolCallContext.atomically): a call's bookkeeping is all there
+   * or not at all, and costs one commit. Tools report changes as their last step, so holding them
+   * opens no new window in which a crash loses a change.
+   */
   async execute(call: ToolCallSpec, context: ToolCallContext): Promise<ToolInvocation> {
     const invocationId = newId();
     const startedAt = new Date();
     const started = performance.now();
     const base = { id: invocationId, planId: context.planId, decisionId: context.decisionId, tool: call.tool, args: call.args };
+    const captured: CapturedChange[] = [];
+    let outcome: Outcome;
     try {
       const tool = this.registry.get(call.tool);
       if (!tool) throw new ValidationError('tool', `unknown tool "${call.tool}"`);
       const parsed = tool.schema.safeParse(call.args);
       if (!parsed.success) throw ValidationError.fromZod(parsed.error, 'args');
-      const record = context.recordChange;
       const result = await tool.run(parsed.data, {
         planId: context.planId,
         decisionId: context.decisionId,
         sandboxRoot: context.sandboxRoot,
         profile: context.profile ?? BUILTIN_PROFILES.trusted,
         invocationId,
-        recordChange: (change) => record?.(change, invocationId),
+        recordChange: (change) => {
+          captured.push(change);
+        },
       });
-      const invocation: ToolInvocation = {
-        ...base,
-        ok: true,
-        result,
-        error: null,
-        startedAt: startedAt.toISOString(),
-        durationMs: performance.now() - started,
-      };
-      this.log.record(invocation);
-      return invocation;
+      outcome = { ok: true, result };
     } catch (cause) {
-      const err = cause instanceof Error ? cause : new Error(String(cause));
-      const category = errorCategoryOf(cause) ?? (cause instanceof ValidationError ? 'validation' : undefined);
-      const invocation: ToolInvocation = {
-        ...base,
-        ok: false,
-        error: { name: err.name, message: err.message, ...(category ? { category } : {}) },
-        startedAt: startedAt.toISOString(),
-        durationMs: performance.now() - started,
-      };
-      this.log.record(invocation);
-      throw new ToolCallError(invocation, cause);
+      outcome = { ok: false, cause };
     }
+
+    const unit = context.atomically ?? (<T>(fn: () => T) => fn());
+    const writes = (invocation: ToolInvocation, changes: readonly CapturedChange[]) => {
+      for (const change of changes) context.recordChange?.(change, invocationId);
+      this.log.record(invocation);
+      context.onSettled?.(invocation);
+    };
+
+    let invocation: ToolInvocation = outcome.ok
+      ? { ...base, ok: true, result: outcome.result, error: null, startedAt: startedAt.toISOString(), durationMs: performance.now() - started }
+      : failedInvocation(base, outcome.cause, startedAt, started);
+    let cause = outcome.ok ? undefined : outcome.cause;
+    let writesFailed = false;
+    try {
+      unit(() => {
+        try {
+          writes(invocation, captured);
+        } catch (error) {
+          writesFailed = true;
+          throw error;
+        }
+      });
+    } catch (error) {
+      // After the writes (a failed commit, a subscriber that threw) there is nothing to redo.
+      if (!writesFailed) throw error;
+      // Nothing of the unit was kept: the call failed, and what failed was recording it.
+      cause = error;
+      invocation = failedInvocation(base, error, startedAt, started);
+      unit(() => writes(invocation, []));
+    }
+    if (!invocation.ok) throw new ToolCallError(invocation, cause);
+    return invocation;
   }
 }

@@ -145,6 +145,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly recordTx: (changesetId: string, entries: readonly ChangeEntry[]) => void;
   private readonly getTx: (changesetId: string) => ChangeSet | undefined;
   private readonly getForPlanTx: (planId: string) => ChangeSet[];
+  private readonly atomicallyTx: (fn: () => unknown) => unknown;
 
   constructor(readonly db: SqliteDatabase) {
     this.insertChangeset = db.prepare('INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
@@ -182,6 +183,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     });
     this.getForPlanTx = db.transaction((planId: string) => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
 
+    this.atomicallyTx = writeTransaction(db, (fn: () => unknown) => fn());
     this.recordTx = writeTransaction(db, (changesetId: string, entries: readonly ChangeEntry[]) => {
       if (!this.selectChangeset.get(changesetId)) throw new Error(`unknown changeset ${changesetId}`);
       let seq = this.nextSeq.get(changesetId)?.next ?? 1;
@@ -217,6 +219,15 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   /** Records several entries in one transaction: all or none. */
   recordMany(changesetId: string, entries: readonly ChangeEntry[]): void {
     this.recordTx(changesetId, entries);
+  }
+
+  /**
+   * One IMMEDIATE transaction around `fn`; the other stores' writes inside it (they share this
+   * connection) join it as savepoints. One commit instead of one per row is what makes a tool
+   * call's bookkeeping cheap: a WAL commit writes every page the rows touched.
+   */
+  atomically<T>(fn: () => T): T {
+    return this.atomicallyTx(fn) as T;
   }
 
   get(changesetId: string): ChangeSet | undefined {

@@ -18,6 +18,31 @@ interface InvocationRow {
   duration_ms: number;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A well-formed invocation, checked field by field (what ToolInvocationSchema checks, without a
+ * parse on every tool call); anything else goes through the schema for its error message.
+ */
+function isInvocation(value: unknown): value is ToolInvocation {
+  if (!isPlainObject(value)) return false;
+  const { id, planId, decisionId, tool, args, ok, error, startedAt, durationMs } = value;
+  const errorOk =
+    error === null ||
+    (isPlainObject(error) && typeof error.name === 'string' && typeof error.message === 'string' && (error.category === undefined || typeof error.category === 'string'));
+  return (
+    typeof id === 'string' && id !== '' &&
+    typeof planId === 'string' && planId !== '' &&
+    (decisionId === null || typeof decisionId === 'string') &&
+    typeof tool === 'string' && tool !== '' &&
+    isPlainObject(args) &&
+    typeof ok === 'boolean' &&
+    errorOk &&
+    typeof startedAt === 'string' &&
+    typeof durationMs === 'number' && durationMs >= 0
+  );
+}
+
 /** Tool invocations in SQLite, listed in the order they were recorded. */
 export class SqliteInvocationLog implements InvocationLog {
   private readonly insert: Statement<[Record<string, unknown>]>;
@@ -37,7 +62,7 @@ export class SqliteInvocationLog implements InvocationLog {
   }
 
   record(invocation: ToolInvocation): void {
-    const valid = parseOrThrow(ToolInvocationSchema, invocation, 'invocation');
+    const valid = isInvocation(invocation) ? invocation : parseOrThrow(ToolInvocationSchema, invocation, 'invocation');
     this.insert.run({
       id: valid.id,
       planId: valid.planId,

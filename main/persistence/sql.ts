@@ -16,9 +16,17 @@ export function isConstraintError(error: unknown, code?: string): boolean {
   return code ? error.code === code : error.code.startsWith('SQLITE_CONSTRAINT');
 }
 
+const bigintAsString = (_key: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+
 /** JSON that never throws on a bigint (tool results are arbitrary); bigints become strings. */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
+  // A replacer makes JSON.stringify several times slower, so it is used only for the rare value that needs it.
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return JSON.stringify(value, bigintAsString) ?? 'null';
+  }
 }
 
 export function fromJson(text: string): unknown {

@@ -1,61 +1,136 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, open as openCallback, readFile as readFileCallback, readSync, renameSync, unlinkSync, write as writeCallback, writeSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
+
+const openFd = promisify(openCallback);
+const readFd = promisify(readFileCallback) as (fd: number) => Promise<Buffer>;
+const writeFd = promisify(writeCallback) as (fd: number, buffer: Buffer, offset: number, length: number) => Promise<{ bytesWritten: number }>;
+
+/**
+ * Up to this size a file's bytes are read and written with synchronous calls on an fd that was
+ * opened asynchronously. On a 2-core machine each asynchronous fs call costs 70-100 µs of thread-pool
+ * round trip, several times the system call itself (a 1 KiB write: about 10 µs); a file tool made
+ * ten of them per call. Synchronous I/O of at most 256 KiB from the page cache blocks the event loop
+ * for well under a millisecond, and the open, which can wait on the disk, stays asynchronous, so
+ * every tool call still yields to the event loop. Bigger contents go through the thread pool.
+ */
+export const SYNC_IO_MAX_BYTES = 256 * 1024;
+
+/** Closes `fd`, keeping the error that is already on its way out. */
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Closing can only fail here after another error, which is the one worth reporting.
+  }
+}
 
 /**
  * The bytes of a regular file, or null when nothing is there. Never follows a symlink at the last
  * component; O_NONBLOCK keeps a FIFO from blocking the open until some writer appears.
  */
 export async function readFileOrNull(absolute: string): Promise<Buffer | null> {
-  let handle;
+  // Nothing there (the common case for a file about to be created): one lstat instead of a
+  // thread-pool round trip to see the open fail. Whatever is there is opened and judged below.
   try {
-    handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    lstatSync(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+  }
+  let fd: number;
+  try {
+    fd = await openFd(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw error;
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile()) throw Object.assign(new Error(`${absolute} is not a regular file`), { code: stats.isDirectory() ? 'EISDIR' : 'EINVAL' });
-    return await handle.readFile();
+    if (stats.size > SYNC_IO_MAX_BYTES) return await readFd(fd);
+    // Read to the end, not to the size seen: the file may be growing.
+    const chunks: Buffer[] = [];
+    let buffer = Buffer.allocUnsafe(Math.max(stats.size + 1, 1024));
+    let filled = 0;
+    for (;;) {
+      if (filled === buffer.length) {
+        chunks.push(buffer);
+        buffer = Buffer.allocUnsafe(buffer.length);
+        filled = 0;
+      }
+      const read = readSync(fd, buffer, filled, buffer.length - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    chunks.push(buffer.subarray(0, filled));
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
   } finally {
-    await handle.close();
+    closeQuietly(fd);
   }
+}
+
+async function writeAll(fd: number, content: Buffer): Promise<void> {
+  let offset = 0;
+  if (content.length <= SYNC_IO_MAX_BYTES) {
+    while (offset < content.length) offset += writeSync(fd, content, offset, content.length - offset);
+    return;
+  }
+  while (offset < content.length) offset += (await writeFd(fd, content, offset, content.length - offset)).bytesWritten;
 }
 
 /**
  * Replaces the file at `absolute` by writing a fresh temporary file beside it and renaming it over.
  * A rename swaps the directory entry instead of writing through it, so a hard link or a symlink swapped
  * in at the last moment can never carry the bytes to a file outside; readers also never see half a file.
- * The old file's permission bits are kept.
+ * The old file's permission bits are kept. Missing parent directories are created.
  */
 export async function writeFileAtomic(absolute: string, content: Buffer | string): Promise<void> {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const dir = path.dirname(absolute);
-  await mkdir(dir, { recursive: true });
   let mode: number | undefined;
   try {
-    const existing = await lstat(absolute);
+    const existing = lstatSync(absolute);
     if (existing.isDirectory()) throw Object.assign(new Error(`${absolute} is a directory`), { code: 'EISDIR' });
     if (existing.isFile()) mode = existing.mode & 0o7777;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    // A missing parent is made below (and a parent that is a file fails there, as mkdir -p does).
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
   }
   // A short fixed-shape name: the target's own name may already be at the 255-byte limit.
   const temp = path.join(dir, `.agents-${randomBytes(8).toString('hex')}.tmp`);
   // O_EXCL refuses to open through anything already at the temporary name, a symlink included.
-  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  let fd: number;
+  try {
+    fd = await openFd(temp, flags, 0o666);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    mkdirSync(dir, { recursive: true });
+    fd = await openFd(temp, flags, 0o666);
+  }
   try {
     try {
-      await handle.writeFile(content);
-    } finally {
-      await handle.close();
+      await writeAll(fd, bytes);
+    } catch (error) {
+      closeQuietly(fd);
+      throw error;
     }
-    if (mode !== undefined) await chmod(temp, mode);
-    await rename(temp, absolute);
+    // Not quietly: some file systems report a failed write only when the file is closed.
+    closeSync(fd);
+    if (mode !== undefined) chmodSync(temp, mode);
+    renameSync(temp, absolute);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already gone.
+    }
     throw error;
   }
 }

@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { StrategyDecision } from '../../shared/domain';
+import { resolveProfile } from '../../shared/domain';
+import { newId } from '../../shared/ids';
+import { ErrorRecoveryService } from '../../main/engine/error-recovery-service';
+import { EventPublisher } from '../../main/engine/event-stream';
+import { PlanExecutionContext } from '../../main/engine/execution-context';
+import { PlanLifecycleService } from '../../main/engine/lifecycle';
+import { PlanExecutor } from '../../main/engine/plan-executor';
+import { ToolRegistry, ToolRunner } from '../../main/engine/tool-runner';
+import { registerBuiltinTools } from '../../main/engine/tools';
+import { openDatabase } from '../../main/persistence/database';
+import { openStores } from '../../main/persistence/stores';
+import type { Benchmark, BenchResult } from '../bench-result';
+import { paired, ratioFigure, scratchDir, seededRandom, syncDisk, textOfSize } from './util';
+
+const CALLS = Number(process.env.BENCH_EXECUTOR_CALLS ?? 10_000);
+const CALLS_PER_DECISION = 100;
+const FILE_BYTES = 1024;
+const DIRS = 100;
+const REPS = Number(process.env.BENCH_EXECUTOR_REPS ?? 5);
+/** Peak RSS allowed for the host process over the whole executor benchmark; see docs/BENCHMARKS.md. */
+const RSS_BOUND_MIB = 512;
+
+const relPath = (i: number) => `src/d${String(i % DIRS).padStart(3, '0')}/file-${String(i).padStart(5, '0')}.txt`;
+
+function contents(): string[] {
+  const random = seededRandom(8);
+  return Array.from({ length: CALLS }, () => textOfSize(FILE_BYTES, random));
+}
+
+/** The rows one run stored, read back so the baseline can insert exactly the same ones. */
+interface StoredRows {
+  changesets: Record<string, unknown>[];
+  blobs: Record<string, unknown>[];
+  entries: Record<string, unknown>[];
+  invocations: Record<string, unknown>[];
+  events: Record<string, unknown>[];
+}
+
+/**
+ * One run as PlanService wires it: SQLite stores on a file, the plan's lifecycle and event
+ * publisher (with one subscriber, as the host's event hub), PlanExecutor -> RuntimeExecuteActor ->
+ * ToolRunner -> file.write in a sandbox. Only runExecute is timed.
+ */
+async function engineRun(files: readonly string[], keepRows: boolean): Promise<{ ms: number; events: number; rows?: StoredRows }> {
+  const scratch = scratchDir('executor');
+  try {
+    const sandboxRoot = path.join(scratch.dir, 'sandbox');
+    mkdirSync(sandboxRoot);
+    const stores = openStores(path.join(scratch.dir, 'data'));
+    let delivered = 0;
+    const events = new EventPublisher(stores.events);
+    events.subscribe(() => {
+      delivered += 1;
+    });
+    const lifecycle = new PlanLifecycleService(stores.plans, events);
+    const plan = lifecycle.createPlan({ name: 'bench', definitionOfDone: 'write files', automationProfile: resolveProfile('trusted') });
+    lifecycle.beginPhase(plan.id, 'strategize');
+    const now = new Date().toISOString();
+    const root: StrategyDecision = {
+      id: newId(), planId: plan.id, parentId: null, type: 'prompt_definition', order: 0,
+      description: 'bench', rationale: '', toolCalls: [], status: 'done', createdAt: now, updatedAt: now,
+    };
+    const decisions: StrategyDecision[] = [root];
+    for (let d = 0; d * CALLS_PER_DECISION < files.length; d++) {
+      const toolCalls = [];
+      for (let i = d * CALLS_PER_DECISION; i < Math.min(files.length, (d + 1) * CALLS_PER_DECISION); i++) {
+        toolCalls.push({ tool: 'file.write', args: { path: relPath(i), content: files[i] } });
+      }
+      decisions.push({
+        id: newId(), planId: plan.id, parentId: root.id, type: 'strategy_choice', order: d,
+        description: `step ${d}`, rationale: '', toolCalls, status: 'pending', createdAt: now, updatedAt: now,
+      });
+    }
+    lifecycle.saveDecisions(decisions);
+    lifecycle.completePhase(plan.id, { decisionRootId: root.id });
+
+    const executor = new PlanExecutor({
+      lifecycleService: lifecycle,
+      toolRunner: new ToolRunner(registerBuiltinTools(new ToolRegistry()), stores.invocations),
+      executionContext: new PlanExecutionContext({
+        planId: plan.id,
+        decisionRootId: root.id,
+        sandboxRoot,
+        automationProfile: 'trusted',
+        changesetStore: stores.changesets,
+      }),
+      errorRecoveryService: new ErrorRecoveryService(stores.errors, lifecycle),
+    });
+    syncDisk();
+    const started = performance.now();
+    const result = await executor.runExecute(plan.id);
+    const ms = performance.now() - started;
+
+    const count = stores.changesets.countEntries(result.changesetId);
+    if (count !== files.length) throw new Error(`executor benchmark: ${count} change entries stored, expected ${files.length}`);
+    let rows: StoredRows | undefined;
+    if (keepRows) {
+      const all = (sql: string) => stores.db.prepare(sql).all() as Record<string, unknown>[];
+      rows = {
+        changesets: all('SELECT * FROM changesets'),
+        blobs: all('SELECT * FROM blobs'),
+        entries: all('SELECT * FROM change_entries ORDER BY changeset_id, seq'),
+        invocations: all('SELECT * FROM tool_invocations ORDER BY pos'),
+        events: all('SELECT * FROM events ORDER BY plan_id, seq'),
+      };
+    }
+    stores.close();
+    return { ms, events: delivered, rows };
+  } finally {
+    scratch.cleanup();
+  }
+}
+
+function insertAll(db: ReturnType<typeof openDatabase>, table: string, rows: Record<string, unknown>[]): void {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]);
+  const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+  for (const row of rows) insert.run(row);
+}
+
+/**
+ * The same files written with a plain loop of fs.writeFile and hashed with sha256, then the same
+ * rows the engine stored inserted into a database of the same schema in one transaction.
+ */
+async function baselineRun(files: readonly string[], rows: StoredRows): Promise<number> {
+  const scratch = scratchDir('executor-base');
+  try {
+    const target = path.join(scratch.dir, 'files');
+    mkdirSync(path.join(scratch.dir, 'data'));
+    const db = openDatabase(path.join(scratch.dir, 'data', 'agents.db'));
+    syncDisk();
+    const started = performance.now();
+    const made = new Set<string>();
+    const hashes: string[] = [];
+    for (let i = 0; i < files.length; i++) {
+      const file = path.join(target, relPath(i));
+      const dir = path.dirname(file);
+      if (!made.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        made.add(dir);
+      }
+      await writeFile(file, files[i]);
+      hashes.push(createHash('sha256').update(files[i]).digest('hex'));
+    }
+    db.transaction(() => {
+      insertAll(db, 'changesets', rows.changesets);
+      insertAll(db, 'blobs', rows.blobs);
+      insertAll(db, 'change_entries', rows.entries);
+      insertAll(db, 'tool_invocations', rows.invocations);
+      insertAll(db, 'events', rows.events);
+    }).immediate();
+    const ms = performance.now() - started;
+    db.close();
+    if (hashes.length !== files.length) throw new Error('baseline hashed the wrong number of files');
+    return ms;
+  } finally {
+    scratch.cleanup();
+  }
+}
+
+export const executorBenchmark: Benchmark = {
+  name: 'executor',
+  async run(): Promise<BenchResult[]> {
+    const files = contents();
+    const rssBefore = process.resourceUsage().maxRSS;
+    // A first, untimed run warms the JIT and gives the rows the baseline inserts.
+    const warm = await engineRun(files, true);
+    const rows = warm.rows as StoredRows;
+    let events = warm.events;
+    const runs = await paired(
+      REPS,
+      async () => {
+        const run = await engineRun(files, false);
+        events = run.events;
+        return run.ms;
+      },
+      () => baselineRun(files, rows),
+    );
+    const { ratio, figure, details } = ratioFigure(runs);
+    const peakMiB = process.resourceUsage().maxRSS / 1024;
+    return [
+      {
+        name: `executor: ${CALLS.toLocaleString('en-US')} file.write of 1 KiB`,
+        figure,
+        budget: 'ratio <= 2.0',
+        pass: ratio <= 2.0,
+        details: {
+          ...details,
+          calls: CALLS,
+          eventsPerRun: events,
+          rowsInserted: rows.blobs.length + rows.entries.length + rows.invocations.length + rows.events.length,
+        },
+      },
+      {
+        name: 'executor: peak RSS of the host process',
+        figure: `${peakMiB.toFixed(0)} MiB (${(rssBefore / 1024).toFixed(0)} MiB before)`,
+        budget: `< ${RSS_BOUND_MIB} MiB`,
+        pass: peakMiB < RSS_BOUND_MIB,
+        details: { peakRssMiB: Number(peakMiB.toFixed(1)), rssBeforeMiB: Number((rssBefore / 1024).toFixed(1)) },
+      },
+    ];
+  },
+};

@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StrategyDecision } from '../../shared/domain';
+import type { StreamEvent } from '../../shared/events';
+import { newId } from '../../shared/ids';
+import { EventPublisher } from '../engine/event-stream';
+import { PlanExecutionContext } from '../engine/execution-context';
+import { RuntimeExecuteActor } from '../engine/runtime-execute-actor';
+import { ToolRegistry, ToolRunner } from '../engine/tool-runner';
+import { registerBuiltinTools } from '../engine/tools';
+import { createStores, type SqliteStores } from './stores';
+import { makeEntry, makeInvocation, tempDatabase } from './test-support/fixtures';
+
+/** Runs a plan's file writes through the actor over SQLite stores on a real file, as PlanService wires them. */
+function setup() {
+  const temp = tempDatabase();
+  const stores = createStores(temp.db);
+  const sandboxRoot = path.join(temp.dir, 'sandbox');
+  mkdirSync(sandboxRoot);
+  const planId = newId();
+  const events = new EventPublisher(stores.events);
+  const context = new PlanExecutionContext({ planId, sandboxRoot, changesetStore: stores.changesets });
+  const actor = new RuntimeExecuteActor({ toolRunner: new ToolRunner(registerBuiltinTools(new ToolRegistry()), stores.invocations), executionContext: context, events });
+  const now = new Date().toISOString();
+  const decision = (paths: string[]): StrategyDecision => ({
+    id: newId(), planId, parentId: null, type: 'strategy_choice', order: 0, description: 'write', rationale: '', status: 'pending', createdAt: now, updatedAt: now,
+    toolCalls: paths.map((p) => ({ tool: 'file.write', args: { path: p, content: `${p}\n` } })),
+  });
+  return { temp, stores, planId, events, actor, decision };
+}
+
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const fn of cleanup) fn();
+  cleanup = [];
+});
+
+describe('one unit per tool call over SQLite', () => {
+  it('delivers change_recorded and tool_call_finished only once another connection can read what they announce', async () => {
+    const { temp, planId, events, actor, decision } = setup();
+    const reader = new Database(temp.file, { readonly: true });
+    cleanup.push(() => reader.close(), temp.dispose);
+    const checked: string[] = [];
+    events.subscribe((event: StreamEvent) => {
+      // Another connection sees only committed rows.
+      if (event.type === 'change_recorded') {
+        expect(reader.prepare('SELECT COUNT(*) AS n FROM change_entries WHERE id = ?').get(event.data.entryId)).toEqual({ n: 1 });
+        checked.push(event.type);
+      }
+      if (event.type === 'tool_call_finished') {
+        expect(reader.prepare('SELECT COUNT(*) AS n FROM tool_invocations WHERE id = ?').get(event.data.invocationId)).toEqual({ n: 1 });
+        checked.push(event.type);
+      }
+      expect(reader.prepare('SELECT COUNT(*) AS n FROM events WHERE plan_id = ? AND seq = ?').get(planId, event.seq)).toEqual({ n: 1 });
+    });
+    await actor.execute([decision(['a.txt', 'b.txt', 'c.txt'])]);
+    expect(checked).toEqual(['change_recorded', 'tool_call_finished', 'change_recorded', 'tool_call_finished', 'change_recorded', 'tool_call_finished']);
+  });
+
+  it('announces each next call in the same commit as the previous one finishing, in emission order', async () => {
+    const { temp, planId, stores, actor, decision } = setup();
+    cleanup.push(temp.dispose);
+    await actor.execute([decision(['a.txt', 'b.txt'])]);
+    const types = stores.events.list(planId).map((e) => e.type);
+    expect(types).toEqual([
+      'runtime_execute_started', 'runtime_execute_step', 'decision_status',
+      'tool_call_started', 'change_recorded', 'tool_call_finished',
+      'tool_call_started', 'change_recorded', 'tool_call_finished',
+      'decision_status', 'runtime_execute_complete',
+    ]);
+    const started = stores.events.list(planId).filter((e) => e.type === 'tool_call_started').map((e) => (e.data.args as { path: string }).path);
+    expect(started).toEqual(['a.txt', 'b.txt']);
+  });
+
+  it('atomically keeps all of a unit (entries, invocations, events) or none of it', () => {
+    const temp = tempDatabase();
+    cleanup.push(temp.dispose);
+    const stores: SqliteStores = createStores(temp.db);
+    const planId = newId();
+    const changesetId = stores.changesets.start(planId);
+    expect(() =>
+      stores.changesets.atomically(() => {
+        stores.changesets.record(changesetId, makeEntry());
+        stores.invocations.record(makeInvocation(planId));
+        stores.events.appendNext(planId, 'change_recorded', {});
+        throw new Error('crash in the middle');
+      }),
+    ).toThrow('crash in the middle');
+    expect(stores.changesets.countEntries(changesetId)).toBe(0);
+    expect(stores.invocations.listForPlan(planId)).toEqual([]);
+    expect(stores.events.list(planId)).toEqual([]);
+    stores.changesets.atomically(() => {
+      stores.changesets.record(changesetId, makeEntry());
+      stores.events.appendNext(planId, 'change_recorded', {});
+    });
+    expect(stores.changesets.countEntries(changesetId)).toBe(1);
+    expect(stores.events.list(planId).map((e) => e.seq)).toEqual([1]);
+  });
+});
