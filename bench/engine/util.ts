@@ -95,11 +95,14 @@ export function seededRandom(seed: number): () => number {
 /** `count` bytes of printable ASCII text in lines of up to 64 characters, ending with a newline. */
 export function textOfSize(count: number, random: () => number): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_(){};=+-';
-  let out = '';
-  while (out.length < count - 1) {
-    const lineLength = Math.min(count - 1 - out.length, 16 + Math.floor(random() * 48));
-    for (let i = 0; i < lineLength - 1; i++) out += alphabet[Math.floor(random() * alphabet.length)];
-    out += '\n';
+  // Built in a byte array: a string grown a character at a time is a rope that holds ~30 bytes a character.
+  const bytes = Buffer.alloc(count, 'x');
+  let at = 0;
+  while (at < count - 1) {
+    const lineLength = Math.min(count - 1 - at, 16 + Math.floor(random() * 48));
+    for (let i = 0; i < lineLength - 1; i++) bytes[at++] = alphabet.charCodeAt(Math.floor(random() * alphabet.length));
+    bytes[at++] = 10;
   }
-  return out.padEnd(count - 1, 'x') + '\n';
+  bytes[count - 1] = 10;
+  return bytes.toString('latin1');
 }

@@ -109,6 +109,11 @@ export class PlanLifecycleService {
     this.repository.saveDecisions(decisions);
   }
 
+  /** Saves a decision's new status (and updatedAt) without rewriting its tool calls. */
+  saveDecisionStatus(decision: Pick<StrategyDecision, 'id' | 'status' | 'updatedAt'>): void {
+    this.repository.saveDecisionStatus(decision.id, decision.status, decision.updatedAt);
+  }
+
   update(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Plan {
     return this.repository.update(planId, patch);
   }

@@ -119,7 +119,7 @@ export class PlanExecutor {
     let failedDecision: string | null = null;
     const onDecisionStatus = (decision: StrategyDecision) => {
       if (decision.status === 'failed') failedDecision = decision.id;
-      this.lifecycle.saveDecisions([decision]);
+      this.lifecycle.saveDecisionStatus(decision);
     };
     const mode = this.context ? 'runtime' : 'stub';
     return this.withRecovery(planId, 'execute', mode, emit, () => failedDecision, async () => {

@@ -1,4 +1,4 @@
-import type { Plan, StrategyDecision } from '../../shared/domain';
+import type { DecisionStatus, Plan, StrategyDecision } from '../../shared/domain';
 
 /** Persistence of plans and their decision trees. The SQLite repository implements the same contract. */
 export interface PlanRepository {
@@ -8,6 +8,8 @@ export interface PlanRepository {
   update(id: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Plan;
   /** Inserts or replaces decisions by id. */
   saveDecisions(decisions: readonly StrategyDecision[]): void;
+  /** Sets one saved decision's status, leaving the rest (its tool calls may be large) as stored. */
+  saveDecisionStatus(decisionId: string, status: DecisionStatus, updatedAt: string): void;
   listDecisions(planId: string): StrategyDecision[];
 }
 
@@ -39,6 +41,12 @@ export class InMemoryPlanRepository implements PlanRepository {
 
   saveDecisions(decisions: readonly StrategyDecision[]): void {
     for (const decision of decisions) this.decisions.set(decision.id, structuredClone(decision));
+  }
+
+  saveDecisionStatus(decisionId: string, status: DecisionStatus, updatedAt: string): void {
+    const decision = this.decisions.get(decisionId);
+    if (!decision) throw new Error(`unknown decision ${decisionId}`);
+    this.decisions.set(decisionId, { ...decision, status, updatedAt });
   }
 
   listDecisions(planId: string): StrategyDecision[] {

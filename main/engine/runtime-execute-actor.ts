@@ -1,6 +1,7 @@
 import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type AutomationProfile, type DecisionStatus } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import type { StreamCallback } from '../../shared/events';
+import type { StreamCallback, StreamEventType } from '../../shared/events';
+import { CommitGroup, type CommitGroupOptions } from './commit-group';
 import { toChangeEntry } from './change-capture';
 import { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
@@ -28,6 +29,8 @@ export interface RuntimeExecuteActorOptions {
   toolRunner: ToolRunner | null | undefined;
   executionContext: PlanExecutionContext | null | undefined;
   events?: EventPublisher;
+  /** How the run's writes are grouped into commits (see CommitGroup). */
+  commit?: CommitGroupOptions;
 }
 
 /** Executes strategy decisions through the ToolRunner and captures every change into the context's store. */
@@ -35,6 +38,7 @@ export class RuntimeExecuteActor {
   readonly toolRunner: ToolRunner;
   readonly executionContext: PlanExecutionContext;
   private readonly events: EventPublisher;
+  private readonly commitOptions: CommitGroupOptions | undefined;
 
   constructor(options: RuntimeExecuteActorOptions) {
     if (!options.toolRunner) throw new ValidationError('tool_runner', 'is required');
@@ -42,6 +46,7 @@ export class RuntimeExecuteActor {
     this.toolRunner = options.toolRunner;
     this.executionContext = options.executionContext;
     this.events = options.events ?? new EventPublisher();
+    this.commitOptions = options.commit;
   }
 
   async execute(decisions: readonly StrategyDecision[], options: RuntimeExecuteOptions | StreamCallback = {}): Promise<RuntimeExecuteResult> {
@@ -52,72 +57,86 @@ export class RuntimeExecuteActor {
     const changesetId = context.activeChangesetId ?? context.startChangeset();
     const sandboxRefs = context.sandboxRoot ? [context.sandboxRoot] : [];
     const todo = decisions.filter((d) => d.status !== 'done' && d.status !== 'skipped');
+
+    // Every write of the run (events, decision status, each call's entries and invocation) goes
+    // through one queue, committed every few milliseconds and before the run waits for the
+    // operator, ends or fails; subscribers hear of the writes only after their commit.
+    const group = new CommitGroup((writes) => this.events.deferDelivery(() => context.atomically(writes)), this.commitOptions);
+    const later = (type: StreamEventType, data: Record<string, unknown>) => group.add(() => void emit(type, data));
     const setStatus = (decision: StrategyDecision, status: DecisionStatus) => {
       decision.status = status;
       decision.updatedAt = new Date().toISOString();
-      opts.onDecisionStatus?.(decision, status);
-      emit('decision_status', { decisionId: decision.id, status });
+      const saved = { ...decision };
+      group.add(() => {
+        opts.onDecisionStatus?.(saved, status);
+        emit('decision_status', { decisionId: decision.id, status });
+      });
     };
 
-    emit('runtime_execute_started', { changesetId, decisionCount: todo.length, sandboxRoot: context.sandboxRoot });
-    let toolCallCount = 0;
-    const processed: string[] = [];
-    for (const [index, decision] of todo.entries()) {
-      await opts.beforeDecision?.(decision, index, todo.length);
-      emit('runtime_execute_step', { decisionId: decision.id, index: index + 1, total: todo.length, description: decision.description });
-      setStatus(decision, 'running');
-      const calls = decision.toolCalls;
-      // Whether the previous call's commit already announced this one (see onSettled).
-      let announced = false;
-      for (const [callIndex, call] of calls.entries()) {
-        if (!announced) emit('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
-        announced = false;
-        toolCallCount += 1;
+    try {
+      later('runtime_execute_started', { changesetId, decisionCount: todo.length, sandboxRoot: context.sandboxRoot });
+      let toolCallCount = 0;
+      const processed: string[] = [];
+      for (const [index, decision] of todo.entries()) {
+        group.flush();
+        await opts.beforeDecision?.(decision, index, todo.length);
+        later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total: todo.length, description: decision.description });
+        setStatus(decision, 'running');
+        for (const call of decision.toolCalls) {
+          later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
+          toolCallCount += 1;
+          try {
+            await this.toolRunner.execute(call, {
+              planId: context.planId,
+              decisionId: decision.id,
+              sandboxRoot: context.sandboxRoot,
+              profile: opts.profile,
+              recordChange: (change, invocationId) => {
+                const entry = toChangeEntry(change, { decisionId: decision.id, invocationId });
+                context.recordChange(entry);
+                emit('change_recorded', { decisionId: decision.id, entryId: entry.id, path: entry.path, operation: entry.operation });
+              },
+              // The call's entries, invocation and events are one unit of the group's next commit.
+              atomically: (writes) => group.add(writes),
+              onSettled: (invocation) => {
+                emit('tool_call_finished', {
+                  decisionId: decision.id,
+                  invocationId: invocation.id,
+                  tool: call.tool,
+                  ok: invocation.ok,
+                  durationMs: invocation.durationMs,
+                  ...(invocation.ok ? {} : { error: invocation.error }),
+                });
+              },
+            });
+          } catch (error) {
+            setStatus(decision, 'failed');
+            throw error;
+          }
+        }
+        setStatus(decision, 'done');
+        processed.push(decision.id);
+      }
+      const result = createRuntimeExecuteResult({
+        changesetId,
+        toolCallCount,
+        sandboxRefs,
+        decisionIdsProcessed: processed,
+        executionDurationMs: performance.now() - started,
+      });
+      later('runtime_execute_complete', { ...result });
+      group.flush();
+      return result;
+    } catch (error) {
+      // What was queued, the failed status included, is committed before the failure is reported.
+      if (group.pending > 0) {
         try {
-          await this.toolRunner.execute(call, {
-            planId: context.planId,
-            decisionId: decision.id,
-            sandboxRoot: context.sandboxRoot,
-            profile: opts.profile,
-            recordChange: (change, invocationId) => {
-              const entry = toChangeEntry(change, { decisionId: decision.id, invocationId });
-              context.recordChange(entry);
-              emit('change_recorded', { decisionId: decision.id, entryId: entry.id, path: entry.path, operation: entry.operation });
-            },
-            // The call's entries, invocation and events commit together; subscribers hear of them after the commit.
-            atomically: (fn) => this.events.deferDelivery(() => context.atomically(fn)),
-            onSettled: (invocation) => {
-              emit('tool_call_finished', {
-                decisionId: decision.id,
-                invocationId: invocation.id,
-                tool: call.tool,
-                ok: invocation.ok,
-                durationMs: invocation.durationMs,
-                ...(invocation.ok ? {} : { error: invocation.error }),
-              });
-              // The next call of the decision starts right after this one settles: announcing it in
-              // this commit saves a commit per call. A failed call has no next one.
-              const next = calls[callIndex + 1];
-              announced = invocation.ok && next !== undefined;
-              if (announced) emit('tool_call_started', { decisionId: decision.id, tool: next.tool, args: next.args });
-            },
-          });
-        } catch (error) {
-          setStatus(decision, 'failed');
-          throw error;
+          group.flush();
+        } catch {
+          // The run fails with its own error; a commit that failed too adds nothing an operator can act on.
         }
       }
-      setStatus(decision, 'done');
-      processed.push(decision.id);
+      throw error;
     }
-    const result = createRuntimeExecuteResult({
-      changesetId,
-      toolCallCount,
-      sandboxRefs,
-      decisionIdsProcessed: processed,
-      executionDurationMs: performance.now() - started,
-    });
-    emit('runtime_execute_complete', { ...result });
-    return result;
   }
 }

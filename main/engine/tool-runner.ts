@@ -76,9 +76,10 @@ export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' 
   recordChange?: (change: CapturedChange, invocationId: string) => void;
   /**
    * Runs the writes that settle a call (its changes, its invocation, `onSettled`) as one unit,
-   * typically one transaction. Default: they simply run.
+   * typically in one transaction. It may also queue them for a later commit (the runtime actor
+   * groups consecutive calls); a failure to record them then surfaces there. Default: they run now.
    */
-  atomically?: <T>(fn: () => T) => T;
+  atomically?: (writes: () => void) => void;
   /** Called with the finished invocation, in the same unit, right after the invocation is recorded. */
   onSettled?: (invocation: ToolInvocation) => void;
 };
@@ -141,7 +142,7 @@ export class ToolRunner {
       outcome = { ok: false, cause };
     }
 
-    const unit = context.atomically ?? (<T>(fn: () => T) => fn());
+    const unit = context.atomically ?? ((writes: () => void) => writes());
     const writes = (invocation: ToolInvocation, changes: readonly CapturedChange[]) => {
       for (const change of changes) context.recordChange?.(change, invocationId);
       this.log.record(invocation);
@@ -152,6 +153,8 @@ export class ToolRunner {
       ? { ...base, ok: true, result: outcome.result, error: null, startedAt: startedAt.toISOString(), durationMs: performance.now() - started }
       : failedInvocation(base, outcome.cause, startedAt, started);
     let cause = outcome.ok ? undefined : outcome.cause;
+    // Set when the writes ran and threw: only then is the unit known to be undone, and the call is
+    // recorded again as failed. (A queued unit that fails later fails the whole run instead.)
     let writesFailed = false;
     try {
       unit(() => {

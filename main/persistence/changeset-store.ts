@@ -14,7 +14,7 @@ import { newId } from '../../shared/ids';
 import type { ChangeSetStore } from '../engine/changeset-store';
 import { countLineChanges } from '../engine/line-changes';
 import type { SqliteDatabase } from './database';
-import { fromBit, toBit, writeTransaction } from './sql';
+import { fromBit, toBit, unitTransaction, writeTransaction } from './sql';
 
 export interface EntryPage {
   offset?: number;
@@ -145,7 +145,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly recordTx: (changesetId: string, entries: readonly ChangeEntry[]) => void;
   private readonly getTx: (changesetId: string) => ChangeSet | undefined;
   private readonly getForPlanTx: (planId: string) => ChangeSet[];
-  private readonly atomicallyTx: (fn: () => unknown) => unknown;
+  private readonly atomicallyTx: <T>(fn: () => T) => T;
 
   constructor(readonly db: SqliteDatabase) {
     this.insertChangeset = db.prepare('INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
@@ -183,7 +183,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     });
     this.getForPlanTx = db.transaction((planId: string) => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
 
-    this.atomicallyTx = writeTransaction(db, (fn: () => unknown) => fn());
+    this.atomicallyTx = unitTransaction(db);
     this.recordTx = writeTransaction(db, (changesetId: string, entries: readonly ChangeEntry[]) => {
       if (!this.selectChangeset.get(changesetId)) throw new Error(`unknown changeset ${changesetId}`);
       let seq = this.nextSeq.get(changesetId)?.next ?? 1;
@@ -223,11 +223,12 @@ export class SqliteChangeSetStore implements ChangeSetStore {
 
   /**
    * One IMMEDIATE transaction around `fn`; the other stores' writes inside it (they share this
-   * connection) join it as savepoints. One commit instead of one per row is what makes a tool
-   * call's bookkeeping cheap: a WAL commit writes every page the rows touched.
+   * connection) join it, and anything that throws undoes all of it (see unitTransaction). One
+   * commit instead of one per row is what makes a tool call's bookkeeping cheap: a WAL commit
+   * writes every page the rows touched.
    */
   atomically<T>(fn: () => T): T {
-    return this.atomicallyTx(fn) as T;
+    return this.atomicallyTx(fn);
   }
 
   get(changesetId: string): ChangeSet | undefined {

@@ -2,6 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import {
   DECISION_STATUSES,
   DECISION_TYPES,
+  type DecisionStatus,
+  DecisionStatusSchema,
   type Phase,
   type Plan,
   PlanSchema,
@@ -53,6 +55,7 @@ export class SqlitePlanRepository implements PlanRepository {
   private readonly selectDecisions: Statement<[string], DecisionRow>;
   private readonly updateTx: (id: string, patch: PlanPatch) => Plan;
   private readonly saveDecisionsTx: (decisions: readonly StrategyDecision[]) => void;
+  private readonly updateDecisionStatus: Statement<[string, string, string]>;
 
   constructor(readonly db: SqliteDatabase) {
     this.insertPlan = db.prepare(
@@ -81,6 +84,7 @@ export class SqlitePlanRepository implements PlanRepository {
          created_at = excluded.created_at, updated_at = excluded.updated_at`,
     );
     this.selectDecisions = db.prepare('SELECT * FROM decisions WHERE plan_id = ? ORDER BY sort_order, id');
+    this.updateDecisionStatus = db.prepare('UPDATE decisions SET status = ?, updated_at = ? WHERE id = ?');
 
     this.updateTx = writeTransaction(db, (id: string, patch: PlanPatch) => {
       const current = this.get(id);
@@ -143,6 +147,12 @@ export class SqlitePlanRepository implements PlanRepository {
 
   update(id: string, patch: PlanPatch): Plan {
     return this.updateTx(id, patch);
+  }
+
+  /** One column pair, not the whole row: a decision's tool calls can be hundreds of kilobytes. */
+  saveDecisionStatus(decisionId: string, status: DecisionStatus, updatedAt: string): void {
+    const valid = parseOrThrow(DecisionStatusSchema, status, 'status');
+    if (this.updateDecisionStatus.run(valid, updatedAt, decisionId).changes === 0) throw new Error(`unknown decision ${decisionId}`);
   }
 
   saveDecisions(decisions: readonly StrategyDecision[]): void {

@@ -8,7 +8,29 @@ import type { SqliteDatabase } from './database';
  */
 export function writeTransaction<A extends unknown[], R>(db: SqliteDatabase, fn: (...args: A) => R): (...args: A) => R {
   const transaction = db.transaction(fn);
-  return (...args: A) => transaction.immediate(...args);
+  return (...args: A) => (inUnit.has(db) ? fn(...args) : transaction.immediate(...args));
+}
+
+/** Connections inside a unitTransaction. */
+const inUnit = new WeakSet<SqliteDatabase>();
+
+/**
+ * One IMMEDIATE transaction around `fn` in which the stores' own write transactions simply join,
+ * without a savepoint each: whatever throws undoes the whole unit. A savepoint is not free: the
+ * first change to each page after it copies the page to a sub-journal, which for a tool call's
+ * bookkeeping doubled the bytes written.
+ */
+export function unitTransaction(db: SqliteDatabase): <T>(fn: () => T) => T {
+  const transaction = writeTransaction(db, (fn: () => unknown) => {
+    if (inUnit.has(db)) return fn();
+    inUnit.add(db);
+    try {
+      return fn();
+    } finally {
+      inUnit.delete(db);
+    }
+  });
+  return <T>(fn: () => T) => transaction(fn) as T;
 }
 
 export function isConstraintError(error: unknown, code?: string): boolean {

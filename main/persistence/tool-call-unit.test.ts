@@ -37,7 +37,7 @@ afterEach(() => {
   cleanup = [];
 });
 
-describe('one unit per tool call over SQLite', () => {
+describe('a run\'s writes over SQLite: grouped commits, events after the commit', () => {
   it('delivers change_recorded and tool_call_finished only once another connection can read what they announce', async () => {
     const { temp, planId, events, actor, decision } = setup();
     const reader = new Database(temp.file, { readonly: true });
@@ -59,7 +59,7 @@ describe('one unit per tool call over SQLite', () => {
     expect(checked).toEqual(['change_recorded', 'tool_call_finished', 'change_recorded', 'tool_call_finished', 'change_recorded', 'tool_call_finished']);
   });
 
-  it('announces each next call in the same commit as the previous one finishing, in emission order', async () => {
+  it('keeps the order in which the run emitted its events, across grouped commits', async () => {
     const { temp, planId, stores, actor, decision } = setup();
     cleanup.push(temp.dispose);
     await actor.execute([decision(['a.txt', 'b.txt'])]);

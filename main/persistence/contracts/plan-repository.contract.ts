@@ -101,5 +101,13 @@ export function planRepositoryContract(name: string, factory: HarnessFactory<Pla
       repo.saveDecisions([]);
       expect(repo.listDecisions('01PLAN')).toEqual([{ ...decision, status: 'failed', updatedAt: iso(5000) }]);
     });
+
+    it('saves a status alone, keeping the rest of the decision, and refuses an unknown decision', () => {
+      const decision = makeDecision('01PLAN');
+      repo.saveDecisions([decision]);
+      repo.saveDecisionStatus(decision.id, 'running', iso(7000));
+      expect(repo.listDecisions('01PLAN')).toEqual([{ ...decision, status: 'running', updatedAt: iso(7000) }]);
+      expect(() => repo.saveDecisionStatus('01NODECISION', 'done', iso(8000))).toThrow(/unknown decision/);
+    });
   });
 }
