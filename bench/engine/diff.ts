@@ -13,7 +13,7 @@ const run = promisify(execFile);
 const FILES = 200;
 const LINES = 2_000;
 const CHANGED = 0.02;
-const REPS = Number(process.env.BENCH_DIFF_REPS ?? 7);
+const REPS = Number(process.env.BENCH_DIFF_REPS ?? 11);
 
 function line(random: () => number): string {
   const words = ['const', 'value', 'return', 'if', '(', ')', '{', '}', 'items', 'map', '=>', 'index', 'await', 'result', ';', 'this', 'name'];
