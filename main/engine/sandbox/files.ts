@@ -52,22 +52,16 @@ export async function readFileOrNull(absolute: string): Promise<Buffer | null> {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw Object.assign(new Error(`${absolute} is not a regular file`), { code: stats.isDirectory() ? 'EISDIR' : 'EINVAL' });
     if (stats.size > SYNC_IO_MAX_BYTES) return await readFd(fd);
-    // Read to the end, not to the size seen: the file may be growing.
-    const chunks: Buffer[] = [];
-    let buffer = Buffer.allocUnsafe(Math.max(stats.size + 1, 1024));
+    // One byte more than the size seen, to see the end; a file that grew meanwhile is read on
+    // (from the current position) through the thread pool, so a busy writer cannot hold the loop.
+    const buffer = Buffer.allocUnsafe(Math.max(stats.size + 1, 1024));
     let filled = 0;
     for (;;) {
-      if (filled === buffer.length) {
-        chunks.push(buffer);
-        buffer = Buffer.allocUnsafe(buffer.length);
-        filled = 0;
-      }
       const read = readSync(fd, buffer, filled, buffer.length - filled, null);
-      if (read === 0) break;
+      if (read === 0) return buffer.subarray(0, filled);
       filled += read;
+      if (filled === buffer.length) return Buffer.concat([buffer, await readFd(fd)]);
     }
-    chunks.push(buffer.subarray(0, filled));
-    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
   } finally {
     closeQuietly(fd);
   }
