@@ -112,8 +112,8 @@ export class ToolRunner {
   /**
    * Runs one call. The changes the tool reports are held until it finishes, then recorded with
    * the invocation in one unit (see ToolCallContext.atomically): a call's bookkeeping is all there
-   * or not at all, and costs one commit. Tools report changes as their last step, so holding them
-   * opens no new window in which a crash loses a change.
+   * or not at all. Tools report changes as their last step, so holding them until the tool returns
+   * delays nothing.
    */
   async execute(call: ToolCallSpec, context: ToolCallContext): Promise<ToolInvocation> {
     const invocationId = newId();
