@@ -8,7 +8,7 @@ import {
   StrategyDecisionSchema,
   ToolInvocationSchema,
 } from './domain';
-import { StreamEventSchema } from './events';
+import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
 /**
  * The one contract between the renderer and the host, bound to Electron IPC and to the
@@ -141,8 +141,17 @@ export type BridgeErrorPayload = z.infer<typeof BridgeErrorSchema>;
 
 export type Envelope<T> = { ok: true; data: T } | { ok: false; error: BridgeErrorPayload };
 
-/** Which events a subscriber wants: one plan, or every plan (the plan list). */
-export const SubscriptionSchema = z.object({ planId: z.string().min(1).max(64).nullable(), afterSeq: z.number().int().nonnegative().default(0) }).strict();
+/**
+ * Which events a subscriber wants: one plan, or every plan (the plan list); with `types`, only
+ * events of those types (a plan list needs a few types, not a running plan's thousands of events).
+ */
+export const SubscriptionSchema = z
+  .object({
+    planId: z.string().min(1).max(64).nullable(),
+    afterSeq: z.number().int().nonnegative().default(0),
+    types: z.array(StreamEventTypeSchema).min(1).max(STREAM_EVENT_TYPES.length).optional(),
+  })
+  .strict();
 export type Subscription = z.input<typeof SubscriptionSchema>;
 
 /** What the renderer sees, whichever transport carries it. */

@@ -147,6 +147,8 @@ interface TraceEvent {
   tid: number;
   pid: number;
   ts: number;
+  /** CPU time of an X event on its thread, when the tracer knows it. */
+  tdur?: number;
   args?: { data?: { frame?: string }; name?: string };
 }
 
@@ -154,13 +156,13 @@ interface TraceEvent {
  * Records a Chrome performance trace (devtools.timeline) around `body` and sums the renderer main
  * thread's top-level activities by name: scripting, style, layout, paint, JSON parsing and so on.
  */
-export async function tracePage(cdp: CDPSession, body: () => Promise<unknown>, top = 20): Promise<{ name: string; ms: number; count: number }[]> {
+export async function tracePage(cdp: CDPSession, body: () => Promise<unknown>, top = 20, categories = 'devtools.timeline,v8,blink.user_timing'): Promise<{ name: string; ms: number; count: number }[]> {
   const events: TraceEvent[] = [];
   cdp.on('Tracing.dataCollected', (payload) => {
     events.push(...(payload.value as unknown as TraceEvent[]));
   });
   const complete = new Promise<void>((done) => cdp.once('Tracing.tracingComplete', () => done()));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,v8,blink.user_timing', transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', { categories, transferMode: 'ReportEvents' });
   await body();
   await cdp.send('Tracing.end');
   await complete;
@@ -177,8 +179,10 @@ export async function tracePage(cdp: CDPSession, body: () => Promise<unknown>, t
 }
 
 export interface FrameTrace {
-  /** Main-thread busy time within each frame (between consecutive marks), ms. */
+  /** Main-thread wall time spent running tasks within each frame (between consecutive marks), ms. */
   busy: number[];
+  /** The same tasks' CPU time on that thread, ms: the work itself, without time the thread waited for a core. */
+  cpu: number[];
   /** The frames' lengths, ms. */
   intervals: number[];
 }
@@ -186,8 +190,9 @@ export interface FrameTrace {
 /**
  * Traces `body` (Chrome DevTools Protocol, categories toplevel and blink.user_timing) and cuts the
  * renderer main thread's time at each `performance.mark(markName)` the page makes (one per
- * animation frame): for each frame, how long it was and how much of it the main thread was busy
- * running tasks (script, style, layout, paint: everything the frame needed on that thread).
+ * animation frame): for each frame, how long it was, and how much of it the main thread spent
+ * running tasks (script, style, layout, paint: everything the frame needed on that thread), as
+ * wall time and as CPU time.
  */
 export async function traceFrames(cdp: CDPSession, markName: string, body: () => Promise<unknown>): Promise<FrameTrace> {
   const events: TraceEvent[] = [];
@@ -202,34 +207,39 @@ export async function traceFrames(cdp: CDPSession, markName: string, body: () =>
   await complete;
   cdp.off('Tracing.dataCollected', onData);
   const marks = events.filter((e) => e.name === markName).sort((a, b) => a.ts - b.ts);
-  if (marks.length < 2) return { busy: [], intervals: [] };
+  if (marks.length < 2) return { busy: [], cpu: [], intervals: [] };
   const { pid, tid } = marks[0];
-  // Top-level tasks of that thread; nested ones are inside these.
+  // The thread's outermost tasks; nested ones are inside these.
   const tasks = events
     .filter((e) => e.pid === pid && e.tid === tid && e.ph === 'X' && e.dur !== undefined && /RunTask/.test(e.name))
-    .map((e) => [e.ts, e.ts + (e.dur ?? 0)] as const)
-    .sort((a, b) => a[0] - b[0]);
-  const top: (readonly [number, number])[] = [];
+    .sort((a, b) => a.ts - b.ts);
+  const top: { start: number; end: number; cpu: number }[] = [];
   for (const task of tasks) {
     const last = top.at(-1);
-    if (last && task[0] < last[1]) {
-      if (task[1] > last[1]) top[top.length - 1] = [last[0], task[1]];
-    } else top.push(task);
+    const end = task.ts + (task.dur ?? 0);
+    if (last && task.ts < last.end) {
+      if (end > last.end) last.end = end;
+    } else top.push({ start: task.ts, end, cpu: task.tdur ?? task.dur ?? 0 });
   }
   // A frame starts with the task that runs its animation-frame callbacks.
-  const starts = marks.map((m) => top.find(([s, e]) => s <= m.ts && m.ts <= e)?.[0] ?? m.ts);
+  const starts = marks.map((m) => top.find((t) => t.start <= m.ts && m.ts <= t.end)?.start ?? m.ts);
   const busy: number[] = [];
+  const cpu: number[] = [];
   const intervals: number[] = [];
   for (let i = 0; i + 1 < starts.length; i++) {
     const [from, to] = [starts[i], starts[i + 1]];
-    let sum = 0;
-    for (const [s, e] of top) {
-      if (e <= from) continue;
-      if (s >= to) break;
-      sum += Math.min(e, to) - Math.max(s, from);
+    let wall = 0;
+    let work = 0;
+    for (const t of top) {
+      if (t.end <= from) continue;
+      if (t.start >= to) break;
+      const overlap = Math.min(t.end, to) - Math.max(t.start, from);
+      wall += overlap;
+      work += t.end > t.start ? (t.cpu * overlap) / (t.end - t.start) : 0;
     }
-    busy.push(sum / 1000);
+    busy.push(wall / 1000);
+    cpu.push(work / 1000);
     intervals.push((to - from) / 1000);
   }
-  return { busy, intervals };
+  return { busy, cpu, intervals };
 }

@@ -75,29 +75,39 @@ export const PAGE_PROBE = String.raw`
     },
 
     /**
-     * Follows the event log frame by frame: whenever its last seq (data-last-seq) changes, records
-     * the seq, the "N of M events" count, and the wall-clock time the frame was painted.
+     * Follows the event log: whenever its last seq (data-last-seq) changes, records the seq, the
+     * "N of M events" count, and the wall-clock time the change was painted. A MutationObserver
+     * sees the change as React commits it. If that happened inside a frame's animation callbacks
+     * (the app applies events there), the frame's style, layout and paint follow in the same task,
+     * so a message posted now runs right after the paint; otherwise the change is painted in the
+     * next frame. (Polling in our own rAF would see a change made by a later rAF callback of the
+     * same frame only one frame late.)
      */
     startStream() {
       const frames = [];
-      let last = -1;
+      let inFrame = false;
       let running = true;
-      const frame = () => {
+      const frameLoop = () => {
         if (!running) return;
-        const log = document.querySelector('[data-testid="event-log"]');
-        const seq = log ? Number(log.getAttribute('data-last-seq')) : 0;
-        if (seq !== last) {
-          last = seq;
-          const text = document.querySelector('[data-testid="event-count"]')?.textContent ?? '';
-          const match = /of (\d+) events/.exec(text);
-          const record = { seq, count: match ? Number(match[1]) : -1, painted: 0 };
-          frames.push(record);
-          afterThisFrame((now) => { record.painted = performance.timeOrigin + now; });
-        }
-        requestAnimationFrame(frame);
+        inFrame = true;
+        afterThisFrame(() => { inFrame = false; });
+        requestAnimationFrame(frameLoop);
       };
-      requestAnimationFrame(frame);
-      window.__benchStream = () => { running = false; return frames; };
+      requestAnimationFrame(frameLoop);
+      const log = document.querySelector('[data-testid="event-log"]');
+      const observer = new MutationObserver(() => {
+        const seq = Number(log.getAttribute('data-last-seq'));
+        if (frames.length > 0 && frames[frames.length - 1].seq === seq) return;
+        const text = document.querySelector('[data-testid="event-count"]')?.textContent ?? '';
+        const match = /of (\d+) events/.exec(text);
+        const record = { seq, count: match ? Number(match[1]) : -1, painted: 0 };
+        frames.push(record);
+        const painted = (now) => { record.painted = performance.timeOrigin + now; };
+        if (inFrame) afterThisFrame(painted);
+        else requestAnimationFrame(() => afterThisFrame(painted));
+      });
+      observer.observe(log, { attributes: true, attributeFilter: ['data-last-seq'] });
+      window.__benchStream = () => { running = false; observer.disconnect(); return frames; };
     },
     stopStream() {
       return window.__benchStream();

@@ -63,6 +63,27 @@ describe('EventHub', () => {
   let hub: EventHub | undefined;
   afterEach(() => hub?.dispose());
 
+  it('sends a subscriber only the types it asked for, without reading the skipped ones back from the database', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    hub = new EventHub(src);
+    const { s, asSink } = sink();
+    hub.subscribe({ planId: null, types: ['state_changed', 'plan_created'] }, asSink);
+    const all = sink();
+    hub.subscribe({ planId: 'A', afterSeq: 1 }, all.asSink);
+    await tick();
+    const reads = src.reads;
+    for (let i = 0; i < 50; i++) src.publisher.publish('A', 'execute_step', { i });
+    src.publisher.publish('A', 'state_changed', { to: 'complete' });
+    src.publisher.publish('B', 'plan_created');
+    expect(s.received.map((e) => [e.planId, e.type])).toEqual([
+      ['A', 'state_changed'],
+      ['B', 'plan_created'],
+    ]);
+    expect(seqs(all.s.received)).toEqual(range(2, 52));
+    expect(src.reads).toBe(reads);
+  });
+
   it('catches a plan subscriber up from the database after afterSeq, then goes live without a gap or a duplicate', async () => {
     const src = source();
     for (let i = 0; i < 25; i++) src.publisher.publish('A', 'execute_step', { i });

@@ -39,6 +39,8 @@ class Subscriber {
 
   constructor(
     readonly planId: string | null,
+    /** Only events of these types are sent; the others still count as delivered. */
+    private readonly types: ReadonlySet<string> | null,
     private readonly sink: EventSink,
     private readonly source: EventSource,
     private readonly pageSize: number,
@@ -139,12 +141,14 @@ class Subscriber {
   private deliver(event: StreamEvent): boolean {
     const last = this.delivered.get(event.planId);
     if (last !== undefined && event.seq <= last) return true;
-    try {
-      this.sink.send(event);
-    } catch (error) {
-      this.onError(error);
-      this.dispose();
-      return false;
+    if (!this.types || this.types.has(event.type)) {
+      try {
+        this.sink.send(event);
+      } catch (error) {
+        this.onError(error);
+        this.dispose();
+        return false;
+      }
     }
     this.delivered.set(event.planId, event.seq);
     return true;
@@ -185,9 +189,10 @@ export class EventHub {
    * there); a plan's subscription replays everything after `afterSeq` first. Throws if the plan
    * does not exist.
    */
-  subscribe(subscription: { planId: string | null; afterSeq?: number }, sink: EventSink): HubSubscription {
+  subscribe(subscription: { planId: string | null; afterSeq?: number; types?: readonly string[] }, sink: EventSink): HubSubscription {
     if (subscription.planId !== null) this.source.get(subscription.planId);
-    const subscriber = new Subscriber(subscription.planId, sink, this.source, this.pageSize, this.onError);
+    const types = subscription.types ? new Set(subscription.types) : null;
+    const subscriber = new Subscriber(subscription.planId, types, sink, this.source, this.pageSize, this.onError);
     this.subscribers.add(subscriber);
     if (subscription.planId !== null) subscriber.startFrom(subscription.planId, subscription.afterSeq ?? 0);
     return {

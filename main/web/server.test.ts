@@ -191,6 +191,22 @@ describe('agents serve', () => {
       expect(all[0].type).toBe('plan_created');
     });
 
+    it('sends the events of one turn in one message, and the events a call made before its reply', async () => {
+      const client = await open();
+      const planId = await createPlan(client);
+      client.send(JSON.stringify({ type: 'subscribe', id: 1, subscription: { planId, afterSeq: 1 } }));
+      expect(await client.next()).toMatchObject({ type: 'reply', id: 1, ok: true });
+      for (let i = 0; i < 10; i++) t.app.service.events.publish(planId, 'execute_step', { index: i });
+      const burst = await collect(client, (e) => e.length === 10);
+      expect(burst.map((e) => e.seq)).toEqual(burst.map((_, i) => i + 2));
+      expect(client.received.at(-1)).toMatchObject({ type: 'events', subscriptionId: 1, events: burst });
+
+      client.send(JSON.stringify({ type: 'call', id: 7, channel: 'plans.discard', request: { planId } }));
+      const [cancelled] = await collect(client, (e) => e.length === 1);
+      expect(cancelled).toMatchObject({ type: 'state_changed', data: { to: 'cancelled' } });
+      expect(await client.next()).toMatchObject({ type: 'reply', id: 7, ok: true });
+    });
+
     it('a slow client is caught up from the database, not dropped', async () => {
       await server.close();
       await start({ congestionBytes: 1 });

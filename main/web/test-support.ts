@@ -10,6 +10,8 @@ export interface TestClient {
   send(data: string | Buffer, binary?: boolean): void;
   close(): Promise<void>;
   closed: Promise<{ code: number; reason: string }>;
+  /** Every message as it came over the wire (next() reads a batch of events one event at a time). */
+  received: ServerMessage[];
 }
 
 let nextCallId = 1_000_000;
@@ -18,11 +20,18 @@ export function connect(url: string, origin: string | undefined): Promise<TestCl
   const ws = new WebSocket(url, origin === undefined ? {} : { origin });
   const queue: ServerMessage[] = [];
   const waiting: ((m: ServerMessage) => void)[] = [];
-  ws.on('message', (data) => {
-    const message = JSON.parse(String(data)) as ServerMessage;
+  const received: ServerMessage[] = [];
+  const receive = (message: ServerMessage) => {
     const waiter = waiting.shift();
     if (waiter) waiter(message);
     else queue.push(message);
+  };
+  ws.on('message', (data) => {
+    const message = JSON.parse(String(data)) as ServerMessage;
+    received.push(message);
+    // A batch reads as its events one by one, so tests can follow a stream event by event.
+    if (message.type === 'events') for (const event of message.events) receive({ type: 'event', subscriptionId: message.subscriptionId, event });
+    else receive(message);
   });
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
   const next = (timeoutMs = 5_000) =>
@@ -43,6 +52,7 @@ export function connect(url: string, origin: string | undefined): Promise<TestCl
     ws,
     next,
     closed,
+    received,
     send: (data, binary = false) => ws.send(data, { binary }),
     async call(channel, request, id = nextCallId++) {
       ws.send(JSON.stringify({ type: 'call', id, channel, request }));

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { BridgeErrorPayload, Envelope } from '../../shared/contract';
 import type { StreamEvent } from '../../shared/events';
-import { ClientMessageSchema, MAX_MESSAGE_BYTES, type ServerMessage } from '../../shared/ws-protocol';
+import { ClientMessageSchema, MAX_EVENTS_PER_MESSAGE, MAX_MESSAGE_BYTES, type ServerMessage } from '../../shared/ws-protocol';
 import type { EventHub, EventSink, HubSubscription } from '../host/event-hub';
 import { toBridgeError } from '../host/errors';
 import type { HostLog, Router } from '../host/router';
@@ -17,6 +17,8 @@ export interface ConnectionOptions {
   maxBufferedBytes?: number;
   maxSubscriptions?: number;
   drainPollMs?: number;
+  /** While events keep coming, at most one message of them per subscription this often (ms). */
+  eventBatchMs?: number;
 }
 
 type Id = number | null;
@@ -36,6 +38,13 @@ function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
 /** Carries the contract over one WebSocket: calls with replies, subscriptions with events. */
 export class WsConnection {
   private readonly subscriptions = new Map<number, HubSubscription>();
+  /** Events waiting for the end of this turn, per subscription, each in the order they came. */
+  private queued = new Map<number, StreamEvent[]>();
+  private queuedCount = 0;
+  /** Cancels the scheduled flush of `queued`, if one is scheduled. */
+  private cancelFlush: (() => void) | null = null;
+  private lastFlush = -Infinity;
+  private readonly eventBatchMs: number;
   private readonly congestionBytes: number;
   private readonly maxBufferedBytes: number;
   private disposed = false;
@@ -45,6 +54,7 @@ export class WsConnection {
     private readonly options: ConnectionOptions,
   ) {
     this.congestionBytes = options.congestionBytes ?? 1_048_576;
+    this.eventBatchMs = options.eventBatchMs ?? 4;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1_048_576;
     // Each message in a turn of its own, in order: ws hands over every message of a network read at
     // once, and a call's reply waits for its microtask; without this, the quick answers to a burst of
@@ -62,6 +72,9 @@ export class WsConnection {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.cancelFlush?.();
+    this.cancelFlush = null;
+    this.queued.clear();
     for (const subscription of this.subscriptions.values()) subscription.dispose();
     this.subscriptions.clear();
   }
@@ -118,7 +131,7 @@ export class WsConnection {
 
   private sinkFor(subscriptionId: number): EventSink {
     return {
-      send: (event: StreamEvent) => this.send({ type: 'event', subscriptionId, event }),
+      send: (event: StreamEvent) => this.queueEvent(subscriptionId, event),
       congested: () => this.ws.bufferedAmount > this.congestionBytes,
       whenDrained: (callback) => {
         // ws has no drain event of its own; its buffer is cheap to look at.
@@ -134,7 +147,45 @@ export class WsConnection {
     };
   }
 
+  /**
+   * Holds an event briefly so that events leave in a few messages instead of one message each: at
+   * thousands of events a second, a message per event costs the host a socket write each and the
+   * page a message dispatch, a JSON parse and a validation each. After a quiet spell an event goes
+   * at the end of this turn (with whatever else the turn produced); while events keep coming, at
+   * most one message per subscription leaves every `eventBatchMs`, well inside a display frame.
+   */
+  private queueEvent(subscriptionId: number, event: StreamEvent): void {
+    const events = this.queued.get(subscriptionId);
+    if (events) events.push(event);
+    else this.queued.set(subscriptionId, [event]);
+    this.queuedCount += 1;
+    if (this.queuedCount >= MAX_EVENTS_PER_MESSAGE) return this.flushEvents();
+    if (this.cancelFlush) return;
+    const wait = this.lastFlush + this.eventBatchMs - performance.now();
+    if (wait <= 0) {
+      const immediate = setImmediate(() => this.flushEvents());
+      this.cancelFlush = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(() => this.flushEvents(), wait);
+      this.cancelFlush = () => clearTimeout(timer);
+    }
+  }
+
+  private flushEvents(): void {
+    this.cancelFlush?.();
+    this.cancelFlush = null;
+    this.lastFlush = performance.now();
+    const queued = this.queued;
+    this.queued = new Map();
+    this.queuedCount = 0;
+    for (const [subscriptionId, events] of queued) {
+      this.send(events.length === 1 ? { type: 'event', subscriptionId, event: events[0] } : { type: 'events', subscriptionId, events });
+    }
+  }
+
   private reply(id: Id, envelope: Envelope<unknown>): void {
+    // Events from before the reply go first: a client applies a reply's snapshot over older events.
+    if (this.queuedCount > 0) this.flushEvents();
     this.send(envelope.ok ? { type: 'reply', id, ok: true, data: envelope.data } : { type: 'reply', id, ok: false, error: envelope.error });
   }
 

@@ -119,6 +119,41 @@ describe('the WebSocket bridge', () => {
     expect(seen).toEqual([1, 2]);
   });
 
+  it('asks for the event types a subscription wants, again after a reconnect', () => {
+    const { bridge, current, timers } = setup();
+    current().open();
+    bridge.subscribe({ planId: null, types: ['plan_created', 'state_changed'] }, () => undefined);
+    const asked = { type: 'subscribe', id: 1, subscription: { planId: null, afterSeq: 0, types: ['plan_created', 'state_changed'] } };
+    expect(current().lastSent()).toEqual(asked);
+    current().drop();
+    timers.advance(100);
+    current().open();
+    expect(current().lastSent()).toEqual(asked);
+  });
+
+  it('delivers a batch of events one by one, skipping those already delivered', () => {
+    const { bridge, current } = setup();
+    current().open();
+    const seen: number[] = [];
+    bridge.subscribe({ planId: 'P1', afterSeq: 0 }, (e) => seen.push(e.seq));
+    current().receive({ type: 'event', subscriptionId: 1, event: event(1) });
+    current().receive({ type: 'events', subscriptionId: 1, events: [event(1), event(2), event(3)] });
+    current().receive({ type: 'events', subscriptionId: 99, events: [event(4), event(5)] });
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('drops a batch with a malformed event, as it drops any malformed message', () => {
+    const { bridge, current, errors } = setup();
+    current().open();
+    const seen: number[] = [];
+    bridge.subscribe({ planId: 'P1', afterSeq: 0 }, (e) => seen.push(e.seq));
+    current().receive({ type: 'events', subscriptionId: 1, events: [event(1), { ...event(2), type: 'bogus' }] });
+    current().receive({ type: 'event', subscriptionId: 1, event: { ...event(3), seq: 0 } });
+    expect(seen).toEqual([]);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/malformed/);
+  });
+
   it('ignores an event it has already delivered', () => {
     const { bridge, current } = setup();
     current().open();

@@ -1,6 +1,6 @@
 import { BridgeError, CHANNELS, contract, type Bridge, type BridgeErrorPayload, type Channel, type Subscription } from '../../../shared/contract';
-import type { StreamEvent } from '../../../shared/events';
-import { MAX_MESSAGE_BYTES, ServerMessageSchema, type ClientMessage } from '../../../shared/ws-protocol';
+import { STREAM_EVENT_TYPES, type StreamEvent } from '../../../shared/events';
+import { MAX_MESSAGE_BYTES, ServerMessageSchema, ServerMessageSchemas, type ClientMessage } from '../../../shared/ws-protocol';
 import { defaultBackoff, type ConnectionSource, type ConnectionStatus } from './connection';
 import { browserSocket, browserTimers, type SocketFactory, type SocketLike, type Timers } from './socket';
 
@@ -31,10 +31,42 @@ interface PendingCall {
 
 interface ActiveSubscription {
   planId: string | null;
+  types: Subscription['types'];
   afterSeq: number;
   /** The last seq delivered, so a reconnect resumes after it (per-plan subscriptions only). */
   lastSeq: number;
   listener(event: StreamEvent): void;
+}
+
+const EVENT_TYPES: ReadonlySet<unknown> = new Set(STREAM_EVENT_TYPES);
+
+/** A StreamEvent, checked field by field: what StreamEventSchema accepts, at a fraction of the cost. */
+function isStreamEvent(value: unknown): value is StreamEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const e = value as Record<string, unknown>;
+  return (
+    typeof e.planId === 'string' &&
+    e.planId !== '' &&
+    typeof e.seq === 'number' &&
+    Number.isSafeInteger(e.seq) &&
+    e.seq > 0 &&
+    typeof e.ts === 'string' &&
+    EVENT_TYPES.has(e.type) &&
+    typeof e.data === 'object' &&
+    e.data !== null &&
+    !Array.isArray(e.data)
+  );
+}
+
+/** The events of an `event` or `events` message whose every field checks out; null otherwise. */
+function eventsIn(value: unknown): { subscriptionId: number; events: readonly StreamEvent[] } | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const m = value as Record<string, unknown>;
+  const subscriptionId = m.subscriptionId;
+  if (typeof subscriptionId !== 'number' || !Number.isSafeInteger(subscriptionId) || subscriptionId < 0) return null;
+  if (m.type === 'event') return isStreamEvent(m.event) ? { subscriptionId, events: [m.event] } : null;
+  if (m.type === 'events' && Array.isArray(m.events) && m.events.length >= 2 && m.events.every(isStreamEvent)) return { subscriptionId, events: m.events };
+  return null;
 }
 
 /**
@@ -88,7 +120,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
 
   const sendSubscribe = (id: number, sub: ActiveSubscription) => {
     const afterSeq = sub.planId === null ? sub.afterSeq : Math.max(sub.afterSeq, sub.lastSeq);
-    send({ type: 'subscribe', id, subscription: { planId: sub.planId, afterSeq } });
+    send({ type: 'subscribe', id, subscription: { planId: sub.planId, afterSeq, ...(sub.types ? { types: sub.types } : {}) } });
   };
 
   const handleReply = (id: number | null, ok: boolean, data: unknown, error: BridgeErrorPayload | undefined) => {
@@ -153,13 +185,24 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
       protocolError('dropped a message that is not JSON');
       return;
     }
-    const parsed = ServerMessageSchema.safeParse(json);
+    // Events are checked field by field (a running plan sends thousands a second, and a schema
+    // parse of each costs more than everything else the page does with it); anything else, and any
+    // event that fails those checks, against the schema of its own type, for the usual error.
+    const checked = eventsIn(json);
+    if (checked) {
+      for (const event of checked.events) handleEvent(checked.subscriptionId, event);
+      return;
+    }
+    const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
+    const schema = type === 'reply' || type === 'event' || type === 'events' ? ServerMessageSchemas[type] : ServerMessageSchema;
+    const parsed = schema.safeParse(json);
     if (!parsed.success) {
       protocolError(`dropped a malformed message: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
       return;
     }
     const message = parsed.data;
     if (message.type === 'event') handleEvent(message.subscriptionId, message.event);
+    else if (message.type === 'events') for (const event of message.events) handleEvent(message.subscriptionId, event);
     else if (message.ok) handleReply(message.id, true, message.data, undefined);
     else handleReply(message.id, false, undefined, message.error);
   };
@@ -238,7 +281,13 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
 
   const subscribe: Bridge['subscribe'] = (subscription: Subscription, listener) => {
     const id = nextId++;
-    const sub: ActiveSubscription = { planId: subscription.planId, afterSeq: subscription.afterSeq ?? 0, lastSeq: subscription.afterSeq ?? 0, listener };
+    const sub: ActiveSubscription = {
+      planId: subscription.planId,
+      types: subscription.types,
+      afterSeq: subscription.afterSeq ?? 0,
+      lastSeq: subscription.afterSeq ?? 0,
+      listener,
+    };
     subscriptions.set(id, sub);
     if (isOpen) sendSubscribe(id, sub);
     return () => {

@@ -6,7 +6,8 @@ export interface VirtualListProps {
   count: number;
   /** Every row has this height in pixels; rows read it as `var(--row-height)`. */
   rowHeight: number;
-  renderRow(index: number): ReactNode;
+  /** `slot` is the row's place among the rows rendered (0 for the first), for keying rows by position. */
+  renderRow(index: number, slot: number): ReactNode;
   overscan?: number;
   /** Scrolls just enough to show this row (the keyboard selection). */
   scrollToIndex?: number | null;
@@ -26,7 +27,12 @@ export interface VirtualListProps {
   containerProps?: HTMLAttributes<HTMLDivElement> & DataAttributes;
 }
 
-/** Renders only the rows in view (plus a few), so lists of any length stay fast. */
+/**
+ * Renders only the rows in view (plus a few), so lists of any length stay fast. It never reads
+ * the element's layout while rendering or in its effects (a read after React changed the DOM
+ * forces a synchronous layout, several per frame while a log streams): it keeps its own copy of
+ * the scroll position, updated from scroll events and whenever it scrolls the element itself.
+ */
 export function VirtualList({
   count,
   rowHeight,
@@ -44,18 +50,29 @@ export function VirtualList({
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
+  /** Where the element is scrolled to, as last seen in a scroll event or set here. */
+  const position = useRef(0);
   const atEnd = useRef(true);
   /** The row at the top of the view and how far into it the view starts, by key. */
   const anchor = useRef<{ key: number | string; offset: number } | null>(null);
   const firstKey = useRef<number | string | undefined>(undefined);
 
-  const rememberAnchor = (element: HTMLDivElement) => {
+  const scrollTo = (element: HTMLDivElement, top: number) => {
+    const clamped = Math.max(0, Math.min(top, count * rowHeight - viewport));
+    if (clamped !== position.current) {
+      element.scrollTop = clamped;
+      position.current = clamped;
+    }
+    setScrollTop(clamped);
+  };
+
+  const rememberAnchor = () => {
     if (!rowKey || count === 0) {
       anchor.current = null;
       return;
     }
-    const index = Math.min(count - 1, Math.floor(element.scrollTop / rowHeight));
-    anchor.current = { key: rowKey(index), offset: element.scrollTop - index * rowHeight };
+    const index = Math.min(count - 1, Math.floor(position.current / rowHeight));
+    anchor.current = { key: rowKey(index), offset: position.current - index * rowHeight };
   };
 
   useLayoutEffect(() => {
@@ -71,65 +88,60 @@ export function VirtualList({
   useLayoutEffect(() => {
     const element = ref.current;
     if (!element || !follow) return;
-    element.scrollTop = element.scrollHeight;
-    setScrollTop(element.scrollTop);
-  }, [count, follow]);
+    scrollTo(element, count * rowHeight);
+      }, [count, follow, viewport]);
 
   useLayoutEffect(() => {
     const element = ref.current;
     if (!element || scrollToIndex === null || scrollToIndex < 0) return;
     const top = scrollToIndex * rowHeight;
-    if (top < element.scrollTop) element.scrollTop = top;
-    else if (top + rowHeight > element.scrollTop + element.clientHeight) element.scrollTop = top + rowHeight - element.clientHeight;
-    setScrollTop(element.scrollTop);
-  }, [scrollToIndex, rowHeight]);
+    if (top < position.current) scrollTo(element, top);
+    else if (top + rowHeight > position.current + viewport) scrollTo(element, top + rowHeight - viewport);
+      }, [scrollToIndex, rowHeight]);
 
   // Rows changed above the view (its first key moved): scroll so the anchored row stays where it was.
   useLayoutEffect(() => {
     const element = ref.current;
     if (!element || !rowKey || !indexOfKey) return;
     const first = count > 0 ? rowKey(0) : undefined;
-    if (first !== firstKey.current && !follow && anchor.current) {
+    if (follow) {
+      // Stuck to the end: nothing to hold in place.
+      firstKey.current = first;
+      anchor.current = null;
+      return;
+    }
+    if (first !== firstKey.current && anchor.current) {
       const index = indexOfKey(anchor.current.key);
-      if (index >= 0) {
-        const top = index * rowHeight + anchor.current.offset;
-        if (Math.abs(element.scrollTop - top) >= 1) {
-          element.scrollTop = top;
-          setScrollTop(element.scrollTop);
-        }
-      }
+      if (index >= 0) scrollTo(element, index * rowHeight + anchor.current.offset);
     }
     firstKey.current = first;
-    rememberAnchor(element);
+    rememberAnchor();
   });
 
   const onScroll = useCallback(() => {
     const element = ref.current;
     if (!element) return;
-    rememberAnchor(element);
-    setScrollTop(element.scrollTop);
-    const end = element.scrollTop + element.clientHeight >= element.scrollHeight - rowHeight;
+    position.current = element.scrollTop;
+    rememberAnchor();
+    setScrollTop(position.current);
+    const end = position.current + viewport >= count * rowHeight - rowHeight;
     if (end !== atEnd.current) {
       atEnd.current = end;
       onAtEndChange?.(end);
     }
-  }, [onAtEndChange, rowHeight, rowKey, count]);
+  }, [onAtEndChange, rowHeight, rowKey, count, viewport]);
 
-  const rangeAt = (top: number): [number, number] => [
-    Math.max(0, Math.floor(top / rowHeight) - overscan),
-    Math.min(count, Math.ceil((top + viewport) / rowHeight) + overscan),
-  ];
-  const [first, last] = rangeAt(scrollTop);
+  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
+  const last = Math.min(count, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
 
   useEffect(() => {
     // Where the view is now: a layout effect may have moved it since this render (rows put above).
-    const element = ref.current;
-    const [start, end] = element ? rangeAt(element.scrollTop) : [first, last];
-    onRangeChange?.(start, end);
+    const top = position.current;
+    onRangeChange?.(Math.max(0, Math.floor(top / rowHeight) - overscan), Math.min(count, Math.ceil((top + viewport) / rowHeight) + overscan));
   }, [first, last, onRangeChange]);
 
   const rows: ReactNode[] = [];
-  for (let i = first; i < last; i++) rows.push(renderRow(i));
+  for (let i = first; i < last; i++) rows.push(renderRow(i, i - first));
 
   const style = { '--row-height': `${rowHeight}px` } as CSSProperties;
   return (

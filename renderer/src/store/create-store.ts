@@ -6,6 +6,7 @@ import { createEventsSlice } from './events-slice';
 import { createLiveSlice } from './live-slice';
 import { createNavigationSlice } from './navigation-slice';
 import { createPlanSlice } from './plan-slice';
+import { LIST_EVENT_TYPES } from './plan-events';
 import { createPlansSlice } from './plans-slice';
 import type { AppState, AppStore, IngestItem, StoreDeps } from './types';
 import { createUiSlice } from './ui-slice';
@@ -60,7 +61,9 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     store: appStore,
     start() {
       void appStore.getState().loadPlans();
-      unsubscribeAll ??= options.bridge.subscribe({ planId: null }, (event) => buffer.push({ scope: 'all', event }));
+      // The plan list only refreshes on a few event types: a running plan's thousands of others
+      // would reach the page twice (here and on the open plan's own subscription).
+      unsubscribeAll ??= options.bridge.subscribe({ planId: null, types: [...LIST_EVENT_TYPES] }, (event) => buffer.push({ scope: 'all', event }));
     },
     resync() {
       const state = appStore.getState();

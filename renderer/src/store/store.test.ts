@@ -4,6 +4,7 @@ import { makeDecision, makeEntry, makeEvent, makeListItem, makePlan } from '../t
 import { testRuntime } from '../test-support/runtime';
 import { EVENT_PAGE } from './events-slice';
 import { MAX_EVENTS } from './merge-events';
+import { LIST_EVENT_TYPES } from './plan-events';
 import { FIRST_DECISIONS_PAGE } from './plan-slice';
 import { selectVisiblePlans } from './plans-slice';
 
@@ -105,7 +106,7 @@ describe('opening a plan', () => {
     const t = await openDemoPlan();
     const subs = [...t.fake.subscriptions.values()].map((s) => s.subscription);
     expect(subs).toContainEqual({ planId: 'P1', afterSeq: 2 });
-    expect(subs).toContainEqual({ planId: null });
+    expect(subs).toContainEqual({ planId: null, types: [...LIST_EVENT_TYPES] });
   });
 
   it('asks for the newest events first and loads each snapshot once', async () => {

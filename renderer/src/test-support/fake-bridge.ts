@@ -102,7 +102,7 @@ export class FakeBridge {
 
   emit(event: StreamEvent): void {
     for (const { subscription, listener } of this.subscriptions.values()) {
-      if (subscription.planId === null || subscription.planId === event.planId) listener(event);
+      if ((subscription.planId === null || subscription.planId === event.planId) && (!subscription.types || subscription.types.includes(event.type))) listener(event);
     }
   }
 

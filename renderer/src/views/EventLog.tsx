@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from '../../../shared/events';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
@@ -8,8 +8,10 @@ import { findSeq, windowAtHead } from '../store/merge-events';
 import { useAppStore } from '../store/react';
 
 const EVENT_ROW_HEIGHT = 24;
+/** More than the rows a view ever renders at once (a tall screen's rows plus overscan). */
+const ROW_SLOTS = 512;
 
-function EventRow({ event, describe }: { event: StreamEvent; describe: (id: string) => string | undefined }) {
+const EventRow = memo(function EventRow({ event, describe }: { event: StreamEvent; describe: (id: string) => string | undefined }) {
   const { text, tone } = summarizeEvent(event, describe);
   return (
     <div className={`event-row tone-${tone}`} data-testid="event-row" data-event-type={event.type} data-seq={event.seq}>
@@ -21,7 +23,7 @@ function EventRow({ event, describe }: { event: StreamEvent; describe: (id: stri
       <span className="event-text">{text}</span>
     </div>
   );
-}
+});
 
 export function EventLog() {
   const events = useAppStore((s) => s.events);
@@ -100,11 +102,16 @@ export function EventLog() {
           count={shown.length}
           rowHeight={EVENT_ROW_HEIGHT}
           follow={following && atHead}
+          // Following, the view sits at the end: rows above it would be drawn every frame for nothing.
+          overscan={following && atHead ? 1 : 6}
           onAtEndChange={setFollowing}
           onRangeChange={onRange}
           rowKey={rowKey}
           indexOfKey={indexOfKey}
-          renderRow={(i) => <EventRow key={shown[i].seq} event={shown[i]} describe={describe} />}
+          // Keyed by position, not by seq. While the log follows a stream, every row on screen shows
+          // a new event each frame: keyed by its place on screen, React updates the rows' text
+          // instead of replacing them all. Scrolled by hand, rows keep their keys as they move.
+          renderRow={(i, slot) => <EventRow key={following && atHead ? slot : ROW_SLOTS + (i % ROW_SLOTS)} event={shown[i]} describe={describe} />}
           className="event-list"
           containerProps={{
             role: 'log',
