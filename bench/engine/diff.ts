@@ -103,6 +103,9 @@ export const diffBenchmark: Benchmark = {
       if (ourCounts[0] !== gitCounts[0] || ourCounts[1] !== gitCounts[1]) {
         throw new Error(`changeset diff: ours removes/adds ${ourCounts.join('/')} lines, git ${gitCounts.join('/')}`);
       }
+      // And ours applies cleanly to the before tree.
+      writeFileSync(path.join(scratch.dir, 'ours.patch'), ours);
+      await run('git', ['apply', '--check', path.join(scratch.dir, 'ours.patch')], { cwd: path.join(scratch.dir, 'a') });
       return [
         {
           name: `changeset diff: ${FILES} files x ${LINES.toLocaleString('en-US')} lines, 2% changed`,
