@@ -140,6 +140,19 @@ export async function profilePage(cdp: CDPSession, body: () => Promise<unknown>,
   return { totalMs, top: [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([fn, selfMs]) => ({ fn, selfMs })) };
 }
 
+/** BENCH_PROFILE=1: the console benchmarks profile one more round of what they measure and print where the time went. */
+export const PROFILING = process.env.BENCH_PROFILE === '1';
+
+/** Runs `body` under the page's and the host's CPU profilers and prints both summaries (stderr). */
+export async function profileRound(host: Host, cdp: CDPSession, label: string, body: () => Promise<unknown>): Promise<void> {
+  await host.request({ type: 'profile-start' }, 'ok');
+  const page = await profilePage(cdp, body, 15);
+  const hostProfile = await host.request({ type: 'profile-stop' }, 'profile');
+  const lines = (title: string, p: { totalMs: number; top: { fn: string; selfMs: number }[] }) =>
+    [`  ${title}: ${p.totalMs.toFixed(0)} ms sampled, most self time:`, ...p.top.map((e) => `    ${e.selfMs.toFixed(1).padStart(8)} ms  ${e.fn}`)].join('\n');
+  process.stderr.write(`profile of ${label}\n${lines('page', page)}\n${lines('host', hostProfile)}\n`);
+}
+
 interface TraceEvent {
   name: string;
   ph: string;

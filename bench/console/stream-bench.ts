@@ -1,5 +1,5 @@
 import { type Benchmark, type BenchResult, median, percentile } from '../bench-result';
-import { ensureRendererBuilt, type Host, launchBrowser, ms, openConsole, startHost, tempDataDir } from './harness';
+import { ensureRendererBuilt, type Host, launchBrowser, ms, openConsole, PROFILING, profileRound, startHost, tempDataDir } from './harness';
 import { PAGE_PROBE } from './page-probe';
 import { seedPlans } from './seed';
 
@@ -93,6 +93,11 @@ export async function runStreamBench(): Promise<BenchResult[]> {
     await streamOnce(host, page, plan.planId, WARM_UP_MS);
     const runs: StreamRun[] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await streamOnce(host, page, plan.planId, DURATION_MS));
+    if (PROFILING) {
+      const cdp = await page.context().newCDPSession(page);
+      const running = host;
+      await profileRound(running, cdp, `streaming ${RATE_PER_SECOND} events/s`, () => streamOnce(running, page, plan.planId, 2_000));
+    }
     const p95 = median(runs.map((r) => r.p95));
     const published = runs.reduce((n, r) => n + r.published, 0);
     const lost = runs.reduce((n, r) => n + r.lost, 0);
