@@ -165,32 +165,6 @@ interface TraceEvent {
   args?: { data?: { frame?: string }; name?: string };
 }
 
-/**
- * Records a Chrome performance trace (devtools.timeline) around `body` and sums the renderer main
- * thread's top-level activities by name: scripting, style, layout, paint, JSON parsing and so on.
- */
-export async function tracePage(cdp: CDPSession, body: () => Promise<unknown>, top = 20, categories = 'devtools.timeline,v8,blink.user_timing'): Promise<{ name: string; ms: number; count: number }[]> {
-  const events: TraceEvent[] = [];
-  cdp.on('Tracing.dataCollected', (payload) => {
-    events.push(...(payload.value as unknown as TraceEvent[]));
-  });
-  const complete = new Promise<void>((done) => cdp.once('Tracing.tracingComplete', () => done()));
-  await cdp.send('Tracing.start', { categories, transferMode: 'ReportEvents' });
-  await body();
-  await cdp.send('Tracing.end');
-  await complete;
-  const main = events.find((e) => e.name === 'thread_name' && (e as unknown as { args: { name: string } }).args.name === 'CrRendererMain');
-  const sums = new Map<string, { ms: number; count: number }>();
-  for (const e of events) {
-    if (!main || e.tid !== main.tid || e.pid !== main.pid || e.ph !== 'X' || e.dur === undefined) continue;
-    const entry = sums.get(e.name) ?? { ms: 0, count: 0 };
-    entry.ms += e.dur / 1000;
-    entry.count += 1;
-    sums.set(e.name, entry);
-  }
-  return [...sums.entries()].map(([name, v]) => ({ name, ...v })).sort((a, b) => b.ms - a.ms).slice(0, top);
-}
-
 export interface FrameTrace {
   /** Main-thread wall time spent running tasks within each frame (between consecutive marks), ms. */
   busy: number[];

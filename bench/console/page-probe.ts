@@ -38,29 +38,26 @@ export const PAGE_PROBE = String.raw`
 
     /**
      * Scrolls the element by step px in every animation frame for frames frames (turning round at
-     * either end), and returns the intervals between consecutive frames' rAF timestamps, and how
-     * long each frame's own work took (rAF to the end of its rendering).
+     * either end), marking each frame ('bench-frame', for a trace to cut the main thread's time at),
+     * and returns the intervals between consecutive frames' rAF timestamps.
      */
     scrollFrames(selector, frames, step) {
       const element = document.querySelector(selector);
       if (!element) return Promise.reject(new Error('no element ' + selector));
       return new Promise((resolve) => {
         const intervals = [];
-        const work = [];
         let previous = null;
         let direction = 1;
         let n = 0;
         const frame = (timestamp) => {
-          const begun = performance.now();
           performance.mark('bench-frame');
           if (previous !== null) intervals.push(timestamp - previous);
           previous = timestamp;
           const max = element.scrollHeight - element.clientHeight;
           if ((direction > 0 && element.scrollTop + step > max) || (direction < 0 && element.scrollTop - step < 0)) direction = -direction;
           element.scrollTop += direction * step;
-          afterThisFrame((done) => work.push(done - begun));
           if (++n < frames) requestAnimationFrame(frame);
-          else setTimeout(() => resolve({ intervals, work, rows: element.querySelectorAll('[data-testid]').length }), 50);
+          else setTimeout(() => resolve({ intervals }), 50);
         };
         requestAnimationFrame(frame);
       });
