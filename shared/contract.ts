@@ -54,7 +54,13 @@ const planResponse = z.object({ plan: PlanSchema });
 export const contract = {
   'app.info': {
     request: z.object({}).strict(),
-    response: z.object({ version: z.string(), dataDir: z.string(), tools: z.array(z.object({ name: z.string(), description: z.string() })) }),
+    response: z.object({
+      version: z.string(),
+      dataDir: z.string(),
+      tools: z.array(z.object({ name: z.string(), description: z.string() })),
+      /** True in the desktop app, where plans.createFromDialog opens the system's file dialog. */
+      nativeFileDialog: z.boolean(),
+    }),
   },
   'plans.list': {
     request: z.object({ state: ProcessingStateSchema.optional(), search: z.string().max(200).optional() }).strict(),
@@ -80,6 +86,8 @@ export const contract = {
    * The decision tree in display order (depth first, siblings by order), optionally a page of it:
    * a console can draw the top of a large tree from the first page while the rest loads.
    */
+  /** The desktop app's file dialog picks a plan file on the host; null when the operator cancels. */
+  'plans.createFromDialog': { request: z.object({}).strict(), response: z.object({ plan: PlanSchema.nullable() }) },
   'plans.decisions': {
     request: planId.extend({ offset: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(100_000).optional() }).strict(),
     response: z.object({ decisions: z.array(StrategyDecisionSchema), total: z.number().int().nonnegative() }),

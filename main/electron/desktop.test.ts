@@ -64,7 +64,8 @@ const electron = vi.hoisted(() => {
     handle: vi.fn(),
   };
   const Menu = { buildFromTemplate: vi.fn((t: unknown) => ({ template: t })), setApplicationMenu: vi.fn() };
-  return { state, app, BrowserWindow, session, protocol, Menu };
+  const dialog = { showOpenDialog: vi.fn(async () => ({ canceled: true, filePaths: [] as string[] })) };
+  return { state, app, BrowserWindow, session, protocol, Menu, dialog };
 });
 
 // One recording ipcMain for the whole file: the mocked module is built once.
@@ -80,6 +81,7 @@ vi.mock('electron', async () => {
     protocol: electron.protocol,
     session: electron.session,
     Menu: electron.Menu,
+    dialog: electron.dialog,
   };
 });
 

@@ -1,4 +1,4 @@
-import type { App as ElectronApp, BrowserWindow as ElectronWindow, IpcMain, Menu as ElectronMenu, Protocol, Session } from 'electron';
+import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, Session } from 'electron';
 import path from 'node:path';
 import { type App, openApp } from '../app/open-app';
 import { contentSecurityPolicy } from '../host/csp';
@@ -21,6 +21,7 @@ export interface ElectronApi {
   protocol: Pick<Protocol, 'registerSchemesAsPrivileged' | 'handle'>;
   session: { defaultSession: Session };
   Menu: Pick<typeof ElectronMenu, 'buildFromTemplate' | 'setApplicationMenu'>;
+  dialog: Pick<Dialog, 'showOpenDialog'>;
 }
 
 export interface DesktopOptions {
@@ -73,7 +74,15 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
 
     const opened = (options.open ?? openApp)({ dataDir: resolveDataDir(env) });
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
-    const router = createRouter(opened.service, { dataDir: opened.dataDir, log });
+    const router = createRouter(opened.service, {
+      dataDir: opened.dataDir,
+      log,
+      pickPlanFile: async () => {
+        const options = { title: 'Create a plan from a plan file', properties: ['openFile' as const], filters: [{ name: 'Plan files', extensions: ['yaml', 'yml', 'json'] }] };
+        const picked = window ? await electron.dialog.showOpenDialog(window, options) : await electron.dialog.showOpenDialog(options);
+        return picked.canceled ? null : (picked.filePaths[0] ?? null);
+      },
+    });
     const hub = new EventHub(opened.service, { onError: (error) => log('event delivery failed', error) });
     const ipc: IpcBinding = registerIpc({
       ipcMain: electron.ipcMain,

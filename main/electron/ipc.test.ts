@@ -17,6 +17,7 @@ const INVALID: Record<Channel, unknown> = {
   'plans.list': { state: 'sleeping' },
   'plans.get': {},
   'plans.create': { path: 'a.yaml', content: 'name: x' },
+  'plans.createFromDialog': { path: '/etc/passwd' },
   'plans.decisions': { planId: '' },
   'plans.invocations': { planId: 7 },
   'plans.events': { planId: 'P', afterSeq: -1 },

@@ -14,6 +14,7 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.list': { request: { state: 'sleeping' }, field: 'state' },
   'plans.get': { request: {}, field: 'planId' },
   'plans.create': { request: { path: 'a.yaml', content: 'name: x' }, field: 'path' },
+  'plans.createFromDialog': { request: { path: '/etc/passwd' }, field: '(root)' },
   'plans.decisions': { request: { planId: '' }, field: 'planId' },
   'plans.invocations': { request: { planId: 7 }, field: 'planId' },
   'plans.events': { request: { planId: 'P', afterSeq: -1 }, field: 'afterSeq' },
@@ -287,5 +288,26 @@ describe('router errors', () => {
     fail(new Error('executor crashed'));
     await new Promise((resolve) => setImmediate(resolve));
     expect(log).toHaveBeenCalledWith('the run of plan P failed', expect.any(Error));
+  });
+});
+
+describe('plans.createFromDialog', () => {
+  it('is refused where there is no file dialog, and creates the chosen file where there is', async () => {
+    const temp = tempApp();
+    try {
+      const file = path.join(temp.root, 'dialog-plan.yaml');
+      writeFileSync(file, planYaml(temp.project, { name: 'from-dialog' }));
+      const browser = createRouter(temp.app.service, { log: () => undefined });
+      expect(await browser.handle('plans.createFromDialog', {})).toMatchObject({ ok: false, error: { code: 'unsupported' } });
+      expect(await browser.handle('app.info', {})).toMatchObject({ ok: true, data: { nativeFileDialog: false } });
+
+      const picks: (string | null)[] = [null, file];
+      const desktop = createRouter(temp.app.service, { log: () => undefined, pickPlanFile: async () => picks.shift() ?? null });
+      expect(await desktop.handle('app.info', {})).toMatchObject({ ok: true, data: { nativeFileDialog: true } });
+      expect(await desktop.handle('plans.createFromDialog', {})).toEqual({ ok: true, data: { plan: null } });
+      expect(await desktop.handle('plans.createFromDialog', {})).toMatchObject({ ok: true, data: { plan: { name: 'from-dialog' } } });
+    } finally {
+      await temp.dispose();
+    }
   });
 });

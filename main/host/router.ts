@@ -1,4 +1,5 @@
 import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
+import { PlanError } from '../../shared/errors';
 import type { PlanService } from '../app/plan-service';
 import { BreakpointBook } from './breakpoints';
 import { inTreeOrder } from './decision-order';
@@ -16,6 +17,8 @@ export interface RouterOptions {
   /** Internal errors and failed background runs go here, with their stacks; never to the client. */
   log?: HostLog;
   breakpoints?: BreakpointBook;
+  /** The desktop app's file dialog: resolves to the chosen plan file, or null when cancelled. */
+  pickPlanFile?: () => Promise<string | null>;
 }
 
 /** Contract channel -> engine call; the one host that Electron IPC and the WebSocket both bind. */
@@ -46,7 +49,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
   };
 
   const handlers: Handlers = {
-    'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover() }),
+    'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover(), nativeFileDialog: Boolean(options.pickPlanFile) }),
     'plans.list': (r) => ({ plans: service.listItems({ state: r.state, search: r.search }) }),
     'plans.get': (r) => plan(r.planId),
     'plans.create': (r) => {
@@ -54,6 +57,11 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       if (r.path !== undefined) return { plan: service.createFromFile(r.path, overrides) };
       const content = r.content ?? '';
       return { plan: service.createFromContent({ content, fileName: r.fileName, ...overrides }, options.baseDir ?? process.cwd()) };
+    },
+    'plans.createFromDialog': async () => {
+      if (!options.pickPlanFile) throw new PlanError('a file dialog exists only in the desktop app; send the file with plans.create', 'unsupported');
+      const path = await options.pickPlanFile();
+      return { plan: path ? service.createFromFile(path) : null };
     },
     'plans.decisions': (r) => {
       const all = inTreeOrder(service.decisions(r.planId));

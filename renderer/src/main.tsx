@@ -39,7 +39,7 @@ if (!container) throw new Error('index.html has no #root');
 createRoot(container).render(
   <StrictMode>
     <StoreContext.Provider value={store}>
-      <App hasToken={selected.hasToken} />
+      <App hasToken={selected.hasToken} nativeFileDialog={selected.transport === 'electron'} />
     </StoreContext.Provider>
   </StrictMode>,
 );

@@ -24,7 +24,7 @@ function setup() {
 
 const event = (seq: number, planId = 'P1'): StreamEvent => ({ planId, seq, ts: '2026-01-01T00:00:00.000Z', type: 'decision_status', data: { seq } });
 
-const info = { version: '0.1.0', dataDir: '/tmp/a', tools: [] };
+const info = { version: '0.1.0', dataDir: '/tmp/a', tools: [], nativeFileDialog: false };
 
 describe('the WebSocket bridge', () => {
   it('connects to the URL it was given', () => {

@@ -1,5 +1,5 @@
 import type { PlanListItem } from '../../../shared/contract';
-import type { ProcessingState } from '../../../shared/domain';
+import type { Plan, ProcessingState } from '../../../shared/domain';
 import { coalesce } from '../lib/coalesce';
 import { errorText } from '../lib/format';
 import type { AppState, LoadStatus, SliceCreator } from './types';
@@ -23,6 +23,8 @@ export interface PlansSlice {
   setPlanCursor(planId: string | null): void;
   movePlanCursor(delta: number): void;
   createPlanFromFile(file: { content: string; fileName: string }): Promise<string | null>;
+  /** The desktop app's native file dialog; resolves to null when the operator cancels. */
+  createPlanFromDialog(): Promise<string | null>;
 }
 
 /** The plans the list shows: filtered, those needing attention first, then newest first. */
@@ -49,6 +51,27 @@ export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {
   };
   const refresh = coalesce(load, { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now });
 
+  async function create(source: string, request: () => Promise<{ plan: Plan | null }>): Promise<string | null> {
+    set({ createStatus: { state: 'creating' } });
+    try {
+      const { plan } = await request();
+      if (!plan) {
+        set({ createStatus: { state: 'idle' } });
+        return null;
+      }
+      set({ createStatus: { state: 'idle' }, planCursorId: plan.id });
+      get().announce(`Created plan ${plan.name}`);
+      await load();
+      get().openPlan(plan.id);
+      return plan.id;
+    } catch (error) {
+      const message = `Could not create a plan from ${source}: ${errorText(error)}`;
+      set({ createStatus: { state: 'error', message } });
+      get().announce(message);
+      return null;
+    }
+  }
+
   return {
     plans: [],
     plansStatus: 'idle',
@@ -69,21 +92,7 @@ export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {
       const next = current < 0 ? (delta > 0 ? 0 : visible.length - 1) : Math.min(visible.length - 1, Math.max(0, current + delta));
       set({ planCursorId: visible[next].id });
     },
-    async createPlanFromFile({ content, fileName }) {
-      set({ createStatus: { state: 'creating' } });
-      try {
-        const { plan } = await deps.bridge['plans.create']({ content, fileName });
-        set({ createStatus: { state: 'idle' }, planCursorId: plan.id });
-        get().announce(`Created plan ${plan.name}`);
-        await load();
-        get().openPlan(plan.id);
-        return plan.id;
-      } catch (error) {
-        const message = `Could not create a plan from ${fileName}: ${errorText(error)}`;
-        set({ createStatus: { state: 'error', message } });
-        get().announce(message);
-        return null;
-      }
-    },
+    createPlanFromFile: ({ content, fileName }) => create(fileName, () => deps.bridge['plans.create']({ content, fileName })),
+    createPlanFromDialog: () => create('the chosen file', () => deps.bridge['plans.createFromDialog']({})),
   };
 };

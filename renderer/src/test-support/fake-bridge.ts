@@ -112,7 +112,8 @@ export class FakeBridge {
 
   private defaults(): { [C in Channel]: Handler<C> } {
     return {
-      'app.info': () => ({ version: '0', dataDir: '/tmp', tools: [] }),
+      'app.info': () => ({ version: '0', dataDir: '/tmp', tools: [], nativeFileDialog: false }),
+      'plans.createFromDialog': () => ({ plan: null }),
       'plans.list': () => ({ plans: this.plans }),
       'plans.get': () => ({ plan: this.plan }),
       'plans.create': (r) => ({ plan: makePlan({ id: 'NEW', name: r.fileName ?? 'new', phase: 'strategize' }) }),

@@ -69,7 +69,8 @@ function useAppStateMarker() {
   }, [status]);
 }
 
-export function App({ hasToken }: { hasToken: boolean }) {
+/** `nativeFileDialog`: in the desktop app, Create plan opens the system's file dialog. */
+export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean; nativeFileDialog?: boolean }) {
   useKeyboard();
   useTheme();
   useAppStateMarker();
@@ -80,7 +81,7 @@ export function App({ hasToken }: { hasToken: boolean }) {
       <ConnectionBanner hasToken={hasToken} />
       <main className="layout">
         <aside className="sidebar" aria-label="Plans">
-          <PlansPanel />
+          <PlansPanel nativeFileDialog={nativeFileDialog} />
         </aside>
         <section className="content" aria-label="Selected plan">
           <PlanView />

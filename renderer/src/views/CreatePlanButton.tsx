@@ -3,10 +3,14 @@ import { useAppStore } from '../store/react';
 
 const MAX_PLAN_FILE_BYTES = 1_000_000;
 
-/** Picks a plan file (YAML or JSON) and sends its text to the host. */
-export function CreatePlanButton() {
+/**
+ * Picks a plan file (YAML or JSON): the system's file dialog in the desktop app (the host reads the
+ * file), a file picker in the browser (its text is sent to the host).
+ */
+export function CreatePlanButton({ nativeFileDialog = false }: { nativeFileDialog?: boolean }) {
   const input = useRef<HTMLInputElement>(null);
   const create = useAppStore((s) => s.createPlanFromFile);
+  const createFromDialog = useAppStore((s) => s.createPlanFromDialog);
   const creating = useAppStore((s) => s.createStatus.state === 'creating');
   const announce = useAppStore((s) => s.announce);
 
@@ -22,7 +26,7 @@ export function CreatePlanButton() {
 
   return (
     <>
-      <button type="button" className="button primary" data-testid="create-plan" aria-label="Create a plan from a plan file" disabled={creating} onClick={() => input.current?.click()}>
+      <button type="button" className="button primary" data-testid="create-plan" aria-label="Create a plan from a plan file" disabled={creating} onClick={() => (nativeFileDialog ? void createFromDialog() : input.current?.click())}>
         {creating ? 'Creating…' : 'Create plan'}
       </button>
       <input

@@ -9,7 +9,7 @@ import { useAppStore } from '../store/react';
 import { CreatePlanButton } from './CreatePlanButton';
 import { PLAN_ROW_HEIGHT, PlanRow, planOptionId } from './PlanRow';
 
-function PlansToolbar() {
+function PlansToolbar({ nativeFileDialog }: { nativeFileDialog: boolean }) {
   const search = useAppStore((s) => s.search);
   const setSearch = useAppStore((s) => s.setSearch);
   const filter = useAppStore((s) => s.stateFilter);
@@ -19,7 +19,7 @@ function PlansToolbar() {
     <div className="plans-toolbar">
       <div className="toolbar-row">
         <h2 className="panel-title">Plans</h2>
-        <CreatePlanButton />
+        <CreatePlanButton nativeFileDialog={nativeFileDialog} />
       </div>
       <div className="toolbar-row">
         <input
@@ -103,10 +103,10 @@ function PlanList() {
   );
 }
 
-export function PlansPanel() {
+export function PlansPanel({ nativeFileDialog = false }: { nativeFileDialog?: boolean }) {
   return (
     <div className="plans-panel">
-      <PlansToolbar />
+      <PlansToolbar nativeFileDialog={nativeFileDialog} />
       <PlanList />
     </div>
   );
