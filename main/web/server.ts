@@ -99,7 +99,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // A wildcard bind is reached through some interface; the loopback one is the address to print.
   const shownHost = isWildcardHost(host) ? (host === '::' ? '::1' : '127.0.0.1') : host;
   origins = ownOrigins(shownHost, port);
-  csp = contentSecurityPolicy({ connectSrc: [...origins].map((o) => o.replace(/^http:/, 'ws:')) });
+  // CSP host sources cannot name IPv6 literals (Chromium rejects `ws://[::1]:PORT`); 'self' covers that page.
+  csp = contentSecurityPolicy({ connectSrc: [...origins].filter((o) => !o.includes('[')).map((o) => o.replace(/^http:/, 'ws:')) });
 
   const heartbeat = setInterval(() => {
     for (const ws of connections.keys()) {
