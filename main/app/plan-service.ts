@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ChangeEntry, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
+import { childrenByParent } from '../../shared/decision-tree';
 import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
@@ -104,16 +105,12 @@ export class PlanService {
   }
 
   tree(planId: string): DecisionNode | null {
-    const decisions = this.decisions(planId);
-    const nodes = new Map(decisions.map((d) => [d.id, { ...d, children: [] as DecisionNode[] }]));
-    let root: DecisionNode | null = null;
-    for (const node of nodes.values()) {
-      const parent = node.parentId ? nodes.get(node.parentId) : undefined;
-      if (parent) parent.children.push(node);
-      else if (node.type === 'prompt_definition') root = node;
-    }
-    return root;
+    const children = childrenByParent(this.decisions(planId));
+    const build = (decision: StrategyDecision): DecisionNode => ({ ...decision, children: (children.get(decision.id) ?? []).map(build) });
+    const root = children.get(null)?.find((d) => d.type === 'prompt_definition');
+    return root ? build(root) : null;
   }
+
 
   /** Plans for the list view: progress, and the ones that need the operator first. */
   listItems(filter: { state?: Plan['processingState']; search?: string } = {}): PlanListItem[] {

@@ -1,8 +1,5 @@
+import { childrenByParent } from '../../shared/decision-tree';
 import type { StrategyDecision } from '../../shared/domain';
-
-function bySiblingOrder(a: StrategyDecision, b: StrategyDecision): number {
-  return a.order - b.order || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
-}
 
 /**
  * A plan's decisions in the order its tree shows them, fully expanded: depth first, siblings by
@@ -11,15 +8,7 @@ function bySiblingOrder(a: StrategyDecision, b: StrategyDecision): number {
  * (bad data) come last, so none is lost.
  */
 export function inTreeOrder(decisions: readonly StrategyDecision[]): StrategyDecision[] {
-  const ids = new Set(decisions.map((d) => d.id));
-  const children = new Map<string | null, StrategyDecision[]>();
-  for (const decision of decisions) {
-    const parent = decision.parentId !== null && ids.has(decision.parentId) ? decision.parentId : null;
-    const list = children.get(parent);
-    if (list) list.push(decision);
-    else children.set(parent, [decision]);
-  }
-  for (const list of children.values()) list.sort(bySiblingOrder);
+  const children = childrenByParent(decisions);
   const ordered: StrategyDecision[] = [];
   const visited = new Set<string>();
   const stack = [...(children.get(null) ?? [])].reverse();

@@ -1,3 +1,4 @@
+import { childrenByParent as groupChildren } from '../../../shared/decision-tree';
 import type { StrategyDecision } from '../../../shared/domain';
 
 export interface TreeRow {
@@ -12,21 +13,9 @@ export interface TreeRow {
 
 export type DecisionMap = Readonly<Record<string, StrategyDecision>>;
 
-function bySiblingOrder(a: StrategyDecision, b: StrategyDecision): number {
-  return a.order - b.order || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
-}
-
 /** Children per parent id (roots under `null`), in sibling order. A missing parent makes a root. */
 export function childrenByParent(decisions: DecisionMap): Map<string | null, StrategyDecision[]> {
-  const children = new Map<string | null, StrategyDecision[]>();
-  for (const decision of Object.values(decisions)) {
-    const parent = decision.parentId !== null && decisions[decision.parentId] ? decision.parentId : null;
-    const list = children.get(parent);
-    if (list) list.push(decision);
-    else children.set(parent, [decision]);
-  }
-  for (const list of children.values()) list.sort(bySiblingOrder);
-  return children;
+  return groupChildren(Object.values(decisions));
 }
 
 /**

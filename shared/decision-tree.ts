@@ -1,0 +1,21 @@
+import type { StrategyDecision } from './domain';
+
+/** Siblings in the order the tree shows them. */
+export function bySiblingOrder(a: StrategyDecision, b: StrategyDecision): number {
+  return a.order - b.order || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+}
+
+/** Children per parent id (roots under `null`), in sibling order. A decision whose parent is missing is a root. */
+export function childrenByParent(decisions: Iterable<StrategyDecision>): Map<string | null, StrategyDecision[]> {
+  const all = [...decisions];
+  const ids = new Set(all.map((d) => d.id));
+  const children = new Map<string | null, StrategyDecision[]>();
+  for (const decision of all) {
+    const parent = decision.parentId !== null && ids.has(decision.parentId) ? decision.parentId : null;
+    const list = children.get(parent);
+    if (list) list.push(decision);
+    else children.set(parent, [decision]);
+  }
+  for (const list of children.values()) list.sort(bySiblingOrder);
+  return children;
+}
