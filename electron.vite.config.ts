@@ -8,11 +8,10 @@ export default defineConfig({
   main: {
     build: {
       outDir: resolve(__dirname, 'out/main'),
-      // A native module cannot be bundled; it is loaded from node_modules (rebuilt for Electron's ABI).
+      // Dependencies (all pure JavaScript) load from node_modules; SQLite is Node's own node:sqlite.
       externalizeDeps: true,
       rolldownOptions: {
         input: { index: resolve(__dirname, 'main/electron/index.ts') },
-        external: ['better-sqlite3'],
       },
     },
   },

@@ -16,7 +16,7 @@ const folder = (names) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'dist/**', 'coverage/**', 'test-results/**', 'playwright-report/**', 'bin/**', 'scripts/**', 'examples/**'] },
+  { ignores: ['node_modules/**', 'out/**', 'dist/**', 'coverage/**', 'test-results/**', 'playwright-report/**', 'bin/**', 'scripts/**', 'examples/**', 'tests/support/*.cjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },

@@ -7,6 +7,7 @@
 //   npm start -- --no-open    never open a browser
 //   npm start -- --serve      the web console even where Electron is available
 'use strict';
+require('./require-node.cjs')('npm start');
 
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -67,33 +68,11 @@ function electronBinary() {
   return fs.existsSync(binary) ? binary : null;
 }
 
-/**
- * better-sqlite3 must be compiled for Electron's ABI inside the app, and for Node's in the CLI and
- * the tests. @electron/rebuild does the former (it needs Electron's headers, so it is not a
- * dependency here); afterwards `npm rebuild better-sqlite3` restores the Node build.
- */
-function rebuildNativeForElectron() {
-  let rebuild;
-  try {
-    rebuild = require.resolve('@electron/rebuild/lib/cli.js', { paths: [ROOT] });
-  } catch {
-    say('@electron/rebuild is not installed; if the app cannot load better-sqlite3, run: npx @electron/rebuild -f -w better-sqlite3');
-    return false;
-  }
-  return spawnSync(process.execPath, [rebuild, '-f', '-w', 'better-sqlite3'], { cwd: ROOT, stdio: 'inherit' }).status === 0;
-}
-
+/** No rebuild step: the app has no native module, and Electron's embedded Node 24 has node:sqlite. */
 function launchElectron(binary) {
-  const rebuilt = rebuildNativeForElectron();
   const child = spawn(binary, ['.'], { cwd: ROOT, stdio: 'inherit', detached: OWN_GROUP });
   forwardSignals(child);
-  child.on('exit', (code, signal) => {
-    if (rebuilt) {
-      say('restoring the Node build of better-sqlite3 for the CLI and the tests (npm rebuild better-sqlite3)…');
-      spawnSync('npm', ['rebuild', 'better-sqlite3'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
-    }
-    process.exit(code ?? (signal ? 1 : 0));
-  });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
 // ---- the web console ----------------------------------------------------------

@@ -2,6 +2,7 @@ import { resolveProfile, type ChangeEntry, type Plan, type StrategyDecision } fr
 import type { StreamEvent, StreamEventType } from '../../shared/events';
 import { newId } from '../../shared/ids';
 import { openStores } from '../../main/persistence';
+import { transaction } from '../../main/persistence/sql';
 
 /** What a seeded plan is made of. */
 export interface SeedSpec {
@@ -92,9 +93,10 @@ function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Seeded
 
   // The event history, in batches of one transaction each.
   const types: StreamEventType[] = ['tool_call_started', 'tool_call_finished', 'change_recorded', 'decision_status', 'execute_step'];
-  const appendBatch = stores.db.transaction((batch: StreamEvent[]) => {
-    for (const event of batch) stores.events.append(event);
-  });
+  const appendBatch = (batch: StreamEvent[]) =>
+    transaction(stores.db, 'immediate', () => {
+      for (const event of batch) stores.events.append(event);
+    });
   let batch: StreamEvent[] = [];
   for (let seq = 1; seq <= spec.events; seq++) {
     const type = types[seq % types.length];

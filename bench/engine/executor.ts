@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { StrategyDecision } from '../../shared/domain';
 import { resolveProfile } from '../../shared/domain';
 import { newId } from '../../shared/ids';
@@ -13,7 +14,6 @@ import { PlanLifecycleService } from '../../main/engine/lifecycle';
 import { PlanExecutor } from '../../main/engine/plan-executor';
 import { ToolRegistry, ToolRunner } from '../../main/engine/tool-runner';
 import { registerBuiltinTools } from '../../main/engine/tools';
-import Database from 'better-sqlite3';
 import { openDatabase } from '../../main/persistence/database';
 import { openStores } from '../../main/persistence/stores';
 import type { Benchmark, BenchResult } from '../bench-result';
@@ -36,11 +36,11 @@ export function contents(calls = CALLS): string[] {
 
 /** The rows one run stored, read back so the baseline can insert exactly the same ones. */
 interface StoredRows {
-  changesets: Record<string, unknown>[];
-  blobs: Record<string, unknown>[];
-  entries: Record<string, unknown>[];
-  invocations: Record<string, unknown>[];
-  events: Record<string, unknown>[];
+  changesets: Record<string, SQLInputValue>[];
+  blobs: Record<string, SQLInputValue>[];
+  entries: Record<string, SQLInputValue>[];
+  invocations: Record<string, SQLInputValue>[];
+  events: Record<string, SQLInputValue>[];
 }
 
 /**
@@ -110,9 +110,9 @@ export async function engineRun(files: readonly string[], keepDatabaseIn?: strin
 
 /** The rows a run stored, read back from its database (untimed) so the baseline inserts exactly the same ones. */
 function loadRows(file: string): StoredRows {
-  const db = new Database(file, { readonly: true });
+  const db = new DatabaseSync(file, { readOnly: true });
   try {
-    const all = (sql: string) => db.prepare(sql).all() as Record<string, unknown>[];
+    const all = (sql: string) => db.prepare(sql).all() as Record<string, SQLInputValue>[];
     return {
       changesets: all('SELECT * FROM changesets'),
       blobs: all('SELECT * FROM blobs'),
@@ -130,7 +130,7 @@ function countRows(file: string): number {
   return rows.blobs.length + rows.entries.length + rows.invocations.length + rows.events.length;
 }
 
-function insertAll(db: ReturnType<typeof openDatabase>, table: string, rows: Record<string, unknown>[]): void {
+function insertAll(db: ReturnType<typeof openDatabase>, table: string, rows: Record<string, SQLInputValue>[]): void {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
   const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
@@ -163,13 +163,14 @@ async function baselineRun(files: readonly string[], rowsFile: string): Promise<
       await writeFile(file, files[i]);
       hashes.push(createHash('sha256').update(files[i]).digest('hex'));
     }
-    db.transaction(() => {
-      insertAll(db, 'changesets', rows.changesets);
-      insertAll(db, 'blobs', rows.blobs);
-      insertAll(db, 'change_entries', rows.entries);
-      insertAll(db, 'tool_invocations', rows.invocations);
-      insertAll(db, 'events', rows.events);
-    }).immediate();
+    // Raw node:sqlite: one transaction by hand, no helper of ours in the baseline.
+    db.exec('BEGIN IMMEDIATE');
+    insertAll(db, 'changesets', rows.changesets);
+    insertAll(db, 'blobs', rows.blobs);
+    insertAll(db, 'change_entries', rows.entries);
+    insertAll(db, 'tool_invocations', rows.invocations);
+    insertAll(db, 'events', rows.events);
+    db.exec('COMMIT');
     const ms = performance.now() - started;
     db.close();
     if (hashes.length !== files.length) throw new Error('baseline hashed the wrong number of files');

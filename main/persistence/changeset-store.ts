@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
 import {
   CHANGE_OPERATIONS,
   type ChangeEntry,
@@ -14,7 +13,7 @@ import { newId } from '../../shared/ids';
 import type { ChangeSetStore } from '../engine/changeset-store';
 import { countLineChanges } from '../engine/line-changes';
 import type { SqliteDatabase } from './database';
-import { fromBit, toBit, unitTransaction, writeTransaction } from './sql';
+import { fromBit, prepare, toBit, transaction, unitTransaction, writeTransaction, type Statement } from './sql';
 
 export interface EntryPage {
   offset?: number;
@@ -148,27 +147,27 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly atomicallyTx: <T>(fn: () => T) => T;
 
   constructor(readonly db: SqliteDatabase) {
-    this.insertChangeset = db.prepare('INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
-    this.selectChangeset = db.prepare('SELECT id, plan_id, created_at FROM changesets WHERE id = ?');
-    this.selectChangesetsForPlan = db.prepare('SELECT id, plan_id, created_at FROM changesets WHERE plan_id = ? ORDER BY pos');
-    this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)');
-    this.nextSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM change_entries WHERE changeset_id = ?');
-    this.insertEntry = db.prepare(
+    this.insertChangeset = prepare(db, 'INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
+    this.selectChangeset = prepare(db, 'SELECT id, plan_id, created_at FROM changesets WHERE id = ?');
+    this.selectChangesetsForPlan = prepare(db, 'SELECT id, plan_id, created_at FROM changesets WHERE plan_id = ? ORDER BY pos');
+    this.insertBlob = prepare(db, 'INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)');
+    this.nextSeq = prepare(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM change_entries WHERE changeset_id = ?');
+    this.insertEntry = prepare(db, 
       `INSERT INTO change_entries (changeset_id, seq, id, path, old_path, operation, before_hash, after_hash,
          before_blob, after_blob, binary, decision_id, invocation_id, insertions, deletions, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.selectEntries = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq`);
-    this.selectEntryPage = db.prepare(
+    this.selectEntries = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq`);
+    this.selectEntryPage = prepare(db, 
       `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq LIMIT ? OFFSET ?`,
     );
-    this.selectEntry = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? AND e.id = ?`);
-    this.selectMetaPage = db.prepare(
+    this.selectEntry = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? AND e.id = ?`);
+    this.selectMetaPage = prepare(db, 
       `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, insertions, deletions
        FROM change_entries WHERE changeset_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
     );
-    this.countEntriesStmt = db.prepare('SELECT COUNT(*) AS n FROM change_entries WHERE changeset_id = ?');
-    this.summaryStmt = db.prepare(
+    this.countEntriesStmt = prepare(db, 'SELECT COUNT(*) AS n FROM change_entries WHERE changeset_id = ?');
+    this.summaryStmt = prepare(db, 
       `SELECT COUNT(*) AS entryCount, COUNT(DISTINCT path) AS files,
          COALESCE(SUM(operation = 'create'), 0) AS creates, COALESCE(SUM(operation = 'modify'), 0) AS modifies,
          COALESCE(SUM(operation = 'delete'), 0) AS deletes, COALESCE(SUM(operation = 'rename'), 0) AS renames,
@@ -177,11 +176,13 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     );
 
     // A changeset and its entries are read in one snapshot, so another process's commit cannot land between them.
-    this.getTx = db.transaction((changesetId: string) => {
-      const row = this.selectChangeset.get(changesetId);
-      return row && this.readChangeset(row);
-    });
-    this.getForPlanTx = db.transaction((planId: string) => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
+    this.getTx = (changesetId: string) =>
+      transaction(db, 'deferred', () => {
+        const row = this.selectChangeset.get(changesetId);
+        return row && this.readChangeset(row);
+      });
+    this.getForPlanTx = (planId: string) =>
+      transaction(db, 'deferred', () => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
 
     this.atomicallyTx = unitTransaction(db);
     this.recordTx = writeTransaction(db, (changesetId: string, entries: readonly ChangeEntry[]) => {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from './database';
+import { openDatabase, pragma } from './database';
+import { transaction } from './sql';
 import { createStores, type SqliteStores } from './stores';
 import { makeEntry, makePlan, tempDatabase } from './test-support/fixtures';
 
@@ -93,10 +94,10 @@ describe('two processes on one database file', () => {
         const plan = stores.plans.get(shared.id);
         expect(plan?.name).toBe('shared');
         // Inside one read transaction both reads see the same snapshot, however the writer goes on.
-        stores.db.transaction(() => {
+        transaction(stores.db, 'deferred', () => {
           const summary = stores.changesets.summarize(changesetId);
           expect(summary.entryCount).toBe(stores.changesets.countEntries(changesetId));
-        })();
+        });
         stores.events.list(shared.id, Math.max(0, stores.events.lastSeq(shared.id) - 5));
         // Writes to the very rows the other process writes.
         stores.events.appendNext(shared.id, 'execute_step', { writer: 'parent', loop: loops });
@@ -139,7 +140,7 @@ describe('two processes on one database file', () => {
 
     const reopened = createStores(openDatabase(temp.file));
     try {
-      expect(reopened.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(pragma(reopened.db, 'integrity_check')).toBe('ok');
       const count = reopened.changesets.countEntries(changesetId);
       // Everything reported committed is there; at most the one in flight may also be.
       expect(count).toBeGreaterThanOrEqual(reported);

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DATABASE_FILE, openDatabase, openDataDirDatabase, runMigrations, schemaVersion } from './database';
+import { DATABASE_FILE, openDatabase, openDataDirDatabase, pragma, runMigrations, schemaVersion } from './database';
 import { MIGRATIONS } from './migrations';
 import { SqlitePlanRepository } from './plan-repository';
 import { makePlan, tempDir } from './test-support/fixtures';
@@ -19,10 +19,10 @@ describe('openDatabase', () => {
 
   it('sets the pragmas the stores rely on', () => {
     const db = openDatabase(fresh());
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(pragma(db, 'journal_mode')).toBe('wal');
+    expect(pragma(db, 'busy_timeout')).toBe(5000);
+    expect(pragma(db, 'foreign_keys')).toBe(1);
+    expect(pragma(db, 'synchronous')).toBe(1); // NORMAL
     db.close();
   });
 
@@ -30,7 +30,7 @@ describe('openDatabase', () => {
     const db = openDatabase(fresh());
     expect(schemaVersion(db)).toBe(MIGRATIONS.length);
     const tables = db
-      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
       .map((t) => t.name);
     expect(tables).toEqual(
@@ -77,7 +77,7 @@ describe('openDatabase', () => {
   it('refuses a database written by a newer build', () => {
     const file = fresh();
     const db = openDatabase(file);
-    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
     db.close();
     expect(() => openDatabase(file)).toThrow(/newer than this build supports/);
   });
@@ -95,7 +95,7 @@ describe('openDatabase', () => {
     const dir = path.join(tempDir(), 'nested', 'data');
     dirs.push(path.dirname(path.dirname(dir)));
     const db = openDataDirDatabase(dir);
-    expect(db.name).toBe(path.join(dir, DATABASE_FILE));
+    expect(db.location()).toBe(path.join(dir, DATABASE_FILE));
     expect(existsSync(path.join(dir, DATABASE_FILE))).toBe(true);
     db.close();
   });

@@ -1,16 +1,23 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { MIGRATIONS } from './migrations';
+import { transaction } from './sql';
 
-export type SqliteDatabase = Database.Database;
+export type SqliteDatabase = DatabaseSync;
 
 export const DATABASE_FILE = 'agents.db';
 export const BUSY_TIMEOUT_MS = 5000;
 
+/** Reads one pragma's value (`PRAGMA name`), e.g. `pragma(db, 'journal_mode')` -> 'wal'. */
+export function pragma(db: SqliteDatabase, name: string): unknown {
+  const row = db.prepare(`PRAGMA ${name}`).get();
+  return row === undefined ? undefined : Object.values(row)[0];
+}
+
 /** The schema version the database is at (`PRAGMA user_version`). */
 export function schemaVersion(db: SqliteDatabase): number {
-  return db.pragma('user_version', { simple: true }) as number;
+  return pragma(db, 'user_version') as number;
 }
 
 /**
@@ -25,25 +32,25 @@ export function runMigrations(db: SqliteDatabase, migrations: readonly string[] 
       `database schema version ${current} is newer than this build supports (${migrations.length}); update the application`,
     );
   }
-  const apply = db.transaction((index: number) => {
-    if (schemaVersion(db) !== index) return;
-    db.exec(migrations[index]);
-    db.pragma(`user_version = ${index + 1}`);
-  });
-  for (let index = current; index < migrations.length; index += 1) apply.immediate(index);
+  for (let index = current; index < migrations.length; index += 1) {
+    transaction(db, 'immediate', () => {
+      if (schemaVersion(db) !== index) return;
+      db.exec(migrations[index]);
+      db.exec(`PRAGMA user_version = ${index + 1}`);
+    });
+  }
   return schemaVersion(db);
 }
 
 /** Opens (creating if needed) a database file with the pragmas the stores rely on, migrated to the latest schema. */
 export function openDatabase(file: string, migrations: readonly string[] = MIGRATIONS): SqliteDatabase {
-  const db = new Database(file);
+  // The busy timeout is set at open, before anything else: switching to WAL needs a lock another process may briefly hold.
+  const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
-    // busy_timeout first: switching to WAL needs a lock another process may briefly hold.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.pragma('journal_mode = WAL');
+    db.exec('PRAGMA journal_mode = WAL');
     // NORMAL is durable against process crashes in WAL mode; only a power loss can drop the last commits.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
     runMigrations(db, migrations);
     return db;
   } catch (error) {

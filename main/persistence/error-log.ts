@@ -1,9 +1,8 @@
-import type { Statement } from 'better-sqlite3';
 import { type ErrorRecord, ErrorRecordSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import type { ErrorLog } from '../engine/recovery';
 import type { SqliteDatabase } from './database';
-import { fromBit, toBit } from './sql';
+import { fromBit, prepare, toBit, type Statement } from './sql';
 
 interface ErrorRow {
   id: string;
@@ -28,13 +27,13 @@ export class SqliteErrorLog implements ErrorLog {
   private readonly selectForPlan: Statement<[string], ErrorRow>;
 
   constructor(readonly db: SqliteDatabase) {
-    this.insert = db.prepare(
+    this.insert = prepare(db, 
       `INSERT INTO error_records (id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action,
          message, stack, hint, command, outcome, created_at)
        VALUES (@id, @planId, @phase, @decisionId, @attempt, @category, @retriable, @recoveryAction,
          @message, @stack, @hint, @command, @outcome, @createdAt)`,
     );
-    this.selectForPlan = db.prepare(
+    this.selectForPlan = prepare(db, 
       `SELECT id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action, message, stack, hint,
          command, outcome, created_at FROM error_records WHERE plan_id = ? ORDER BY pos`,
     );

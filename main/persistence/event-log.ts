@@ -1,9 +1,8 @@
-import type { Statement } from 'better-sqlite3';
 import { parseOrThrow } from '../../shared/errors';
 import { STREAM_EVENT_TYPES, type StreamEvent, StreamEventSchema, type StreamEventType } from '../../shared/events';
 import type { EventLog } from '../engine/event-stream';
 import type { SqliteDatabase } from './database';
-import { fromJson, isConstraintError, toJson, writeTransaction } from './sql';
+import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement } from './sql';
 
 interface EventRow {
   plan_id: string;
@@ -37,9 +36,9 @@ export class SqliteEventLog implements EventLog {
   private readonly appendNextTx: (planId: string, type: StreamEventType, data: Record<string, unknown>) => StreamEvent;
 
   constructor(readonly db: SqliteDatabase) {
-    this.insert = db.prepare('INSERT INTO events (plan_id, seq, ts, type, data) VALUES (?, ?, ?, ?, ?)');
-    this.select = db.prepare('SELECT plan_id, seq, ts, type, data FROM events WHERE plan_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-    this.selectLastSeq = db.prepare('SELECT MAX(seq) AS seq FROM events WHERE plan_id = ?');
+    this.insert = prepare(db, 'INSERT INTO events (plan_id, seq, ts, type, data) VALUES (?, ?, ?, ?, ?)');
+    this.select = prepare(db, 'SELECT plan_id, seq, ts, type, data FROM events WHERE plan_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.selectLastSeq = prepare(db, 'SELECT MAX(seq) AS seq FROM events WHERE plan_id = ?');
     this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: Record<string, unknown>) => {
       const candidate = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
       const event = isStreamEvent(candidate) ? candidate : parseOrThrow(StreamEventSchema, candidate, 'event');

@@ -1,9 +1,8 @@
-import type { Statement } from 'better-sqlite3';
 import { type ToolInvocation, ToolInvocationSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import type { InvocationLog } from '../engine/tool-runner';
 import type { SqliteDatabase } from './database';
-import { fromBit, fromJson, toBit, toJson } from './sql';
+import { fromBit, fromJson, prepare, toBit, toJson, type Statement } from './sql';
 
 interface InvocationRow {
   id: string;
@@ -51,14 +50,14 @@ export class SqliteInvocationLog implements InvocationLog {
   private readonly selectOne: Statement<[string], InvocationRow>;
 
   constructor(readonly db: SqliteDatabase) {
-    this.insert = db.prepare(
+    this.insert = prepare(db, 
       `INSERT INTO tool_invocations (id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms)
        VALUES (@id, @planId, @decisionId, @tool, @args, @ok, @result, @error, @startedAt, @durationMs)`,
     );
     const columns = 'id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms';
-    this.selectForPlan = db.prepare(`SELECT ${columns} FROM tool_invocations WHERE plan_id = ? ORDER BY pos`);
-    this.selectForDecision = db.prepare(`SELECT ${columns} FROM tool_invocations WHERE decision_id = ? ORDER BY pos`);
-    this.selectOne = db.prepare(`SELECT ${columns} FROM tool_invocations WHERE id = ?`);
+    this.selectForPlan = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE plan_id = ? ORDER BY pos`);
+    this.selectForDecision = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE decision_id = ? ORDER BY pos`);
+    this.selectOne = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE id = ?`);
   }
 
   record(invocation: ToolInvocation): void {

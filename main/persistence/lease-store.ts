@@ -1,9 +1,8 @@
 import { hostname as osHostname } from 'node:os';
-import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { parseOrThrow } from '../../shared/errors';
 import type { SqliteDatabase } from './database';
-import { writeTransaction } from './sql';
+import { prepare, writeTransaction, type Statement } from './sql';
 
 export const PlanLeaseSchema = z.object({
   planId: z.string().min(1),
@@ -75,16 +74,16 @@ export class SqliteLeaseStore {
     this.now = options.now ?? (() => new Date());
     this.isAlive = options.isAlive ?? processIsAlive;
     this.hostname = options.hostname ?? osHostname();
-    this.upsert = db.prepare(
+    this.upsert = prepare(db, 
       `INSERT INTO plan_leases (plan_id, pid, hostname, heartbeat_at, acquired_at)
        VALUES (@planId, @pid, @hostname, @heartbeatAt, @acquiredAt)
        ON CONFLICT (plan_id) DO UPDATE SET pid = excluded.pid, hostname = excluded.hostname,
          heartbeat_at = excluded.heartbeat_at, acquired_at = excluded.acquired_at`,
     );
-    this.touch = db.prepare('UPDATE plan_leases SET heartbeat_at = ? WHERE plan_id = ? AND pid = ? AND hostname = ?');
-    this.remove = db.prepare('DELETE FROM plan_leases WHERE plan_id = ? AND pid = ? AND hostname = ?');
-    this.selectOne = db.prepare('SELECT * FROM plan_leases WHERE plan_id = ?');
-    this.selectAll = db.prepare('SELECT * FROM plan_leases ORDER BY acquired_at, plan_id');
+    this.touch = prepare(db, 'UPDATE plan_leases SET heartbeat_at = ? WHERE plan_id = ? AND pid = ? AND hostname = ?');
+    this.remove = prepare(db, 'DELETE FROM plan_leases WHERE plan_id = ? AND pid = ? AND hostname = ?');
+    this.selectOne = prepare(db, 'SELECT * FROM plan_leases WHERE plan_id = ?');
+    this.selectAll = prepare(db, 'SELECT * FROM plan_leases ORDER BY acquired_at, plan_id');
 
     // Read and write under one write lock: two processes cannot both take the same plan.
     this.acquireTx = writeTransaction(db, (planId: string, pid: number, hostname: string): LeaseAcquisition => {

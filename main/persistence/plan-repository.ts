@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import {
   DECISION_STATUSES,
   DECISION_TYPES,
@@ -14,7 +13,7 @@ import {
 import { parseOrThrow } from '../../shared/errors';
 import type { PlanRepository } from '../engine/plan-repository';
 import type { SqliteDatabase } from './database';
-import { fromJson, isConstraintError, toJson, writeTransaction } from './sql';
+import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement } from './sql';
 
 export interface PlanQuery {
   phase?: Phase;
@@ -58,23 +57,23 @@ export class SqlitePlanRepository implements PlanRepository {
   private readonly updateDecisionStatus: Statement<[string, string, string]>;
 
   constructor(readonly db: SqliteDatabase) {
-    this.insertPlan = db.prepare(
+    this.insertPlan = prepare(db, 
       `INSERT INTO plans (id, name, phase, processing_state, created_at, updated_at, data)
        VALUES (@id, @name, @phase, @processingState, @createdAt, @updatedAt, @data)`,
     );
-    this.updatePlan = db.prepare(
+    this.updatePlan = prepare(db, 
       `UPDATE plans SET name = @name, phase = @phase, processing_state = @processingState,
          updated_at = @updatedAt, data = @data WHERE id = @id`,
     );
-    this.selectPlan = db.prepare('SELECT data FROM plans WHERE id = ?');
-    this.selectPlans = db.prepare('SELECT data FROM plans ORDER BY created_at DESC, id DESC');
-    this.queryPlans = db.prepare(
+    this.selectPlan = prepare(db, 'SELECT data FROM plans WHERE id = ?');
+    this.selectPlans = prepare(db, 'SELECT data FROM plans ORDER BY created_at DESC, id DESC');
+    this.queryPlans = prepare(db, 
       `SELECT data FROM plans
        WHERE (@phase IS NULL OR phase = @phase) AND (@processingState IS NULL OR processing_state = @processingState)
        ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`,
     );
-    this.countPlans = db.prepare('SELECT COUNT(*) AS n FROM plans');
-    this.upsertDecision = db.prepare(
+    this.countPlans = prepare(db, 'SELECT COUNT(*) AS n FROM plans');
+    this.upsertDecision = prepare(db, 
       `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, created_at, updated_at)
        VALUES (@id, @planId, @parentId, @type, @order, @status, @description, @rationale, @toolCalls, @createdAt, @updatedAt)
        ON CONFLICT (id) DO UPDATE SET
@@ -83,8 +82,8 @@ export class SqlitePlanRepository implements PlanRepository {
          rationale = excluded.rationale, tool_calls = excluded.tool_calls,
          created_at = excluded.created_at, updated_at = excluded.updated_at`,
     );
-    this.selectDecisions = db.prepare('SELECT * FROM decisions WHERE plan_id = ? ORDER BY sort_order, id');
-    this.updateDecisionStatus = db.prepare('UPDATE decisions SET status = ?, updated_at = ? WHERE id = ?');
+    this.selectDecisions = prepare(db, 'SELECT * FROM decisions WHERE plan_id = ? ORDER BY sort_order, id');
+    this.updateDecisionStatus = prepare(db, 'UPDATE decisions SET status = ?, updated_at = ? WHERE id = ?');
 
     this.updateTx = writeTransaction(db, (id: string, patch: PlanPatch) => {
       const current = this.get(id);

@@ -32,7 +32,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     errors: new SqliteErrorLog(db),
     leases: new SqliteLeaseStore(db, options.leases),
     close: () => {
-      if (db.open) db.close();
+      if (db.isOpen) db.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StrategyDecision } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
@@ -40,17 +40,17 @@ afterEach(() => {
 describe('a run\'s writes over SQLite: grouped commits, events after the commit', () => {
   it('delivers change_recorded and tool_call_finished only once another connection can read what they announce', async () => {
     const { temp, planId, events, actor, decision } = setup();
-    const reader = new Database(temp.file, { readonly: true });
+    const reader = new DatabaseSync(temp.file, { readOnly: true });
     cleanup.push(() => reader.close(), temp.dispose);
     const checked: string[] = [];
     events.subscribe((event: StreamEvent) => {
       // Another connection sees only committed rows.
       if (event.type === 'change_recorded') {
-        expect(reader.prepare('SELECT COUNT(*) AS n FROM change_entries WHERE id = ?').get(event.data.entryId)).toEqual({ n: 1 });
+        expect(reader.prepare('SELECT COUNT(*) AS n FROM change_entries WHERE id = ?').get(event.data.entryId as string)).toEqual({ n: 1 });
         checked.push(event.type);
       }
       if (event.type === 'tool_call_finished') {
-        expect(reader.prepare('SELECT COUNT(*) AS n FROM tool_invocations WHERE id = ?').get(event.data.invocationId)).toEqual({ n: 1 });
+        expect(reader.prepare('SELECT COUNT(*) AS n FROM tool_invocations WHERE id = ?').get(event.data.invocationId as string)).toEqual({ n: 1 });
         checked.push(event.type);
       }
       expect(reader.prepare('SELECT COUNT(*) AS n FROM events WHERE plan_id = ? AND seq = ?').get(planId, event.seq)).toEqual({ n: 1 });

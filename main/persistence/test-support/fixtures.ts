@@ -35,7 +35,7 @@ export function tempDatabase(): { db: SqliteDatabase; dir: string; file: string;
     dir,
     file,
     dispose: () => {
-      if (db.open) db.close();
+      if (db.isOpen) db.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
