@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
 export const PhaseSchema = z.enum(PHASES);
@@ -179,6 +180,8 @@ export const PlanFileSchema = z
     automationProfile: ProfileRefSchema.optional(),
     invariants: z.array(z.string()).default([]),
     definitionOfDone: DefinitionOfDoneSchema,
+    /** A model strategizes and executes the plan; its definition of done is in plain words. */
+    agent: AgentFileSchema.optional(),
   })
   .strict();
 export type PlanFile = z.infer<typeof PlanFileSchema>;
@@ -199,6 +202,10 @@ export const PlanSchema = z.object({
   sandboxRefs: z.array(z.string()),
   errorMessage: z.string().nullable(),
   errorDetails: z.record(z.string(), z.unknown()),
+  /** Set for a plan a model strategizes and executes. */
+  agent: AgentSpecSchema.optional(),
+  /** Tokens the model used, per step and in all. */
+  usage: PlanUsageSchema.optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -206,7 +213,23 @@ export type Plan = z.infer<typeof PlanSchema>;
 
 // ---- errors ---------------------------------------------------------------
 
-export const ERROR_CATEGORIES = ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal'] as const;
+export const ERROR_CATEGORIES = [
+  'transient',
+  'validation',
+  'policy',
+  'tool',
+  'conflict',
+  'interrupted',
+  'internal',
+  /** The model provider refused the credentials (401, 403). */
+  'auth',
+  /** The provider does not know the model, or no model is configured. */
+  'model_config',
+  /** The model's proposal did not validate, even after it was told why. */
+  'model_output',
+  /** A step used up its turn or token budget. */
+  'budget',
+] as const;
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 
@@ -229,7 +252,8 @@ export const ExecuteResultSchema = z.object({
 });
 export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 
-export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual'] as const;
+/** `correct`: the model runs the failed step again, told of the failure and the operator's note. */
+export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual', 'correct'] as const;
 export const RecoveryActionSchema = z.enum(RECOVERY_ACTIONS);
 export type RecoveryAction = z.infer<typeof RecoveryActionSchema>;
 

@@ -20,6 +20,26 @@ export const CATEGORY_POLICIES: Record<ErrorCategory, CategoryPolicy> = {
   conflict: { retriable: false, action: 'manual', hint: 'The project changed since the plan ran. Review the conflicting files, then apply the rest or discard the plan.' },
   interrupted: { retriable: false, action: 'retry', hint: 'The process running this plan stopped before it finished. Retry resumes at the step that was running.' },
   internal: { retriable: false, action: 'manual', hint: 'An unexpected error inside the engine. Read the stack in the error history; retry once the cause is understood.' },
+  auth: {
+    retriable: false,
+    action: 'retry',
+    hint: 'The model provider refused the API key. Set AGENTS_API_KEY, or store a key with `agents config set apiKey <key>`, then retry.',
+  },
+  model_config: {
+    retriable: false,
+    action: 'retry',
+    hint: 'The model is unknown to the provider or not configured. Set agent.model in the plan file, AGENTS_MODEL, or `agents config set model provider:model`, then retry.',
+  },
+  model_output: {
+    retriable: false,
+    action: 'retry',
+    hint: "The model's output did not validate, even after it was told why three times. Retry, or use a more capable model.",
+  },
+  budget: {
+    retriable: false,
+    action: 'correct',
+    hint: 'The model used up its turn or token budget for this step. Ask the agent to fix it with a note, or raise agent.maxTurnsPerStep and retry.',
+  },
 };
 
 const NODE_TRANSIENT_CODES = new Set(['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'ETIMEDOUT', 'ECONNRESET', 'SQLITE_BUSY']);
@@ -61,7 +81,23 @@ export function recoveryHints(planId: string, category: ErrorCategory): Recovery
       return [{ ...reset, action: 'revert_to_strategize', message: policy.hint }, inspect];
     case 'manual':
       return [{ ...inspect, message: policy.hint }, retry, discard];
+    case 'correct':
+      return [{ action: 'correct', message: policy.hint, command: `agents plan correct ${planId} --note "what to do differently"` }, retry, inspect];
   }
+}
+
+/** A hint the error carries for its own case (the model it names, the setting to change). */
+function hintOf(error: unknown): string | undefined {
+  const cause = error instanceof ToolCallError ? error.cause : error;
+  const value = cause instanceof EngineError ? cause.details.hint : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** How long the provider asked us to wait (Retry-After), if it did. */
+function retryAfterMsOf(error: unknown): number {
+  const cause = error instanceof ToolCallError ? error.cause : error;
+  const value = cause instanceof EngineError ? cause.details.retryAfterMs : undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 export interface ErrorRecoveryOptions {
@@ -104,6 +140,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
     const retry = policy.retriable && attempt <= maxRetries;
     const err = error instanceof Error ? error : new Error(String(error));
     const hints = recoveryHints(plan.id, category);
+    const hint = hintOf(error) ?? policy.hint;
     const record: ErrorRecord = {
       id: newId(),
       planId: plan.id,
@@ -115,7 +152,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
       recoveryAction: policy.action,
       message: err.message,
       stack: err.stack ?? null,
-      hint: policy.hint,
+      hint,
       command: hints[0]?.command ?? null,
       outcome: retry ? 'retried' : 'gave_up',
       createdAt: new Date().toISOString(),
@@ -123,7 +160,8 @@ export class ErrorRecoveryService implements ErrorRecovery {
     this.log.record(record);
     this.lifecycle.events.publish(plan.id, 'error_recorded', { ...record, stack: undefined });
 
-    const delayMs = retry ? this.delayFor(attempt) : 0;
+    // The provider's Retry-After is a floor: retrying sooner would only be refused again.
+    const delayMs = retry ? Math.max(this.delayFor(attempt), retryAfterMsOf(error)) : 0;
     const reason = retry
       ? `Retrying automatically (retry ${attempt} of ${maxRetries}) in ${delayMs} ms after a ${category} failure: ${err.message}`
       : policy.retriable
@@ -137,7 +175,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
       maxRetries,
       retriable: policy.retriable,
       recoveryAction: policy.action,
-      hint: policy.hint,
+      hint,
       recoveryCommand: record.command,
     };
     return retry ? { retry: true, delayMs, details: { category, maxRetries } } : { retry: false, details };
