@@ -20,7 +20,8 @@ export function parseModelRef(ref: string): { provider: Provider; model: string 
 }
 
 export const DEFAULT_MAX_TURNS_PER_STEP = 20;
-export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+/** Output tokens one step (strategize counts as one) may use across all its model calls. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
 
 /** `agent:` in a plan file: `true`, or the model and budgets to use. */
 export const AgentFileSchema = z.union([
@@ -110,3 +111,25 @@ export const SettingsPatchSchema = z
   })
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
+
+/** Adds one model call's tokens (and the step's summary, once known) to a plan's usage. */
+export function addUsage(usage: PlanUsage | undefined, delta: StepUsage): PlanUsage {
+  const steps = [...(usage?.steps ?? [])];
+  const at = steps.findIndex((s) => s.decisionId === delta.decisionId && s.phase === delta.phase);
+  if (at === -1) steps.push(delta);
+  else {
+    const step = steps[at];
+    steps[at] = {
+      ...step,
+      inputTokens: step.inputTokens + delta.inputTokens,
+      outputTokens: step.outputTokens + delta.outputTokens,
+      turns: step.turns + delta.turns,
+      summary: delta.summary ?? step.summary,
+    };
+  }
+  return {
+    inputTokens: (usage?.inputTokens ?? 0) + delta.inputTokens,
+    outputTokens: (usage?.outputTokens ?? 0) + delta.outputTokens,
+    steps,
+  };
+}

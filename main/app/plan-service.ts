@@ -26,6 +26,11 @@ import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } fr
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
+import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
+import { ModelAgent } from '../engine/model/model-agent';
+import type { CorrectionContext } from '../engine/model/prompts';
+import { createLanguageModel, type ModelConfig } from '../engine/model/provider';
+import { resolveModelConfig, type SettingsStore } from './settings';
 
 /** Everything the service keeps; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -46,6 +51,10 @@ export interface PlanServiceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** How often a running plan's lease is renewed. */
   heartbeatMs?: number;
+  /** The model settings of the data directory (`agents config`, the console's Settings). */
+  settings: SettingsStore;
+  /** Where AGENTS_MODEL, AGENTS_BASE_URL and AGENTS_API_KEY are read; default: process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface DecisionNode extends StrategyDecision {
@@ -60,6 +69,8 @@ export interface RunOptions {
   streamCallback?: StreamCallback;
   step?: boolean;
   breakpoints?: string[];
+  /** For `correct`: the failed step's failure and the operator's note, in the model's context. */
+  corrections?: ReadonlyMap<string, CorrectionContext>;
 }
 
 export interface ApplyResult {
@@ -195,7 +206,10 @@ export class PlanService {
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
+    const agent = agentSpecOf(plan.agent);
+    if (agent) this.modelConfig(agent);
     return this.lifecycle.createPlan({
+      agent,
       name: plan.name,
       description: plan.description,
       definitionOfDone: plan.definitionOfDone,
@@ -205,9 +219,59 @@ export class PlanService {
     });
   }
 
+  // ---- the model ------------------------------------------------------------
+
+  /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */
+  modelConfig(agent: NonNullable<Plan['agent']>): ModelConfig {
+    return resolveModelConfig(agent, this.options.env ?? process.env, this.options.settings);
+  }
+
+  settingsView(): SettingsView {
+    return this.options.settings.view(this.options.env ?? process.env);
+  }
+
+  updateSettings(patch: SettingsPatch): SettingsView {
+    this.options.settings.patch(patch);
+    return this.settingsView();
+  }
+
+  /**
+   * The seed's `correct` action: the model runs the failed step again, told of the failure and the
+   * operator's note. Recorded as an error_recovery decision with action `correct`.
+   */
+  correct(planId: string, note: string | null, options: RunOptions = {}): Promise<Plan> {
+    const plan = this.get(planId);
+    if (!plan.agent) throw new PlanError(`plan ${planId} is not an agent plan; only a model can correct a step (use: agents plan retry ${planId})`, 'not_agent');
+    if (plan.processingState !== 'errored' || plan.phase !== 'execute') {
+      throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; correct needs a step that failed in execute`, 'wrong_state');
+    }
+    const failed = this.lifecycle.listDecisions(planId).find((d) => d.status === 'failed' || d.status === 'running');
+    if (!failed) throw new PlanError(`plan ${planId} has no failed step to correct`, 'wrong_state');
+    this.modelConfig(plan.agent);
+    const failure = plan.errorMessage ?? 'the step failed';
+    new ErrorRecoveryService(this.stores.errors, this.lifecycle).addRecoveryDecision(
+      plan,
+      failed.id,
+      'correct: the agent fixes the step',
+      `action: correct. The model runs step "${failed.description}" again, told of the failure (${failure})${note ? ` and the operator's note: ${note}` : ''}`,
+    );
+    this.lifecycle.reset(planId);
+    return this.run(planId, { ...options, corrections: new Map([[failed.id, { failure, note }]]) });
+  }
+
+  /**
+   * Where a model's proposed tree waits for the operator: under every profile except full-auto it
+   * is a pending approval of kind `plan`, answered by approve (execute goes on) or reject (the
+   * reason goes back to the model). Resolves true when execute may start now.
+   */
+  protected async reviewProposedTree(_planId: string): Promise<boolean> {
+    return true;
+  }
+
   /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
   run(planId: string, options: RunOptions = {}): Promise<Plan> {
     const plan = this.get(planId);
+    if (plan.agent) this.modelConfig(plan.agent);
     const runnable =
       (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
     if (!runnable) {
@@ -218,7 +282,10 @@ export class PlanService {
       );
     }
     return this.track(planId, options, async (executor, controller) => {
-      if (this.get(planId).phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+      if (this.get(planId).phase === 'strategize') {
+        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+        if (plan.agent && !(await this.reviewProposedTree(planId))) return;
+      }
       await executor.runExecute(planId, { streamCallback: options.streamCallback, beforeDecision: controller.beforeDecision });
     });
   }
@@ -308,7 +375,7 @@ export class PlanService {
     this.controllers.set(planId, controller);
     const run = (async () => {
       try {
-        const executor = await this.executorFor(planId);
+        const executor = await this.executorFor(planId, options);
         await body(executor, controller);
       } catch (error) {
         // The executor already recorded the failure on the plan; anything else is a bug worth surfacing.
@@ -325,7 +392,7 @@ export class PlanService {
     return run;
   }
 
-  private async executorFor(planId: string): Promise<PlanExecutor> {
+  private async executorFor(planId: string, options: RunOptions): Promise<PlanExecutor> {
     const plan = this.get(planId);
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     if (!sandboxRoot) {
@@ -347,9 +414,17 @@ export class PlanService {
       projectResources: plan.projectPath ? { project: { path: plan.projectPath } } : {},
       changesetStore: this.stores.changesets,
     });
+    const toolRunner = new ToolRunner(this.registry, this.stores.invocations);
+    let agent: ModelAgent | null = null;
+    if (plan.agent) {
+      const config = this.modelConfig(plan.agent);
+      agent = new ModelAgent({ model: createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle: this.lifecycle, sandboxRoot });
+    }
     return new PlanExecutor({
       lifecycleService: this.lifecycle,
-      toolRunner: new ToolRunner(this.registry, this.stores.invocations),
+      strategizer: agent ? { strategize: (p, invariants, emit) => agent.strategize(p, invariants, emit) } : undefined,
+      stepRunner: agent ? agent.stepRunner(plan, options.corrections) : undefined,
+      toolRunner,
       executionContext: context,
       errorRecoveryService: new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery),
       sleep: this.options.sleep,

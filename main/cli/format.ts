@@ -1,4 +1,5 @@
 import type { ErrorRecord, Plan } from '../../shared/domain';
+import { costOf, type Price, type SettingsView } from '../../shared/agent';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode, DiffEntry } from '../app/plan-service';
 import type { RecoveryHint } from '../engine/error-recovery-service';
@@ -21,7 +22,25 @@ export function formatPlanList(plans: Plan[]): string {
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
-export function formatPlan(plan: Plan): string {
+export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): string {
+  const cost = costOf(usage, price);
+  return `${usage.inputTokens} in, ${usage.outputTokens} out${cost !== null ? ` (cost ${cost.toFixed(4)})` : ''}`;
+}
+
+export function formatSettings(view: SettingsView): string {
+  const source = { env: 'from the environment', settings: 'from the settings file', none: 'not set' } as const;
+  return [
+    `model:        ${view.model ?? '(not set)'}`,
+    `baseUrl:      ${view.baseUrl ?? '(not set)'}`,
+    `apiKey:       ${view.apiKeySet ? '(set)' : '(not set)'}`,
+    `priceInput:   ${view.price ? `${view.price.inputPerMTok} per million tokens` : '(not set)'}`,
+    `priceOutput:  ${view.price ? `${view.price.outputPerMTok} per million tokens` : '(not set)'}`,
+    '',
+    `in effect:    model ${view.effective.model ?? '(none)'} (${source[view.effective.modelSource]}), base URL ${view.effective.baseUrl ?? '(provider default)'}, API key ${source[view.effective.apiKeySource]}`,
+  ].join('\n');
+}
+
+export function formatPlan(plan: Plan, price?: Price | null): string {
   const lines = [
     `${plan.name}  (${plan.id})`,
     `  phase:      ${plan.phase}`,
@@ -32,6 +51,13 @@ export function formatPlan(plan: Plan): string {
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
     `  created:    ${plan.createdAt}`,
   ];
+  if (plan.agent) lines.push(`  agent:      ${plan.agent.model ?? '(model from the environment or settings)'}, ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
+  if (plan.usage) {
+    lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
+    for (const step of plan.usage.steps) {
+      lines.push(`    ${step.phase === 'strategize' ? 'strategize' : `step ${step.decisionId}`}: ${formatUsage(step, price)}, ${step.turns} turn(s)`);
+    }
+  }
   if (plan.description) lines.splice(1, 0, `  ${plan.description}`);
   if (plan.errorMessage) lines.push(`  error:      ${plan.errorMessage}`);
   if (typeof plan.errorDetails.hint === 'string') lines.push(`  hint:       ${plan.errorDetails.hint}`);
@@ -83,7 +109,7 @@ function summarize(data: Record<string, unknown>): string {
 }
 
 function summarizeFields(data: Record<string, unknown>): string {
-  const pick = ['phase', 'from', 'to', 'description', 'tool', 'path', 'operation', 'status', 'ok', 'reason', 'message', 'error', 'delayMs', 'attempt', 'category'];
+  const pick = ['phase', 'from', 'to', 'description', 'tool', 'path', 'operation', 'status', 'ok', 'reason', 'message', 'error', 'delayMs', 'attempt', 'category', 'text', 'inputTokens', 'outputTokens'];
   return pick
     .filter((k) => data[k] !== undefined && data[k] !== null)
     .map((k) => `${k}=${typeof data[k] === 'object' ? JSON.stringify(data[k]) : String(data[k])}`)

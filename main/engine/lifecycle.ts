@@ -33,6 +33,7 @@ export interface NewPlan {
   invariants?: string[];
   automationProfile: AutomationProfile;
   projectPath?: string | null;
+  agent?: Plan['agent'];
 }
 
 /**
@@ -78,6 +79,7 @@ export class PlanLifecycleService {
       sandboxRefs: [],
       errorMessage: null,
       errorDetails: {},
+      ...(input.agent ? { agent: input.agent } : {}),
       createdAt: now,
       updatedAt: now,
     };
