@@ -1,0 +1,116 @@
+@agent
+Feature: A model strategizes and executes agent plans
+  As an operator
+  I want a model to turn a goal in plain words into a plan and carry it out through the sandbox tools
+  So that I supervise the agent instead of writing every tool call myself
+
+  Background:
+    Given a scripted model server on 127.0.0.1
+    And a project with a README
+
+  Scenario: Strategize by the model proposes a tree, reading the project only
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that writes "NOTES.md" with "hello"
+    When the plan runs
+    Then the decision tree has the step "Write NOTES.md" with its rationale and acceptance check
+    And during strategize the model called only read-only tools
+    And the model was offered the tools file_read, file_list, file_search and propose_plan to strategize
+
+  Scenario: Execute by the model writes files through the sandbox tools
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that writes "NOTES.md" with "hello"
+    When the plan runs
+    Then the plan waits in phase apply
+    And the changeset creates "NOTES.md" with "hello"
+    And the tool invocations of the step were file.write then file.read
+    And the model was offered the 8 sandbox tools and finish_step to execute
+    And the events include model_output and model_usage
+    And the plan's usage counts the tokens of strategize and of the step
+    And the step's summary is "Wrote NOTES.md and read it back."
+
+  Scenario: An invalid proposal goes back to the model, which then proposes a valid tree
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that first proposes 2 invalid trees, then writes "NOTES.md" with "hello"
+    When the plan runs
+    Then the plan waits in phase apply
+    And the model was told why its proposal was invalid 2 times
+
+  Scenario: A proposal that stays invalid fails with category model_output
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that only proposes invalid trees
+    When the plan runs
+    Then the plan is errored with category "model_output"
+    And the model was asked 4 times
+
+  Scenario: A step that uses up its turns fails with category budget
+    Given an agent plan with at most 3 turns per step whose definition of done is "NOTES.md says hello"
+    And a model that proposes "Write NOTES.md" and then only lists files
+    When the plan runs
+    Then the plan is errored with category "budget"
+    And the next command is "agents plan correct"
+
+  Scenario: Correct runs the failed step again with the failure and the operator's note
+    Given an agent plan with at most 3 turns per step whose definition of done is "NOTES.md says hello"
+    And a model that proposes "Write NOTES.md" and then only lists files, unless told a note
+    When the plan runs
+    And I ask the agent to correct the step with the note "write the file at once"
+    Then the plan waits in phase apply
+    And the changeset creates "NOTES.md" with "hello"
+    And the model's last prompt for the step names the failure and the note "write the file at once"
+    And the step has an error_recovery decision with action correct
+
+  Scenario: A path outside the sandbox is refused by the tools, as for a scripted call
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that tries to write "../escape.txt"
+    When the plan runs
+    Then the plan is errored with category "policy"
+    And the plan's error names "escapes the sandbox"
+    And no file "escape.txt" exists beside the sandbox
+
+  Scenario: A tool failure goes back to the model, which then carries on
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that first reads the missing "TODO.md", then writes "NOTES.md" with "hello"
+    When the plan runs
+    Then the plan waits in phase apply
+    And the model was told that "TODO.md" does not exist
+
+  Scenario Outline: Transient provider errors are retried with the profile's limit
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that writes "NOTES.md" with "hello"
+    And the model server first answers <failure>
+    When the plan runs
+    Then the plan waits in phase apply
+    And one automatic retry was scheduled after at least <delay> ms
+
+    Examples:
+      | failure                       | delay |
+      | 429 with Retry-After 3        | 3000  |
+      | 500                           | 0     |
+      | with a stream that stalls     | 0     |
+
+  Scenario: A refused connection is transient and retried until the profile's limit
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And the model server is not listening
+    When the plan runs
+    Then the plan is errored with category "transient"
+    And 3 automatic retries were scheduled
+
+  Scenario Outline: Permanent provider errors are not retried and say what to change
+    Given an agent plan whose definition of done is "NOTES.md says hello"
+    And a model that writes "NOTES.md" with "hello"
+    And the model server first answers <failure>
+    When the plan runs
+    Then the plan is errored with category "<category>"
+    And no automatic retry was scheduled
+    And the plan's hint mentions "<hint>"
+
+    Examples:
+      | failure       | category     | hint            |
+      | 401           | auth         | AGENTS_API_KEY  |
+      | 403           | auth         | agents config   |
+      | unknown model | model_config | scripted-model  |
+
+  Scenario: An agent plan with no model configured is refused
+    Given no model is configured
+    When I create an agent plan
+    Then it is refused with a message naming "AGENTS_MODEL"
