@@ -29,6 +29,9 @@ export const ENGINE_EVENT_TYPES = [
   'model_output',
   /** Tokens after each model call: the call's, the step's and the plan's. */
   'model_usage',
+  'approval_requested',
+  'approval_resolved',
+  'recovery_applied',
 ] as const;
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;

@@ -38,8 +38,9 @@ function app(world: World): App {
   return world.agent.app;
 }
 
-function createAgentPlan(world: World, definition: string, agent = 'true'): void {
-  const yaml = `name: agent-plan\ndescription: An agent plan\nproject: ${world.agent.project}\nagent: ${agent}\ndefinitionOfDone: ${JSON.stringify(definition)}\n`;
+/** full-auto, with trusted's retry limit, unless a scenario says otherwise: the proposed tree does not wait. */
+function createAgentPlan(world: World, definition: string, agent = 'true', profile = '{ base: full-auto, autoRetryTransient: 3 }'): void {
+  const yaml = `name: agent-plan\ndescription: An agent plan\nproject: ${world.agent.project}\nautomationProfile: ${profile}\nagent: ${agent}\ndefinitionOfDone: ${JSON.stringify(definition)}\n`;
   world.agent.planId = app(world).service.createFromContent({ content: yaml }, world.agent.base).id;
 }
 
@@ -170,7 +171,7 @@ When('the plan runs', async function (this: World) {
 });
 
 When('I ask the agent to correct the step with the note {string}', async function (this: World, note: string) {
-  this.agent.plan = await app(this).service.correct(this.agent.planId ?? '', note);
+  this.agent.plan = await app(this).service.correct(this.agent.planId ?? '', { by: 'tester', reason: note });
 });
 
 Then('the decision tree has the step {string} with its rationale and acceptance check', function (this: World, description: string) {
@@ -272,7 +273,7 @@ Then('the step has an error_recovery decision with action correct', function (th
   const decisions = app(this).service.decisions(this.agent.planId ?? '');
   const step = decisions.find((d) => d.type === 'strategy_choice');
   const recovery = decisions.filter((d) => d.type === 'error_recovery' && d.parentId === step?.id);
-  assert.ok(recovery.some((d) => d.rationale.startsWith('action: correct')), JSON.stringify(recovery.map((d) => d.rationale)));
+  assert.ok(recovery.some((d) => d.rationale.startsWith('correct by tester: ')), JSON.stringify(recovery.map((d) => d.rationale)));
   assert.equal(step?.status, 'done');
 });
 

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { ChangeEntry, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import type { Approval, ChangeEntry, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
-import { childrenByParent } from '../../shared/decision-tree';
+import { childrenByParent, stepsInOrder } from '../../shared/decision-tree';
 import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
@@ -18,19 +18,26 @@ import { PlanLifecycleService } from '../engine/lifecycle';
 import { PlanExecutor } from '../engine/plan-executor';
 import type { PlanRepository } from '../engine/plan-repository';
 import type { ErrorLog } from '../engine/recovery';
+import { ApprovalGate } from '../engine/approval-gate';
+import { pendingApproval } from '../engine/approvals';
+import { InvariantRules } from '../engine/invariants';
+import { parseDefinitionOfDone } from '../engine/strategize-actor';
 import { createSandbox, removeSandbox } from '../engine/sandbox/sandbox';
 import { TreeChangeTracker } from '../engine/sandbox/tracker';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-runner';
+import { ApprovalPending } from '../engine/errors';
+import { newId } from '../../shared/ids';
 import { registerBuiltinTools } from '../engine/tools';
-import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from './plan-file';
+import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, loadStepFile, parsePlanText, validatePlanFile } from './plan-file';
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
 import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
-import { ModelAgent } from '../engine/model/model-agent';
+import { ModelAgent, type Rejection } from '../engine/model/model-agent';
 import type { CorrectionContext } from '../engine/model/prompts';
 import { createLanguageModel, type ModelConfig } from '../engine/model/provider';
 import { resolveModelConfig, type SettingsStore } from './settings';
+import type { ApprovalStore } from '../engine/approvals';
 
 /** Everything the service keeps; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -40,6 +47,7 @@ export interface EngineStores {
   invocations: InvocationLog;
   errors: ErrorLog;
   leases: LeaseStore;
+  approvals: ApprovalStore;
 }
 
 export interface PlanServiceOptions {
@@ -67,10 +75,17 @@ export interface DiffEntry extends ChangeEntryMeta {
 
 export interface RunOptions {
   streamCallback?: StreamCallback;
+  /** Pause before each decision; by default as the plan's profile says (`manual` does). */
   step?: boolean;
   breakpoints?: string[];
   /** For `correct`: the failed step's failure and the operator's note, in the model's context. */
   corrections?: ReadonlyMap<string, CorrectionContext>;
+}
+
+/** Who answers an approval or applies a recovery: the OS user at the CLI, "console" in the console. */
+export interface Answer {
+  by: string;
+  reason?: string;
 }
 
 export interface ApplyResult {
@@ -89,6 +104,8 @@ export class PlanService {
   private readonly tracker = new TreeChangeTracker();
   private readonly controllers = new Map<string, RunController>();
   private readonly runs = new Map<string, Promise<Plan>>();
+  /** A rejected proposal and its reason, for the model's next proposal in the same process. */
+  private readonly rejections = new Map<string, Rejection>();
 
   constructor(private readonly options: PlanServiceOptions) {
     this.events = new EventPublisher(options.stores.events);
@@ -182,12 +199,23 @@ export class PlanService {
     return exportPatch(this.changeEntries(planId));
   }
 
-  errors(planId: string): { planId: string; errors: ErrorRecord[]; recoveryHints: RecoveryHint[] } {
+  /** The error history, the tree's error decisions, and the commands that apply now (none unless the plan is errored). */
+  errors(planId: string): { planId: string; errors: ErrorRecord[]; recoveryDecisions: StrategyDecision[]; recoveryHints: RecoveryHint[] } {
     const plan = this.get(planId);
     const errors = this.stores.errors.listForPlan(planId);
+    const decisions = this.lifecycle.listDecisions(planId);
     const last = errors.at(-1);
-    const hints = plan.processingState === 'errored' ? recoveryHints(planId, last?.category ?? classifyError(null)) : [];
-    return { planId, errors, recoveryHints: hints };
+    const step = last?.decisionId ? stepsInOrder(decisions).findIndex((d) => d.id === last.decisionId) + 1 : 0;
+    const hints = plan.processingState === 'errored' ? recoveryHints(planId, last?.category ?? classifyError(null), step || null) : [];
+    const recoveryDecisions = decisions.filter((d) => d.type === 'error_recovery');
+    return { planId, errors, recoveryDecisions, recoveryHints: hints };
+  }
+
+  /** The plan's approvals, oldest first; the pending one (at most one) is what the plan waits for. */
+  approvals(planId: string): { planId: string; pending: Approval | null; approvals: Approval[] } {
+    this.get(planId);
+    const approvals = this.stores.approvals.listForPlan(planId);
+    return { planId, pending: pendingApproval(approvals) ?? null, approvals };
   }
 
   // ---- changing -------------------------------------------------------------
@@ -239,33 +267,65 @@ export class PlanService {
    * The seed's `correct` action: the model runs the failed step again, told of the failure and the
    * operator's note. Recorded as an error_recovery decision with action `correct`.
    */
-  correct(planId: string, note: string | null, options: RunOptions = {}): Promise<Plan> {
+  correct(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
     const plan = this.get(planId);
     if (!plan.agent) throw new PlanError(`plan ${planId} is not an agent plan; only a model can correct a step (use: agents plan retry ${planId})`, 'not_agent');
     if (plan.processingState !== 'errored' || plan.phase !== 'execute') {
       throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; correct needs a step that failed in execute`, 'wrong_state');
     }
-    const failed = this.lifecycle.listDecisions(planId).find((d) => d.status === 'failed' || d.status === 'running');
+    const failed = this.failedStep(planId);
     if (!failed) throw new PlanError(`plan ${planId} has no failed step to correct`, 'wrong_state');
     this.modelConfig(plan.agent);
     const failure = plan.errorMessage ?? 'the step failed';
-    new ErrorRecoveryService(this.stores.errors, this.lifecycle).addRecoveryDecision(
-      plan,
-      failed.id,
-      'correct: the agent fixes the step',
-      `action: correct. The model runs step "${failed.description}" again, told of the failure (${failure})${note ? ` and the operator's note: ${note}` : ''}`,
-    );
-    this.lifecycle.reset(planId);
+    const note = answer.reason?.trim() || null;
+    this.recovered(planId, failed.id, 'correct', `Asked the agent to fix step "${failed.description}"`, { by: answer.by, reason: note ?? undefined });
     return this.run(planId, { ...options, corrections: new Map([[failed.id, { failure, note }]]) });
   }
 
   /**
-   * Where a model's proposed tree waits for the operator: under every profile except full-auto it
-   * is a pending approval of kind `plan`, answered by approve (execute goes on) or reject (the
-   * reason goes back to the model). Resolves true when execute may start now.
+   * A model's proposed tree waits for the operator under every profile except full-auto: one
+   * pending approval of kind `plan`, on the tree's root. Approve lets execute start; reject sends
+   * the reason back to the model, whose new steps replace the ones not done. Says what the run
+   * does next.
    */
-  protected async reviewProposedTree(_planId: string): Promise<boolean> {
-    return true;
+  private reviewProposedTree(planId: string): { next: 'execute' } | { next: 'wait'; approvalId: string } | { next: 'propose_again' } {
+    const plan = this.get(planId);
+    if (!plan.agent || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute' };
+    const latest = this.stores.approvals.listForPlan(planId).filter((a) => a.kind === 'plan').at(-1);
+    if (latest?.status === 'approved') return { next: 'execute' };
+    if (latest?.status === 'pending') return { next: 'wait', approvalId: latest.id };
+    if (latest?.status === 'rejected' && latest.usedAt === null) {
+      this.stores.approvals.update(latest.id, { usedAt: new Date().toISOString() });
+      const now = new Date().toISOString();
+      const open = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
+      this.lifecycle.saveDecisions(open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })));
+      this.rejections.set(planId, { reason: latest.reason ?? 'no reason given', previous: latest.rationale });
+      this.lifecycle.update(planId, { phase: 'strategize' });
+      return { next: 'propose_again' };
+    }
+    const steps = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
+    const approval: Approval = {
+      id: newId(),
+      planId,
+      kind: 'plan',
+      decisionId: plan.decisionRootId,
+      callIndex: null,
+      tool: null,
+      args: { steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls })) },
+      description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
+      rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}`).join('\n'),
+      diff: null,
+      status: 'pending',
+      scope: null,
+      answeredBy: null,
+      answeredAt: null,
+      reason: null,
+      usedAt: null,
+      createdAt: new Date().toISOString(),
+    };
+    this.stores.approvals.add(approval);
+    this.events.publish(planId, 'approval_requested', { approvalId: approval.id, kind: 'plan', decisionId: approval.decisionId, tool: null, description: approval.description });
+    return { next: 'wait', approvalId: approval.id };
   }
 
   /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
@@ -281,13 +341,188 @@ export class PlanService {
         'wrong_state',
       );
     }
-    return this.track(planId, options, async (executor, controller) => {
+    return this.runFrom(planId, options);
+  }
+
+  private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }): Promise<Plan> {
+    const step = options.step ?? this.get(planId).automationProfile.pauseBeforeEachDecision;
+    return this.track(planId, { ...options, step }, async (executor, controller) => {
       if (this.get(planId).phase === 'strategize') {
+        this.recordProjectInvariants(planId);
         await executor.runStrategize(planId, { streamCallback: options.streamCallback });
-        if (plan.agent && !(await this.reviewProposedTree(planId))) return;
       }
-      await executor.runExecute(planId, { streamCallback: options.streamCallback, beforeDecision: controller.beforeDecision });
+      for (let review = this.reviewProposedTree(planId); review.next !== 'execute'; review = this.reviewProposedTree(planId)) {
+        if (review.next === 'wait') {
+          // Stopped between strategize and execute, as a tool call's approval stops before the call.
+          this.lifecycle.transition(planId, 'processing');
+          this.lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          throw new ApprovalPending(review.approvalId);
+        }
+        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+      }
+      const plan = this.get(planId);
+      const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
+      await executor.runExecute(planId, {
+        streamCallback: options.streamCallback,
+        beforeDecision: controller.beforeDecision,
+        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot),
+        resumeAt,
+        rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
+      });
     });
+  }
+
+  /** The project's `.agents/invariants.yaml`, read once at strategize and kept on the plan. */
+  private recordProjectInvariants(planId: string): void {
+    const plan = this.get(planId);
+    const invariants = plan.projectPath ? loadProjectInvariants(plan.projectPath) : null;
+    if (invariants) this.lifecycle.update(planId, { projectInvariants: invariants });
+  }
+
+  // ---- the operator's answers -------------------------------------------------------
+
+  /** Approves the call the plan waits for (with `all`, every later call of that tool too), then goes on with the run. */
+  approve(planId: string, answer: Answer & { all?: boolean }, options: RunOptions = {}): Promise<Plan> {
+    return this.answer(planId, 'approved', answer.all ? 'all' : 'once', answer, options);
+  }
+
+  /** Rejects the call the plan waits for: the run goes on, and the step fails with category `rejected`. */
+  reject(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
+    if (!answer.reason?.trim()) throw new ValidationError('reason', 'is required: say why the call is rejected');
+    return this.answer(planId, 'rejected', null, answer, options);
+  }
+
+  private answer(planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, answer: Answer, options: RunOptions): Promise<Plan> {
+    const plan = this.get(planId);
+    const pending = pendingApproval(this.stores.approvals.listForPlan(planId));
+    if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${plan.processingState} in phase ${plan.phase})`, 'wrong_state');
+    if (this.isRunning(planId)) throw new PlanError(`plan ${planId} is still stopping; answer again in a moment`, 'wrong_state');
+    const now = new Date().toISOString();
+    const reason = answer.reason?.trim() || null;
+    this.stores.approvals.update(pending.id, { status, scope, answeredBy: answer.by, answeredAt: now, reason });
+    const what = scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
+    this.lifecycle.addDecisionUnder(
+      planId,
+      pending.decisionId,
+      'approval',
+      `${status === 'approved' ? 'Approved' : 'Rejected'} ${what}`,
+      `${status} by ${answer.by} at ${now}${reason ? `: ${reason}` : ''}`,
+    );
+    this.events.publish(planId, 'approval_resolved', {
+      approvalId: pending.id,
+      decisionId: pending.decisionId,
+      tool: pending.tool,
+      approved: status === 'approved',
+      scope,
+      answeredBy: answer.by,
+      reason,
+    });
+    if (plan.processingState === 'paused') this.lifecycle.transition(planId, 'queued');
+    const resumeAt = pending.decisionId !== null && pending.callIndex !== null ? { decisionId: pending.decisionId, callIndex: pending.callIndex } : undefined;
+    return this.runFrom(planId, options, resumeAt);
+  }
+
+  // ---- fixing a failed plan in place --------------------------------------------------
+
+  /** Marks the failed step (or step `step`, numbered as `plan tree` shows them) skipped; the run goes on with the next one. */
+  skip(planId: string, answer: Answer & { step?: number }): Plan {
+    const target = this.targetStep(planId, answer.step);
+    this.lifecycle.saveDecisions([{ ...target, status: 'skipped', updatedAt: new Date().toISOString() }]);
+    return this.recovered(planId, target.id, 'skip', `Skipped step "${target.description}"`, answer);
+  }
+
+  /** Replaces the tool calls (and the description) of a step that has not completed, from a file in the plan-file format. */
+  editStep(planId: string, answer: Answer & { step: number; file: string }): Plan {
+    const target = this.targetStep(planId, answer.step);
+    const step = loadStepFile(answer.file);
+    this.lifecycle.saveDecisions([
+      { ...target, description: step.step, rationale: step.rationale ?? target.rationale, toolCalls: step.tools, status: 'pending', updatedAt: new Date().toISOString() },
+    ]);
+    const calls = step.tools.map((t) => t.tool).join(', ') || 'no tool calls';
+    return this.recovered(planId, target.id, 'edit_step', `Edited step ${answer.step}: "${step.step}" (${calls})`, answer);
+  }
+
+  /** Changes the plan's automation profile: a built-in name, or a file with a profile as a plan file writes it. */
+  setProfile(planId: string, answer: Answer & { profile: string }): Plan {
+    const plan = this.requireFixable(planId);
+    const profile = loadProfile(answer.profile);
+    this.lifecycle.update(planId, { automationProfile: profile });
+    const failed = this.failedStep(planId);
+    return this.recovered(planId, failed?.id ?? null, 'change_profile', `Profile ${plan.automationProfile.name} -> ${profile.name}`, {
+      ...answer,
+      reason: answer.reason ?? `approve: ${profile.approvalRequired.join(', ') || 'none'}; shell ${profile.allowShell ? 'allowed' : 'denied'}; auto-retry ${profile.autoRetryTransient}`,
+    });
+  }
+
+  /**
+   * Goes back to strategize for the steps not done: they are marked skipped and the steps of
+   * `file` (a plan file) take their place. Completed steps and the changeset are kept.
+   */
+  replan(planId: string, answer: Answer & { file: string }): Plan {
+    const plan = this.requireFixable(planId);
+    if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
+    const { plan: file } = loadPlanFile(answer.file);
+    const decisions = this.lifecycle.listDecisions(planId);
+    const steps = stepsInOrder(decisions);
+    const now = new Date().toISOString();
+    const replaced = steps.filter((d) => d.status !== 'done' && d.status !== 'skipped').map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now }));
+    let order = Math.max(0, ...decisions.filter((d) => d.parentId === plan.decisionRootId).map((d) => d.order)) + 1;
+    const added: StrategyDecision[] = parseDefinitionOfDone(file.definitionOfDone).map((step) => ({
+      id: newId(),
+      planId,
+      parentId: plan.decisionRootId,
+      type: 'strategy_choice',
+      order: order++,
+      description: step.step,
+      rationale: step.rationale ?? `Replanned: ${step.tools.map((t) => t.tool).join(', ') || 'no tool calls'}`,
+      toolCalls: step.tools,
+      status: 'pending',
+      createdAt: now,
+      updatedAt: now,
+    }));
+    this.lifecycle.saveDecisions([...replaced, ...added]);
+    return this.recovered(planId, null, 'revert_to_strategize', `Replanned: ${replaced.length} step(s) replaced by ${added.length} from ${file.name}`, answer);
+  }
+
+  /** A plan that can be fixed in place: stopped with an error, or queued between runs. */
+  private requireFixable(planId: string): Plan {
+    const plan = this.get(planId);
+    if (this.isRunning(planId) || plan.processingState === 'processing') {
+      throw new PlanError(`plan ${planId} is running; pause it or wait for it to stop`, 'wrong_state');
+    }
+    if (plan.phase === 'apply' || plan.processingState === 'complete' || plan.processingState === 'cancelled') {
+      throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; only a plan still to execute can be changed`, 'wrong_state');
+    }
+    return plan;
+  }
+
+  private failedStep(planId: string): StrategyDecision | undefined {
+    return stepsInOrder(this.lifecycle.listDecisions(planId)).find((d) => d.status === 'failed' || d.status === 'running');
+  }
+
+  private targetStep(planId: string, step: number | undefined): StrategyDecision {
+    this.requireFixable(planId);
+    const steps = stepsInOrder(this.lifecycle.listDecisions(planId));
+    if (steps.length === 0) throw new PlanError(`plan ${planId} has no steps yet; run it to strategize`, 'wrong_state');
+    if (step !== undefined && (!Number.isInteger(step) || step < 1 || step > steps.length)) {
+      throw new ValidationError('step', `must be a step number from 1 to ${steps.length}`);
+    }
+    const target = step !== undefined ? steps[step - 1] : this.failedStep(planId);
+    if (!target) throw new ValidationError('step', 'no step failed; name one with --step N');
+    if (target.status === 'done') throw new PlanError(`step ${steps.indexOf(target) + 1} ("${target.description}") is already done`, 'wrong_state');
+    return target;
+  }
+
+  /** Records a recovery under the step (or the root), clears the current error, and leaves the plan queued to run on. */
+  private recovered(planId: string, decisionId: string | null, action: RecoveryAction, description: string, answer: Answer): Plan {
+    const plan = this.get(planId);
+    this.lifecycle.addDecisionUnder(planId, decisionId, 'error_recovery', description, `${action} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''}`);
+    this.events.publish(planId, 'recovery_applied', { action, decisionId, description, by: answer.by });
+    if (plan.processingState === 'errored' || plan.processingState === 'paused') {
+      // Execute goes on from the next step not done; an errored strategize starts over.
+      this.lifecycle.transition(planId, 'queued', plan.decisionRootId && plan.phase === 'strategize' ? { phase: 'execute' } : {});
+    }
+    return this.get(planId);
   }
 
   /** Re-runs the failed phase from the failed decision; decisions already done are not run again. */
@@ -378,8 +613,9 @@ export class PlanService {
         const executor = await this.executorFor(planId, options);
         await body(executor, controller);
       } catch (error) {
-        // The executor already recorded the failure on the plan; anything else is a bug worth surfacing.
-        if (this.get(planId).processingState !== 'errored') throw error;
+        // The executor already recorded the failure on the plan, or the plan waits for an approval; anything else is a bug.
+        const state = this.get(planId).processingState;
+        if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) throw error;
       } finally {
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
@@ -422,7 +658,15 @@ export class PlanService {
     }
     return new PlanExecutor({
       lifecycleService: this.lifecycle,
-      strategizer: agent ? { strategize: (p, invariants, emit) => agent.strategize(p, invariants, emit) } : undefined,
+      strategizer: agent
+        ? {
+            strategize: (p, invariants, emit) => {
+              const rejection = this.rejections.get(planId);
+              this.rejections.delete(planId);
+              return agent.strategize(p, invariants, emit, rejection);
+            },
+          }
+        : undefined,
       stepRunner: agent ? agent.stepRunner(plan, options.corrections) : undefined,
       toolRunner,
       executionContext: context,

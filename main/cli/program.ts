@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
 import type { Plan } from '../../shared/domain';
@@ -10,6 +11,15 @@ import { CONFIG_KEYS, configPatch } from '../app/settings';
 
 /** Exit statuses of DESIGN.md. */
 export const EXIT = { ok: 0, planFailed: 1, badInput: 2 } as const;
+
+/** Who answers at the CLI: the OS user. */
+function operatorName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'cli';
+  }
+}
 
 function printSettings(ctx: Ctx, json: boolean | undefined): void {
   const view = ctx.app().service.settingsView();
@@ -220,7 +230,7 @@ export function buildProgram(ctx: Ctx): Command {
     .option('--stream', 'print one line per event as it happens (NDJSON with --json)')
     .addOption(json())
     .action(async (id: string, opts: { note?: string; stream?: boolean; json?: boolean }) => {
-      await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.correct(id, opts.note ?? null, { streamCallback: onEvent }));
+      await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.correct(id, { by: operatorName(), reason: opts.note }, { streamCallback: onEvent }));
     });
 
   plan

@@ -9,7 +9,10 @@ import {
 } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { StreamCallback, StreamEventType } from '../../shared/events';
+import type { ApprovalGate } from './approval-gate';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
+import { ApprovalPending } from './errors';
+import type { InvariantRules } from './invariants';
 import { toChangeEntry } from './change-capture';
 import { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
@@ -24,8 +27,12 @@ export function executableDecisions(decisions: readonly StrategyDecision[]): Str
   return decisions.filter((d) => d.type === 'strategy_choice');
 }
 
-/** Runs one call through the ToolRunner, with the run's change capture and bookkeeping; throws ToolCallError. */
-export type RunToolCall = (call: ToolCallSpec) => Promise<ToolInvocation>;
+/**
+ * Runs one call through the approval gate and the ToolRunner, with the run's change capture and
+ * bookkeeping; throws ToolCallError, or ApprovalPending when the call waits for the operator.
+ * `callIndex` is the call's position in its step, which an approval is bound to.
+ */
+export type RunToolCall = (call: ToolCallSpec, callIndex: number) => Promise<ToolInvocation>;
 
 export interface StepContext {
   runCall: RunToolCall;
@@ -35,6 +42,8 @@ export interface StepContext {
   flush: () => void;
   index: number;
   total: number;
+  /** The step goes on at this call: the ones before it ran before the run stopped for an approval. */
+  firstCall: number;
 }
 
 /** How one decision is carried out: its scripted calls, or a model choosing calls. */
@@ -44,8 +53,10 @@ export interface StepRunner {
 
 /** The seed's way: the decision's own tool calls, in order. */
 export const scriptedStepRunner: StepRunner = {
-  async run(decision, { runCall }) {
-    for (const call of decision.toolCalls) await runCall(call);
+  async run(decision, { runCall, firstCall }) {
+    for (const [callIndex, call] of decision.toolCalls.entries()) {
+      if (callIndex >= firstCall) await runCall(call, callIndex);
+    }
   },
 };
 
@@ -58,6 +69,12 @@ export interface RuntimeExecuteOptions {
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
   /** Default: the scripted runner. */
   stepRunner?: StepRunner;
+  /** Holds the calls that wait for the operator's approval. */
+  gate?: ApprovalGate;
+  /** The project's invariants, held against every call. */
+  rules?: InvariantRules;
+  /** Continue this step at this call: the calls before it ran before the run stopped for an approval. */
+  resumeAt?: { decisionId: string; callIndex: number };
 }
 
 export interface RuntimeExecuteActorOptions {
@@ -118,7 +135,13 @@ export class RuntimeExecuteActor {
         await opts.beforeDecision?.(decision, index, todo.length);
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total: todo.length, description: decision.description });
         setStatus(decision, 'running');
-        const runCall: RunToolCall = async (call) => {
+        const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
+        const runCall: RunToolCall = async (call, callIndex) => {
+          if (opts.gate?.applies(call.tool)) {
+            // Everything before the call is committed before the run may stop for the operator.
+            group.flush();
+            await opts.gate.check(decision, call, callIndex);
+          }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
           toolCallCount += 1;
           return this.toolRunner.execute(call, {
@@ -126,6 +149,7 @@ export class RuntimeExecuteActor {
             decisionId: decision.id,
             sandboxRoot: context.sandboxRoot,
             profile: opts.profile,
+            rules: opts.rules,
             recordChange: (change, invocationId) => {
               const entry = toChangeEntry(change, { decisionId: decision.id, invocationId });
               context.recordChange(entry);
@@ -146,9 +170,10 @@ export class RuntimeExecuteActor {
           });
         };
         try {
-          await stepRunner.run(decision, { runCall, emit: later, flush: () => group.flush(), index: index + 1, total: todo.length });
+          await stepRunner.run(decision, { runCall, emit: later, flush: () => group.flush(), index: index + 1, total: todo.length, firstCall });
         } catch (error) {
-          setStatus(decision, 'failed');
+          // A call waiting for approval leaves its step pending: answering it continues the step.
+          setStatus(decision, error instanceof ApprovalPending ? 'pending' : 'failed');
           throw error;
         }
         setStatus(decision, 'done');

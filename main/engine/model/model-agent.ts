@@ -3,7 +3,7 @@ import { addUsage, type AgentSpec, type PlanUsage, type StepUsage } from '../../
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
-import { EngineError, errorCategoryOf, ToolCallError } from '../errors';
+import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { PlanLifecycleService } from '../lifecycle';
 import type { RunToolCall, StepRunner } from '../runtime-execute-actor';
 import type { InvariantRecord, StrategizeResult } from '../strategize-actor';
@@ -48,6 +48,21 @@ export interface ModelAgentOptions {
   lifecycle: PlanLifecycleService;
   sandboxRoot: string | null;
 }
+
+/** Where a model step stands between two model calls; saved on the plan while a call waits for approval. */
+interface StepSession {
+  messages: ModelMessage[];
+  /** The last turn's calls not yet run; the first one is the call that waits. */
+  pending: ModelToolCall[];
+  results: ToolResult[];
+  /** How many calls of the step went to the ToolRunner: an approval is bound to the call's index. */
+  callIndex: number;
+  turns: number;
+  outputTokens: number;
+  madeCalls: boolean;
+}
+
+type ToolResult = { id: string; name: string; text: string; isError: boolean };
 
 /** A rejected proposal and the operator's reason, for the next proposal. */
 export interface Rejection {
@@ -121,9 +136,12 @@ export class ModelAgent {
   }
 
   /** The proposal as decisions: a root for the definition of done, and one step per proposed step. */
-  private toDecisions(plan: Plan, proposal: ProposedPlan): StrategyDecision[] {
+  private toDecisions(plan: Plan, proposal: ProposedPlan): { rootId: string; decisions: StrategyDecision[] } {
     const now = new Date().toISOString();
-    const rootId = newId();
+    // A new proposal (after a rejection, or replan) goes under the tree's root, after the steps it replaces.
+    const existing = plan.decisionRootId ? this.options.lifecycle.listDecisions(plan.id).filter((d) => d.parentId === plan.decisionRootId) : [];
+    const first = existing.length > 0 ? Math.max(...existing.map((d) => d.order)) + 1 : 1;
+    const rootId = plan.decisionRootId ?? newId();
     const root: StrategyDecision = {
       id: rootId,
       planId: plan.id,
@@ -142,7 +160,7 @@ export class ModelAgent {
       planId: plan.id,
       parentId: rootId,
       type: 'strategy_choice',
-      order: index + 1,
+      order: first + index,
       description: step.description,
       rationale: `${step.rationale}\nAcceptance: ${step.acceptance}`,
       toolCalls: (step.toolCalls ?? []).map((c) => ({ tool: sandboxToolName(c.tool) ?? c.tool, args: c.args })),
@@ -150,7 +168,7 @@ export class ModelAgent {
       createdAt: now,
       updatedAt: now,
     }));
-    return [root, ...steps];
+    return { rootId, decisions: plan.decisionRootId ? steps : [root, ...steps] };
   }
 
   /** Checks what zod cannot: the tools a step proposes must exist. */
@@ -221,12 +239,12 @@ export class ModelAgent {
         results.push(await this.readCall(plan.id, call, read.engineName));
       }
       if (proposal) {
-        const decisions = this.toDecisions(plan, proposal);
+        const { rootId, decisions } = this.toDecisions(plan, proposal);
         const invariantRecords: InvariantRecord[] = [
           ...projectInvariants.map((invariant) => ({ scope: 'project' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
           ...plan.invariants.map((invariant) => ({ scope: 'action' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
         ];
-        return { decisionRootId: decisions[0].id, decisions, invariantRecords };
+        return { decisionRootId: rootId, decisions, invariantRecords };
       }
       if (problem === null && turn.toolCalls.length === 0) problem = 'you answered without calling propose_plan';
       if (problem !== null) {
@@ -260,76 +278,96 @@ export class ModelAgent {
     const { registry } = this.options.toolRunner;
     const sandbox = modelToolSet(registry, SANDBOX_TOOLS);
     const tools = { ...sandbox.tools, [FINISH_STEP]: finishStepTool() };
+    const { lifecycle } = this.options;
     return {
       run: async (decision, context) => {
         const { emit, flush, runCall } = context;
-        const current = this.options.lifecycle.getPlan(plan.id);
-        const steps = this.options.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
-        const prompt = executePrompt({
-          plan: current,
-          decision,
-          index: context.index,
-          total: context.total,
-          earlier: current.usage?.steps.filter((s) => s.phase === 'execute') ?? [],
-          steps,
-          correction: corrections.get(decision.id),
-        });
+        const current = lifecycle.getPlan(plan.id);
         const budget = new Budget(this.options.spec, `step "${decision.description}"`);
         const batcher = new DeltaBatcher((text) => emit('model_output', { decisionId: decision.id, phase: 'execute', text }));
-        let messages: ModelMessage[] = [{ role: 'user', content: prompt }];
+        // A step that stopped for an approval goes on from its saved conversation; any other starts afresh.
+        const saved = current.agentSession?.decisionId === decision.id ? (current.agentSession.state as unknown as StepSession) : null;
+        if (current.agentSession) lifecycle.update(plan.id, { agentSession: null });
+        let session: StepSession;
+        if (saved) {
+          session = saved;
+          budget.spend(saved.turns, saved.outputTokens);
+        } else {
+          const steps = lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice' && d.status !== 'skipped');
+          const prompt = executePrompt({
+            plan: current,
+            decision,
+            index: context.index,
+            total: context.total,
+            earlier: current.usage?.steps.filter((s) => s.phase === 'execute') ?? [],
+            steps,
+            correction: corrections.get(decision.id),
+          });
+          session = { messages: [{ role: 'user', content: prompt }], pending: [], results: [], callIndex: 0, turns: 0, outputTokens: 0, madeCalls: true };
+        }
         for (;;) {
-          budget.check();
-          // What is queued is committed before the (slow) model call.
-          flush();
-          let turn;
-          try {
-            turn = await runTurn({
-              ...this.options,
-              system: EXECUTE_SYSTEM,
-              messages,
-              tools,
-              maxOutputTokens: budget.remainingTokens,
-              onText: (delta) => batcher.push(delta),
-            });
-          } finally {
-            batcher.flush();
+          if (session.pending.length === 0) {
+            budget.check();
+            // What is queued is committed before the (slow) model call.
+            flush();
+            let turn;
+            try {
+              turn = await runTurn({
+                ...this.options,
+                system: EXECUTE_SYSTEM,
+                messages: session.messages,
+                tools,
+                maxOutputTokens: budget.remainingTokens,
+                onText: (delta) => batcher.push(delta),
+              });
+            } finally {
+              batcher.flush();
+            }
+            budget.spend(1, turn.outputTokens);
+            this.recordUsage(plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+            session = { ...session, messages: [...session.messages, ...turn.messages], pending: turn.toolCalls, results: [], madeCalls: turn.toolCalls.length > 0 };
           }
-          budget.spend(1, turn.outputTokens);
-          const usageDelta = { decisionId: decision.id, phase: 'execute' as const, inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null };
-          this.recordUsage(plan.id, usageDelta, emit);
-          messages = [...messages, ...turn.messages];
-          const results: { id: string; name: string; text: string; isError: boolean }[] = [];
           let summary: string | null = null;
-          for (const call of turn.toolCalls) {
+          while (session.pending.length > 0) {
+            const call = session.pending[0];
             if (call.invalid) {
               // The SDK already answered it with the error; it costs a turn.
               budget.spend(1);
-              continue;
-            }
-            if (call.name === FINISH_STEP) {
+            } else if (call.name === FINISH_STEP) {
               summary = String((call.input as { summary?: unknown }).summary ?? '');
-              results.push({ id: call.id, name: call.name, text: 'Step finished.', isError: false });
-              continue;
+              session.results.push({ id: call.id, name: call.name, text: 'Step finished.', isError: false });
+            } else {
+              try {
+                session.results.push(await this.executeCall(call, sandbox.engineName, runCall, budget, session.callIndex));
+              } catch (error) {
+                if (error instanceof ApprovalPending) {
+                  const state = { ...session, turns: budget.turns, outputTokens: budget.outputTokens };
+                  lifecycle.update(plan.id, { agentSession: { decisionId: decision.id, state: state as unknown as Record<string, unknown> } });
+                }
+                throw error;
+              }
+              session.callIndex += 1;
             }
-            results.push(await this.executeCall(call, sandbox.engineName, runCall, budget));
+            session.pending = session.pending.slice(1);
           }
           if (summary !== null) {
-            this.recordUsage(plan.id, { ...usageDelta, inputTokens: 0, outputTokens: 0, turns: 0, summary }, () => undefined);
+            this.recordUsage(plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: 0, outputTokens: 0, turns: 0, summary }, () => undefined);
             return;
           }
-          messages = withToolResults(messages, results);
-          if (turn.toolCalls.length === 0) {
-            messages = [...messages, { role: 'user', content: 'Call a tool to make progress, or finish_step with a summary when the step is done.' }];
+          session.messages = withToolResults(session.messages, session.results);
+          session.results = [];
+          if (!session.madeCalls) {
+            session.messages = [...session.messages, { role: 'user', content: 'Call a tool to make progress, or finish_step with a summary when the step is done.' }];
           }
         }
       },
     };
   }
 
-  private async executeCall(call: ModelToolCall, engineName: Map<string, string>, runCall: RunToolCall, budget: Budget) {
+  private async executeCall(call: ModelToolCall, engineName: Map<string, string>, runCall: RunToolCall, budget: Budget, callIndex: number) {
     const tool = engineName.get(call.name) ?? call.name;
     try {
-      const invocation = await runCall({ tool, args: (call.input ?? {}) as Record<string, unknown> });
+      const invocation = await runCall({ tool, args: (call.input ?? {}) as Record<string, unknown> }, callIndex);
       return { id: call.id, name: call.name, text: resultText(invocation.result ?? 'ok', RESULT_LIMIT), isError: false };
     } catch (error) {
       if (!backToModel(error)) throw error;

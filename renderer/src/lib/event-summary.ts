@@ -50,6 +50,12 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
       return { text: `model: ${str(d.text)}`, tone: 'info' };
     case 'model_usage':
       return { text: `${str(d.inputTokens)} tokens in, ${str(d.outputTokens)} out (plan: ${str(d.planInputTokens)} in, ${str(d.planOutputTokens)} out)`, tone: 'info' };
+    case 'approval_requested':
+      return { text: `${str(d.tool)} waits for approval (${step()})`, tone: 'warn' };
+    case 'approval_resolved':
+      return { text: `${str(d.tool)} ${d.approved ? 'approved' : 'rejected'} by ${str(d.answeredBy)}${d.reason ? `: ${str(d.reason)}` : ''}`, tone: d.approved ? 'good' : 'bad' };
+    case 'recovery_applied':
+      return { text: `${str(d.action).replaceAll('_', ' ')}: ${str(d.description)}`, tone: 'info' };
     case 'execute_complete':
     case 'strategize_complete':
     case 'strategize_started':

@@ -21,6 +21,8 @@ export function makePlan(overrides: Partial<Plan> = {}): Plan {
     sandboxRefs: [],
     errorMessage: null,
     errorDetails: {},
+    waitingFor: null,
+    projectInvariants: null,
     createdAt: TS,
     updatedAt: TS,
     ...overrides,
