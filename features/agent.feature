@@ -114,3 +114,36 @@ Feature: A model strategizes and executes agent plans
     Given no model is configured
     When I create an agent plan
     Then it is refused with a message naming "AGENTS_MODEL"
+
+  Scenario: Under a careful profile the proposed tree waits for the operator's approval
+    Given an agent plan under the "trusted" profile whose definition of done is "NOTES.md says hello"
+    And a model that writes "NOTES.md" with "hello"
+    When the plan runs
+    Then the plan is paused, waiting for approval
+    And the pending approval is of kind plan and lists the step "Write NOTES.md"
+    And nothing was executed yet
+    When I approve the pending approval
+    Then the plan waits in phase apply
+    And the tree records the approval of the plan
+
+  Scenario: Rejecting the proposed tree sends the reason back to the model for a new proposal
+    Given an agent plan under the "trusted" profile whose definition of done is "NOTES.md says hello"
+    And a model that writes "NOTES.md" with "hello", or "README.md" once told to
+    When the plan runs
+    And I reject the pending approval with the reason "edit README.md instead"
+    Then the plan is paused, waiting for approval
+    And the model's last strategize prompt carries the reason "edit README.md instead"
+    And the pending approval is of kind plan and lists the step "Write README.md"
+    And the step "Write NOTES.md" is skipped
+
+  Scenario: A shell call of the model waits for approval under supervised, and the step goes on where it stopped
+    Given an agent plan under the "supervised" profile whose definition of done is "out.txt holds the greeting"
+    And a model that runs "echo hello > out.txt" and then finishes
+    When the plan runs
+    And I approve the pending approval
+    Then the plan is paused, waiting for approval
+    And the pending approval is for shell.run "echo hello > out.txt"
+    When I approve the pending approval
+    Then the plan waits in phase apply
+    And the changeset creates "out.txt" with "hello\n"
+    And the model was given the step's prompt once

@@ -77,6 +77,25 @@ Given('an agent plan with at most {int} turns per step whose definition of done 
   createAgentPlan(this, definition, `{ maxTurnsPerStep: ${turns} }`);
 });
 
+Given('an agent plan under the {string} profile whose definition of done is {string}', function (this: World, profile: string, definition: string) {
+  createAgentPlan(this, definition, 'true', profile);
+});
+
+Given('a model that writes {string} with {string}, or {string} once told to', function (this: World, path: string, content: string, other: string) {
+  const first = fileWritingAgent({ [path]: content });
+  const second = fileWritingAgent({ [other]: '# Demo\nhello\n' });
+  this.agent.server.respondWith((request, index) => (transcript(request).includes('rejected your previous proposal') ? second : first)(request, index));
+});
+
+Given('a model that runs {string} and then finishes', function (this: World, command: string) {
+  const good = fileWritingAgent({ 'out.txt': 'hello\n' });
+  this.agent.server.respondWith((request, index) => {
+    if (isStrategize(request)) return good(request, index);
+    if (toolResults(request) === 0) return { text: 'Running the command.', toolCalls: [{ name: 'shell_run', args: { command } }] };
+    return { toolCalls: [{ name: 'finish_step', args: { summary: `Ran ${command}` } }] };
+  });
+});
+
 Given('a model that writes {string} with {string}', function (this: World, path: string, content: string) {
   this.agent.server.respondWith(fileWritingAgent({ [path]: content }));
 });
@@ -174,6 +193,58 @@ When('I ask the agent to correct the step with the note {string}', async functio
   this.agent.plan = await app(this).service.correct(this.agent.planId ?? '', { by: 'tester', reason: note });
 });
 
+When('I approve the pending approval', async function (this: World) {
+  this.agent.plan = await app(this).service.approve(this.agent.planId ?? '', { by: 'tester' });
+});
+
+When('I reject the pending approval with the reason {string}', async function (this: World, reason: string) {
+  this.agent.plan = await app(this).service.reject(this.agent.planId ?? '', { by: 'tester', reason });
+});
+
+Then('the plan is paused, waiting for approval', function (this: World) {
+  const p = plan(this);
+  assert.equal(`${p.processingState} ${p.waitingFor}`, 'paused approval', `${p.phase} ${p.processingState}: ${p.errorMessage}`);
+});
+
+Then('the pending approval is of kind plan and lists the step {string}', function (this: World, step: string) {
+  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+  assert.equal(pending?.kind, 'plan');
+  assert.ok(pending?.rationale.includes(step), pending?.rationale);
+  assert.equal(pending?.decisionId, plan(this).decisionRootId);
+});
+
+Then('the pending approval is for shell.run {string}', function (this: World, command: string) {
+  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+  assert.equal(pending?.kind, 'tool');
+  assert.equal(pending?.tool, 'shell.run');
+  assert.equal(pending?.args.command, command);
+});
+
+Then('nothing was executed yet', function (this: World) {
+  assert.deepEqual(app(this).service.invocations(this.agent.planId ?? '').filter((i) => i.decisionId !== null), []);
+  assert.ok(requests(this).every(isStrategize));
+});
+
+Then('the tree records the approval of the plan', function (this: World) {
+  const decisions = app(this).service.decisions(this.agent.planId ?? '');
+  assert.ok(decisions.some((d) => d.type === 'approval' && d.parentId === plan(this).decisionRootId && /Approved the plan/.test(d.description)));
+});
+
+Then("the model's last strategize prompt carries the reason {string}", function (this: World, reason: string) {
+  const last = requests(this).filter(isStrategize).at(-1);
+  assert.ok(last && transcript(last).includes(`Their reason: ${reason}`));
+});
+
+Then('the step {string} is skipped', function (this: World, description: string) {
+  const step = app(this).service.decisions(this.agent.planId ?? '').find((d) => d.description === description);
+  assert.equal(step?.status, 'skipped');
+});
+
+Then("the model was given the step's prompt once", function (this: World) {
+  const prompts = requests(this).filter((r) => !isStrategize(r) && toolResults(r) === 0);
+  assert.equal(prompts.length, 1);
+});
+
 Then('the decision tree has the step {string} with its rationale and acceptance check', function (this: World, description: string) {
   const steps = app(this).service.decisions(this.agent.planId ?? '').filter((d) => d.type === 'strategy_choice');
   assert.deepEqual(steps.map((s) => s.description), [description]);
@@ -210,7 +281,8 @@ Then('the changeset creates {string} with {string}', function (this: World, path
   const entries = app(this).service.changeEntries(this.agent.planId ?? '');
   const entry = entries.find((e) => e.path === path);
   assert.equal(entry?.operation, 'create');
-  assert.equal(entry?.afterText, content);
+  // A "\n" in the feature text is a newline.
+  assert.equal(entry?.afterText, content.replace(/\\n/g, '\n'));
 });
 
 Then('the tool invocations of the step were file.write then file.read', function (this: World) {
