@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from '
 import { z } from 'zod';
 import { type AgentSpec, ModelRefSchema, parseModelRef, PriceSchema, type SettingsPatch, type SettingsView } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import { baseUrlOf, type ModelConfig } from '../engine/model/provider';
+import { baseUrlOf, type ModelConfig } from '../engine/model/model-config';
 
 /** The settings file in the data directory (mode 0600: it may hold an API key). */
 export const SettingsFileSchema = z

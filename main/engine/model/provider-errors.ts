@@ -1,6 +1,6 @@
 import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
 import { EngineError } from '../errors';
-import { baseUrlOf, describeModel, type ModelConfig } from './provider';
+import { baseUrlOf, describeModel, type ModelConfig } from './model-config';
 
 const AUTH_HINT =
   'The model provider refused the API key. Set AGENTS_API_KEY, or store a key with `agents config set apiKey <key>` (the console: Settings), then retry.';
