@@ -33,7 +33,8 @@ import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
 import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
-import type { ModelAgent, Rejection } from '../engine/model/model-agent';
+import { ModelAgent, type Rejection } from '../engine/model/model-agent';
+import { createLanguageModel } from '../engine/model/provider';
 import type { CorrectionContext } from '../engine/model/prompts';
 import type { ModelConfig } from '../engine/model/model-config';
 import { resolveModelConfig, type SettingsStore } from './settings';
@@ -654,9 +655,7 @@ export class PlanService {
     let agent: ModelAgent | null = null;
     if (plan.agent) {
       const config = this.modelConfig(plan.agent);
-      // The AI SDK loads only when a model runs, so the CLI starts fast.
-      const [{ ModelAgent }, { createLanguageModel }] = await Promise.all([import('../engine/model/model-agent'), import('../engine/model/provider')]);
-      agent = new ModelAgent({ model: createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle: this.lifecycle, sandboxRoot });
+      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle: this.lifecycle, sandboxRoot });
     }
     return new PlanExecutor({
       lifecycleService: this.lifecycle,

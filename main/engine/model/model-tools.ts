@@ -1,4 +1,4 @@
-import { tool, type ToolSet } from 'ai';
+import type { Tool, ToolSet } from 'ai';
 import { z } from 'zod';
 import type { ToolRegistry } from '../tool-runner';
 
@@ -42,18 +42,19 @@ export function modelToolSet(registry: ToolRegistry, names: readonly string[]): 
     const definition = registry.get(name);
     if (!definition) continue;
     const exposed = modelToolName(name);
-    tools[exposed] = tool({ description: `${name}: ${definition.description}`, inputSchema: definition.schema as z.ZodType<Record<string, unknown>> });
+    tools[exposed] = { description: `${name}: ${definition.description}`, inputSchema: definition.schema as z.ZodType<Record<string, unknown>> };
     engineName.set(exposed, name);
   }
   return { tools, engineName };
 }
 
-export function finishStepTool() {
-  return tool({ description: 'Call this once the step is done, with a short summary of what you did.', inputSchema: FinishStepSchema });
+// Plain tool objects: the SDK's tool() only returns its argument, and importing it would load the SDK.
+export function finishStepTool(): Tool {
+  return { description: 'Call this once the step is done, with a short summary of what you did.', inputSchema: FinishStepSchema };
 }
 
-export function proposePlanTool() {
-  return tool({ description: 'Propose the decision tree: the ordered steps that meet the definition of done.', inputSchema: ProposedPlanSchema });
+export function proposePlanTool(): Tool {
+  return { description: 'Propose the decision tree: the ordered steps that meet the definition of done.', inputSchema: ProposedPlanSchema };
 }
 
 /** A tool's result as text for the model, cut to `limit` characters so one file cannot flood the context. */

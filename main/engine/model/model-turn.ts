@@ -1,4 +1,4 @@
-import { type LanguageModel, type ModelMessage, streamText, type ToolSet } from 'ai';
+import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { ModelConfig } from './provider';
 import { classifyProviderError } from './provider-errors';
 
@@ -37,6 +37,8 @@ export interface TurnInput {
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
   const { config } = input;
   try {
+    // Loaded on first use: the CLI starts a second faster without the SDK.
+    const { streamText } = await import('ai');
     const result = streamText({
       model: input.model,
       system: input.system,

@@ -1,4 +1,4 @@
-import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
+import type { APICallError } from 'ai';
 import { EngineError } from '../errors';
 import { baseUrlOf, describeModel, type ModelConfig } from './model-config';
 
@@ -25,6 +25,10 @@ function providerMessage(error: APICallError): string {
   return (fromData ?? error.responseBody ?? error.message).toString().slice(0, 300);
 }
 
+// The SDK's errors are told apart by name, as its own isInstance checks do, so this module does not load the SDK.
+const named = (error: unknown, name: string): boolean => (error as { name?: unknown } | null)?.name === name;
+const isApiCallError = (error: unknown): error is APICallError => named(error, 'AI_APICallError');
+
 function isTimeout(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
   return name === 'TimeoutError' || name === 'AbortError';
@@ -44,16 +48,16 @@ export function classifyProviderError(error: unknown, config: ModelConfig): unkn
   } catch {
     // The URL only decorates the message.
   }
-  if (RetryError.isInstance(error)) return classifyProviderError(error.lastError, config);
-  if (LoadAPIKeyError.isInstance(error)) {
-    return new EngineError(`no API key for ${model}: ${error.message}`, 'auth', { hint: AUTH_HINT });
+  if (named(error, 'AI_RetryError')) return classifyProviderError((error as { lastError?: unknown }).lastError, config);
+  if (named(error, 'AI_LoadAPIKeyError')) {
+    return new EngineError(`no API key for ${model}: ${(error as Error).message}`, 'auth', { hint: AUTH_HINT });
   }
   if (isTimeout(error)) {
     return new EngineError(`the model ${model} did not answer in time (${config.timeoutMs} ms in all, ${config.chunkTimeoutMs} ms between chunks)`, 'transient', {
       provider: 'timeout',
     });
   }
-  if (APICallError.isInstance(error)) {
+  if (isApiCallError(error)) {
     const status = error.statusCode;
     if (status === undefined) {
       const cause = (error.cause as { code?: unknown; cause?: { code?: unknown } } | undefined) ?? {};

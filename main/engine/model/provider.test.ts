@@ -19,10 +19,10 @@ beforeEach(() => {
   config = { provider: 'openai-compatible', model: 'scripted', baseUrl: server.baseUrl, apiKey: 'test-key', timeoutMs: 5_000, chunkTimeoutMs: 2_000 };
 });
 
-function turn(overrides: Partial<ModelConfig> = {}, onText?: (delta: string) => void) {
+async function turn(overrides: Partial<ModelConfig> = {}, onText?: (delta: string) => void) {
   const merged = { ...config, ...overrides };
   return runTurn({
-    model: createLanguageModel(merged),
+    model: await createLanguageModel(merged),
     config: merged,
     system: 'test',
     messages: [{ role: 'user', content: 'go' }],
@@ -58,7 +58,7 @@ describe('the provider over HTTP, against a scripted Chat Completions server', (
 
   it('answers without streaming too (the same model object)', async () => {
     server.enqueue({ text: 'plain answer', usage: { input: 3, output: 2 } });
-    const result = await generateText({ model: createLanguageModel(config), prompt: 'hi', maxRetries: 0 });
+    const result = await generateText({ model: await createLanguageModel(config), prompt: 'hi', maxRetries: 0 });
     expect(result.text).toBe('plain answer');
     expect(result.usage.inputTokens).toBe(3);
     expect(server.requests[0].stream).toBeFalsy();
