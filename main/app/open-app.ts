@@ -22,6 +22,6 @@ export function openApp(
   const stores = openStores(dataDir);
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);
   const service = new PlanService({ ...options, settings, stores, dataDir });
-  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors);
+  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   return { dataDir, service, settings, recovered, close: () => stores.close() };
 }

@@ -160,7 +160,9 @@ export class ErrorRecoveryService implements ErrorRecovery {
     const retry = policy.retriable && attempt <= maxRetries;
     const err = error instanceof Error ? error : new Error(String(error));
     const hints = recoveryHints(plan.id, category);
-    const hint = hintOf(error) ?? policy.hint;
+    // A broken invariant names its rule, so the operator knows which line of invariants.yaml refused it.
+    const rule = error instanceof ToolCallError && error.cause instanceof EngineError ? error.cause.details.rule : undefined;
+    const hint = hintOf(error) ?? (typeof rule === 'string' ? `${policy.hint} Rule: ${rule}.` : policy.hint);
     const record: ErrorRecord = {
       id: newId(),
       planId: plan.id,
