@@ -1,6 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/frame-buffer';
+import { createAgentSlice } from './agent-slice';
 import { createChangesSlice } from './changes-slice';
 import { createEventsSlice } from './events-slice';
 import { createLiveSlice } from './live-slice';
@@ -53,6 +54,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createChangesSlice(set, get, deps),
     ...createLiveSlice(set, get, deps),
     ...createNavigationSlice(set, get, deps),
+    ...createAgentSlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;
