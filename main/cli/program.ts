@@ -159,9 +159,13 @@ export function buildProgram(ctx: Ctx): Command {
     .description('show the decision tree, with each decision\'s status and recovery decisions')
     .addOption(json())
     .action((id: string, opts: { json?: boolean }) => {
-      const root = ctx.app().service.tree(id);
-      if (opts.json) printJson(ctx, { planId: id, root });
-      else ctx.io.stdout(`${formatTree(root)}\n`);
+      const service = ctx.app().service;
+      const root = service.tree(id);
+      const invocations = service.invocations(id);
+      if (opts.json) {
+        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement }) => ({ id: invocationId, decisionId, tool, ok, confinement: confinement ?? null }));
+        printJson(ctx, { planId: id, root, invocations: ran });
+      } else ctx.io.stdout(`${formatTree(root, invocations)}\n`);
     });
 
   plan

@@ -128,4 +128,7 @@ export const MIGRATIONS: readonly string[] = [
     acquired_at  TEXT NOT NULL
   );
   `,
+  /* 2: how each shell.run call was confined (bwrap, sandbox-exec, none); NULL for other tools */ `
+  ALTER TABLE tool_invocations ADD COLUMN confinement TEXT;
+  `,
 ];
