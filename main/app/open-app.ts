@@ -1,4 +1,4 @@
-import { resolveDataDir } from '../persistence/data-dir';
+import { resolveDataDir, secureDataDir } from '../persistence/data-dir';
 import { openStores } from '../persistence';
 import { recoverInterruptedPlans } from './leases';
 import { PlanService, type PlanServiceOptions } from './plan-service';
@@ -14,6 +14,7 @@ export interface App {
 /** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
 export function openApp(options: { dataDir?: string } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {}): App {
   const dataDir = options.dataDir ?? resolveDataDir();
+  secureDataDir(dataDir);
   const stores = openStores(dataDir);
   const service = new PlanService({ ...options, stores, dataDir });
   const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors);

@@ -26,6 +26,7 @@ import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } fr
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
+import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 
 /** Everything the service keeps; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -329,8 +330,9 @@ export class PlanService {
     const plan = this.get(planId);
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     if (!sandboxRoot) {
-      const sandboxesDir = join(this.options.dataDir, 'sandboxes');
-      mkdirSync(sandboxesDir, { recursive: true });
+      const sandboxesDir = join(this.options.dataDir, SANDBOXES_FOLDER);
+      // Private: a sandbox is a copy of the operator's project.
+      mkdirSync(sandboxesDir, { recursive: true, mode: 0o700 });
       if (plan.projectPath) {
         sandboxRoot = await createSandbox(plan.projectPath, sandboxesDir, planId);
       } else {
