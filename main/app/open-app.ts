@@ -2,6 +2,7 @@ import { resolveDataDir, secureDataDir } from '../persistence/data-dir';
 import { openStores } from '../persistence';
 import { recoverInterruptedPlans } from './leases';
 import { PlanService, type PlanServiceOptions } from './plan-service';
+import { maxProjectBytesFrom } from './project-policy';
 
 export interface App {
   dataDir: string;
@@ -16,7 +17,7 @@ export function openApp(options: { dataDir?: string } & Partial<Omit<PlanService
   const dataDir = options.dataDir ?? resolveDataDir();
   secureDataDir(dataDir);
   const stores = openStores(dataDir);
-  const service = new PlanService({ ...options, stores, dataDir });
+  const service = new PlanService({ maxProjectBytes: maxProjectBytesFrom(process.env), ...options, stores, dataDir });
   const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors);
   return { dataDir, service, recovered, close: () => stores.close() };
 }
