@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
 import { settleRuns } from '../host/settle-runs';
+import { type ConfinementProbe, detectConfinement } from '../engine/tools/confinement';
 import { isLoopbackHost } from '../web/auth';
 import { startServer, type RunningServer } from '../web/server';
 import type { CliIo } from './program';
@@ -23,6 +24,8 @@ export interface ServeHooks {
   signals?: Pick<NodeJS.Process, 'once' | 'off'>;
   /** Opens a URL in a browser; default: xdg-open, open or start. */
   openBrowser?: (url: string) => void;
+  /** Finds shell.run's confinement, to warn at start when there is none; default: the real detection. */
+  detectConfinement?: () => Promise<ConfinementProbe>;
   /** Called once the server listens, before waiting for a signal. */
   onListening?: (server: RunningServer) => void;
 }
@@ -71,6 +74,10 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
     io.stderr(
       `agents serve: warning: serving beyond this machine over plain HTTP; the access token travels in clear text, and anyone who reads it on the network controls the console (answering only Host ${remoteNames.join(', ')} and the loopback names)\n`,
     );
+  }
+  const confinement = await (hooks.detectConfinement ?? detectConfinement)();
+  if (!confinement.ok) {
+    io.stderr(`agents serve: shell.run cannot be confined here (${confinement.reason}); it will refuse to run unless a plan's profile sets allowUnconfinedShell: true\n`);
   }
   if (!server.rendererBuilt) io.stderr('agents serve: the console is not built; run `npm run build` (the API is served meanwhile)\n');
   for (const id of app.recovered) io.stderr(`agents serve: plan ${id} was interrupted by a stopped process; retry it with: agents plan retry ${id}\n`);

@@ -56,6 +56,24 @@ describe('serveCommand', () => {
     blocker.close();
   });
 
+  it('says at start when shell.run cannot be confined, and why', async () => {
+    t = tempApp();
+    const { out, cliIo } = io();
+    const signals = new EventEmitter();
+    let server: RunningServer | undefined;
+    const done = serveCommand(t.app, { host: '127.0.0.1', port: '0' }, cliIo, {
+      signals: signals as unknown as NodeJS.Process,
+      detectConfinement: async () => ({ ok: false, reason: 'bwrap does not work here (setting up uid map: Permission denied)' }),
+      onListening: (s) => (server = s),
+    });
+    await vi.waitFor(() => expect(server).toBeDefined());
+    expect(out.stderr).toContain(
+      'agents serve: shell.run cannot be confined here (bwrap does not work here (setting up uid map: Permission denied)); it will refuse to run unless a plan\'s profile sets allowUnconfinedShell: true\n',
+    );
+    signals.emit('SIGTERM');
+    await done;
+  });
+
   it('refuses to bind beyond loopback without --allow-remote', async () => {
     t = tempApp();
     const { cliIo } = io();

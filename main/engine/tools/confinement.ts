@@ -78,9 +78,10 @@ export function bwrapArgs(request: ConfineRequest, options: { nodeDir?: string; 
     args.push('--ro-bind', dir, dir);
     bound.push(dir);
   }
+  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // After the private /tmp, so a Node installed under /tmp stays visible.
   const nodeDir = options.nodeDir ?? nodeFolder();
   if (!bound.some((dir) => isUnder(nodeDir, dir)) && exists(nodeDir)) args.push('--ro-bind', nodeDir, nodeDir);
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // The sandbox's ancestors exist only as empty read-only folders, so `..` cannot create anything
   // beside the sandbox, not even in the private /tmp.
   const ancestors: string[] = [];
@@ -126,10 +127,11 @@ export const unconfined: Confiner = {
 };
 
 /** Runs the confiner's layout once on a throwaway directory; bwrap may be installed yet refused user namespaces. */
-async function probeBwrap(): Promise<ConfinementProbe> {
+async function probeBwrap(bwrap: string): Promise<ConfinementProbe> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agents-confine-probe-'));
   try {
-    const { file, args } = bwrapConfiner.launch({ command: 'exit 0', sandboxRoot: dir, allowNetwork: false });
+    const args = bwrapArgs({ command: 'exit 0', sandboxRoot: dir, allowNetwork: false });
+    const file = bwrap;
     const outcome = await new Promise<{ code: number | null; error?: Error; stderr: string }>((resolve) => {
       let stderr = '';
       const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
@@ -152,8 +154,8 @@ async function probeBwrap(): Promise<ConfinementProbe> {
 }
 
 /** Finds the platform's confinement, without caching; `detectConfinement` caches it. */
-export async function probeConfinement(platform: NodeJS.Platform = process.platform): Promise<ConfinementProbe> {
-  if (platform === 'linux') return probeBwrap();
+export async function probeConfinement(platform: NodeJS.Platform = process.platform, options: { bwrap?: string } = {}): Promise<ConfinementProbe> {
+  if (platform === 'linux') return probeBwrap(options.bwrap ?? BWRAP);
   if (platform === 'darwin') {
     return existsSync(SANDBOX_EXEC) ? { ok: true, confiner: sandboxExecConfiner } : { ok: false, reason: `${SANDBOX_EXEC} is missing` };
   }
