@@ -312,14 +312,15 @@ export class PlanService {
     this.controllers.set(planId, controller);
     const run = (async () => {
       try {
-        const executor = await this.executorFor(planId).catch((error: unknown) => {
-          this.failBeforeRun(planId, error);
-          throw error;
-        });
+        const executor = await this.executorFor(planId);
         await body(executor, controller);
       } catch (error) {
-        // The executor already recorded the failure on the plan; anything else is a bug worth surfacing.
-        if (this.get(planId).processingState !== 'errored') throw error;
+        // The executor records its failures on the plan. Anything else (making the sandbox, or a
+        // bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
+        if (this.get(planId).processingState !== 'errored') {
+          const recorded = this.recordFailure(planId, error);
+          if (!recorded || classifyError(error) === 'internal') throw error;
+        }
       } finally {
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
@@ -333,14 +334,15 @@ export class PlanService {
   }
 
   /**
-   * A failure before the executor runs (making the sandbox: a missing project, one past the size
-   * limit, a full disk) is recorded like any other: an error with a category and hints, published
-   * to every client, and the plan errored. Retry then tries again.
+   * A failure outside the executor (making the sandbox: a missing project, one past the size limit,
+   * a full disk) is recorded like any other: an error with a category and hints, published to every
+   * client, and the plan errored. Retry then tries again. False when the plan's state cannot fail.
    */
-  private failBeforeRun(planId: string, error: unknown): void {
+  private recordFailure(planId: string, error: unknown): boolean {
     const plan = this.get(planId);
     if (plan.processingState === 'queued') this.lifecycle.beginPhase(planId, plan.phase);
-    // Making a sandbox is not retried automatically: the operator sees the cause at once.
+    else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
+    // Not retried automatically: the operator sees the cause at once.
     const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
     const verdict = new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery).onFailure({
       plan: noRetry,
@@ -352,6 +354,7 @@ export class PlanService {
     });
     const message = error instanceof Error ? error.message : String(error);
     this.lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
+    return true;
   }
 
   private async executorFor(planId: string): Promise<PlanExecutor> {
