@@ -26,7 +26,7 @@ export function formatPlan(plan: Plan): string {
     `${plan.name}  (${plan.id})`,
     `  phase:      ${plan.phase}`,
     `  state:      ${plan.processingState}`,
-    `  profile:    ${plan.automationProfile.name} (auto-retry ${plan.automationProfile.autoRetryTransient}, shell ${plan.automationProfile.allowShell ? 'allowed' : 'denied'})`,
+    `  profile:    ${plan.automationProfile.name} (auto-retry ${plan.automationProfile.autoRetryTransient}, shell ${describeShell(plan.automationProfile)})`,
     `  project:    ${plan.projectPath ?? '(none)'}`,
     `  sandbox:    ${plan.sandboxRefs.join(', ') || '(none yet)'}`,
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
@@ -49,6 +49,11 @@ function confinementsByDecision(invocations: readonly ToolInvocation[]): Map<str
     byDecision.set(invocation.decisionId, list);
   }
   return byDecision;
+}
+
+function describeShell(profile: Plan['automationProfile']): string {
+  if (!profile.allowShell) return 'denied';
+  return `allowed${profile.allowNetwork ? ' with network' : ', no network'}${profile.allowUnconfinedShell ? ', unconfined where nothing confines it' : ''}`;
 }
 
 export function formatTree(root: DecisionNode | null, invocations: readonly ToolInvocation[] = []): string {
