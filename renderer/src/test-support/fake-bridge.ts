@@ -12,7 +12,7 @@ export function makePlan(overrides: Partial<Plan> = {}): Plan {
     description: '',
     definitionOfDone: ['Create the licence file'],
     invariants: [],
-    automationProfile: { name: 'trusted', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
+    automationProfile: { name: 'trusted', autoRetryTransient: 3, allowShell: true, allowNetwork: false, allowUnconfinedShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
     projectPath: '/tmp/project',
     phase: 'execute',
     processingState: 'queued',

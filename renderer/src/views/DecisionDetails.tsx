@@ -1,5 +1,5 @@
 import { useShallow } from 'zustand/react/shallow';
-import type { StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
+import type { Confinement, StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
 import { StatusIcon } from '../components/Badges';
 import { DECISION_TYPE_LABELS } from '../lib/decision-tree';
 import { formatArgs, formatDuration, formatTime } from '../lib/format';
@@ -14,12 +14,19 @@ function PlannedCall({ call }: { call: ToolCallSpec }) {
   );
 }
 
+const CONFINEMENT_LABELS: Record<Confinement, string> = {
+  bwrap: 'confined by bubblewrap',
+  'sandbox-exec': 'confined by sandbox-exec',
+  none: 'not confined',
+};
+
 function RanCall({ invocation }: { invocation: ToolInvocation }) {
   return (
     <div className={`call ran ${invocation.ok ? 'ok' : 'failed'}`} data-testid="ran-call" data-tool={invocation.tool} data-ok={invocation.ok}>
       <span className="call-tool">{invocation.tool}</span> <span className="call-args">{formatArgs(invocation.args)}</span>
       <div className="muted">
         {invocation.ok ? 'ok' : 'failed'} · {formatDuration(invocation.durationMs)} · <time dateTime={invocation.startedAt}>{formatTime(invocation.startedAt)}</time>
+        {invocation.confinement && <> · <span data-testid="call-confinement">{CONFINEMENT_LABELS[invocation.confinement]}</span></>}
       </div>
       {invocation.error && <div className="call-error">{invocation.error.message}</div>}
     </div>
