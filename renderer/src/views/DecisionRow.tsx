@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { StatusIcon } from '../components/Badges';
+import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
 
 export const TREE_ROW_HEIGHT = 30;
@@ -19,11 +20,13 @@ interface DecisionRowProps {
   paused: boolean;
   breakpoint: boolean;
   tally: ToolTally | undefined;
+  /** For an `approval` decision: who answered, and why. */
+  answer?: ApprovalAnswer;
   onSelect(id: string): void;
   onToggle(id: string): void;
 }
 
-export const DecisionRow = memo(function DecisionRow({ row, selected, paused, breakpoint, tally, onSelect, onToggle }: DecisionRowProps) {
+export const DecisionRow = memo(function DecisionRow({ row, selected, paused, breakpoint, tally, answer, onSelect, onToggle }: DecisionRowProps) {
   const { decision, depth, hasChildren, expanded } = row;
   const planned = decision.toolCalls.length;
   const classes = ['tree-row', `type-${decision.type}`, `row-${decision.status}`, selected && 'selected', paused && 'paused'].filter(Boolean).join(' ');
@@ -65,6 +68,11 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, br
       {breakpoint && <span className="breakpoint-dot" role="img" aria-label="breakpoint" title="Breakpoint" />}
       <span className="tree-type">{DECISION_TYPE_LABELS[decision.type]}</span>
       <span className="tree-desc">{decision.description}</span>
+      {decision.type === 'approval' && (
+        <span className={`tree-answer ${answer && !answer.approved ? 'rejected' : ''}`}>
+          {answer ? `by ${answer.by ?? 'the operator'}${answer.reason ? ` — ${answer.reason}` : ''}` : decision.rationale}
+        </span>
+      )}
       {paused && <span className="tree-flag">paused here</span>}
       {(planned > 0 || (tally && tally.ran > 0)) && (
         <span className="tree-tools" title="Tool calls planned / run">

@@ -4,6 +4,7 @@ import { PHASES } from '../../../shared/domain';
 import { StateBadge } from '../components/Badges';
 import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
 import { useAppStore } from '../store/react';
+import { PlanInvariants } from './PlanInvariants';
 
 const ACTION_KEYS: Partial<Record<PlanAction, string>> = { step: 's', continue: 'c', pause: 'p', retry: 'r' };
 
@@ -54,6 +55,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         </span>
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
+      <PlanInvariants plan={plan} />
       <div className="plan-controls" role="toolbar" aria-label="Plan controls">
         {PLAN_ACTIONS.map((action) => {
           const busy = pending === action || (action === 'apply' && applying);
