@@ -49,7 +49,10 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
     try {
       const { pending, approvals } = await bridge['plans.approvals']({ planId });
       if (get().planId !== planId) return;
+      const asked = pending !== null && pending.id !== get().pendingApproval?.id;
       set({ pendingApproval: pending, approvals, approvalsStatus: 'loaded' });
+      // The state change only says "paused"; a screen reader hears what the plan waits for.
+      if (asked) get().announce(`${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
     } catch (error) {
       if (get().planId === planId && get().approvalsStatus !== 'loaded') set({ approvalsStatus: 'error', approvalError: errorText(error) });
     }

@@ -16,14 +16,12 @@ function CallArguments({ approval }: { approval: Approval }) {
   return (
     <>
       {command !== null && (
-        <div className="approval-command">
-          <span className="approval-label" id="approval-command-label">
-            Command
-          </span>
-          <pre aria-labelledby="approval-command-label">
+        <figure className="approval-command">
+          <figcaption className="approval-label">Command</figcaption>
+          <pre>
             <code>{command}</code>
           </pre>
-        </div>
+        </figure>
       )}
       {rest.length > 0 && (
         <dl className="approval-args" aria-label="Arguments">

@@ -19,6 +19,7 @@ export function DecisionTree() {
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);
   const phase = useAppStore((s) => s.plan?.phase);
   const approvals = useAppStore((s) => s.approvals);
+  const awaitingId = useAppStore((s) => s.pendingApproval?.decisionId ?? null);
   const rootId = useAppStore((s) => s.plan?.decisionRootId ?? null);
 
   const rows = useMemo(() => flattenTree(decisions, expanded), [decisions, expanded]);
@@ -64,6 +65,7 @@ export function DecisionTree() {
             row={row}
             selected={id === selectedId}
             paused={id === pausedId}
+            awaitingApproval={id === awaitingId}
             breakpoint={breakpoints.includes(id)}
             tally={tallies.get(id)}
             answer={answers.get(id)}

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react';
 import type { Plan } from '../../../shared/domain';
 import { PHASES } from '../../../shared/domain';
+import { ApprovalBadge } from '../components/ApprovalBadge';
 import { StateBadge } from '../components/Badges';
 import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
+import { waitsForApproval } from '../store/approvals-slice';
 import { useAppStore } from '../store/react';
 import { PlanInvariants } from './PlanInvariants';
 
@@ -49,6 +51,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
       <div className="plan-title">
         <h2 data-testid="plan-name">{plan.name}</h2>
         <StateBadge state={plan.processingState} />
+        {waitsForApproval(plan) && <ApprovalBadge />}
         <PhaseTrack plan={plan} />
         <span className="muted" title="Automation profile">
           {plan.automationProfile.name}
