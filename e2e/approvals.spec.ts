@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, ROOT, test } from './fixtures';
 
@@ -34,14 +35,25 @@ function writeProject(planYaml: (project: string) => string): string {
 /** Create plan opens the browser's file picker; the operator picks the plan file. */
 async function createPlanWithPicker(page: Page, file: string) {
   const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Create a plan from a plan file' }).click();
+  await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
   await (await chooser).setFiles(file);
 }
 
-const runButton = (page: Page) => page.getByRole('button', { name: /^Run the plan/ });
-const applyButton = (page: Page) => page.getByRole('button', { name: /^Apply the changeset/ });
+/** Accessibility rules axe can check, on one part of the page. */
+async function expectAccessible(page: Page, ...selectors: string[]) {
+  const axe = new AxeBuilder({ page });
+  for (const selector of selectors) axe.include(selector);
+  const { violations } = await axe.analyze();
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+const controls = (page: Page) => page.getByRole('toolbar', { name: 'Plan controls' });
+const runButton = (page: Page) => controls(page).getByRole('button', { name: /^Run\b/ });
+const applyButton = (page: Page) => controls(page).getByRole('button', { name: /^Apply\b/ });
 
 test('an operator approves one shell call, rejects the next with a reason, reads both answers in the tree, and skips the rejected step', async ({ page, agentsConsole }) => {
+  // Two runs, two answers, a recovery and two axe scans: more than the default minute on a busy machine.
+  test.slow();
   const file = writeProject(
     (project) => `name: supervised-commands
 description: Two shell commands, each checked by the operator
@@ -81,6 +93,8 @@ definitionOfDone:
   await expect(invariants).toContainText('curl *');
   await expect(invariants).toContainText('The README is user-facing');
   await shot(page, 'approval-card');
+  // The card, the invariants and the list badge: axe checks what it can of what a screen reader gets.
+  await expectAccessible(page, '.approval-card', '.plan-invariants', '[role="listbox"]');
   await card.screenshot({ path: join(SCREENSHOTS, 'approval-card-close.png') });
 
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
@@ -102,6 +116,7 @@ definitionOfDone:
   await expect(failure).toContainText('rejected');
   await expect(failure).toContainText('the cache holds the only copy of the fixtures');
   await expect(card).toHaveCount(0);
+  await expectAccessible(page, '.recovery-actions');
 
   const approved = page.getByRole('treeitem', { name: /Approved shell\.run/ });
   const rejected = page.getByRole('treeitem', { name: /Rejected shell\.run/ });
