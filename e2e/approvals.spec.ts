@@ -122,6 +122,10 @@ definitionOfDone:
   const rejected = page.getByRole('treeitem', { name: /Rejected shell\.run/ });
   await expect(approved).toContainText('by console');
   await expect(rejected).toContainText('by console — the cache holds the only copy of the fixtures');
+  await rejected.click();
+  const details = page.getByRole('complementary', { name: 'Decision details' });
+  await expect(details.getByRole('definition').filter({ hasText: 'rejected' })).toBeVisible();
+  await expect(details).toContainText('the cache holds the only copy of the fixtures');
   await shot(page, 'approval-answers-in-tree');
 
   await failure.getByRole('button', { name: 'Skip step' }).click();

@@ -6,6 +6,7 @@ import type { AppStore } from '../store/types';
 import { makeApproval, makeDecision, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { ApprovalCard } from './ApprovalCard';
+import { DecisionDetails } from './DecisionDetails';
 import { DecisionTree } from './DecisionTree';
 import { FailureCard } from './FailureCard';
 import { PlanHeader } from './PlanHeader';
@@ -92,6 +93,12 @@ describe('waiting for approval elsewhere in the console', () => {
     expect(html).toContain('by console — deletes the fixtures');
     expect(html).toContain('aria-label="rejected"');
     expect(html).toMatch(/data-decision-id="s2".*waits for approval/);
+
+    store.setState({ selectedDecisionId: 'd1' });
+    const details = render(store, <DecisionDetails />);
+    expect(details).toContain('<dt>Answer</dt><dd class="del">rejected</dd>');
+    expect(details).toContain('<dt>By</dt><dd>console</dd>');
+    expect(details).toContain('<dt>Reason</dt><dd>deletes the fixtures</dd>');
   });
 });
 
