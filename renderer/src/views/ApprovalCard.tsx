@@ -133,7 +133,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             type="text"
             value={reason}
             maxLength={2000}
-            placeholder="e.g. the command deletes too much"
+            placeholder="Why this call should not run"
             aria-keyshortcuts="x"
             disabled={busy}
             onChange={(e) => setReason(e.currentTarget.value)}
