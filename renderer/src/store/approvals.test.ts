@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answersByDecision } from '../lib/approvals';
 import { allowedActions } from '../lib/plan-actions';
-import { makeApproval, makeDecision, makeEvent, makePlan } from '../test-support/fake-bridge';
+import { makeApproval, makeEvent, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { handleKey } from './keyboard';
 
@@ -121,27 +120,5 @@ describe('recovery in place', () => {
     t.fake.fail('plans.skip', 'plan P1 is running; pause it or wait for it to stop');
     await t.state().skipStep();
     expect(t.state().recoveryError).toBe('Skip step failed: plan P1 is running; pause it or wait for it to stop');
-  });
-});
-
-describe('who answered each approval', () => {
-  it('pairs the approval decisions under a step with its answers, in order', () => {
-    const decisions = {
-      s1: makeDecision('s1', 'root', 0),
-      d1: makeDecision('d1', 's1', 1, { type: 'approval' }),
-      d2: makeDecision('d2', 's1', 2, { type: 'approval' }),
-      r1: makeDecision('r1', 'root', 1, { type: 'approval' }),
-    };
-    const approvals = [
-      makeApproval('A2', { status: 'rejected', answeredBy: 'ann', answeredAt: '2026-01-01T00:00:02.000Z', reason: 'no' }),
-      makeApproval('A1', { status: 'approved', scope: 'all', answeredBy: 'console', answeredAt: '2026-01-01T00:00:01.000Z' }),
-      makeApproval('A3'),
-      makeApproval('P1', { kind: 'plan', decisionId: null, tool: null, status: 'approved', answeredBy: 'bob', answeredAt: '2026-01-01T00:00:03.000Z' }),
-    ];
-    const answers = answersByDecision(decisions, approvals, 'root');
-    expect(answers.get('d1')).toMatchObject({ approved: true, scope: 'all', by: 'console', reason: null });
-    expect(answers.get('d2')).toMatchObject({ approved: false, by: 'ann', reason: 'no' });
-    expect(answers.get('r1')).toMatchObject({ approved: true, by: 'bob' });
-    expect(answers.has('s1')).toBe(false);
   });
 });
