@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -17,9 +17,15 @@ async function openConsole(page: Page, url: string) {
   await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
 }
 
+const tempDirs: string[] = [];
+test.afterEach(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A project of its own, with the rules `.agents/invariants.yaml` gives it, and a plan file over it. */
 function writeProject(planYaml: (project: string) => string): string {
   const dir = mkdtempSync(join(tmpdir(), 'agents-approvals-'));
+  tempDirs.push(dir);
   const project = join(dir, 'project');
   mkdirSync(join(project, '.agents'), { recursive: true });
   mkdirSync(join(project, 'cache'), { recursive: true });

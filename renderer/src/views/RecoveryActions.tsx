@@ -17,7 +17,8 @@ export function profileSummary(profile: AutomationProfile): string {
 
 /** Fixes a failed plan in place: skip the failed step, or change the profile; Run then goes on. */
 export function RecoveryActions({ plan }: { plan: Plan }) {
-  const hasFailedStep = useAppStore((s) => Object.values(s.decisions).some((d) => d.type === 'strategy_choice' && d.status === 'failed'));
+  // A step still marked running in an errored plan was cut off (category interrupted): the host skips it too.
+  const hasFailedStep = useAppStore((s) => Object.values(s.decisions).some((d) => d.type === 'strategy_choice' && (d.status === 'failed' || d.status === 'running')));
   const recovering = useAppStore((s) => s.recovering);
   const error = useAppStore((s) => s.recoveryError);
   const skipStep = useAppStore((s) => s.skipStep);
