@@ -5,6 +5,7 @@ import { DECISION_TYPE_LABELS } from '../lib/decision-tree';
 import { formatArgs, formatDuration, formatTime } from '../lib/format';
 import { ChangeLinks } from '../components/ChangeLinks';
 import { useAppStore } from '../store/react';
+import { ApprovalAnswerFacts } from './ApprovalAnswerFacts';
 
 function PlannedCall({ call }: { call: ToolCallSpec }) {
   return (
@@ -77,7 +78,7 @@ export function DecisionDetails() {
       <p className="muted">
         {DECISION_TYPE_LABELS[decision.type]} · {decision.status} · updated {formatTime(decision.updatedAt)}
       </p>
-      {decision.rationale && <p className="rationale">{decision.rationale}</p>}
+      {decision.type === 'approval' ? <ApprovalAnswerFacts decision={decision} /> : decision.rationale && <p className="rationale">{decision.rationale}</p>}
       {decision.type === 'strategy_choice' && running && (
         <button type="button" className="button small" data-testid="toggle-breakpoint" aria-pressed={breakpoint} onClick={() => void toggleBreakpoint(decision.id)}>
           {breakpoint ? 'Remove breakpoint' : 'Set breakpoint'}
