@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Confinement } from '../../../shared/domain';
@@ -62,17 +62,15 @@ function isUnder(child: string, parent: string): boolean {
  * namespace. All capabilities are dropped: as root, a capability would let the command write to
  * the read-only folders bwrap makes for the sandbox's ancestors.
  */
-export function bwrapArgs(request: ConfineRequest, options: { nodeDir?: string; exists?: (p: string) => boolean } = {}): string[] {
-  const exists = options.exists ?? existsSync;
+export function bwrapArgs(request: ConfineRequest, options: { nodeDir?: string } = {}): string[] {
   const root = path.resolve(request.sandboxRoot);
   const args = ['--unshare-all', ...(request.allowNetwork ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
   const bound: string[] = [];
   for (const dir of SYSTEM_DIRS) {
-    if (!exists(dir)) continue;
-    const stats = lstatSync(dir);
-    if (stats.isSymbolicLink()) {
+    if (!existsSync(dir)) continue; // a dangling link counts as missing too
+    if (lstatSync(dir).isSymbolicLink()) {
       // A merged-/usr link (/bin -> usr/bin) stays a link into the read-only /usr.
-      args.push('--symlink', realpathOr(dir) === dir ? dir : path.relative('/', realpathOr(dir)), dir);
+      args.push('--symlink', readlinkSync(dir), dir);
       continue;
     }
     args.push('--ro-bind', dir, dir);
@@ -81,7 +79,7 @@ export function bwrapArgs(request: ConfineRequest, options: { nodeDir?: string; 
   args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // After the private /tmp, so a Node installed under /tmp stays visible.
   const nodeDir = options.nodeDir ?? nodeFolder();
-  if (!bound.some((dir) => isUnder(nodeDir, dir)) && exists(nodeDir)) args.push('--ro-bind', nodeDir, nodeDir);
+  if (!bound.some((dir) => isUnder(nodeDir, dir)) && existsSync(nodeDir)) args.push('--ro-bind', nodeDir, nodeDir);
   // The sandbox's ancestors exist only as empty read-only folders, so `..` cannot create anything
   // beside the sandbox, not even in the private /tmp.
   const ancestors: string[] = [];
