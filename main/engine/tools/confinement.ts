@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Confinement } from '../../../shared/domain';
@@ -65,17 +65,15 @@ function isUnder(child: string, parent: string): boolean {
  * namespace. All capabilities are dropped: as root, a capability would let the command write to
  * the read-only folders bwrap makes for the sandbox's ancestors.
  */
-export function bwrapArgs(request: ConfineRequest, options: { nodeDir?: string; exists?: (p: string) => boolean } = {}): string[] {
-  const exists = options.exists ?? existsSync;
+export function bwrapArgs(request: ConfineRequest, options: { nodeDir?: string } = {}): string[] {
   const root = path.resolve(request.sandboxRoot);
   const args = ['--unshare-all', ...(request.allowNetwork ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
   const bound: string[] = [];
   for (const dir of SYSTEM_DIRS) {
-    if (!exists(dir)) continue;
-    const stats = lstatSync(dir);
-    if (stats.isSymbolicLink()) {
+    if (!existsSync(dir)) continue; // a dangling link counts as missing too
+    if (lstatSync(dir).isSymbolicLink()) {
       // A merged-/usr link (/bin -> usr/bin) stays a link into the read-only /usr.
-      args.push('--symlink', realpathOr(dir) === dir ? dir : path.relative('/', realpathOr(dir)), dir);
+      args.push('--symlink', readlinkSync(dir), dir);
       continue;
     }
     args.push('--ro-bind', dir, dir);
@@ -85,7 +83,7 @@ export function bwrapArgs(request: ConfineRequest, options: { nodeDir?: string; 
   // At a folder of its own: bound where it lies, a Node installed in the home folder (or /tmp) would
   // show that folder's path inside.
   const nodeDir = options.nodeDir ?? nodeFolder();
-  if (!bound.some((dir) => isUnder(nodeDir, dir)) && exists(nodeDir)) args.push('--ro-bind', nodeDir, NODE_MOUNT);
+  if (!bound.some((dir) => isUnder(nodeDir, dir)) && existsSync(nodeDir)) args.push('--ro-bind', nodeDir, NODE_MOUNT);
   // The sandbox's ancestors exist only as empty read-only folders, so `..` cannot create anything
   // beside the sandbox, not even in the private /tmp.
   const ancestors: string[] = [];
