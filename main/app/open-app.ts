@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { resolveDataDir } from '../persistence/data-dir';
+import { resolveDataDir, secureDataDir } from '../persistence/data-dir';
 import { type SecretCodec, SettingsStore } from './settings';
 import { openStores } from '../persistence';
 import { recoverInterruptedPlans } from './leases';
 import { PlanService, type PlanServiceOptions } from './plan-service';
+import { maxProjectBytesFrom } from './project-policy';
 
 export interface App {
   dataDir: string;
@@ -19,9 +20,10 @@ export function openApp(
   options: { dataDir?: string; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
 ): App {
   const dataDir = options.dataDir ?? resolveDataDir();
+  secureDataDir(dataDir);
   const stores = openStores(dataDir);
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);
-  const service = new PlanService({ ...options, settings, stores, dataDir });
+  const service = new PlanService({ maxProjectBytes: maxProjectBytesFrom(process.env), ...options, settings, stores, dataDir });
   const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   return { dataDir, service, settings, recovered, close: () => stores.close() };
 }

@@ -140,4 +140,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX approvals_plan ON approvals (plan_id, pos);
   `,
+  // 3: how each shell.run call was confined (bwrap, sandbox-exec, none); NULL for other tools.
+  `
+  ALTER TABLE tool_invocations ADD COLUMN confinement TEXT;
+  `,
 ];

@@ -2,6 +2,7 @@ import { createStore } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/frame-buffer';
 import { createAgentSlice } from './agent-slice';
+import { createApprovalsSlice } from './approvals-slice';
 import { createChangesSlice } from './changes-slice';
 import { createEventsSlice } from './events-slice';
 import { createLiveSlice } from './live-slice';
@@ -9,6 +10,7 @@ import { createNavigationSlice } from './navigation-slice';
 import { createPlanSlice } from './plan-slice';
 import { LIST_EVENT_TYPES } from './plan-events';
 import { createPlansSlice } from './plans-slice';
+import { createRecoverySlice } from './recovery-slice';
 import type { AppState, AppStore, IngestItem, StoreDeps } from './types';
 import { createUiSlice } from './ui-slice';
 
@@ -55,6 +57,8 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createLiveSlice(set, get, deps),
     ...createNavigationSlice(set, get, deps),
     ...createAgentSlice(set, get, deps),
+    ...createApprovalsSlice(set, get, deps),
+    ...createRecoverySlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;
@@ -76,6 +80,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
         state.refreshInvocations();
         state.refreshErrors();
         state.refreshChanges();
+        state.refreshApprovals();
       }
     },
     dispose() {

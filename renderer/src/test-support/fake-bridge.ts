@@ -1,7 +1,7 @@
 import type { SettingsView } from '../../../shared/agent';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
-import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { StreamEvent } from '../../../shared/events';
 
 const TS = '2026-01-01T00:00:00.000Z';
@@ -13,7 +13,7 @@ export function makePlan(overrides: Partial<Plan> = {}): Plan {
     description: '',
     definitionOfDone: ['Create the licence file'],
     invariants: [],
-    automationProfile: { name: 'trusted', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
+    automationProfile: { name: 'trusted', autoRetryTransient: 3, allowShell: true, allowNetwork: false, allowUnconfinedShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
     projectPath: '/tmp/project',
     phase: 'execute',
     processingState: 'queued',
@@ -47,6 +47,29 @@ export function makeDecision(id: string, parentId: string | null, order: number,
     status: 'pending',
     createdAt: TS,
     updatedAt: TS,
+    ...overrides,
+  };
+}
+
+export function makeApproval(id: string, overrides: Partial<Approval> = {}): Approval {
+  return {
+    id,
+    planId: 'P1',
+    kind: 'tool',
+    decisionId: 's1',
+    callIndex: 0,
+    tool: 'shell.run',
+    args: { command: 'rm -rf cache' },
+    description: 'Clear the cache',
+    rationale: 'A stale cache breaks the build',
+    diff: null,
+    status: 'pending',
+    scope: null,
+    answeredBy: null,
+    answeredAt: null,
+    reason: null,
+    usedAt: null,
+    createdAt: TS,
     ...overrides,
   };
 }
@@ -93,6 +116,7 @@ export class FakeBridge {
     price: null,
     effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' },
   };
+  approvals: Approval[] = [];
   readonly calls: { channel: Channel; request: unknown }[] = [];
   readonly subscriptions = new Map<number, { subscription: Subscription; listener: (event: StreamEvent) => void }>();
   private readonly overrides = new Map<Channel, (request: never) => unknown>();
@@ -148,7 +172,7 @@ export class FakeBridge {
         return { entry: { ...entry, beforeText: 'old\n', afterText: 'new\n' }, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
       },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
-      'plans.approvals': () => ({ planId: this.plan.id, pending: null, approvals: [] }),
+      'plans.approvals': () => ({ planId: this.plan.id, pending: this.approvals.find((a) => a.status === 'pending') ?? null, approvals: this.approvals }),
       'plans.approve': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
       'plans.reject': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
       'plans.skip': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
