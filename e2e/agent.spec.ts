@@ -111,7 +111,8 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
   await expect(page.getByText(GREETING).first()).toBeVisible();
   await page.screenshot({ path: join(SCREENSHOTS, 'agent-diff.png') });
   await apply.click();
-  await expect.poll(() => readFileSync(join(project, 'NOTES.md'), 'utf8'), { timeout: 15_000 }).toBe(`${GREETING}\n`);
+  await expect(page.getByTestId('plan-header')).toHaveAttribute('data-plan-state', 'complete');
+  expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe(`${GREETING}\n`);
 });
 
 test('the settings take a model and an API key, and show only that a key is set', async ({ page, agentsConsole }) => {

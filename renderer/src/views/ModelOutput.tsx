@@ -25,7 +25,10 @@ export function ModelOutput({ plan }: { plan: Plan }) {
     }
     return out;
   }, [events, decisions]);
-  useEffect(() => end.current?.scrollIntoView?.({ block: 'nearest' }), [blocks]);
+  // A block body: newer Chromium returns a promise from scrollIntoView, which React would take for a cleanup.
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [blocks]);
 
   if (!plan.agent) return null;
   return (
