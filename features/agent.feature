@@ -49,6 +49,13 @@ Feature: A model strategizes and executes agent plans
     Then the plan is errored with category "budget"
     And the next command is "agents plan correct"
 
+  Scenario: A step that uses up its output tokens fails with category budget
+    Given an agent plan with at most 100 output tokens per step whose definition of done is "NOTES.md says hello"
+    And a model that proposes "Write NOTES.md" and then only lists files
+    When the plan runs
+    Then the plan is errored with category "budget"
+    And the plan's error names "output tokens"
+
   Scenario: Correct runs the failed step again with the failure and the operator's note
     Given an agent plan with at most 3 turns per step whose definition of done is "NOTES.md says hello"
     And a model that proposes "Write NOTES.md" and then only lists files, unless told a note

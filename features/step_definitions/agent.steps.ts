@@ -96,6 +96,10 @@ Given('a model that runs {string} and then finishes', function (this: World, com
   });
 });
 
+Given('an agent plan with at most {int} output tokens per step whose definition of done is {string}', function (this: World, tokens: number, definition: string) {
+  createAgentPlan(this, definition, `{ maxOutputTokens: ${tokens} }`);
+});
+
 Given('a model that writes {string} with {string}', function (this: World, path: string, content: string) {
   this.agent.server.respondWith(fileWritingAgent({ [path]: content }));
 });
@@ -123,7 +127,7 @@ function listingModel(path: string, unlessNote?: string): Responder {
   const good = fileWritingAgent({ [path]: 'hello' });
   return (request, index) => {
     if (isStrategize(request) || (unlessNote && transcript(request).includes(unlessNote))) return good(request, index);
-    return { text: 'Let me look around some more.', toolCalls: [{ name: 'file_list', args: {} }] };
+    return { text: 'Let me look around some more.', toolCalls: [{ name: 'file_list', args: {} }], usage: { input: 50, output: 40 } };
   };
 }
 
