@@ -74,6 +74,25 @@ Feature: A model strategizes and executes agent plans
     And the plan's error names "escapes the sandbox"
     And no file "escape.txt" exists beside the sandbox
 
+  Scenario Outline: A call the rules refuse fails the step, as a scripted call would
+    Given an agent plan under the "<profile>" profile whose definition of done is "NOTES.md says hello"
+    And the project protects "NOTES.md"
+    And a model that calls <tool> with <args>
+    When the plan runs
+    Then the plan is errored with category "<category>"
+
+    Examples:
+      | profile                                        | tool       | args                                          | category  |
+      | { base: full-auto, autoRetryTransient: 0 }     | file_write | {"path": "NOTES.md", "content": "hello"}      | invariant |
+      | { base: full-auto, allowShell: false, autoRetryTransient: 0 } | shell_run  | {"command": "echo hello > OTHER.md"}          | policy    |
+
+  Scenario: Later steps are shown the summaries of earlier ones
+    Given an agent plan whose definition of done is "A.md and B.md exist"
+    And a model that writes "A.md" with "a" and "B.md" with "b"
+    When the plan runs
+    Then the plan waits in phase apply
+    And the model's prompt for "Write B.md" says "Write A.md: Wrote A.md and read it back."
+
   Scenario: A tool failure goes back to the model, which then carries on
     Given an agent plan whose definition of done is "NOTES.md says hello"
     And a model that first reads the missing "TODO.md", then writes "NOTES.md" with "hello"

@@ -100,6 +100,20 @@ Given('an agent plan with at most {int} output tokens per step whose definition 
   createAgentPlan(this, definition, `{ maxOutputTokens: ${tokens} }`);
 });
 
+Given('the project protects {string}', function (this: World, glob: string) {
+  mkdirSync(join(this.agent.project, '.agents'), { recursive: true });
+  writeFileSync(join(this.agent.project, '.agents', 'invariants.yaml'), `protect: [${JSON.stringify(glob)}]\n`);
+});
+
+Given('a model that calls {word} with {}', function (this: World, tool: string, args: string) {
+  const good = fileWritingAgent({ 'NOTES.md': 'hello' });
+  this.agent.server.respondWith((request, index) => (isStrategize(request) ? good(request, index) : { toolCalls: [{ name: tool, args: JSON.parse(args) }] }));
+});
+
+Given('a model that writes {string} with {string} and {string} with {string}', function (this: World, a: string, ac: string, b: string, bc: string) {
+  this.agent.server.respondWith(fileWritingAgent({ [a]: ac, [b]: bc }));
+});
+
 Given('a model that writes {string} with {string}', function (this: World, path: string, content: string) {
   this.agent.server.respondWith(fileWritingAgent({ [path]: content }));
 });
@@ -356,6 +370,12 @@ Then('the step has an error_recovery decision with action correct', function (th
 Then('no file {string} exists beside the sandbox', function (this: World, name: string) {
   const sandbox = plan(this).sandboxRefs[0];
   assert.equal(existsSync(join(dirname(sandbox), name)), false);
+});
+
+Then("the model's prompt for {string} says {string}", function (this: World, step: string, text: string) {
+  const prompt = requests(this).find((r) => !isStrategize(r) && transcript(r).includes(`): ${step}`));
+  assert.ok(prompt, `no request for ${step}`);
+  assert.ok(transcript(prompt).includes(text), transcript(prompt));
 });
 
 Then('the model was told that {string} does not exist', function (this: World, path: string) {

@@ -24,6 +24,8 @@ describe('the desktop app keeps the API key with safeStorage', () => {
     expect(JSON.parse(raw)).toHaveProperty('apiKeyEncrypted');
     expect(settings.apiKey()).toBe('sk-desktop-key');
     expect(settings.view({}).apiKeySet).toBe(true);
+    // The CLI has no safeStorage: it sees that a key is set but cannot read it.
+    expect(new SettingsStore(file).apiKey()).toBeNull();
   });
 
   it('has no codec where the OS offers no encryption', () => {

@@ -48,6 +48,7 @@ describe('an agent plan driven by the CLI against an OpenAI-compatible server on
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toMatch(/model_output .*I will write CHANGELOG\.md now\./);
     expect(approve.stdout).toMatch(/tool_call_finished .*tool=file\.write ok=true/);
+    expect(approve.stdout).toMatch(/model_usage .*inputTokens=\d+ outputTokens=\d+/);
 
     const show = await agents(['plan', 'show', id], home, env);
     expect(show.stdout).toMatch(/tokens: +850 in, 145 out/);
