@@ -66,6 +66,17 @@ Feature: A model strategizes and executes agent plans
     And the model's last prompt for the step names the failure and the note "write the file at once"
     And the step has an error_recovery decision with action correct
 
+  Scenario: Replan without a file: the model proposes the steps not done again
+    Given an agent plan with at most 3 turns per step whose definition of done is "a greeting file exists"
+    And a model that fails "Write NOTES.md", and proposes "HELLO.md" when asked for new steps
+    When the plan runs
+    And I replan the plan by the model
+    And the plan runs
+    Then the plan waits in phase apply
+    And the step "Write NOTES.md" is skipped
+    And the changeset creates "HELLO.md" with "hello"
+    And the model's last strategize prompt carries the reason "the operator asked for new steps"
+
   Scenario: A path outside the sandbox is refused by the tools, as for a scripted call
     Given an agent plan whose definition of done is "NOTES.md says hello"
     And a model that tries to write "../escape.txt"

@@ -256,6 +256,8 @@ export const PlanSchema = z.object({
   agent: AgentSpecSchema.optional(),
   /** Tokens the model used, per step and in all. */
   usage: PlanUsageSchema.optional(),
+  /** The operator's answer to the model's last proposal (a rejection, or replan), for its next one. */
+  agentFeedback: z.object({ reason: z.string(), previous: z.string() }).nullable().optional(),
   /** A model step stopped for an approval: its conversation, so answering continues it where it stopped. */
   agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
   createdAt: timestamp,

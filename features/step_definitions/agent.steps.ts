@@ -6,7 +6,7 @@ import { After, Given, Then, When } from '@cucumber/cucumber';
 import type { Plan } from '../../shared/domain';
 import { type App, openApp } from '../../main/app/open-app';
 import { type ChatRequest, type Responder, ScriptedModelServer, transcript } from '../../tests/support/scripted-model-server';
-import { fileWritingAgent, isStrategize, toolResults } from '../../tests/support/scripted-agent';
+import { fileWritingAgent, isStrategize, stepOf, toolResults } from '../../tests/support/scripted-agent';
 import type { EngineWorld } from '../support/world';
 
 /** What one agent scenario holds: a model server, a project, an app over a fresh data directory. */
@@ -114,6 +114,15 @@ Given('a model that writes {string} with {string} and {string} with {string}', f
   this.agent.server.respondWith(fileWritingAgent({ [a]: ac, [b]: bc }));
 });
 
+Given('a model that fails {string}, and proposes {string} when asked for new steps', function (this: World, _step: string, path: string) {
+  const first = listingModel('NOTES.md');
+  const second = fileWritingAgent({ [path]: 'hello' });
+  this.agent.server.respondWith((request, index) => {
+    const replanned = isStrategize(request) ? transcript(request).includes('asked for new steps') : stepOf(request) === `Write ${path}`;
+    return (replanned ? second : first)(request, index);
+  });
+});
+
 Given('a model that writes {string} with {string}', function (this: World, path: string, content: string) {
   this.agent.server.respondWith(fileWritingAgent({ [path]: content }));
 });
@@ -209,6 +218,10 @@ When('the plan runs', async function (this: World) {
 
 When('I ask the agent to correct the step with the note {string}', async function (this: World, note: string) {
   this.agent.plan = await app(this).service.correct(this.agent.planId ?? '', { by: 'tester', reason: note });
+});
+
+When('I replan the plan by the model', function (this: World) {
+  this.agent.plan = app(this).service.replan(this.agent.planId ?? '', { by: 'tester' });
 });
 
 When('I approve the pending approval', async function (this: World) {

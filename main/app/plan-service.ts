@@ -33,7 +33,7 @@ import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
 import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
-import { ModelAgent, type Rejection } from '../engine/model/model-agent';
+import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import type { CorrectionContext } from '../engine/model/prompts';
 import type { ModelConfig } from '../engine/model/model-config';
@@ -116,8 +116,6 @@ export class PlanService {
   private readonly tracker = new TreeChangeTracker();
   private readonly controllers = new Map<string, RunController>();
   private readonly runs = new Map<string, Promise<Plan>>();
-  /** A rejected proposal and its reason, for the model's next proposal in the same process. */
-  private readonly rejections = new Map<string, Rejection>();
 
   constructor(private readonly options: PlanServiceOptions) {
     this.events = new EventPublisher(options.stores.events);
@@ -311,8 +309,7 @@ export class PlanService {
       const now = new Date().toISOString();
       const open = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
       this.lifecycle.saveDecisions(open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })));
-      this.rejections.set(planId, { reason: latest.reason ?? 'no reason given', previous: latest.rationale });
-      this.lifecycle.update(planId, { phase: 'strategize' });
+      this.lifecycle.update(planId, { phase: 'strategize', agentFeedback: { reason: latest.reason ?? 'no reason given', previous: latest.rationale } });
       return { next: 'propose_again' };
     }
     const steps = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
@@ -469,9 +466,10 @@ export class PlanService {
    * Goes back to strategize for the steps not done: they are marked skipped and the steps of
    * `file` (a plan file) take their place. Completed steps and the changeset are kept.
    */
-  replan(planId: string, answer: Answer & { file: string }): Plan {
+  replan(planId: string, answer: Answer & { file?: string }): Plan {
     const plan = this.requireFixable(planId);
     if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
+    if (answer.file === undefined) return this.replanByModel(plan, answer);
     const { plan: file } = loadPlanFile(answer.file);
     const decisions = this.lifecycle.listDecisions(planId);
     const steps = stepsInOrder(decisions);
@@ -493,6 +491,27 @@ export class PlanService {
     }));
     this.lifecycle.saveDecisions([...replaced, ...added]);
     return this.recovered(planId, null, 'revert_to_strategize', `Replanned: ${replaced.length} step(s) replaced by ${added.length} from ${file.name}`, answer);
+  }
+
+  /**
+   * Replan of an agent plan without a file: the steps not done are marked skipped and the next run
+   * goes back to strategize, where the model proposes them again (told what is done) for approval.
+   */
+  private replanByModel(plan: Plan, answer: Answer): Plan {
+    if (!plan.agent) throw new ValidationError('--file', 'is required: a scripted plan takes its new steps from a plan file');
+    this.modelConfig(plan.agent);
+    const now = new Date().toISOString();
+    const open = stepsInOrder(this.lifecycle.listDecisions(plan.id)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
+    this.lifecycle.saveDecisions(open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })));
+    const failed = plan.errorMessage && plan.processingState === 'errored' ? ` The last attempt failed: ${plan.errorMessage}.` : '';
+    const done = stepsInOrder(this.lifecycle.listDecisions(plan.id)).filter((d) => d.status === 'done');
+    const agentFeedback = {
+      reason: `the operator asked for new steps for what is not done yet${answer.reason ? `: ${answer.reason}` : ''}.${failed} Done already: ${done.map((d) => d.description).join('; ') || 'nothing'}.`,
+      previous: open.map((d, i) => `${i + 1}. ${d.description}`).join('\n'),
+    };
+    const recovered = this.recovered(plan.id, null, 'revert_to_strategize', `Replanned by the model: ${open.length} step(s) to propose again`, answer);
+    // The tree's root stays; the next run strategizes again under it.
+    return this.lifecycle.update(plan.id, { phase: 'strategize', processingState: recovered.processingState, agentFeedback });
   }
 
   /** A plan that can be fixed in place: stopped with an error, or queued between runs. */
@@ -708,10 +727,10 @@ export class PlanService {
       lifecycleService: this.lifecycle,
       strategizer: agent
         ? {
-            strategize: (p, invariants, emit) => {
-              const rejection = this.rejections.get(planId);
-              this.rejections.delete(planId);
-              return agent.strategize(p, invariants, emit, rejection);
+            strategize: async (p, invariants, emit) => {
+              const result = await agent.strategize(p, invariants, emit, p.agentFeedback ?? undefined);
+              if (p.agentFeedback) this.lifecycle.update(planId, { agentFeedback: null });
+              return result;
             },
           }
         : undefined,

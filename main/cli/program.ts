@@ -375,10 +375,10 @@ export function buildProgram(ctx: Ctx): Command {
 
   plan
     .command('replan <id>')
-    .description('go back to strategize for the steps not done: they are replaced by the steps of --file')
-    .requiredOption('--file <plan.yaml>', 'a plan file whose definitionOfDone holds the new steps')
+    .description('go back to strategize for the steps not done: they are replaced by the steps of --file, or (an agent plan) proposed again by the model')
+    .option('--file <plan.yaml>', 'a plan file whose definitionOfDone holds the new steps (required for a scripted plan)')
     .addOption(json())
-    .action((id: string, opts: { file: string; json?: boolean }) => {
+    .action((id: string, opts: { file?: string; json?: boolean }) => {
       recovered(ctx.app().service.replan(id, { by: operator(), file: opts.file }), opts, 'replanned');
     });
 
