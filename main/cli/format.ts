@@ -40,7 +40,7 @@ export function formatSettings(view: SettingsView): string {
   ].join('\n');
 }
 
-export function formatPlan(plan: Plan, price?: Price | null): string {
+export function formatPlan(plan: Plan, price?: Price | null, describe: (decisionId: string) => string | undefined = () => undefined): string {
   const lines = [
     `${plan.name}  (${plan.id})`,
     `  phase:      ${plan.phase}`,
@@ -55,7 +55,8 @@ export function formatPlan(plan: Plan, price?: Price | null): string {
   if (plan.usage) {
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {
-      lines.push(`    ${step.phase === 'strategize' ? 'strategize' : `step ${step.decisionId}`}: ${formatUsage(step, price)}, ${step.turns} turn(s)`);
+      const name = step.phase === 'strategize' ? 'strategize' : `"${(step.decisionId && describe(step.decisionId)) ?? step.decisionId}"`;
+      lines.push(`    ${name}: ${formatUsage(step, price)}, ${step.turns} turn(s)`);
     }
   }
   if (plan.description) lines.splice(1, 0, `  ${plan.description}`);

@@ -229,7 +229,10 @@ export function buildProgram(ctx: Ctx): Command {
       const service = ctx.app().service;
       const p = service.get(id);
       if (opts.json) printJson(ctx, p);
-      else ctx.io.stdout(`${formatPlan(p, service.settingsView().price)}\n`);
+      else {
+        const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
+        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId))}\n`);
+      }
     });
 
   plan
