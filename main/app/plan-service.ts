@@ -56,6 +56,13 @@ export interface DiffEntry extends ChangeEntryMeta {
   diff: string | null;
 }
 
+export interface ExternalEvents {
+  /** Changes whenever another process commits to the database. */
+  version(): number;
+  /** Every plan's last event seq. */
+  lastSeqs(): Map<string, number>;
+}
+
 export interface RunOptions {
   streamCallback?: StreamCallback;
   step?: boolean;
@@ -154,6 +161,16 @@ export class PlanService {
   eventsAfter(planId: string, afterSeq = 0, limit = 1000): { events: StreamEvent[]; lastSeq: number } {
     this.get(planId);
     return { events: this.stores.events.list(planId, afterSeq, limit), lastSeq: this.stores.events.lastSeq(planId) };
+  }
+
+  /**
+   * What other processes append to the shared event log, for a host to poll: undefined where the
+   * log is this process's alone (in memory).
+   */
+  get externalEvents(): ExternalEvents | undefined {
+    const log = this.stores.events;
+    if (!log.externalVersion || !log.lastSeqs) return undefined;
+    return { version: () => log.externalVersion?.() ?? 0, lastSeqs: () => log.lastSeqs?.() ?? new Map() };
   }
 
   changeEntries(planId: string): ChangeEntry[] {

@@ -1,4 +1,4 @@
-import type { ResponseOf } from '../../../shared/contract';
+import { BridgeError, type ResponseOf } from '../../../shared/contract';
 import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
@@ -11,6 +11,20 @@ import type { LoadStatus, SliceCreator } from './types';
 
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
 export type PlanTab = 'decisions' | 'changes' | 'events';
+
+const STATE_WORDS: Record<Plan['processingState'], string> = {
+  queued: 'queued',
+  processing: 'running',
+  paused: 'paused',
+  complete: 'complete',
+  errored: 'errored',
+  cancelled: 'cancelled',
+};
+
+/** "running in execute", "queued in apply". */
+function stateWords(plan: Plan): string {
+  return `${STATE_WORDS[plan.processingState]} in ${plan.phase}`;
+}
 
 /** Decisions in the first request for a plan's tree: enough to fill the view at once. */
 export const FIRST_DECISIONS_PAGE = 500;
@@ -296,7 +310,17 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
           if (action === 'retry' || action === 'reset') refreshErrors();
         }
       } catch (error) {
-        const message = `${ACTION_LABELS[action]} failed: ${errorText(error)}`;
+        let message = `${ACTION_LABELS[action]} failed: ${errorText(error)}`;
+        if (error instanceof BridgeError && error.payload.code === 'wrong_state' && get().planId === planId) {
+          // The view was stale (the plan moved on in another process): say where it really is, and catch up.
+          const fresh = await bridge['plans.get']({ planId }).catch(() => null);
+          if (fresh && get().planId === planId) {
+            deps.flushEvents();
+            set({ plan: fresh.plan, planStatus: 'loaded' });
+            message = `${ACTION_LABELS[action]} refused: the plan is ${stateWords(fresh.plan)} now. The view has been refreshed.`;
+          }
+          refreshAll();
+        }
         if (get().planId === planId) set({ actionError: message });
         get().announce(message);
       } finally {
