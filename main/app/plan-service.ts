@@ -8,8 +8,8 @@ import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
 import { type ChangeSetStore, toEntryMeta } from '../engine/changeset-store';
-import { applyChangeset } from '../engine/changeset/apply';
 import { unifiedDiff } from '../engine/changeset/diff';
+import { type AppliedLog, applyReviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileDiff } from '../engine/changeset/review';
 import { exportPatch } from '../engine/changeset/patch';
 import { ErrorRecoveryService, type ErrorRecoveryOptions, recoveryHints, type RecoveryHint, classifyError } from '../engine/error-recovery-service';
 import { EventPublisher, type EventLog } from '../engine/event-stream';
@@ -35,6 +35,7 @@ export interface EngineStores {
   invocations: InvocationLog;
   errors: ErrorLog;
   leases: LeaseStore;
+  applied: AppliedLog;
 }
 
 export interface PlanServiceOptions {
@@ -74,6 +75,20 @@ export interface ApplyResult {
   applied: string[];
   conflicts: { path: string; expectedHash: string | null; actualHash: string | null; reason?: string }[];
   skipped: string[];
+  /** Files with something still to apply after this apply. */
+  remaining: string[];
+  /** True when nothing is left: the plan is complete. */
+  complete: boolean;
+}
+
+export interface ReviewStep {
+  id: string;
+  description: string;
+}
+
+export interface ChangesetReview {
+  changesetId: string | null;
+  files: (ReviewFile & { steps: ReviewStep[] })[];
 }
 
 /** The operations an operator performs on plans; the CLI, the web host and Electron all call these. */
@@ -126,9 +141,10 @@ export class PlanService {
       .filter((p) => (!filter.state || p.processingState === filter.state) && (!search || p.name.toLowerCase().includes(search)))
       .map((plan) => {
         const steps = this.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
-        const needsAttention =
-          plan.processingState === 'errored' || plan.processingState === 'paused' || (plan.phase === 'apply' && plan.processingState === 'queued');
-        return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention };
+        // An interrupted run is errored too (category interrupted); waiting to be applied is its own state.
+        const needsAttention = plan.processingState === 'errored';
+        const awaitingApply = plan.phase === 'apply' && plan.processingState === 'queued';
+        return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention, awaitingApply };
       })
       .sort((a, b) => Number(b.needsAttention) - Number(a.needsAttention));
   }
@@ -186,6 +202,30 @@ export class PlanService {
 
   patch(planId: string): string {
     return exportPatch(this.changeEntries(planId));
+  }
+
+  /** The changeset as files to review: one row per path, netted across steps, with what is applied and what remains. */
+  review(planId: string): ChangesetReview {
+    const plan = this.get(planId);
+    if (!plan.changesetId) return { changesetId: null, files: [] };
+    const decisions = new Map(this.lifecycle.listDecisions(planId).map((d) => [d.id, d]));
+    const files = reviewChanges(this.changeEntries(planId), this.stores.applied.list(planId)).map((file) => ({
+      ...file,
+      steps: file.decisionIds.map((id) => ({ id, description: decisions.get(id)?.description ?? id })),
+    }));
+    return { changesetId: plan.changesetId, files };
+  }
+
+  /** Every file of the review with the unified diff of its net change. */
+  reviewWithDiffs(planId: string): { file: ReviewFile; diff: string | null }[] {
+    return reviewDiffs(this.changeEntries(planId), this.stores.applied.list(planId));
+  }
+
+  /** One file of the review with the unified diff of its net change (null for a binary file). */
+  reviewDiff(planId: string, path: string): { file: ReviewFile; diff: string | null } {
+    const found = reviewFileDiff(this.changeEntries(planId), this.stores.applied.list(planId), path);
+    if (!found) throw new ValidationError('path', `plan ${planId} does not change "${path}"`);
+    return found;
   }
 
   errors(planId: string): { planId: string; errors: ErrorRecord[]; recoveryHints: RecoveryHint[] } {
@@ -262,19 +302,34 @@ export class PlanService {
     return this.lifecycle.reset(planId);
   }
 
-  async apply(planId: string, options: { paths?: string[]; force?: boolean } = {}): Promise<ApplyResult> {
+  /**
+   * Writes what was accepted into the project: every file with something left, or only `paths`,
+   * and for the files in `hunks` only those hunks. The plan stays in apply until nothing is left
+   * (or the rest is discarded), so apply can be repeated.
+   */
+  async apply(planId: string, options: { paths?: string[]; hunks?: Record<string, number[]>; force?: boolean } = {}): Promise<ApplyResult> {
     const plan = this.get(planId);
     this.lifecycle.requirePhase(plan, 'apply', ['queued', 'errored']);
     if (!plan.projectPath) throw new PlanError(`plan ${planId} has no project directory to apply to`, 'no_project');
-    const result = await applyChangeset(plan.projectPath, this.changeEntries(planId), options);
-    const outcome: ApplyResult = { planId, ...result };
+    const entries = this.changeEntries(planId);
+    const result = await applyReviewed(plan.projectPath, entries, this.stores.applied.list(planId), options);
+    const left = () => reviewChanges(entries, this.stores.applied.list(planId)).filter((f) => f.state !== 'applied').map((f) => f.path);
     if (result.conflicts.length > 0 && !options.force) {
+      const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: left(), complete: false };
       this.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
       return outcome;
     }
+    this.stores.applied.record(planId, result.records);
+    const remaining = left();
+    const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0 };
     if (plan.processingState === 'errored') this.lifecycle.reset(planId);
-    this.lifecycle.beginPhase(planId, 'apply');
-    this.lifecycle.completePhase(planId, { errorDetails: { ...this.get(planId).errorDetails, applied: result.applied.length, conflicts: result.conflicts.length } });
+    const totals = { applied: this.stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
+    if (remaining.length === 0) {
+      this.lifecycle.beginPhase(planId, 'apply');
+      this.lifecycle.completePhase(planId, { errorDetails: { ...this.get(planId).errorDetails, ...totals } });
+    } else {
+      this.lifecycle.update(planId, { errorDetails: { ...this.get(planId).errorDetails, ...totals } });
+    }
     this.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
     return outcome;
   }
@@ -287,11 +342,19 @@ export class PlanService {
     if (plan.processingState === 'cancelled' || plan.processingState === 'complete') {
       throw new PlanError(`plan ${planId} is already ${plan.processingState}`, 'wrong_state');
     }
+    const partlyApplied = plan.phase === 'apply' && this.stores.applied.list(planId).length > 0;
+    const discarded = partlyApplied ? this.review(planId).files.filter((f) => f.state !== 'applied').length : 0;
     for (const ref of plan.sandboxRefs) {
       await this.tracker.forget(ref);
       await removeSandbox(ref);
     }
-    return this.lifecycle.cancel(planId);
+    if (!partlyApplied) return this.lifecycle.cancel(planId);
+    // Part of the changeset is in the project already: discarding the rest finishes the apply.
+    if (plan.processingState === 'errored') this.lifecycle.reset(planId);
+    this.lifecycle.beginPhase(planId, 'apply');
+    const done = this.lifecycle.completePhase(planId, { errorDetails: { ...this.get(planId).errorDetails, remaining: 0, discarded } });
+    this.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
+    return done;
   }
 
   // ---- stepping -------------------------------------------------------------

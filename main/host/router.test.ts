@@ -20,6 +20,8 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.events': { request: { planId: 'P', afterSeq: -1 }, field: 'afterSeq' },
   'plans.changes': { request: { planId: 'P', limit: 0 }, field: 'limit' },
   'plans.change': { request: { planId: 'P' }, field: 'entryId' },
+  'plans.review': { request: { planId: '' }, field: 'planId' },
+  'plans.reviewDiff': { request: { planId: 'P' }, field: 'path' },
   'plans.errors': { request: null, field: '(root)' },
   'plans.run': { request: { planId: 'P', step: 'yes' }, field: 'step' },
   'plans.step': { request: 'P', field: '(root)' },

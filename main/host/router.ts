@@ -75,6 +75,8 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     },
     'plans.changes': (r) => service.changes(r.planId, r.offset, r.limit),
     'plans.change': (r) => service.change(r.planId, r.entryId),
+    'plans.review': (r) => service.review(r.planId),
+    'plans.reviewDiff': (r) => service.reviewDiff(r.planId, r.path),
     'plans.errors': (r) => service.errors(r.planId),
     'plans.run': (r) => startRun(r.planId, () => service.run(r.planId, { step: r.step, breakpoints: breakpoints.list(r.planId) })),
     'plans.retry': (r) => startRun(r.planId, () => service.retry(r.planId, { breakpoints: breakpoints.list(r.planId) })),
@@ -104,7 +106,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       return { breakpoints: [...running] };
     },
     'plans.reset': (r) => ({ plan: service.reset(r.planId) }),
-    'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, force: r.force }),
+    'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, hunks: r.hunks, force: r.force }),
     'plans.discard': async (r) => {
       const discarded = await service.discard(r.planId);
       breakpoints.forget(r.planId);

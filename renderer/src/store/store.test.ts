@@ -355,7 +355,7 @@ describe('the changeset', () => {
     const t = testRuntime();
     t.fake.plan = makePlan({ phase: 'apply' });
     t.fake.entries = [makeEntry('e1', 'README.md')];
-    t.fake.on('plans.apply', () => ({ planId: 'P1', applied: [], conflicts: [{ path: 'README.md', expectedHash: 'a', actualHash: 'z' }], skipped: [] }));
+    t.fake.on('plans.apply', () => ({ planId: 'P1', applied: [], conflicts: [{ path: 'README.md', expectedHash: 'a', actualHash: 'z' }], skipped: [], remaining: ['README.md'], complete: false }));
     t.state().openPlan('P1');
     await t.settle();
     await t.state().runAction('apply');
