@@ -18,7 +18,7 @@ const TABS: { id: PlanTab; label: string }[] = [
 function Tabs() {
   const tab = useAppStore((s) => s.tab);
   const setTab = useAppStore((s) => s.setTab);
-  const changes = useAppStore((s) => s.changesTotal);
+  const changes = useAppStore((s) => s.reviewFiles.length);
   // Seqs run 1, 2, ... per plan: the last one is how many events the plan has, loaded or not.
   const events = useAppStore((s) => s.lastSeq);
   const counts: Partial<Record<PlanTab, number>> = { changes, events };
@@ -45,10 +45,16 @@ function Tabs() {
           tabIndex={tab === t.id ? 0 : -1}
           className={`tab ${tab === t.id ? 'active' : ''}`}
           data-testid={`tab-${t.id}`}
+          // The count is its own word: "Changes, 4", not "Changes4".
+          aria-label={counts[t.id] === undefined ? undefined : `${t.label}, ${counts[t.id]}`}
           onClick={() => setTab(t.id)}
         >
           {t.label}
-          {counts[t.id] !== undefined && <span className="tab-count">{counts[t.id]}</span>}
+          {counts[t.id] !== undefined && (
+            <span className="tab-count" aria-hidden="true">
+              {counts[t.id]}
+            </span>
+          )}
         </button>
       ))}
     </div>

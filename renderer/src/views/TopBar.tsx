@@ -15,8 +15,8 @@ export function TopBar() {
       <button type="button" className="button small" data-testid="theme-toggle" data-theme={theme} aria-label={`${THEME_LABELS[theme]}; switch theme`} onClick={cycleTheme}>
         {THEME_LABELS[theme]}
       </button>
-      <button type="button" className="button small" data-testid="help-button" aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={() => setHelpOpen(true)}>
-        ?
+      <button type="button" className="button small" aria-keyshortcuts="?" onClick={() => setHelpOpen(true)}>
+        Shortcuts <kbd aria-hidden="true">?</kbd>
       </button>
     </header>
   );
