@@ -4,6 +4,7 @@ import { newId } from '../../shared/ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
 import type { PlanLifecycleService } from '../engine/lifecycle';
 import type { ErrorLog } from '../engine/recovery';
+import { type ApprovalStore, pendingApproval } from '../engine/approvals';
 
 export interface Lease {
   planId: string;
@@ -65,12 +66,20 @@ export class InMemoryLeaseStore implements LeaseStore {
  * At start-up: a plan left processing or paused whose owner is gone is marked errored, category
  * `interrupted`, and the decision that was running is marked failed so retry resumes there.
  */
-export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog): string[] {
+export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog, approvals?: ApprovalStore): string[] {
   const recovered: string[] = [];
   for (const plan of lifecycle.listPlans()) {
     if (plan.processingState !== 'processing' && plan.processingState !== 'paused') continue;
+    // Waiting for the operator's approval is a stop that outlives the process, not an interruption.
+    if (plan.waitingFor === 'approval') continue;
     if (isLeaseLive(leases.get(plan.id))) continue;
     const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
+    // Stopped between storing its approval request and pausing: it waits for the operator, as it meant to.
+    if (approvals && pendingApproval(approvals.listForPlan(plan.id))) {
+      if (running) lifecycle.saveDecisionStatus({ id: running.id, status: 'pending', updatedAt: new Date().toISOString() });
+      lifecycle.transition(plan.id, 'paused', { waitingFor: 'approval' });
+      continue;
+    }
     if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);
     const policy = CATEGORY_POLICIES.interrupted;
     const hints = recoveryHints(plan.id, 'interrupted');

@@ -16,6 +16,6 @@ export function openApp(options: { dataDir?: string } & Partial<Omit<PlanService
   const dataDir = options.dataDir ?? resolveDataDir();
   const stores = openStores(dataDir);
   const service = new PlanService({ ...options, stores, dataDir });
-  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors);
+  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   return { dataDir, service, recovered, close: () => stores.close() };
 }

@@ -1,4 +1,7 @@
+import { InMemoryApprovalStore } from '../engine/approvals';
 import { InMemoryChangeSetStore } from '../engine/changeset-store';
+import { SqliteApprovalStore } from './approval-store';
+import { approvalStoreContract } from './contracts/approval-store.contract';
 import { InMemoryEventLog } from '../engine/event-stream';
 import { InMemoryPlanRepository } from '../engine/plan-repository';
 import { InMemoryInvocationLog } from '../engine/tool-runner';
@@ -29,3 +32,6 @@ invocationLogContract('SQLite', sqliteHarness((db) => new SqliteInvocationLog(db
 
 // The engine has no in-memory ErrorLog; the contract still pins the SQLite one down.
 errorLogContract('SQLite', sqliteHarness((db) => new SqliteErrorLog(db)));
+
+approvalStoreContract('in memory', inMemoryHarness(() => new InMemoryApprovalStore()));
+approvalStoreContract('SQLite', sqliteHarness((db) => new SqliteApprovalStore(db)));

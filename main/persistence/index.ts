@@ -1,4 +1,5 @@
 export * from './applied-log';
+export * from './approval-store';
 export * from './changeset-store';
 export * from './data-dir';
 export * from './database';

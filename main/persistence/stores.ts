@@ -1,4 +1,5 @@
 import { SqliteAppliedLog } from './applied-log';
+import { SqliteApprovalStore } from './approval-store';
 import { SqliteChangeSetStore } from './changeset-store';
 import { openDataDirDatabase, type SqliteDatabase } from './database';
 import { SqliteErrorLog } from './error-log';
@@ -17,6 +18,7 @@ export interface SqliteStores {
   errors: SqliteErrorLog;
   leases: SqliteLeaseStore;
   applied: SqliteAppliedLog;
+  approvals: SqliteApprovalStore;
   close(): void;
 }
 
@@ -34,6 +36,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     errors: new SqliteErrorLog(db),
     leases: new SqliteLeaseStore(db, options.leases),
     applied: new SqliteAppliedLog(db),
+    approvals: new SqliteApprovalStore(db),
     close: () => {
       if (db.isOpen) db.close();
     },
