@@ -45,15 +45,14 @@ function Tabs() {
           tabIndex={tab === t.id ? 0 : -1}
           className={`tab ${tab === t.id ? 'active' : ''}`}
           data-testid={`tab-${t.id}`}
-          // The count is its own word: "Changes, 4", not "Changes4".
-          aria-label={counts[t.id] === undefined ? undefined : `${t.label}, ${counts[t.id]}`}
           onClick={() => setTab(t.id)}
         >
           {t.label}
           {counts[t.id] !== undefined && (
-            <span className="tab-count" aria-hidden="true">
-              {counts[t.id]}
-            </span>
+            <>
+              {/* Read as "Changes, 4": the comma is heard, not seen. */}
+              <span className="tab-sep">,</span> <span className="tab-count">{counts[t.id]}</span>
+            </>
           )}
         </button>
       ))}
