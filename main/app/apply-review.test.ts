@@ -61,6 +61,11 @@ describe('the changeset as a review, applied in parts', () => {
     expect(files.find((f) => f.path === 'long.txt')?.hunks.map((h) => h.index)).toEqual([1, 2]);
   });
 
+  it('a plan waiting to be applied is its own state in the list, not one that needs attention', async () => {
+    const id = await ranPlan();
+    expect(t.app.service.listItems().find((p) => p.id === id)).toMatchObject({ awaitingApply: true, needsAttention: false });
+  });
+
   it('applies 2 of 4 files, stays in apply with the rest remaining, then applies the other 2 and completes', async () => {
     const id = await ranPlan();
     const first = await t.app.service.apply(id, { paths: ['README.md', 'notes.md'] });

@@ -483,7 +483,7 @@ export class PlanService {
       throw new PlanError(`plan ${planId} is ${plan.processingState}; only an errored plan can be retried`, 'wrong_state');
     }
     if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
-    const failed = this.lifecycle.listDecisions(planId).find((d) => d.status === 'failed' || d.status === 'running');
+    const failed = this.failedStep(planId);
     new ErrorRecoveryService(this.stores.errors, this.lifecycle).addRecoveryDecision(
       plan,
       failed?.id ?? null,

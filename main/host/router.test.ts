@@ -215,7 +215,7 @@ describe('router', () => {
     expectOk(await router.handle('plans.run', { planId: plan.id }));
     await t.app.service.idle();
     expect(t.app.service.get(plan.id).processingState).toBe('errored');
-    const failed = t.app.service.decisions(plan.id).find((d) => d.status === 'failed')!;
+    const failed = t.app.service.decisions(plan.id).find((d) => d.status === 'failed' && d.type === 'strategy_choice')!;
     const third = t.app.service.decisions(plan.id).find((d) => d.description === 'Step 3')!;
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: third.id, enabled: true }))).toEqual({ breakpoints: [third.id] });
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'other', enabled: true }))).toEqual({ breakpoints: [third.id, 'other'] });

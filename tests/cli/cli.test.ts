@@ -257,7 +257,10 @@ describe('agents CLI: failure, automatic retry and manual recovery', () => {
     expect(readFileSync(join(sandbox, '.step1-count'), 'utf8')).toBe('ran\n');
     const tree = TreeSchema.parse(await agentsJson(['plan', 'tree', id], home));
     const recovery = flatten(tree.root as Node).filter((n) => n.type === 'error_recovery');
-    expect(recovery.map((n) => n.description)).toEqual(['Gave up', 'Retried by the operator']);
+    expect(recovery.map((n) => [n.description, n.status])).toEqual([
+      ['Gave up', 'failed'],
+      ['Retried by the operator', 'done'],
+    ]);
   });
 
   it('reset moves an errored plan back to queued; discard removes the sandbox and cancels', async () => {

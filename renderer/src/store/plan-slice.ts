@@ -272,7 +272,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     },
 
     selectFirstFailure() {
-      const failed = flattenTree(get().decisions, {}, true).find((r) => r.decision.status === 'failed');
+      const failed = flattenTree(get().decisions, {}, true).find((r) => r.decision.status === 'failed' && r.decision.type !== 'error_recovery');
       const fallback = get().errors.at(-1)?.decisionId ?? null;
       const id = failed?.decision.id ?? (fallback && get().decisions[fallback] ? fallback : null);
       if (!id) return false;

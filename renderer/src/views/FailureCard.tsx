@@ -27,7 +27,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const attempts = useMemo(() => attemptsOfLastFailure(errors), [errors]);
   const last = attempts.at(-1);
   const failedId = useMemo(
-    () => Object.values(decisions).find((d) => d.status === 'failed')?.id ?? last?.decisionId ?? nextRetry?.decisionId ?? null,
+    () => Object.values(decisions).find((d) => d.status === 'failed' && d.type !== 'error_recovery')?.id ?? last?.decisionId ?? nextRetry?.decisionId ?? null,
     [decisions, last, nextRetry],
   );
   const failedChanges = useAppStore(useShallow((s) => (failedId ? s.changeEntries.filter((e) => e.decisionId === failedId) : [])));
