@@ -106,6 +106,13 @@ export interface ChangesetReview {
   files: (ReviewFile & { steps: ReviewStep[] })[];
 }
 
+/** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
+function projectInvariantRecords(plan: Plan): string[] {
+  const rules = plan.projectInvariants;
+  if (!rules) return [];
+  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...rules.notes];
+}
+
 /** The operations an operator performs on plans; the CLI, the web host and Electron all call these. */
 export class PlanService {
   readonly lifecycle: PlanLifecycleService;
@@ -306,11 +313,10 @@ export class PlanService {
 
   private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }): Promise<Plan> {
     const step = options.step ?? this.get(planId).automationProfile.pauseBeforeEachDecision;
+    // Read before the run starts, so a broken invariants file is bad input, and the context carries the rules.
+    if (this.get(planId).phase === 'strategize') this.recordProjectInvariants(planId);
     return this.track(planId, { ...options, step }, async (executor, controller) => {
-      if (this.get(planId).phase === 'strategize') {
-        this.recordProjectInvariants(planId);
-        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
-      }
+      if (this.get(planId).phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback });
       const plan = this.get(planId);
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
       await executor.runExecute(planId, {
@@ -621,7 +627,15 @@ export class PlanService {
       decisionRootId: plan.decisionRootId,
       sandboxRoot,
       automationProfile: plan.automationProfile.name,
-      projectResources: plan.projectPath ? { project: { path: plan.projectPath } } : {},
+      projectResources: {
+        ...(plan.projectPath ? { project: { path: plan.projectPath } } : {}),
+        // The project's rules as text records, as the strategize actor records the plan's own invariants.
+        invariants: projectInvariantRecords(plan),
+      },
+      resourceBindings: {
+        sandbox: { name: 'sandbox', kind: 'directory', path: sandboxRoot },
+        ...(plan.projectPath ? { project: { name: 'project', kind: 'directory', path: plan.projectPath } } : {}),
+      },
       changesetStore: this.stores.changesets,
     });
     return new PlanExecutor({
