@@ -13,8 +13,9 @@ function slowPlan(examples: string): string {
 
 test('a run started from the CLI in another process shows live in the open console, without a reload', async ({ page, agentsConsole }) => {
   const { cli, examples, url, home } = agentsConsole;
-  const planId = await createPlan(cli, slowPlan(examples));
   await openConsole(page, url);
+  // Created by another process while the console is open: the list shows it without a reload.
+  const planId = await createPlan(cli, slowPlan(examples));
   await planOption(page, 'slow').click();
   const header = planHeader(page, 'slow');
   await expect(header.getByText('Queued', { exact: true })).toBeVisible();
