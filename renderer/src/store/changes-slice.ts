@@ -1,4 +1,4 @@
-import { type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
+import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
 import { coalesce } from '../lib/coalesce';
 import { errorText } from '../lib/format';
 import type { LoadStatus, SliceCreator } from './types';
@@ -17,6 +17,11 @@ export interface ApplyPlanFile {
   hunks: number[] | null;
   insertions: number;
   deletions: number;
+}
+
+/** The host refused because the plan is no longer where the view shows it. */
+export function isStaleRefusal(error: unknown): boolean {
+  return error instanceof BridgeError && (error.payload.code === 'wrong_state' || error.payload.code === 'wrong_phase');
 }
 
 /** A diff is reloaded when what it shows changed: the entries behind the file, or what is applied. */
@@ -273,8 +278,16 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
         get().refreshPlan();
         get().refreshChanges();
       } catch (error) {
-        if (get().planId === planId) set({ actionError: `Apply failed: ${errorText(error)}` });
-        get().announce(`Apply failed: ${errorText(error)}`);
+        let message = `Apply failed: ${errorText(error)}`;
+        if (isStaleRefusal(error) && get().planId === planId) {
+          // The plan moved on elsewhere (applied or discarded by another process): the host's
+          // message names its state; catch the view up.
+          message = `Apply refused: ${errorText(error)}. The view has been refreshed.`;
+          get().refreshPlan();
+          get().refreshChanges();
+        }
+        if (get().planId === planId) set({ actionError: message });
+        get().announce(message);
       } finally {
         if (get().planId === planId) set({ applyStatus: 'idle' });
       }

@@ -1,10 +1,10 @@
-import { BridgeError, type ResponseOf } from '../../../shared/contract';
+import type { ResponseOf } from '../../../shared/contract';
 import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
 import { ACTION_LABELS, allowedActions, isRunnable, type PlanAction } from '../lib/plan-actions';
-import { initialChangesState } from './changes-slice';
+import { initialChangesState, isStaleRefusal } from './changes-slice';
 import { initialEventsState } from './events-slice';
 import { deriveFromHistory, type NextRetry } from './plan-events';
 import type { LoadStatus, SliceCreator } from './types';
@@ -311,7 +311,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         }
       } catch (error) {
         let message = `${ACTION_LABELS[action]} failed: ${errorText(error)}`;
-        if (error instanceof BridgeError && error.payload.code === 'wrong_state' && get().planId === planId) {
+        if (isStaleRefusal(error) && get().planId === planId) {
           // The view was stale (the plan moved on in another process): say where it really is, and catch up.
           const fresh = await bridge['plans.get']({ planId }).catch(() => null);
           if (fresh && get().planId === planId) {
