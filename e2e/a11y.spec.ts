@@ -1,4 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
@@ -12,7 +13,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1).join(' ') ?? v.help}`));
 }
 
-test('axe finds nothing serious on the plan list, the tree, the changes and the failure card', async ({ page, agentsConsole }) => {
+test('axe finds nothing serious on the plan list, the tree, the changes, the failure card and the approval card', async ({ page, agentsConsole }) => {
   // Each axe pass takes seconds on a small machine.
   test.setTimeout(180_000);
   const { cli, examples, url } = agentsConsole;
@@ -44,6 +45,16 @@ test('axe finds nothing serious on the plan list, the tree, the changes and the 
   const card = page.getByRole('region', { name: /failed/ });
   await expect(card.getByLabel('Category')).toHaveText('tool');
   expect(await seriousViolations(page), 'failure card').toEqual([]);
+
+  // A supervised plan run from the CLI stops at its first shell call, waiting for approval (exit 3).
+  const supervised = join(examples, 'supervised.yaml');
+  writeFileSync(supervised, 'name: supervised\nproject: ./demo-project\nautomationProfile: supervised\ndefinitionOfDone:\n  - step: Run the tests\n    tools:\n      - { tool: shell.run, args: { command: "node tests/greet.test.js" } }\n');
+  const waiting = await createPlan(cli, supervised);
+  expect((await cli(['plan', 'run', waiting])).code).toBe(3);
+  await expect(planOption(page, 'supervised')).toContainText('needs attention');
+  await planOption(page, 'supervised').click();
+  await expect(page.getByRole('region', { name: /^Approval needed/ })).toBeVisible();
+  expect(await seriousViolations(page), 'approval card').toEqual([]);
 
   await planOption(page, 'flaky-network').click();
   await page.getByRole('tab', { name: 'Decisions' }).click();

@@ -1,8 +1,8 @@
-import { hostname } from 'node:os';
 import type { ErrorRecord } from '../../shared/domain';
 import { newId } from '../../shared/ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
 import type { PlanLifecycleService } from '../engine/lifecycle';
+import { isHolderAlive } from '../engine/process-liveness';
 import type { ErrorLog } from '../engine/recovery';
 import { type ApprovalStore, pendingApproval } from '../engine/approvals';
 
@@ -23,22 +23,8 @@ export interface LeaseStore {
   get(planId: string): Lease | undefined;
 }
 
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Another host's lease counts as gone once its heartbeat is this old. */
-const FOREIGN_LEASE_STALE_MS = 60_000;
-
 export function isLeaseLive(lease: Lease | undefined, now = Date.now()): boolean {
-  if (!lease) return false;
-  if (lease.hostname === hostname()) return isProcessAlive(lease.pid);
-  return now - Date.parse(lease.heartbeatAt) < FOREIGN_LEASE_STALE_MS;
+  return lease !== undefined && isHolderAlive(lease, { now });
 }
 
 export class InMemoryLeaseStore implements LeaseStore {

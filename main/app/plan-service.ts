@@ -33,6 +33,8 @@ import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
 import type { ApprovalStore } from '../engine/approvals';
+import { SANDBOXES_FOLDER } from '../persistence/data-dir';
+import { DEFAULT_MAX_PROJECT_BYTES, type ProjectPolicy } from './project-policy';
 
 /** Everything the service keeps; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -55,6 +57,8 @@ export interface PlanServiceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** How often a running plan's lease is renewed. */
   heartbeatMs?: number;
+  /** The largest project a sandbox copies; default 1 GiB. */
+  maxProjectBytes?: number;
 }
 
 export interface DecisionNode extends StrategyDecision {
@@ -280,9 +284,9 @@ export class PlanService {
    * From a plan file's text, as a browser's file picker sends it; nothing is written to disk. An
    * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir`.
    */
-  createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string): Plan {
+  createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Plan {
     const raw = parsePlanText(input.content, 'content', input.fileName);
-    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }));
+    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }, policy));
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
@@ -593,9 +597,13 @@ export class PlanService {
         const executor = await this.executorFor(planId);
         await body(executor, controller);
       } catch (error) {
-        // The executor already recorded the failure on the plan, or the plan waits for an approval; anything else is a bug.
+        // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
+        // else (making the sandbox, or a bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
         const state = this.get(planId).processingState;
-        if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) throw error;
+        if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) {
+          const recorded = this.recordFailure(planId, error);
+          if (!recorded || classifyError(error) === 'internal') throw error;
+        }
       } finally {
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
@@ -608,14 +616,39 @@ export class PlanService {
     return run;
   }
 
+  /**
+   * A failure outside the executor (making the sandbox: a missing project, one past the size limit,
+   * a full disk) is recorded like any other: an error with a category and hints, published to every
+   * client, and the plan errored. Retry then tries again. False when the plan's state cannot fail.
+   */
+  private recordFailure(planId: string, error: unknown): boolean {
+    const plan = this.get(planId);
+    if (plan.processingState === 'queued') this.lifecycle.beginPhase(planId, plan.phase);
+    else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
+    // Not retried automatically: the operator sees the cause at once.
+    const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
+    const verdict = new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery).onFailure({
+      plan: noRetry,
+      phase: plan.phase,
+      error,
+      attempt: 1,
+      decisionId: null,
+      mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
+    });
+    const message = error instanceof Error ? error.message : String(error);
+    this.lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
+    return true;
+  }
+
   private async executorFor(planId: string): Promise<PlanExecutor> {
     const plan = this.get(planId);
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     if (!sandboxRoot) {
-      const sandboxesDir = join(this.options.dataDir, 'sandboxes');
-      mkdirSync(sandboxesDir, { recursive: true });
+      const sandboxesDir = join(this.options.dataDir, SANDBOXES_FOLDER);
+      // Private: a sandbox is a copy of the operator's project.
+      mkdirSync(sandboxesDir, { recursive: true, mode: 0o700 });
       if (plan.projectPath) {
-        sandboxRoot = await createSandbox(plan.projectPath, sandboxesDir, planId);
+        sandboxRoot = await createSandbox(plan.projectPath, sandboxesDir, planId, { maxBytes: this.options.maxProjectBytes ?? DEFAULT_MAX_PROJECT_BYTES });
       } else {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });

@@ -140,7 +140,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX approvals_plan ON approvals (plan_id, pos);
   `,
-  /* 3: what apply wrote per path, so a changeset can be applied in parts */ `
+  // 3: how each shell.run call was confined (bwrap, sandbox-exec, none); NULL for other tools.
+  `
+  ALTER TABLE tool_invocations ADD COLUMN confinement TEXT;
+  `,
+  /* 4: what apply wrote per path, so a changeset can be applied in parts */ `
   CREATE TABLE applied_changes (
     plan_id      TEXT NOT NULL,
     path         TEXT NOT NULL,

@@ -30,6 +30,7 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
         else if (followUp === 'decisions') next.refreshDecisions();
         else if (followUp === 'invocations') next.refreshInvocations();
         else if (followUp === 'errors') next.refreshErrors();
+        else if (followUp === 'approvals') next.refreshApprovals();
         else next.refreshChanges();
       }
       const message = reduced.messages.at(-1);
