@@ -9,7 +9,7 @@ import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
 import { type ChangeSetStore, toEntryMeta } from '../engine/changeset-store';
 import { unifiedDiff } from '../engine/changeset/diff';
-import { type AppliedLog, applyReviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileDiff } from '../engine/changeset/review';
+import { type AppliedLog, applyReviewed, type Reviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileDiff, reviewNet } from '../engine/changeset/review';
 import { exportPatch } from '../engine/changeset/patch';
 import { ErrorRecoveryService, type ErrorRecoveryOptions, recoveryHints, type RecoveryHint, classifyError } from '../engine/error-recovery-service';
 import { EventPublisher, type EventLog } from '../engine/event-stream';
@@ -126,6 +126,7 @@ export class PlanService {
   private readonly tracker = new TreeChangeTracker();
   private readonly controllers = new Map<string, RunController>();
   private readonly runs = new Map<string, Promise<Plan>>();
+  private readonly reviewCache = new Map<string, { key: string; reviewed: Reviewed[] }>();
 
   constructor(private readonly options: PlanServiceOptions) {
     this.events = new EventPublisher(options.stores.events);
@@ -216,6 +217,25 @@ export class PlanService {
     return { version: () => log.externalVersion?.() ?? 0, lastSeqs: () => log.lastSeqs?.() ?? new Map() };
   }
 
+  /**
+   * The netted review of a plan's changeset, kept while neither the entries (appended only) nor
+   * what was applied changed: a running plan's console asks for it after every recorded change.
+   */
+  private reviewed(planId: string): Reviewed[] {
+    const plan = this.get(planId);
+    if (!plan.changesetId) return [];
+    const applied = this.stores.applied.list(planId);
+    const key = `${plan.changesetId}:${this.stores.changesets.countEntries(plan.changesetId)}:${JSON.stringify(applied)}`;
+    const cached = this.reviewCache.get(planId);
+    if (cached?.key === key) return cached.reviewed;
+    const reviewed = reviewNet(this.changeEntries(planId), applied);
+    this.reviewCache.delete(planId);
+    this.reviewCache.set(planId, { key, reviewed });
+    // A few open consoles' plans at most: each holds its changeset's contents.
+    if (this.reviewCache.size > 4) this.reviewCache.delete(this.reviewCache.keys().next().value as string);
+    return reviewed;
+  }
+
   changeEntries(planId: string): ChangeEntry[] {
     const plan = this.get(planId);
     return plan.changesetId ? (this.stores.changesets.get(plan.changesetId)?.entries ?? []) : [];
@@ -236,7 +256,7 @@ export class PlanService {
     const plan = this.get(planId);
     if (!plan.changesetId) return { changesetId: null, files: [] };
     const decisions = new Map(this.lifecycle.listDecisions(planId).map((d) => [d.id, d]));
-    const files = reviewChanges(this.changeEntries(planId), this.stores.applied.list(planId)).map((file) => ({
+    const files = this.reviewed(planId).map(({ file }) => ({
       ...file,
       steps: file.decisionIds.map((id) => ({ id, description: decisions.get(id)?.description ?? id })),
     }));
@@ -245,12 +265,12 @@ export class PlanService {
 
   /** Every file of the review with the unified diff of its net change. */
   reviewWithDiffs(planId: string): { file: ReviewFile; diff: string | null }[] {
-    return reviewDiffs(this.changeEntries(planId), this.stores.applied.list(planId));
+    return reviewDiffs(this.reviewed(planId));
   }
 
   /** One file of the review with the unified diff of its net change (null for a binary file). */
   reviewDiff(planId: string, path: string): { file: ReviewFile; diff: string | null } {
-    const found = reviewFileDiff(this.changeEntries(planId), this.stores.applied.list(planId), path);
+    const found = reviewFileDiff(this.reviewed(planId), path);
     if (!found) throw new ValidationError('path', `plan ${planId} does not change "${path}"`);
     return found;
   }

@@ -251,6 +251,29 @@ describe('EventHub', () => {
 });
 
 describe('EventHub over a database that another process writes', () => {
+  it('checks for other processes\' events only while someone is subscribed', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    let checks = 0;
+    const watched = { ...src, externalEvents: { version: () => ++checks, lastSeqs: () => new Map([['A', 1]]) } };
+    const hub = new EventHub(watched, { pollMs: 5 });
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    try {
+      await wait(30);
+      expect(checks).toBe(0);
+      const subscription = hub.subscribe({ planId: null }, sink().asSink);
+      await wait(40);
+      expect(checks).toBeGreaterThan(1);
+      subscription.dispose();
+      const after = checks;
+      await wait(40);
+      expect(checks).toBe(after);
+    } finally {
+      hub.dispose();
+    }
+  });
+
+
   it('delivers events another connection commits, in order, within 500 ms', async () => {
     const { tempApp, planYaml, waitFor } = await import('./test-support');
     const { openApp } = await import('../app/open-app');

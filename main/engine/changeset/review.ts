@@ -47,7 +47,8 @@ export interface ReviewFile {
   state: ReviewState;
 }
 
-interface Reviewed {
+/** A reviewed file with the net change behind it. */
+export interface Reviewed {
   change: NetChange;
   file: ReviewFile;
   beforeText: string | null;
@@ -67,7 +68,7 @@ function involvedEntries(change: NetChange, entries: readonly ChangeEntry[]): Ch
   return involved;
 }
 
-function review(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): Reviewed[] {
+export function reviewNet(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): Reviewed[] {
   const records = new Map(applied.map((r) => [r.path, r]));
   return netChanges(entries).map((change) => {
     const involved = involvedEntries(change, entries);
@@ -103,7 +104,7 @@ function review(entries: readonly ChangeEntry[], applied: readonly AppliedRecord
 
 /** The changeset as files to review, in path order, with what earlier applies wrote. */
 export function reviewChanges(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): ReviewFile[] {
-  return review(entries, applied).map((r) => r.file);
+  return reviewNet(entries, applied).map((r) => r.file);
 }
 
 export interface ReviewSelection {
@@ -140,7 +141,7 @@ interface Planned {
  * written: on a conflict nothing is written unless `force`, and then the conflicting files are left alone.
  */
 export async function applyReviewed(projectDir: string, entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], selection: ReviewSelection = {}): Promise<ReviewApplyResult> {
-  const reviewed = review(entries, applied);
+  const reviewed = reviewNet(entries, applied);
   const norm = (p: string) => normalizeRelPath(p).join('/');
   const known = new Set(reviewed.flatMap((r) => [r.file.path, ...(r.file.oldPath ? [r.file.oldPath] : [])]));
   const wantedPaths = selection.paths ? new Set(selection.paths.map(norm)) : null;
@@ -234,13 +235,16 @@ export async function applyReviewed(projectDir: string, entries: readonly Change
 }
 
 /** One file of the review (by its path, or where a rename came from) with the unified diff of its net change. */
-export function reviewFileDiff(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], filePath: string): { file: ReviewFile; diff: string | null } | null {
-  const found = review(entries, applied).find((r) => r.file.path === filePath || r.file.oldPath === filePath);
-  if (!found) return null;
-  return { file: found.file, diff: found.file.binary ? null : formatGitDiff(found.change, { binary: 'omit' }) };
+export function reviewFileDiff(reviewed: readonly Reviewed[], filePath: string): { file: ReviewFile; diff: string | null } | null {
+  const found = reviewed.find((r) => r.file.path === filePath || r.file.oldPath === filePath);
+  return found ? withDiff(found) : null;
+}
+
+function withDiff(r: Reviewed): { file: ReviewFile; diff: string | null } {
+  return { file: r.file, diff: r.file.binary ? null : formatGitDiff(r.change, { binary: 'omit' }) };
 }
 
 /** Every reviewed file with the unified diff of its net change, in path order. */
-export function reviewDiffs(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): { file: ReviewFile; diff: string | null }[] {
-  return review(entries, applied).map((r) => ({ file: r.file, diff: r.file.binary ? null : formatGitDiff(r.change, { binary: 'omit' }) }));
+export function reviewDiffs(reviewed: readonly Reviewed[]): { file: ReviewFile; diff: string | null }[] {
+  return reviewed.map(withDiff);
 }
