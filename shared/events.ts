@@ -25,6 +25,10 @@ export const ENGINE_EVENT_TYPES = [
   'retry_scheduled',
   'paused',
   'apply_complete',
+  /** The model's text as it streams: `{ decisionId, phase, text }`, deltas batched. */
+  'model_output',
+  /** Tokens after each model call: the call's, the step's and the plan's. */
+  'model_usage',
   'approval_requested',
   'approval_resolved',
   'recovery_applied',

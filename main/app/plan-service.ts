@@ -32,6 +32,12 @@ import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, 
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from './leases';
+import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
+import { ModelAgent, type Rejection } from '../engine/model/model-agent';
+import { createLanguageModel } from '../engine/model/provider';
+import type { CorrectionContext } from '../engine/model/prompts';
+import type { ModelConfig } from '../engine/model/model-config';
+import { resolveModelConfig, type SettingsStore } from './settings';
 import type { ApprovalStore } from '../engine/approvals';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { DEFAULT_MAX_PROJECT_BYTES, type ProjectPolicy } from './project-policy';
@@ -57,6 +63,10 @@ export interface PlanServiceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** How often a running plan's lease is renewed. */
   heartbeatMs?: number;
+  /** The model settings of the data directory (`agents config`, the console's Settings). */
+  settings: SettingsStore;
+  /** Where AGENTS_MODEL, AGENTS_BASE_URL and AGENTS_API_KEY are read; default: process.env. */
+  env?: NodeJS.ProcessEnv;
   /** The largest project a sandbox copies; default 1 GiB. */
   maxProjectBytes?: number;
 }
@@ -81,6 +91,8 @@ export interface RunOptions {
   /** Pause before each decision; by default as the plan's profile says (`manual` does). */
   step?: boolean;
   breakpoints?: string[];
+  /** For `correct`: the failed step's failure and the operator's note, in the model's context. */
+  corrections?: ReadonlyMap<string, CorrectionContext>;
 }
 
 /** Who answers an approval or applies a recovery: the OS user at the CLI, "console" in the console. */
@@ -127,6 +139,8 @@ export class PlanService {
   private readonly controllers = new Map<string, RunController>();
   private readonly runs = new Map<string, Promise<Plan>>();
   private readonly reviewCache = new Map<string, { key: string; reviewed: Reviewed[] }>();
+  /** A rejected proposal and its reason, for the model's next proposal in the same process. */
+  private readonly rejections = new Map<string, Rejection>();
 
   constructor(private readonly options: PlanServiceOptions) {
     this.events = new EventPublisher(options.stores.events);
@@ -310,7 +324,10 @@ export class PlanService {
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
+    const agent = agentSpecOf(plan.agent);
+    if (agent) this.modelConfig(agent);
     return this.lifecycle.createPlan({
+      agent,
       name: plan.name,
       description: plan.description,
       definitionOfDone: plan.definitionOfDone,
@@ -320,9 +337,91 @@ export class PlanService {
     });
   }
 
+  // ---- the model ------------------------------------------------------------
+
+  /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */
+  modelConfig(agent: NonNullable<Plan['agent']>): ModelConfig {
+    return resolveModelConfig(agent, this.options.env ?? process.env, this.options.settings);
+  }
+
+  settingsView(): SettingsView {
+    return this.options.settings.view(this.options.env ?? process.env);
+  }
+
+  updateSettings(patch: SettingsPatch): SettingsView {
+    this.options.settings.patch(patch);
+    return this.settingsView();
+  }
+
+  /**
+   * The seed's `correct` action: the model runs the failed step again, told of the failure and the
+   * operator's note. Recorded as an error_recovery decision with action `correct`.
+   */
+  correct(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
+    const plan = this.get(planId);
+    if (!plan.agent) throw new PlanError(`plan ${planId} is not an agent plan; only a model can correct a step (use: agents plan retry ${planId})`, 'not_agent');
+    if (plan.processingState !== 'errored' || plan.phase !== 'execute') {
+      throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; correct needs a step that failed in execute`, 'wrong_state');
+    }
+    const failed = this.failedStep(planId);
+    if (!failed) throw new PlanError(`plan ${planId} has no failed step to correct`, 'wrong_state');
+    this.modelConfig(plan.agent);
+    const failure = plan.errorMessage ?? 'the step failed';
+    const note = answer.reason?.trim() || null;
+    this.recovered(planId, failed.id, 'correct', `Asked the agent to fix step "${failed.description}"`, { by: answer.by, reason: note ?? undefined });
+    return this.run(planId, { ...options, corrections: new Map([[failed.id, { failure, note }]]) });
+  }
+
+  /**
+   * A model's proposed tree waits for the operator under every profile except full-auto: one
+   * pending approval of kind `plan`, on the tree's root. Approve lets execute start; reject sends
+   * the reason back to the model, whose new steps replace the ones not done. Says what the run
+   * does next.
+   */
+  private reviewProposedTree(planId: string): { next: 'execute' } | { next: 'wait'; approvalId: string } | { next: 'propose_again' } {
+    const plan = this.get(planId);
+    if (!plan.agent || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute' };
+    const latest = this.stores.approvals.listForPlan(planId).filter((a) => a.kind === 'plan').at(-1);
+    if (latest?.status === 'approved') return { next: 'execute' };
+    if (latest?.status === 'pending') return { next: 'wait', approvalId: latest.id };
+    if (latest?.status === 'rejected' && latest.usedAt === null) {
+      this.stores.approvals.update(latest.id, { usedAt: new Date().toISOString() });
+      const now = new Date().toISOString();
+      const open = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
+      this.lifecycle.saveDecisions(open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })));
+      this.rejections.set(planId, { reason: latest.reason ?? 'no reason given', previous: latest.rationale });
+      this.lifecycle.update(planId, { phase: 'strategize' });
+      return { next: 'propose_again' };
+    }
+    const steps = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
+    const approval: Approval = {
+      id: newId(),
+      planId,
+      kind: 'plan',
+      decisionId: plan.decisionRootId,
+      callIndex: null,
+      tool: null,
+      args: { steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls })) },
+      description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
+      rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}`).join('\n'),
+      diff: null,
+      status: 'pending',
+      scope: null,
+      answeredBy: null,
+      answeredAt: null,
+      reason: null,
+      usedAt: null,
+      createdAt: new Date().toISOString(),
+    };
+    this.stores.approvals.add(approval);
+    this.events.publish(planId, 'approval_requested', { approvalId: approval.id, kind: 'plan', decisionId: approval.decisionId, tool: null, description: approval.description });
+    return { next: 'wait', approvalId: approval.id };
+  }
+
   /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
   run(planId: string, options: RunOptions = {}): Promise<Plan> {
     const plan = this.get(planId);
+    if (plan.agent) this.modelConfig(plan.agent);
     const runnable =
       (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
     if (!runnable) {
@@ -341,6 +440,15 @@ export class PlanService {
     if (this.get(planId).phase === 'strategize') this.recordProjectInvariants(planId);
     return this.track(planId, { ...options, step }, async (executor, controller) => {
       if (this.get(planId).phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+      for (let review = this.reviewProposedTree(planId); review.next !== 'execute'; review = this.reviewProposedTree(planId)) {
+        if (review.next === 'wait') {
+          // Stopped between strategize and execute, as a tool call's approval stops before the call.
+          this.lifecycle.transition(planId, 'processing');
+          this.lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          throw new ApprovalPending(review.approvalId);
+        }
+        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+      }
       const plan = this.get(planId);
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
       await executor.runExecute(planId, {
@@ -614,7 +722,7 @@ export class PlanService {
     this.controllers.set(planId, controller);
     const run = (async () => {
       try {
-        const executor = await this.executorFor(planId);
+        const executor = await this.executorFor(planId, options);
         await body(executor, controller);
       } catch (error) {
         // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
@@ -660,7 +768,7 @@ export class PlanService {
     return true;
   }
 
-  private async executorFor(planId: string): Promise<PlanExecutor> {
+  private async executorFor(planId: string, options: RunOptions): Promise<PlanExecutor> {
     const plan = this.get(planId);
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     if (!sandboxRoot) {
@@ -691,9 +799,25 @@ export class PlanService {
       },
       changesetStore: this.stores.changesets,
     });
+    const toolRunner = new ToolRunner(this.registry, this.stores.invocations);
+    let agent: ModelAgent | null = null;
+    if (plan.agent) {
+      const config = this.modelConfig(plan.agent);
+      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle: this.lifecycle, sandboxRoot });
+    }
     return new PlanExecutor({
       lifecycleService: this.lifecycle,
-      toolRunner: new ToolRunner(this.registry, this.stores.invocations),
+      strategizer: agent
+        ? {
+            strategize: (p, invariants, emit) => {
+              const rejection = this.rejections.get(planId);
+              this.rejections.delete(planId);
+              return agent.strategize(p, invariants, emit, rejection);
+            },
+          }
+        : undefined,
+      stepRunner: agent ? agent.stepRunner(plan, options.corrections) : undefined,
+      toolRunner,
       executionContext: context,
       errorRecoveryService: new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery),
       sleep: this.options.sleep,

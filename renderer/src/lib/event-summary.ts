@@ -47,6 +47,10 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
       return { text: `${str(d.decisionCount)} decisions to run`, tone: 'info' };
     case 'runtime_execute_complete':
       return { text: `${str(d.toolCallCount)} tool calls in ${ms(d.executionDurationMs)}`, tone: 'good' };
+    case 'model_output':
+      return { text: `model: ${str(d.text)}`, tone: 'info' };
+    case 'model_usage':
+      return { text: `${str(d.inputTokens)} tokens in, ${str(d.outputTokens)} out (plan: ${str(d.planInputTokens)} in, ${str(d.planOutputTokens)} out)`, tone: 'info' };
     case 'approval_requested':
       return { text: `${str(d.tool)} waits for approval (${step()})`, tone: 'warn' };
     case 'approval_resolved':

@@ -125,6 +125,12 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
       case 'tool_call_finished':
         followUps.add('invocations');
         break;
+      case 'model_usage': {
+        const input = num(data.planInputTokens);
+        const output = num(data.planOutputTokens);
+        if (plan && input !== null && output !== null) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens: input, outputTokens: output } };
+        break;
+      }
       case 'change_recorded':
         followUps.add('changes');
         break;

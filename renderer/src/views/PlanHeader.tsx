@@ -7,6 +7,7 @@ import { StateBadge } from '../components/Badges';
 import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
 import { waitsForApproval } from '../store/approvals-slice';
 import { useAppStore } from '../store/react';
+import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
 
 const ACTION_KEYS: Partial<Record<PlanAction, string>> = { step: 's', continue: 'c', pause: 'p', retry: 'r' };
@@ -79,6 +80,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
             {steps.done} of {steps.total} steps done
           </span>
         )}
+        <UsageSummary plan={plan} />
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />
