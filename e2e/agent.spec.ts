@@ -76,6 +76,7 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
   shellWritingModel();
   const { file, project } = writeAgentPlan();
   await page.goto(agentsConsole.url);
+  // The app's ready marker: no role says "the first load has finished".
   await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
   await createPlanWithPicker(page, file);
   await expect(page.getByRole('heading', { name: 'agent-notes' })).toBeVisible();
@@ -103,7 +104,7 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
 
   const apply = page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Apply\b/ });
   await expect(apply).toBeEnabled();
-  await expect(page.getByTestId('plan-usage')).toContainText(/Tokens: [\d,]+ in, [\d,]+ out/);
+  await expect(page.getByText(/Tokens: [\d,]+ in, [\d,]+ out/)).toBeVisible();
   await expect(page.getByRole('treeitem', { name: /Approved the plan/ })).toBeVisible();
 
   await page.getByRole('tab', { name: /Changes/ }).click();
@@ -111,12 +112,15 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
   await expect(page.getByText(GREETING).first()).toBeVisible();
   await page.screenshot({ path: join(SCREENSHOTS, 'agent-diff.png') });
   await apply.click();
-  await expect(page.getByTestId('plan-header')).toHaveAttribute('data-plan-state', 'complete');
+  // Nothing is written into the project before the operator confirms.
+  await page.getByRole('dialog', { name: 'Apply 1 file to the project?' }).getByRole('button', { name: 'Write 1 file' }).click();
+  await expect(page.getByRole('region', { name: 'agent-notes', exact: true }).getByText('Complete', { exact: true })).toBeVisible();
   expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe(`${GREETING}\n`);
 });
 
 test('the settings take a model and an API key, and show only that a key is set', async ({ page, agentsConsole }) => {
   await page.goto(agentsConsole.url);
+  // The app's ready marker: no role says "the first load has finished".
   await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
   await page.getByRole('button', { name: 'Settings' }).click();
   const dialog = page.getByRole('dialog', { name: 'Model settings' });

@@ -14,6 +14,7 @@ async function shot(page: Page, name: string) {
 
 async function openConsole(page: Page, url: string) {
   await page.goto(url);
+  // The app's ready marker: no role says "the first load has finished".
   await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
 }
 

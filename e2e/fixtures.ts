@@ -57,3 +57,8 @@ export const test = base.extend<{ agentsConsole: Console }>({
 });
 
 export { expect } from '@playwright/test';
+
+/** Starts the CLI against the same data directory without waiting for it: another process, as from a terminal. */
+export function startCli(args: string[], home: string): ChildProcess {
+  return spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), ...args], { env: { ...process.env, AGENTS_HOME: home, AGENTS_RETRY_BASE_MS: '200' }, stdio: 'ignore' });
+}

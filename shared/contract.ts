@@ -23,8 +23,10 @@ const planId = z.object({ planId: z.string().min(1).max(64) });
 export const PlanListItemSchema = PlanSchema.extend({
   /** Executed steps out of all steps, for a progress bar. */
   progress: z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
-  /** Errored, paused, or awaiting apply. */
+  /** A failure, a pending approval or an interrupted run: the operator must act before it goes on. */
   needsAttention: z.boolean(),
+  /** Executed, with changes waiting to be applied (or discarded). */
+  awaitingApply: z.boolean(),
 });
 export type PlanListItem = z.infer<typeof PlanListItemSchema>;
 
@@ -50,7 +52,32 @@ export const ApplyResultSchema = z.object({
   applied: z.array(z.string()),
   conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable(), reason: z.string().optional() })),
   skipped: z.array(z.string()),
+  /** Files with something still to apply; the plan stays in apply until none is left. */
+  remaining: z.array(z.string()),
+  complete: z.boolean(),
 });
+
+export const REVIEW_STATES = ['remaining', 'partial', 'applied'] as const;
+
+/** One file of a changeset under review: the net change of every step that touched the path. */
+export const ReviewFileSchema = z.object({
+  path: z.string(),
+  oldPath: z.string().nullable(),
+  operation: ChangeOperationSchema,
+  binary: z.boolean(),
+  insertions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+  entryIds: z.array(z.string()),
+  decisionIds: z.array(z.string()),
+  steps: z.array(z.object({ id: z.string(), description: z.string() })),
+  hunks: z.array(
+    z.object({ index: z.number().int().positive(), header: z.string(), insertions: z.number().int().nonnegative(), deletions: z.number().int().nonnegative(), applied: z.boolean() }),
+  ),
+  units: z.number().int().positive(),
+  appliedHunks: z.array(z.number().int().positive()),
+  state: z.enum(REVIEW_STATES),
+});
+export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 
 const planResponse = z.object({ plan: PlanSchema });
 
@@ -118,6 +145,16 @@ export const contract = {
       diff: z.string().nullable(),
     }),
   },
+  /** The changeset as a review: one row per path, netted across steps, with what is applied and what remains. */
+  'plans.review': {
+    request: planId.strict(),
+    response: z.object({ changesetId: z.string().nullable(), files: z.array(ReviewFileSchema) }),
+  },
+  /** One reviewed file with the unified diff of its net change; hunk n is the n-th `@@` of the diff. */
+  'plans.reviewDiff': {
+    request: planId.extend({ path: z.string().min(1).max(4096) }).strict(),
+    response: z.object({ file: ReviewFileSchema.omit({ steps: true }), diff: z.string().nullable() }),
+  },
   'plans.errors': {
     request: planId.strict(),
     response: z.object({
@@ -152,7 +189,14 @@ export const contract = {
   'plans.retry': { request: planId.strict(), response: planResponse },
   'plans.reset': { request: planId.strict(), response: planResponse },
   'plans.apply': {
-    request: planId.extend({ paths: z.array(z.string().min(1).max(4096)).max(100_000).optional(), force: z.boolean().default(false) }).strict(),
+    request: planId
+      .extend({
+        paths: z.array(z.string().min(1).max(4096)).max(100_000).optional(),
+        /** Per file, the hunks (1-based) to apply; the file's other hunks stay for later. */
+        hunks: z.record(z.string().min(1).max(4096), z.array(z.number().int().positive()).min(1).max(100_000)).optional(),
+        force: z.boolean().default(false),
+      })
+      .strict(),
     response: ApplyResultSchema,
   },
   'plans.discard': { request: planId.strict(), response: planResponse },

@@ -88,7 +88,7 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
     };
     errors.record(record);
     lifecycle.events.publish(plan.id, 'error_recorded', { ...record });
-    new ErrorRecoveryService(errors, lifecycle).addRecoveryDecision(plan, running?.id ?? null, 'Interrupted', message);
+    new ErrorRecoveryService(errors, lifecycle).addRecoveryDecision(plan, running?.id ?? null, 'Interrupted', message, 'failed');
     lifecycle.fail(plan.id, message, {
       exceptionType: 'Interrupted',
       mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',

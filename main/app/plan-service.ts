@@ -8,8 +8,8 @@ import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
 import { type ChangeSetStore, toEntryMeta } from '../engine/changeset-store';
-import { applyChangeset } from '../engine/changeset/apply';
 import { unifiedDiff } from '../engine/changeset/diff';
+import { type AppliedLog, applyReviewed, type Reviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileDiff, reviewNet } from '../engine/changeset/review';
 import { exportPatch } from '../engine/changeset/patch';
 import { ErrorRecoveryService, type ErrorRecoveryOptions, recoveryHints, type RecoveryHint, classifyError } from '../engine/error-recovery-service';
 import { EventPublisher, type EventLog } from '../engine/event-stream';
@@ -50,6 +50,7 @@ export interface EngineStores {
   invocations: InvocationLog;
   errors: ErrorLog;
   leases: LeaseStore;
+  applied: AppliedLog;
   approvals: ApprovalStore;
 }
 
@@ -78,6 +79,13 @@ export interface DiffEntry extends ChangeEntryMeta {
   diff: string | null;
 }
 
+export interface ExternalEvents {
+  /** Changes whenever another process commits to the database. */
+  version(): number;
+  /** Every plan's last event seq. */
+  lastSeqs(): Map<string, number>;
+}
+
 export interface RunOptions {
   streamCallback?: StreamCallback;
   /** Pause before each decision; by default as the plan's profile says (`manual` does). */
@@ -98,6 +106,20 @@ export interface ApplyResult {
   applied: string[];
   conflicts: { path: string; expectedHash: string | null; actualHash: string | null; reason?: string }[];
   skipped: string[];
+  /** Files with something still to apply after this apply. */
+  remaining: string[];
+  /** True when nothing is left: the plan is complete. */
+  complete: boolean;
+}
+
+export interface ReviewStep {
+  id: string;
+  description: string;
+}
+
+export interface ChangesetReview {
+  changesetId: string | null;
+  files: (ReviewFile & { steps: ReviewStep[] })[];
 }
 
 /** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
@@ -116,6 +138,7 @@ export class PlanService {
   private readonly tracker = new TreeChangeTracker();
   private readonly controllers = new Map<string, RunController>();
   private readonly runs = new Map<string, Promise<Plan>>();
+  private readonly reviewCache = new Map<string, { key: string; reviewed: Reviewed[] }>();
 
   constructor(private readonly options: PlanServiceOptions) {
     this.events = new EventPublisher(options.stores.events);
@@ -157,9 +180,11 @@ export class PlanService {
       .filter((p) => (!filter.state || p.processingState === filter.state) && (!search || p.name.toLowerCase().includes(search)))
       .map((plan) => {
         const steps = this.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
-        const needsAttention =
-          plan.processingState === 'errored' || plan.processingState === 'paused' || (plan.phase === 'apply' && plan.processingState === 'queued');
-        return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention };
+        // A failure, a call waiting for approval, or an interrupted run (errored too, category interrupted);
+        // waiting to be applied is its own state.
+        const needsAttention = plan.processingState === 'errored' || (plan.processingState === 'paused' && plan.waitingFor === 'approval');
+        const awaitingApply = plan.phase === 'apply' && plan.processingState === 'queued';
+        return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention, awaitingApply };
       })
       .sort((a, b) => Number(b.needsAttention) - Number(a.needsAttention));
   }
@@ -194,6 +219,35 @@ export class PlanService {
     return { events: this.stores.events.list(planId, afterSeq, limit), lastSeq: this.stores.events.lastSeq(planId) };
   }
 
+  /**
+   * What other processes append to the shared event log, for a host to poll: undefined where the
+   * log is this process's alone (in memory).
+   */
+  get externalEvents(): ExternalEvents | undefined {
+    const log = this.stores.events;
+    if (!log.externalVersion || !log.lastSeqs) return undefined;
+    return { version: () => log.externalVersion?.() ?? 0, lastSeqs: () => log.lastSeqs?.() ?? new Map() };
+  }
+
+  /**
+   * The netted review of a plan's changeset, kept while neither the entries (appended only) nor
+   * what was applied changed: a running plan's console asks for it after every recorded change.
+   */
+  private reviewed(planId: string): Reviewed[] {
+    const plan = this.get(planId);
+    if (!plan.changesetId) return [];
+    const applied = this.stores.applied.list(planId);
+    const key = `${plan.changesetId}:${this.stores.changesets.countEntries(plan.changesetId)}:${JSON.stringify(applied)}`;
+    const cached = this.reviewCache.get(planId);
+    if (cached?.key === key) return cached.reviewed;
+    const reviewed = reviewNet(this.changeEntries(planId), applied);
+    this.reviewCache.delete(planId);
+    this.reviewCache.set(planId, { key, reviewed });
+    // A few open consoles' plans at most: each holds its changeset's contents.
+    if (this.reviewCache.size > 4) this.reviewCache.delete(this.reviewCache.keys().next().value as string);
+    return reviewed;
+  }
+
   changeEntries(planId: string): ChangeEntry[] {
     const plan = this.get(planId);
     return plan.changesetId ? (this.stores.changesets.get(plan.changesetId)?.entries ?? []) : [];
@@ -207,6 +261,30 @@ export class PlanService {
 
   patch(planId: string): string {
     return exportPatch(this.changeEntries(planId));
+  }
+
+  /** The changeset as files to review: one row per path, netted across steps, with what is applied and what remains. */
+  review(planId: string): ChangesetReview {
+    const plan = this.get(planId);
+    if (!plan.changesetId) return { changesetId: null, files: [] };
+    const decisions = new Map(this.lifecycle.listDecisions(planId).map((d) => [d.id, d]));
+    const files = this.reviewed(planId).map(({ file }) => ({
+      ...file,
+      steps: file.decisionIds.map((id) => ({ id, description: decisions.get(id)?.description ?? id })),
+    }));
+    return { changesetId: plan.changesetId, files };
+  }
+
+  /** Every file of the review with the unified diff of its net change. */
+  reviewWithDiffs(planId: string): { file: ReviewFile; diff: string | null }[] {
+    return reviewDiffs(this.reviewed(planId));
+  }
+
+  /** One file of the review with the unified diff of its net change (null for a binary file). */
+  reviewDiff(planId: string, path: string): { file: ReviewFile; diff: string | null } {
+    const found = reviewFileDiff(this.reviewed(planId), path);
+    if (!found) throw new ValidationError('path', `plan ${planId} does not change "${path}"`);
+    return found;
   }
 
   /** The error history, the tree's error decisions, and the commands that apply now (none unless the plan is errored). */
@@ -562,7 +640,7 @@ export class PlanService {
       throw new PlanError(`plan ${planId} is ${plan.processingState}; only an errored plan can be retried`, 'wrong_state');
     }
     if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
-    const failed = this.lifecycle.listDecisions(planId).find((d) => d.status === 'failed' || d.status === 'running');
+    const failed = this.failedStep(planId);
     new ErrorRecoveryService(this.stores.errors, this.lifecycle).addRecoveryDecision(
       plan,
       failed?.id ?? null,
@@ -577,19 +655,34 @@ export class PlanService {
     return this.lifecycle.reset(planId);
   }
 
-  async apply(planId: string, options: { paths?: string[]; force?: boolean } = {}): Promise<ApplyResult> {
+  /**
+   * Writes what was accepted into the project: every file with something left, or only `paths`,
+   * and for the files in `hunks` only those hunks. The plan stays in apply until nothing is left
+   * (or the rest is discarded), so apply can be repeated.
+   */
+  async apply(planId: string, options: { paths?: string[]; hunks?: Record<string, number[]>; force?: boolean } = {}): Promise<ApplyResult> {
     const plan = this.get(planId);
     this.lifecycle.requirePhase(plan, 'apply', ['queued', 'errored']);
     if (!plan.projectPath) throw new PlanError(`plan ${planId} has no project directory to apply to`, 'no_project');
-    const result = await applyChangeset(plan.projectPath, this.changeEntries(planId), options);
-    const outcome: ApplyResult = { planId, ...result };
+    const entries = this.changeEntries(planId);
+    const result = await applyReviewed(plan.projectPath, entries, this.stores.applied.list(planId), options);
+    const left = () => reviewChanges(entries, this.stores.applied.list(planId)).filter((f) => f.state !== 'applied').map((f) => f.path);
     if (result.conflicts.length > 0 && !options.force) {
+      const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: left(), complete: false };
       this.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
       return outcome;
     }
+    this.stores.applied.record(planId, result.records);
+    const remaining = left();
+    const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0 };
     if (plan.processingState === 'errored') this.lifecycle.reset(planId);
-    this.lifecycle.beginPhase(planId, 'apply');
-    this.lifecycle.completePhase(planId, { errorDetails: { ...this.get(planId).errorDetails, applied: result.applied.length, conflicts: result.conflicts.length } });
+    const totals = { applied: this.stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
+    if (remaining.length === 0) {
+      this.lifecycle.beginPhase(planId, 'apply');
+      this.lifecycle.completePhase(planId, { errorDetails: { ...this.get(planId).errorDetails, ...totals } });
+    } else {
+      this.lifecycle.update(planId, { errorDetails: { ...this.get(planId).errorDetails, ...totals } });
+    }
     this.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
     return outcome;
   }
@@ -602,11 +695,19 @@ export class PlanService {
     if (plan.processingState === 'cancelled' || plan.processingState === 'complete') {
       throw new PlanError(`plan ${planId} is already ${plan.processingState}`, 'wrong_state');
     }
+    const partlyApplied = plan.phase === 'apply' && this.stores.applied.list(planId).length > 0;
+    const discarded = partlyApplied ? this.review(planId).files.filter((f) => f.state !== 'applied').length : 0;
     for (const ref of plan.sandboxRefs) {
       await this.tracker.forget(ref);
       await removeSandbox(ref);
     }
-    return this.lifecycle.cancel(planId);
+    if (!partlyApplied) return this.lifecycle.cancel(planId);
+    // Part of the changeset is in the project already: discarding the rest finishes the apply.
+    if (plan.processingState === 'errored') this.lifecycle.reset(planId);
+    this.lifecycle.beginPhase(planId, 'apply');
+    const done = this.lifecycle.completePhase(planId, { errorDetails: { ...this.get(planId).errorDetails, remaining: 0, discarded } });
+    this.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
+    return done;
   }
 
   // ---- stepping -------------------------------------------------------------

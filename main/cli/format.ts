@@ -1,8 +1,9 @@
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import { costOf, type Price, type SettingsView } from '../../shared/agent';
 import type { StreamEvent } from '../../shared/events';
-import type { DecisionNode, DiffEntry } from '../app/plan-service';
+import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint } from '../engine/error-recovery-service';
+import type { ReviewFile } from '../engine/changeset/review';
 
 const STATUS_MARK: Record<string, string> = { pending: '·', running: '▶', done: '✓', failed: '✗', skipped: '–' };
 
@@ -117,14 +118,42 @@ export function formatTree(root: DecisionNode | null, invocations: readonly Tool
   return lines.join('\n');
 }
 
-export function formatDiff(entries: DiffEntry[]): string {
-  if (entries.length === 0) return 'No changes.';
-  return entries
-    .map((e) => {
-      const title = `${e.operation.toUpperCase()} ${e.oldPath ? `${e.oldPath} -> ` : ''}${e.path}`;
-      return e.binary ? `${title}\n  (binary file, no text diff)` : `${title}\n${e.diff ?? ''}`;
-    })
-    .join('\n');
+const REVIEW_STATE: Record<ReviewFile['state'], string> = { applied: 'applied', partial: 'partly applied', remaining: 'not applied yet' };
+
+/**
+ * The changeset file by file, as applied so far: each file's state, and each hunk header marked
+ * with its number and whether it is applied (`--hunks FILE:N` picks hunk N).
+ */
+export function formatReview(files: { file: ReviewFile; diff: string | null }[]): string {
+  if (files.length === 0) return 'No changes.';
+  const applied = files.filter((f) => f.file.state === 'applied').length;
+  const left = files.length - applied;
+  const head = `${files.length} file${files.length === 1 ? '' : 's'} changed: ${applied} applied, ${left} remaining`;
+  const sections = files.map(({ file, diff }) => {
+    const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}  [${REVIEW_STATE[file.state]}]`;
+    if (diff === null) return `${title}\n  (binary file, no text diff)`;
+    let hunk = 0;
+    const body = diff
+      .split('\n')
+      .map((line) => {
+        if (!line.startsWith('@@ ')) return line;
+        hunk += 1;
+        const done = file.appliedHunks.includes(hunk);
+        return `${line} hunk ${hunk} of ${file.hunks.length}: ${done ? 'applied' : 'remaining'}`;
+      })
+      .join('\n');
+    return `${title}\n${body}`;
+  });
+  return [head, '', ...sections].join('\n');
+}
+
+/** `README.md:1,3` -> ['README.md', [1, 3]]; the last colon separates the path from the hunk numbers. */
+export function parseHunkSpec(spec: string): [string, number[]] | null {
+  const at = spec.lastIndexOf(':');
+  if (at <= 0) return null;
+  const numbers = spec.slice(at + 1).split(',').map((n) => n.trim());
+  if (numbers.some((n) => !/^[1-9]\d*$/.test(n))) return null;
+  return [spec.slice(0, at), numbers.map(Number)];
 }
 
 /**

@@ -6,7 +6,7 @@ import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
 import { type App, openApp } from '../app/open-app';
 import { serveCommand } from './serve-command';
-import { formatApproval, formatApprovals, formatDiff, formatErrors, formatEvent, formatPlan, formatPlanList, formatSettings, formatTree } from './format';
+import { formatApproval, formatApprovals, formatErrors, formatEvent, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
 import type { Approval } from '../../shared/domain';
 import { CONFIG_KEYS, configPatch } from '../app/settings';
 
@@ -251,14 +251,14 @@ export function buildProgram(ctx: Ctx): Command {
 
   plan
     .command('diff <id>')
-    .description('show every change entry with its unified diff')
+    .description('show each changed file (netted across steps) with its diff, and what is applied and what remains')
     .option('--patch', 'print the whole changeset as one patch for git apply')
     .addOption(json())
     .action((id: string, opts: { json?: boolean; patch?: boolean }) => {
       const service = ctx.app().service;
       if (opts.patch) ctx.io.stdout(service.patch(id));
-      else if (opts.json) printJson(ctx, service.diff(id));
-      else ctx.io.stdout(`${formatDiff(service.diff(id).entries)}\n`);
+      else if (opts.json) printJson(ctx, { ...service.diff(id), files: service.reviewWithDiffs(id).map(({ file, diff }) => ({ ...file, diff })) });
+      else ctx.io.stdout(`${formatReview(service.reviewWithDiffs(id))}\n`);
     });
 
   plan
@@ -397,17 +397,29 @@ export function buildProgram(ctx: Ctx): Command {
 
   plan
     .command('apply <id>')
-    .description('write the changeset into the project; conflicts stop it unless --force')
-    .option('--path <path...>', 'apply only these paths')
+    .description('write the changeset, or the files and hunks named, into the project; conflicts stop it unless --force. Repeat to apply the rest')
+    .option('--path <path...>', 'apply only these files')
+    .option('--hunks <file:n,m...>', 'apply only these hunks of a file (numbered as agents plan diff shows them), e.g. README.md:1,3')
     .option('--force', 'apply the non-conflicting files even if some conflict')
     .addOption(json())
-    .action(async (id: string, opts: { json?: boolean; path?: string[]; force?: boolean }) => {
-      const result = await ctx.app().service.apply(id, { paths: opts.path, force: opts.force });
+    .action(async (id: string, opts: { json?: boolean; path?: string[]; hunks?: string[]; force?: boolean }) => {
+      let hunks: Record<string, number[]> | undefined;
+      for (const spec of opts.hunks ?? []) {
+        const parsed = parseHunkSpec(spec);
+        if (!parsed) throw new ValidationError('--hunks', `"${spec}" is not FILE:N[,N...], e.g. README.md:1,3`);
+        hunks = { ...hunks, [parsed[0]]: [...(hunks?.[parsed[0]] ?? []), ...parsed[1]] };
+      }
+      const result = await ctx.app().service.apply(id, { paths: opts.path, hunks, force: opts.force });
       if (result.conflicts.length > 0) ctx.exitCode = EXIT.planFailed;
       if (opts.json) return printJson(ctx, result);
       for (const c of result.conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);
       if (result.conflicts.length > 0 && !opts.force) ctx.io.stderr('nothing was written; resolve the conflicts or use --force to apply the rest\n');
-      else ctx.io.stdout(`applied ${result.applied.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.length}` : ''}\n`);
+      else {
+        ctx.io.stdout(`applied ${result.applied.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.length}` : ''}\n`);
+        if (result.remaining.length > 0) {
+          ctx.io.stdout(`${result.remaining.length} file(s) remain: agents plan apply ${id} to apply them, agents plan discard ${id} to drop them\n`);
+        }
+      }
     });
 
   plan

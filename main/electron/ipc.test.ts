@@ -23,6 +23,8 @@ const INVALID: Record<Channel, unknown> = {
   'plans.events': { planId: 'P', afterSeq: -1 },
   'plans.changes': { planId: 'P', limit: 0 },
   'plans.change': { planId: 'P' },
+  'plans.review': { planId: '' },
+  'plans.reviewDiff': { planId: 'P' },
   'plans.errors': null,
   'plans.run': { planId: 'P', step: 'yes' },
   'plans.step': 'P',

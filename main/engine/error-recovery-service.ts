@@ -185,11 +185,12 @@ export class ErrorRecoveryService implements ErrorRecovery {
     // The provider's Retry-After is a floor: retrying sooner would only be refused again.
     const delayMs = retry ? Math.max(this.delayFor(attempt), retryAfterMsOf(error)) : 0;
     const reason = retry
-      ? `Retrying automatically (retry ${attempt} of ${maxRetries}) in ${delayMs} ms after a ${category} failure: ${err.message}`
+      ? `Attempt ${attempt} failed (${category}); attempt ${attempt + 1} starts automatically in ${delayMs} ms (automatic retries: ${attempt} of ${maxRetries}): ${err.message}`
       : policy.retriable
-        ? `Gave up after ${attempt - 1} automatic ${attempt - 1 === 1 ? 'retry' : 'retries'} (limit ${maxRetries}): ${err.message}`
-        : `Gave up: a ${category} failure is not retried automatically: ${err.message}`;
-    this.addRecoveryDecision(plan, decisionId, retry ? 'Retried automatically' : 'Gave up', reason);
+        ? `Attempt ${attempt} failed; gave up after ${attempt - 1} automatic ${attempt - 1 === 1 ? 'retry' : 'retries'} (limit ${maxRetries}): ${err.message}`
+        : `Attempt ${attempt} failed; a ${category} failure is not retried automatically: ${err.message}`;
+    // A recovery that gave up did not succeed: the tree shows it failed, not done.
+    this.addRecoveryDecision(plan, decisionId, retry ? 'Retried automatically' : 'Gave up', reason, retry ? 'done' : 'failed');
 
     const details = {
       category,
@@ -204,7 +205,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
   }
 
   /** Adds an error_recovery decision under the failed step (or the root when no step failed). */
-  addRecoveryDecision(plan: Plan, decisionId: string | null, title: string, reason: string): StrategyDecision | undefined {
-    return this.lifecycle.addDecisionUnder(plan.id, decisionId, 'error_recovery', title, reason);
+  addRecoveryDecision(plan: Plan, decisionId: string | null, title: string, reason: string, status: StrategyDecision['status'] = 'done'): StrategyDecision | undefined {
+    return this.lifecycle.addDecisionUnder(plan.id, decisionId, 'error_recovery', title, reason, status);
   }
 }

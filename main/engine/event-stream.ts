@@ -7,6 +7,13 @@ export interface EventLog {
   appendNext(planId: string, type: StreamEventType, data?: Record<string, unknown>): StreamEvent;
   list(planId: string, afterSeq?: number, limit?: number): StreamEvent[];
   lastSeq(planId: string): number;
+  /**
+   * Optional, for logs that other processes also write (SQLite): a number that changes whenever
+   * another connection commits, and every plan's last seq. A host polls these to notice events it
+   * did not publish itself.
+   */
+  externalVersion?(): number;
+  lastSeqs?(): Map<string, number>;
 }
 
 export class InMemoryEventLog implements EventLog {

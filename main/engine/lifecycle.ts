@@ -184,7 +184,14 @@ export class PlanLifecycleService {
   }
 
   /** Adds a decision under `parentId` (the root when null): an operator's answer or a recovery, kept in the tree. */
-  addDecisionUnder(planId: string, parentId: string | null, type: DecisionType, description: string, rationale: string): StrategyDecision | undefined {
+  addDecisionUnder(
+    planId: string,
+    parentId: string | null,
+    type: DecisionType,
+    description: string,
+    rationale: string,
+    status: StrategyDecision['status'] = 'done',
+  ): StrategyDecision | undefined {
     const parent = parentId ?? this.getPlan(planId).decisionRootId;
     if (!parent) return undefined;
     const siblings = this.listDecisions(planId).filter((d) => d.parentId === parent);
@@ -198,7 +205,7 @@ export class PlanLifecycleService {
       description,
       rationale,
       toolCalls: [],
-      status: 'done',
+      status,
       createdAt: now,
       updatedAt: now,
     };

@@ -249,3 +249,67 @@ describe('EventHub', () => {
     expect(s.received).toEqual([]);
   });
 });
+
+describe('EventHub over a database that another process writes', () => {
+  it('checks for other processes\' events only while someone is subscribed', async () => {
+    const src = source();
+    src.publisher.publish('A', 'plan_created');
+    let checks = 0;
+    const watched = { ...src, externalEvents: { version: () => ++checks, lastSeqs: () => new Map([['A', 1]]) } };
+    const hub = new EventHub(watched, { pollMs: 5 });
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    try {
+      await wait(30);
+      expect(checks).toBe(0);
+      const subscription = hub.subscribe({ planId: null }, sink().asSink);
+      await wait(40);
+      expect(checks).toBeGreaterThan(1);
+      subscription.dispose();
+      const after = checks;
+      await wait(40);
+      expect(checks).toBe(after);
+    } finally {
+      hub.dispose();
+    }
+  });
+
+
+  it('delivers events another connection commits, in order, within 500 ms', async () => {
+    const { tempApp, planYaml, waitFor } = await import('./test-support');
+    const { openApp } = await import('../app/open-app');
+    const { writeFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const temp = tempApp();
+    // A second connection to the same file stands in for the CLI: its events never pass through this process's publisher.
+    const other = openApp({ dataDir: temp.app.dataDir, sleep: () => Promise.resolve() });
+    const hub = new EventHub(temp.app.service, { pollMs: 50 });
+    try {
+      const file = path.join(temp.root, 'plan.yaml');
+      writeFileSync(file, planYaml(temp.project, { steps: 3 }));
+      const plan = other.service.createFromFile(file);
+      const one = sink();
+      const all = sink();
+      const subscription = hub.subscribe({ planId: plan.id, afterSeq: 0 }, one.asSink);
+      hub.subscribe({ planId: null, types: ['state_changed'] }, all.asSink);
+      await tick();
+      const started = Date.now();
+      await other.service.run(plan.id);
+      const last = other.service.eventsAfter(plan.id, 0, 0).lastSeq;
+      await waitFor(() => one.s.received.length === last, 2_000);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(seqs(one.s.received)).toEqual(range(1, last));
+      expect(all.s.received.at(-1)?.data).toMatchObject({ to: 'queued', phase: 'apply' });
+
+      // One event committed elsewhere reaches a subscriber in well under 500 ms.
+      const at = Date.now();
+      other.service.events.publish(plan.id, 'paused', {});
+      await waitFor(() => one.s.received.length === last + 1, 2_000);
+      expect(Date.now() - at).toBeLessThan(500);
+      subscription.dispose();
+    } finally {
+      hub.dispose();
+      other.close();
+      await temp.dispose();
+    }
+  });
+});

@@ -14,6 +14,8 @@ export interface EventSource {
   events: { subscribe(listener: (event: StreamEvent) => void): () => void };
   eventsAfter(planId: string, afterSeq: number, limit: number): { events: StreamEvent[]; lastSeq: number };
   get(planId: string): unknown;
+  /** Events other processes write (the CLI running a plan against the same database). */
+  externalEvents?: { version(): number; lastSeqs(): Map<string, number> };
 }
 
 export interface HubSubscription {
@@ -25,6 +27,8 @@ export interface EventHubOptions {
   pageSize?: number;
   /** Told when a sink throws (a socket that closed under us; the subscription is then dropped) or a catch-up read fails. */
   onError?: (error: unknown) => void;
+  /** How often the database is checked for other processes' events while anyone is subscribed. */
+  pollMs?: number;
 }
 
 class Subscriber {
@@ -164,19 +168,23 @@ export class EventHub {
   private readonly subscribers = new Set<Subscriber>();
   private readonly unsubscribe: () => void;
   private readonly pageSize: number;
+  private readonly pollMs: number;
   private readonly onError: (error: unknown) => void;
+  /** The last seq per plan that every subscriber has been offered, live or from the database. */
+  private readonly seen = new Map<string, number>();
+  private version = 0;
+  private poller: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     private readonly source: EventSource,
     options: EventHubOptions = {},
   ) {
     this.pageSize = options.pageSize ?? 500;
+    this.pollMs = options.pollMs ?? 100;
     this.onError = options.onError ?? (() => undefined);
     this.unsubscribe = source.events.subscribe((event) => {
-      for (const subscriber of this.subscribers) {
-        if (subscriber.disposed) this.subscribers.delete(subscriber);
-        else subscriber.onLive(event);
-      }
+      if (event.seq > (this.seen.get(event.planId) ?? 0)) this.seen.set(event.planId, event.seq);
+      this.fanOut(event);
     });
   }
 
@@ -194,18 +202,74 @@ export class EventHub {
     const types = subscription.types ? new Set(subscription.types) : null;
     const subscriber = new Subscriber(subscription.planId, types, sink, this.source, this.pageSize, this.onError);
     this.subscribers.add(subscriber);
+    this.startPolling();
     if (subscription.planId !== null) subscriber.startFrom(subscription.planId, subscription.afterSeq ?? 0);
     return {
       dispose: () => {
         subscriber.dispose();
         this.subscribers.delete(subscriber);
+        if (this.subscribers.size === 0) this.stopPolling();
       },
     };
   }
 
+  /**
+   * Looks once for events that other processes committed, and hands them to subscribers in seq
+   * order. Cheap when nothing changed: one pragma read. Runs on a timer while anyone is subscribed.
+   */
+  pollExternal(): void {
+    const external = this.source.externalEvents;
+    if (!external) return;
+    try {
+      const version = external.version();
+      if (version === this.version) return;
+      this.version = version;
+      for (const [planId, last] of external.lastSeqs()) {
+        let after = this.seen.get(planId) ?? 0;
+        while (after < last) {
+          const page = this.source.eventsAfter(planId, after, this.pageSize).events;
+          if (page.length === 0) break;
+          for (const event of page) this.fanOut(event);
+          after = page[page.length - 1].seq;
+          this.seen.set(planId, Math.max(after, this.seen.get(planId) ?? 0));
+        }
+      }
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+
   dispose(): void {
+    this.stopPolling();
     this.unsubscribe();
     for (const subscriber of this.subscribers) subscriber.dispose();
     this.subscribers.clear();
+  }
+
+  private fanOut(event: StreamEvent): void {
+    for (const subscriber of this.subscribers) {
+      if (subscriber.disposed) this.subscribers.delete(subscriber);
+      else subscriber.onLive(event);
+    }
+  }
+
+  private startPolling(): void {
+    const external = this.source.externalEvents;
+    if (this.poller || !external) return;
+    // Start from what is stored now: a subscriber that wants older events asks with afterSeq.
+    try {
+      this.version = external.version();
+      for (const [planId, last] of external.lastSeqs()) if (last > (this.seen.get(planId) ?? 0)) this.seen.set(planId, last);
+    } catch (error) {
+      this.onError(error);
+      return;
+    }
+    this.poller = setInterval(() => this.pollExternal(), this.pollMs);
+    this.poller.unref?.();
+  }
+
+  private stopPolling(): void {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
   }
 }

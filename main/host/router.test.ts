@@ -21,6 +21,8 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.events': { request: { planId: 'P', afterSeq: -1 }, field: 'afterSeq' },
   'plans.changes': { request: { planId: 'P', limit: 0 }, field: 'limit' },
   'plans.change': { request: { planId: 'P' }, field: 'entryId' },
+  'plans.review': { request: { planId: '' }, field: 'planId' },
+  'plans.reviewDiff': { request: { planId: 'P' }, field: 'path' },
   'plans.errors': { request: null, field: '(root)' },
   'plans.run': { request: { planId: 'P', step: 'yes' }, field: 'step' },
   'plans.step': { request: 'P', field: '(root)' },
@@ -252,7 +254,7 @@ describe('router', () => {
     expectOk(await router.handle('plans.run', { planId: plan.id }));
     await t.app.service.idle();
     expect(t.app.service.get(plan.id).processingState).toBe('errored');
-    const failed = t.app.service.decisions(plan.id).find((d) => d.status === 'failed')!;
+    const failed = t.app.service.decisions(plan.id).find((d) => d.status === 'failed' && d.type === 'strategy_choice')!;
     const third = t.app.service.decisions(plan.id).find((d) => d.description === 'Step 3')!;
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: third.id, enabled: true }))).toEqual({ breakpoints: [third.id] });
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'other', enabled: true }))).toEqual({ breakpoints: [third.id, 'other'] });

@@ -33,12 +33,17 @@ export class SqliteEventLog implements EventLog {
   private readonly insert: Statement<[string, number, string, string, string]>;
   private readonly select: Statement<[string, number, number], EventRow>;
   private readonly selectLastSeq: Statement<[string], { seq: number | null }>;
+  private readonly selectLastSeqs: Statement<[], { plan_id: string; seq: number | null }>;
+  private readonly selectDataVersion: Statement<[], { data_version: number }>;
   private readonly appendNextTx: (planId: string, type: StreamEventType, data: Record<string, unknown>) => StreamEvent;
 
   constructor(readonly db: SqliteDatabase) {
     this.insert = prepare(db, 'INSERT INTO events (plan_id, seq, ts, type, data) VALUES (?, ?, ?, ?, ?)');
     this.select = prepare(db, 'SELECT plan_id, seq, ts, type, data FROM events WHERE plan_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.selectLastSeq = prepare(db, 'SELECT MAX(seq) AS seq FROM events WHERE plan_id = ?');
+    // One index probe per plan rather than a scan of every event (GROUP BY would read them all).
+    this.selectLastSeqs = prepare(db, 'SELECT id AS plan_id, (SELECT MAX(seq) FROM events WHERE plan_id = plans.id) AS seq FROM plans');
+    this.selectDataVersion = prepare(db, 'PRAGMA data_version');
     this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: Record<string, unknown>) => {
       const candidate = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
       const event = isStreamEvent(candidate) ? candidate : parseOrThrow(StreamEventSchema, candidate, 'event');
@@ -67,6 +72,17 @@ export class SqliteEventLog implements EventLog {
 
   lastSeq(planId: string): number {
     return this.selectLastSeq.get(planId)?.seq ?? 0;
+  }
+
+  /** Changes when another connection commits (SQLite's data_version); this connection's own commits leave it alone. */
+  externalVersion(): number {
+    return this.selectDataVersion.get()?.data_version ?? 0;
+  }
+
+  lastSeqs(): Map<string, number> {
+    const seqs = new Map<string, number>();
+    for (const row of this.selectLastSeqs.all()) if (row.seq !== null) seqs.set(row.plan_id, row.seq);
+    return seqs;
   }
 
   private write(event: StreamEvent): void {

@@ -144,4 +144,16 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tool_invocations ADD COLUMN confinement TEXT;
   `,
+  /* 4: what apply wrote per path, so a changeset can be applied in parts */ `
+  CREATE TABLE applied_changes (
+    plan_id      TEXT NOT NULL,
+    path         TEXT NOT NULL,
+    -- The hunks applied so far (1-based), as a JSON array.
+    hunks        TEXT NOT NULL CHECK (json_valid(hunks)),
+    -- sha256 of what the project held at path right after; NULL when the apply removed it.
+    content_hash TEXT,
+    applied_at   TEXT NOT NULL,
+    PRIMARY KEY (plan_id, path)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -1,3 +1,4 @@
+import { SqliteAppliedLog } from './applied-log';
 import { SqliteApprovalStore } from './approval-store';
 import { SqliteChangeSetStore } from './changeset-store';
 import { openDataDirDatabase, type SqliteDatabase } from './database';
@@ -16,6 +17,7 @@ export interface SqliteStores {
   invocations: SqliteInvocationLog;
   errors: SqliteErrorLog;
   leases: SqliteLeaseStore;
+  applied: SqliteAppliedLog;
   approvals: SqliteApprovalStore;
   close(): void;
 }
@@ -33,6 +35,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     invocations: new SqliteInvocationLog(db),
     errors: new SqliteErrorLog(db),
     leases: new SqliteLeaseStore(db, options.leases),
+    applied: new SqliteAppliedLog(db),
     approvals: new SqliteApprovalStore(db),
     close: () => {
       if (db.isOpen) db.close();

@@ -261,7 +261,10 @@ describe('agents CLI: failure, automatic retry and manual recovery', () => {
     expect(readFileSync(join(sandbox, '.step1-count'), 'utf8')).toBe('ran\n');
     const tree = TreeSchema.parse(await agentsJson(['plan', 'tree', id], home));
     const recovery = flatten(tree.root as Node).filter((n) => n.type === 'error_recovery');
-    expect(recovery.map((n) => n.description)).toEqual(['Gave up', 'Retried by the operator']);
+    expect(recovery.map((n) => [n.description, n.status])).toEqual([
+      ['Gave up', 'failed'],
+      ['Retried by the operator', 'done'],
+    ]);
   });
 
   it('reset moves an errored plan back to queued; discard removes the sandbox and cancels', async () => {
@@ -289,4 +292,53 @@ describe('agents CLI: failure, automatic retry and manual recovery', () => {
     expect(result.applied).toEqual([]);
     expect(snapshot(project)).toEqual(before);
   });
+});
+
+describe('agents CLI: applying a changeset in parts', () => {
+  const { home, examples } = sandboxWorkspace();
+
+  it('apply --path and --hunks write only what they name; diff shows what is applied and what remains; a second apply finishes', async () => {
+    const project = join(examples, 'demo-project');
+    writeFileSync(join(project, 'README.md'), `${readFileSync(join(project, 'README.md'), 'utf8')}${Array.from({ length: 10 }, (_, i) => `\nline ${i}`).join('')}\n`);
+    const file = join(examples, 'two-hunks.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: two-hunks',
+        'project: ./demo-project',
+        'definitionOfDone:',
+        '  - step: Retitle the README and add a licence',
+        '    tools:',
+        '      - { tool: file.edit, args: { path: README.md, find: "# Demo", replace: "# Demo project" } }',
+        '      - { tool: file.edit, args: { path: README.md, find: "line 9", replace: "the end" } }',
+        '      - { tool: file.write, args: { path: LICENSE, content: "MIT\\n" } }',
+        '',
+      ].join('\n'),
+    );
+    const id = await createPlan(file, home);
+    expect((await agents(['plan', 'run', id], home)).code).toBe(0);
+    const diff = await agents(['plan', 'diff', id], home);
+    expect(diff.stdout).toContain('2 files changed: 0 applied, 2 remaining');
+    expect(diff.stdout).toMatch(/hunk 2 of 2: remaining/);
+
+    const bad = await agents(['plan', 'apply', id, '--hunks', 'README.md'], home);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--hunks/);
+
+    const first = await agents(['plan', 'apply', id, '--hunks', 'README.md:2'], home);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/applied 1 file\(s\)[\s\S]*2 file\(s\) remain/);
+    const readme = readFileSync(join(project, 'README.md'), 'utf8');
+    expect(readme).toContain('the end');
+    expect(readme).not.toContain('# Demo project');
+    expect(existsSync(join(project, 'LICENSE'))).toBe(false);
+    expect((await agents(['plan', 'diff', id], home)).stdout).toMatch(/README\.md {2}\[partly applied\][\s\S]*hunk 1 of 2: remaining[\s\S]*hunk 2 of 2: applied/);
+    expect(PlanSchema.parse(await agentsJson(['plan', 'show', id], home))).toMatchObject({ phase: 'apply', processingState: 'queued' });
+
+    expect((await agents(['plan', 'apply', id, '--path', 'LICENSE'], home)).code).toBe(0);
+    expect(readFileSync(join(project, 'LICENSE'), 'utf8')).toBe('MIT\n');
+    expect((await agents(['plan', 'apply', id], home)).code).toBe(0);
+    expect(readFileSync(join(project, 'README.md'), 'utf8')).toMatch(/^# Demo project[\s\S]*the end/);
+    expect(PlanSchema.parse(await agentsJson(['plan', 'show', id], home))).toMatchObject({ phase: 'apply', processingState: 'complete' });
+  }, 90_000);
 });

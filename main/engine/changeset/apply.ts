@@ -29,14 +29,14 @@ export interface ApplyResult {
   skipped: string[];
 }
 
-async function currentHash(absolute: string): Promise<{ hash: string | null; directory: boolean }> {
+export async function currentHash(absolute: string): Promise<{ hash: string | null; directory: boolean }> {
   const stats = await lstat(absolute).catch(() => null);
   if (stats?.isDirectory()) return { hash: null, directory: true };
   const content = await readFileOrNull(absolute);
   return { hash: content === null ? null : sha256(content), directory: false };
 }
 
-function conflictReason(expected: string | null, actual: string | null, directory: boolean): string {
+export function conflictReason(expected: string | null, actual: string | null, directory: boolean): string {
   if (directory) return 'a directory is in the way';
   if (expected === null) return 'the file was created in the project since the changes were captured';
   if (actual === null) return 'the file was deleted in the project since the changes were captured';

@@ -163,30 +163,16 @@ export function unifiedHunks(before: string, after: string, context = 3, budget 
     if (j === b.lines.length - 1 && !b.finalNewline) body.push('\\ No newline at end of file');
   };
 
-  // The changes: between consecutive common runs (and before the first, after the last).
-  const changes: { oldStart: number; oldEnd: number; newStart: number; newEnd: number }[] = [];
-  let i = 0;
-  let j = 0;
-  for (const run of [...runs, { oldStart: a.lines.length, newStart: b.lines.length, length: 0 }]) {
-    if (run.oldStart > i || run.newStart > j) changes.push({ oldStart: i, oldEnd: run.oldStart, newStart: j, newEnd: run.newStart });
-    i = run.oldStart + run.length;
-    j = run.newStart + run.length;
-  }
-
-  for (let c = 0; c < changes.length; ) {
-    // Group the changes whose gaps of common lines are at most 2 x context.
-    let last = c;
-    while (last + 1 < changes.length && changes[last + 1].oldStart - changes[last].oldEnd <= 2 * context) last++;
-    const first = changes[c];
-    const end = changes[last];
+  for (const group of groupChanges(changesBetween(runs, a.lines.length, b.lines.length), context)) {
+    const first = group[0];
+    const end = group[group.length - 1];
     const oldFrom = Math.max(0, first.oldStart - context);
     const oldTo = Math.min(a.lines.length, end.oldEnd + context);
     const newFrom = first.newStart - (first.oldStart - oldFrom);
     const newTo = end.newEnd + (oldTo - end.oldEnd);
     const body: string[] = [];
     let at = oldFrom;
-    for (let k = c; k <= last; k++) {
-      const change = changes[k];
+    for (const change of group) {
       for (; at < change.oldStart; at++) body.push(...oldLine(at));
       for (let x = change.oldStart; x < change.oldEnd; x++) removed(x, body);
       for (let y = change.newStart; y < change.newEnd; y++) added(y, body);
@@ -198,7 +184,39 @@ export function unifiedHunks(before: string, after: string, context = 3, budget 
     out.push(`@@ -${oldCount === 0 ? oldFrom : oldFrom + 1},${oldCount} +${newCount === 0 ? newFrom : newFrom + 1},${newCount} @@`);
     // One push per line: spreading a huge hunk into push() would overflow the call stack.
     for (const line of body) out.push(line);
-    c = last + 1;
   }
   return out;
+}
+
+/** Lines `oldStart..oldEnd` of the old text replaced by `newStart..newEnd` of the new one (0-based, end exclusive). */
+export interface LineChange {
+  oldStart: number;
+  oldEnd: number;
+  newStart: number;
+  newEnd: number;
+}
+
+/** The changes between consecutive common runs (and before the first, after the last). */
+export function changesBetween(runs: readonly CommonRun[], oldLength: number, newLength: number): LineChange[] {
+  const changes: LineChange[] = [];
+  let i = 0;
+  let j = 0;
+  for (const run of [...runs, { oldStart: oldLength, newStart: newLength, length: 0 }]) {
+    if (run.oldStart > i || run.newStart > j) changes.push({ oldStart: i, oldEnd: run.oldStart, newStart: j, newEnd: run.newStart });
+    i = run.oldStart + run.length;
+    j = run.newStart + run.length;
+  }
+  return changes;
+}
+
+/** Changes whose gaps of common lines are at most 2 x context share a hunk, as in a unified diff. */
+export function groupChanges(changes: readonly LineChange[], context = 3): LineChange[][] {
+  const groups: LineChange[][] = [];
+  for (let c = 0; c < changes.length; ) {
+    let last = c;
+    while (last + 1 < changes.length && changes[last + 1].oldStart - changes[last].oldEnd <= 2 * context) last++;
+    groups.push(changes.slice(c, last + 1));
+    c = last + 1;
+  }
+  return groups;
 }

@@ -96,9 +96,15 @@ describe('shell.run', () => {
 
   it('fails with a tool error carrying the exit code and output tails, and still records what changed', async () => {
     const error = await failure(h.call('shell.run', { command: 'echo partial > half.txt; echo working; echo "fatal: no" >&2; exit 3' }));
-    expect(error).toMatchObject({ category: 'tool', message: 'shell.run: command exited with status 3: fatal: no' });
+    expect(error).toMatchObject({ category: 'tool', message: 'shell.run: `echo partial > half.txt; echo working; echo "fatal: no" >&2…` exited with status 3: fatal: no' });
     expect(error.details).toMatchObject({ exitCode: 3, stdoutTail: 'working\n', stderrTail: 'fatal: no\n' });
     expect(h.changes).toMatchObject([{ operation: 'create', path: 'half.txt' }]);
+  });
+
+  it('names a long command shortened to one line', async () => {
+    const command = `true &&\n  ${'echo x && '.repeat(10)}exit 1`;
+    const error = await failure(h.call('shell.run', { command }));
+    expect(error.message).toBe('shell.run: `true && echo x && echo x && echo x && echo x && echo x && e…` exited with status 1');
   });
 
   it('treats exit status 75 (EX_TEMPFAIL) as transient', async () => {

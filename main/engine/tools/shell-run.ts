@@ -156,6 +156,8 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
         confinement: confiner.kind,
         ...(tracked.removedSymlinks.length > 0 ? { removedSymlinks: tracked.removedSymlinks } : {}),
       };
+      // The message names the command (shortened), so "fix the command it names" can be followed.
+      const shown = shortCommand(args.command);
       if (result.timedOut) {
         throw new EngineError(`${name}: command timed out after ${timeoutMs} ms; its process group was killed`, 'transient', { ...details, timeoutMs });
       }
@@ -165,7 +167,7 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
       if (result.exitCode !== 0) {
         const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with status ${result.exitCode}`;
         const lastLine = result.stderr.tail(400).trim().split('\n').at(-1);
-        throw new EngineError(`${name}: command ${how}${lastLine ? `: ${lastLine}` : ''}`, 'tool', details);
+        throw new EngineError(`${name}: \`${shown}\` ${how}${lastLine ? `: ${lastLine}` : ''}`, 'tool', details);
       }
       return {
         exitCode: 0,
@@ -176,4 +178,10 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
       };
     },
   });
+}
+
+/** The command on one line, at most `max` characters: enough to recognise it in a message. */
+export function shortCommand(command: string, max = 60): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }

@@ -20,7 +20,7 @@ export function CopyButton({ text, label, testId }: { text: string; label: strin
     window.setTimeout(() => setCopied('idle'), 2000);
   };
   return (
-    <button type="button" className="button small" aria-label={label} data-testid={testId} data-copied={copied} onClick={() => void onClick()}>
+    <button type="button" className="button small" aria-description={label} data-testid={testId} data-copied={copied} onClick={() => void onClick()}>
       {copied === 'copied' ? 'Copied' : copied === 'failed' ? 'Copy failed' : 'Copy'}
     </button>
   );

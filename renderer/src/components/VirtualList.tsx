@@ -25,6 +25,8 @@ export interface VirtualListProps {
   indexOfKey?(key: number | string): number;
   className?: string;
   containerProps?: HTMLAttributes<HTMLDivElement> & DataAttributes;
+  /** Attributes of the element that holds the rows, e.g. `role: 'list'` so rows can be list items. */
+  windowProps?: HTMLAttributes<HTMLDivElement>;
 }
 
 /**
@@ -46,6 +48,7 @@ export function VirtualList({
   indexOfKey,
   className,
   containerProps,
+  windowProps,
 }: VirtualListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
@@ -147,7 +150,7 @@ export function VirtualList({
   return (
     <div {...containerProps} ref={ref} className={`vlist ${className ?? ''}`} style={style} onScroll={onScroll}>
       <div className="vlist-spacer" style={{ height: count * rowHeight }}>
-        <div className="vlist-window" style={{ transform: `translateY(${first * rowHeight}px)` }}>
+        <div {...windowProps} className="vlist-window" style={{ transform: `translateY(${first * rowHeight}px)` }}>
           {rows}
         </div>
       </div>

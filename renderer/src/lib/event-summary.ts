@@ -31,7 +31,8 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
     case 'error_recorded':
       return { text: `${str(d.category)} error, attempt ${str(d.attempt)}: ${str(d.message)}`, tone: 'bad' };
     case 'retry_scheduled':
-      return { text: `retry ${str(d.attempt)} in ${ms(d.delayMs)}: ${str(d.error)}`, tone: 'warn' };
+      // `attempt` is the attempt about to start: number attempts as the failure card does.
+      return { text: `attempt ${retryOf(d.attempt)} failed; attempt ${str(d.attempt)} in ${ms(d.delayMs)}: ${str(d.error)}`, tone: 'warn' };
     case 'paused':
       return { text: `paused (${str(d.reason)}) before step ${str(d.index)} of ${str(d.total)}: ${str(d.description)}`, tone: 'warn' };
     case 'apply_complete':
@@ -61,4 +62,9 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
     case 'strategize_started':
       return { text: '', tone: event.type.endsWith('complete') ? 'good' : 'info' };
   }
+}
+
+/** The attempt that failed, from the one a retry is about to start. */
+function retryOf(next: unknown): string {
+  return typeof next === 'number' ? String(next - 1) : '?';
 }

@@ -1,4 +1,4 @@
-import { type ChangeEntryMeta, type ResponseOf } from '../../../shared/contract';
+import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
 import { coalesce } from '../lib/coalesce';
 import { errorText } from '../lib/format';
 import type { LoadStatus, SliceCreator } from './types';
@@ -8,6 +8,47 @@ export const CHANGES_PAGE = 500;
 export type ChangeDetail = ResponseOf<'plans.change'>;
 export type DiffState = { status: 'loading' } | { status: 'loaded'; data: ChangeDetail } | { status: 'error'; message: string };
 export type ApplyResult = ResponseOf<'plans.apply'>;
+export type FileDiff = ResponseOf<'plans.reviewDiff'>;
+export type FileDiffState = { status: 'loading'; key: string } | { status: 'loaded'; key: string; data: FileDiff } | { status: 'error'; key: string; message: string };
+
+/** What one apply would write: per file, the hunks accepted (null: the whole file) and its line counts. */
+export interface ApplyPlanFile {
+  path: string;
+  hunks: number[] | null;
+  insertions: number;
+  deletions: number;
+}
+
+/** The host refused because the plan is no longer where the view shows it. */
+export function isStaleRefusal(error: unknown): boolean {
+  return error instanceof BridgeError && (error.payload.code === 'wrong_state' || error.payload.code === 'wrong_phase');
+}
+
+/** A diff is reloaded when what it shows changed: the entries behind the file, or what is applied. */
+export function reviewKey(file: ReviewFile): string {
+  return `${file.entryIds.join(',')}|${file.appliedHunks.join(',')}`;
+}
+
+/** The files and hunks the operator accepted, among those not applied yet. */
+export function acceptedPlan(files: readonly ReviewFile[], excluded: Record<string, true>, rejected: Record<string, number[]>): ApplyPlanFile[] {
+  const plan: ApplyPlanFile[] = [];
+  for (const file of files) {
+    if (file.state === 'applied' || excluded[file.path]) continue;
+    const left = file.hunks.filter((h) => !h.applied);
+    const rejectedHere = new Set(rejected[file.path] ?? []);
+    const accepted = left.filter((h) => !rejectedHere.has(h.index));
+    if (left.length > 0 && accepted.length === 0) continue;
+    const partial = accepted.length < left.length;
+    const counted = left.length === 0 ? [{ insertions: file.insertions, deletions: file.deletions }] : accepted;
+    plan.push({
+      path: file.path,
+      hunks: partial ? accepted.map((h) => h.index) : null,
+      insertions: counted.reduce((n, h) => n + h.insertions, 0),
+      deletions: counted.reduce((n, h) => n + h.deletions, 0),
+    });
+  }
+  return plan;
+}
 
 export interface ChangesSlice {
   changesetId: string | null;
@@ -17,19 +58,33 @@ export interface ChangesSlice {
   changesError: string | null;
   selectedEntryId: string | null;
   diffs: Record<string, DiffState>;
+  /** The changeset as files to review: one row per path, netted across steps. */
+  reviewFiles: ReviewFile[];
+  /** The reviewed file whose diff is shown. */
+  selectedPath: string | null;
+  fileDiffs: Record<string, FileDiffState>;
   /** Paths left out of the next apply; everything else is included. */
   excludedPaths: Record<string, true>;
-  applyStatus: 'idle' | 'applying';
+  /** Per path, the hunks (1-based) left out of the next apply. */
+  rejectedHunks: Record<string, number[]>;
+  /** 'confirming' while the operator is asked before anything is written into the project. */
+  applyStatus: 'idle' | 'confirming' | 'applying';
   applyResult: ApplyResult | null;
   /** Reloads the first page (and as many more as were loaded), coalesced. */
   refreshChanges(): void;
   loadMoreChanges(): Promise<void>;
+  /** Opens the reviewed file a recorded entry belongs to. */
   selectEntry(entryId: string | null): void;
+  selectPath(path: string | null): void;
   moveEntrySelection(delta: number): void;
   togglePath(path: string): void;
+  toggleHunk(path: string, hunk: number): void;
   setAllIncluded(included: boolean): void;
-  /** Applies the included files (all of them when none is left out); conflicts come back per file. */
+  /** Asks for confirmation before applying what was accepted. */
   applySelected(): Promise<void>;
+  cancelApply(): void;
+  /** Writes the accepted files and hunks; conflicts come back per file. */
+  confirmApply(): Promise<void>;
 }
 
 export const initialChangesState = {
@@ -40,8 +95,12 @@ export const initialChangesState = {
   changesError: null as string | null,
   selectedEntryId: null as string | null,
   diffs: {} as Record<string, DiffState>,
+  reviewFiles: [] as ReviewFile[],
+  selectedPath: null as string | null,
+  fileDiffs: {} as Record<string, FileDiffState>,
   excludedPaths: {} as Record<string, true>,
-  applyStatus: 'idle' as const,
+  rejectedHunks: {} as Record<string, number[]>,
+  applyStatus: 'idle' as 'idle' | 'confirming' | 'applying',
   applyResult: null as ApplyResult | null,
 };
 
@@ -59,9 +118,38 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     if (get().planId === planId) set({ diffs: { ...get().diffs, [entryId]: next } });
   };
 
+  const loadFileDiff = async (planId: string, path: string) => {
+    const file = get().reviewFiles.find((f) => f.path === path);
+    if (!file) return;
+    const key = reviewKey(file);
+    const existing = get().fileDiffs[path];
+    if (existing && existing.key === key && existing.status !== 'error') return;
+    set({ fileDiffs: { ...get().fileDiffs, [path]: { status: 'loading', key } } });
+    let next: FileDiffState;
+    try {
+      next = { status: 'loaded', key, data: await deps.bridge['plans.reviewDiff']({ planId, path }) };
+    } catch (error) {
+      next = { status: 'error', key, message: errorText(error) };
+    }
+    if (get().planId === planId) set({ fileDiffs: { ...get().fileDiffs, [path]: next } });
+  };
+
+  const reloadReview = async (planId: string) => {
+    const { files } = await deps.bridge['plans.review']({ planId });
+    if (get().planId !== planId) return;
+    const paths = new Set(files.map((f) => f.path));
+    const selected = get().selectedPath;
+    set({ reviewFiles: files, selectedPath: selected && paths.has(selected) ? selected : (files[0]?.path ?? null) });
+    const shown = get().selectedPath;
+    if (shown) void loadFileDiff(planId, shown);
+  };
+
   const reload = async () => {
     const planId = get().planId;
     if (!planId) return;
+    const review = reloadReview(planId).catch((error: unknown) => {
+      if (get().planId === planId) set({ changesError: errorText(error) });
+    });
     if (get().changesStatus !== 'loaded') set({ changesStatus: 'loading' });
     try {
       const wanted = Math.max(CHANGES_PAGE, get().changeEntries.length);
@@ -93,6 +181,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     } catch (error) {
       if (get().planId === planId) set({ changesStatus: get().changesStatus === 'loaded' ? 'loaded' : 'error', changesError: errorText(error) });
     }
+    await review;
   };
 
   return {
@@ -114,15 +203,24 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     selectEntry(entryId) {
       set({ selectedEntryId: entryId });
       const planId = get().planId;
-      if (entryId && planId) void loadDiff(planId, entryId);
+      if (!entryId || !planId) return;
+      const file = get().reviewFiles.find((f) => f.entryIds.includes(entryId));
+      if (file) get().selectPath(file.path);
+      else void loadDiff(planId, entryId);
+    },
+
+    selectPath(path) {
+      set({ selectedPath: path });
+      const planId = get().planId;
+      if (path && planId) void loadFileDiff(planId, path);
     },
 
     moveEntrySelection(delta) {
-      const entries = get().changeEntries;
-      if (entries.length === 0) return;
-      const current = entries.findIndex((e) => e.id === get().selectedEntryId);
-      const next = current < 0 ? 0 : Math.min(entries.length - 1, Math.max(0, current + delta));
-      get().selectEntry(entries[next].id);
+      const files = get().reviewFiles;
+      if (files.length === 0) return;
+      const current = files.findIndex((f) => f.path === get().selectedPath);
+      const next = current < 0 ? 0 : Math.min(files.length - 1, Math.max(0, current + delta));
+      get().selectPath(files[next].path);
     },
 
     togglePath(path) {
@@ -130,37 +228,66 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       set({ excludedPaths: was ? rest : { ...rest, [path]: true } });
     },
 
+    toggleHunk(path, hunk) {
+      const current = get().rejectedHunks[path] ?? [];
+      const next = current.includes(hunk) ? current.filter((h) => h !== hunk) : [...current, hunk].sort((a, b) => a - b);
+      set({ rejectedHunks: { ...get().rejectedHunks, [path]: next } });
+    },
+
     setAllIncluded(included) {
-      set({ excludedPaths: included ? {} : Object.fromEntries(get().changeEntries.map((e) => [e.path, true as const])) });
+      set({
+        excludedPaths: included ? {} : Object.fromEntries(get().reviewFiles.filter((f) => f.state !== 'applied').map((f) => [f.path, true as const])),
+        rejectedHunks: included ? {} : get().rejectedHunks,
+      });
     },
 
     async applySelected() {
-      const { planId, changeEntries, changesTotal, excludedPaths } = get();
-      if (!planId || get().applyStatus === 'applying') return;
-      const excluded = Object.keys(excludedPaths).length;
-      const paths = excluded === 0 ? undefined : [...new Set(changeEntries.map((e) => e.path).filter((p) => !excludedPaths[p]))];
-      if (paths && changeEntries.length < changesTotal) {
-        get().announce('Load every changed file before applying a selection');
+      const { planId, reviewFiles, excludedPaths, rejectedHunks } = get();
+      if (!planId || get().applyStatus !== 'idle') return;
+      if (acceptedPlan(reviewFiles, excludedPaths, rejectedHunks).length === 0) {
+        get().announce('Nothing accepted to apply');
         return;
       }
-      if (paths && paths.length === 0) {
-        get().announce('No files selected to apply');
-        return;
-      }
+      set({ applyStatus: 'confirming' });
+    },
+
+    cancelApply() {
+      if (get().applyStatus === 'confirming') set({ applyStatus: 'idle' });
+    },
+
+    async confirmApply() {
+      const { planId, reviewFiles, excludedPaths, rejectedHunks } = get();
+      if (!planId || get().applyStatus !== 'confirming') return;
+      const accepted = acceptedPlan(reviewFiles, excludedPaths, rejectedHunks);
+      const left = reviewFiles.filter((f) => f.state !== 'applied');
+      const everything = accepted.length === left.length && accepted.every((f) => f.hunks === null);
+      const paths = accepted.filter((f) => f.hunks === null).map((f) => f.path);
+      const hunks = Object.fromEntries(accepted.filter((f) => f.hunks !== null).map((f) => [f.path, f.hunks as number[]]));
+      const request = everything ? { planId } : { planId, paths, ...(Object.keys(hunks).length > 0 ? { hunks } : {}) };
       set({ applyStatus: 'applying', applyResult: null });
       try {
-        const result = await deps.bridge['plans.apply']({ planId, paths });
+        const result = await deps.bridge['plans.apply'](request);
         if (get().planId !== planId) return;
-        set({ applyResult: result });
+        set({ applyResult: result, excludedPaths: {}, rejectedHunks: {} });
+        const s = (n: number) => (n === 1 ? '' : 's');
         get().announce(
           result.conflicts.length > 0
-            ? `Apply stopped: ${result.conflicts.length} file${result.conflicts.length === 1 ? '' : 's'} changed in the project since the plan ran`
-            : `Applied ${result.applied.length} file${result.applied.length === 1 ? '' : 's'}`,
+            ? `Apply stopped: ${result.conflicts.length} file${s(result.conflicts.length)} changed in the project since the plan ran`
+            : `Applied ${result.applied.length} file${s(result.applied.length)}${result.remaining.length > 0 ? `; ${result.remaining.length} remain` : ''}`,
         );
         get().refreshPlan();
+        get().refreshChanges();
       } catch (error) {
-        if (get().planId === planId) set({ actionError: `Apply failed: ${errorText(error)}` });
-        get().announce(`Apply failed: ${errorText(error)}`);
+        let message = `Apply failed: ${errorText(error)}`;
+        if (isStaleRefusal(error) && get().planId === planId) {
+          // The plan moved on elsewhere (applied or discarded by another process): the host's
+          // message names its state; catch the view up.
+          message = `Apply refused: ${errorText(error)}. The view has been refreshed.`;
+          get().refreshPlan();
+          get().refreshChanges();
+        }
+        if (get().planId === planId) set({ actionError: message });
+        get().announce(message);
       } finally {
         if (get().planId === planId) set({ applyStatus: 'idle' });
       }

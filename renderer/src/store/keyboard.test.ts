@@ -29,6 +29,16 @@ describe('the keyboard', () => {
     expect(t.state().planId).toBe('A');
   });
 
+  it('while the apply confirmation is open, ignores shortcuts and cancels on Escape', async () => {
+    const t = await withPlans();
+    t.store.setState({ applyStatus: 'confirming' });
+    t.press('j', '2');
+    expect(t.state().planCursorId).toBe('P1');
+    expect(t.state().tab).toBe('decisions');
+    t.press('Escape');
+    expect(t.state().applyStatus).toBe('idle');
+  });
+
   it('moves through the tree and folds nodes when the tree has focus', async () => {
     const t = await withPlans();
     t.state().openPlan('P1');

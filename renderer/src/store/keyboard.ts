@@ -13,6 +13,11 @@ const TAB_KEYS = { '1': 'decisions', '2': 'changes', '3': 'events' } as const;
 /** The console's keyboard map (see the help sheet). Returns whether the key was used. */
 export function handleKey(store: AppStore, key: string, context: KeyContext = { inRegion: false }): boolean {
   const state = store.getState();
+  // While the apply confirmation is open, only its own buttons act; Escape cancels it.
+  if (state.applyStatus === 'confirming') {
+    if (key === 'Escape') state.cancelApply();
+    return key === 'Escape';
+  }
   if (key === '?') {
     state.setHelpOpen(!state.helpOpen);
     return true;

@@ -12,7 +12,7 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (set, get) =
     const state = get();
     const failed = state.planId
       ? flattenTree(state.decisions, {}, true)
-          .filter((r) => r.decision.status === 'failed')
+          .filter((r) => r.decision.status === 'failed' && r.decision.type !== 'error_recovery')
           .map((r) => r.decision.id)
       : [];
     const at = state.selectedDecisionId ? failed.indexOf(state.selectedDecisionId) : -1;

@@ -5,7 +5,7 @@ import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
 import { ACTION_LABELS, allowedActions, isRunnable, type PlanAction } from '../lib/plan-actions';
 import { initialApprovalsState } from './approvals-slice';
-import { initialChangesState } from './changes-slice';
+import { initialChangesState, isStaleRefusal } from './changes-slice';
 import { initialEventsState } from './events-slice';
 import { deriveFromHistory, type NextRetry } from './plan-events';
 import { initialRecoveryState } from './recovery-slice';
@@ -13,6 +13,20 @@ import type { LoadStatus, SliceCreator } from './types';
 
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
 export type PlanTab = 'decisions' | 'changes' | 'events';
+
+const STATE_WORDS: Record<Plan['processingState'], string> = {
+  queued: 'queued',
+  processing: 'running',
+  paused: 'paused',
+  complete: 'complete',
+  errored: 'errored',
+  cancelled: 'cancelled',
+};
+
+/** "running in execute", "queued in apply". */
+function stateWords(plan: Plan): string {
+  return `${STATE_WORDS[plan.processingState]} in ${plan.phase}`;
+}
 
 /** Decisions in the first request for a plan's tree: enough to fill the view at once. */
 export const FIRST_DECISIONS_PAGE = 500;
@@ -263,7 +277,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     },
 
     selectFirstFailure() {
-      const failed = flattenTree(get().decisions, {}, true).find((r) => r.decision.status === 'failed');
+      const failed = flattenTree(get().decisions, {}, true).find((r) => r.decision.status === 'failed' && r.decision.type !== 'error_recovery');
       const fallback = get().errors.at(-1)?.decisionId ?? null;
       const id = failed?.decision.id ?? (fallback && get().decisions[fallback] ? fallback : null);
       if (!id) return false;
@@ -301,7 +315,17 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
           if (action === 'retry' || action === 'reset') refreshErrors();
         }
       } catch (error) {
-        const message = `${ACTION_LABELS[action]} failed: ${errorText(error)}`;
+        let message = `${ACTION_LABELS[action]} failed: ${errorText(error)}`;
+        if (isStaleRefusal(error) && get().planId === planId) {
+          // The view was stale (the plan moved on in another process): say where it really is, and catch up.
+          const fresh = await bridge['plans.get']({ planId }).catch(() => null);
+          if (fresh && get().planId === planId) {
+            deps.flushEvents();
+            set({ plan: fresh.plan, planStatus: 'loaded' });
+            message = `${ACTION_LABELS[action]} refused: the plan is ${stateWords(fresh.plan)} now. The view has been refreshed.`;
+          }
+          refreshAll();
+        }
         if (get().planId === planId) set({ actionError: message });
         get().announce(message);
       } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flattenTree } from '../lib/decision-tree';
-import { makeDecision, makeEntry, makeEvent, makeListItem, makePlan } from '../test-support/fake-bridge';
+import { makeDecision, makeEntry, makeEvent, makeListItem, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { EVENT_PAGE } from './events-slice';
 import { MAX_EVENTS } from './merge-events';
@@ -318,47 +318,68 @@ describe('plan controls', () => {
     expect(t.state().status.text).toBe('Retry is not available while the plan is queued in execute');
   });
 
-  it('show the host refusal', async () => {
+  it('a refusal on a stale view says the plan\'s real state and refreshes the view', async () => {
     const t = await openDemoPlan();
-    t.fake.fail('plans.run', 'plan P1 is being run by another process');
+    t.fake.fail('plans.run', 'plan P1 is processing in phase execute; only a queued plan can run');
+    t.fake.plan = makePlan({ processingState: 'processing' });
+    const decisions = t.fake.callsTo('plans.decisions').length;
     await t.state().runAction('run');
-    expect(t.state().actionError).toBe('Run failed: plan P1 is being run by another process');
+    await t.settle();
+    expect(t.state().actionError).toBe('Run refused: the plan is running in execute now. The view has been refreshed.');
+    expect(t.state().plan?.processingState).toBe('processing');
+    expect(t.fake.callsTo('plans.decisions').length).toBeGreaterThan(decisions);
     expect(t.state().pendingAction).toBeNull();
   });
 });
 
 describe('the changeset', () => {
-  it('loads entries and a diff on selection', async () => {
+  it('loads the files of the review and the diff of the first', async () => {
     const t = testRuntime();
-    t.fake.entries = [makeEntry('e1', 'README.md'), makeEntry('e2', 'LICENSE', { operation: 'create' })];
+    t.fake.entries = [makeEntry('e1', 'README.md'), makeEntry('e2', 'LICENSE', { operation: 'create' }), makeEntry('e3', 'README.md')];
     t.state().openPlan('P1');
     await t.settle();
-    expect(t.state().changeEntries.map((e) => e.path)).toEqual(['README.md', 'LICENSE']);
-    t.state().selectEntry('e2');
+    expect(t.state().reviewFiles.map((f) => f.path)).toEqual(['LICENSE', 'README.md']);
+    expect(t.state().fileDiffs.LICENSE).toMatchObject({ status: 'loaded' });
+    t.state().selectEntry('e3');
     await t.settle();
-    expect(t.state().diffs.e2).toMatchObject({ status: 'loaded' });
+    expect(t.state().selectedPath).toBe('README.md');
+    expect(t.state().fileDiffs['README.md']).toMatchObject({ status: 'loaded' });
   });
 
-  it('applies every file, or only the files left selected', async () => {
+  it('asks before applying, then applies every file, or only the files and hunks left accepted', async () => {
     const t = testRuntime();
     t.fake.plan = makePlan({ phase: 'apply' });
-    t.fake.entries = [makeEntry('e1', 'README.md'), makeEntry('e2', 'LICENSE')];
+    t.fake.entries = [makeEntry('e1', 'README.md'), makeEntry('e2', 'LICENSE'), makeEntry('e3', 'NOTES')];
+    t.fake.on('plans.review', () => ({
+      changesetId: 'CS1',
+      files: reviewOf(t.fake.entries).map((f) =>
+        f.path === 'README.md'
+          ? { ...f, units: 2, hunks: [1, 2].map((index) => ({ index, header: '@@', insertions: 1, deletions: 0, applied: false })) }
+          : f,
+      ),
+    }));
     t.state().openPlan('P1');
     await t.settle();
     await t.state().applySelected();
+    expect(t.state().applyStatus).toBe('confirming');
+    expect(t.fake.callsTo('plans.apply')).toEqual([]);
+    await t.state().confirmApply();
     t.state().togglePath('LICENSE');
+    t.state().toggleHunk('README.md', 1);
     await t.state().applySelected();
-    expect(t.fake.callsTo('plans.apply')).toEqual([{ planId: 'P1', paths: undefined }, { planId: 'P1', paths: ['README.md'] }]);
+    await t.state().confirmApply();
+    expect(t.fake.callsTo('plans.apply')).toEqual([{ planId: 'P1' }, { planId: 'P1', paths: ['NOTES'], hunks: { 'README.md': [2] } }]);
   });
 
   it('keeps the conflicts of an apply, per file', async () => {
     const t = testRuntime();
     t.fake.plan = makePlan({ phase: 'apply' });
     t.fake.entries = [makeEntry('e1', 'README.md')];
-    t.fake.on('plans.apply', () => ({ planId: 'P1', applied: [], conflicts: [{ path: 'README.md', expectedHash: 'a', actualHash: 'z' }], skipped: [] }));
+    t.fake.on('plans.apply', () => ({ planId: 'P1', applied: [], conflicts: [{ path: 'README.md', expectedHash: 'a', actualHash: 'z' }], skipped: [], remaining: ['README.md'], complete: false }));
     t.state().openPlan('P1');
     await t.settle();
     await t.state().runAction('apply');
+    await t.state().confirmApply();
     expect(t.state().applyResult?.conflicts.map((c) => c.path)).toEqual(['README.md']);
     expect(t.state().status.text).toContain('1 file changed in the project');
   });

@@ -1,5 +1,5 @@
 import type { SettingsView } from '../../../shared/agent';
-import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, Subscription } from '../../../shared/contract';
+import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { StreamEvent } from '../../../shared/events';
@@ -31,7 +31,7 @@ export function makePlan(overrides: Partial<Plan> = {}): Plan {
 }
 
 export function makeListItem(overrides: Partial<PlanListItem> = {}): PlanListItem {
-  return { ...makePlan(), progress: { done: 0, total: 2 }, needsAttention: false, ...overrides };
+  return { ...makePlan(), progress: { done: 0, total: 2 }, needsAttention: false, awaitingApply: false, ...overrides };
 }
 
 export function makeDecision(id: string, parentId: string | null, order: number, overrides: Partial<StrategyDecision> = {}): StrategyDecision {
@@ -93,6 +93,29 @@ export function makeEntry(id: string, path: string, overrides: Partial<ChangeEnt
     deletions: 1,
     ...overrides,
   };
+}
+
+/** The review row of entries on one path: a fake netting, one hunk per file. */
+export function reviewOf(entries: readonly ChangeEntryMeta[]): ReviewFile[] {
+  const byPath = new Map<string, ChangeEntryMeta[]>();
+  for (const e of entries) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  return [...byPath.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([path, list]) => ({
+      path,
+      oldPath: list[0].oldPath,
+      operation: list[0].operation,
+      binary: list.some((e) => e.binary),
+      insertions: list.reduce((n, e) => n + e.insertions, 0),
+      deletions: list.reduce((n, e) => n + e.deletions, 0),
+      entryIds: list.map((e) => e.id),
+      decisionIds: list.flatMap((e) => (e.decisionId ? [e.decisionId] : [])),
+      steps: list.flatMap((e) => (e.decisionId ? [{ id: e.decisionId, description: `decision ${e.decisionId}` }] : [])),
+      hunks: [{ index: 1, header: '@@ -1 +1 @@', insertions: 1, deletions: 1, applied: false }],
+      units: 1,
+      appliedHunks: [],
+      state: 'remaining' as const,
+    }));
 }
 
 type Handler<C extends Channel> = (request: RequestOf<C>) => ResponseOf<C> | Promise<ResponseOf<C>>;
@@ -171,6 +194,12 @@ export class FakeBridge {
         if (!entry) throw new BridgeError({ code: 'validation', message: `no change entry "${r.entryId}"`, field: 'entryId' });
         return { entry: { ...entry, beforeText: 'old\n', afterText: 'new\n' }, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
       },
+      'plans.review': () => ({ changesetId: this.plan.changesetId, files: reviewOf(this.entries) }),
+      'plans.reviewDiff': (r) => {
+        const file = reviewOf(this.entries).find((f) => f.path === r.path);
+        if (!file) throw new BridgeError({ code: 'invalid_request', message: `no change to "${r.path}"`, field: 'path' });
+        return { file, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
+      },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
       'plans.approvals': () => ({ planId: this.plan.id, pending: this.approvals.find((a) => a.status === 'pending') ?? null, approvals: this.approvals }),
       'plans.approve': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
@@ -184,7 +213,7 @@ export class FakeBridge {
       'plans.breakpoint': (r) => ({ breakpoints: r.enabled ? [r.decisionId] : [] }),
       'plans.retry': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'plans.reset': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
-      'plans.apply': (r) => ({ planId: this.plan.id, applied: r.paths ?? this.entries.map((e) => e.path), conflicts: [], skipped: [] }),
+      'plans.apply': (r) => ({ planId: this.plan.id, applied: r.paths ?? this.entries.map((e) => e.path), conflicts: [], skipped: [], remaining: [], complete: true }),
       'plans.discard': () => ({ plan: { ...this.plan, processingState: 'cancelled' } }),
       'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'settings.get': () => this.settings,

@@ -1,125 +1,178 @@
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { allowedActions } from '../lib/plan-actions';
+import { acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
-import { FILE_ROW_HEIGHT, FileRow, fileOptionId } from './FileRow';
+import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function ApplyBar() {
-  const entries = useAppStore((s) => s.changeEntries);
-  const total = useAppStore((s) => s.changesTotal);
+  const files = useAppStore((s) => s.reviewFiles);
   const excluded = useAppStore((s) => s.excludedPaths);
+  const rejected = useAppStore((s) => s.rejectedHunks);
   const setAll = useAppStore((s) => s.setAllIncluded);
   const apply = useAppStore((s) => s.applySelected);
-  const applying = useAppStore((s) => s.applyStatus === 'applying');
+  const applyStatus = useAppStore((s) => s.applyStatus);
   const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
   const result = useAppStore((s) => s.applyResult);
 
-  const paths = useMemo(() => new Set(entries.map((e) => e.path)), [entries]);
-  const included = [...paths].filter((p) => !excluded[p]).length;
-  const insertions = entries.reduce((n, e) => n + e.insertions, 0);
-  const deletions = entries.reduce((n, e) => n + e.deletions, 0);
+  const accepted = useMemo(() => acceptedPlan(files, excluded, rejected), [files, excluded, rejected]);
+  const left = files.filter((f) => f.state !== 'applied');
+  const applied = files.length - left.length;
+  const insertions = files.reduce((n, f) => n + f.insertions, 0);
+  const deletions = files.reduce((n, f) => n + f.deletions, 0);
+  const allAccepted = accepted.length === left.length && accepted.every((f) => f.hunks === null);
 
   return (
     <div className="apply-bar">
       <div className="toolbar-row">
-        {canApply && (
+        {canApply && left.length > 0 && (
           <input
             type="checkbox"
-            aria-label="Include every file when applying"
-            data-testid="change-include-all"
-            checked={included === paths.size}
+            aria-label="Accept every file"
+            checked={accepted.length === left.length}
             ref={(el) => {
-              if (el) el.indeterminate = included > 0 && included < paths.size;
+              if (el) el.indeterminate = accepted.length > 0 && !allAccepted;
             }}
             onChange={(e) => setAll(e.currentTarget.checked)}
           />
         )}
-        <span data-testid="change-summary">
-          {total} file{total === 1 ? '' : 's'} · <span className="ins">+{insertions}</span> <span className="del">−{deletions}</span>
-          {entries.length < total && <span className="muted"> in the first {entries.length}</span>}
+        <span className="change-summary" role="status">
+          {plural(files.length, 'file')} · <span className="ins">+{insertions}</span> <span className="del">−{deletions}</span>
+          {applied > 0 && (
+            <>
+              {' '}
+              · {applied} applied, {left.length} remaining
+            </>
+          )}
         </span>
         <span className="grow" />
-        {canApply && (
-          <button type="button" className="button primary" data-testid="apply-selected" disabled={applying || included === 0} onClick={() => void apply()}>
-            {applying ? 'Applying…' : included === paths.size ? 'Apply all' : `Apply ${included} selected`}
+        {canApply && left.length > 0 && (
+          <button type="button" className="button primary" disabled={applyStatus !== 'idle' || accepted.length === 0} onClick={() => void apply()}>
+            {applyStatus === 'applying' ? 'Applying…' : allAccepted && applied === 0 ? 'Apply all' : `Apply ${plural(accepted.length, 'file')}`}
           </button>
         )}
       </div>
       {result && (
-        <p className={result.conflicts.length > 0 ? 'inline-error' : 'inline-ok'} role="status" data-testid="apply-result" data-conflicts={result.conflicts.length} data-applied={result.applied.length}>
+        <p className={result.conflicts.length > 0 ? 'inline-error' : 'inline-ok'} role="status" data-conflicts={result.conflicts.length} data-applied={result.applied.length}>
           {result.conflicts.length > 0
             ? `Nothing applied: ${result.conflicts.length} file${result.conflicts.length === 1 ? ' was' : 's were'} changed in the project since the plan ran (marked below).`
-            : `Applied ${result.applied.length} file${result.applied.length === 1 ? '' : 's'}${result.skipped.length ? `, skipped ${result.skipped.length}` : ''}.`}
+            : `Applied ${plural(result.applied.length, 'file')}.${result.remaining.length > 0 ? ` ${plural(result.remaining.length, 'file')} remain: apply them later, or discard the rest.` : ''}`}
         </p>
       )}
     </div>
   );
 }
 
-function FileList() {
-  const entries = useAppStore((s) => s.changeEntries);
-  const total = useAppStore((s) => s.changesTotal);
-  const selectedId = useAppStore((s) => s.selectedEntryId);
+/** Asks before anything is written into the project, with the files and their line counts. */
+function ConfirmApply() {
+  const status = useAppStore((s) => s.applyStatus);
+  const files = useAppStore((s) => s.reviewFiles);
   const excluded = useAppStore((s) => s.excludedPaths);
+  const rejected = useAppStore((s) => s.rejectedHunks);
+  const project = useAppStore((s) => s.plan?.projectPath ?? '');
+  const confirm = useAppStore((s) => s.confirmApply);
+  const cancel = useAppStore((s) => s.cancelApply);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  const accepted = useMemo(() => acceptedPlan(files, excluded, rejected), [files, excluded, rejected]);
+  const open = status === 'confirming';
+
+  useEffect(() => {
+    if (open) confirmButton.current?.focus();
+  }, [open]);
+  if (!open) return null;
+
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  return (
+    <div className="modal-backdrop">
+      <div
+        className="modal confirm-apply"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="confirm-apply-title"
+        aria-describedby="confirm-apply-where"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.stopPropagation();
+            cancel();
+          }
+        }}
+      >
+        <h2 id="confirm-apply-title">Apply {plural(accepted.length, 'file')} to the project?</h2>
+        <p id="confirm-apply-where" className="muted">
+          These files will be written into <code>{project}</code>.
+        </p>
+        <ul className="confirm-files" aria-label="Files to write">
+          {accepted.map((f) => {
+            const hunks = byPath.get(f.path)?.hunks.length ?? 0;
+            return (
+              <li key={f.path}>
+                <code>{f.path}</code> <span className="ins">+{f.insertions}</span> <span className="del">−{f.deletions}</span>
+                {f.hunks && <span className="muted"> (hunks {f.hunks.join(', ')} of {hunks})</span>}
+              </li>
+            );
+          })}
+        </ul>
+        <div className="toolbar-row">
+          <span className="grow" />
+          <button type="button" className="button" onClick={cancel}>
+            Cancel
+          </button>
+          <button ref={confirmButton} type="button" className="button primary" onClick={() => void confirm()}>
+            Write {plural(accepted.length, 'file')}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function FileList() {
+  const files = useAppStore((s) => s.reviewFiles);
+  const selectedPath = useAppStore((s) => s.selectedPath);
+  const excluded = useAppStore((s) => s.excludedPaths);
+  const rejected = useAppStore((s) => s.rejectedHunks);
   const result = useAppStore((s) => s.applyResult);
   const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
-  const select = useAppStore((s) => s.selectEntry);
+  const select = useAppStore((s) => s.selectPath);
   const toggle = useAppStore((s) => s.togglePath);
-  const loadMore = useAppStore((s) => s.loadMoreChanges);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);
 
   const conflicts = useMemo(() => new Set(result?.conflicts.map((c) => c.path)), [result]);
-  const applied = useMemo(() => new Set(result?.conflicts.length ? [] : result?.applied), [result]);
-  const onRange = useCallback(
-    (_start: number, end: number) => {
-      if (end >= entries.length - 20 && entries.length < total) void loadMore();
-    },
-    [entries.length, total, loadMore],
-  );
-  const selectedIndex = entries.findIndex((e) => e.id === selectedId);
-
-  // Opening the changes shows the first file's diff rather than an empty pane.
-  const first = entries[0]?.id;
-  useEffect(() => {
-    if (selectedId === null && first) select(first);
-  }, [selectedId, first, select]);
+  const onSelect = useCallback((path: string) => select(path), [select]);
+  const selectedIndex = files.findIndex((f) => f.path === selectedPath);
 
   return (
     <VirtualList
-      count={entries.length}
+      count={files.length}
       rowHeight={FILE_ROW_HEIGHT}
       scrollToIndex={selectedIndex}
-      onRangeChange={onRange}
       className="file-list"
       renderRow={(i) => {
-        const entry = entries[i];
+        const file = files[i];
         return (
           <FileRow
-            key={entry.id}
-            entry={entry}
-            selected={entry.id === selectedId}
-            included={!excluded[entry.path]}
+            key={file.path}
+            file={file}
+            selected={file.path === selectedPath}
+            included={!excluded[file.path]}
+            partlyIncluded={(rejected[file.path]?.length ?? 0) > 0}
             canApply={canApply}
-            conflict={conflicts.has(entry.path)}
-            applied={applied.has(entry.path)}
-            onSelect={select}
+            conflict={conflicts.has(file.path) || (file.oldPath !== null && conflicts.has(file.oldPath))}
+            onSelect={onSelect}
             onToggle={toggle}
           />
         );
       }}
       containerProps={{
-        role: 'listbox',
-        tabIndex: 0,
-        'aria-label': 'Changed files',
-        'aria-activedescendant': selectedIndex >= 0 ? fileOptionId(entries[selectedIndex].id) : undefined,
-        'data-testid': 'change-list',
-        'data-count': entries.length,
-        'data-total': total,
+        'data-count': files.length,
         'data-region': 'files',
         onFocus: () => setFocusRegion('files'),
       }}
+      windowProps={{ role: 'list', 'aria-label': 'Changed files' }}
     />
   );
 }
@@ -127,14 +180,13 @@ function FileList() {
 export function ChangesetView() {
   const status = useAppStore((s) => s.changesStatus);
   const error = useAppStore((s) => s.changesError);
-  const total = useAppStore((s) => s.changesTotal);
+  const total = useAppStore((s) => s.reviewFiles.length);
   const phase = useAppStore((s) => s.plan?.phase);
 
   let list;
   if (total === 0 && (status === 'loading' || status === 'idle')) list = <StatePanel kind="loading" title="Loading changes…" />;
   else if (total === 0 && status === 'error') list = <StatePanel kind="error" title={`Couldn't load the changes: ${error ?? ''}`} />;
-  else if (total === 0)
-    list = <StatePanel kind="empty" testId="changes-empty" title={phase === 'strategize' ? 'No changes yet — they appear as the plan executes.' : 'No changes in this plan.'} />;
+  else if (total === 0) list = <StatePanel kind="empty" title={phase === 'strategize' ? 'No changes yet — they appear as the plan executes.' : 'No changes in this plan.'} />;
   else
     list = (
       <>
@@ -144,9 +196,12 @@ export function ChangesetView() {
     );
 
   return (
-    <div className="changeset" data-testid="changeset">
-      <div className="files-pane">{list}</div>
+    <div className="changeset">
+      <section className="files-pane" aria-label="Files">
+        {list}
+      </section>
       <DiffViewer />
+      <ConfirmApply />
     </div>
   );
 }

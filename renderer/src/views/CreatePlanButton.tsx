@@ -26,7 +26,7 @@ export function CreatePlanButton({ nativeFileDialog = false }: { nativeFileDialo
 
   return (
     <>
-      <button type="button" className="button primary" data-testid="create-plan" aria-label="Create a plan from a plan file" disabled={creating} onClick={() => (nativeFileDialog ? void createFromDialog() : input.current?.click())}>
+      <button type="button" className="button primary" aria-description="Create a plan from a plan file (YAML or JSON)" disabled={creating} onClick={() => (nativeFileDialog ? void createFromDialog() : input.current?.click())}>
         {creating ? 'Creating…' : 'Create plan'}
       </button>
       <input

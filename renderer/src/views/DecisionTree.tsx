@@ -4,6 +4,7 @@ import { VirtualList } from '../components/VirtualList';
 import { answersByDecision } from '../lib/approvals';
 import { flattenTree } from '../lib/decision-tree';
 import { useAppStore } from '../store/react';
+import { PlanDefinition } from './PlanDefinition';
 import { DecisionRow, TREE_ROW_HEIGHT, treeItemId, type ToolTally } from './DecisionRow';
 
 export function DecisionTree() {
@@ -17,10 +18,11 @@ export function DecisionTree() {
   const select = useAppStore((s) => s.selectDecision);
   const toggle = useAppStore((s) => s.toggleExpanded);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);
-  const phase = useAppStore((s) => s.plan?.phase);
+  const plan = useAppStore((s) => s.plan);
+  const phase = plan?.phase;
   const approvals = useAppStore((s) => s.approvals);
   const awaitingId = useAppStore((s) => s.pendingApproval?.decisionId ?? null);
-  const rootId = useAppStore((s) => s.plan?.decisionRootId ?? null);
+  const rootId = plan?.decisionRootId ?? null;
 
   const rows = useMemo(() => flattenTree(decisions, expanded), [decisions, expanded]);
   const tallies = useMemo(() => {
@@ -40,6 +42,7 @@ export function DecisionTree() {
   if (rows.length === 0) {
     if (status === 'loading' || status === 'idle') return <StatePanel kind="loading" title="Loading decisions…" />;
     if (status === 'error') return <StatePanel kind="error" title="Couldn't load the decisions." />;
+    if (plan && plan.phase === 'strategize') return <PlanDefinition plan={plan} />;
     return (
       <StatePanel
         kind="empty"

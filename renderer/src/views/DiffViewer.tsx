@@ -1,7 +1,9 @@
 import { useMemo, useState } from 'react';
+import type { ReviewFile } from '../../../shared/contract';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
+import { allowedActions } from '../lib/plan-actions';
 import { parseUnifiedDiff, toSplitRows } from '../lib/unified-diff';
 import { useAppStore } from '../store/react';
 import type { DiffMode } from '../store/ui-slice';
@@ -14,7 +16,7 @@ function ModeSwitch() {
   const mode = useAppStore((s) => s.diffMode);
   const setMode = useAppStore((s) => s.setDiffMode);
   const option = (value: DiffMode, label: string) => (
-    <button type="button" className={`button small ${mode === value ? 'pressed' : ''}`} aria-pressed={mode === value} data-testid={`diff-mode-${value}`} onClick={() => setMode(value)}>
+    <button type="button" className={`button small ${mode === value ? 'pressed' : ''}`} aria-pressed={mode === value} onClick={() => setMode(value)}>
       {label}
     </button>
   );
@@ -26,45 +28,77 @@ function ModeSwitch() {
   );
 }
 
-function DiffBody({ entryId, diff, path }: { entryId: string; diff: string; path: string }) {
+/** Accept or reject one hunk; an applied hunk says so instead. */
+function HunkCheck({ file, index, canApply }: { file: ReviewFile; index: number; canApply: boolean }) {
+  const rejected = useAppStore((s) => s.rejectedHunks[file.path]?.includes(index) ?? false);
+  const fileExcluded = useAppStore((s) => Boolean(s.excludedPaths[file.path]));
+  const toggle = useAppStore((s) => s.toggleHunk);
+  const total = file.hunks.length;
+  const applied = file.appliedHunks.includes(index);
+  if (applied) return <span className="hunk-label tag good">Hunk {index} of {total}, applied</span>;
+  if (!canApply || total < 2) return <span className="hunk-label">Hunk {index} of {total}</span>;
+  return (
+    <label className="hunk-label">
+      <input type="checkbox" checked={!rejected && !fileExcluded} disabled={fileExcluded} onChange={() => toggle(file.path, index)} /> Hunk {index} of {total}
+    </label>
+  );
+}
+
+function DiffBody({ file, diff }: { file: ReviewFile; diff: string }) {
   const mode = useAppStore((s) => s.diffMode);
+  const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
   const [openLarge, setOpenLarge] = useState<string | null>(null);
   const rows = useMemo(() => parseUnifiedDiff(diff), [diff]);
   const split = useMemo(() => (mode === 'split' ? toSplitRows(rows) : []), [rows, mode]);
-  const language = useMemo(() => languageFor(path), [path]);
+  const language = useMemo(() => languageFor(file.path), [file.path]);
+  const shown = mode === 'split' ? split : rows;
+  // Hunk n is the n-th hunk header row, in either layout.
+  const hunkAt = useMemo(() => {
+    const at: number[] = [];
+    let n = 0;
+    for (const row of shown) at.push(row.kind === 'hunk' ? ++n : 0);
+    return at;
+  }, [shown]);
 
-  if (rows.length === 0) return <StatePanel kind="empty" testId="diff-empty" title="No line changes." />;
-  if (rows.length > LARGE_DIFF_ROWS && openLarge !== entryId) {
+  if (rows.length === 0) return <StatePanel kind="empty" title="No line changes." />;
+  if (rows.length > LARGE_DIFF_ROWS && openLarge !== file.path) {
     return (
-      <StatePanel kind="empty" testId="diff-collapsed" title={`Large diff: ${rows.length.toLocaleString()} lines.`}>
-        <button type="button" className="button" data-testid="diff-expand" onClick={() => setOpenLarge(entryId)}>
+      <StatePanel kind="empty" title={`Large diff: ${rows.length.toLocaleString()} lines.`}>
+        <button type="button" className="button" onClick={() => setOpenLarge(file.path)}>
           Show the diff
         </button>
       </StatePanel>
     );
   }
-  const count = mode === 'split' ? split.length : rows.length;
   return (
     <VirtualList
-      count={count}
+      count={shown.length}
       rowHeight={DIFF_ROW_HEIGHT}
       overscan={20}
       className={`diff-lines mode-${mode}`}
-      renderRow={(i) => (mode === 'split' ? <SplitRowView key={i} row={split[i]} language={language} /> : <UnifiedRow key={i} row={rows[i]} language={language} />)}
-      containerProps={{ 'data-testid': 'diff-lines', 'data-count': count, tabIndex: 0, 'aria-label': `Diff of ${path}` }}
+      renderRow={(i) => {
+        const control = hunkAt[i] > 0 ? <HunkCheck file={file} index={hunkAt[i]} canApply={canApply} /> : undefined;
+        return mode === 'split' ? (
+          <SplitRowView key={i} row={split[i]} language={language} hunkControl={control} />
+        ) : (
+          <UnifiedRow key={i} row={rows[i]} language={language} hunkControl={control} />
+        );
+      }}
+      containerProps={{ 'data-count': shown.length, tabIndex: 0, 'aria-label': `Lines of ${file.path}` }}
+      windowProps={{ role: 'list', 'aria-label': `Diff of ${file.path}` }}
     />
   );
 }
 
 export function DiffViewer() {
-  const entryId = useAppStore((s) => s.selectedEntryId);
-  const entry = useAppStore((s) => s.changeEntries.find((e) => e.id === s.selectedEntryId));
-  const diffState = useAppStore((s) => (s.selectedEntryId ? s.diffs[s.selectedEntryId] : undefined));
+  const path = useAppStore((s) => s.selectedPath);
+  const file = useAppStore((s) => s.reviewFiles.find((f) => f.path === s.selectedPath));
+  const diffState = useAppStore((s) => (s.selectedPath ? s.fileDiffs[s.selectedPath] : undefined));
   const mode = useAppStore((s) => s.diffMode);
 
-  if (!entryId || !entry) {
+  if (!path || !file) {
     return (
-      <section className="diff-viewer" data-testid="diff-viewer" data-state="none" aria-label="Diff">
+      <section className="diff-viewer" data-state="none" aria-label="Diff">
         <StatePanel kind="empty" title="Select a file to see its diff." />
       </section>
     );
@@ -72,31 +106,32 @@ export function DiffViewer() {
 
   let body;
   let state: string;
-  if (entry.binary) {
+  if (file.binary) {
     state = 'binary';
-    body = <StatePanel kind="empty" testId="diff-binary" title="Binary file — its contents are not shown." />;
+    body = <StatePanel kind="empty" title="Binary file — its contents are not shown." />;
   } else if (!diffState || diffState.status === 'loading') {
     state = 'loading';
     body = <StatePanel kind="loading" title="Loading the diff…" />;
   } else if (diffState.status === 'error') {
     state = 'error';
     body = <StatePanel kind="error" title={`Couldn't load the diff: ${diffState.message}`} />;
-  } else if (diffState.data.diff === null) {
+  } else if (diffState.data.diff === null || !diffState.data.diff.includes('\n@@ ')) {
     state = 'empty';
-    body = <StatePanel kind="empty" testId="diff-empty" title={entry.operation === 'rename' ? 'Renamed without content changes.' : 'No textual diff.'} />;
+    body = <StatePanel kind="empty" title={file.operation === 'rename' ? 'Renamed without content changes.' : 'No textual diff.'} />;
   } else {
     state = 'loaded';
-    body = <DiffBody entryId={entryId} diff={diffState.data.diff} path={entry.path} />;
+    body = <DiffBody file={file} diff={diffState.data.diff} />;
   }
 
+  const title = file.oldPath ? `${file.oldPath} → ${file.path}` : file.path;
   return (
-    <section className="diff-viewer" data-testid="diff-viewer" data-state={state} data-mode={mode} data-path={entry.path} aria-label={`Diff of ${entry.path}`}>
+    <section className="diff-viewer" data-state={state} data-mode={mode} data-path={file.path} aria-label={`Diff of ${title}`}>
       <div className="diff-head">
-        <span className={`op op-${entry.operation}`}>{entry.operation}</span>
-        <span className="file-path">{entry.oldPath ? `${entry.oldPath} → ${entry.path}` : entry.path}</span>
-        {!entry.binary && (
+        <span className={`op op-${file.operation}`}>{file.operation}</span>
+        <span className="file-path">{title}</span>
+        {!file.binary && (
           <span className="counts">
-            <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span>
+            <span className="ins">+{file.insertions}</span> <span className="del">−{file.deletions}</span>
           </span>
         )}
         <span className="grow" />

@@ -29,7 +29,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const attempts = useMemo(() => attemptsOfLastFailure(errors), [errors]);
   const last = attempts.at(-1);
   const failedId = useMemo(
-    () => Object.values(decisions).find((d) => d.status === 'failed')?.id ?? last?.decisionId ?? nextRetry?.decisionId ?? null,
+    () => Object.values(decisions).find((d) => d.status === 'failed' && d.type !== 'error_recovery')?.id ?? last?.decisionId ?? nextRetry?.decisionId ?? null,
     [decisions, last, nextRetry],
   );
   const failedChanges = useAppStore(useShallow((s) => (failedId ? s.changeEntries.filter((e) => e.decisionId === failedId) : [])));
@@ -54,13 +54,13 @@ export function FailureCard({ plan }: { plan: Plan }) {
       </p>
       <dl className="failure-facts">
         <div>
-          <dt>Category</dt>
-          <dd data-testid="failure-category">{category}</dd>
+          <dt id="failure-category-label">Category</dt>
+          <dd aria-labelledby="failure-category-label">{category}</dd>
         </div>
         {last && (
           <div>
-            <dt>Recovery</dt>
-            <dd>
+            <dt id="failure-recovery-label">Recovery</dt>
+            <dd aria-labelledby="failure-recovery-label">
               {last.recoveryAction.replaceAll('_', ' ')}
               {last.retriable ? ' (retriable)' : ''}
             </dd>
@@ -68,8 +68,8 @@ export function FailureCard({ plan }: { plan: Plan }) {
         )}
         {showRetry && (
           <div>
-            <dt>Next automatic retry</dt>
-            <dd data-testid="retry-countdown" data-retry-at={new Date(nextRetry.at).toISOString()}>
+ <dt id="failure-retry-label">Next automatic retry</dt>
+            <dd aria-labelledby="failure-retry-label" data-testid="retry-countdown" data-retry-at={new Date(nextRetry.at).toISOString()}>
               {formatCountdown(nextRetry.at - now)}
             </dd>
           </div>
@@ -83,7 +83,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
       {command && (
         <div className="failure-command">
           <code data-testid="failure-command">{command}</code>
-          <CopyButton text={command} label="Copy the recovery command" testId="copy-command" />
+          <CopyButton text={command} label="Copy the recovery command" />
         </div>
       )}
       {attempts.length > 0 && (

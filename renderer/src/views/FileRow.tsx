@@ -1,72 +1,73 @@
 import { memo } from 'react';
-import type { ChangeEntryMeta } from '../../../shared/contract';
+import type { ReviewFile } from '../../../shared/contract';
 
-export const FILE_ROW_HEIGHT = 32;
+export const FILE_ROW_HEIGHT = 46;
 
-const OPERATION_LETTERS: Record<ChangeEntryMeta['operation'], string> = { create: 'A', modify: 'M', delete: 'D', rename: 'R' };
-
-export function fileOptionId(entryId: string): string {
-  return `change-${entryId}`;
-}
+const OPERATION_WORDS: Record<ReviewFile['operation'], string> = { create: 'added', modify: 'modified', delete: 'deleted', rename: 'renamed' };
+const OPERATION_LETTERS: Record<ReviewFile['operation'], string> = { create: 'A', modify: 'M', delete: 'D', rename: 'R' };
 
 interface FileRowProps {
-  entry: ChangeEntryMeta;
+  file: ReviewFile;
   selected: boolean;
   included: boolean;
+  /** Some hunks of the file are left out of the next apply. */
+  partlyIncluded: boolean;
   canApply: boolean;
   conflict: boolean;
-  applied: boolean;
-  onSelect(id: string): void;
+  onSelect(path: string): void;
   onToggle(path: string): void;
 }
 
-export const FileRow = memo(function FileRow({ entry, selected, included, canApply, conflict, applied, onSelect, onToggle }: FileRowProps) {
-  const classes = ['file-row', selected && 'selected', conflict && 'conflict'].filter(Boolean).join(' ');
+/**
+ * One file of the changeset: a checkbox to accept it, and a button that shows its diff, named by
+ * its path. The steps that touched it are listed under it.
+ */
+export const FileRow = memo(function FileRow({ file, selected, included, partlyIncluded, canApply, conflict, onSelect, onToggle }: FileRowProps) {
+  const classes = ['file-row', selected && 'selected', conflict && 'conflict', `review-${file.state}`].filter(Boolean).join(' ');
+  const shownPath = file.oldPath ? `${file.oldPath} → ${file.path}` : file.path;
+  const steps = file.steps.map((s) => s.description).join(' · ');
   return (
-    <div
-      id={fileOptionId(entry.id)}
-      role="option"
-      aria-selected={selected}
-      className={classes}
-      data-testid="change-row"
-      data-entry-id={entry.id}
-      data-path={entry.path}
-      data-operation={entry.operation}
-      data-binary={entry.binary || undefined}
-      data-conflict={conflict || undefined}
-      data-applied={applied || undefined}
-      onClick={() => onSelect(entry.id)}
-    >
-      {canApply && (
-        <input
-          type="checkbox"
-          className="file-check"
-          checked={included}
-          data-testid="change-include"
-          aria-label={`Include ${entry.path} when applying`}
-          onClick={(e) => e.stopPropagation()}
-          onChange={() => onToggle(entry.path)}
-        />
-      )}
-      <span className={`op op-${entry.operation}`} title={entry.operation} aria-label={entry.operation}>
-        {OPERATION_LETTERS[entry.operation]}
-      </span>
-      <span className="file-path" title={entry.oldPath ? `${entry.oldPath} → ${entry.path}` : entry.path}>
-        {entry.oldPath ? `${entry.oldPath} → ${entry.path}` : entry.path}
-      </span>
-      {entry.binary ? (
-        <span className="tag">binary</span>
-      ) : (
-        <span className="counts">
-          <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span>
+    <li className={classes} data-path={file.path} data-operation={file.operation} data-state={file.state} data-conflict={conflict || undefined}>
+      <div className="file-row-line">
+        {canApply && file.state !== 'applied' && (
+          <input
+            type="checkbox"
+            className="file-check"
+            checked={included}
+            ref={(el) => {
+              if (el) el.indeterminate = included && partlyIncluded;
+            }}
+            aria-label={`Accept ${file.path}`}
+            onChange={() => onToggle(file.path)}
+          />
+        )}
+        <span className={`op op-${file.operation}`} title={OPERATION_WORDS[file.operation]} aria-hidden="true">
+          {OPERATION_LETTERS[file.operation]}
         </span>
-      )}
-      {conflict && (
-        <span className="tag bad" data-testid="change-conflict">
-          conflict
-        </span>
-      )}
-      {applied && <span className="tag good">applied</span>}
-    </div>
+        <button
+          type="button"
+          className="file-path link-plain"
+          title={shownPath}
+          aria-current={selected || undefined}
+          aria-description={`${OPERATION_WORDS[file.operation]}${file.oldPath ? ` from ${file.oldPath}` : ''}${file.binary ? ', binary' : `, ${file.insertions} lines added, ${file.deletions} removed`}`}
+          onClick={() => onSelect(file.path)}
+        >
+          {shownPath}
+        </button>
+        {file.binary ? (
+          <span className="tag">binary</span>
+        ) : (
+          <span className="counts" aria-hidden="true">
+            <span className="ins">+{file.insertions}</span> <span className="del">−{file.deletions}</span>
+          </span>
+        )}
+        {conflict && <span className="tag bad">conflict</span>}
+        {file.state === 'applied' && <span className="tag good">applied</span>}
+        {file.state === 'partial' && <span className="tag warn">partly applied</span>}
+      </div>
+      <div className="file-steps muted" title={steps}>
+        {file.steps.length === 0 ? 'No step recorded' : `${file.steps.length === 1 ? 'Step' : 'Steps'}: ${steps}`}
+      </div>
+    </li>
   );
 });

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { Plan } from '../../../shared/domain';
 import { PHASES } from '../../../shared/domain';
 import { ApprovalBadge } from '../components/ApprovalBadge';
@@ -31,6 +32,13 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const actionError = useAppStore((s) => s.actionError);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const allowed = allowedActions(plan);
+  const steps = useAppStore(
+    useShallow((s) => {
+      const all = Object.values(s.decisions).filter((d) => d.type === 'strategy_choice');
+      return { done: all.filter((d) => d.status === 'done').length, total: all.length };
+    }),
+  );
+  const partlyApplied = useAppStore((s) => s.reviewFiles.some((f) => f.state !== 'remaining'));
 
   useEffect(() => {
     if (!confirmDiscard) return;
@@ -48,15 +56,30 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   };
 
   return (
-    <header className="plan-header" data-testid="plan-header" data-plan-id={plan.id} data-plan-state={plan.processingState} data-plan-phase={plan.phase}>
+    <header
+      className="plan-header"
+      aria-labelledby="plan-header-name"
+      role="region"
+      data-testid="plan-header"
+      data-plan-id={plan.id}
+      data-plan-state={plan.processingState}
+      data-plan-phase={plan.phase}
+    >
       <div className="plan-title">
-        <h2 data-testid="plan-name">{plan.name}</h2>
-        <StateBadge state={plan.processingState} />
+        <h2 id="plan-header-name" data-testid="plan-name">
+          {plan.name}
+        </h2>
+        {plan.phase === 'apply' && plan.processingState === 'queued' ? <span className="badge state-awaiting-apply">Ready to apply</span> : <StateBadge state={plan.processingState} />}
         {waitsForApproval(plan) && <ApprovalBadge />}
         <PhaseTrack plan={plan} />
         <span className="muted" title="Automation profile">
           {plan.automationProfile.name}
         </span>
+        {steps.total > 0 && (
+          <span className="muted step-count">
+            {steps.done} of {steps.total} steps done
+          </span>
+        )}
         <UsageSummary plan={plan} />
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
@@ -73,13 +96,13 @@ export function PlanHeader({ plan }: { plan: Plan }) {
               className={`button ${action === 'discard' ? 'danger' : ''} ${confirming ? 'confirming' : ''}`}
               data-testid={`action-${action}`}
               disabled={!allowed[action] || busy}
-              aria-label={confirming ? 'Press again to discard the plan and its sandbox' : actionDescription(action, plan)}
+              aria-description={confirming ? 'Press again to discard' : actionDescription(action, plan)}
               aria-keyshortcuts={key}
               title={actionDescription(action, plan) + (key ? ` (${key})` : '')}
               aria-busy={busy || undefined}
               onClick={() => onAction(action)}
             >
-              {confirming ? 'Confirm discard' : ACTION_LABELS[action]}
+              {confirming ? 'Confirm discard' : action === 'discard' && partlyApplied ? 'Discard the rest' : ACTION_LABELS[action]}
             </button>
           );
         })}

@@ -29,7 +29,7 @@ export function PlanRow({ plan, open, cursor, now, onOpen }: { plan: PlanListIte
       <div className="plan-row-line">
         <span className="plan-row-name">{plan.name}</span>
         {plan.needsAttention && <span className="visually-hidden">needs attention</span>}
-        {waitsForApproval(plan) ? <ApprovalBadge /> : <StateBadge state={plan.processingState} />}
+        {waitsForApproval(plan) ? <ApprovalBadge /> : plan.awaitingApply ? <span className="badge state-awaiting-apply">Ready to apply</span> : <StateBadge state={plan.processingState} />}
       </div>
       <div className="plan-row-line muted">
         <span className="plan-row-phase">{plan.phase}</span>

@@ -20,7 +20,7 @@ const TABS: { id: PlanTab; label: string }[] = [
 function Tabs() {
   const tab = useAppStore((s) => s.tab);
   const setTab = useAppStore((s) => s.setTab);
-  const changes = useAppStore((s) => s.changesTotal);
+  const changes = useAppStore((s) => s.reviewFiles.length);
   // Seqs run 1, 2, ... per plan: the last one is how many events the plan has, loaded or not.
   const events = useAppStore((s) => s.lastSeq);
   const counts: Partial<Record<PlanTab, number>> = { changes, events };
@@ -50,7 +50,12 @@ function Tabs() {
           onClick={() => setTab(t.id)}
         >
           {t.label}
-          {counts[t.id] !== undefined && <span className="tab-count">{counts[t.id]}</span>}
+          {counts[t.id] !== undefined && (
+            <>
+              {/* Read as "Changes, 4": the comma is heard, not seen. */}
+              <span className="tab-sep">,</span> <span className="tab-count">{counts[t.id]}</span>
+            </>
+          )}
         </button>
       ))}
     </div>

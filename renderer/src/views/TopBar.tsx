@@ -19,8 +19,8 @@ export function TopBar() {
       <button type="button" className="button small" onClick={() => setSettingsOpen(true)}>
         Settings
       </button>
-      <button type="button" className="button small" data-testid="help-button" aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={() => setHelpOpen(true)}>
-        ?
+      <button type="button" className="button small" aria-keyshortcuts="?" onClick={() => setHelpOpen(true)}>
+        Shortcuts <kbd aria-hidden="true">?</kbd>
       </button>
     </header>
   );

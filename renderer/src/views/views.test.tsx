@@ -3,7 +3,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { StoreContext } from '../store/react';
 import type { AppStore } from '../store/types';
-import { makeDecision, makeEntry, makeListItem, makePlan } from '../test-support/fake-bridge';
+import type { ReviewFile } from '../../../shared/contract';
+import { makeDecision, makeEntry, makeListItem, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { App } from './App';
 import { DecisionDetails } from './DecisionDetails';
@@ -101,39 +102,57 @@ describe('the failure card', () => {
   });
 });
 
+/** The values of `attr` on every element whose opening tag contains `marker`, in order. */
+function tagAttrs(html: string, marker: string, attr: string): string[] {
+  const tags = (html.match(/<[^>]+>/g) ?? []).filter((tag) => tag.includes(marker));
+  return tags.map((tag) => new RegExp(`${attr}="([^"]*)"`).exec(tag)?.[1] ?? '');
+}
+
 describe('the diff viewer', () => {
-  it('renders unified and side-by-side rows', () => {
+  const file = (path: string, extra: Partial<ReviewFile> = {}): ReviewFile => ({ ...reviewOf([makeEntry('e1', path)])[0], ...extra });
+  const loaded = (f: ReviewFile, diff: string) => ({ [f.path]: { status: 'loaded' as const, key: 'k', data: { file: f, diff } } });
+
+  it('renders unified and side-by-side rows, each saying what happened to the line', () => {
     const { store } = testRuntime();
-    const entry = makeEntry('e1', 'src/a.ts');
-    store.setState({
-      changeEntries: [entry],
-      selectedEntryId: 'e1',
-      diffs: { e1: { status: 'loaded', data: { entry: { ...entry, beforeText: 'a', afterText: 'b' }, diff: '@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n' } } },
-    });
+    const f = file('src/a.ts');
+    store.setState({ reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, 'diff --git a/x b/x\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n') });
     const unified = render(store, <DiffViewer />);
-    expect(attrs(unified, 'diff-viewer', 'data-mode')).toEqual(['unified']);
-    expect(attrs(unified, 'diff-line', 'data-kind')).toEqual(['hunk', 'del', 'add']);
+    expect(tagAttrs(unified, 'class="diff-viewer', 'data-mode')).toEqual(['unified']);
+    expect(tagAttrs(unified, 'role="listitem"', 'data-kind')).toEqual(['hunk', 'del', 'add']);
+    expect(unified).toContain('removed, line 1: ');
+    expect(unified).toContain('added, line 1: ');
     expect(unified).toContain('<span class="tok-kw">const</span>');
     store.getState().setDiffMode('split');
-    expect(attrs(render(store, <DiffViewer />), 'diff-line', 'data-kind')).toEqual(['hunk', 'change']);
+    expect(tagAttrs(render(store, <DiffViewer />), 'role="listitem"', 'data-kind')).toEqual(['hunk', 'change']);
+  });
+
+  it('offers a checkbox per hunk while the plan can be applied', () => {
+    const { store } = testRuntime();
+    const hunks = [1, 2].map((index) => ({ index, header: '@@', insertions: 1, deletions: 1, applied: index === 1 }));
+    const f = file('a.txt', { hunks, units: 2, appliedHunks: [1], state: 'partial' });
+    store.setState({ plan: makePlan({ phase: 'apply', projectPath: '/p' }), reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, 'diff\n@@ -1 +1 @@\n-a\n+b\n@@ -9 +9 @@\n-c\n+d\n') });
+    const html = render(store, <DiffViewer />);
+    expect(html).toContain('Hunk 1 of 2, applied');
+    expect(html).toMatch(/<label class="hunk-label"><input type="checkbox" checked=""\/> Hunk 2 of 2<\/label>/);
   });
 
   it('marks a binary file instead of showing it', () => {
     const { store } = testRuntime();
-    store.setState({ changeEntries: [makeEntry('e1', 'logo.png', { binary: true })], selectedEntryId: 'e1' });
+    const f = file('logo.png', { binary: true });
+    store.setState({ reviewFiles: [f], selectedPath: f.path });
     const html = render(store, <DiffViewer />);
-    expect(attrs(html, 'diff-viewer', 'data-state')).toEqual(['binary']);
-    expect(html).toContain('data-testid="diff-binary"');
+    expect(tagAttrs(html, 'class="diff-viewer', 'data-state')).toEqual(['binary']);
+    expect(html).toContain('Binary file');
   });
 
   it('collapses a very large diff until asked', () => {
     const { store } = testRuntime();
-    const entry = makeEntry('e1', 'big.txt');
-    const diff = `@@ -1,3000 +1,3000 @@\n${Array.from({ length: 3000 }, (_, i) => `-${i}\n+${i}!`).join('\n')}\n`;
-    store.setState({ changeEntries: [entry], selectedEntryId: 'e1', diffs: { e1: { status: 'loaded', data: { entry: { ...entry, beforeText: '', afterText: '' }, diff } } } });
+    const f = file('big.txt');
+    const diff = `diff\n@@ -1,3000 +1,3000 @@\n${Array.from({ length: 3000 }, (_, i) => `-${i}\n+${i}!`).join('\n')}\n`;
+    store.setState({ reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, diff) });
     const html = render(store, <DiffViewer />);
-    expect(html).toContain('data-testid="diff-expand"');
-    expect(html).not.toContain('data-testid="diff-line"');
+    expect(html).toContain('Show the diff');
+    expect(html).not.toContain('role="listitem"');
   });
 });
 
@@ -144,7 +163,7 @@ describe('the app', () => {
     store.setState({ plansStatus: 'loaded' });
     const html = render(store, <App hasToken />);
     expect(html).toContain('No plans yet — create one from a plan file.');
-    expect(html).toContain('data-testid="create-plan"');
+    expect(html).toContain('>Create plan</button>');
   });
 
   it('renders only the visible part of a long plan list', () => {

@@ -1,0 +1,250 @@
+import { unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { ChangeEntry, ChangeOperation } from '../../../shared/domain';
+import { isBinary, sha256 } from '../change-capture';
+import { EngineError } from '../errors';
+import { pruneEmptyDirs, writeFileAtomic } from '../sandbox/files';
+import { normalizeRelPath, resolveInSandbox, showPath } from '../sandbox/paths';
+import { type ApplyConflict, conflictReason, currentHash } from './apply';
+import { formatGitDiff } from './diff';
+import { applyHunks, type HunkInfo, listHunks } from './hunks';
+import { type NetChange, netChanges } from './net';
+
+/** What an earlier apply wrote for one path of a plan's changeset. */
+export interface AppliedRecord {
+  path: string;
+  /** The hunks applied so far, 1-based; a change without text hunks is the one unit [1]. */
+  hunks: number[];
+  /** sha256 of what the project held at `path` right after (null: the apply removed the file). */
+  contentHash: string | null;
+  appliedAt: string;
+}
+
+/** Which paths of which plans were applied, and how far; kept so apply can be repeated. */
+export interface AppliedLog {
+  list(planId: string): AppliedRecord[];
+  /** Replaces the records of these paths. */
+  record(planId: string, records: readonly AppliedRecord[]): void;
+}
+
+export type ReviewState = 'remaining' | 'partial' | 'applied';
+
+/** One file of a changeset as an operator reviews it: the net change across every step that touched it. */
+export interface ReviewFile {
+  path: string;
+  oldPath: string | null;
+  operation: ChangeOperation;
+  binary: boolean;
+  insertions: number;
+  deletions: number;
+  /** The recorded entries behind this row, oldest first, and the steps they came from. */
+  entryIds: string[];
+  decisionIds: string[];
+  hunks: (HunkInfo & { applied: boolean })[];
+  /** How many units apply counts: the hunks, or 1 for a change without text hunks (binary, pure rename). */
+  units: number;
+  appliedHunks: number[];
+  state: ReviewState;
+}
+
+/** A reviewed file with the net change behind it. */
+export interface Reviewed {
+  change: NetChange;
+  file: ReviewFile;
+  beforeText: string | null;
+  afterText: string | null;
+}
+
+function involvedEntries(change: NetChange, entries: readonly ChangeEntry[]): ChangeEntry[] {
+  const touched = new Set([change.path, ...(change.oldPath ? [change.oldPath] : [])]);
+  const involved: ChangeEntry[] = [];
+  for (const entry of entries) {
+    if (touched.has(entry.path) || (entry.oldPath !== null && touched.has(entry.oldPath))) {
+      involved.push(entry);
+      touched.add(entry.path);
+      if (entry.oldPath) touched.add(entry.oldPath);
+    }
+  }
+  return involved;
+}
+
+export function reviewNet(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): Reviewed[] {
+  const records = new Map(applied.map((r) => [r.path, r]));
+  return netChanges(entries).map((change) => {
+    const involved = involvedEntries(change, entries);
+    const binary = involved.some((e) => e.binary) || isBinary(change.before) || isBinary(change.after);
+    const beforeText = binary || change.before === null ? null : change.before.toString('utf8');
+    const afterText = binary || change.after === null ? null : change.after.toString('utf8');
+    const hunks = binary ? [] : listHunks(beforeText ?? '', afterText ?? '');
+    const units = Math.max(1, hunks.length);
+    const done = new Set(records.get(change.path)?.hunks ?? []);
+    const appliedHunks = [...done].filter((h) => h >= 1 && h <= units).sort((x, y) => x - y);
+    const state: ReviewState = appliedHunks.length === 0 ? 'remaining' : appliedHunks.length === units ? 'applied' : 'partial';
+    return {
+      change,
+      beforeText,
+      afterText,
+      file: {
+        path: change.path,
+        oldPath: change.oldPath,
+        operation: change.operation,
+        binary,
+        insertions: hunks.reduce((n, h) => n + h.insertions, 0),
+        deletions: hunks.reduce((n, h) => n + h.deletions, 0),
+        entryIds: involved.map((e) => e.id),
+        decisionIds: [...new Set(involved.map((e) => e.decisionId).filter((id): id is string => id !== null))],
+        hunks: hunks.map((h) => ({ ...h, applied: done.has(h.index) })),
+        units,
+        appliedHunks,
+        state,
+      },
+    };
+  });
+}
+
+/** The changeset as files to review, in path order, with what earlier applies wrote. */
+export function reviewChanges(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): ReviewFile[] {
+  return reviewNet(entries, applied).map((r) => r.file);
+}
+
+export interface ReviewSelection {
+  /** Apply only these files (a rename is selected by either of its paths). Without paths or hunks: every file with something left. */
+  paths?: string[];
+  /** For these files, only these hunks (1-based); a file named here is selected whether or not `paths` names it. */
+  hunks?: Record<string, number[]>;
+  /** Apply the non-conflicting files even when others conflict. */
+  force?: boolean;
+}
+
+export interface ReviewApplyResult {
+  applied: string[];
+  conflicts: ApplyConflict[];
+  /** Files with something left that this apply did not select. */
+  skipped: string[];
+  /** What to keep in the AppliedLog for the files written now. */
+  records: AppliedRecord[];
+}
+
+interface Planned {
+  path: string;
+  /** Removed before anything is written (a delete, or where a rename came from). */
+  remove: string | null;
+  content: Buffer | null;
+  checks: { path: string; expected: string | null }[];
+  record: AppliedRecord;
+}
+
+/**
+ * Writes the accepted part of a changeset into the project. Each file goes from what the project
+ * holds now (the original, or what an earlier apply wrote) to the original with every accepted
+ * hunk so far; hunks left out stay for a later apply. Everything is checked before anything is
+ * written: on a conflict nothing is written unless `force`, and then the conflicting files are left alone.
+ */
+export async function applyReviewed(projectDir: string, entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], selection: ReviewSelection = {}): Promise<ReviewApplyResult> {
+  const reviewed = reviewNet(entries, applied);
+  const norm = (p: string) => normalizeRelPath(p).join('/');
+  const known = new Set(reviewed.flatMap((r) => [r.file.path, ...(r.file.oldPath ? [r.file.oldPath] : [])]));
+  const wantedPaths = selection.paths ? new Set(selection.paths.map(norm)) : null;
+  const wantedHunks = new Map(Object.entries(selection.hunks ?? {}).map(([p, h]) => [norm(p), h]));
+  for (const p of [...(wantedPaths ?? []), ...wantedHunks.keys()]) {
+    if (!known.has(p)) throw new EngineError(`path ${showPath(p)} is not changed by this changeset`, 'validation', { path: p });
+  }
+  const records = new Map(applied.map((r) => [r.path, r]));
+  const now = new Date().toISOString();
+  const planned: Planned[] = [];
+  const skipped: string[] = [];
+
+  for (const { change, file, beforeText, afterText } of reviewed) {
+    if (file.state === 'applied') continue;
+    const names = [file.path, ...(file.oldPath ? [file.oldPath] : [])];
+    const hunkChoice = names.map((n) => wantedHunks.get(n)).find((h) => h !== undefined);
+    // Naming files or hunks picks exactly those; naming nothing picks everything left.
+    const selected = hunkChoice !== undefined || (wantedPaths ? names.some((n) => wantedPaths.has(n)) : wantedHunks.size === 0);
+    if (!selected) {
+      skipped.push(file.path);
+      continue;
+    }
+    for (const h of hunkChoice ?? []) {
+      if (!Number.isInteger(h) || h < 1 || h > file.units) {
+        throw new EngineError(`${showPath(file.path)} has ${file.units} hunk${file.units === 1 ? '' : 's'}; there is no hunk ${h}`, 'validation', { path: file.path });
+      }
+    }
+    const done = new Set(file.appliedHunks);
+    const next = new Set([...done, ...(hunkChoice ?? Array.from({ length: file.units }, (_, i) => i + 1))]);
+    if (next.size === done.size) continue;
+    const complete = next.size === file.units;
+    const content = complete ? change.after : Buffer.from(applyHunks(beforeText ?? '', afterText ?? '', next), 'utf8');
+    const record: AppliedRecord = { path: file.path, hunks: [...next].sort((x, y) => x - y), contentHash: content === null ? null : sha256(content), appliedAt: now };
+    const earlier = records.get(file.path);
+    if (earlier) {
+      // An earlier apply moved the file where it goes; it now holds what that apply wrote.
+      planned.push({ path: file.path, remove: content === null ? file.path : null, content, checks: [{ path: file.path, expected: earlier.contentHash }], record });
+    } else if (change.operation === 'rename' && change.oldPath) {
+      planned.push({
+        path: file.path,
+        remove: change.oldPath,
+        content,
+        checks: [
+          { path: change.oldPath, expected: change.beforeHash },
+          { path: file.path, expected: null },
+        ],
+        record,
+      });
+    } else {
+      planned.push({ path: file.path, remove: content === null ? file.path : null, content, checks: [{ path: file.path, expected: change.beforeHash }], record });
+    }
+  }
+
+  const conflicts: ApplyConflict[] = [];
+  const clean: Planned[] = [];
+  for (const plan of planned) {
+    let conflicted = false;
+    for (const check of plan.checks) {
+      const target = await resolveInSandbox(projectDir, check.path, { forWrite: true });
+      const actual = await currentHash(target.absolute);
+      if (actual.hash !== check.expected || actual.directory) {
+        conflicts.push({ path: check.path, expectedHash: check.expected, actualHash: actual.hash, reason: conflictReason(check.expected, actual.hash, actual.directory) });
+        conflicted = true;
+      }
+    }
+    if (!conflicted) clean.push(plan);
+  }
+  if (conflicts.length > 0 && !selection.force) return { applied: [], conflicts, skipped, records: [] };
+
+  // Removals first, so a file can become a directory of the same name (and the other way round).
+  const written: Planned[] = [];
+  try {
+    for (const plan of clean) {
+      if (!plan.remove) continue;
+      const target = await resolveInSandbox(projectDir, plan.remove, { forWrite: true });
+      await unlink(target.absolute);
+      await pruneEmptyDirs(target.root, path.dirname(target.absolute));
+      if (plan.content === null) written.push(plan);
+    }
+    for (const plan of clean) {
+      if (plan.content === null) continue;
+      const target = await resolveInSandbox(projectDir, plan.path, { forWrite: true });
+      await writeFileAtomic(target.absolute, plan.content);
+      written.push(plan);
+    }
+  } catch (error) {
+    if (error instanceof EngineError) throw error;
+    throw new EngineError(`apply stopped after ${written.length} file(s): ${(error as Error).message}`, 'internal', { applied: written.map((p) => p.path) });
+  }
+  return { applied: written.map((p) => p.path).sort(), conflicts, skipped, records: written.map((p) => p.record) };
+}
+
+/** One file of the review (by its path, or where a rename came from) with the unified diff of its net change. */
+export function reviewFileDiff(reviewed: readonly Reviewed[], filePath: string): { file: ReviewFile; diff: string | null } | null {
+  const found = reviewed.find((r) => r.file.path === filePath || r.file.oldPath === filePath);
+  return found ? withDiff(found) : null;
+}
+
+function withDiff(r: Reviewed): { file: ReviewFile; diff: string | null } {
+  return { file: r.file, diff: r.file.binary ? null : formatGitDiff(r.change, { binary: 'omit' }) };
+}
+
+/** Every reviewed file with the unified diff of its net change, in path order. */
+export function reviewDiffs(reviewed: readonly Reviewed[]): { file: ReviewFile; diff: string | null }[] {
+  return reviewed.map(withDiff);
+}
