@@ -77,6 +77,17 @@ Feature: A model strategizes and executes agent plans
     And the changeset creates "HELLO.md" with "hello"
     And the model's last strategize prompt carries the reason "the operator asked for new steps"
 
+  Scenario: Under a careful profile, the steps the model proposes again wait for approval again
+    Given an agent plan under the "{ base: trusted, autoRetryTransient: 0 }" profile with at most 3 turns per step
+    And a model that fails "Write NOTES.md", and proposes "HELLO.md" when asked for new steps
+    When the plan runs
+    And I approve the pending approval
+    Then the plan is errored with category "budget"
+    When I replan the plan by the model
+    And the plan runs
+    Then the plan is paused, waiting for approval
+    And the pending approval is of kind plan and lists the step "Write HELLO.md"
+
   Scenario: A path outside the sandbox is refused by the tools, as for a scripted call
     Given an agent plan whose definition of done is "NOTES.md says hello"
     And a model that tries to write "../escape.txt"

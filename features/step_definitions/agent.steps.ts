@@ -77,6 +77,10 @@ Given('an agent plan with at most {int} turns per step whose definition of done 
   createAgentPlan(this, definition, `{ maxTurnsPerStep: ${turns} }`);
 });
 
+Given('an agent plan under the {string} profile with at most {int} turns per step', function (this: World, profile: string, turns: number) {
+  createAgentPlan(this, 'a greeting file exists', `{ maxTurnsPerStep: ${turns} }`, profile);
+});
+
 Given('an agent plan under the {string} profile whose definition of done is {string}', function (this: World, profile: string, definition: string) {
   createAgentPlan(this, definition, 'true', profile);
 });

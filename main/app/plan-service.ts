@@ -380,7 +380,10 @@ export class PlanService {
     const plan = this.get(planId);
     if (!plan.agent || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute' };
     const latest = this.stores.approvals.listForPlan(planId).filter((a) => a.kind === 'plan').at(-1);
-    if (latest?.status === 'approved') return { next: 'execute' };
+    const steps = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
+    // An approval covers the steps it showed: steps proposed since (after a replan) are asked about again.
+    const shown = new Set(Array.isArray(latest?.args.stepIds) ? (latest.args.stepIds as unknown[]) : []);
+    if (latest?.status === 'approved' && steps.every((d) => shown.has(d.id))) return { next: 'execute' };
     if (latest?.status === 'pending') return { next: 'wait', approvalId: latest.id };
     if (latest?.status === 'rejected' && latest.usedAt === null) {
       this.stores.approvals.update(latest.id, { usedAt: new Date().toISOString() });
@@ -390,7 +393,6 @@ export class PlanService {
       this.lifecycle.update(planId, { phase: 'strategize', agentFeedback: { reason: latest.reason ?? 'no reason given', previous: latest.rationale } });
       return { next: 'propose_again' };
     }
-    const steps = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
     const approval: Approval = {
       id: newId(),
       planId,
@@ -398,7 +400,7 @@ export class PlanService {
       decisionId: plan.decisionRootId,
       callIndex: null,
       tool: null,
-      args: { steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls })) },
+      args: { steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls })), stepIds: steps.map((d) => d.id) },
       description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
       rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}`).join('\n'),
       diff: null,
