@@ -170,7 +170,7 @@ export const DefinitionOfDoneSchema = z.union([
 ]);
 export type DefinitionOfDone = z.infer<typeof DefinitionOfDoneSchema>;
 
-/** The plan file of DESIGN.md (YAML or JSON). */
+/** The plan file (YAML or JSON); docs/ARCHITECTURE.md "Stable interfaces". */
 export const PlanFileSchema = z
   .object({
     name: nonEmpty.max(200),

@@ -7,7 +7,7 @@ import { type App, openApp } from '../app/open-app';
 import { serveCommand } from './serve-command';
 import { formatDiff, formatErrors, formatEvent, formatPlan, formatPlanList, formatTree } from './format';
 
-/** Exit statuses of DESIGN.md. */
+/** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces". */
 export const EXIT = { ok: 0, planFailed: 1, badInput: 2 } as const;
 
 export interface CliIo {
