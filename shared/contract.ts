@@ -41,6 +41,7 @@ export const ChangeEntryMetaSchema = z.object({
 export type ChangeEntryMeta = z.infer<typeof ChangeEntryMetaSchema>;
 
 export const RecoveryHintSchema = z.object({ action: RecoveryActionSchema, message: z.string(), command: z.string() });
+export type RecoveryHint = z.infer<typeof RecoveryHintSchema>;
 
 export const ApplyResultSchema = z.object({
   planId: z.string(),

@@ -12,8 +12,8 @@ export interface App {
 }
 
 /** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
-export function openApp(options: { dataDir?: string } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {}): App {
-  const dataDir = options.dataDir ?? resolveDataDir();
+export function openApp(options: { dataDir?: string; env?: NodeJS.ProcessEnv } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {}): App {
+  const dataDir = options.dataDir ?? resolveDataDir(options.env);
   const stores = openStores(dataDir);
   const service = new PlanService({ ...options, stores, dataDir });
   const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors);

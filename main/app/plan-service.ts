@@ -25,7 +25,7 @@ import { registerBuiltinTools } from '../engine/tools';
 import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from './plan-file';
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
-import type { LeaseStore } from './leases';
+import type { LeaseStore } from '../engine/leases';
 
 /** Everything the service keeps; SQLite in the app, in memory in some tests. */
 export interface EngineStores {

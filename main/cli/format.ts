@@ -1,7 +1,7 @@
 import type { ErrorRecord, Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode, DiffEntry } from '../app/plan-service';
-import type { RecoveryHint } from '../engine/error-recovery-service';
+import type { RecoveryHint } from '../../shared/contract';
 
 const STATUS_MARK: Record<string, string> = { pending: '·', running: '▶', done: '✓', failed: '✗', skipped: '–' };
 

@@ -39,11 +39,8 @@ export function classifyError(error: unknown): ErrorCategory {
   return 'internal';
 }
 
-export interface RecoveryHint {
-  action: RecoveryAction;
-  message: string;
-  command: string;
-}
+import type { RecoveryHint } from '../../shared/contract';
+export type { RecoveryHint };
 
 /** Plain-language suggestions with the exact CLI command for each. */
 export function recoveryHints(planId: string, category: ErrorCategory): RecoveryHint[] {

@@ -1,6 +1,7 @@
 import { hostname as osHostname } from 'node:os';
 import { z } from 'zod';
 import { parseOrThrow } from '../../shared/errors';
+import type { LeaseStore } from '../engine/leases';
 import type { SqliteDatabase } from './database';
 import { prepare, writeTransaction, type Statement } from './sql';
 
@@ -52,9 +53,9 @@ interface LeaseRow {
  * Which process runs which plan. A lease is stale when its holder is gone: on this host, when its
  * process no longer exists; on another host (which we cannot ask), when its heartbeat is older
  * than `staleAfterMs`. A stale lease can be taken over, and the plans whose leases are stale are
- * the ones a crash left behind. Same rules as main/app/leases.ts `isLeaseLive`.
+ * the ones a crash left behind. Same rules as main/engine/leases.ts `isLeaseLive`.
  */
-export class SqliteLeaseStore {
+export class SqliteLeaseStore implements LeaseStore {
   readonly staleAfterMs: number;
   readonly hostname: string;
   private readonly now: () => Date;
