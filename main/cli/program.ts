@@ -4,7 +4,6 @@ import type { Plan } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
 import { type App, openApp } from '../app/open-app';
-import { serveCommand } from './serve-command';
 import { formatDiff, formatErrors, formatEvent, formatPlan, formatPlanList, formatTree } from './format';
 
 /** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces". */
@@ -247,6 +246,8 @@ export function buildProgram(ctx: Ctx): Command {
     .option('--port <port>', 'port (0 picks a free one)', '4477')
     .option('--open', 'open a browser')
     .action(async (opts: { host: string; port: string; open?: boolean }) => {
+      // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.
+      const { serveCommand } = await import('./serve-command');
       await serveCommand(ctx.app(), opts, ctx.io);
     });
 
