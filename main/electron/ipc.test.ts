@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CHANNELS, type Channel } from '../../shared/contract';
-import { EventPublisher, InMemoryEventLog } from '../engine/event-stream';
+import { EventPublisher } from '../engine/event-stream';
+import { InMemoryEventLog } from '../engine/test-support/in-memory-stores';
 import type { PlanService } from '../app/plan-service';
 import { EventHub } from '../host/event-hub';
 import { createRouter, type Router } from '../host/router';

@@ -1,6 +1,5 @@
 import type { ChangeEntryMeta } from '../../shared/contract';
 import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/domain';
-import { newId } from '../../shared/ids';
 import { countLineChanges } from './line-changes';
 
 /** Where changesets and their entries are kept. The SQLite store implements the same contract. */
@@ -55,51 +54,4 @@ export function toEntryMeta(entry: ChangeEntry): ChangeEntryMeta {
     invocationId: entry.invocationId,
     ...counts,
   };
-}
-
-export class InMemoryChangeSetStore implements ChangeSetStore {
-  private readonly changesets = new Map<string, ChangeSet>();
-
-  start(planId: string): string {
-    const id = newId();
-    this.changesets.set(id, { id, planId, createdAt: new Date().toISOString(), entries: [] });
-    return id;
-  }
-
-  record(changesetId: string, entry: ChangeEntry): void {
-    const changeset = this.changesets.get(changesetId);
-    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    changeset.entries.push(entry);
-  }
-
-  get(changesetId: string): ChangeSet | undefined {
-    const changeset = this.changesets.get(changesetId);
-    return changeset && { ...changeset, entries: [...changeset.entries] };
-  }
-
-  getForPlan(planId: string): ChangeSet[] {
-    return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: [...c.entries] }));
-  }
-
-  summarize(changesetId: string): ChangeSetSummary {
-    const changeset = this.changesets.get(changesetId);
-    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    return summarizeEntries(changeset.id, changeset.planId, changeset.entries);
-  }
-
-  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {
-    return (this.changesets.get(changesetId)?.entries ?? []).slice(page.offset, page.offset + page.limit);
-  }
-
-  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[] {
-    return this.listEntries(changesetId, page).map(toEntryMeta);
-  }
-
-  countEntries(changesetId: string): number {
-    return this.changesets.get(changesetId)?.entries.length ?? 0;
-  }
-
-  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
-    return this.changesets.get(changesetId)?.entries.find((e) => e.id === entryId);
-  }
 }

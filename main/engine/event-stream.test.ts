@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../shared/events';
-import { EventPublisher, InMemoryEventLog } from './event-stream';
+import { EventPublisher } from './event-stream';
+import { InMemoryEventLog } from './test-support/in-memory-stores';
 
 describe('EventPublisher', () => {
   it('numbers events per plan from 1 and continues after the log', () => {
@@ -17,7 +18,7 @@ describe('EventPublisher', () => {
   });
 
   it('fans out to subscribers until they unsubscribe, and to a run callback', () => {
-    const publisher = new EventPublisher();
+    const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: StreamEvent[] = [];
     const unsubscribe = publisher.subscribe((e) => seen.push(e));
     const direct: StreamEvent[] = [];
@@ -31,7 +32,7 @@ describe('EventPublisher', () => {
 
 describe('EventPublisher.deferDelivery', () => {
   it('hands events to subscribers and run callbacks only once the unit has returned, in order', () => {
-    const publisher = new EventPublisher();
+    const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: string[] = [];
     publisher.subscribe((e) => seen.push(`sub:${e.type}`));
     const emit = publisher.emitterFor('A', (e) => seen.push(`run:${e.type}`));
@@ -46,7 +47,7 @@ describe('EventPublisher.deferDelivery', () => {
   });
 
   it('never delivers the events of a unit that threw (its writes were rolled back), and nested units join the outer one', () => {
-    const publisher = new EventPublisher();
+    const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: string[] = [];
     publisher.subscribe((e) => seen.push(e.type));
     expect(() =>

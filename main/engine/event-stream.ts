@@ -1,3 +1,4 @@
+import { ValidationError } from '../../shared/errors';
 import type { StreamCallback, StreamEvent, StreamEventType } from '../../shared/events';
 
 /** Where stream events are kept, in per-plan seq order. */
@@ -9,25 +10,6 @@ export interface EventLog {
   lastSeq(planId: string): number;
 }
 
-export class InMemoryEventLog implements EventLog {
-  private readonly events = new Map<string, StreamEvent[]>();
-  append(event: StreamEvent): void {
-    const list = this.events.get(event.planId) ?? [];
-    list.push(event);
-    this.events.set(event.planId, list);
-  }
-  list(planId: string, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER): StreamEvent[] {
-    return (this.events.get(planId) ?? []).filter((e) => e.seq > afterSeq).slice(0, limit);
-  }
-  lastSeq(planId: string): number {
-    return this.events.get(planId)?.at(-1)?.seq ?? 0;
-  }
-  appendNext(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
-    const event: StreamEvent = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
-    this.append(event);
-    return event;
-  }
-}
 
 export type Emit = (type: StreamEventType, data?: Record<string, unknown>) => StreamEvent;
 
@@ -37,7 +19,9 @@ export class EventPublisher {
   /** While deferDelivery runs: the deliveries waiting for its writes to commit. */
   private pending: (() => void)[] | null = null;
 
-  constructor(readonly log: EventLog = new InMemoryEventLog()) {}
+  constructor(readonly log: EventLog) {
+    if (!log) throw new ValidationError('log', 'is required');
+  }
 
   publish(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
     const event = this.log.appendNext(planId, type, data);

@@ -1,6 +1,6 @@
 import type { ChangeEntry, ChangeSet } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
-import { type ChangeSetStore, InMemoryChangeSetStore } from './changeset-store';
+import type { ChangeSetStore } from './changeset-store';
 
 /** A resource the plan may use, resolved to where it lives. */
 export interface BoundResource {
@@ -17,7 +17,7 @@ export interface PlanExecutionContextOptions {
   automationProfile?: string | null;
   projectResources?: Record<string, unknown>;
   resourceBindings?: Record<string, BoundResource>;
-  changesetStore?: ChangeSetStore;
+  changesetStore: ChangeSetStore;
 }
 
 /** Bridges a plan's metadata into the tool runtime and tracks the changesets it opens. */
@@ -41,7 +41,8 @@ export class PlanExecutionContext {
     this.automationProfile = options.automationProfile ?? null;
     this.projectResources = options.projectResources ?? {};
     this.resourceBindings = options.resourceBindings ?? {};
-    this.changesetStore = options.changesetStore ?? new InMemoryChangeSetStore();
+    if (!options.changesetStore) throw new ValidationError('changesetStore', 'is required');
+    this.changesetStore = options.changesetStore;
   }
 
   /** Opens a new changeset for this plan; later changes are recorded into it. */

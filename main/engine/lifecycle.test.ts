@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
-import { canTransition, mergeErrorDetails, PlanLifecycleService } from './lifecycle';
-import { InMemoryPlanRepository } from './plan-repository';
+import { canTransition, mergeErrorDetails, type PlanLifecycleService } from './lifecycle';
+import { inMemoryLifecycle } from './test-support/in-memory-stores';
 
-const newService = () => new PlanLifecycleService(new InMemoryPlanRepository());
+const newService = () => inMemoryLifecycle();
 const create = (service: PlanLifecycleService) =>
   service.createPlan({ name: 'p', definitionOfDone: '- a', automationProfile: resolveProfile('trusted') });
 

@@ -9,7 +9,7 @@ import {
 } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { EventPublisher } from './event-stream';
+import type { EventPublisher } from './event-stream';
 import type { PlanRepository } from './plan-repository';
 
 /** Which processing states may follow which. */
@@ -58,8 +58,11 @@ export function mergeErrorDetails(
 export class PlanLifecycleService {
   constructor(
     readonly repository: PlanRepository,
-    readonly events: EventPublisher = new EventPublisher(),
-  ) {}
+    readonly events: EventPublisher,
+  ) {
+    if (!repository) throw new ValidationError('repository', 'is required');
+    if (!events) throw new ValidationError('events', 'is required');
+  }
 
   createPlan(input: NewPlan): Plan {
     const now = new Date().toISOString();

@@ -9,7 +9,7 @@ import type { PlanLifecycleService } from './lifecycle';
 import type { ErrorRecovery } from './recovery';
 import { executableDecisions, RuntimeExecuteActor } from './runtime-execute-actor';
 import { type StrategizeResult, StrategizeStubActor } from './strategize-actor';
-import { ToolRunner } from './tool-runner';
+import type { ToolRunner } from './tool-runner';
 
 export interface PlanExecutorOptions {
   lifecycleService: PlanLifecycleService | null | undefined;
@@ -40,7 +40,8 @@ function describeError(error: unknown) {
 /** Drives a plan through strategize and execute, with phase guards, error capture and optional retry. */
 export class PlanExecutor {
   readonly lifecycle: PlanLifecycleService;
-  readonly toolRunner: ToolRunner;
+  /** Null when no runner was given: the stub path then runs no tool calls, and the runtime path refuses to start. */
+  readonly toolRunner: ToolRunner | null;
   private readonly context: PlanExecutionContext | null;
   private readonly recovery: ErrorRecovery | null;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -48,7 +49,7 @@ export class PlanExecutor {
   constructor(options: PlanExecutorOptions) {
     if (!options?.lifecycleService) throw new ValidationError('lifecycle_service', 'is required');
     this.lifecycle = options.lifecycleService;
-    this.toolRunner = options.toolRunner ?? new ToolRunner();
+    this.toolRunner = options.toolRunner ?? null;
     this.context = options.executionContext ?? null;
     this.recovery = options.errorRecoveryService ?? null;
     this.sleep = options.sleep ?? defaultSleep;
@@ -135,6 +136,7 @@ export class PlanExecutor {
         return result;
       }
       const context = this.context;
+      if (!this.toolRunner) throw new ValidationError('toolRunner', 'is required to execute with an execution context');
       context.decisionRootId = plan.decisionRootId;
       const current = this.lifecycle.getPlan(planId);
       if (current.changesetId && !context.activeChangesetIds.includes(current.changesetId)) context.resumeChangeset(current.changesetId);

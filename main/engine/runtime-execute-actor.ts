@@ -3,7 +3,7 @@ import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { StreamCallback, StreamEventType } from '../../shared/events';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
 import { toChangeEntry } from './change-capture';
-import { EventPublisher } from './event-stream';
+import type { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
 import type { ToolRunner } from './tool-runner';
 
@@ -28,7 +28,7 @@ export interface RuntimeExecuteOptions {
 export interface RuntimeExecuteActorOptions {
   toolRunner: ToolRunner | null | undefined;
   executionContext: PlanExecutionContext | null | undefined;
-  events?: EventPublisher;
+  events: EventPublisher;
   /** How the run's writes are grouped into commits (see CommitGroup). */
   commit?: CommitGroupOptions;
 }
@@ -45,7 +45,8 @@ export class RuntimeExecuteActor {
     if (!options.executionContext) throw new ValidationError('execution_context', 'is required');
     this.toolRunner = options.toolRunner;
     this.executionContext = options.executionContext;
-    this.events = options.events ?? new EventPublisher();
+    if (!options.events) throw new ValidationError('events', 'is required');
+    this.events = options.events;
     this.commitOptions = options.commit;
   }
 

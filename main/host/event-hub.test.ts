@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../shared/events';
-import { EventPublisher, InMemoryEventLog } from '../engine/event-stream';
+import { EventPublisher } from '../engine/event-stream';
+import { InMemoryEventLog } from '../engine/test-support/in-memory-stores';
 import { EventHub, type EventSink, type EventSource } from './event-hub';
 
 /** A PlanService-shaped source over an in-memory log; plans exist once they have an event. */

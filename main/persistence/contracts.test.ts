@@ -1,7 +1,4 @@
-import { InMemoryChangeSetStore } from '../engine/changeset-store';
-import { InMemoryEventLog } from '../engine/event-stream';
-import { InMemoryPlanRepository } from '../engine/plan-repository';
-import { InMemoryInvocationLog } from '../engine/tool-runner';
+import { InMemoryChangeSetStore, InMemoryEventLog, InMemoryInvocationLog, InMemoryPlanRepository } from '../engine/test-support/in-memory-stores';
 import { SqliteChangeSetStore } from './changeset-store';
 import { changeSetStoreContract } from './contracts/changeset-store.contract';
 import { errorLogContract } from './contracts/error-log.contract';
