@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import {
+  ApprovalSchema,
   ChangeOperationSchema,
   ErrorRecordSchema,
   PlanSchema,
   ProcessingStateSchema,
+  ProfileNameSchema,
   RecoveryActionSchema,
   StrategyDecisionSchema,
   ToolInvocationSchema,
@@ -118,8 +120,27 @@ export const contract = {
   },
   'plans.errors': {
     request: planId.strict(),
-    response: z.object({ planId: z.string(), errors: z.array(ErrorRecordSchema), recoveryHints: z.array(RecoveryHintSchema) }),
+    response: z.object({
+      planId: z.string(),
+      errors: z.array(ErrorRecordSchema),
+      /** The tree's error_recovery decisions: what was done about each failure. */
+      recoveryDecisions: z.array(StrategyDecisionSchema),
+      recoveryHints: z.array(RecoveryHintSchema),
+    }),
   },
+  /** The plan's approvals, oldest first; `pending` is the call the plan waits for. */
+  'plans.approvals': {
+    request: planId.strict(),
+    response: z.object({ planId: z.string(), pending: ApprovalSchema.nullable(), approvals: z.array(ApprovalSchema) }),
+  },
+  /** Approves the waiting call (with `all`, every later call of its tool) and goes on with the run. */
+  'plans.approve': { request: planId.extend({ all: z.boolean().default(false) }).strict(), response: planResponse },
+  /** Rejects the waiting call; the run goes on and the step fails with category `rejected`. */
+  'plans.reject': { request: planId.extend({ reason: z.string().trim().min(1, 'say why the call is rejected').max(2000) }).strict(), response: planResponse },
+  /** Marks the failed step (or step `step`, from 1 in tree order) skipped; the plan is queued to go on. */
+  'plans.skip': { request: planId.extend({ step: z.number().int().positive().optional() }).strict(), response: planResponse },
+  /** Changes the plan's automation profile to a built-in one; the plan is queued to go on. */
+  'plans.setProfile': { request: planId.extend({ profile: ProfileNameSchema }).strict(), response: planResponse },
   'plans.run': { request: planId.extend({ step: z.boolean().default(false) }).strict(), response: planResponse },
   'plans.step': { request: planId.strict(), response: planResponse },
   'plans.continue': { request: planId.strict(), response: planResponse },

@@ -19,3 +19,17 @@ export function childrenByParent(decisions: Iterable<StrategyDecision>): Map<str
   for (const list of children.values()) list.sort(bySiblingOrder);
   return children;
 }
+
+/** The plan's steps (strategy choices) in the order the tree shows them; `agents plan` numbers them from 1 in this order. */
+export function stepsInOrder(decisions: Iterable<StrategyDecision>): StrategyDecision[] {
+  const children = childrenByParent(decisions);
+  const steps: StrategyDecision[] = [];
+  const walk = (parent: string | null) => {
+    for (const decision of children.get(parent) ?? []) {
+      if (decision.type === 'strategy_choice') steps.push(decision);
+      walk(decision.id);
+    }
+  };
+  walk(null);
+  return steps;
+}

@@ -37,7 +37,7 @@ export type ToolInvocation = z.infer<typeof ToolInvocationSchema>;
 
 // ---- decisions ----------------------------------------------------------
 
-export const DECISION_TYPES = ['prompt_definition', 'strategy_choice', 'error_recovery'] as const;
+export const DECISION_TYPES = ['prompt_definition', 'strategy_choice', 'error_recovery', 'approval'] as const;
 export const DecisionTypeSchema = z.enum(DECISION_TYPES);
 export type DecisionType = z.infer<typeof DecisionTypeSchema>;
 
@@ -115,18 +115,33 @@ export const AutomationProfileSchema = z.object({
   allowShell: z.boolean(),
   /** Pause before every execute decision (step mode by default). */
   pauseBeforeEachDecision: z.boolean(),
-  /** Tool names whose calls pause for the operator's approval. */
+  /** Tool names whose calls wait for the operator's approval; `*` means every tool. */
   approvalRequired: z.array(z.string()),
 });
 export type AutomationProfile = z.infer<typeof AutomationProfileSchema>;
 
+/** Every tool call waits for approval under this entry of `approvalRequired`. */
+export const ANY_TOOL = '*';
+
 export const BUILTIN_PROFILES = {
-  manual: { name: 'manual', autoRetryTransient: 0, allowShell: true, pauseBeforeEachDecision: true, approvalRequired: ['shell.run'] },
+  manual: { name: 'manual', autoRetryTransient: 0, allowShell: true, pauseBeforeEachDecision: true, approvalRequired: [ANY_TOOL] },
   restricted: { name: 'restricted', autoRetryTransient: 3, allowShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
-  supervised: { name: 'supervised', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: ['shell.run'] },
+  supervised: {
+    name: 'supervised',
+    autoRetryTransient: 3,
+    allowShell: true,
+    pauseBeforeEachDecision: false,
+    approvalRequired: ['shell.run', 'file.delete', 'file.rename'],
+  },
   trusted: { name: 'trusted', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
   'full-auto': { name: 'full-auto', autoRetryTransient: 5, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
 } as const satisfies Record<string, AutomationProfile>;
+
+/** Whether a call of `tool` waits for the operator under `profile`, unless all its calls were approved. */
+export function needsApproval(profile: AutomationProfile, tool: string, approvedForPlan: ReadonlySet<string> = new Set()): boolean {
+  if (approvedForPlan.has(tool)) return false;
+  return profile.approvalRequired.includes(ANY_TOOL) || profile.approvalRequired.includes(tool);
+}
 export type BuiltinProfileName = keyof typeof BUILTIN_PROFILES;
 export const DEFAULT_PROFILE: BuiltinProfileName = 'trusted';
 
@@ -136,7 +151,11 @@ export const ProfileNameSchema = z.enum(Object.keys(BUILTIN_PROFILES) as [Builti
 export const ProfileRefSchema = z.union([
   ProfileNameSchema,
   z
-    .object({ base: ProfileNameSchema.default(DEFAULT_PROFILE) })
+    .object({
+      base: ProfileNameSchema.default(DEFAULT_PROFILE),
+      /** The tools whose calls wait for approval, in place of the base profile's list. */
+      approve: z.array(nonEmpty).optional(),
+    })
     .extend(AutomationProfileSchema.omit({ name: true }).partial().shape)
     .strict(),
 ]);
@@ -148,10 +167,10 @@ export function resolveProfile(ref: ProfileRef | undefined): AutomationProfile {
     const base = BUILTIN_PROFILES[ref];
     return { ...base, approvalRequired: [...base.approvalRequired] };
   }
-  const { base = DEFAULT_PROFILE, ...overrides } = ref;
+  const { base = DEFAULT_PROFILE, approve, ...overrides } = ref;
   const builtin = BUILTIN_PROFILES[base];
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-  return { ...builtin, approvalRequired: [...builtin.approvalRequired], ...defined, name: base };
+  return { ...builtin, approvalRequired: [...(approve ?? builtin.approvalRequired)], ...defined, name: base };
 }
 
 // ---- plans --------------------------------------------------------------
@@ -183,6 +202,20 @@ export const PlanFileSchema = z
   .strict();
 export type PlanFile = z.infer<typeof PlanFileSchema>;
 
+// ---- project invariants -------------------------------------------------------
+
+/** A project's `.agents/invariants.yaml`: rules every tool call is held to, and notes that are records only. */
+export const ProjectInvariantsSchema = z
+  .object({
+    /** Gitignore-style globs of sandbox paths no tool may create, change, delete or rename. */
+    protect: z.array(nonEmpty).default([]),
+    /** Globs (`*` matches anything) matched against the whole command of shell.run. */
+    denyCommands: z.array(nonEmpty).default([]),
+    notes: z.array(z.string()).default([]),
+  })
+  .strict();
+export type ProjectInvariants = z.infer<typeof ProjectInvariantsSchema>;
+
 export const PlanSchema = z.object({
   id: nonEmpty,
   name: nonEmpty,
@@ -199,14 +232,49 @@ export const PlanSchema = z.object({
   sandboxRefs: z.array(z.string()),
   errorMessage: z.string().nullable(),
   errorDetails: z.record(z.string(), z.unknown()),
+  /** Set while a paused plan waits for the operator's answer rather than for a step or resume. */
+  waitingFor: z.enum(['approval']).nullable().default(null),
+  /** The project's `.agents/invariants.yaml`, as read at strategize; null before, or without one. */
+  projectInvariants: ProjectInvariantsSchema.nullable().default(null),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
+// ---- approvals ------------------------------------------------------------------
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
+
+/** A call (or, for an agent plan, a proposed tree) that waits for the operator; stored, so it survives a restart. */
+export const ApprovalSchema = z.object({
+  id: nonEmpty,
+  planId: nonEmpty,
+  kind: z.enum(['tool', 'plan']),
+  /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
+  decisionId: z.string().nullable(),
+  callIndex: z.number().int().nonnegative().nullable(),
+  tool: z.string().nullable(),
+  args: z.record(z.string(), z.unknown()),
+  description: z.string(),
+  rationale: z.string(),
+  /** For writes and edits, the diff the call would make in the sandbox. */
+  diff: z.string().nullable(),
+  status: ApprovalStatusSchema,
+  /** `all`: every later call of this tool in the plan is approved too. */
+  scope: z.enum(['once', 'all']).nullable(),
+  answeredBy: z.string().nullable(),
+  answeredAt: timestamp.nullable(),
+  reason: z.string().nullable(),
+  /** Set once the answer has been acted on, so a later retry asks again. */
+  usedAt: timestamp.nullable(),
+  createdAt: timestamp,
+});
+export type Approval = z.infer<typeof ApprovalSchema>;
+
 // ---- errors ---------------------------------------------------------------
 
-export const ERROR_CATEGORIES = ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal'] as const;
+export const ERROR_CATEGORIES = ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal', 'rejected', 'invariant'] as const;
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 
@@ -229,7 +297,7 @@ export const ExecuteResultSchema = z.object({
 });
 export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 
-export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual'] as const;
+export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual', 'skip', 'edit_step', 'change_profile'] as const;
 export const RecoveryActionSchema = z.enum(RECOVERY_ACTIONS);
 export type RecoveryAction = z.infer<typeof RecoveryActionSchema>;
 

@@ -25,6 +25,9 @@ export const ENGINE_EVENT_TYPES = [
   'retry_scheduled',
   'paused',
   'apply_complete',
+  'approval_requested',
+  'approval_resolved',
+  'recovery_applied',
 ] as const;
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;

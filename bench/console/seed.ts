@@ -55,6 +55,8 @@ function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Seeded
     sandboxRefs: [],
     errorMessage: null,
     errorDetails: {},
+    waitingFor: null,
+    projectInvariants: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -13,6 +13,8 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
   const recovered: string[] = [];
   for (const plan of lifecycle.listPlans()) {
     if (plan.processingState !== 'processing' && plan.processingState !== 'paused') continue;
+    // Waiting for the operator's approval is a stop that outlives the process, not an interruption.
+    if (plan.waitingFor === 'approval') continue;
     if (isLeaseLive(leases.get(plan.id))) continue;
     const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
     if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);

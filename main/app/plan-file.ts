@@ -1,7 +1,19 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { type PlanFile, PlanFileSchema, ProfileRefSchema } from '../../shared/domain';
+import { join } from 'node:path';
+import {
+  type AutomationProfile,
+  type PlanFile,
+  PlanFileSchema,
+  type PlanStep,
+  PlanStepSchema,
+  type ProjectInvariants,
+  ProjectInvariantsSchema,
+  ProfileNameSchema,
+  ProfileRefSchema,
+  resolveProfile,
+} from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 
 export interface LoadedPlanFile {
@@ -12,9 +24,36 @@ export interface LoadedPlanFile {
 
 /** Reads and validates a plan file (YAML or JSON); every failure is one ValidationError line. */
 export function loadPlanFile(file: string, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {
+  return validatePlanFile(readYamlFile(file, 'plan-file'), dirname(resolve(file)), overrides);
+}
+
+function readYamlFile(file: string, field: string): unknown {
   const path = resolve(file);
-  if (!existsSync(path)) throw new ValidationError('plan-file', `no such file: ${file}`);
-  return validatePlanFile(parsePlanText(readFileSync(path, 'utf8'), 'plan-file'), dirname(path), overrides);
+  if (!existsSync(path)) throw new ValidationError(field, `no such file: ${file}`);
+  return parsePlanText(readFileSync(path, 'utf8'), field);
+}
+
+/** One step in the plan-file format (`step:` and `tools:`), as `agents plan edit-step --file` takes it. */
+export function loadStepFile(file: string): PlanStep {
+  return parseOrThrow(PlanStepSchema.strict(), readYamlFile(file, '--file'), '--file');
+}
+
+/** A built-in profile's name, or a file holding a profile as a plan file writes it (`{ base, approve, ... }`). */
+export function loadProfile(nameOrFile: string): AutomationProfile {
+  if (ProfileNameSchema.safeParse(nameOrFile).success) return resolveProfile(ProfileNameSchema.parse(nameOrFile));
+  if (!existsSync(resolve(nameOrFile))) {
+    throw new ValidationError('profile', `"${nameOrFile}" is neither a profile (${ProfileNameSchema.options.join(', ')}) nor a file`);
+  }
+  return resolveProfile(parseOrThrow(ProfileRefSchema, readYamlFile(nameOrFile, 'profile'), 'profile'));
+}
+
+export const INVARIANTS_FILE = '.agents/invariants.yaml';
+
+/** The project's `.agents/invariants.yaml`, or null where there is none. */
+export function loadProjectInvariants(projectPath: string): ProjectInvariants | null {
+  const file = join(projectPath, INVARIANTS_FILE);
+  if (!existsSync(file)) return null;
+  return parseOrThrow(ProjectInvariantsSchema, readYamlFile(file, INVARIANTS_FILE) ?? {}, INVARIANTS_FILE);
 }
 
 /** YAML (or JSON, which YAML reads too) with alias expansion bounded; warnings are not printed. */

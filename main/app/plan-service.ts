@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { ChangeEntry, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import type { Approval, ChangeEntry, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
-import { childrenByParent } from '../../shared/decision-tree';
+import { childrenByParent, stepsInOrder } from '../../shared/decision-tree';
 import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
@@ -18,14 +18,21 @@ import { PlanLifecycleService } from '../engine/lifecycle';
 import { PlanExecutor } from '../engine/plan-executor';
 import type { PlanRepository } from '../engine/plan-repository';
 import type { ErrorLog } from '../engine/recovery';
+import { ApprovalGate } from '../engine/approval-gate';
+import { pendingApproval } from '../engine/approvals';
+import { InvariantRules } from '../engine/invariants';
+import { parseDefinitionOfDone } from '../engine/strategize-actor';
 import { createSandbox, removeSandbox } from '../engine/sandbox/sandbox';
 import { TreeChangeTracker } from '../engine/sandbox/tracker';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-runner';
+import { ApprovalPending } from '../engine/errors';
+import { newId } from '../../shared/ids';
 import { registerBuiltinTools } from '../engine/tools';
-import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from './plan-file';
+import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, loadStepFile, parsePlanText, validatePlanFile } from './plan-file';
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from '../engine/leases';
+import type { ApprovalStore } from '../engine/approvals';
 
 /** Everything the service keeps; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -35,6 +42,7 @@ export interface EngineStores {
   invocations: InvocationLog;
   errors: ErrorLog;
   leases: LeaseStore;
+  approvals: ApprovalStore;
 }
 
 export interface PlanServiceOptions {
@@ -58,8 +66,15 @@ export interface DiffEntry extends ChangeEntryMeta {
 
 export interface RunOptions {
   streamCallback?: StreamCallback;
+  /** Pause before each decision; by default as the plan's profile says (`manual` does). */
   step?: boolean;
   breakpoints?: string[];
+}
+
+/** Who answers an approval or applies a recovery: the OS user at the CLI, "console" in the console. */
+export interface Answer {
+  by: string;
+  reason?: string;
 }
 
 export interface ApplyResult {
@@ -171,12 +186,23 @@ export class PlanService {
     return exportPatch(this.changeEntries(planId));
   }
 
-  errors(planId: string): { planId: string; errors: ErrorRecord[]; recoveryHints: RecoveryHint[] } {
+  /** The error history, the tree's error decisions, and the commands that apply now (none unless the plan is errored). */
+  errors(planId: string): { planId: string; errors: ErrorRecord[]; recoveryDecisions: StrategyDecision[]; recoveryHints: RecoveryHint[] } {
     const plan = this.get(planId);
     const errors = this.stores.errors.listForPlan(planId);
+    const decisions = this.lifecycle.listDecisions(planId);
     const last = errors.at(-1);
-    const hints = plan.processingState === 'errored' ? recoveryHints(planId, last?.category ?? classifyError(null)) : [];
-    return { planId, errors, recoveryHints: hints };
+    const step = last?.decisionId ? stepsInOrder(decisions).findIndex((d) => d.id === last.decisionId) + 1 : 0;
+    const hints = plan.processingState === 'errored' ? recoveryHints(planId, last?.category ?? classifyError(null), step || null) : [];
+    const recoveryDecisions = decisions.filter((d) => d.type === 'error_recovery');
+    return { planId, errors, recoveryDecisions, recoveryHints: hints };
+  }
+
+  /** The plan's approvals, oldest first; the pending one (at most one) is what the plan waits for. */
+  approvals(planId: string): { planId: string; pending: Approval | null; approvals: Approval[] } {
+    this.get(planId);
+    const approvals = this.stores.approvals.listForPlan(planId);
+    return { planId, pending: pendingApproval(approvals) ?? null, approvals };
   }
 
   // ---- changing -------------------------------------------------------------
@@ -217,10 +243,179 @@ export class PlanService {
         'wrong_state',
       );
     }
-    return this.track(planId, options, async (executor, controller) => {
-      if (this.get(planId).phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback });
-      await executor.runExecute(planId, { streamCallback: options.streamCallback, beforeDecision: controller.beforeDecision });
+    return this.runFrom(planId, options);
+  }
+
+  private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }): Promise<Plan> {
+    const step = options.step ?? this.get(planId).automationProfile.pauseBeforeEachDecision;
+    return this.track(planId, { ...options, step }, async (executor, controller) => {
+      if (this.get(planId).phase === 'strategize') {
+        this.recordProjectInvariants(planId);
+        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+      }
+      const plan = this.get(planId);
+      const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
+      await executor.runExecute(planId, {
+        streamCallback: options.streamCallback,
+        beforeDecision: controller.beforeDecision,
+        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot),
+        resumeAt,
+        rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
+      });
     });
+  }
+
+  /** The project's `.agents/invariants.yaml`, read once at strategize and kept on the plan. */
+  private recordProjectInvariants(planId: string): void {
+    const plan = this.get(planId);
+    const invariants = plan.projectPath ? loadProjectInvariants(plan.projectPath) : null;
+    if (invariants) this.lifecycle.update(planId, { projectInvariants: invariants });
+  }
+
+  // ---- the operator's answers -------------------------------------------------------
+
+  /** Approves the call the plan waits for (with `all`, every later call of that tool too), then goes on with the run. */
+  approve(planId: string, answer: Answer & { all?: boolean }, options: RunOptions = {}): Promise<Plan> {
+    return this.answer(planId, 'approved', answer.all ? 'all' : 'once', answer, options);
+  }
+
+  /** Rejects the call the plan waits for: the run goes on, and the step fails with category `rejected`. */
+  reject(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
+    if (!answer.reason?.trim()) throw new ValidationError('reason', 'is required: say why the call is rejected');
+    return this.answer(planId, 'rejected', null, answer, options);
+  }
+
+  private answer(planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, answer: Answer, options: RunOptions): Promise<Plan> {
+    const plan = this.get(planId);
+    const pending = pendingApproval(this.stores.approvals.listForPlan(planId));
+    if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${plan.processingState} in phase ${plan.phase})`, 'wrong_state');
+    if (this.isRunning(planId)) throw new PlanError(`plan ${planId} is still stopping; answer again in a moment`, 'wrong_state');
+    const now = new Date().toISOString();
+    const reason = answer.reason?.trim() || null;
+    this.stores.approvals.update(pending.id, { status, scope, answeredBy: answer.by, answeredAt: now, reason });
+    const what = scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
+    this.lifecycle.addDecisionUnder(
+      planId,
+      pending.decisionId,
+      'approval',
+      `${status === 'approved' ? 'Approved' : 'Rejected'} ${what}`,
+      `${status} by ${answer.by} at ${now}${reason ? `: ${reason}` : ''}`,
+    );
+    this.events.publish(planId, 'approval_resolved', {
+      approvalId: pending.id,
+      decisionId: pending.decisionId,
+      tool: pending.tool,
+      approved: status === 'approved',
+      scope,
+      answeredBy: answer.by,
+      reason,
+    });
+    if (plan.processingState === 'paused') this.lifecycle.transition(planId, 'queued');
+    const resumeAt = pending.decisionId !== null && pending.callIndex !== null ? { decisionId: pending.decisionId, callIndex: pending.callIndex } : undefined;
+    return this.runFrom(planId, options, resumeAt);
+  }
+
+  // ---- fixing a failed plan in place --------------------------------------------------
+
+  /** Marks the failed step (or step `step`, numbered as `plan tree` shows them) skipped; the run goes on with the next one. */
+  skip(planId: string, answer: Answer & { step?: number }): Plan {
+    const target = this.targetStep(planId, answer.step);
+    this.lifecycle.saveDecisions([{ ...target, status: 'skipped', updatedAt: new Date().toISOString() }]);
+    return this.recovered(planId, target.id, 'skip', `Skipped step "${target.description}"`, answer);
+  }
+
+  /** Replaces the tool calls (and the description) of a step that has not completed, from a file in the plan-file format. */
+  editStep(planId: string, answer: Answer & { step: number; file: string }): Plan {
+    const target = this.targetStep(planId, answer.step);
+    const step = loadStepFile(answer.file);
+    this.lifecycle.saveDecisions([
+      { ...target, description: step.step, rationale: step.rationale ?? target.rationale, toolCalls: step.tools, status: 'pending', updatedAt: new Date().toISOString() },
+    ]);
+    const calls = step.tools.map((t) => t.tool).join(', ') || 'no tool calls';
+    return this.recovered(planId, target.id, 'edit_step', `Edited step ${answer.step}: "${step.step}" (${calls})`, answer);
+  }
+
+  /** Changes the plan's automation profile: a built-in name, or a file with a profile as a plan file writes it. */
+  setProfile(planId: string, answer: Answer & { profile: string }): Plan {
+    const plan = this.requireFixable(planId);
+    const profile = loadProfile(answer.profile);
+    this.lifecycle.update(planId, { automationProfile: profile });
+    const failed = this.failedStep(planId);
+    return this.recovered(planId, failed?.id ?? null, 'change_profile', `Profile ${plan.automationProfile.name} -> ${profile.name}`, {
+      ...answer,
+      reason: answer.reason ?? `approve: ${profile.approvalRequired.join(', ') || 'none'}; shell ${profile.allowShell ? 'allowed' : 'denied'}; auto-retry ${profile.autoRetryTransient}`,
+    });
+  }
+
+  /**
+   * Goes back to strategize for the steps not done: they are marked skipped and the steps of
+   * `file` (a plan file) take their place. Completed steps and the changeset are kept.
+   */
+  replan(planId: string, answer: Answer & { file: string }): Plan {
+    const plan = this.requireFixable(planId);
+    if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
+    const { plan: file } = loadPlanFile(answer.file);
+    const decisions = this.lifecycle.listDecisions(planId);
+    const steps = stepsInOrder(decisions);
+    const now = new Date().toISOString();
+    const replaced = steps.filter((d) => d.status !== 'done' && d.status !== 'skipped').map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now }));
+    let order = Math.max(0, ...decisions.filter((d) => d.parentId === plan.decisionRootId).map((d) => d.order)) + 1;
+    const added: StrategyDecision[] = parseDefinitionOfDone(file.definitionOfDone).map((step) => ({
+      id: newId(),
+      planId,
+      parentId: plan.decisionRootId,
+      type: 'strategy_choice',
+      order: order++,
+      description: step.step,
+      rationale: step.rationale ?? `Replanned: ${step.tools.map((t) => t.tool).join(', ') || 'no tool calls'}`,
+      toolCalls: step.tools,
+      status: 'pending',
+      createdAt: now,
+      updatedAt: now,
+    }));
+    this.lifecycle.saveDecisions([...replaced, ...added]);
+    return this.recovered(planId, null, 'revert_to_strategize', `Replanned: ${replaced.length} step(s) replaced by ${added.length} from ${file.name}`, answer);
+  }
+
+  /** A plan that can be fixed in place: stopped with an error, or queued between runs. */
+  private requireFixable(planId: string): Plan {
+    const plan = this.get(planId);
+    if (this.isRunning(planId) || plan.processingState === 'processing') {
+      throw new PlanError(`plan ${planId} is running; pause it or wait for it to stop`, 'wrong_state');
+    }
+    if (plan.phase === 'apply' || plan.processingState === 'complete' || plan.processingState === 'cancelled') {
+      throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; only a plan still to execute can be changed`, 'wrong_state');
+    }
+    return plan;
+  }
+
+  private failedStep(planId: string): StrategyDecision | undefined {
+    return stepsInOrder(this.lifecycle.listDecisions(planId)).find((d) => d.status === 'failed' || d.status === 'running');
+  }
+
+  private targetStep(planId: string, step: number | undefined): StrategyDecision {
+    this.requireFixable(planId);
+    const steps = stepsInOrder(this.lifecycle.listDecisions(planId));
+    if (steps.length === 0) throw new PlanError(`plan ${planId} has no steps yet; run it to strategize`, 'wrong_state');
+    if (step !== undefined && (!Number.isInteger(step) || step < 1 || step > steps.length)) {
+      throw new ValidationError('step', `must be a step number from 1 to ${steps.length}`);
+    }
+    const target = step !== undefined ? steps[step - 1] : this.failedStep(planId);
+    if (!target) throw new ValidationError('step', 'no step failed; name one with --step N');
+    if (target.status === 'done') throw new PlanError(`step ${steps.indexOf(target) + 1} ("${target.description}") is already done`, 'wrong_state');
+    return target;
+  }
+
+  /** Records a recovery under the step (or the root), clears the current error, and leaves the plan queued to run on. */
+  private recovered(planId: string, decisionId: string | null, action: RecoveryAction, description: string, answer: Answer): Plan {
+    const plan = this.get(planId);
+    this.lifecycle.addDecisionUnder(planId, decisionId, 'error_recovery', description, `${action} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''}`);
+    this.events.publish(planId, 'recovery_applied', { action, decisionId, description, by: answer.by });
+    if (plan.processingState === 'errored' || plan.processingState === 'paused') {
+      // Execute goes on from the next step not done; an errored strategize starts over.
+      this.lifecycle.transition(planId, 'queued', plan.decisionRootId && plan.phase === 'strategize' ? { phase: 'execute' } : {});
+    }
+    return this.get(planId);
   }
 
   /** Re-runs the failed phase from the failed decision; decisions already done are not run again. */
@@ -311,8 +506,9 @@ export class PlanService {
         const executor = await this.executorFor(planId);
         await body(executor, controller);
       } catch (error) {
-        // The executor already recorded the failure on the plan; anything else is a bug worth surfacing.
-        if (this.get(planId).processingState !== 'errored') throw error;
+        // The executor already recorded the failure on the plan, or the plan waits for an approval; anything else is a bug.
+        const state = this.get(planId).processingState;
+        if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) throw error;
       } finally {
         clearInterval(heartbeat);
         lease.release(planId, process.pid);

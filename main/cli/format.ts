@@ -1,4 +1,4 @@
-import type { ErrorRecord, Plan } from '../../shared/domain';
+import type { Approval, ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode, DiffEntry } from '../app/plan-service';
 import type { RecoveryHint } from '../../shared/contract';
@@ -33,9 +33,24 @@ export function formatPlan(plan: Plan): string {
     `  created:    ${plan.createdAt}`,
   ];
   if (plan.description) lines.splice(1, 0, `  ${plan.description}`);
-  if (plan.errorMessage) lines.push(`  error:      ${plan.errorMessage}`);
-  if (typeof plan.errorDetails.hint === 'string') lines.push(`  hint:       ${plan.errorDetails.hint}`);
-  if (typeof plan.errorDetails.recoveryCommand === 'string') lines.push(`  next:       ${plan.errorDetails.recoveryCommand}`);
+  const approve = plan.automationProfile.approvalRequired;
+  lines.splice(lines.findIndex((l) => l.startsWith('  profile:')) + 1, 0, `  approvals:  ${approve.length === 0 ? 'none' : approve.includes('*') ? 'every tool call' : approve.join(', ')}`);
+  for (const invariant of plan.invariants) lines.push(`  invariant:  ${invariant}`);
+  const project = plan.projectInvariants;
+  if (project) {
+    for (const glob of project.protect) lines.push(`  protect:    ${glob}  (.agents/invariants.yaml)`);
+    for (const glob of project.denyCommands) lines.push(`  deny:       ${glob}  (.agents/invariants.yaml)`);
+    for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
+  }
+  if (plan.waitingFor === 'approval') {
+    lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
+  }
+  // Only an errored plan has a current error; an earlier one stays in errorDetails.history and plan errors.
+  if (plan.processingState === 'errored') {
+    if (plan.errorMessage) lines.push(`  error:      ${plan.errorMessage}`);
+    if (typeof plan.errorDetails.hint === 'string') lines.push(`  hint:       ${plan.errorDetails.hint}`);
+    if (typeof plan.errorDetails.recoveryCommand === 'string') lines.push(`  next:       ${plan.errorDetails.recoveryCommand}`);
+  }
   return lines.join('\n');
 }
 
@@ -44,10 +59,10 @@ export function formatTree(root: DecisionNode | null): string {
   const lines: string[] = [];
   const walk = (node: DecisionNode, prefix: string, last: boolean, isRoot: boolean) => {
     const branch = isRoot ? '' : last ? '└─ ' : '├─ ';
-    const kind = node.type === 'error_recovery' ? '[recovery] ' : '';
+    const kind = node.type === 'error_recovery' ? '[recovery] ' : node.type === 'approval' ? '[approval] ' : '';
     const tools = node.toolCalls.length > 0 ? `  (${node.toolCalls.map((t) => t.tool).join(', ')})` : '';
     lines.push(`${prefix}${branch}${STATUS_MARK[node.status] ?? '?'} ${kind}${node.description}${tools}`);
-    if (node.type === 'error_recovery') lines.push(`${prefix}${isRoot ? '' : last ? '   ' : '│  '}   ${node.rationale}`);
+    if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${prefix}${isRoot ? '' : last ? '   ' : '│  '}   ${node.rationale}`);
     const childPrefix = isRoot ? '' : prefix + (last ? '   ' : '│  ');
     node.children.forEach((child, i) => walk(child, childPrefix, i === node.children.length - 1, false));
   };
@@ -65,14 +80,53 @@ export function formatDiff(entries: DiffEntry[]): string {
     .join('\n');
 }
 
-export function formatErrors(errors: ErrorRecord[], hints: RecoveryHint[]): string {
+/**
+ * Per failure (the attempts at one step, or at one phase before any step): its category, each
+ * attempt with its time, the tree's recovery decisions for it, and what to do now.
+ */
+export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision[], hints: RecoveryHint[]): string {
   if (errors.length === 0) return 'No errors recorded.';
-  const lines = errors.map(
-    (e) => `${e.createdAt}  ${e.phase}  attempt ${e.attempt}  ${e.category}${e.retriable ? ' (retriable)' : ''}  ${e.outcome}\n    ${e.message}`,
-  );
+  const failures: ErrorRecord[][] = [];
+  for (const error of errors) {
+    const last = failures.at(-1)?.at(-1);
+    const same = last && last.decisionId === error.decisionId && last.phase === error.phase && error.attempt > last.attempt;
+    if (same) failures.at(-1)?.push(error);
+    else failures.push([error]);
+  }
+  const lines: string[] = [];
+  failures.forEach((attempts, index) => {
+    const first = attempts[0];
+    const lastAttempt = attempts.at(-1) as ErrorRecord;
+    lines.push(`failure ${index + 1}: ${first.category}${first.retriable ? ' (retriable)' : ''} in ${first.phase}, ${lastAttempt.outcome === 'gave_up' ? 'gave up' : 'retried'}`);
+    for (const e of attempts) lines.push(`  attempt ${e.attempt}  ${e.createdAt}  ${e.message}`);
+    lines.push(`  hint: ${lastAttempt.hint}`);
+    const decided = recoveries.filter((d) => d.parentId === first.decisionId && d.createdAt >= first.createdAt);
+    for (const d of decided) lines.push(`  [recovery] ${d.rationale.startsWith(d.description) ? d.rationale : `${d.description}: ${d.rationale}`}`);
+  });
   if (hints.length > 0) {
-    lines.push('', 'What to do:');
+    lines.push('', 'What to do now:');
     for (const hint of hints) lines.push(`  ${hint.message}\n    $ ${hint.command}`);
+  }
+  return lines.join('\n');
+}
+
+/** One call that waits for the operator: the tool, its arguments, the step, and the diff it would make. */
+export function formatApproval(approval: Approval): string {
+  const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
+  const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
+  if (approval.rationale) lines.push(`  why: ${approval.rationale}`);
+  if (approval.diff) lines.push(approval.diff.trimEnd());
+  return lines.join('\n');
+}
+
+export function formatApprovals(pending: Approval | null, approvals: Approval[]): string {
+  const answered = approvals.filter((a) => a.status !== 'pending');
+  const lines = pending ? ['Waiting for approval:', formatApproval(pending)] : ['Nothing waits for approval.'];
+  if (answered.length > 0) {
+    lines.push('', 'Answered:');
+    for (const a of answered) {
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+    }
   }
   return lines.join('\n');
 }

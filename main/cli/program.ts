@@ -1,13 +1,15 @@
+import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError, Option } from 'commander';
 import type { Plan } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
 import { type App, openApp } from '../app/open-app';
-import { formatDiff, formatErrors, formatEvent, formatPlan, formatPlanList, formatTree } from './format';
+import { formatApproval, formatApprovals, formatDiff, formatErrors, formatEvent, formatPlan, formatPlanList, formatTree } from './format';
+import type { Approval } from '../../shared/domain';
 
-/** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces". */
-export const EXIT = { ok: 0, planFailed: 1, badInput: 2 } as const;
+/** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces"; 3 leaves the plan resumable, waiting for the operator's approval. */
+export const EXIT = { ok: 0, planFailed: 1, badInput: 2, waitingForApproval: 3 } as const;
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -82,6 +84,46 @@ function attachStepKeys(ctx: Ctx, app: App, planId: string): () => void {
   return () => rl.close();
 }
 
+/** The OS user, as the decision tree records who answered at the command line. */
+function operator(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'cli';
+  }
+}
+
+type Reply = { approve: true; all: boolean } | { approve: false; reason: string };
+
+/** Asks on the terminal: y approves the call, a every call of its tool, n rejects it with a reason. */
+async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  const ask = async (question: string): Promise<string | null> => {
+    ctx.io.stderr(question);
+    const next = await lines.next();
+    return next.done ? null : String(next.value).trim();
+  };
+  try {
+    ctx.io.stderr(`${formatApproval(approval)}\n`);
+    for (;;) {
+      const key = (await ask(`approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `))?.toLowerCase();
+      if (key === null || key === undefined) return null;
+      if (key === 'y' || key === 'yes') return { approve: true, all: false };
+      if (key === 'a' || key === 'all') return { approve: true, all: true };
+      if (key === 'n' || key === 'no') {
+        const reason = await ask('reason for rejecting: ');
+        if (reason) return { approve: false, reason };
+        ctx.io.stderr('a rejection needs a reason\n');
+        continue;
+      }
+      ctx.io.stderr(`y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails) · leave with Ctrl-D: the plan stays paused\n`);
+    }
+  } finally {
+    rl.close();
+  }
+}
+
 async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; json?: boolean; step?: boolean }, start: (onEvent: (e: StreamEvent) => void) => Promise<Plan>) {
   const printer = streamPrinter(ctx, opts);
   const app = ctx.app();
@@ -89,9 +131,30 @@ async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; 
   let plan: Plan;
   try {
     plan = await start(printer.onEvent);
+    // On a terminal, each call that waits for approval is asked about inline and the run goes on.
+    while (plan.waitingFor === 'approval' && ctx.io.isTTY && !opts.json) {
+      const pending = app.service.approvals(planId).pending;
+      const reply = pending ? await askApproval(ctx, pending) : null;
+      if (!reply) break;
+      const by = operator();
+      const options = { streamCallback: printer.onEvent, step: opts.step ?? false };
+      plan = reply.approve
+        ? await app.service.approve(planId, { by, all: reply.all }, options)
+        : await app.service.reject(planId, { by, reason: reply.reason }, options);
+    }
   } finally {
     printer.done();
     detach();
+  }
+  if (plan.waitingFor === 'approval') {
+    ctx.exitCode = EXIT.waitingForApproval;
+    if (opts.json && !opts.stream) printJson(ctx, plan);
+    else if (!opts.json) {
+      const pending = app.service.approvals(planId).pending;
+      ctx.io.stderr(`${plan.name}: waiting for approval${pending ? `\n${formatApproval(pending)}` : ''}\n`);
+      ctx.io.stderr(`approve with: agents plan approve ${planId} [--all]\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
+    }
+    return;
   }
   if (opts.json && !opts.stream) printJson(ctx, plan);
   else if (!opts.json) ctx.io.stderr(`${plan.name}: ${plan.phase} ${plan.processingState}${plan.errorMessage && plan.processingState === 'errored' ? ` — ${plan.errorMessage}` : ''}\n`);
@@ -102,6 +165,13 @@ async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; 
     }
   } else if (!opts.json && plan.phase === 'apply' && plan.processingState === 'queued') {
     ctx.io.stderr(`review with: agents plan diff ${plan.id}\napply with:  agents plan apply ${plan.id}\n`);
+  }
+}
+
+/** `run` on a plan that already waits for an answer: exit 3, as a run that stops for one does. */
+class WaitingForApproval extends Error {
+  constructor(planId: string) {
+    super(`plan ${planId} waits for approval; answer with: agents plan approve ${planId} | agents plan reject ${planId} --reason TEXT`);
   }
 }
 
@@ -182,7 +252,7 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean }) => {
       const result = ctx.app().service.errors(id);
       if (opts.json) printJson(ctx, result);
-      else ctx.io.stdout(`${formatErrors(result.errors, result.recoveryHints)}\n`);
+      else ctx.io.stdout(`${formatErrors(result.errors, result.recoveryDecisions, result.recoveryHints)}\n`);
     });
 
   plan
@@ -192,7 +262,14 @@ export function buildProgram(ctx: Ctx): Command {
     .option('--step', 'pause before each decision: Enter steps, c continues')
     .addOption(json())
     .action(async (id: string, opts: { stream?: boolean; json?: boolean; step?: boolean }) => {
-      await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.run(id, { streamCallback: onEvent, step: opts.step }));
+      // `manual` pauses before each decision where someone can press Enter; elsewhere only its approvals stop the run.
+      if (opts.step === undefined && ctx.io.isTTY && !opts.json && ctx.app().service.get(id).automationProfile.pauseBeforeEachDecision) opts.step = true;
+      await runAndReport(ctx, id, opts, (onEvent) => {
+        const service = ctx.app().service;
+        const plan = service.get(id);
+        if (plan.waitingFor === 'approval') throw new WaitingForApproval(id);
+        return service.run(id, { streamCallback: onEvent, step: opts.step ?? false });
+      });
     });
 
   plan
@@ -202,6 +279,84 @@ export function buildProgram(ctx: Ctx): Command {
     .addOption(json())
     .action(async (id: string, opts: { stream?: boolean; json?: boolean }) => {
       await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.retry(id, { streamCallback: onEvent }));
+    });
+
+  plan
+    .command('approvals <id>')
+    .description('show the call the plan waits for, and every earlier answer')
+    .addOption(json())
+    .action((id: string, opts: { json?: boolean }) => {
+      const result = ctx.app().service.approvals(id);
+      if (opts.json) printJson(ctx, result);
+      else ctx.io.stdout(`${formatApprovals(result.pending, result.approvals)}\n`);
+    });
+
+  plan
+    .command('approve <id>')
+    .description('approve the call the plan waits for, then go on with the run in the foreground')
+    .option('--all', 'approve every later call of the same tool in this plan too')
+    .option('--stream', 'print one line per event as it happens (NDJSON with --json)')
+    .addOption(json())
+    .action(async (id: string, opts: { all?: boolean; stream?: boolean; json?: boolean }) => {
+      await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.approve(id, { by: operator(), all: opts.all }, { streamCallback: onEvent, step: false }));
+    });
+
+  plan
+    .command('reject <id>')
+    .description('reject the call the plan waits for; the run goes on and the step fails (exit 1)')
+    .requiredOption('--reason <text>', 'why, recorded in the decision tree')
+    .option('--stream', 'print one line per event as it happens (NDJSON with --json)')
+    .addOption(json())
+    .action(async (id: string, opts: { reason: string; stream?: boolean; json?: boolean }) => {
+      await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.reject(id, { by: operator(), reason: opts.reason }, { streamCallback: onEvent, step: false }));
+    });
+
+  const recovered = (p: Plan, opts: { json?: boolean }, what: string) => {
+    if (opts.json) return printJson(ctx, p);
+    ctx.io.stdout(`${what}; ${p.id} is ${p.processingState} in phase ${p.phase}\n`);
+    if (p.processingState === 'queued') ctx.io.stderr(`go on with: agents plan run ${p.id}\n`);
+  };
+  const stepNumber = (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new ValidationError('--step', `must be a step number (1, 2, ...), not "${value}"`);
+    return n;
+  };
+
+  plan
+    .command('skip <id>')
+    .description('mark the failed step (or --step N) skipped and go on with the next one')
+    .option('--step <n>', 'the step to skip, numbered from 1 as plan tree shows them', stepNumber)
+    .addOption(json())
+    .action((id: string, opts: { step?: number; json?: boolean }) => {
+      recovered(ctx.app().service.skip(id, { by: operator(), step: opts.step }), opts, 'step skipped');
+    });
+
+  plan
+    .command('edit-step <id>')
+    .description("replace the tool calls of a step that has not completed (a file with step: and tools:)")
+    .requiredOption('--step <n>', 'the step to edit, numbered from 1 as plan tree shows them', stepNumber)
+    .requiredOption('--file <step.yaml>', 'one step in the plan-file format')
+    .addOption(json())
+    .action((id: string, opts: { step: number; file: string; json?: boolean }) => {
+      recovered(ctx.app().service.editStep(id, { by: operator(), step: opts.step, file: opts.file }), opts, `step ${opts.step} edited`);
+    });
+
+  plan
+    .command('profile <id> <profile>')
+    .description('change the automation profile: a name (manual, restricted, supervised, trusted, full-auto) or a profile file')
+    .addOption(json())
+    .action((id: string, profile: string, opts: { json?: boolean }) => {
+      const p = ctx.app().service.setProfile(id, { by: operator(), profile });
+      recovered(p, opts, `profile is now ${p.automationProfile.name}`);
+    });
+
+  plan
+    .command('replan <id>')
+    .description('go back to strategize for the steps not done: they are replaced by the steps of --file')
+    .requiredOption('--file <plan.yaml>', 'a plan file whose definitionOfDone holds the new steps')
+    .addOption(json())
+    .action((id: string, opts: { file: string; json?: boolean }) => {
+      recovered(ctx.app().service.replan(id, { by: operator(), file: opts.file }), opts, 'replanned');
     });
 
   plan
@@ -275,6 +430,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
       return EXIT.badInput;
+    }
+    if (error instanceof WaitingForApproval) {
+      io.stderr(`error: ${error.message}\n`);
+      return EXIT.waitingForApproval;
     }
     if (error instanceof ValidationError || error instanceof PlanError) {
       io.stderr(`error: ${error.message}\n`);

@@ -34,6 +34,11 @@ const INVALID: Record<Channel, unknown> = {
   'plans.reset': { planId: null },
   'plans.apply': { planId: 'P', paths: [''] },
   'plans.discard': undefined,
+  'plans.approvals': { planId: 1 },
+  'plans.approve': { planId: 'P', all: 'yes' },
+  'plans.reject': { planId: 'P', reason: '  ' },
+  'plans.skip': { planId: 'P', step: 0 },
+  'plans.setProfile': { planId: 'P', profile: 'reckless' },
 };
 
 function setup(router?: Router) {

@@ -37,7 +37,7 @@ describe('classifyError', () => {
     for (const category of ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal'] as const) {
       const hints = recoveryHints('P1', category);
       expect(hints.length).toBeGreaterThan(0);
-      for (const hint of hints) expect(hint.command).toMatch(/^agents plan (retry|reset|errors|discard) P1$/);
+      for (const hint of hints) expect(hint.command).toMatch(/^agents plan (retry|reset|errors|discard|skip|edit-step|profile|replan) P1( |$)/);
     }
   });
 });

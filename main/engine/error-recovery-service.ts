@@ -14,12 +14,14 @@ interface CategoryPolicy {
 /** What each category means for the operator. Only transient failures are retried automatically. */
 export const CATEGORY_POLICIES: Record<ErrorCategory, CategoryPolicy> = {
   transient: { retriable: true, action: 'retry', hint: 'A temporary failure (a busy resource, a timeout or exit status 75). Retrying usually succeeds.' },
-  validation: { retriable: false, action: 'correct_input', hint: 'A tool call had invalid input. Correct the plan file and create the plan again, or fix the input and retry.' },
-  policy: { retriable: false, action: 'manual', hint: "The plan's automation profile does not allow this. Use a profile that permits it, or remove the step." },
+  validation: { retriable: false, action: 'correct_input', hint: "A tool call had invalid input. Edit the step's calls, skip the step, or replan." },
+  policy: { retriable: false, action: 'change_profile', hint: "The plan's automation profile does not allow this. Change the profile to one that permits it, or skip the step." },
   tool: { retriable: false, action: 'retry', hint: 'A tool failed. Fix the cause (the file or command it names), then retry from the failed step.' },
   conflict: { retriable: false, action: 'manual', hint: 'The project changed since the plan ran. Review the conflicting files, then apply the rest or discard the plan.' },
   interrupted: { retriable: false, action: 'retry', hint: 'The process running this plan stopped before it finished. Retry resumes at the step that was running.' },
   internal: { retriable: false, action: 'manual', hint: 'An unexpected error inside the engine. Read the stack in the error history; retry once the cause is understood.' },
+  rejected: { retriable: false, action: 'skip', hint: 'The operator rejected a call of this step. Skip the step, edit its calls, or replan the steps not done.' },
+  invariant: { retriable: false, action: 'edit_step', hint: "The step breaks a project invariant (.agents/invariants.yaml). Edit the step's calls, skip it, or replan." },
 };
 
 const NODE_TRANSIENT_CODES = new Set(['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'ETIMEDOUT', 'ECONNRESET', 'SQLITE_BUSY']);
@@ -42,22 +44,40 @@ export function classifyError(error: unknown): ErrorCategory {
 import type { RecoveryHint } from '../../shared/contract';
 export type { RecoveryHint };
 
-/** Plain-language suggestions with the exact CLI command for each. */
-export function recoveryHints(planId: string, category: ErrorCategory): RecoveryHint[] {
+/**
+ * Plain-language suggestions with the exact CLI command for each, the category's own first.
+ * `step` is the failed step's number as `agents plan tree` counts them, when a step failed.
+ */
+export function recoveryHints(planId: string, category: ErrorCategory, step?: number | null): RecoveryHint[] {
   const policy = CATEGORY_POLICIES[category];
-  const retry = { action: 'retry' as const, message: 'Retry the failed phase from the failed step', command: `agents plan retry ${planId}` };
-  const reset = { action: 'manual' as const, message: 'Reset the plan to queued and run it again', command: `agents plan reset ${planId}` };
-  const inspect = { action: 'manual' as const, message: 'Read the full error history', command: `agents plan errors ${planId}` };
-  const discard = { action: 'correct_input' as const, message: 'Discard this plan, correct the plan file and create it again', command: `agents plan discard ${planId}` };
+  const at = step ? ` --step ${step}` : '';
+  const hint = {
+    retry: { action: 'retry', message: 'Retry the failed phase from the failed step', command: `agents plan retry ${planId}` },
+    reset: { action: 'manual', message: 'Reset the plan to queued and run it again', command: `agents plan reset ${planId}` },
+    inspect: { action: 'manual', message: 'Read the full error history', command: `agents plan errors ${planId}` },
+    discard: { action: 'correct_input', message: 'Discard this plan, correct the plan file and create it again', command: `agents plan discard ${planId}` },
+    skip: { action: 'skip', message: 'Skip the failed step and go on with the next one', command: `agents plan skip ${planId}${at}` },
+    edit: { action: 'edit_step', message: "Replace the failed step's tool calls (a file with step: and tools:)", command: `agents plan edit-step ${planId} --step ${step ?? 'N'} --file step.yaml` },
+    profile: { action: 'change_profile', message: 'Change the automation profile, e.g. to one that allows the shell', command: `agents plan profile ${planId} trusted` },
+    replan: { action: 'revert_to_strategize', message: 'Replace the steps not done yet with those of a plan file', command: `agents plan replan ${planId} --file plan.yaml` },
+  } satisfies Record<string, RecoveryHint>;
+  const first = (h: RecoveryHint): RecoveryHint => ({ ...h, message: policy.hint });
+  if (category === 'conflict') return [first(hint.inspect), hint.discard];
   switch (policy.action) {
     case 'retry':
-      return [{ ...retry, message: policy.hint }, inspect];
+      return [first(hint.retry), hint.skip, hint.edit, hint.inspect];
     case 'correct_input':
-      return [{ ...discard, message: policy.hint }, retry, inspect];
+      return [first(hint.edit), hint.skip, hint.replan, hint.discard];
     case 'revert_to_strategize':
-      return [{ ...reset, action: 'revert_to_strategize', message: policy.hint }, inspect];
+      return [first(hint.replan), hint.skip, hint.inspect];
+    case 'skip':
+      return [first(hint.skip), hint.edit, hint.replan];
+    case 'edit_step':
+      return [first(hint.edit), hint.skip, hint.replan];
+    case 'change_profile':
+      return [first(hint.profile), hint.skip, hint.edit];
     case 'manual':
-      return [{ ...inspect, message: policy.hint }, retry, discard];
+      return category === 'policy' ? [first(hint.profile), hint.skip, hint.edit, hint.inspect] : [first(hint.inspect), hint.retry, hint.discard];
   }
 }
 
@@ -142,24 +162,6 @@ export class ErrorRecoveryService implements ErrorRecovery {
 
   /** Adds an error_recovery decision under the failed step (or the root when no step failed). */
   addRecoveryDecision(plan: Plan, decisionId: string | null, title: string, reason: string): StrategyDecision | undefined {
-    const parentId = decisionId ?? this.lifecycle.getPlan(plan.id).decisionRootId;
-    if (!parentId) return undefined;
-    const siblings = this.lifecycle.listDecisions(plan.id).filter((d) => d.parentId === parentId);
-    const now = new Date().toISOString();
-    const decision: StrategyDecision = {
-      id: newId(),
-      planId: plan.id,
-      parentId,
-      type: 'error_recovery',
-      order: siblings.length,
-      description: title,
-      rationale: reason,
-      toolCalls: [],
-      status: 'done',
-      createdAt: now,
-      updatedAt: now,
-    };
-    this.lifecycle.saveDecisions([decision]);
-    return decision;
+    return this.lifecycle.addDecisionUnder(plan.id, decisionId, 'error_recovery', title, reason);
   }
 }

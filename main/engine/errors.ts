@@ -29,3 +29,14 @@ export function errorCategoryOf(error: unknown): ErrorCategory | undefined {
   if (error instanceof EngineError) return error.category;
   return undefined;
 }
+
+/**
+ * Not a failure: the run stops before a call that waits for the operator's approval. The plan
+ * pauses, and answering the approval continues it at that call.
+ */
+export class ApprovalPending extends Error {
+  constructor(readonly approvalId: string) {
+    super('waiting for the operator to approve a tool call');
+    this.name = 'ApprovalPending';
+  }
+}

@@ -54,7 +54,10 @@ describe('PlanLifecycleService', () => {
     expect(() => service.reset(id)).toThrow(/only an errored plan/);
     service.beginPhase(id, 'strategize');
     service.fail(id, 'broke', { exceptionType: 'Error' });
-    expect(service.reset(id)).toMatchObject({ phase: 'strategize', processingState: 'queued', errorMessage: 'broke' });
+    const reset = service.reset(id);
+    expect(reset).toMatchObject({ phase: 'strategize', processingState: 'queued', errorMessage: null });
+    // The cleared error is not lost: it moves to the history.
+    expect(reset.errorDetails).toEqual({ history: [{ exceptionType: 'Error' }] });
   });
 });
 

@@ -2,6 +2,7 @@ import {
   type AutomationProfile,
   type DefinitionOfDone,
   type Phase,
+  type DecisionType,
   type Plan,
   type ProcessingState,
   type StrategyDecision,
@@ -54,6 +55,21 @@ export function mergeErrorDetails(
   return merged;
 }
 
+/** What `fail` writes into errorDetails about the current failure; the rest (counts, history) is not an error. */
+const CURRENT_ERROR_KEYS = [
+  'exceptionType', 'traceback', 'mode', 'phase', 'decisionId', 'attempt', 'category', 'retryCount', 'maxRetries',
+  'retriable', 'recoveryAction', 'hint', 'recoveryCommand',
+] as const;
+
+/** A plan that leaves `errored` has no current error any more: its details move to `history`, nothing is lost. */
+export function clearCurrentError(details: Record<string, unknown>): Record<string, unknown> {
+  const current = Object.fromEntries(CURRENT_ERROR_KEYS.filter((key) => key in details).map((key) => [key, details[key]]));
+  if (Object.keys(current).length === 0) return details;
+  const rest = Object.fromEntries(Object.entries(details).filter(([key]) => !(CURRENT_ERROR_KEYS as readonly string[]).includes(key)));
+  const history = Array.isArray(rest.history) ? [...(rest.history as unknown[])] : [];
+  return { ...rest, history: [...history, current] };
+}
+
 /** Phase transitions strategize -> execute -> apply, processing-state checks, persistence. */
 export class PlanLifecycleService {
   constructor(
@@ -81,6 +97,8 @@ export class PlanLifecycleService {
       sandboxRefs: [],
       errorMessage: null,
       errorDetails: {},
+      waitingFor: null,
+      projectInvariants: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -130,7 +148,10 @@ export class PlanLifecycleService {
         'invalid_transition',
       );
     }
-    const next = this.repository.update(planId, { ...patch, processingState: to });
+    const recovered = plan.processingState === 'errored' && to !== 'errored' && to !== 'cancelled';
+    const cleared = recovered ? { errorMessage: null, errorDetails: clearCurrentError(plan.errorDetails) } : {};
+    const waiting = to === 'paused' ? {} : { waitingFor: null };
+    const next = this.repository.update(planId, { ...cleared, ...waiting, ...patch, processingState: to });
     this.events.publish(planId, 'state_changed', {
       from: plan.processingState,
       to,
@@ -161,6 +182,29 @@ export class PlanLifecycleService {
     const next = PHASES[PHASES.indexOf(plan.phase) + 1];
     if (!next) return this.transition(planId, 'complete', patch);
     return this.transition(planId, 'queued', { ...patch, phase: next });
+  }
+
+  /** Adds a decision under `parentId` (the root when null): an operator's answer or a recovery, kept in the tree. */
+  addDecisionUnder(planId: string, parentId: string | null, type: DecisionType, description: string, rationale: string): StrategyDecision | undefined {
+    const parent = parentId ?? this.getPlan(planId).decisionRootId;
+    if (!parent) return undefined;
+    const siblings = this.listDecisions(planId).filter((d) => d.parentId === parent);
+    const now = new Date().toISOString();
+    const decision: StrategyDecision = {
+      id: newId(),
+      planId,
+      parentId: parent,
+      type,
+      order: siblings.length,
+      description,
+      rationale,
+      toolCalls: [],
+      status: 'done',
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.saveDecisions([decision]);
+    return decision;
   }
 
   /** Moves the plan to errored, merging details into what it already held. */

@@ -6,6 +6,9 @@ import type { Emit } from './event-stream';
 import { ExecuteStubActor } from './execute-stub-actor';
 import type { PlanExecutionContext } from './execution-context';
 import type { PlanLifecycleService } from './lifecycle';
+import type { ApprovalGate } from './approval-gate';
+import { ApprovalPending } from './errors';
+import type { InvariantRules } from './invariants';
 import type { ErrorRecovery } from './recovery';
 import { executableDecisions, RuntimeExecuteActor } from './runtime-execute-actor';
 import { type StrategizeResult, StrategizeStubActor } from './strategize-actor';
@@ -24,6 +27,10 @@ export interface RunOptions {
   streamCallback?: StreamCallback;
   /** Awaited before each execute decision: step mode and breakpoints. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
+  /** Approvals: the gate that holds calls for the operator, and where a run that stopped for one goes on. */
+  gate?: ApprovalGate;
+  resumeAt?: { decisionId: string; callIndex: number };
+  rules?: InvariantRules;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -74,7 +81,7 @@ export class PlanExecutor {
 
   async runExecute(planId: string, options: RunOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
     requirePlanId(planId);
-    return this.streaming(planId, options.streamCallback, () => this.execute(planId, options.beforeDecision));
+    return this.streaming(planId, options.streamCallback, () => this.execute(planId, options));
   }
 
   /** Hands every event of the plan (state changes included) to the run's callback while it runs. */
@@ -107,7 +114,7 @@ export class PlanExecutor {
     });
   }
 
-  private async execute(planId: string, beforeDecision: RunOptions['beforeDecision']): Promise<RuntimeExecuteResult | ExecuteResult> {
+  private async execute(planId: string, { beforeDecision, gate, resumeAt, rules }: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
     const plan = this.lifecycle.getPlan(planId);
     if (!plan.decisionRootId) {
       throw new PlanError(`plan ${planId} has not completed strategize; run strategize first`, 'strategize_incomplete');
@@ -145,7 +152,7 @@ export class PlanExecutor {
         this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
       }
       const actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: context, events: this.lifecycle.events });
-      const result = await actor.execute(decisions, { profile: current.automationProfile, onDecisionStatus, beforeDecision });
+      const result = await actor.execute(decisions, { profile: current.automationProfile, onDecisionStatus, beforeDecision, gate, resumeAt, rules });
       const latest = this.lifecycle.getPlan(planId);
       this.lifecycle.completePhase(planId, {
         changesetId: result.changesetId,
@@ -169,6 +176,10 @@ export class PlanExecutor {
       try {
         return await body();
       } catch (error) {
+        if (error instanceof ApprovalPending) {
+          this.lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          throw error;
+        }
         const decisionId = failedDecision();
         const described = describeError(error);
         const base = { exceptionType: described.exceptionType, traceback: described.traceback, mode, phase, decisionId, attempt };

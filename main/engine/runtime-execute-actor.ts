@@ -1,7 +1,10 @@
 import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type AutomationProfile, type DecisionStatus } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { StreamCallback, StreamEventType } from '../../shared/events';
+import type { ApprovalGate } from './approval-gate';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
+import { ApprovalPending } from './errors';
+import type { InvariantRules } from './invariants';
 import { toChangeEntry } from './change-capture';
 import type { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
@@ -23,6 +26,12 @@ export interface RuntimeExecuteOptions {
   onDecisionStatus?: (decision: StrategyDecision, status: DecisionStatus) => void;
   /** Awaited before each decision runs; step mode and breakpoints wait here, never mid-tool-call. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
+  /** Holds the calls that wait for the operator's approval. */
+  gate?: ApprovalGate;
+  /** The project's invariants, held against every call. */
+  rules?: InvariantRules;
+  /** Continue this step at this call: the calls before it ran before the run stopped for an approval. */
+  resumeAt?: { decisionId: string; callIndex: number };
 }
 
 export interface RuntimeExecuteActorOptions {
@@ -83,7 +92,19 @@ export class RuntimeExecuteActor {
         await opts.beforeDecision?.(decision, index, todo.length);
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total: todo.length, description: decision.description });
         setStatus(decision, 'running');
-        for (const call of decision.toolCalls) {
+        const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
+        for (const [callIndex, call] of decision.toolCalls.entries()) {
+          if (callIndex < firstCall) continue;
+          if (opts.gate?.applies(call.tool)) {
+            // Everything before the call is committed before the run may stop for the operator.
+            group.flush();
+            try {
+              await opts.gate.check(decision, call, callIndex);
+            } catch (error) {
+              setStatus(decision, error instanceof ApprovalPending ? 'pending' : 'failed');
+              throw error;
+            }
+          }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
           toolCallCount += 1;
           try {
@@ -92,6 +113,7 @@ export class RuntimeExecuteActor {
               decisionId: decision.id,
               sandboxRoot: context.sandboxRoot,
               profile: opts.profile,
+              rules: opts.rules,
               recordChange: (change, invocationId) => {
                 const entry = toChangeEntry(change, { decisionId: decision.id, invocationId });
                 context.recordChange(entry);

@@ -4,6 +4,7 @@ import { BUILTIN_PROFILES } from '../../shared/domain';
 import { ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { errorCategoryOf, ToolCallError } from './errors';
+import { type InvariantRules, refusedChanges, revertChange } from './invariants';
 
 /** A mutation a tool made in the sandbox, before it becomes a ChangeEntry. */
 export interface CapturedChange {
@@ -73,6 +74,8 @@ export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' 
   atomically?: (writes: () => void) => void;
   /** Called with the finished invocation, in the same unit, right after the invocation is recorded. */
   onSettled?: (invocation: ToolInvocation) => void;
+  /** The project's invariants: checked before the call, and against what it changed. */
+  rules?: InvariantRules;
 };
 
 type Outcome = { ok: true; result: unknown } | { ok: false; cause: unknown };
@@ -121,6 +124,7 @@ export class ToolRunner {
       if (!tool) throw new ValidationError('tool', `unknown tool "${call.tool}"`);
       const parsed = tool.schema.safeParse(call.args);
       if (!parsed.success) throw ValidationError.fromZod(parsed.error, 'args');
+      context.rules?.checkCall(call.tool, parsed.data as Record<string, unknown>);
       const result = await tool.run(parsed.data, {
         planId: context.planId,
         decisionId: context.decisionId,
@@ -131,6 +135,13 @@ export class ToolRunner {
           captured.push(change);
         },
       });
+      const refused = context.rules?.violations(captured) ?? [];
+      if (refused.length > 0 && context.sandboxRoot) {
+        for (const { change } of refused) revertChange(context.sandboxRoot, change);
+        const kept = captured.filter((change) => !refused.some((r) => r.change === change));
+        captured.splice(0, captured.length, ...kept);
+        throw refusedChanges(refused);
+      }
       outcome = { ok: true, result };
     } catch (cause) {
       outcome = { ok: false, cause };

@@ -30,6 +30,11 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.reset': { request: { planId: null }, field: 'planId' },
   'plans.apply': { request: { planId: 'P', paths: [''] }, field: 'paths.0' },
   'plans.discard': { request: undefined, field: '(root)' },
+  'plans.approvals': { request: { planId: 1 }, field: 'planId' },
+  'plans.approve': { request: { planId: 'P', all: 'yes' }, field: 'all' },
+  'plans.reject': { request: { planId: 'P', reason: '  ' }, field: 'reason' },
+  'plans.skip': { request: { planId: 'P', step: 0 }, field: 'step' },
+  'plans.setProfile': { request: { planId: 'P', profile: 'reckless' }, field: 'profile' },
 };
 
 type Ok<T = Record<string, unknown>> = { ok: true; data: T };

@@ -8,6 +8,9 @@ import packageJson from '../../package.json';
 
 export type HostLog = (message: string, error?: unknown) => void;
 
+/** Who answered, as the decision tree records it, when the answer came from the console. */
+const CONSOLE = 'console';
+
 export interface RouterOptions {
   /** Shown by `app.info`. */
   dataDir?: string;
@@ -104,6 +107,11 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       return { breakpoints: [...running] };
     },
     'plans.reset': (r) => ({ plan: service.reset(r.planId) }),
+    'plans.approvals': (r) => service.approvals(r.planId),
+    'plans.approve': (r) => startRun(r.planId, () => service.approve(r.planId, { by: CONSOLE, all: r.all }, { breakpoints: breakpoints.list(r.planId) })),
+    'plans.reject': (r) => startRun(r.planId, () => service.reject(r.planId, { by: CONSOLE, reason: r.reason }, { breakpoints: breakpoints.list(r.planId) })),
+    'plans.skip': (r) => ({ plan: service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
+    'plans.setProfile': (r) => ({ plan: service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),
     'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, force: r.force }),
     'plans.discard': async (r) => {
       const discarded = await service.discard(r.planId);

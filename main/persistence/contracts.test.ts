@@ -1,4 +1,6 @@
-import { InMemoryChangeSetStore, InMemoryEventLog, InMemoryInvocationLog, InMemoryPlanRepository } from '../engine/test-support/in-memory-stores';
+import { InMemoryApprovalStore, InMemoryChangeSetStore, InMemoryEventLog, InMemoryInvocationLog, InMemoryPlanRepository } from '../engine/test-support/in-memory-stores';
+import { SqliteApprovalStore } from './approval-store';
+import { approvalStoreContract } from './contracts/approval-store.contract';
 import { SqliteChangeSetStore } from './changeset-store';
 import { changeSetStoreContract } from './contracts/changeset-store.contract';
 import { errorLogContract } from './contracts/error-log.contract';
@@ -26,3 +28,6 @@ invocationLogContract('SQLite', sqliteHarness((db) => new SqliteInvocationLog(db
 
 // The engine has no in-memory ErrorLog; the contract still pins the SQLite one down.
 errorLogContract('SQLite', sqliteHarness((db) => new SqliteErrorLog(db)));
+
+approvalStoreContract('in memory', inMemoryHarness(() => new InMemoryApprovalStore()));
+approvalStoreContract('SQLite', sqliteHarness((db) => new SqliteApprovalStore(db)));

@@ -1,3 +1,4 @@
+export * from './approval-store';
 export * from './changeset-store';
 export * from './data-dir';
 export * from './database';

@@ -128,4 +128,16 @@ export const MIGRATIONS: readonly string[] = [
     acquired_at  TEXT NOT NULL
   );
   `,
+  // 2: operator approvals of tool calls; the request and its answer are one JSON document.
+  `
+  CREATE TABLE approvals (
+    pos        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    plan_id    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    data       TEXT NOT NULL CHECK (json_valid(data))
+  );
+  CREATE INDEX approvals_plan ON approvals (plan_id, pos);
+  `,
 ];

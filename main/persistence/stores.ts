@@ -1,3 +1,4 @@
+import { SqliteApprovalStore } from './approval-store';
 import { SqliteChangeSetStore } from './changeset-store';
 import { openDataDirDatabase, type SqliteDatabase } from './database';
 import { SqliteErrorLog } from './error-log';
@@ -15,6 +16,7 @@ export interface SqliteStores {
   invocations: SqliteInvocationLog;
   errors: SqliteErrorLog;
   leases: SqliteLeaseStore;
+  approvals: SqliteApprovalStore;
   close(): void;
 }
 
@@ -31,6 +33,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     invocations: new SqliteInvocationLog(db),
     errors: new SqliteErrorLog(db),
     leases: new SqliteLeaseStore(db, options.leases),
+    approvals: new SqliteApprovalStore(db),
     close: () => {
       if (db.isOpen) db.close();
     },

@@ -1,9 +1,10 @@
 // Fakes of the engine's ports for tests: each keeps one process's memory. Production code never
 // creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies").
 import type { ChangeEntryMeta } from '../../../shared/contract';
-import type { ChangeEntry, ChangeSet, ChangeSetSummary, DecisionStatus, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval, ChangeEntry, ChangeSet, ChangeSetSummary, DecisionStatus, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { StreamEvent, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
+import type { ApprovalStore } from '../approvals';
 import { type ChangeSetStore, summarizeEntries, toEntryMeta } from '../changeset-store';
 import { EventPublisher, type EventLog } from '../event-stream';
 import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
@@ -151,6 +152,27 @@ export class InMemoryLeaseStore implements LeaseStore {
   }
   get(planId: string): Lease | undefined {
     return this.leases.get(planId);
+  }
+}
+
+export class InMemoryApprovalStore implements ApprovalStore {
+  private readonly approvals = new Map<string, Approval>();
+  add(approval: Approval): void {
+    if (this.approvals.has(approval.id)) throw new Error(`approval ${approval.id} already exists`);
+    this.approvals.set(approval.id, structuredClone(approval));
+  }
+  get(id: string): Approval | undefined {
+    const found = this.approvals.get(id);
+    return found && structuredClone(found);
+  }
+  listForPlan(planId: string): Approval[] {
+    return [...this.approvals.values()].filter((a) => a.planId === planId).map((a) => structuredClone(a));
+  }
+  update(id: string, patch: Parameters<ApprovalStore['update']>[1]): Approval {
+    const found = this.approvals.get(id);
+    if (!found) throw new Error(`unknown approval ${id}`);
+    Object.assign(found, patch);
+    return structuredClone(found);
   }
 }
 

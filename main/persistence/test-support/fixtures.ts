@@ -76,6 +76,8 @@ export function makePlan(overrides: Partial<Plan> = {}): Plan {
     sandboxRefs: [],
     errorMessage: null,
     errorDetails: {},
+    waitingFor: null,
+    projectInvariants: null,
     createdAt: iso(),
     updatedAt: iso(),
     ...overrides,

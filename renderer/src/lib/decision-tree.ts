@@ -59,4 +59,5 @@ export const DECISION_TYPE_LABELS: Record<StrategyDecision['type'], string> = {
   prompt_definition: 'Plan',
   strategy_choice: 'Step',
   error_recovery: 'Recovery',
+  approval: 'Approval',
 };

@@ -46,6 +46,12 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
       return { text: `${str(d.decisionCount)} decisions to run`, tone: 'info' };
     case 'runtime_execute_complete':
       return { text: `${str(d.toolCallCount)} tool calls in ${ms(d.executionDurationMs)}`, tone: 'good' };
+    case 'approval_requested':
+      return { text: `${str(d.tool)} waits for approval (${step()})`, tone: 'warn' };
+    case 'approval_resolved':
+      return { text: `${str(d.tool)} ${d.approved ? 'approved' : 'rejected'} by ${str(d.answeredBy)}${d.reason ? `: ${str(d.reason)}` : ''}`, tone: d.approved ? 'good' : 'bad' };
+    case 'recovery_applied':
+      return { text: `${str(d.action).replaceAll('_', ' ')}: ${str(d.description)}`, tone: 'info' };
     case 'execute_complete':
     case 'strategize_complete':
     case 'strategize_started':

@@ -21,6 +21,8 @@ export function makePlan(overrides: Partial<Plan> = {}): Plan {
     sandboxRefs: [],
     errorMessage: null,
     errorDetails: {},
+    waitingFor: null,
+    projectInvariants: null,
     createdAt: TS,
     updatedAt: TS,
     ...overrides,
@@ -137,7 +139,12 @@ export class FakeBridge {
         if (!entry) throw new BridgeError({ code: 'validation', message: `no change entry "${r.entryId}"`, field: 'entryId' });
         return { entry: { ...entry, beforeText: 'old\n', afterText: 'new\n' }, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
       },
-      'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryHints: [] }),
+      'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
+      'plans.approvals': () => ({ planId: this.plan.id, pending: null, approvals: [] }),
+      'plans.approve': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
+      'plans.reject': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
+      'plans.skip': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
+      'plans.setProfile': (r) => ({ plan: { ...this.plan, automationProfile: { ...this.plan.automationProfile, name: r.profile } } }),
       'plans.run': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'plans.step': () => ({ plan: this.plan }),
       'plans.continue': () => ({ plan: this.plan }),

@@ -1,0 +1,50 @@
+import { type Approval, ApprovalSchema } from '../../shared/domain';
+import { parseOrThrow } from '../../shared/errors';
+import type { ApprovalStore } from '../engine/approvals';
+import type { SqliteDatabase } from './database';
+import { fromJson, prepare, toJson, writeTransaction, type Statement } from './sql';
+
+/** Approvals in SQLite: the request and its answer as one JSON document, with the plan and status indexed. */
+export class SqliteApprovalStore implements ApprovalStore {
+  private readonly insert: Statement<[string, string, string, string, string]>;
+  private readonly selectOne: Statement<[string], { data: string }>;
+  private readonly selectForPlan: Statement<[string], { data: string }>;
+  private readonly save: Statement<[string, string, string]>;
+  private readonly updateTx: (id: string, patch: Parameters<ApprovalStore['update']>[1]) => Approval;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.insert = prepare(db, 'INSERT INTO approvals (id, plan_id, status, created_at, data) VALUES (?, ?, ?, ?, ?)');
+    this.selectOne = prepare(db, 'SELECT data FROM approvals WHERE id = ?');
+    this.selectForPlan = prepare(db, 'SELECT data FROM approvals WHERE plan_id = ? ORDER BY pos');
+    this.save = prepare(db, 'UPDATE approvals SET status = ?, data = ? WHERE id = ?');
+    this.updateTx = writeTransaction(db, (id: string, patch: Parameters<ApprovalStore['update']>[1]) => {
+      const current = this.get(id);
+      if (!current) throw new Error(`unknown approval ${id}`);
+      const next = parseOrThrow(ApprovalSchema, { ...current, ...patch }, 'approval');
+      this.save.run(next.status, toJson(next), id);
+      return next;
+    });
+  }
+
+  add(approval: Approval): void {
+    const valid = parseOrThrow(ApprovalSchema, approval, 'approval');
+    this.insert.run(valid.id, valid.planId, valid.status, valid.createdAt, toJson(valid));
+  }
+
+  get(id: string): Approval | undefined {
+    const row = this.selectOne.get(id);
+    return row && read(row);
+  }
+
+  listForPlan(planId: string): Approval[] {
+    return this.selectForPlan.all(planId).map(read);
+  }
+
+  update(id: string, patch: Parameters<ApprovalStore['update']>[1]): Approval {
+    return this.updateTx(id, patch);
+  }
+}
+
+function read(row: { data: string }): Approval {
+  return parseOrThrow(ApprovalSchema, fromJson(row.data), 'approvals row');
+}
