@@ -10,6 +10,7 @@ import {
   StrategyDecisionSchema,
   ToolInvocationSchema,
 } from './domain';
+import { ErrorCodeSchema } from './errors';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
 /**
@@ -166,7 +167,7 @@ export type ParsedRequestOf<C extends Channel> = z.output<Contract[C]['request']
 export type ResponseOf<C extends Channel> = z.output<Contract[C]['response']>;
 
 /** An error as it crosses the boundary: never a stack trace. */
-export const BridgeErrorSchema = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
+export const BridgeErrorSchema = z.object({ code: ErrorCodeSchema, message: z.string(), field: z.string().optional() });
 export type BridgeErrorPayload = z.infer<typeof BridgeErrorSchema>;
 
 export type Envelope<T> = { ok: true; data: T } | { ok: false; error: BridgeErrorPayload };

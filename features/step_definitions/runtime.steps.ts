@@ -84,7 +84,9 @@ When('I attempt to create a PlanExecutionContext with None plan_id', function (t
 
 Then('the plan execution context should raise a ValidationError containing {string}', function (this: EngineWorld, text: string) {
   assert.ok(this.error instanceof ValidationError, `expected a ValidationError, got ${String(this.error)}`);
-  assert.match(this.error.message, new RegExp(text));
+  // The seed names fields in snake_case; the engine names them as the contract does, in camelCase.
+  const camel = text.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  assert.match(this.error.message, new RegExp(camel));
 });
 
 Then('the plan execution context should raise a ValidationError', function (this: EngineWorld) {

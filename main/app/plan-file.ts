@@ -72,11 +72,11 @@ export function validatePlanFile(raw: unknown, baseDir: string, overrides: { pro
   }
   const plan = parseOrThrow(PlanFileSchema, raw);
   if (overrides.profile !== undefined) {
-    plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, '--profile');
+    plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, 'profile');
   }
   const project = overrides.project !== undefined ? resolve(overrides.project) : plan.project !== undefined ? resolve(baseDir, plan.project) : null;
   if (project !== null && !(existsSync(project) && statSync(project).isDirectory())) {
-    throw new ValidationError(overrides.project !== undefined ? '--project' : 'project', `not a directory: ${project}`);
+    throw new ValidationError('project', `not a directory: ${project}`);
   }
   return { plan, projectPath: project };
 }

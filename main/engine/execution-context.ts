@@ -33,7 +33,7 @@ export class PlanExecutionContext {
 
   constructor(options: PlanExecutionContextOptions) {
     if (typeof options.planId !== 'string' || options.planId.trim() === '') {
-      throw new ValidationError('plan_id', 'is required and must be a non-empty string');
+      throw new ValidationError('planId', 'is required and must be a non-empty string');
     }
     this.planId = options.planId;
     this.decisionRootId = options.decisionRootId ?? null;

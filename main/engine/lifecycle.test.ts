@@ -42,10 +42,10 @@ describe('PlanLifecycleService', () => {
     expect(() => service.beginPhase(id, 'execute')).toThrow(/needs phase execute/);
   });
 
-  it('names plan_id for an unknown or empty id', () => {
+  it('names planId for an unknown or empty id', () => {
     const service = newService();
     expect(() => service.getPlan('')).toThrow(ValidationError);
-    expect(() => service.getPlan('nope')).toThrow(/plan_id/);
+    expect(() => service.getPlan('nope')).toThrow(/planId/);
   });
 
   it('resets only errored plans, staying in the failed phase', () => {

@@ -112,9 +112,9 @@ export class PlanLifecycleService {
   }
 
   getPlan(planId: string): Plan {
-    if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('plan_id', 'is required');
+    if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('planId', 'is required');
     const plan = this.repository.get(planId);
-    if (!plan) throw new ValidationError('plan_id', `no plan with id "${planId}"`);
+    if (!plan) throw new ValidationError('planId', `no plan with id "${planId}"`);
     return plan;
   }
 

@@ -36,7 +36,7 @@ export interface RunOptions {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function requirePlanId(planId: unknown): asserts planId is string {
-  if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('plan_id', 'is required and must be a non-empty string');
+  if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('planId', 'is required and must be a non-empty string');
 }
 
 function describeError(error: unknown) {
@@ -54,7 +54,7 @@ export class PlanExecutor {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: PlanExecutorOptions) {
-    if (!options?.lifecycleService) throw new ValidationError('lifecycle_service', 'is required');
+    if (!options?.lifecycleService) throw new ValidationError('lifecycleService', 'is required');
     this.lifecycle = options.lifecycleService;
     this.toolRunner = options.toolRunner ?? null;
     this.context = options.executionContext ?? null;

@@ -50,8 +50,8 @@ export class RuntimeExecuteActor {
   private readonly commitOptions: CommitGroupOptions | undefined;
 
   constructor(options: RuntimeExecuteActorOptions) {
-    if (!options.toolRunner) throw new ValidationError('tool_runner', 'is required');
-    if (!options.executionContext) throw new ValidationError('execution_context', 'is required');
+    if (!options.toolRunner) throw new ValidationError('toolRunner', 'is required');
+    if (!options.executionContext) throw new ValidationError('executionContext', 'is required');
     this.toolRunner = options.toolRunner;
     this.executionContext = options.executionContext;
     if (!options.events) throw new ValidationError('events', 'is required');

@@ -51,10 +51,10 @@ describe('the WebSocket bridge', () => {
     const { bridge, current } = setup();
     current().open();
     const call = bridge['plans.get']({ planId: 'nope' });
-    current().receive({ type: 'reply', id: 1, ok: false, error: { code: 'validation', message: 'plan_id: no plan', field: 'plan_id' } });
+    current().receive({ type: 'reply', id: 1, ok: false, error: { code: 'invalid_request', message: 'planId: no plan', field: 'planId' } });
     const error = await call.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BridgeError);
-    expect((error as BridgeError).payload).toEqual({ code: 'validation', message: 'plan_id: no plan', field: 'plan_id' });
+    expect((error as BridgeError).payload).toEqual({ code: 'invalid_request', message: 'planId: no plan', field: 'planId' });
   });
 
   it('rejects a request the contract refuses without sending it', async () => {

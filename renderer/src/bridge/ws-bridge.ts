@@ -139,7 +139,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
     }
     pending.delete(id);
     if (!ok) {
-      call.reject(new BridgeError(error ?? { code: 'unknown', message: 'the server refused the request' }));
+      call.reject(new BridgeError(error ?? { code: 'internal', message: 'the server refused the request' }));
       return;
     }
     const parsed = contract[call.channel].response.safeParse(data);

@@ -136,7 +136,7 @@ export class FakeBridge {
       }),
       'plans.change': (r) => {
         const entry = this.entries.find((e) => e.id === r.entryId);
-        if (!entry) throw new BridgeError({ code: 'validation', message: `no change entry "${r.entryId}"`, field: 'entryId' });
+        if (!entry) throw new BridgeError({ code: 'invalid_request', message: `no change entry "${r.entryId}"`, field: 'entryId' });
         return { entry: { ...entry, beforeText: 'old\n', afterText: 'new\n' }, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
       },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
