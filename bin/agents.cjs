@@ -10,5 +10,7 @@ if (built) {
   require(built);
 } else {
   require('tsx/cjs');
+  // `agents serve` loads its module on demand, through import(): that needs tsx's ESM hooks too.
+  require('tsx/esm/api').register();
   require('../main/cli/main.ts');
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
+  ApplyResultSchema,
+  DiffHunkSchema,
   ApprovalSchema,
-  ChangeOperationSchema,
+  ChangeEntryMetaSchema,
   ErrorRecordSchema,
   PlanSchema,
   ProcessingStateSchema,
@@ -18,6 +20,8 @@ import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './
  * WebSocket of `agents serve`. Every type on either side is inferred from here.
  */
 
+export type { ChangeEntryMeta } from './domain';
+
 const planId = z.object({ planId: z.string().min(1).max(64) });
 
 export const PlanListItemSchema = PlanSchema.extend({
@@ -28,30 +32,10 @@ export const PlanListItemSchema = PlanSchema.extend({
 });
 export type PlanListItem = z.infer<typeof PlanListItemSchema>;
 
-export const ChangeEntryMetaSchema = z.object({
-  id: z.string(),
-  path: z.string(),
-  oldPath: z.string().nullable(),
-  operation: ChangeOperationSchema,
-  beforeHash: z.string().nullable(),
-  afterHash: z.string().nullable(),
-  binary: z.boolean(),
-  decisionId: z.string().nullable(),
-  invocationId: z.string().nullable(),
-  insertions: z.number().int().nonnegative(),
-  deletions: z.number().int().nonnegative(),
-});
-export type ChangeEntryMeta = z.infer<typeof ChangeEntryMetaSchema>;
 
 export const RecoveryHintSchema = z.object({ action: RecoveryActionSchema, message: z.string(), command: z.string() });
 export type RecoveryHint = z.infer<typeof RecoveryHintSchema>;
 
-export const ApplyResultSchema = z.object({
-  planId: z.string(),
-  applied: z.array(z.string()),
-  conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable(), reason: z.string().optional() })),
-  skipped: z.array(z.string()),
-});
 
 const planResponse = z.object({ plan: PlanSchema });
 
@@ -114,10 +98,8 @@ export const contract = {
   },
   'plans.change': {
     request: planId.extend({ entryId: z.string().min(1).max(64) }).strict(),
-    response: z.object({
-      entry: ChangeEntryMetaSchema.extend({ beforeText: z.string().nullable(), afterText: z.string().nullable() }),
-      diff: z.string().nullable(),
-    }),
+    /** What the diff view draws: the entry and its hunks as rows (null for a binary entry); no file texts. */
+    response: z.object({ entry: ChangeEntryMetaSchema, hunks: z.array(DiffHunkSchema).nullable() }),
   },
   'plans.errors': {
     request: planId.strict(),

@@ -45,7 +45,7 @@ async function publish(app: ReturnType<typeof openApp>, planId: string, ratePerS
           index: hostTs.length + 1,
           total,
           description: `Streamed step ${hostTs.length + 1}`,
-          hostTs: ts,
+          decisionId: 'streamed',
         });
         if (firstSeq === 0) firstSeq = event.seq;
         hostTs.push(ts);

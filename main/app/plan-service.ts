@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Approval, ChangeEntry, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import type { Approval, ChangeEntry, DiffHunk, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../shared/decision-tree';
 import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
-import { type ChangeSetStore, toEntryMeta } from '../engine/changeset-store';
+import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
 import { applyChangeset } from '../engine/changeset/apply';
-import { unifiedDiff } from '../engine/changeset/diff';
+import { entryHunks, unifiedDiff } from '../engine/changeset/diff';
 import { exportPatch } from '../engine/changeset/patch';
 import { ErrorRecoveryService, type ErrorRecoveryOptions, recoveryHints, type RecoveryHint, classifyError } from '../engine/error-recovery-service';
 import { EventPublisher, type EventLog } from '../engine/event-stream';
@@ -153,12 +153,14 @@ export class PlanService {
     };
   }
 
-  /** One entry with its contents and diff. */
-  change(planId: string, entryId: string): { entry: ChangeEntryMeta & { beforeText: string | null; afterText: string | null }; diff: string | null } {
+  /** One entry with its hunks, as the diff view draws them; the file texts stay here. */
+  change(planId: string, entryId: string): { entry: ChangeEntryMeta; hunks: DiffHunk[] | null } {
     const { changesetId } = this.get(planId);
-    const entry = changesetId ? this.stores.changesets.getEntry(changesetId, entryId) : undefined;
-    if (!entry) throw new ValidationError('entryId', `no change entry "${entryId}" in plan ${planId}`);
-    return { entry: { ...toEntryMeta(entry), beforeText: entry.beforeText, afterText: entry.afterText }, diff: unifiedDiff(entry) };
+    const store = this.stores.changesets;
+    const meta = changesetId ? store.getEntryMeta(changesetId, entryId) : undefined;
+    const entry = changesetId && meta ? store.getEntry(changesetId, entryId) : undefined;
+    if (!meta || !entry) throw new ValidationError('entryId', `no change entry "${entryId}" in plan ${planId}`);
+    return { entry: meta, hunks: entryHunks(entry) };
   }
 
   invocations(planId: string): ToolInvocation[] {
@@ -178,8 +180,15 @@ export class PlanService {
 
   diff(planId: string): { planId: string; changesetId: string | null; entries: DiffEntry[] } {
     const plan = this.get(planId);
-    const entries = this.changeEntries(planId).map((entry) => ({ ...toEntryMeta(entry), diff: unifiedDiff(entry) }));
-    return { planId, changesetId: plan.changesetId, entries };
+    const entries = this.changeEntries(planId);
+    // Line counts as stored when each entry was recorded, not computed again.
+    const metas = plan.changesetId ? this.stores.changesets.listEntryMeta(plan.changesetId, { offset: 0, limit: entries.length }) : [];
+    const byId = new Map(metas.map((m) => [m.id, m]));
+    return {
+      planId,
+      changesetId: plan.changesetId,
+      entries: entries.map((entry) => ({ ...(byId.get(entry.id) ?? toEntryMeta(entry, entryLineCounts(entry))), diff: unifiedDiff(entry) })),
+    };
   }
 
   patch(planId: string): string {

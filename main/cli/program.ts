@@ -43,10 +43,9 @@ function streamPrinter(ctx: Ctx, options: { stream?: boolean; json?: boolean }) 
   };
   const showProgress = (event: StreamEvent) => {
     if (!ctx.io.isTTY) return;
-    const d = event.data;
-    if (event.type === 'runtime_execute_step') progress = `step ${d.index} of ${d.total}: ${String(d.description)}`;
-    else if (event.type === 'tool_call_started') progress = `${progress.split(' · ')[0]} · ${String(d.tool)}`;
-    else if (event.type === 'retry_scheduled') progress = `${progress.split(' · ')[0]} · retry ${d.attempt} in ${d.delayMs} ms`;
+    if (event.type === 'runtime_execute_step') progress = `step ${event.data.index} of ${event.data.total}: ${event.data.description}`;
+    else if (event.type === 'tool_call_started') progress = `${progress.split(' · ')[0]} · ${event.data.tool}`;
+    else if (event.type === 'retry_scheduled') progress = `${progress.split(' · ')[0]} · retry ${event.data.attempt} in ${event.data.delayMs} ms`;
     else if (event.type === 'strategize_started') progress = 'strategizing…';
     else return;
     ctx.io.stderr(`\r\x1b[2K${progress.slice(0, 120)}`);

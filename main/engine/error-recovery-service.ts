@@ -138,7 +138,8 @@ export class ErrorRecoveryService implements ErrorRecovery {
       createdAt: new Date().toISOString(),
     };
     this.log.record(record);
-    this.lifecycle.events.publish(plan.id, 'error_recorded', { ...record, stack: undefined });
+    const { stack: _stack, ...published } = record;
+    this.lifecycle.events.publish(plan.id, 'error_recorded', published);
 
     const delayMs = retry ? this.delayFor(attempt) : 0;
     const reason = retry

@@ -1,17 +1,18 @@
 import { ValidationError } from '../../shared/errors';
-import type { StreamCallback, StreamEvent, StreamEventType } from '../../shared/events';
+import type { EventData, StreamCallback, StreamEvent, StreamEventOf, StreamEventType } from '../../shared/events';
 
 /** Where stream events are kept, in per-plan seq order. */
 export interface EventLog {
   append(event: StreamEvent): void;
   /** Gives the event the plan's next seq and stores it, atomically (several processes may write). */
-  appendNext(planId: string, type: StreamEventType, data?: Record<string, unknown>): StreamEvent;
+  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T>;
   list(planId: string, afterSeq?: number, limit?: number): StreamEvent[];
   lastSeq(planId: string): number;
 }
 
 
-export type Emit = (type: StreamEventType, data?: Record<string, unknown>) => StreamEvent;
+/** Emits one event of a plan; the data must fit its type's schema (shared/events.ts). */
+export type Emit = <T extends StreamEventType>(type: T, data: EventData<T>) => StreamEventOf<T>;
 
 /** Gives every event its per-plan seq, keeps it in the log, and fans it out to subscribers. */
 export class EventPublisher {
@@ -23,10 +24,10 @@ export class EventPublisher {
     if (!log) throw new ValidationError('log', 'is required');
   }
 
-  publish(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
+  publish<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T> {
     const event = this.log.appendNext(planId, type, data);
     this.deliver(() => {
-      for (const listener of this.listeners) listener(event);
+      for (const listener of this.listeners) listener(event as StreamEvent);
     });
     return event;
   }
@@ -38,11 +39,11 @@ export class EventPublisher {
 
   /** An emit function for one plan that also hands each event to a run's own callback. */
   emitterFor(planId: string, callback?: StreamCallback): Emit {
-    return (type, data = {}) => {
+    return (type, data) => {
       const event = this.log.appendNext(planId, type, data);
       this.deliver(() => {
-        for (const listener of this.listeners) listener(event);
-        callback?.(event);
+        for (const listener of this.listeners) listener(event as StreamEvent);
+        callback?.(event as StreamEvent);
       });
       return event;
     };

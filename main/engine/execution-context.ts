@@ -1,4 +1,4 @@
-import type { ChangeEntry, ChangeSet } from '../../shared/domain';
+import type { ChangeEntry, ChangeEntryMeta, ChangeSet } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { ChangeSetStore } from './changeset-store';
 
@@ -66,10 +66,10 @@ export class PlanExecutionContext {
     return [...this.changesetIds];
   }
 
-  recordChange(entry: ChangeEntry): void {
+  recordChange(entry: ChangeEntry): ChangeEntryMeta {
     const changesetId = this.activeChangesetId;
     if (!changesetId) throw new PlanError('no active changeset: call startChangeset() first', 'no_active_changeset');
-    this.changesetStore.record(changesetId, entry);
+    return this.changesetStore.record(changesetId, entry);
   }
 
   /** Runs `fn` as one transaction of the changeset store (and the stores sharing its database), where it has them. */

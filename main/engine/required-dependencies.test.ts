@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sampleData } from '../../shared/test-support/sample-events';
 import { ValidationError } from '../../shared/errors';
 import { EventPublisher } from './event-stream';
 import { PlanExecutionContext } from './execution-context';
@@ -28,7 +29,7 @@ describe('required dependencies', () => {
 
   it('a publisher keeps events in the log it is given', () => {
     const log = new InMemoryEventLog();
-    new EventPublisher(log).publish('p', 'paused', {});
+    new EventPublisher(log).publish('p', 'paused', sampleData('paused'));
     expect(log.lastSeq('p')).toBe(1);
   });
 });

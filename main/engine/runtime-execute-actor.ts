@@ -1,6 +1,6 @@
 import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type AutomationProfile, type DecisionStatus } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import type { StreamCallback, StreamEventType } from '../../shared/events';
+import type { EventData, StreamCallback, StreamEventType } from '../../shared/events';
 import type { ApprovalGate } from './approval-gate';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
 import { ApprovalPending } from './errors';
@@ -72,7 +72,7 @@ export class RuntimeExecuteActor {
     // through one queue, committed every few milliseconds and before the run waits for the
     // operator, ends or fails; subscribers hear of the writes only after their commit.
     const group = new CommitGroup((writes) => this.events.deferDelivery(() => context.atomically(writes)), this.commitOptions);
-    const later = (type: StreamEventType, data: Record<string, unknown>) => group.add(() => void emit(type, data));
+    const later = <T extends StreamEventType>(type: T, data: EventData<T>) => group.add(() => void emit(type, data));
     const setStatus = (decision: StrategyDecision, status: DecisionStatus) => {
       decision.status = status;
       decision.updatedAt = new Date().toISOString();
@@ -115,9 +115,9 @@ export class RuntimeExecuteActor {
               profile: opts.profile,
               rules: opts.rules,
               recordChange: (change, invocationId) => {
-                const entry = toChangeEntry(change, { decisionId: decision.id, invocationId });
-                context.recordChange(entry);
-                emit('change_recorded', { decisionId: decision.id, entryId: entry.id, path: entry.path, operation: entry.operation });
+                // The event carries what the changes list shows, so no view asks the host again.
+                const entry = context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
+                emit('change_recorded', { entry });
               },
               // The call's entries, invocation and events are one unit of the group's next commit.
               atomically: (writes) => group.add(writes),

@@ -1,5 +1,5 @@
 import { parseOrThrow } from '../../shared/errors';
-import { STREAM_EVENT_TYPES, type StreamEvent, StreamEventSchema, type StreamEventType } from '../../shared/events';
+import { type EventData, STREAM_EVENT_TYPES, type StreamEvent, type StreamEventOf, StreamEventSchema, type StreamEventType } from '../../shared/events';
 import type { EventLog } from '../engine/event-stream';
 import type { SqliteDatabase } from './database';
 import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement } from './sql';
@@ -33,13 +33,13 @@ export class SqliteEventLog implements EventLog {
   private readonly insert: Statement<[string, number, string, string, string]>;
   private readonly select: Statement<[string, number, number], EventRow>;
   private readonly selectLastSeq: Statement<[string], { seq: number | null }>;
-  private readonly appendNextTx: (planId: string, type: StreamEventType, data: Record<string, unknown>) => StreamEvent;
+  private readonly appendNextTx: (planId: string, type: StreamEventType, data: object) => StreamEvent;
 
   constructor(readonly db: SqliteDatabase) {
     this.insert = prepare(db, 'INSERT INTO events (plan_id, seq, ts, type, data) VALUES (?, ?, ?, ?, ?)');
     this.select = prepare(db, 'SELECT plan_id, seq, ts, type, data FROM events WHERE plan_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.selectLastSeq = prepare(db, 'SELECT MAX(seq) AS seq FROM events WHERE plan_id = ?');
-    this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: Record<string, unknown>) => {
+    this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: object) => {
       const candidate = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
       const event = isStreamEvent(candidate) ? candidate : parseOrThrow(StreamEventSchema, candidate, 'event');
       this.write(event);
@@ -55,8 +55,8 @@ export class SqliteEventLog implements EventLog {
    * Gives the event the plan's next seq and stores it, atomically. Unlike an EventPublisher's
    * cached counter, this stays correct when another process appends to the same plan.
    */
-  appendNext(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
-    return this.appendNextTx(planId, type, data);
+  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T> {
+    return this.appendNextTx(planId, type, data) as StreamEventOf<T>;
   }
 
   list(planId: string, afterSeq = 0, limit?: number): StreamEvent[] {

@@ -2,10 +2,10 @@
 // creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies").
 import type { ChangeEntryMeta } from '../../../shared/contract';
 import type { Approval, ChangeEntry, ChangeSet, ChangeSetSummary, DecisionStatus, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
-import type { StreamEvent, StreamEventType } from '../../../shared/events';
+import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
 import type { ApprovalStore } from '../approvals';
-import { type ChangeSetStore, summarizeEntries, toEntryMeta } from '../changeset-store';
+import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } from '../changeset-store';
 import { EventPublisher, type EventLog } from '../event-stream';
 import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
 import { PlanLifecycleService } from '../lifecycle';
@@ -65,10 +65,11 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
     return id;
   }
 
-  record(changesetId: string, entry: ChangeEntry): void {
+  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta {
     const changeset = this.changesets.get(changesetId);
     if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
     changeset.entries.push(entry);
+    return toEntryMeta(entry, entryLineCounts(entry));
   }
 
   get(changesetId: string): ChangeSet | undefined {
@@ -91,7 +92,7 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
   }
 
   listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[] {
-    return this.listEntries(changesetId, page).map(toEntryMeta);
+    return this.listEntries(changesetId, page).map((entry) => toEntryMeta(entry, entryLineCounts(entry)));
   }
 
   countEntries(changesetId: string): number {
@@ -100,6 +101,11 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
 
   getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
     return this.changesets.get(changesetId)?.entries.find((e) => e.id === entryId);
+  }
+
+  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined {
+    const entry = this.getEntry(changesetId, entryId);
+    return entry && toEntryMeta(entry, entryLineCounts(entry));
   }
 }
 
@@ -116,11 +122,12 @@ export class InMemoryEventLog implements EventLog {
   lastSeq(planId: string): number {
     return this.events.get(planId)?.at(-1)?.seq ?? 0;
   }
-  appendNext(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
-    const event: StreamEvent = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
-    this.append(event);
+  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T> {
+    const event = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data } as StreamEventOf<T>;
+    this.append(event as StreamEvent);
     return event;
   }
+
 }
 
 export class InMemoryInvocationLog implements InvocationLog {

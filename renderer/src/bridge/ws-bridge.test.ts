@@ -22,7 +22,7 @@ function setup() {
   return { ws, bridge: ws.bridge, connections, current, timers, errors };
 }
 
-const event = (seq: number, planId = 'P1'): StreamEvent => ({ planId, seq, ts: '2026-01-01T00:00:00.000Z', type: 'decision_status', data: { seq } });
+const event = (seq: number, planId = 'P1'): StreamEvent => ({ planId, seq, ts: '2026-01-01T00:00:00.000Z', type: 'decision_status', data: { decisionId: `d${seq}`, status: 'running' } });
 
 const info = { version: '0.1.0', dataDir: '/tmp/a', tools: [], nativeFileDialog: false };
 
@@ -87,7 +87,7 @@ describe('the WebSocket bridge', () => {
     const { bridge, current, errors } = setup();
     current().open();
     const large = bridge['plans.events']({ planId: 'P1' });
-    const padded = { ...event(1), data: { pad: 'x'.repeat(5 * 1_048_576) } };
+    const padded = { ...event(1), type: 'execute_step', data: { decisionId: 'd1', index: 1, total: 1, description: 'x'.repeat(5 * 1_048_576) } };
     current().receive({ type: 'reply', id: 1, ok: true, data: { events: [padded], lastSeq: 1 } });
     await expect(large).resolves.toMatchObject({ lastSeq: 1 });
 

@@ -1,3 +1,5 @@
+import type { DiffHunk } from '../../../shared/domain';
+
 export type DiffLineKind = 'context' | 'add' | 'del';
 
 export type DiffRow =
@@ -13,33 +15,12 @@ export interface DiffSide {
 
 export type SplitRow = { kind: 'hunk' | 'note'; text: string } | { kind: 'pair'; left: DiffSide | null; right: DiffSide | null };
 
-const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
-
-/** Rows of a unified diff (the `diff` field of `plans.change`); file headers are dropped. */
-export function parseUnifiedDiff(text: string): DiffRow[] {
+/** The rows the diff view lists: each hunk's header, then its rows as the host sent them. No text is parsed. */
+export function rowsFromHunks(hunks: readonly DiffHunk[]): DiffRow[] {
   const rows: DiffRow[] = [];
-  let oldLine = 0;
-  let newLine = 0;
-  let inHunk = false;
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  for (const line of lines) {
-    const hunk = HUNK.exec(line);
-    if (hunk) {
-      inHunk = true;
-      oldLine = Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      rows.push({ kind: 'hunk', text: line });
-      continue;
-    }
-    if (!inHunk) continue;
-    const marker = line[0];
-    const body = line.slice(1);
-    if (marker === '+') rows.push({ kind: 'add', text: body, oldLine: null, newLine: newLine++ });
-    else if (marker === '-') rows.push({ kind: 'del', text: body, oldLine: oldLine++, newLine: null });
-    else if (marker === ' ' || line === '') rows.push({ kind: 'context', text: body, oldLine: oldLine++, newLine: newLine++ });
-    else if (marker === '\\') rows.push({ kind: 'note', text: line.slice(2) });
-    else inHunk = false; // the next file's header in a multi-file patch
+  for (const hunk of hunks) {
+    rows.push({ kind: 'hunk', text: hunk.header });
+    for (const row of hunk.rows) rows.push(row.kind === 'note' ? { kind: 'note', text: row.text } : (row as DiffRow));
   }
   return rows;
 }
@@ -70,15 +51,4 @@ export function toSplitRows(rows: readonly DiffRow[]): SplitRow[] {
   }
   flush();
   return out;
-}
-
-/** Added and removed line counts, for a diff whose metadata is not at hand. */
-export function countChanges(rows: readonly DiffRow[]): { insertions: number; deletions: number } {
-  let insertions = 0;
-  let deletions = 0;
-  for (const row of rows) {
-    if (row.kind === 'add') insertions++;
-    else if (row.kind === 'del') deletions++;
-  }
-  return { insertions, deletions };
 }

@@ -21,8 +21,13 @@ export interface ChangesSlice {
   excludedPaths: Record<string, true>;
   applyStatus: 'idle' | 'applying';
   applyResult: ApplyResult | null;
-  /** Reloads the first page (and as many more as were loaded), coalesced. */
+  /** Reloads the first page (and as many more as were loaded), coalesced: after a gap in seq or a resync. */
   refreshChanges(): void;
+  /**
+   * Appends entries that change_recorded events carried, skipping any already listed. Until every
+   * page is loaded, only the total grows: the entry comes with its page.
+   */
+  appendChanges(entries: readonly ChangeEntryMeta[], changesetId: string | null): void;
   loadMoreChanges(): Promise<void>;
   selectEntry(entryId: string | null): void;
   moveEntrySelection(delta: number): void;
@@ -46,6 +51,19 @@ export const initialChangesState = {
 };
 
 export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) => {
+  // Ids of the listed entries, for appendChanges: events replayed after a snapshot repeat entries it had.
+  let listed = new Set<string>();
+  let listedFrom: readonly ChangeEntryMeta[] = [];
+  const listedIds = (entries: readonly ChangeEntryMeta[]) => {
+    if (entries !== listedFrom) {
+      listed = new Set(entries.map((e) => e.id));
+      listedFrom = entries;
+    }
+    return listed;
+  };
+  // Entries that arrived while the list was loading: applied over the snapshot once it is in.
+  let arrivedWhileLoading: ChangeEntryMeta[] = [];
+
   const loadDiff = async (planId: string, entryId: string) => {
     const existing = get().diffs[entryId];
     if (existing && existing.status !== 'error') return;
@@ -62,7 +80,11 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
   const reload = async () => {
     const planId = get().planId;
     if (!planId) return;
-    if (get().changesStatus !== 'loaded') set({ changesStatus: 'loading' });
+    if (get().changesStatus !== 'loaded') {
+      // A plan being opened: nothing that arrived before is this plan's.
+      arrivedWhileLoading = [];
+      set({ changesStatus: 'loading' });
+    }
     try {
       const wanted = Math.max(CHANGES_PAGE, get().changeEntries.length);
       const entries: ChangeEntryMeta[] = [];
@@ -88,6 +110,9 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
         }
       }
       set({ changeEntries: entries, changesTotal: total, changesetId, changesStatus: 'loaded', changesError: null, diffs });
+      const arrived = arrivedWhileLoading;
+      arrivedWhileLoading = [];
+      if (arrived.length > 0) get().appendChanges(arrived, null);
       const selected = get().selectedEntryId;
       if (selected && current.has(selected) && !diffs[selected]) void loadDiff(planId, selected);
     } catch (error) {
@@ -98,6 +123,35 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
   return {
     ...initialChangesState,
     refreshChanges: coalesce(reload, { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now }),
+
+    appendChanges(entries, changesetId) {
+      const state = get();
+      if (!state.planId) return;
+      if (state.changesStatus !== 'loaded') {
+        arrivedWhileLoading.push(...entries);
+        if (changesetId) set({ changesetId });
+        return;
+      }
+      const ids = listedIds(state.changeEntries);
+      const fresh: ChangeEntryMeta[] = [];
+      const seen = new Set<string>();
+      for (const entry of entries) {
+        if (ids.has(entry.id) || seen.has(entry.id)) continue;
+        seen.add(entry.id);
+        fresh.push(entry);
+      }
+      const nextChangeset = changesetId ?? state.changesetId;
+      if (fresh.length === 0 && nextChangeset === state.changesetId) return;
+      const complete = state.changeEntries.length >= state.changesTotal;
+      if (!complete) {
+        set({ changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });
+        return;
+      }
+      const changeEntries = fresh.length === 0 ? state.changeEntries : [...state.changeEntries, ...fresh];
+      for (const entry of fresh) ids.add(entry.id);
+      listedFrom = changeEntries;
+      set({ changeEntries, changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });
+    },
 
     async loadMoreChanges() {
       const { planId, changeEntries, changesTotal } = get();

@@ -1,7 +1,8 @@
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
 import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
-import type { StreamEvent } from '../../../shared/events';
+import type { EventData, StreamEvent, StreamEventType } from '../../../shared/events';
+import { sampleData } from '../../../shared/test-support/sample-events';
 
 const TS = '2026-01-01T00:00:00.000Z';
 
@@ -50,8 +51,9 @@ export function makeDecision(id: string, parentId: string | null, order: number,
   };
 }
 
-export function makeEvent(seq: number, type: StreamEvent['type'], data: Record<string, unknown> = {}, planId = 'P1'): StreamEvent {
-  return { planId, seq, ts: TS, type, data };
+/** An event of `type` with valid data (shared/test-support/sample-events.ts), `data` merged in. */
+export function makeEvent<T extends StreamEventType>(seq: number, type: T, data: Partial<EventData<T>> = {}, planId = 'P1'): StreamEvent {
+  return { planId, seq, ts: TS, type, data: sampleData(type, data) } as StreamEvent;
 }
 
 export function makeEntry(id: string, path: string, overrides: Partial<ChangeEntryMeta> = {}): ChangeEntryMeta {
@@ -137,7 +139,18 @@ export class FakeBridge {
       'plans.change': (r) => {
         const entry = this.entries.find((e) => e.id === r.entryId);
         if (!entry) throw new BridgeError({ code: 'invalid_request', message: `no change entry "${r.entryId}"`, field: 'entryId' });
-        return { entry: { ...entry, beforeText: 'old\n', afterText: 'new\n' }, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
+        return {
+          entry,
+          hunks: [
+            {
+              header: '@@ -1 +1 @@',
+              rows: [
+                { kind: 'del', text: 'old', oldLine: 1, newLine: null },
+                { kind: 'add', text: 'new', oldLine: null, newLine: 1 },
+              ],
+            },
+          ],
+        };
       },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
       'plans.approvals': () => ({ planId: this.plan.id, pending: null, approvals: [] }),

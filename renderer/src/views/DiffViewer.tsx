@@ -2,7 +2,8 @@ import { useMemo, useState } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
-import { parseUnifiedDiff, toSplitRows } from '../lib/unified-diff';
+import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
+import type { DiffHunk } from '../../../shared/domain';
 import { useAppStore } from '../store/react';
 import type { DiffMode } from '../store/ui-slice';
 import { DIFF_ROW_HEIGHT, SplitRowView, UnifiedRow } from './DiffLines';
@@ -26,10 +27,10 @@ function ModeSwitch() {
   );
 }
 
-function DiffBody({ entryId, diff, path }: { entryId: string; diff: string; path: string }) {
+function DiffBody({ entryId, hunks, path }: { entryId: string; hunks: readonly DiffHunk[]; path: string }) {
   const mode = useAppStore((s) => s.diffMode);
   const [openLarge, setOpenLarge] = useState<string | null>(null);
-  const rows = useMemo(() => parseUnifiedDiff(diff), [diff]);
+  const rows = useMemo(() => rowsFromHunks(hunks), [hunks]);
   const split = useMemo(() => (mode === 'split' ? toSplitRows(rows) : []), [rows, mode]);
   const language = useMemo(() => languageFor(path), [path]);
 
@@ -81,12 +82,13 @@ export function DiffViewer() {
   } else if (diffState.status === 'error') {
     state = 'error';
     body = <StatePanel kind="error" title={`Couldn't load the diff: ${diffState.message}`} />;
-  } else if (diffState.data.diff === null) {
+  } else if (diffState.data.hunks === null || diffState.data.hunks.length === 0) {
     state = 'empty';
-    body = <StatePanel kind="empty" testId="diff-empty" title={entry.operation === 'rename' ? 'Renamed without content changes.' : 'No textual diff.'} />;
+    const title = entry.operation === 'rename' ? 'Renamed without content changes.' : diffState.data.hunks === null ? 'No textual diff.' : 'No line changes.';
+    body = <StatePanel kind="empty" testId="diff-empty" title={title} />;
   } else {
     state = 'loaded';
-    body = <DiffBody entryId={entryId} diff={diffState.data.diff} path={entry.path} />;
+    body = <DiffBody entryId={entryId} hunks={diffState.data.hunks} path={entry.path} />;
   }
 
   return (

@@ -87,7 +87,23 @@ describe('the diff viewer', () => {
     store.setState({
       changeEntries: [entry],
       selectedEntryId: 'e1',
-      diffs: { e1: { status: 'loaded', data: { entry: { ...entry, beforeText: 'a', afterText: 'b' }, diff: '@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n' } } },
+      diffs: {
+        e1: {
+          status: 'loaded',
+          data: {
+            entry,
+            hunks: [
+              {
+                header: '@@ -1 +1 @@',
+                rows: [
+                  { kind: 'del', text: 'const a = 1;', oldLine: 1, newLine: null },
+                  { kind: 'add', text: 'const a = 2;', oldLine: null, newLine: 1 },
+                ],
+              },
+            ],
+          },
+        },
+      },
     });
     const unified = render(store, <DiffViewer />);
     expect(attrs(unified, 'diff-viewer', 'data-mode')).toEqual(['unified']);
@@ -108,8 +124,12 @@ describe('the diff viewer', () => {
   it('collapses a very large diff until asked', () => {
     const { store } = testRuntime();
     const entry = makeEntry('e1', 'big.txt');
-    const diff = `@@ -1,3000 +1,3000 @@\n${Array.from({ length: 3000 }, (_, i) => `-${i}\n+${i}!`).join('\n')}\n`;
-    store.setState({ changeEntries: [entry], selectedEntryId: 'e1', diffs: { e1: { status: 'loaded', data: { entry: { ...entry, beforeText: '', afterText: '' }, diff } } } });
+    const rows = Array.from({ length: 3000 }, (_, i) => [
+      { kind: 'del' as const, text: `${i}`, oldLine: i + 1, newLine: null },
+      { kind: 'add' as const, text: `${i}!`, oldLine: null, newLine: i + 1 },
+    ]).flat();
+    const hunks = [{ header: '@@ -1,3000 +1,3000 @@', rows }];
+    store.setState({ changeEntries: [entry], selectedEntryId: 'e1', diffs: { e1: { status: 'loaded', data: { entry, hunks } } } });
     const html = render(store, <DiffViewer />);
     expect(html).toContain('data-testid="diff-expand"');
     expect(html).not.toContain('data-testid="diff-line"');
