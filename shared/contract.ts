@@ -56,18 +56,18 @@ export const contract = {
   },
   'plans.get': { request: planId.strict(), response: planResponse },
   'plans.create': {
+    // The plan's content only, never a file path on the host: a client must not learn which host
+    // files exist, nor read one through an error message. (The desktop app's dialog has its own call.)
     request: z
       .object({
-        /** A plan file on the host's disk (Electron's file dialog). */
-        path: z.string().min(1).max(4096).optional(),
         /** A plan file's text (the browser's file picker). */
-        content: z.string().min(1).max(1_000_000).optional(),
+        content: z.string().min(1).max(1_000_000),
         fileName: z.string().max(255).optional(),
+        /** A project folder; it must lie inside the host's project roots. */
         project: z.string().max(4096).optional(),
         profile: z.string().max(64).optional(),
       })
-      .strict()
-      .refine((r) => (r.path === undefined) !== (r.content === undefined), { message: 'give exactly one of path or content', path: ['path'] }),
+      .strict(),
     response: planResponse,
   },
   /**

@@ -19,6 +19,11 @@ export const ToolCallSpecSchema = z.object({
 });
 export type ToolCallSpec = z.infer<typeof ToolCallSpecSchema>;
 
+/** How a shell.run call was confined: bubblewrap (Linux), Seatbelt (macOS), or not at all. */
+export const CONFINEMENTS = ['bwrap', 'sandbox-exec', 'none'] as const;
+export const ConfinementSchema = z.enum(CONFINEMENTS);
+export type Confinement = z.infer<typeof ConfinementSchema>;
+
 export const ToolInvocationSchema = z.object({
   id: nonEmpty,
   planId: nonEmpty,
@@ -32,6 +37,8 @@ export const ToolInvocationSchema = z.object({
     .nullable(),
   startedAt: timestamp,
   durationMs: z.number().nonnegative(),
+  /** Set by tools that run commands (shell.run). */
+  confinement: ConfinementSchema.optional(),
 });
 export type ToolInvocation = z.infer<typeof ToolInvocationSchema>;
 
@@ -149,6 +156,10 @@ export const AutomationProfileSchema = z.object({
   autoRetryTransient: z.number().int().min(0).max(20),
   /** Whether shell.run may run at all. */
   allowShell: z.boolean(),
+  /** Whether shell.run's commands may reach the network (they are confined without one otherwise). */
+  allowNetwork: z.boolean().default(false),
+  /** Whether shell.run may run without OS confinement where none is available, instead of refusing. */
+  allowUnconfinedShell: z.boolean().default(false),
   /** Pause before every execute decision (step mode by default). */
   pauseBeforeEachDecision: z.boolean(),
   /** Tool names whose calls wait for the operator's approval; `*` means every tool. */
@@ -160,17 +171,19 @@ export type AutomationProfile = z.infer<typeof AutomationProfileSchema>;
 export const ANY_TOOL = '*';
 
 export const BUILTIN_PROFILES = {
-  manual: { name: 'manual', autoRetryTransient: 0, allowShell: true, pauseBeforeEachDecision: true, approvalRequired: [ANY_TOOL] },
-  restricted: { name: 'restricted', autoRetryTransient: 3, allowShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
+  manual: { name: 'manual', autoRetryTransient: 0, allowShell: true, allowNetwork: false, allowUnconfinedShell: false, pauseBeforeEachDecision: true, approvalRequired: [ANY_TOOL] },
+  restricted: { name: 'restricted', autoRetryTransient: 3, allowShell: false, allowNetwork: false, allowUnconfinedShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
   supervised: {
     name: 'supervised',
     autoRetryTransient: 3,
     allowShell: true,
+    allowNetwork: false,
+    allowUnconfinedShell: false,
     pauseBeforeEachDecision: false,
     approvalRequired: ['shell.run', 'file.delete', 'file.rename'],
   },
-  trusted: { name: 'trusted', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
-  'full-auto': { name: 'full-auto', autoRetryTransient: 5, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
+  trusted: { name: 'trusted', autoRetryTransient: 3, allowShell: true, allowNetwork: false, allowUnconfinedShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
+  'full-auto': { name: 'full-auto', autoRetryTransient: 5, allowShell: true, allowNetwork: false, allowUnconfinedShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
 } as const satisfies Record<string, AutomationProfile>;
 
 /** Whether a call of `tool` waits for the operator under `profile`, unless all its calls were approved. */

@@ -4,12 +4,13 @@ import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engin
 import type { PlanLifecycleService } from '../engine/lifecycle';
 import type { ErrorLog } from '../engine/recovery';
 import { isLeaseLive, type LeaseStore } from '../engine/leases';
+import { type ApprovalStore, pendingApproval } from '../engine/approvals';
 
 /**
  * At start-up: a plan left processing or paused whose owner is gone is marked errored, category
  * `interrupted`, and the decision that was running is marked failed so retry resumes there.
  */
-export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog): string[] {
+export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog, approvals?: ApprovalStore): string[] {
   const recovered: string[] = [];
   for (const plan of lifecycle.listPlans()) {
     if (plan.processingState !== 'processing' && plan.processingState !== 'paused') continue;
@@ -17,6 +18,12 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
     if (plan.waitingFor === 'approval') continue;
     if (isLeaseLive(leases.get(plan.id))) continue;
     const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
+    // Stopped between storing its approval request and pausing: it waits for the operator, as it meant to.
+    if (approvals && pendingApproval(approvals.listForPlan(plan.id))) {
+      if (running) lifecycle.saveDecisionStatus({ id: running.id, status: 'pending', updatedAt: new Date().toISOString() });
+      lifecycle.transition(plan.id, 'paused', { waitingFor: 'approval' });
+      continue;
+    }
     if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);
     const policy = CATEGORY_POLICIES.interrupted;
     const hints = recoveryHints(plan.id, 'interrupted');

@@ -1,7 +1,8 @@
-import { resolveDataDir } from '../persistence/data-dir';
+import { resolveDataDir, secureDataDir } from '../persistence/data-dir';
 import { openStores } from '../persistence';
 import { recoverInterruptedPlans } from './leases';
 import { PlanService, type PlanServiceOptions } from './plan-service';
+import { maxProjectBytesFrom } from './project-policy';
 
 export interface App {
   dataDir: string;
@@ -14,8 +15,9 @@ export interface App {
 /** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
 export function openApp(options: { dataDir?: string; env?: NodeJS.ProcessEnv } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {}): App {
   const dataDir = options.dataDir ?? resolveDataDir(options.env);
+  secureDataDir(dataDir);
   const stores = openStores(dataDir);
-  const service = new PlanService({ ...options, stores, dataDir });
-  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors);
+  const service = new PlanService({ maxProjectBytes: maxProjectBytesFrom(process.env), ...options, stores, dataDir });
+  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   return { dataDir, service, recovered, close: () => stores.close() };
 }

@@ -15,6 +15,7 @@ import {
   resolveProfile,
 } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
+import { checkProjectDir, type ProjectPolicy } from './project-policy';
 
 export interface LoadedPlanFile {
   plan: PlanFile;
@@ -66,7 +67,8 @@ export function parsePlanText(text: string, field: string, label?: string): unkn
   }
 }
 
-export function validatePlanFile(raw: unknown, baseDir: string, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {
+/** With `policy`, the project must also lie inside its roots (plans from the console's clients). */
+export function validatePlanFile(raw: unknown, baseDir: string, overrides: { project?: string; profile?: string } = {}, policy?: ProjectPolicy): LoadedPlanFile {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ValidationError('plan-file', 'must be a mapping with at least name and definitionOfDone');
   }
@@ -75,8 +77,10 @@ export function validatePlanFile(raw: unknown, baseDir: string, overrides: { pro
     plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, 'profile');
   }
   const project = overrides.project !== undefined ? resolve(overrides.project) : plan.project !== undefined ? resolve(baseDir, plan.project) : null;
+  const field = 'project';
+  if (project !== null) checkProjectDir(project, field, policy);
   if (project !== null && !(existsSync(project) && statSync(project).isDirectory())) {
-    throw new ValidationError('project', `not a directory: ${project}`);
+    throw new ValidationError(field, `not a directory: ${project}`);
   }
   return { plan, projectPath: project };
 }

@@ -28,11 +28,14 @@ import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-run
 import { ApprovalPending } from '../engine/errors';
 import { newId } from '../../shared/ids';
 import { registerBuiltinTools } from '../engine/tools';
+import { type ConfinementProbe, detectConfinement } from '../engine/tools/confinement';
 import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, loadStepFile, parsePlanText, validatePlanFile } from './plan-file';
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from '../engine/leases';
 import type { ApprovalStore } from '../engine/approvals';
+import { SANDBOXES_FOLDER } from '../persistence/data-dir';
+import { DEFAULT_MAX_PROJECT_BYTES, type ProjectPolicy } from './project-policy';
 
 /** Everything the service keeps; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -54,6 +57,8 @@ export interface PlanServiceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** How often a running plan's lease is renewed. */
   heartbeatMs?: number;
+  /** The largest project a sandbox copies; default 1 GiB. */
+  maxProjectBytes?: number;
 }
 
 export interface DecisionNode extends StrategyDecision {
@@ -84,6 +89,15 @@ export interface ApplyResult {
   skipped: string[];
 }
 
+/** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
+function projectInvariantRecords(plan: Plan): string[] {
+  const rules = plan.projectInvariants;
+  if (!rules) return [];
+  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...rules.notes];
+}
+
+export type { ConfinementProbe };
+
 /** The operations an operator performs on plans; the CLI, the web host and Electron all call these. */
 export class PlanService {
   readonly lifecycle: PlanLifecycleService;
@@ -105,6 +119,11 @@ export class PlanService {
   }
 
   // ---- reading ------------------------------------------------------------
+
+  /** How shell.run can be confined on this host (bwrap, sandbox-exec), or why it cannot. */
+  shellConfinement(): Promise<ConfinementProbe> {
+    return detectConfinement();
+  }
 
   get(planId: string): Plan {
     return this.lifecycle.getPlan(planId);
@@ -224,9 +243,9 @@ export class PlanService {
    * From a plan file's text, as a browser's file picker sends it; nothing is written to disk. An
    * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir`.
    */
-  createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string): Plan {
+  createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Plan {
     const raw = parsePlanText(input.content, 'content', input.fileName);
-    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }));
+    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }, policy));
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
@@ -257,11 +276,10 @@ export class PlanService {
 
   private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }): Promise<Plan> {
     const step = options.step ?? this.get(planId).automationProfile.pauseBeforeEachDecision;
+    // Read before the run starts, so a broken invariants file is bad input, and the context carries the rules.
+    if (this.get(planId).phase === 'strategize') this.recordProjectInvariants(planId);
     return this.track(planId, { ...options, step }, async (executor, controller) => {
-      if (this.get(planId).phase === 'strategize') {
-        this.recordProjectInvariants(planId);
-        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
-      }
+      if (this.get(planId).phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback });
       const plan = this.get(planId);
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
       await executor.runExecute(planId, {
@@ -515,9 +533,13 @@ export class PlanService {
         const executor = await this.executorFor(planId);
         await body(executor, controller);
       } catch (error) {
-        // The executor already recorded the failure on the plan, or the plan waits for an approval; anything else is a bug.
+        // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
+        // else (making the sandbox, or a bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
         const state = this.get(planId).processingState;
-        if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) throw error;
+        if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) {
+          const recorded = this.recordFailure(planId, error);
+          if (!recorded || classifyError(error) === 'internal') throw error;
+        }
       } finally {
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
@@ -530,14 +552,39 @@ export class PlanService {
     return run;
   }
 
+  /**
+   * A failure outside the executor (making the sandbox: a missing project, one past the size limit,
+   * a full disk) is recorded like any other: an error with a category and hints, published to every
+   * client, and the plan errored. Retry then tries again. False when the plan's state cannot fail.
+   */
+  private recordFailure(planId: string, error: unknown): boolean {
+    const plan = this.get(planId);
+    if (plan.processingState === 'queued') this.lifecycle.beginPhase(planId, plan.phase);
+    else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
+    // Not retried automatically: the operator sees the cause at once.
+    const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
+    const verdict = new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery).onFailure({
+      plan: noRetry,
+      phase: plan.phase,
+      error,
+      attempt: 1,
+      decisionId: null,
+      mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
+    });
+    const message = error instanceof Error ? error.message : String(error);
+    this.lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
+    return true;
+  }
+
   private async executorFor(planId: string): Promise<PlanExecutor> {
     const plan = this.get(planId);
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     if (!sandboxRoot) {
-      const sandboxesDir = join(this.options.dataDir, 'sandboxes');
-      mkdirSync(sandboxesDir, { recursive: true });
+      const sandboxesDir = join(this.options.dataDir, SANDBOXES_FOLDER);
+      // Private: a sandbox is a copy of the operator's project.
+      mkdirSync(sandboxesDir, { recursive: true, mode: 0o700 });
       if (plan.projectPath) {
-        sandboxRoot = await createSandbox(plan.projectPath, sandboxesDir, planId);
+        sandboxRoot = await createSandbox(plan.projectPath, sandboxesDir, planId, { maxBytes: this.options.maxProjectBytes ?? DEFAULT_MAX_PROJECT_BYTES });
       } else {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });
@@ -549,7 +596,15 @@ export class PlanService {
       decisionRootId: plan.decisionRootId,
       sandboxRoot,
       automationProfile: plan.automationProfile.name,
-      projectResources: plan.projectPath ? { project: { path: plan.projectPath } } : {},
+      projectResources: {
+        ...(plan.projectPath ? { project: { path: plan.projectPath } } : {}),
+        // The project's rules as text records, as the strategize actor records the plan's own invariants.
+        invariants: projectInvariantRecords(plan),
+      },
+      resourceBindings: {
+        sandbox: { name: 'sandbox', kind: 'directory', path: sandboxRoot },
+        ...(plan.projectPath ? { project: { name: 'project', kind: 'directory', path: plan.projectPath } } : {}),
+      },
       changesetStore: this.stores.changesets,
     });
     return new PlanExecutor({

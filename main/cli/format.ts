@@ -1,4 +1,4 @@
-import type { Approval, ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
+import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode, DiffEntry } from '../app/plan-service';
 import type { RecoveryHint } from '../../shared/contract';
@@ -26,7 +26,7 @@ export function formatPlan(plan: Plan): string {
     `${plan.name}  (${plan.id})`,
     `  phase:      ${plan.phase}`,
     `  state:      ${plan.processingState}`,
-    `  profile:    ${plan.automationProfile.name} (auto-retry ${plan.automationProfile.autoRetryTransient}, shell ${plan.automationProfile.allowShell ? 'allowed' : 'denied'})`,
+    `  profile:    ${plan.automationProfile.name} (auto-retry ${plan.automationProfile.autoRetryTransient}, shell ${describeShell(plan.automationProfile)})`,
     `  project:    ${plan.projectPath ?? '(none)'}`,
     `  sandbox:    ${plan.sandboxRefs.join(', ') || '(none yet)'}`,
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
@@ -54,14 +54,34 @@ export function formatPlan(plan: Plan): string {
   return lines.join('\n');
 }
 
-export function formatTree(root: DecisionNode | null): string {
+/** Tool calls that ran commands, by decision: how each was confined, so the tree says what ran where. */
+function confinementsByDecision(invocations: readonly ToolInvocation[]): Map<string, string[]> {
+  const byDecision = new Map<string, string[]>();
+  for (const invocation of invocations) {
+    if (!invocation.confinement || invocation.decisionId === null) continue;
+    const list = byDecision.get(invocation.decisionId) ?? [];
+    if (!list.includes(invocation.confinement)) list.push(invocation.confinement);
+    byDecision.set(invocation.decisionId, list);
+  }
+  return byDecision;
+}
+
+function describeShell(profile: Plan['automationProfile']): string {
+  if (!profile.allowShell) return 'denied';
+  return `allowed${profile.allowNetwork ? ' with network' : ', no network'}${profile.allowUnconfinedShell ? ', unconfined where nothing confines it' : ''}`;
+}
+
+export function formatTree(root: DecisionNode | null, invocations: readonly ToolInvocation[] = []): string {
   if (!root) return 'No decision tree yet: run the plan to strategize it.';
+  const confinements = confinementsByDecision(invocations);
   const lines: string[] = [];
   const walk = (node: DecisionNode, prefix: string, last: boolean, isRoot: boolean) => {
     const branch = isRoot ? '' : last ? '└─ ' : '├─ ';
     const kind = node.type === 'error_recovery' ? '[recovery] ' : node.type === 'approval' ? '[approval] ' : '';
     const tools = node.toolCalls.length > 0 ? `  (${node.toolCalls.map((t) => t.tool).join(', ')})` : '';
-    lines.push(`${prefix}${branch}${STATUS_MARK[node.status] ?? '?'} ${kind}${node.description}${tools}`);
+    const ran = confinements.get(node.id);
+    const confined = ran ? `  [shell: ${ran.map((c) => (c === 'none' ? 'unconfined' : `confined by ${c}`)).join(', ')}]` : '';
+    lines.push(`${prefix}${branch}${STATUS_MARK[node.status] ?? '?'} ${kind}${node.description}${tools}${confined}`);
     if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${prefix}${isRoot ? '' : last ? '   ' : '│  '}   ${node.rationale}`);
     const childPrefix = isRoot ? '' : prefix + (last ? '   ' : '│  ');
     node.children.forEach((child, i) => walk(child, childPrefix, i === node.children.length - 1, false));

@@ -227,9 +227,13 @@ export function buildProgram(ctx: Ctx): Command {
     .description('show the decision tree, with each decision\'s status and recovery decisions')
     .addOption(json())
     .action((id: string, opts: { json?: boolean }) => {
-      const root = ctx.app().service.tree(id);
-      if (opts.json) printJson(ctx, { planId: id, root });
-      else ctx.io.stdout(`${formatTree(root)}\n`);
+      const service = ctx.app().service;
+      const root = service.tree(id);
+      const invocations = service.invocations(id);
+      if (opts.json) {
+        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement }) => ({ id: invocationId, decisionId, tool, ok, confinement: confinement ?? null }));
+        printJson(ctx, { planId: id, root, invocations: ran });
+      } else ctx.io.stdout(`${formatTree(root, invocations)}\n`);
     });
 
   plan
@@ -396,10 +400,12 @@ export function buildProgram(ctx: Ctx): Command {
   program
     .command('serve')
     .description('serve the operator console to a browser')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--host <host>', 'address to bind (anything but loopback needs --allow-remote)', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '4477')
+    .option('--allow-remote <names>', 'serve beyond this machine, answering these comma-separated host names (the token travels in clear text)')
+    .option('--project-root <dir>', 'a folder the projects of plans created in the console must lie inside (repeatable; default: your home)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--open', 'open a browser')
-    .action(async (opts: { host: string; port: string; open?: boolean }) => {
+    .action(async (opts: { host: string; port: string; open?: boolean; allowRemote?: string; projectRoot?: string[] }) => {
       // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.
       const { serveCommand } = await import('./serve-command');
       await serveCommand(ctx.app(), opts, ctx.io);

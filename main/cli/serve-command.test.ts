@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parsePort, serveCommand } from './serve-command';
 import type { CliIo } from './program';
@@ -53,6 +54,61 @@ describe('serveCommand', () => {
       new RegExp(`--port: ${port} is in use`),
     );
     blocker.close();
+  });
+
+  it('says at start when shell.run cannot be confined, and why', async () => {
+    t = tempApp();
+    const { out, cliIo } = io();
+    const signals = new EventEmitter();
+    let server: RunningServer | undefined;
+    const done = serveCommand(t.app, { host: '127.0.0.1', port: '0' }, cliIo, {
+      signals: signals as unknown as NodeJS.Process,
+      detectConfinement: async () => ({ ok: false, reason: 'bwrap does not work here (setting up uid map: Permission denied)' }),
+      onListening: (s) => (server = s),
+    });
+    await vi.waitFor(() => expect(server).toBeDefined());
+    expect(out.stderr).toContain(
+      'agents serve: shell.run cannot be confined here (bwrap does not work here (setting up uid map: Permission denied)); it will refuse to run unless a plan\'s profile sets allowUnconfinedShell: true\n',
+    );
+    signals.emit('SIGTERM');
+    await done;
+  });
+
+  it('refuses to bind beyond loopback without --allow-remote', async () => {
+    t = tempApp();
+    const { cliIo } = io();
+    for (const host of ['0.0.0.0', '::', '192.168.1.5']) {
+      await expect(serveCommand(t.app, { host, port: '0' }, cliIo, { signals: new EventEmitter() as unknown as NodeJS.Process })).rejects.toThrow(
+        `--host: ${host} is not a loopback address; to serve beyond this machine add --allow-remote NAMES (the host names clients use to reach it)`,
+      );
+    }
+  });
+
+  it('with --allow-remote, warns that the token travels in clear text and answers only the names given', async () => {
+    t = tempApp();
+    const { out, cliIo } = io();
+    const signals = new EventEmitter();
+    let server: RunningServer | undefined;
+    const done = serveCommand(t.app, { host: '0.0.0.0', port: '0', allowRemote: 'box.lan, 10.0.0.5' }, cliIo, {
+      signals: signals as unknown as NodeJS.Process,
+      onListening: (s) => (server = s),
+    });
+    await vi.waitFor(() => expect(server).toBeDefined());
+    expect(out.stderr).toContain('warning: serving beyond this machine over plain HTTP; the access token travels in clear text');
+    expect(out.stderr).toContain('answering only Host box.lan, 10.0.0.5 and the loopback names');
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: server!.port, path: '/', headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await status(`box.lan:${server!.port}`)).not.toBe(421);
+    expect(await status(`evil.example:${server!.port}`)).toBe(421);
+    signals.emit('SIGTERM');
+    await done;
   });
 
   it.each(['0', '80', '65535'])('accepts port %s', (port) => expect(parsePort(port)).toBe(Number(port)));

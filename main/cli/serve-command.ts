@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
 import { settleRuns } from '../host/settle-runs';
+import type { ConfinementProbe } from '../app/plan-service';
+import { isLoopbackHost } from '../web/auth';
 import { startServer, type RunningServer } from '../web/server';
 import type { CliIo } from './program';
 
@@ -9,6 +13,10 @@ export interface ServeOptions {
   host: string;
   port: string;
   open?: boolean;
+  /** Comma-separated host names clients use to reach a non-loopback bind; required for one. */
+  allowRemote?: string;
+  /** Folders the projects of plans created in the console must lie inside; default: the user's home. */
+  projectRoot?: string[];
 }
 
 export interface ServeHooks {
@@ -16,6 +24,8 @@ export interface ServeHooks {
   signals?: Pick<NodeJS.Process, 'once' | 'off'>;
   /** Opens a URL in a browser; default: xdg-open, open or start. */
   openBrowser?: (url: string) => void;
+  /** Finds shell.run's confinement, to warn at start when there is none; default: the real detection. */
+  detectConfinement?: () => Promise<ConfinementProbe>;
   /** Called once the server listens, before waiting for a signal. */
   onListening?: (server: RunningServer) => void;
 }
@@ -33,18 +43,41 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
   const port = parsePort(opts.port);
   const host = opts.host.trim();
   if (host === '') throw new ValidationError('--host', 'must not be empty');
+  const remoteNames = opts.allowRemote === undefined ? undefined : opts.allowRemote.split(',').map((n) => n.trim()).filter(Boolean);
+  if (!isLoopbackHost(host) && remoteNames === undefined) {
+    throw new ValidationError('--host', `${host} is not a loopback address; to serve beyond this machine add --allow-remote NAMES (the host names clients use to reach it)`);
+  }
+  if (remoteNames !== undefined && remoteNames.length === 0) throw new ValidationError('--allow-remote', 'needs the host names clients use, comma-separated');
+  const projectRoots = (opts.projectRoot ?? []).length > 0 ? opts.projectRoot!.map((root) => resolve(root)) : [homedir()];
   const log = (message: string, error?: unknown) => {
     const detail = error instanceof Error ? (error.stack ?? error.message) : error === undefined ? '' : String(error);
     io.stderr(`agents serve: ${message}${detail ? `: ${detail}` : ''}\n`);
   };
   let server: RunningServer;
   try {
-    server = await startServer({ service: app.service, host, port, dataDir: app.dataDir, log });
+    server = await startServer({
+      service: app.service,
+      host,
+      port,
+      dataDir: app.dataDir,
+      projectRoots,
+      allowRemote: remoteNames === undefined ? undefined : { names: remoteNames },
+      log,
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new ValidationError('--port', `${port} is in use on ${host}; pick another, or --port 0 for a free one`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ValidationError('--host', `cannot listen on ${host}`);
     throw error;
+  }
+  if (remoteNames !== undefined) {
+    io.stderr(
+      `agents serve: warning: serving beyond this machine over plain HTTP; the access token travels in clear text, and anyone who reads it on the network controls the console (answering only Host ${remoteNames.join(', ')} and the loopback names)\n`,
+    );
+  }
+  const confinement = await (hooks.detectConfinement ?? (() => app.service.shellConfinement()))();
+  if (!confinement.ok) {
+    io.stderr(`agents serve: shell.run cannot be confined here (${confinement.reason}); it will refuse to run unless a plan's profile sets allowUnconfinedShell: true\n`);
   }
   if (!server.rendererBuilt) io.stderr('agents serve: the console is not built; run `npm run build` (the API is served meanwhile)\n');
   for (const id of app.recovered) io.stderr(`agents serve: plan ${id} was interrupted by a stopped process; retry it with: agents plan retry ${id}\n`);

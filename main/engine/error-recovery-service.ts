@@ -121,6 +121,9 @@ export class ErrorRecoveryService implements ErrorRecovery {
     const retry = policy.retriable && attempt <= maxRetries;
     const err = error instanceof Error ? error : new Error(String(error));
     const hints = recoveryHints(plan.id, category);
+    // A broken invariant names its rule, so the operator knows which line of invariants.yaml refused it.
+    const rule = error instanceof ToolCallError && error.cause instanceof EngineError ? error.cause.details.rule : undefined;
+    const hint = typeof rule === 'string' ? `${policy.hint} Rule: ${rule}.` : policy.hint;
     const record: ErrorRecord = {
       id: newId(),
       planId: plan.id,
@@ -132,7 +135,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
       recoveryAction: policy.action,
       message: err.message,
       stack: err.stack ?? null,
-      hint: policy.hint,
+      hint,
       command: hints[0]?.command ?? null,
       outcome: retry ? 'retried' : 'gave_up',
       createdAt: new Date().toISOString(),
@@ -155,7 +158,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
       maxRetries,
       retriable: policy.retriable,
       recoveryAction: policy.action,
-      hint: policy.hint,
+      hint,
       recoveryCommand: record.command,
     };
     return retry ? { retry: true, delayMs, details: { category, maxRetries } } : { retry: false, details };

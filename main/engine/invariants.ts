@@ -38,13 +38,13 @@ export class InvariantRules {
   checkCall(tool: string, args: Record<string, unknown>): void {
     if (tool === 'shell.run' && typeof args.command === 'string') {
       const rule = this.deny.find((d) => d.pattern.test(args.command as string));
-      if (rule) throw violation(`${tool}: the command is denied by the project invariant denyCommands "${rule.glob}"`, rule.glob);
+      if (rule) throw violation(`${tool}: the command is denied by the project invariant denyCommands "${rule.glob}"`, `denyCommands "${rule.glob}"`);
     }
     if (tool === 'file.read' || tool === 'file.list' || tool === 'file.search') return;
     for (const key of ['path', 'from', 'to'] as const) {
       const value = args[key];
       const rule = typeof value === 'string' ? this.protectedBy(value) : undefined;
-      if (rule) throw violation(`${tool}: ${String(value)} is protected by the project invariant protect "${rule}"`, rule);
+      if (rule) throw violation(`${tool}: ${String(value)} is protected by the project invariant protect "${rule}"`, `protect "${rule}"`);
     }
   }
 
@@ -77,5 +77,5 @@ export function revertChange(sandboxRoot: string, change: CapturedChange): void 
 export function refusedChanges(found: { change: CapturedChange; rule: string }[]): EngineError {
   const first = found[0];
   const more = found.length > 1 ? ` (and ${found.length - 1} more)` : '';
-  return violation(`${first.change.path}${more} is protected by the project invariant protect "${first.rule}"; the change was undone`, first.rule);
+  return violation(`${first.change.path}${more} is protected by the project invariant protect "${first.rule}"; the change was undone`, `protect "${first.rule}"`);
 }

@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { isHolderAlive } from './process-liveness';
 
 export interface Lease {
   planId: string;
@@ -17,20 +17,7 @@ export interface LeaseStore {
   get(planId: string): Lease | undefined;
 }
 
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Another host's lease counts as gone once its heartbeat is this old. */
-const FOREIGN_LEASE_STALE_MS = 60_000;
-
+/** Whether the lease's holder still runs (the rule of process-liveness.ts). */
 export function isLeaseLive(lease: Lease | undefined, now = Date.now()): boolean {
-  if (!lease) return false;
-  if (lease.hostname === hostname()) return isProcessAlive(lease.pid);
-  return now - Date.parse(lease.heartbeatAt) < FOREIGN_LEASE_STALE_MS;
+  return lease !== undefined && isHolderAlive(lease, { now });
 }

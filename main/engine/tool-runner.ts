@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AutomationProfile, ToolCallSpec, ToolInvocation } from '../../shared/domain';
+import type { AutomationProfile, Confinement, ToolCallSpec, ToolInvocation } from '../../shared/domain';
 import { BUILTIN_PROFILES } from '../../shared/domain';
 import { ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
@@ -22,6 +22,8 @@ export interface ToolContext {
   sandboxRoot: string | null;
   profile: AutomationProfile;
   recordChange(change: CapturedChange): void;
+  /** A tool that runs commands says how they were confined; it is kept on the invocation. */
+  recordConfinement?(confinement: Confinement): void;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {
@@ -63,7 +65,7 @@ export class ToolRegistry {
   }
 }
 
-export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' | 'profile'> & {
+export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' | 'recordConfinement' | 'profile'> & {
   profile?: AutomationProfile;
   recordChange?: (change: CapturedChange, invocationId: string) => void;
   /**
@@ -116,8 +118,15 @@ export class ToolRunner {
     const invocationId = newId();
     const startedAt = new Date();
     const started = performance.now();
-    const base = { id: invocationId, planId: context.planId, decisionId: context.decisionId, tool: call.tool, args: call.args };
+    const base: Omit<ToolInvocation, 'ok' | 'result' | 'error' | 'startedAt' | 'durationMs'> = {
+      id: invocationId,
+      planId: context.planId,
+      decisionId: context.decisionId,
+      tool: call.tool,
+      args: call.args,
+    };
     const captured: CapturedChange[] = [];
+    let confinement: Confinement | undefined;
     let outcome: Outcome;
     try {
       const tool = this.registry.get(call.tool);
@@ -134,6 +143,9 @@ export class ToolRunner {
         recordChange: (change) => {
           captured.push(change);
         },
+        recordConfinement: (kind) => {
+          confinement = kind;
+        },
       });
       const refused = context.rules?.violations(captured) ?? [];
       if (refused.length > 0 && context.sandboxRoot) {
@@ -147,6 +159,7 @@ export class ToolRunner {
       outcome = { ok: false, cause };
     }
 
+    if (confinement) base.confinement = confinement;
     const unit = context.atomically ?? ((writes: () => void) => writes());
     const writes = (invocation: ToolInvocation, changes: readonly CapturedChange[]) => {
       for (const change of changes) context.recordChange?.(change, invocationId);

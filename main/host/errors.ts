@@ -5,6 +5,8 @@ import { PlanError, ValidationError } from '../../shared/errors';
 /** What every host error becomes before it crosses a boundary: a code and one line, never a stack. */
 export function invalidRequest(error: ZodError, prefix?: string): BridgeErrorPayload {
   const v = ValidationError.fromZod(error, prefix);
+  // Say that there were extra fields, not which: a reply never repeats names the client chose.
+  if (error.issues[0]?.code === 'unrecognized_keys') return { code: 'invalid_request', message: `${v.field}: has fields this call does not take`, field: v.field };
   return { code: 'invalid_request', message: v.message, field: v.field };
 }
 

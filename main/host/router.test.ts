@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS, type Channel, type Envelope } from '../../shared/contract';
@@ -13,7 +14,7 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'app.info': { request: { extra: true }, field: '(root)' },
   'plans.list': { request: { state: 'sleeping' }, field: 'state' },
   'plans.get': { request: {}, field: 'planId' },
-  'plans.create': { request: { path: 'a.yaml', content: 'name: x' }, field: 'path' },
+  'plans.create': { request: { path: 'a.yaml', content: 'name: x' }, field: '(root)' },
   'plans.createFromDialog': { request: { path: '/etc/passwd' }, field: '(root)' },
   'plans.decisions': { request: { planId: '' }, field: 'planId' },
   'plans.invocations': { request: { planId: 7 }, field: 'planId' },
@@ -51,7 +52,7 @@ describe('router', () => {
   beforeEach(() => {
     t = tempApp();
     log = vi.fn<(message: string, error?: unknown) => void>();
-    router = createRouter(t.app.service, { dataDir: t.app.dataDir, log, baseDir: t.root });
+    router = createRouter(t.app.service, { dataDir: t.app.dataDir, log, baseDir: t.root, projectRoots: [t.root] });
   });
   afterEach(() => t.dispose());
 
@@ -97,11 +98,47 @@ describe('router', () => {
       expect(plan.projectPath).toBe(t.project);
     });
 
-    it('creates a plan from a path on the host, with overrides', async () => {
+    it('takes the plan content only: a host path is refused alike whether the file exists or not, and no key is named', async () => {
       const file = path.join(t.root, 'plan.yaml');
       writeFileSync(file, planYaml(t.project));
-      const plan = expectOk<{ plan: Plan }>(await router.handle('plans.create', { path: file, profile: 'manual' })).plan;
+      const replies = [];
+      for (const request of [{ path: file }, { path: '/definitely/not/here.yaml' }, { path: file, content: 'name: x' }, { content: 'name: x\ndefinitionOfDone: [a]', secretKeyName: 1 }]) {
+        replies.push(await router.handle('plans.create', request));
+      }
+      expect(replies.every((reply) => !reply.ok)).toBe(true);
+      const messages = replies.map((reply) => (reply.ok ? '' : reply.error.message));
+      expect(messages[0]).toBe(messages[1]);
+      expect(messages.slice(2)).toEqual(['(root): has fields this call does not take', '(root): has fields this call does not take']);
+      for (const message of messages) expect(message).not.toMatch(/path|secretKeyName|plan\.yaml|not here/);
+      expect(t.app.service.list()).toHaveLength(0);
+    });
+
+    it('creates a plan with a profile override', async () => {
+      const plan = expectOk<{ plan: Plan }>(await router.handle('plans.create', { content: planYaml(t.project), profile: 'manual' })).plan;
       expect(plan.automationProfile.name).toBe('manual');
+    });
+
+    it.each([
+      ['/', 'the file system root'],
+      ['/etc', 'a system folder'],
+      ['/usr/share', 'a folder inside a system folder'],
+      [tmpdir(), 'a folder outside the project root'],
+      ['/definitely/not/here', 'a missing folder outside the root (its existence is not told)'],
+      [homedir(), 'the home folder'],
+    ])('refuses %s (%s) as a project, before looking at it', async (project) => {
+      const content = `name: x\nproject: ${JSON.stringify(project)}\ndefinitionOfDone: [a]`;
+      for (const request of [{ content }, { content: 'name: x\ndefinitionOfDone: [a]', project }]) {
+        const reply = await router.handle('plans.create', request);
+        expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+        if (!reply.ok) expect(reply.error.message).toMatch(/must be a folder inside the project root/);
+      }
+      expect(t.app.service.list()).toHaveLength(0);
+    });
+
+    it('by default, takes projects only from inside the user\'s home', async () => {
+      const defaults = createRouter(t.app.service, { log, baseDir: t.root });
+      const reply = await defaults.handle('plans.create', { content: planYaml(t.project) });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'project', message: `project: must be a folder inside the project root (${realpathSync(homedir())})` } });
     });
 
     it.each([
@@ -111,7 +148,6 @@ describe('router', () => {
       ['an unknown key', { content: 'name: x\ndefinitionOfDone: [a]\nextra: 1' }, '(root)', /extra/],
       ['a missing project', { content: 'name: x\nproject: ./nowhere\ndefinitionOfDone: [a]' }, 'project', /not a directory/],
       ['a bad profile override', { content: 'name: x\ndefinitionOfDone: [a]', profile: 'reckless' }, 'profile', /profile/],
-      ['a missing file', { path: '/definitely/not/here.yaml' }, 'plan-file', /no such file/],
     ])('refuses %s with the field named', async (_name, request, field, message) => {
       const reply = await router.handle('plans.create', request);
       expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request', field } });

@@ -20,6 +20,8 @@ export interface RouterOptions {
   /** Internal errors and failed background runs go here, with their stacks; never to the client. */
   log?: HostLog;
   breakpoints?: BreakpointBook;
+  /** Where the projects of plans created by clients must lie; default: the user's home. */
+  projectRoots?: readonly string[];
   /** The desktop app's file dialog: resolves to the chosen plan file, or null when cancelled. */
   pickPlanFile?: () => Promise<string | null>;
 }
@@ -55,12 +57,13 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover(), nativeFileDialog: Boolean(options.pickPlanFile) }),
     'plans.list': (r) => ({ plans: service.listItems({ state: r.state, search: r.search }) }),
     'plans.get': (r) => plan(r.planId),
-    'plans.create': (r) => {
-      const overrides = { project: r.project, profile: r.profile };
-      if (r.path !== undefined) return { plan: service.createFromFile(r.path, overrides) };
-      const content = r.content ?? '';
-      return { plan: service.createFromContent({ content, fileName: r.fileName, ...overrides }, options.baseDir ?? process.cwd()) };
-    },
+    'plans.create': (r) => ({
+      plan: service.createFromContent(
+        { content: r.content, fileName: r.fileName, project: r.project, profile: r.profile },
+        options.baseDir ?? process.cwd(),
+        { roots: options.projectRoots },
+      ),
+    }),
     'plans.createFromDialog': async () => {
       if (!options.pickPlanFile) throw new PlanError('a file dialog exists only in the desktop app; send the file with plans.create', 'unsupported');
       const path = await options.pickPlanFile();

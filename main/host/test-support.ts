@@ -13,12 +13,12 @@ export interface TempApp {
 }
 
 /** A real app on real SQLite in a fresh temporary folder. */
-export function tempApp(): TempApp {
+export function tempApp(options: { maxProjectBytes?: number } = {}): TempApp {
   const root = mkdtempSync(path.join(tmpdir(), 'agents-host-'));
   const project = path.join(root, 'project');
   mkdirSync(project);
   writeFileSync(path.join(project, 'README.md'), '# Demo\n');
-  const app = openApp({ dataDir: path.join(root, 'data'), sleep: () => Promise.resolve() });
+  const app = openApp({ dataDir: path.join(root, 'data'), sleep: () => Promise.resolve(), ...options });
   return {
     app,
     root,

@@ -1,8 +1,10 @@
-import { existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveDataDir } from './data-dir';
-import { tempDir } from './test-support/fixtures';
+import { resolveDataDir, SANDBOXES_FOLDER, secureDataDir } from './data-dir';
+import { DATABASE_FILE } from './database';
+import { openStores } from './stores';
+import { makePlan, tempDir } from './test-support/fixtures';
 
 describe('resolveDataDir', () => {
   const dirs: string[] = [];
@@ -44,5 +46,43 @@ describe('resolveDataDir', () => {
     const dir = resolveDataDir({}, { platform: 'linux', homedir: home });
     expect(dir).toBe(path.join(home, '.config', 'cleveragents'));
     expect(existsSync(dir)).toBe(true);
+  });
+});
+
+describe('secureDataDir: the data directory is private to its user', () => {
+  const modeOf = (file: string) => statSync(file).mode & 0o777;
+
+  it('creates the folder, the sandboxes folder and the database (with its WAL files) private', () => {
+    const dir = path.join(tempDir(), 'data');
+    secureDataDir(resolveDataDir({ AGENTS_HOME: dir }));
+    const stores = openStores(dir);
+    stores.plans.insert(makePlan());
+    try {
+      expect(modeOf(dir)).toBe(0o700);
+      expect(modeOf(path.join(dir, SANDBOXES_FOLDER))).toBe(0o700);
+      const files = readdirSync(dir).filter((name) => name.startsWith(DATABASE_FILE));
+      expect(files.sort()).toEqual([DATABASE_FILE, `${DATABASE_FILE}-shm`, `${DATABASE_FILE}-wal`]);
+      for (const name of files) expect([name, modeOf(path.join(dir, name))]).toEqual([name, 0o600]);
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('tightens what an older version left readable by others', () => {
+    const dir = path.join(tempDir(), 'data');
+    mkdirSync(path.join(dir, SANDBOXES_FOLDER), { recursive: true, mode: 0o755 });
+    const loose = openStores(dir);
+    loose.plans.insert(makePlan());
+    chmodSync(dir, 0o755);
+    chmodSync(path.join(dir, SANDBOXES_FOLDER), 0o775);
+    for (const name of readdirSync(dir).filter((n) => n.startsWith(DATABASE_FILE))) chmodSync(path.join(dir, name), 0o644);
+    try {
+      secureDataDir(dir);
+      expect(modeOf(dir)).toBe(0o700);
+      expect(modeOf(path.join(dir, SANDBOXES_FOLDER))).toBe(0o700);
+      for (const name of readdirSync(dir).filter((n) => n.startsWith(DATABASE_FILE))) expect([name, modeOf(path.join(dir, name))]).toEqual([name, 0o600]);
+    } finally {
+      loose.close();
+    }
   });
 });

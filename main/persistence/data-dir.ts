@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { DATABASE_FILE } from './database';
 
 export const APP_FOLDER = 'cleveragents';
 
@@ -39,6 +40,31 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env, options: Da
     const xdg = nonEmpty(env.XDG_CONFIG_HOME);
     dir = paths.join(xdg && paths.isAbsolute(xdg) ? xdg : paths.join(home, '.config'), APP_FOLDER);
   }
-  if (options.create ?? true) mkdirSync(dir, { recursive: true });
+  if (options.create ?? true) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   return dir;
+}
+
+export const SANDBOXES_FOLDER = 'sandboxes';
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/**
+ * Makes the data directory private to its user: the folder and the sandboxes folder 0700, the
+ * database and its WAL and shared-memory files 0600. It holds every plan, diff and copy of a
+ * project, so other local users must not read it. Folders made by an older version are tightened
+ * here too. The database file is made before SQLite opens it, because SQLite gives the WAL and
+ * shared-memory files the mode of the database file.
+ */
+export function secureDataDir(dir: string, platform: NodeJS.Platform = process.platform): void {
+  const sandboxes = path.join(dir, SANDBOXES_FOLDER);
+  mkdirSync(sandboxes, { recursive: true, mode: PRIVATE_DIR });
+  // Windows has no POSIX modes; its ACLs already keep a user's profile folder private.
+  if (platform === 'win32') return;
+  chmodSync(dir, PRIVATE_DIR);
+  chmodSync(sandboxes, PRIVATE_DIR);
+  const database = path.join(dir, DATABASE_FILE);
+  if (!existsSync(database)) closeSync(openSync(database, 'a', PRIVATE_FILE));
+  for (const file of [database, `${database}-wal`, `${database}-shm`, `${database}-journal`]) {
+    if (existsSync(file)) chmodSync(file, PRIVATE_FILE);
+  }
 }

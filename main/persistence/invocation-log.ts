@@ -1,4 +1,4 @@
-import { type ToolInvocation, ToolInvocationSchema } from '../../shared/domain';
+import { CONFINEMENTS, type ToolInvocation, ToolInvocationSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import type { InvocationLog } from '../engine/tool-runner';
 import type { SqliteDatabase } from './database';
@@ -15,6 +15,7 @@ interface InvocationRow {
   error: string | null;
   started_at: string;
   duration_ms: number;
+  confinement: string | null;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -25,7 +26,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  */
 function isInvocation(value: unknown): value is ToolInvocation {
   if (!isPlainObject(value)) return false;
-  const { id, planId, decisionId, tool, args, ok, error, startedAt, durationMs } = value;
+  const { id, planId, decisionId, tool, args, ok, error, startedAt, durationMs, confinement } = value;
   const errorOk =
     error === null ||
     (isPlainObject(error) && typeof error.name === 'string' && typeof error.message === 'string' && (error.category === undefined || typeof error.category === 'string'));
@@ -38,7 +39,8 @@ function isInvocation(value: unknown): value is ToolInvocation {
     typeof ok === 'boolean' &&
     errorOk &&
     typeof startedAt === 'string' &&
-    typeof durationMs === 'number' && durationMs >= 0
+    typeof durationMs === 'number' && durationMs >= 0 &&
+    (confinement === undefined || (CONFINEMENTS as readonly unknown[]).includes(confinement))
   );
 }
 
@@ -51,10 +53,10 @@ export class SqliteInvocationLog implements InvocationLog {
 
   constructor(readonly db: SqliteDatabase) {
     this.insert = prepare(db, 
-      `INSERT INTO tool_invocations (id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms)
-       VALUES (@id, @planId, @decisionId, @tool, @args, @ok, @result, @error, @startedAt, @durationMs)`,
+      `INSERT INTO tool_invocations (id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms, confinement)
+       VALUES (@id, @planId, @decisionId, @tool, @args, @ok, @result, @error, @startedAt, @durationMs, @confinement)`,
     );
-    const columns = 'id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms';
+    const columns = 'id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms, confinement';
     this.selectForPlan = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE plan_id = ? ORDER BY pos`);
     this.selectForDecision = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE decision_id = ? ORDER BY pos`);
     this.selectOne = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE id = ?`);
@@ -74,6 +76,7 @@ export class SqliteInvocationLog implements InvocationLog {
       error: valid.error === null ? null : toJson(valid.error),
       startedAt: valid.startedAt,
       durationMs: valid.durationMs,
+      confinement: valid.confinement ?? null,
     });
   }
 
@@ -105,6 +108,7 @@ function readInvocation(row: InvocationRow): ToolInvocation {
       error: row.error === null ? null : fromJson(row.error),
       startedAt: row.started_at,
       durationMs: row.duration_ms,
+      ...(row.confinement === null ? {} : { confinement: row.confinement }),
     },
     `tool_invocations[${row.id}]`,
   );

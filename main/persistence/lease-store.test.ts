@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './database';
-import { processIsAlive, SqliteLeaseStore } from './lease-store';
+import { SqliteLeaseStore } from './lease-store';
 import { tempDatabase } from './test-support/fixtures';
 
 describe('SqliteLeaseStore', () => {
@@ -77,10 +77,5 @@ describe('SqliteLeaseStore', () => {
     expect(real.get('P2')).toMatchObject({ pid: process.pid, hostname: real.hostname });
     expect(real.isStale(real.get('P2')!)).toBe(false);
     expect(real.release('P2')).toBe(true);
-  });
-
-  it('knows whether a pid is alive', () => {
-    expect(processIsAlive(process.pid)).toBe(true);
-    expect(processIsAlive(2 ** 22 + 12345)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import { parseOrThrow } from '../../shared/errors';
 import type { LeaseStore } from '../engine/leases';
 import type { SqliteDatabase } from './database';
 import { prepare, writeTransaction, type Statement } from './sql';
+import { DEFAULT_LEASE_STALE_MS, isHolderAlive, isProcessAlive } from '../engine/process-liveness';
 
 export const PlanLeaseSchema = z.object({
   planId: z.string().min(1),
@@ -23,23 +24,13 @@ export interface LeaseStoreOptions {
   /** Another host's lease is stale once its heartbeat is this old; default 60 s. */
   staleAfterMs?: number;
   now?: () => Date;
-  /** Whether a process on this host is alive; default: `process.kill(pid, 0)`. */
+  /** Whether a process on this host is alive; default: isProcessAlive (a zombie counts as gone). */
   isAlive?: (pid: number) => boolean;
   /** This machine's name; default os.hostname(). */
   hostname?: string;
 }
 
-export const DEFAULT_LEASE_STALE_MS = 60_000;
-
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { DEFAULT_LEASE_STALE_MS };
 
 interface LeaseRow {
   plan_id: string;
@@ -53,7 +44,7 @@ interface LeaseRow {
  * Which process runs which plan. A lease is stale when its holder is gone: on this host, when its
  * process no longer exists; on another host (which we cannot ask), when its heartbeat is older
  * than `staleAfterMs`. A stale lease can be taken over, and the plans whose leases are stale are
- * the ones a crash left behind. Same rules as main/engine/leases.ts `isLeaseLive`.
+ * the ones a crash left behind. The rule is isHolderAlive's, the same the app's lease checks use.
  */
 export class SqliteLeaseStore implements LeaseStore {
   readonly staleAfterMs: number;
@@ -73,7 +64,7 @@ export class SqliteLeaseStore implements LeaseStore {
   ) {
     this.staleAfterMs = options.staleAfterMs ?? DEFAULT_LEASE_STALE_MS;
     this.now = options.now ?? (() => new Date());
-    this.isAlive = options.isAlive ?? processIsAlive;
+    this.isAlive = options.isAlive ?? isProcessAlive;
     this.hostname = options.hostname ?? osHostname();
     this.upsert = prepare(db, 
       `INSERT INTO plan_leases (plan_id, pid, hostname, heartbeat_at, acquired_at)
@@ -137,11 +128,7 @@ export class SqliteLeaseStore implements LeaseStore {
   }
 
   isStale(lease: PlanLease): boolean {
-    // On this host the process table is the truth: a live holder keeps its lease even if a long
-    // synchronous step delayed its heartbeat.
-    if (lease.hostname === this.hostname) return !this.isAlive(lease.pid);
-    const age = this.now().getTime() - Date.parse(lease.heartbeatAt);
-    return !(age <= this.staleAfterMs); // NaN (an unreadable date) counts as stale too
+    return !isHolderAlive(lease, { now: this.now().getTime(), staleAfterMs: this.staleAfterMs, hostname: this.hostname, isAlive: this.isAlive });
   }
 }
 

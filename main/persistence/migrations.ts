@@ -140,7 +140,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX approvals_plan ON approvals (plan_id, pos);
   `,
-  // 3: change_recorded events carry the entry's metadata (docs/ARCHITECTURE.md, "The data path of a
+  // 3: how each shell.run call was confined (bwrap, sandbox-exec, none); NULL for other tools.
+  `
+  ALTER TABLE tool_invocations ADD COLUMN confinement TEXT;
+  `,
+  // 4: change_recorded events carry the entry's metadata (docs/ARCHITECTURE.md, "The data path of a
   // change"); events stored before that named only the entry, so they get its metadata from its row.
   `
   UPDATE events SET data = json_object('entry', json_object(

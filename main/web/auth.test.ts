@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkUpgrade, newToken, ownOrigins, tokensMatch } from './auth';
+import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, newToken, ownOrigins, tokensMatch } from './auth';
 
 describe('tokens', () => {
   it('are long, URL-safe and different each start', () => {
@@ -19,7 +19,7 @@ describe('tokens', () => {
 
 describe('checkUpgrade', () => {
   const token = 'T0KEN';
-  const expected = { token, origins: ownOrigins('127.0.0.1', 4477), bindHost: '127.0.0.1' };
+  const expected = { token, origins: ownOrigins(allowedHosts('127.0.0.1', 4477)) };
   const req = (url: string, origin?: string, host = '127.0.0.1:4477') => ({ url, headers: { origin, host } });
 
   it('accepts our path, token and origin', () => {
@@ -43,10 +43,32 @@ describe('checkUpgrade', () => {
     expect(checkUpgrade(req('/other?token=T0KEN', 'http://127.0.0.1:4477'), expected)).toMatchObject({ ok: false, status: 404 });
   });
 
-  it('on a wildcard bind, accepts the page of whichever host it was reached by, still with the token', () => {
-    const wild = { token, origins: ownOrigins('127.0.0.1', 4477), bindHost: '0.0.0.0' };
-    expect(checkUpgrade(req('/ws?token=T0KEN', 'http://10.0.0.5:4477', '10.0.0.5:4477'), wild)).toEqual({ ok: true });
-    expect(checkUpgrade(req('/ws?token=T0KEN', 'http://evil.example', '10.0.0.5:4477'), wild)).toMatchObject({ ok: false, status: 403 });
-    expect(checkUpgrade(req('/ws?token=bad', 'http://10.0.0.5:4477', '10.0.0.5:4477'), wild)).toMatchObject({ ok: false, status: 401 });
+  it('on a remote bind, accepts the pages of the names the operator allowed, still with the token', () => {
+    const remote = { token, origins: ownOrigins(allowedHosts('0.0.0.0', 4477, ['box.lan', '10.0.0.5'])) };
+    expect(checkUpgrade(req('/ws?token=T0KEN', 'http://10.0.0.5:4477', '10.0.0.5:4477'), remote)).toEqual({ ok: true });
+    expect(checkUpgrade(req('/ws?token=T0KEN', 'http://box.lan:4477', 'box.lan:4477'), remote)).toEqual({ ok: true });
+    expect(checkUpgrade(req('/ws?token=T0KEN', 'http://evil.example', '10.0.0.5:4477'), remote)).toMatchObject({ ok: false, status: 403 });
+    expect(checkUpgrade(req('/ws?token=bad', 'http://10.0.0.5:4477', '10.0.0.5:4477'), remote)).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
+describe('the Host a request may name', () => {
+  it('is a loopback name on our port, for a loopback bind', () => {
+    const hosts = allowedHosts('127.0.0.1', 4477);
+    for (const host of ['127.0.0.1:4477', 'localhost:4477', 'LOCALHOST:4477', '[::1]:4477']) expect([host, hostAllowed(host, hosts)]).toEqual([host, true]);
+    for (const host of ['evil.example:4477', 'evil.example', '127.0.0.1:4478', '127.0.0.1', 'localhost.evil.example:4477', '', undefined]) {
+      expect([host, hostAllowed(host, hosts)]).toEqual([host, false]);
+    }
+  });
+
+  it('also names the bound address and the names allowed for remote use', () => {
+    const hosts = allowedHosts('192.168.1.5', 80, ['box.lan']);
+    for (const host of ['192.168.1.5:80', '192.168.1.5', 'box.lan', 'box.lan:80', 'localhost']) expect([host, hostAllowed(host, hosts)]).toEqual([host, true]);
+    expect(hostAllowed('evil.example', hosts)).toBe(false);
+  });
+
+  it('tells loopback binds from the rest', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost']) expect([host, isLoopbackHost(host)]).toEqual([host, true]);
+    for (const host of ['0.0.0.0', '::', '', '192.168.1.5', 'box.lan', '127.0.0.1.evil.example']) expect([host, isLoopbackHost(host)]).toEqual([host, false]);
   });
 });

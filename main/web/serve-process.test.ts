@@ -18,7 +18,7 @@ interface Served {
 
 /** `agents serve --port 0` as its own process, resolved once it has printed its URL. */
 function serve(home: string): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, AGENTS_HOME: home }, cwd: ROOT });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--project-root', home], { env: { ...process.env, AGENTS_HOME: home }, cwd: ROOT });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -1,7 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sampleData } from '../../shared/test-support/sample-events';
+import { WebSocket } from 'ws';
 import type { StreamEvent } from '../../shared/events';
 import { MAX_MESSAGE_BYTES, type ServerMessage } from '../../shared/ws-protocol';
 import { planYaml, tempApp, type TempApp } from '../host/test-support';
@@ -17,7 +19,7 @@ describe('agents serve', () => {
   const logs: string[] = [];
 
   const start = async (options: Partial<Parameters<typeof startServer>[0]> = {}) => {
-    server = await startServer({ service: t.app.service, rendererDir, dataDir: t.app.dataDir, log: (m) => logs.push(m), ...options });
+    server = await startServer({ service: t.app.service, rendererDir, dataDir: t.app.dataDir, projectRoots: [t.root], log: (m, e) => logs.push(`${m} ${String(e)}`), ...options });
     origin = `http://127.0.0.1:${server.port}`;
   };
   const open = async () => {
@@ -92,6 +94,68 @@ describe('agents serve', () => {
       expect(await page.text()).toContain('npm run build');
       const client = await open();
       expect(await client.call('app.info', {})).toMatchObject({ ok: true });
+    });
+  });
+
+  describe('Host check (DNS rebinding)', () => {
+    /** A raw GET with the Host header we choose (fetch would not let us set it). */
+    const get = (host: string, pathname = '/') =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: server.port, path: pathname, headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    /** A WebSocket upgrade with the right token and Origin, but the Host we choose. */
+    const upgradeWithHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(server.wsUrl, { origin: `http://${host}`, headers: { host } });
+        ws.once('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('error', reject);
+      });
+
+    it('answers 421 over HTTP to a Host that is not its own, and serves its own names', async () => {
+      for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, `localhost.evil.example:${server.port}`]) {
+        const response = await get(host);
+        expect([host, response.status]).toEqual([host, 421]);
+        expect(response.body).not.toContain('<title>');
+      }
+      expect((await get(`evil.example:${server.port}`, '/assets/app.js')).status).toBe(421);
+      for (const host of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `[::1]:${server.port}`]) expect([host, (await get(host)).status]).toEqual([host, 200]);
+    });
+
+    it('answers 421 to a WebSocket upgrade for a Host that is not its own, even with the token and a matching Origin', async () => {
+      expect(await upgradeWithHost(`evil.example:${server.port}`)).toBe(421);
+      expect(await upgradeWithHost('evil.example')).toBe(421);
+      expect(await upgradeWithHost(`localhost:${server.port}`)).toBe(101);
+    });
+
+    it('binds beyond loopback only when remote use is allowed, and then answers only the names given', async () => {
+      await expect(startServer({ service: t.app.service, rendererDir, host: '0.0.0.0', log: () => undefined })).rejects.toThrow(/not a loopback address/);
+      const remote = await startServer({ service: t.app.service, rendererDir, host: '0.0.0.0', allowRemote: { names: ['box.lan'] }, log: () => undefined });
+      try {
+        const status = (host: string) =>
+          new Promise<number>((resolve, reject) => {
+            const req = request({ host: '127.0.0.1', port: remote.port, path: '/', headers: { host } }, (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            });
+            req.on('error', reject);
+            req.end();
+          });
+        expect(await status(`box.lan:${remote.port}`)).toBe(200);
+        expect(await status(`127.0.0.1:${remote.port}`)).toBe(200);
+        expect(await status(`evil.example:${remote.port}`)).toBe(421);
+      } finally {
+        await remote.close();
+      }
     });
   });
 
@@ -177,6 +241,32 @@ describe('agents serve', () => {
       }
       return events;
     };
+
+    it('a project past the size limit: the plan errors with a category, and every client is told', async () => {
+      await server.close();
+      await t.dispose();
+      t = tempApp({ maxProjectBytes: 4096 });
+      writeFileSync(path.join(t.project, 'big.bin'), Buffer.alloc(8192, 1));
+      await start();
+      const [a, b] = [await open(), await open()];
+      const planId = await createPlan(a);
+      for (const client of [a, b]) {
+        client.send(JSON.stringify({ type: 'subscribe', id: 1, subscription: { planId, afterSeq: 0 } }));
+        expect(await client.next()).toMatchObject({ type: 'reply', id: 1, ok: true });
+      }
+      expect(await a.call('plans.run', { planId })).toMatchObject({ ok: true });
+      for (const client of [a, b]) {
+        const events = await collect(client, (e) => e.some((x) => x.type === 'state_changed' && x.data.to === 'errored'));
+        const recorded = events.find((e) => e.type === 'error_recorded');
+        expect(recorded?.data).toMatchObject({ category: 'validation', message: expect.stringContaining('is larger than the limit of 4 KiB that a sandbox copies') });
+      }
+      await t.app.service.idle();
+      const plan = t.app.service.get(planId);
+      expect(plan).toMatchObject({ processingState: 'errored', sandboxRefs: [], errorDetails: { category: 'validation' } });
+      expect(plan.errorMessage).toMatch(/AGENTS_MAX_PROJECT_BYTES/);
+      expect(readdirSync(path.join(t.app.dataDir, 'sandboxes'))).toEqual([]);
+      expect(logs.filter((line) => line.includes('run of plan'))).toEqual([]);
+    });
 
     it('replays a plan from afterSeq, then streams the run live, in seq order without gaps', async () => {
       const client = await open();

@@ -7,7 +7,7 @@ import type { PlanService } from '../app/plan-service';
 import { contentSecurityPolicy } from '../host/csp';
 import { EventHub } from '../host/event-hub';
 import { createRouter, defaultHostLog, type HostLog } from '../host/router';
-import { checkUpgrade, isWildcardHost, newToken, ownOrigins, urlHost, WS_PATH } from './auth';
+import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, isWildcardHost, newToken, ownOrigins, urlHost, WS_PATH } from './auth';
 import { createStaticHandler, isRendererBuilt } from './static-handler';
 import { WsConnection } from './ws-connection';
 
@@ -23,13 +23,20 @@ export const HARD_PAYLOAD_LIMIT = 4 * MAX_MESSAGE_BYTES;
 
 export interface ServerOptions {
   service: PlanService;
-  /** Default 127.0.0.1; `0.0.0.0` or `::` serve every interface, and then any Host's own origin. */
+  /** Default 127.0.0.1. Anything but a loopback address needs `allowRemote`. */
   host?: string;
+  /**
+   * Serve beyond this machine, answering the Host names listed (besides the loopback names and the
+   * bound address). The token then travels in clear text over the network.
+   */
+  allowRemote?: { names: string[] };
   /** Default 0: a free port. */
   port?: number;
   rendererDir?: string;
   /** Shown by `app.info`. */
   dataDir?: string;
+  /** Where the projects of plans created over the WebSocket must lie; default: the user's home. */
+  projectRoots?: readonly string[];
   log?: HostLog;
   /** Ping period; a client that misses one pong is cut off. */
   heartbeatMs?: number;
@@ -52,24 +59,37 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && !options.allowRemote) {
+    throw new Error(`refusing to serve on ${host}, which is not a loopback address, without allowRemote`);
+  }
   const log = options.log ?? defaultHostLog;
   const rendererDir = options.rendererDir ?? DEFAULT_RENDERER_DIR;
   const token = newToken();
-  const router = createRouter(options.service, { dataDir: options.dataDir, log });
+  const router = createRouter(options.service, { dataDir: options.dataDir, projectRoots: options.projectRoots, log });
   const hub = new EventHub(options.service, { onError: (error) => log('event delivery failed', error) });
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_PAYLOAD_LIMIT, perMessageDeflate: false });
   const connections = new Map<WebSocket, WsConnection>();
   const alive = new WeakSet<WebSocket>();
+  let hosts = new Set<string>();
   let origins = new Set<string>();
   let csp = contentSecurityPolicy();
   let closing: Promise<void> | null = null;
 
-  const server = createServer(createStaticHandler({ rendererDir, csp: () => csp }));
+  const serveStatic = createStaticHandler({ rendererDir, csp: () => csp });
+  const server = createServer((req, res) => {
+    if (!hostAllowed(req.headers.host, hosts)) {
+      const body = MISDIRECTED;
+      res.writeHead(421, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+      return void res.end(body);
+    }
+    serveStatic(req, res);
+  });
   server.on('clientError', (_error, socket) => socket.destroy());
   server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (closing) return refuse(socket, 503, 'shutting down');
-    const verdict = checkUpgrade(req, { token, origins, bindHost: host });
+    if (!hostAllowed(req.headers.host, hosts)) return refuse(socket, 421, MISDIRECTED.trimEnd());
+    const verdict = checkUpgrade(req, { token, origins });
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason);
     wss.handleUpgrade(req, socket, head, (ws) => {
       alive.add(ws);
@@ -98,7 +118,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   // A wildcard bind is reached through some interface; the loopback one is the address to print.
   const shownHost = isWildcardHost(host) ? (host === '::' ? '::1' : '127.0.0.1') : host;
-  origins = ownOrigins(shownHost, port);
+  hosts = allowedHosts(host, port, options.allowRemote?.names ?? []);
+  origins = ownOrigins(hosts);
   // CSP host sources cannot name IPv6 literals (Chromium rejects `ws://[::1]:PORT`); 'self' covers that page.
   csp = contentSecurityPolicy({ connectSrc: [...origins].filter((o) => !o.includes('[')).map((o) => o.replace(/^http:/, 'ws:')) });
 
@@ -142,6 +163,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       })()),
   };
 }
+
+/** 421: this server does not answer for that Host (a DNS-rebound page, or a name the operator did not allow). */
+const MISDIRECTED = 'misdirected request: this console answers only for its own host names\n';
 
 function refuse(socket: Duplex, status: number, reason: string): void {
   const body = `${reason}\n`;

@@ -5,6 +5,7 @@ import { createAppRuntime } from './store/create-store';
 import { StoreContext } from './store/react';
 import { App } from './views/App';
 import './styles.css';
+import './approvals.css';
 
 // The composition root: pick the transport, build the store, start live updates, render.
 document.body.dataset.appState = 'loading';

@@ -213,6 +213,10 @@ describe('agents CLI: failure, automatic retry and manual recovery', () => {
     const tree = TreeSchema.parse(await agentsJson(['plan', 'tree', id], home));
     const recovery = flatten(tree.root as Node).filter((n) => n.type === 'error_recovery');
     expect(recovery).toHaveLength(2);
+    const ran = z.array(z.object({ tool: z.string(), confinement: z.string().nullable() })).parse((await agentsJson(['plan', 'tree', id], home) as { invocations: unknown }).invocations);
+    expect(ran.filter((i) => i.tool === 'shell.run').map((i) => i.confinement)).toEqual(['bwrap', 'bwrap', 'bwrap']);
+    const text = await agents(['plan', 'tree', id], home);
+    expect(text.stdout).toContain('Sync settings (the service is busy for the first two calls)  (shell.run)  [shell: confined by bwrap]');
   });
 
   it('with autoRetryTransient 0 the same plan ends errored after one attempt', async () => {

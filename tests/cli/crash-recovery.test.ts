@@ -67,5 +67,6 @@ describe('crash recovery: a run killed with SIGKILL', () => {
     expect(done).toMatchObject({ phase: 'apply', processingState: 'queued' });
     const final = await agentsJson<{ entries: { path: string }[] }>(['plan', 'diff', planId], home);
     expect(new Set(final.entries.map((e) => e.path))).toEqual(new Set(Array.from({ length: STEPS }, (_, i) => `parts/part-${i + 1}.txt`)));
-  });
+    // Nine CLI processes, each starting tsx, and twelve confined shell calls: slow on a busy 2-core machine.
+  }, 60_000);
 });

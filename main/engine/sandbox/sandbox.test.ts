@@ -46,6 +46,25 @@ describe('createSandbox', () => {
     await expect(createSandbox(source, path.join(source, 'sandboxes'), 'P3')).rejects.toThrow(/inside the project/);
   });
 
+  it('copies at most the size limit: a larger project is refused with a clear error and leaves no partial copy', async () => {
+    const source = project();
+    writeFileSync(path.join(source, 'big.bin'), Buffer.alloc(3 * 1024 * 1024, 7));
+    const sandboxes = tempDir('agents-sandboxes-');
+    const error = await createSandbox(source, sandboxes, 'BIG', { maxBytes: 2 * 1024 * 1024 }).then(
+      () => null,
+      (e: unknown) => e as EngineError,
+    );
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error).toMatchObject({ category: 'validation' });
+    expect(error!.message).toBe(
+      `project "${source}" is larger than the limit of 2 MiB that a sandbox copies; choose a smaller project folder, or raise the limit with AGENTS_MAX_PROJECT_BYTES`,
+    );
+    expect(existsSync(path.join(sandboxes, 'BIG'))).toBe(false);
+    // Under the limit, the same project copies whole.
+    const root = await createSandbox(source, sandboxes, 'FITS', { maxBytes: 4 * 1024 * 1024 });
+    expect(statSync(path.join(root, 'big.bin')).size).toBe(3 * 1024 * 1024);
+  });
+
   it('removeSandbox deletes the copy but never what its symlinks point to', async () => {
     const source = project();
     const root = await createSandbox(source, tempDir('agents-sandboxes-'), 'P1');

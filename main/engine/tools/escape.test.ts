@@ -3,8 +3,11 @@
 // exactly as it was, and the call must be refused with a message naming the path and the rule.
 import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILTIN_PROFILES } from '../../../shared/domain';
 import { EngineError } from '../errors';
 import { createSandbox } from '../sandbox/sandbox';
 import { cleanupTempDirs, type Harness, harness, tempDir, treeState } from './test-support';
@@ -111,14 +114,12 @@ describe('escape suite: no tool path leaves the sandbox', () => {
     expect(treeState(canary)).toEqual(canaryBefore);
   });
 
-  it('a hard link made by shell.run to a file outside is never written through', async () => {
+  it('a hard link to a file outside, planted behind the tools’ back, is never written through', async () => {
     try {
-      linkSync(path.join(canary, 'secret.txt'), path.join(sandbox, 'probe'));
-      execFileSync('rm', [path.join(sandbox, 'probe')]);
+      linkSync(path.join(canary, 'secret.txt'), path.join(sandbox, 'hard.txt'));
     } catch {
       return; // hard links across these directories are not allowed here: nothing to prove
     }
-    await h.call('shell.run', { command: `ln ${path.join(canary, 'secret.txt')} hard.txt` });
     await h.call('file.write', { path: 'hard.txt', content: 'overwritten' });
     await h.call('file.edit', { path: 'hard.txt', find: 'overwritten', replace: 'edited' });
     expect(readFileSync(path.join(sandbox, 'hard.txt'), 'utf8')).toBe('edited');
@@ -138,5 +139,93 @@ describe('escape suite: no tool path leaves the sandbox', () => {
     expect(existsSync(path.join(canary, 'planted.txt'))).toBe(false);
     expect(readdirSync(base).sort()).toEqual(baseBefore);
     expect(existsSync('/tmp/agents-pwned.txt')).toBe(false);
+  });
+});
+
+// The same rule for commands: whatever a shell command tries, it fails (the OS confinement has no
+// way out to offer) and nothing outside the sandbox changes. These run under the confinement the
+// platform provides; a machine without one fails here rather than passing unconfined.
+describe('escape suite: no shell command leaves the sandbox', () => {
+  let listener: Server;
+  let port: number;
+  let connections = 0;
+  const secret = () => path.join(canary, 'secret.txt');
+
+  beforeAll(async () => {
+    listener = createServer((socket) => {
+      connections += 1;
+      socket.on('error', () => undefined); // the client may exit before reading
+      socket.end('hello from the host\n');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    port = (listener.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+
+  const nodeConnect = (p: () => number) =>
+    `node -e "require('net').connect(${p()}, '127.0.0.1').on('connect', () => { console.log('connected'); process.exit(0) }).on('error', (e) => { console.error(e.code); process.exit(1) })"`;
+
+  type ShellCase = [name: string, command: () => string];
+  const shellEscapes: ShellCase[] = [
+    ['write through an absolute path', () => `echo pwned > ${canary}/pwned.txt`],
+    ['overwrite a file outside through an absolute path', () => `echo pwned > ${secret()}`],
+    ['write through ..', () => 'echo pwned > ../../canary/pwned.txt'],
+    ['write beside the sandbox through ..', () => 'echo pwned > ../pwned.txt'],
+    ['make a folder beside the sandbox', () => 'mkdir ../pwned'],
+    ['write through a symlink the command makes', () => `ln -s ${canary} out-link && echo pwned > out-link/pwned.txt`],
+    ['write through a relative symlink climbing out', () => 'ln -s ../../canary up-link && echo pwned > up-link/pwned.txt'],
+    ['write through /proc/self/cwd', () => 'echo pwned > /proc/self/cwd/../../canary/pwned.txt'],
+    ['write through /proc/self/root', () => `echo pwned > /proc/self/root${canary}/pwned.txt`],
+    ['write into a system folder', () => 'echo pwned > /etc/agents-pwned'],
+    ['write into the real /tmp', () => `echo pwned > ${path.dirname(base)}/agents-pwned.txt && test -e ${base}/canary`],
+    ['hard-link a file outside', () => `ln ${secret()} hard-link.txt`],
+    ['read a secret file outside', () => `cat ${secret()}`],
+    ['read a secret through a symlink', () => `ln -s ${secret()} s-link && cat s-link`],
+    ['read a secret through /proc/self/cwd', () => 'cat /proc/self/cwd/../../canary/secret.txt'],
+    ['list the canary', () => `ls ${canary}`],
+    ['list the home folder', () => `ls ${homedir()}`],
+    ['read /run/user', () => 'ls /run/user'],
+    ['connect to a listener on 127.0.0.1', () => nodeConnect(() => port)],
+  ];
+
+  it.each(shellEscapes)('a command cannot %s', async (_name, command) => {
+    const error = await h.call('shell.run', { command: command() }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EngineError);
+    const { category, details } = error as EngineError;
+    expect(category).toBe('tool');
+    expect(details.confinement).toBe(process.platform === 'darwin' ? 'sandbox-exec' : 'bwrap');
+    expect(`${String(details.stdoutTail)}${String(details.stderrTail)}`).not.toMatch(/top secret|connected|hello from the host/);
+    expect(treeState(canary)).toEqual(canaryBefore);
+    expect(readdirSync(base).sort()).toEqual(baseBefore);
+    expect(readdirSync(path.join(base, 'sandboxes'))).toEqual(['ESCAPE']);
+  });
+
+  it('no connection reached the listener, and one does where the profile allows the network', async () => {
+    expect(connections).toBe(0);
+    const networked = harness(sandbox, { profile: { ...BUILTIN_PROFILES.trusted, approvalRequired: [], allowNetwork: true } });
+    expect(await networked.call('shell.run', { command: nodeConnect(() => port) })).toMatchObject({ stdout: 'connected\n' });
+    expect(connections).toBe(1);
+  });
+
+  it('no background, setsid or nohup process outlives the call', async () => {
+    const late = (name: string) => `sleep 1.0531; echo late > ${sandbox}/${name}`;
+    const started = Date.now();
+    await h.call('shell.run', {
+      command: `(${late('bg.txt')}) >/dev/null 2>&1 & setsid sh -c '${late('setsid.txt')}' >/dev/null 2>&1 & nohup sh -c '${late('nohup.txt')}' >/dev/null 2>&1 & echo started`,
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(readdirSync(sandbox).filter((name) => ['bg.txt', 'setsid.txt', 'nohup.txt'].includes(name))).toEqual([]);
+  });
+
+  it('ends with 0 escapes: the canary as it was, nothing beside the sandbox, nothing in the real /tmp', () => {
+    expect(shellEscapes.length).toBeGreaterThanOrEqual(15);
+    expect(treeState(canary)).toEqual(canaryBefore);
+    expect(readdirSync(base).sort()).toEqual(baseBefore);
+    expect(existsSync(path.join(path.dirname(base), 'agents-pwned.txt'))).toBe(false);
+    expect(existsSync('/etc/agents-pwned')).toBe(false);
   });
 });

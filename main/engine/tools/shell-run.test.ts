@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES } from '../../../shared/domain';
@@ -32,6 +32,21 @@ function processGone(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** Host pids of live processes whose command line contains `marker`. */
+function hostProcessesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes(marker) && !processGone(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  return pids;
 }
 
 async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
@@ -90,20 +105,18 @@ describe('shell.run', () => {
     expect(await failure(h.call('shell.run', { command: 'exit 75' }))).toMatchObject({ category: 'transient', message: expect.stringContaining('EX_TEMPFAIL') });
   });
 
-  it('kills the whole process group on timeout, and the timeout is transient', async () => {
+  // Inside the PID namespace `$!` is not a host pid: find the processes by a unique argument instead.
+  it('kills every process of the call on timeout, and the timeout is transient', async () => {
     const started = Date.now();
-    const error = await failure(h.call('shell.run', { command: 'sleep 30 & echo $! > sleep.pid; wait', timeoutMs: 400 }));
+    const error = await failure(h.call('shell.run', { command: 'sleep 30.0417 & wait', timeoutMs: 400 }));
     expect(Date.now() - started).toBeLessThan(5000);
     expect(error).toMatchObject({ category: 'transient', message: 'shell.run: command timed out after 400 ms; its process group was killed' });
-    const pid = Number(readFileSync(path.join(root, 'sleep.pid'), 'utf8'));
-    expect(pid).toBeGreaterThan(0);
-    expect(await eventually(() => processGone(pid))).toBe(true);
+    expect(await eventually(() => hostProcessesWith('30.0417').length === 0)).toBe(true);
   });
 
   it('kills background jobs the command leaves behind, so nothing changes the sandbox afterwards', async () => {
-    await h.call('shell.run', { command: '(sleep 1; echo late > late.txt) >/dev/null 2>&1 & echo $! > bg.pid' });
-    const pid = Number(readFileSync(path.join(root, 'bg.pid'), 'utf8'));
-    expect(await eventually(() => processGone(pid))).toBe(true);
+    await h.call('shell.run', { command: '(sleep 1.0419; echo late > late.txt) >/dev/null 2>&1 & echo started' });
+    expect(await eventually(() => hostProcessesWith('1.0419').length === 0)).toBe(true);
     await new Promise((r) => setTimeout(r, 1300));
     expect(existsSync(path.join(root, 'late.txt'))).toBe(false);
   });
@@ -112,6 +125,31 @@ describe('shell.run', () => {
     const started = Date.now();
     await h.call('shell.run', { command: 'setsid sleep 4 & echo started' });
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('records on the invocation that the command ran confined by bubblewrap', async () => {
+    await h.call('shell.run', { command: 'true' });
+    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ tool: 'shell.run', ok: true, confinement: 'bwrap' });
+    await failure(h.call('shell.run', { command: 'exit 3' }));
+    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ ok: false, confinement: 'bwrap' });
+  });
+
+  it('refuses with one line saying why where no confinement is available, and runs nothing', async () => {
+    const bare = harness(root, { tools: { confinement: async () => ({ ok: false, reason: 'bubblewrap (bwrap) is not installed' }) } });
+    const error = await failure(bare.call('shell.run', { command: 'touch ran.txt' }));
+    expect(error.category).toBe('policy');
+    expect(error.message).toBe(
+      'shell.run: refused: commands cannot be confined here (bubblewrap (bwrap) is not installed); set allowUnconfinedShell: true in the automation profile to run them unconfined',
+    );
+    expect(existsSync(path.join(root, 'ran.txt'))).toBe(false);
+  });
+
+  it('runs unconfined only when the profile allows it, and records that on the call', async () => {
+    const profile = { ...BUILTIN_PROFILES.trusted, approvalRequired: [], allowUnconfinedShell: true };
+    const bare = harness(root, { profile, tools: { confinement: async () => ({ ok: false, reason: 'no bwrap' }) } });
+    expect(await bare.call('shell.run', { command: 'touch ran.txt' })).toMatchObject({ exitCode: 0 });
+    expect(existsSync(path.join(root, 'ran.txt'))).toBe(true);
+    expect(bare.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ ok: true, confinement: 'none' });
   });
 
   it('refuses to run at all when the profile does not allow the shell', async () => {

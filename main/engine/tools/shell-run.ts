@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { z } from 'zod';
 import { EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
 import { defineTool, sandboxRootOf } from './common';
+import { type ConfinementProbe, detectConfinement, type LaunchSpec, NODE_MOUNT, nodeFolder, unconfined } from './confinement';
 import { OutputCapture } from './output-capture';
 
 const name = 'shell.run';
@@ -32,21 +34,33 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+/** The PATH a confined command sees: the system's folders and the Node that runs us. */
+function confinedPath(): string {
+  return [path.join(NODE_MOUNT, 'bin'), NODE_MOUNT, path.join(nodeFolder(), 'bin'), path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].filter((d, i, all) => all.indexOf(d) === i).join(':');
+}
+
 /**
- * Runs `command` with /bin/sh in its own process group (detached), with a minimal environment and
- * no stdin. On timeout the whole group is killed; when the shell exits, stragglers it left running
- * in the background are killed too, so nothing keeps changing the sandbox after the call returns.
+ * Runs `command` with /bin/sh (or `launch`, the confined form of it) in its own process group
+ * (detached), with a minimal environment and no stdin. On timeout the whole group is killed; when
+ * the shell exits, stragglers it left running in the background are killed too, so nothing keeps
+ * changing the sandbox after the call returns. (Confined, the PID namespace ends them all, setsid
+ * children included.)
  */
-export function runCommand(command: string, cwd: string, options: { timeoutMs: number; maxOutputBytes: number }): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  cwd: string,
+  options: { timeoutMs: number; maxOutputBytes: number; launch?: LaunchSpec },
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const stdout = new OutputCapture(options.maxOutputBytes);
     const stderr = new OutputCapture(options.maxOutputBytes);
-    const child = spawn('/bin/sh', ['-c', command], {
+    const launch = options.launch ?? { file: '/bin/sh', args: ['-c', command] };
+    const child = spawn(launch.file, launch.args, {
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8', TERM: 'dumb' },
+      env: { PATH: options.launch ? confinedPath() : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'), HOME: cwd, LANG: 'C.UTF-8', TERM: 'dumb' },
     });
     let timedOut = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -71,7 +85,7 @@ export function runCommand(command: string, cwd: string, options: { timeoutMs: n
       settled = true;
       clearTimeout(timer);
       killGroup(child.pid);
-      reject(new EngineError(`${name}: could not start /bin/sh: ${error.message}`, 'internal', { command }));
+      reject(new EngineError(`${name}: could not start ${launch.file}: ${error.message}`, 'internal', { command }));
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
@@ -93,6 +107,8 @@ export interface ShellRunOptions {
   defaultTimeoutMs?: number;
   /** Bytes kept of stdout and of stderr each (head and tail); the middle becomes a marker. */
   maxOutputBytes?: number;
+  /** Finds the OS confinement; default: detected once per process (bwrap on Linux, sandbox-exec on macOS). */
+  confinement?: () => Promise<ConfinementProbe>;
 }
 
 export function createShellRunTool(options: ShellRunOptions = {}) {
@@ -100,7 +116,7 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
   return defineTool({
     name,
     description:
-      'Run a shell command (/bin/sh -c) in the sandbox root. Exit status 75 and a timeout are transient failures; every file it changes is captured.',
+      'Run a shell command (/bin/sh -c) in the sandbox root, confined by the OS: only the sandbox is writable, no network unless the profile allows it. Exit status 75 and a timeout are transient failures; every file it changes is captured.',
     schema: z.strictObject({
       command: z.string().min(1, 'must not be empty'),
       timeoutMs: z.number().int('must be a whole number').positive('must be positive').max(3_600_000, 'must be at most an hour').optional(),
@@ -110,8 +126,21 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
         throw new EngineError(`${name} is not allowed by the automation profile "${context.profile.name}"`, 'policy', { tool: name, profile: context.profile.name });
       }
       const { root } = await resolveInSandbox(sandboxRootOf(name, context), '.');
+      const probe = await (options.confinement ?? detectConfinement)();
+      if (!probe.ok && !context.profile.allowUnconfinedShell) {
+        throw new EngineError(
+          `${name}: refused: commands cannot be confined here (${probe.reason}); set allowUnconfinedShell: true in the automation profile to run them unconfined`,
+          'policy',
+          { tool: name, profile: context.profile.name, reason: probe.reason },
+        );
+      }
+      const confiner = probe.ok ? probe.confiner : unconfined;
+      context.recordConfinement?.(confiner.kind);
+      const launch = confiner.launch({ command: args.command, sandboxRoot: root, allowNetwork: context.profile.allowNetwork });
       const timeoutMs = args.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS;
-      const tracked = await tracker.track(root, () => runCommand(args.command, root, { timeoutMs, maxOutputBytes: options.maxOutputBytes ?? 64 * 1024 }));
+      const tracked = await tracker.track(root, () =>
+        runCommand(args.command, root, { timeoutMs, maxOutputBytes: options.maxOutputBytes ?? 64 * 1024, launch: confiner.kind === 'none' ? undefined : launch }),
+      );
       // Whatever the command did to the sandbox is recorded, even when it failed.
       for (const change of tracked.changes) context.recordChange(change);
       if (!tracked.outcome.ok) throw tracked.outcome.error;
@@ -124,6 +153,7 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
         durationMs: Math.round(result.durationMs),
         stdoutTail: result.stdout.tail(),
         stderrTail: result.stderr.tail(),
+        confinement: confiner.kind,
         ...(tracked.removedSymlinks.length > 0 ? { removedSymlinks: tracked.removedSymlinks } : {}),
       };
       if (result.timedOut) {

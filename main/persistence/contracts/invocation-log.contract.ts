@@ -41,5 +41,15 @@ export function invocationLogContract(name: string, factory: HarnessFactory<Invo
       expect(listed[2].result).toBeNull();
       expect(log.listForPlan('01OTHER')).toHaveLength(1);
     });
+
+    it('keeps how a command was confined, and nothing for tools that run none', () => {
+      const confined = makeInvocation('01PLAN', { tool: 'shell.run', args: { command: 'true' }, confinement: 'bwrap' });
+      const unconfined = makeInvocation('01PLAN', { tool: 'shell.run', args: { command: 'true' }, confinement: 'none' });
+      const file = makeInvocation('01PLAN');
+      for (const invocation of [confined, unconfined, file]) log.record(invocation);
+      const listed = log.listForPlan('01PLAN');
+      expect(listed.map((i) => i.confinement)).toEqual(['bwrap', 'none', undefined]);
+      expect('confinement' in listed[2]).toBe(false);
+    });
   });
 }

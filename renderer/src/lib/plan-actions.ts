@@ -3,7 +3,7 @@ import type { Plan } from '../../../shared/domain';
 export const PLAN_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard'] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
 
-type PlanState = Pick<Plan, 'phase' | 'processingState'> & Partial<Pick<Plan, 'projectPath'>>;
+type PlanState = Pick<Plan, 'phase' | 'processingState'> & Partial<Pick<Plan, 'projectPath' | 'waitingFor'>>;
 
 /** A queued plan that has not reached apply can run (strategize, then execute). */
 export function isRunnable(plan: PlanState): boolean {
@@ -14,11 +14,13 @@ export function isRunnable(plan: PlanState): boolean {
 export function allowedActions(plan: PlanState): Record<PlanAction, boolean> {
   const { phase, processingState: state } = plan;
   const running = state === 'processing' || state === 'paused';
+  // A plan that waits for an approval goes on only with the operator's answer.
+  const answerFirst = plan.waitingFor === 'approval';
   return {
     run: isRunnable(plan),
     // Step on a queued plan starts it in step mode; on a running one it runs one decision.
-    step: isRunnable(plan) || running,
-    continue: running,
+    step: isRunnable(plan) || (running && !answerFirst),
+    continue: running && !answerFirst,
     pause: state === 'processing',
     retry: state === 'errored' && phase !== 'apply',
     reset: state === 'errored',

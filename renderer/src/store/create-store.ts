@@ -1,6 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/frame-buffer';
+import { createApprovalsSlice } from './approvals-slice';
 import { createChangesSlice } from './changes-slice';
 import { createEventsSlice } from './events-slice';
 import { createLiveSlice } from './live-slice';
@@ -8,6 +9,7 @@ import { createNavigationSlice } from './navigation-slice';
 import { createPlanSlice } from './plan-slice';
 import { LIST_EVENT_TYPES } from './plan-events';
 import { createPlansSlice } from './plans-slice';
+import { createRecoverySlice } from './recovery-slice';
 import type { AppState, AppStore, IngestItem, StoreDeps } from './types';
 import { createUiSlice } from './ui-slice';
 
@@ -53,6 +55,8 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createChangesSlice(set, get, deps),
     ...createLiveSlice(set, get, deps),
     ...createNavigationSlice(set, get, deps),
+    ...createApprovalsSlice(set, get, deps),
+    ...createRecoverySlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;
@@ -74,6 +78,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
         state.refreshInvocations();
         state.refreshErrors();
         state.refreshChanges();
+        state.refreshApprovals();
       }
     },
     dispose() {

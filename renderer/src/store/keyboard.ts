@@ -1,4 +1,5 @@
 import type { PlanAction } from '../lib/plan-actions';
+import { waitsForApproval } from './approvals-slice';
 import type { AppStore } from './types';
 
 export interface KeyContext {
@@ -53,6 +54,13 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     state.jumpToNextFailure();
     return true;
   }
+  if (key === 'a' || key === 'A' || key === 'x') {
+    // Only while the open plan waits for an answer, so a stray key never approves anything else.
+    if (!waitsForApproval(state.plan) || !state.pendingApproval) return false;
+    if (key === 'x') state.requestRejectFocus();
+    else void state.approve(key === 'A');
+    return true;
+  }
   if (key in ACTION_KEYS) {
     if (!state.plan) return false;
     void state.runAction(ACTION_KEYS[key]);
@@ -74,6 +82,9 @@ export const KEY_HELP: { keys: string; what: string }[] = [
   { keys: 'c', what: 'Continue to the end or the next breakpoint' },
   { keys: 'p', what: 'Pause before the next decision' },
   { keys: 'r', what: 'Retry an errored plan from the failed step' },
+  { keys: 'a', what: 'Approve the tool call the plan waits for' },
+  { keys: 'Shift+A', what: 'Approve this call and every later call of its tool' },
+  { keys: 'x', what: 'Reject the waiting call: type the reason, then Enter' },
   { keys: '1 / 2 / 3', what: 'Show decisions / changes / events' },
   { keys: '?', what: 'Show or hide this help' },
   { keys: 'Esc', what: 'Close this help' },

@@ -34,7 +34,8 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
         if (followUp === 'plan') next.refreshPlan();
         else if (followUp === 'decisions') next.refreshDecisions();
         else if (followUp === 'invocations') next.refreshInvocations();
-        else next.refreshErrors();
+        else if (followUp === 'errors') next.refreshErrors();
+        else next.refreshApprovals();
       }
       const message = reduced.messages.at(-1);
       if (message) next.announce(message);

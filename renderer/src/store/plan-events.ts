@@ -10,7 +10,7 @@ export interface NextRetry {
 }
 
 /** A snapshot to refetch after events said it changed. */
-export type FollowUp = 'plan' | 'decisions' | 'invocations' | 'errors';
+export type FollowUp = 'plan' | 'decisions' | 'invocations' | 'errors' | 'approvals';
 
 export interface LivePlanState {
   plan: Plan | null;
@@ -62,6 +62,7 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         if (to !== 'processing') nextRetry = null;
         if (to !== 'paused') pausedDecisionId = null;
         followUps.add('plan');
+        followUps.add('approvals');
         if (to === 'errored' || to === 'queued' || to === 'complete' || to === 'cancelled') {
           followUps.add('decisions');
           followUps.add('errors');
@@ -96,6 +97,17 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
       case 'strategize_decisions':
       case 'strategize_complete':
         followUps.add('decisions');
+        followUps.add('plan');
+        break;
+      case 'approval_requested':
+      case 'approval_resolved':
+        // An answer is recorded as a decision under its step.
+        followUps.add('approvals');
+        followUps.add('decisions');
+        break;
+      case 'recovery_applied':
+        followUps.add('decisions');
+        followUps.add('errors');
         followUps.add('plan');
         break;
       case 'tool_call_finished':

@@ -4,9 +4,11 @@ import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
 import { ACTION_LABELS, allowedActions, isRunnable, type PlanAction } from '../lib/plan-actions';
+import { initialApprovalsState } from './approvals-slice';
 import { initialChangesState } from './changes-slice';
 import { initialEventsState } from './events-slice';
 import { deriveFromHistory, type NextRetry } from './plan-events';
+import { initialRecoveryState } from './recovery-slice';
 import type { LoadStatus, SliceCreator } from './types';
 
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
@@ -179,6 +181,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     refreshInvocations();
     refreshErrors();
     get().refreshChanges();
+    get().refreshApprovals();
   };
 
   const stopSession = () => {
@@ -200,6 +203,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         ...initialPlanState,
         ...initialEventsState,
         ...initialChangesState,
+        ...initialApprovalsState,
+        ...initialRecoveryState,
         planId,
         planStatus: 'loading',
         decisionsStatus: 'loading',
@@ -223,7 +228,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
 
     closePlan() {
       stopSession();
-      set({ ...initialPlanState, ...initialEventsState, ...initialChangesState });
+      set({ ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState });
     },
 
     refreshPlan,

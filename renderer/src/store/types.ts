@@ -1,12 +1,14 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import type { StreamEvent } from '../../../shared/events';
+import type { ApprovalsSlice } from './approvals-slice';
 import type { ChangesSlice } from './changes-slice';
 import type { EventsSlice } from './events-slice';
 import type { LiveSlice } from './live-slice';
 import type { NavigationSlice } from './navigation-slice';
 import type { PlanSlice } from './plan-slice';
 import type { PlansSlice } from './plans-slice';
+import type { RecoverySlice } from './recovery-slice';
 import type { UiSlice } from './ui-slice';
 
 export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'error';
@@ -17,7 +19,7 @@ export interface IngestItem {
   event: StreamEvent;
 }
 
-export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice;
+export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice;
 export type AppStore = StoreApi<AppState>;
 
 /** What the slices need from outside: the bridge and the event buffer. */

@@ -1,6 +1,6 @@
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
-import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { EventData, StreamEvent, StreamEventType } from '../../../shared/events';
 import { sampleData } from '../../../shared/test-support/sample-events';
 
@@ -13,7 +13,7 @@ export function makePlan(overrides: Partial<Plan> = {}): Plan {
     description: '',
     definitionOfDone: ['Create the licence file'],
     invariants: [],
-    automationProfile: { name: 'trusted', autoRetryTransient: 3, allowShell: true, pauseBeforeEachDecision: false, approvalRequired: [] },
+    automationProfile: { name: 'trusted', autoRetryTransient: 3, allowShell: true, allowNetwork: false, allowUnconfinedShell: false, pauseBeforeEachDecision: false, approvalRequired: [] },
     projectPath: '/tmp/project',
     phase: 'execute',
     processingState: 'queued',
@@ -47,6 +47,29 @@ export function makeDecision(id: string, parentId: string | null, order: number,
     status: 'pending',
     createdAt: TS,
     updatedAt: TS,
+    ...overrides,
+  };
+}
+
+export function makeApproval(id: string, overrides: Partial<Approval> = {}): Approval {
+  return {
+    id,
+    planId: 'P1',
+    kind: 'tool',
+    decisionId: 's1',
+    callIndex: 0,
+    tool: 'shell.run',
+    args: { command: 'rm -rf cache' },
+    description: 'Clear the cache',
+    rationale: 'A stale cache breaks the build',
+    diff: null,
+    status: 'pending',
+    scope: null,
+    answeredBy: null,
+    answeredAt: null,
+    reason: null,
+    usedAt: null,
+    createdAt: TS,
     ...overrides,
   };
 }
@@ -87,6 +110,7 @@ export class FakeBridge {
   events: StreamEvent[] = [];
   entries: ChangeEntryMeta[] = [];
   errors: ErrorRecord[] = [];
+  approvals: Approval[] = [];
   readonly calls: { channel: Channel; request: unknown }[] = [];
   readonly subscriptions = new Map<number, { subscription: Subscription; listener: (event: StreamEvent) => void }>();
   private readonly overrides = new Map<Channel, (request: never) => unknown>();
@@ -153,7 +177,7 @@ export class FakeBridge {
         };
       },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
-      'plans.approvals': () => ({ planId: this.plan.id, pending: null, approvals: [] }),
+      'plans.approvals': () => ({ planId: this.plan.id, pending: this.approvals.find((a) => a.status === 'pending') ?? null, approvals: this.approvals }),
       'plans.approve': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
       'plans.reject': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
       'plans.skip': () => ({ plan: { ...this.plan, processingState: 'queued' } }),

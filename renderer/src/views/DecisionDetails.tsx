@@ -1,10 +1,11 @@
 import { useShallow } from 'zustand/react/shallow';
-import type { StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
+import type { Confinement, StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
 import { StatusIcon } from '../components/Badges';
 import { DECISION_TYPE_LABELS } from '../lib/decision-tree';
 import { formatArgs, formatDuration, formatTime } from '../lib/format';
 import { ChangeLinks } from '../components/ChangeLinks';
 import { useAppStore } from '../store/react';
+import { ApprovalAnswerFacts } from './ApprovalAnswerFacts';
 
 function PlannedCall({ call }: { call: ToolCallSpec }) {
   return (
@@ -14,12 +15,19 @@ function PlannedCall({ call }: { call: ToolCallSpec }) {
   );
 }
 
+const CONFINEMENT_LABELS: Record<Confinement, string> = {
+  bwrap: 'confined by bubblewrap',
+  'sandbox-exec': 'confined by sandbox-exec',
+  none: 'not confined',
+};
+
 function RanCall({ invocation }: { invocation: ToolInvocation }) {
   return (
     <div className={`call ran ${invocation.ok ? 'ok' : 'failed'}`} data-testid="ran-call" data-tool={invocation.tool} data-ok={invocation.ok}>
       <span className="call-tool">{invocation.tool}</span> <span className="call-args">{formatArgs(invocation.args)}</span>
       <div className="muted">
         {invocation.ok ? 'ok' : 'failed'} · {formatDuration(invocation.durationMs)} · <time dateTime={invocation.startedAt}>{formatTime(invocation.startedAt)}</time>
+        {invocation.confinement && <> · <span data-testid="call-confinement">{CONFINEMENT_LABELS[invocation.confinement]}</span></>}
       </div>
       {invocation.error && <div className="call-error">{invocation.error.message}</div>}
     </div>
@@ -70,7 +78,7 @@ export function DecisionDetails() {
       <p className="muted">
         {DECISION_TYPE_LABELS[decision.type]} · {decision.status} · updated {formatTime(decision.updatedAt)}
       </p>
-      {decision.rationale && <p className="rationale">{decision.rationale}</p>}
+      {decision.type === 'approval' ? <ApprovalAnswerFacts decision={decision} /> : decision.rationale && <p className="rationale">{decision.rationale}</p>}
       {decision.type === 'strategy_choice' && running && (
         <button type="button" className="button small" data-testid="toggle-breakpoint" aria-pressed={breakpoint} onClick={() => void toggleBreakpoint(decision.id)}>
           {breakpoint ? 'Remove breakpoint' : 'Set breakpoint'}

@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { StatusIcon } from '../components/Badges';
+import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
 
 export const TREE_ROW_HEIGHT = 30;
@@ -17,13 +18,36 @@ interface DecisionRowProps {
   row: TreeRow;
   selected: boolean;
   paused: boolean;
+  /** The step whose call waits for the operator's approval. */
+  awaitingApproval?: boolean;
   breakpoint: boolean;
   tally: ToolTally | undefined;
+  /** For an `approval` decision: who answered, and why. */
+  answer?: ApprovalAnswer;
   onSelect(id: string): void;
   onToggle(id: string): void;
 }
 
-export const DecisionRow = memo(function DecisionRow({ row, selected, paused, breakpoint, tally, onSelect, onToggle }: DecisionRowProps) {
+/** An answer's own mark: a rejected call is not a failed decision, but it should not look approved. */
+function AnswerIcon({ approved }: { approved: boolean }) {
+  const label = approved ? 'approved' : 'rejected';
+  return (
+    <span className={`status-icon answer-${label}`} role="img" aria-label={label} title={label}>
+      {approved ? '✓' : '✕'}
+    </span>
+  );
+}
+
+function AnswerText({ answer, fallback }: { answer: ApprovalAnswer | undefined; fallback: string }) {
+  const text = answer ? `by ${answer.by ?? 'the operator'}${answer.reason ? ` — ${answer.reason}` : ''}` : fallback;
+  return (
+    <span className={`tree-answer ${answer && !answer.approved ? 'rejected' : ''}`} title={text}>
+      {text}
+    </span>
+  );
+}
+
+export const DecisionRow = memo(function DecisionRow({ row, selected, paused, awaitingApproval, breakpoint, tally, answer, onSelect, onToggle }: DecisionRowProps) {
   const { decision, depth, hasChildren, expanded } = row;
   const planned = decision.toolCalls.length;
   const classes = ['tree-row', `type-${decision.type}`, `row-${decision.status}`, selected && 'selected', paused && 'paused'].filter(Boolean).join(' ');
@@ -61,11 +85,15 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, br
       ) : (
         <span className="twisty-space" />
       )}
-      <StatusIcon status={decision.status} />
+      {answer ? <AnswerIcon approved={answer.approved} /> : <StatusIcon status={decision.status} />}
       {breakpoint && <span className="breakpoint-dot" role="img" aria-label="breakpoint" title="Breakpoint" />}
       <span className="tree-type">{DECISION_TYPE_LABELS[decision.type]}</span>
       <span className="tree-desc">{decision.description}</span>
+      {decision.type === 'approval' && (
+        <AnswerText answer={answer} fallback={decision.rationale} />
+      )}
       {paused && <span className="tree-flag">paused here</span>}
+      {awaitingApproval && <span className="tree-flag">waits for approval</span>}
       {(planned > 0 || (tally && tally.ran > 0)) && (
         <span className="tree-tools" title="Tool calls planned / run">
           {planned} planned · {tally?.ran ?? 0} ran

@@ -1,6 +1,7 @@
 import { useCallback, useMemo } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
+import { answersByDecision } from '../lib/approvals';
 import { flattenTree } from '../lib/decision-tree';
 import { useAppStore } from '../store/react';
 import { DecisionRow, TREE_ROW_HEIGHT, treeItemId, type ToolTally } from './DecisionRow';
@@ -17,6 +18,9 @@ export function DecisionTree() {
   const toggle = useAppStore((s) => s.toggleExpanded);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);
   const phase = useAppStore((s) => s.plan?.phase);
+  const approvals = useAppStore((s) => s.approvals);
+  const awaitingId = useAppStore((s) => s.pendingApproval?.decisionId ?? null);
+  const rootId = useAppStore((s) => s.plan?.decisionRootId ?? null);
 
   const rows = useMemo(() => flattenTree(decisions, expanded), [decisions, expanded]);
   const tallies = useMemo(() => {
@@ -30,6 +34,7 @@ export function DecisionTree() {
     }
     return map;
   }, [invocations]);
+  const answers = useMemo(() => answersByDecision(decisions, approvals, rootId), [decisions, approvals, rootId]);
   const onSelect = useCallback((id: string) => select(id), [select]);
 
   if (rows.length === 0) {
@@ -60,8 +65,10 @@ export function DecisionTree() {
             row={row}
             selected={id === selectedId}
             paused={id === pausedId}
+            awaitingApproval={id === awaitingId}
             breakpoint={breakpoints.includes(id)}
             tally={tallies.get(id)}
+            answer={answers.get(id)}
             onSelect={onSelect}
             onToggle={toggle}
           />

@@ -6,6 +6,7 @@ import { useNow } from '../components/use-now';
 import { formatCountdown, formatTime } from '../lib/format';
 import { allowedActions } from '../lib/plan-actions';
 import { ChangeLinks } from '../components/ChangeLinks';
+import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
 
 /** The attempts at the step that failed last: same decision (or same phase, before any decision). */
@@ -115,6 +116,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           </button>
         </div>
       )}
+      <RecoveryActions plan={plan} />
     </section>
   );
 }

@@ -1,9 +1,12 @@
 import { useEffect, useState } from 'react';
 import type { Plan } from '../../../shared/domain';
 import { PHASES } from '../../../shared/domain';
+import { ApprovalBadge } from '../components/ApprovalBadge';
 import { StateBadge } from '../components/Badges';
 import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
+import { waitsForApproval } from '../store/approvals-slice';
 import { useAppStore } from '../store/react';
+import { PlanInvariants } from './PlanInvariants';
 
 const ACTION_KEYS: Partial<Record<PlanAction, string>> = { step: 's', continue: 'c', pause: 'p', retry: 'r' };
 
@@ -48,12 +51,14 @@ export function PlanHeader({ plan }: { plan: Plan }) {
       <div className="plan-title">
         <h2 data-testid="plan-name">{plan.name}</h2>
         <StateBadge state={plan.processingState} />
+        {waitsForApproval(plan) && <ApprovalBadge />}
         <PhaseTrack plan={plan} />
         <span className="muted" title="Automation profile">
           {plan.automationProfile.name}
         </span>
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
+      <PlanInvariants plan={plan} />
       <div className="plan-controls" role="toolbar" aria-label="Plan controls">
         {PLAN_ACTIONS.map((action) => {
           const busy = pending === action || (action === 'apply' && applying);

@@ -1,6 +1,8 @@
 import type { PlanListItem } from '../../../shared/contract';
+import { ApprovalBadge } from '../components/ApprovalBadge';
 import { Progress, StateBadge } from '../components/Badges';
 import { formatAge } from '../lib/format';
+import { waitsForApproval } from '../store/approvals-slice';
 
 export const PLAN_ROW_HEIGHT = 60;
 
@@ -27,7 +29,7 @@ export function PlanRow({ plan, open, cursor, now, onOpen }: { plan: PlanListIte
       <div className="plan-row-line">
         <span className="plan-row-name">{plan.name}</span>
         {plan.needsAttention && <span className="visually-hidden">needs attention</span>}
-        <StateBadge state={plan.processingState} />
+        {waitsForApproval(plan) ? <ApprovalBadge /> : <StateBadge state={plan.processingState} />}
       </div>
       <div className="plan-row-line muted">
         <span className="plan-row-phase">{plan.phase}</span>

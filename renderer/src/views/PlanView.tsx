@@ -6,6 +6,7 @@ import { ChangesetView } from './ChangesetView';
 import { DecisionDetails } from './DecisionDetails';
 import { DecisionTree } from './DecisionTree';
 import { EventLog } from './EventLog';
+import { ApprovalCard } from './ApprovalCard';
 import { FailureCard } from './FailureCard';
 import { PlanHeader } from './PlanHeader';
 
@@ -103,6 +104,7 @@ export function PlanView() {
     <div className="plan-view" data-testid="plan-view" data-plan-id={plan.id}>
       <PlanHeader plan={plan} />
       <FailureCard plan={plan} />
+      <ApprovalCard plan={plan} />
       <Tabs />
       <TabPanel />
     </div>

@@ -6,6 +6,7 @@ import type { AppStore } from '../store/types';
 import { makeDecision, makeEntry, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { App } from './App';
+import { DecisionDetails } from './DecisionDetails';
 import { DiffViewer } from './DiffViewer';
 import { FailureCard } from './FailureCard';
 import { PlanHeader } from './PlanHeader';
@@ -29,6 +30,26 @@ describe('the plan header', () => {
     const html = render(store, <PlanHeader plan={makePlan({ processingState: 'paused' })} />);
     expect(attrs(html, 'plan-header', 'data-plan-state')).toEqual(['paused']);
     expect(enabledActions(html)).toEqual(['step', 'continue', 'discard']);
+  });
+});
+
+describe('the decision details', () => {
+  it('say how each command ran: confined by bubblewrap, or not confined', () => {
+    const { store } = testRuntime();
+    const call = { planId: 'P1', decisionId: 's1', tool: 'shell.run', args: { command: 'make' }, ok: true, result: {}, error: null, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5 };
+    store.setState({
+      decisions: { s1: makeDecision('s1', 'root', 0, { toolCalls: [{ tool: 'shell.run', args: { command: 'make' } }, { tool: 'shell.run', args: { command: 'make' } }] }) },
+      invocations: [
+        { ...call, id: 'I1', confinement: 'bwrap' },
+        { ...call, id: 'I2', confinement: 'none' },
+      ],
+      selectedDecisionId: 's1',
+    });
+    const html = render(store, <DecisionDetails />);
+    expect(html.match(/data-testid="call-confinement">([^<]*)</g)).toEqual([
+      'data-testid="call-confinement">confined by bubblewrap<',
+      'data-testid="call-confinement">not confined<',
+    ]);
   });
 });
 

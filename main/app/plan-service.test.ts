@@ -1,0 +1,28 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type App, openApp } from './open-app';
+
+describe('PlanService under the manual profile', () => {
+  let dir: string;
+  let app: App;
+  afterEach(() => {
+    app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('pauses before each step by default, and goes on when the operator continues', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'agents-manual-'));
+    app = openApp({ dataDir: path.join(dir, 'home') });
+    const file = path.join(dir, 'plan.yaml');
+    writeFileSync(file, 'name: careful\nautomationProfile: manual\ndefinitionOfDone:\n  - Read the brief\n  - Sign it off\n');
+    const plan = app.service.createFromFile(file);
+    const run = app.service.run(plan.id);
+    await expect.poll(() => app.service.get(plan.id).processingState).toBe('paused');
+    expect(app.service.controller(plan.id).isPaused).toBe(true);
+    expect(app.service.get(plan.id).waitingFor).toBeNull();
+    app.service.controller(plan.id).continue();
+    expect(await run).toMatchObject({ phase: 'apply', processingState: 'queued' });
+  });
+});

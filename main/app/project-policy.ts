@@ -1,0 +1,63 @@
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { ValidationError } from '../../shared/errors';
+
+/** Folders no plan may take as its project, nor anything inside them: the system's own. */
+const SYSTEM_FOLDERS = [
+  '/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/run', '/sbin', '/snap', '/sys', '/usr', '/var',
+  '/System', '/Library', '/Applications', '/private/etc', '/private/var', 'C:\\Windows', 'C:\\Program Files',
+];
+
+/** Where projects may lie when a plan comes from a client of the console (not the operator's own command line). */
+export interface ProjectPolicy {
+  /** A project must be inside one of these; default: the user's home. */
+  roots?: readonly string[];
+}
+
+export const DEFAULT_MAX_PROJECT_BYTES = 1024 ** 3;
+
+function realOrResolved(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/**
+ * Refuses a project directory that is `/`, the user's home itself, or a system folder (or inside
+ * one); with `policy.roots`, also one that is not inside a root. The roots are checked first, on
+ * the path as given, so a client learns nothing about what exists outside them.
+ */
+export function checkProjectDir(project: string, field: string, policy?: ProjectPolicy): void {
+  if (policy) {
+    const roots = (policy.roots ?? [homedir()]).map((root) => realOrResolved(root));
+    const given = path.resolve(project);
+    const real = realOrResolved(project);
+    if (!roots.some((root) => isInside(given, root) && isInside(real, root))) {
+      throw new ValidationError(field, `must be a folder inside ${roots.length === 1 ? 'the project root' : 'one of the project roots'} (${roots.join(', ')})`);
+    }
+  }
+  const real = realOrResolved(project);
+  if (path.dirname(real) === real) throw new ValidationError(field, 'must not be the root of the file system');
+  if (real === realOrResolved(homedir())) throw new ValidationError(field, 'must not be the home folder itself; name the project folder inside it');
+  const system = SYSTEM_FOLDERS.find((folder) => real === folder || isInside(real, folder));
+  if (system) throw new ValidationError(field, `must not be a system folder (${system})`);
+}
+
+/** AGENTS_MAX_PROJECT_BYTES, in bytes; unset or empty means the default. */
+export function maxProjectBytesFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.AGENTS_MAX_PROJECT_BYTES?.trim();
+  if (!raw) return DEFAULT_MAX_PROJECT_BYTES;
+  const bytes = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new ValidationError('AGENTS_MAX_PROJECT_BYTES', `must be a positive whole number of bytes, not "${raw.slice(0, 40)}"`);
+  }
+  return bytes;
+}

@@ -1,0 +1,8 @@
+/** Marks a plan that stopped for the operator's answer: paused, but not for a step or a breakpoint. */
+export function ApprovalBadge() {
+  return (
+    <span className="badge waiting-approval" data-testid="approval-badge">
+      Waiting for approval
+    </span>
+  );
+}

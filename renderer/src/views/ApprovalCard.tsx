@@ -1,0 +1,153 @@
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { Approval, Plan } from '../../../shared/domain';
+import { describeArgs, pathOfCall } from '../lib/approvals';
+import { formatTime } from '../lib/format';
+import { languageFor } from '../lib/highlight';
+import { parseUnifiedDiff } from '../lib/unified-diff';
+import { waitsForApproval } from '../store/approvals-slice';
+import { useAppStore } from '../store/react';
+import { UnifiedRow } from './DiffLines';
+
+/** The preview is not virtualized: past this many rows the card says how many more there are. */
+const PREVIEW_ROWS = 200;
+
+function CallArguments({ approval }: { approval: Approval }) {
+  const { command, rest } = describeArgs(approval.tool, approval.args);
+  return (
+    <>
+      {command !== null && (
+        <figure className="approval-command">
+          <figcaption className="approval-label">Command</figcaption>
+          <pre>
+            <code>{command}</code>
+          </pre>
+        </figure>
+      )}
+      {rest.length > 0 && (
+        <dl className="approval-args" aria-label="Arguments">
+          {rest.map(([key, value]) => (
+            <div key={key}>
+              <dt>{key}</dt>
+              <dd>
+                <code>{value.length > 400 ? `${value.slice(0, 399)}…` : value}</code>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </>
+  );
+}
+
+function DiffPreview({ diff, path }: { diff: string; path: string }) {
+  const rows = useMemo(() => parseUnifiedDiff(diff), [diff]);
+  const language = useMemo(() => languageFor(path), [path]);
+  if (rows.length === 0) return null;
+  return (
+    <div className="approval-diff-block">
+      <span className="approval-label">What the call would change{path ? ` in ${path}` : ''}</span>
+      <div className="approval-diff" role="group" aria-label={`Diff preview${path ? ` of ${path}` : ''}`}>
+        {rows.slice(0, PREVIEW_ROWS).map((row, i) => (
+          <UnifiedRow key={i} row={row} language={language} />
+        ))}
+        {rows.length > PREVIEW_ROWS && <p className="muted approval-more">{rows.length - PREVIEW_ROWS} more lines not shown</p>}
+      </div>
+    </div>
+  );
+}
+
+/** The call a plan waits for, with Approve, Approve all and Reject; the run goes on with the answer. */
+export function ApprovalCard({ plan }: { plan: Plan }) {
+  const pending = useAppStore((s) => s.pendingApproval);
+  const status = useAppStore((s) => s.approvalsStatus);
+  const answering = useAppStore((s) => s.answering);
+  const error = useAppStore((s) => s.approvalError);
+  const focusRequest = useAppStore((s) => s.rejectFocusRequest);
+  const approve = useAppStore((s) => s.approve);
+  const reject = useAppStore((s) => s.reject);
+  const [reason, setReason] = useState('');
+  const reasonField = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (focusRequest > 0) reasonField.current?.focus();
+  }, [focusRequest]);
+  // A reason belongs to one call; the next call starts with an empty field.
+  useEffect(() => setReason(''), [pending?.id]);
+
+  if (!waitsForApproval(plan)) return null;
+
+  if (!pending) {
+    return (
+      <section className="approval-card" data-testid="approval-card" data-state={status} aria-labelledby="approval-title">
+        <h3 id="approval-title">{status === 'error' ? `Approval needed — couldn't load the call: ${error ?? 'unknown error'}` : 'Approval needed — loading the call…'}</h3>
+      </section>
+    );
+  }
+
+  const tool = pending.tool ?? 'the plan';
+  const busy = answering !== null;
+  const onReject = (event: FormEvent) => {
+    event.preventDefault();
+    if (reason.trim() && !busy) void reject(reason);
+  };
+
+  return (
+    <section className="approval-card" data-testid="approval-card" data-state="loaded" data-tool={pending.tool ?? ''} aria-labelledby="approval-title" aria-describedby="approval-step">
+      <h3 id="approval-title">Approval needed: {tool}</h3>
+      <p className="approval-step" id="approval-step">
+        <span className="approval-label">Step</span> {pending.description}
+        <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
+      </p>
+      {pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
+      <CallArguments approval={pending} />
+      {pending.diff && <DiffPreview diff={pending.diff} path={pathOfCall(pending.args)} />}
+      <form className="approval-actions" onSubmit={onReject}>
+        <button
+          type="button"
+          className="button primary"
+          disabled={busy}
+          aria-busy={answering === 'approve' || undefined}
+          aria-keyshortcuts="a"
+          title="Run this call and go on (a)"
+          onClick={() => void approve(false)}
+        >
+          Approve
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={busy}
+          aria-busy={answering === 'approve_all' || undefined}
+          aria-keyshortcuts="Shift+A"
+          title={`Run this and every later ${tool} call of the plan without asking (Shift+A)`}
+          onClick={() => void approve(true)}
+        >
+          Approve all {tool}
+        </button>
+        <span className="approval-reject">
+          <label htmlFor="approval-reason">Reason for rejecting</label>
+          <input
+            ref={reasonField}
+            id="approval-reason"
+            className="input"
+            type="text"
+            value={reason}
+            maxLength={2000}
+            placeholder="Why this call should not run"
+            aria-keyshortcuts="x"
+            disabled={busy}
+            onChange={(e) => setReason(e.currentTarget.value)}
+          />
+          <button type="submit" className="button danger" disabled={busy || !reason.trim()} aria-busy={answering === 'reject' || undefined} title="Fail the step with this reason (x, then Enter)">
+            Reject
+          </button>
+        </span>
+      </form>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
