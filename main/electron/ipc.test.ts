@@ -7,8 +7,12 @@ import type { PlanService } from '../app/plan-service';
 import { EventHub } from '../host/event-hub';
 import { createRouter, type Router } from '../host/router';
 import { APP_ORIGIN } from './app-origin';
-import { IPC_EVENT, IPC_SUBSCRIBE, IPC_UNSUBSCRIBE, registerIpc, trustedSender } from './ipc';
+import { registerIpc, trustedSender } from './ipc';
+import { STREAM_CHANNELS } from '../../shared/streams';
+
 import { fakeIpcMain, fakeWebContents, invokeEvent } from './test-support';
+
+const { event: IPC_EVENT, subscribe: IPC_SUBSCRIBE, unsubscribe: IPC_UNSUBSCRIBE } = STREAM_CHANNELS;
 
 // Nothing here may load the real module: its binary is not on these machines.
 vi.mock('electron', () => ({}));
