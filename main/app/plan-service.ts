@@ -271,18 +271,25 @@ export class PlanService {
         'wrong_state',
       );
     }
-    return this.runFrom(planId, options);
+    return this.runFrom(planId, options, undefined, plan);
   }
 
-  private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }): Promise<Plan> {
-    const step = options.step ?? this.get(planId).automationProfile.pauseBeforeEachDecision;
+  /**
+   * Runs what is left of the plan. The plan is read once per phase: the copy read here (or by the
+   * caller) serves strategize, one read after strategize serves execute, and each phase carries the
+   * plan the lifecycle hands back instead of reading the store again.
+   */
+  private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }, known?: Plan): Promise<Plan> {
+    let plan = known ?? this.get(planId);
+    const step = options.step ?? plan.automationProfile.pauseBeforeEachDecision;
     // Read before the run starts, so a broken invariants file is bad input, and the context carries the rules.
-    if (this.get(planId).phase === 'strategize') this.recordProjectInvariants(planId);
-    return this.track(planId, { ...options, step }, async (executor, controller) => {
-      if (this.get(planId).phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback });
-      const plan = this.get(planId);
+    if (plan.phase === 'strategize') plan = this.recordProjectInvariants(plan);
+    return this.track(planId, { ...options, step }, plan, async (executor, controller, planNow) => {
+      if (planNow.phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback, plan: planNow });
+      const plan = planNow.phase === 'strategize' ? this.get(planId) : planNow;
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
       await executor.runExecute(planId, {
+        plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
         gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot),
@@ -293,10 +300,9 @@ export class PlanService {
   }
 
   /** The project's `.agents/invariants.yaml`, read once at strategize and kept on the plan. */
-  private recordProjectInvariants(planId: string): void {
-    const plan = this.get(planId);
+  private recordProjectInvariants(plan: Plan): Plan {
     const invariants = plan.projectPath ? loadProjectInvariants(plan.projectPath) : null;
-    if (invariants) this.lifecycle.update(planId, { projectInvariants: invariants });
+    return invariants ? this.lifecycle.update(plan.id, { projectInvariants: invariants }) : plan;
   }
 
   // ---- the operator's answers -------------------------------------------------------
@@ -518,7 +524,7 @@ export class PlanService {
 
   // ---- internals --------------------------------------------------------------
 
-  private track(planId: string, options: RunOptions, body: (executor: PlanExecutor, controller: RunController) => Promise<void>): Promise<Plan> {
+  private track(planId: string, options: RunOptions, plan: Plan, body: (executor: PlanExecutor, controller: RunController, plan: Plan) => Promise<void>): Promise<Plan> {
     if (this.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
     const lease = this.stores.leases;
     if (!lease.acquire(planId, process.pid, hostname())) {
@@ -530,8 +536,8 @@ export class PlanService {
     this.controllers.set(planId, controller);
     const run = (async () => {
       try {
-        const executor = await this.executorFor(planId);
-        await body(executor, controller);
+        const { executor, plan: ready } = await this.executorFor(plan);
+        await body(executor, controller, ready);
       } catch (error) {
         // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
         // else (making the sandbox, or a bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
@@ -576,8 +582,9 @@ export class PlanService {
     return true;
   }
 
-  private async executorFor(planId: string): Promise<PlanExecutor> {
-    const plan = this.get(planId);
+  private async executorFor(known: Plan): Promise<{ executor: PlanExecutor; plan: Plan }> {
+    let plan = known;
+    const planId = plan.id;
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     if (!sandboxRoot) {
       const sandboxesDir = join(this.options.dataDir, SANDBOXES_FOLDER);
@@ -589,7 +596,7 @@ export class PlanService {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });
       }
-      this.lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
+      plan = this.lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
     }
     const context = new PlanExecutionContext({
       planId,
@@ -607,12 +614,13 @@ export class PlanService {
       },
       changesetStore: this.stores.changesets,
     });
-    return new PlanExecutor({
+    const executor = new PlanExecutor({
       lifecycleService: this.lifecycle,
       toolRunner: new ToolRunner(this.registry, this.stores.invocations),
       executionContext: context,
       errorRecoveryService: new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery),
       sleep: this.options.sleep,
     });
+    return { executor, plan };
   }
 }

@@ -140,8 +140,8 @@ export class PlanLifecycleService {
   }
 
   /** Moves the processing state, refusing transitions the state machine does not allow. */
-  transition(planId: string, to: ProcessingState, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}): Plan {
-    const plan = this.getPlan(planId);
+  transition(planId: string, to: ProcessingState, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Plan {
+    const plan = current ?? this.getPlan(planId);
     if (plan.processingState !== to && !canTransition(plan.processingState, to)) {
       throw new PlanError(
         `plan ${planId} is ${plan.processingState} in phase ${plan.phase}; it cannot become ${to}`,
@@ -171,17 +171,22 @@ export class PlanLifecycleService {
     }
   }
 
-  beginPhase(planId: string, phase: Phase, from: readonly ProcessingState[] = ['queued']): Plan {
-    this.requirePhase(this.getPlan(planId), phase, from);
-    return this.transition(planId, 'processing');
+  /**
+   * Moves the plan into `phase`'s processing. `current` is the plan as the caller just read it (a
+   * run reads its plan once per phase), else it is read here. Returns the plan as stored now.
+   */
+  beginPhase(planId: string, phase: Phase, from: readonly ProcessingState[] = ['queued'], current?: Plan): Plan {
+    const plan = current ?? this.getPlan(planId);
+    this.requirePhase(plan, phase, from);
+    return this.transition(planId, 'processing', {}, plan);
   }
 
   /** Ends the current phase: the next phase is queued, and the last phase completes the plan. */
-  completePhase(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}): Plan {
-    const plan = this.getPlan(planId);
+  completePhase(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Plan {
+    const plan = current ?? this.getPlan(planId);
     const next = PHASES[PHASES.indexOf(plan.phase) + 1];
-    if (!next) return this.transition(planId, 'complete', patch);
-    return this.transition(planId, 'queued', { ...patch, phase: next });
+    if (!next) return this.transition(planId, 'complete', patch, plan);
+    return this.transition(planId, 'queued', { ...patch, phase: next }, plan);
   }
 
   /** Adds a decision under `parentId` (the root when null): an operator's answer or a recovery, kept in the tree. */

@@ -1,4 +1,4 @@
-import type { ExecuteResult, Phase, RuntimeExecuteResult, StrategyDecision } from '../../shared/domain';
+import type { ExecuteResult, Phase, Plan, RuntimeExecuteResult, StrategyDecision } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
 import type { ChangeSetStore } from './changeset-store';
@@ -24,6 +24,8 @@ export interface PlanExecutorOptions {
 }
 
 export interface RunOptions {
+  /** The plan as the caller just read it, so the phase need not read it again. */
+  plan?: Plan;
   streamCallback?: StreamCallback;
   /** Awaited before each execute decision: step mode and breakpoints. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
@@ -76,7 +78,7 @@ export class PlanExecutor {
 
   async runStrategize(planId: string, options: RunOptions = {}): Promise<StrategizeResult> {
     requirePlanId(planId);
-    return this.streaming(planId, options.streamCallback, () => this.strategize(planId));
+    return this.streaming(planId, options.streamCallback, () => this.strategize(planId, options.plan));
   }
 
   async runExecute(planId: string, options: RunOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
@@ -94,12 +96,12 @@ export class PlanExecutor {
     }
   }
 
-  private async strategize(planId: string): Promise<StrategizeResult> {
-    this.lifecycle.beginPhase(planId, 'strategize', ['queued']);
+  /** The plan is read once for the phase (or taken from the caller, who just read it), then carried along. */
+  private async strategize(planId: string, known?: Plan): Promise<StrategizeResult> {
+    const plan = this.lifecycle.beginPhase(planId, 'strategize', ['queued'], known?.id === planId ? known : undefined);
     const emit = this.lifecycle.events.emitterFor(planId);
     return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, async () => {
       emit('strategize_started', {});
-      const plan = this.lifecycle.getPlan(planId);
       const projectInvariants = (this.context?.projectResources.invariants as string[] | undefined) ?? [];
       const result = new StrategizeStubActor().strategize(plan, projectInvariants);
       this.lifecycle.saveDecisions(result.decisions);
@@ -108,21 +110,22 @@ export class PlanExecutor {
         decisionCount: result.decisions.length,
         invariantRecords: result.invariantRecords,
       });
-      this.lifecycle.completePhase(planId, { decisionRootId: result.decisionRootId });
+      this.lifecycle.completePhase(planId, { decisionRootId: result.decisionRootId }, plan);
       emit('strategize_complete', { decisionRootId: result.decisionRootId });
       return result;
     });
   }
 
-  private async execute(planId: string, { beforeDecision, gate, resumeAt, rules }: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
-    const plan = this.lifecycle.getPlan(planId);
+  private async execute(planId: string, options: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
+    const { beforeDecision, gate, resumeAt, rules } = options;
+    const plan = options.plan?.id === planId ? options.plan : this.lifecycle.getPlan(planId);
     if (!plan.decisionRootId) {
       throw new PlanError(`plan ${planId} has not completed strategize; run strategize first`, 'strategize_incomplete');
     }
     if (this.context && this.context.planId !== planId) {
       throw new PlanError(`this executor's context belongs to plan ${this.context.planId}, not ${planId}`, 'wrong_context');
     }
-    this.lifecycle.beginPhase(planId, 'execute', ['queued']);
+    let running = this.lifecycle.beginPhase(planId, 'execute', ['queued'], plan);
     const emit = this.lifecycle.events.emitterFor(planId);
     let failedDecision: string | null = null;
     const onDecisionStatus = (decision: StrategyDecision) => {
@@ -135,30 +138,36 @@ export class PlanExecutor {
       const decisions = executableDecisions(this.lifecycle.listDecisions(planId));
       if (!this.context) {
         const result = await new ExecuteStubActor(this.toolRunner, this.lifecycle.events).execute(planId, decisions);
-        this.lifecycle.completePhase(planId, {
-          changesetId: result.changesetId,
-          sandboxRefs: result.sandboxRefs,
-          errorDetails: { ...this.lifecycle.getPlan(planId).errorDetails, toolCallCount: result.toolCallsCount, sandboxRefCount: result.sandboxRefs.length },
-        });
+        this.lifecycle.completePhase(
+          planId,
+          {
+            changesetId: result.changesetId,
+            sandboxRefs: result.sandboxRefs,
+            errorDetails: { ...running.errorDetails, toolCallCount: result.toolCallsCount, sandboxRefCount: result.sandboxRefs.length },
+          },
+          running,
+        );
         return result;
       }
       const context = this.context;
       if (!this.toolRunner) throw new ValidationError('toolRunner', 'is required to execute with an execution context');
       context.decisionRootId = plan.decisionRootId;
-      const current = this.lifecycle.getPlan(planId);
-      if (current.changesetId && !context.activeChangesetIds.includes(current.changesetId)) context.resumeChangeset(current.changesetId);
+      if (running.changesetId && !context.activeChangesetIds.includes(running.changesetId)) context.resumeChangeset(running.changesetId);
       if (!context.activeChangesetId) {
         const changesetId = context.startChangeset();
-        this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
+        running = this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
       }
       const actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: context, events: this.lifecycle.events });
-      const result = await actor.execute(decisions, { profile: current.automationProfile, onDecisionStatus, beforeDecision, gate, resumeAt, rules });
-      const latest = this.lifecycle.getPlan(planId);
-      this.lifecycle.completePhase(planId, {
-        changesetId: result.changesetId,
-        sandboxRefs: result.sandboxRefs,
-        errorDetails: { ...latest.errorDetails, toolCallCount: result.toolCallCount, sandboxRefCount: result.sandboxRefs.length },
-      });
+      const result = await actor.execute(decisions, { profile: running.automationProfile, onDecisionStatus, beforeDecision, gate, resumeAt, rules });
+      this.lifecycle.completePhase(
+        planId,
+        {
+          changesetId: result.changesetId,
+          sandboxRefs: result.sandboxRefs,
+          errorDetails: { ...running.errorDetails, toolCallCount: result.toolCallCount, sandboxRefCount: result.sandboxRefs.length },
+        },
+        running,
+      );
       return result;
     });
   }
