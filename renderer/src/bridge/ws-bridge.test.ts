@@ -57,22 +57,11 @@ describe('the WebSocket bridge', () => {
     expect((error as BridgeError).payload).toEqual({ code: 'invalid_request', message: 'planId: no plan', field: 'planId' });
   });
 
-  it('rejects a request the contract refuses without sending it', async () => {
+  it('sends a request as given: the host parses it, once', async () => {
     const { bridge, current } = setup();
     current().open();
-    const error = await bridge['plans.get']({ planId: '' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BridgeError);
-    expect((error as BridgeError).payload.code).toBe('invalid_request');
-    expect((error as BridgeError).payload.field).toBe('planId');
-    expect(current().sent).toEqual([]);
-  });
-
-  it('rejects a reply whose data does not match the contract', async () => {
-    const { bridge, current } = setup();
-    current().open();
-    const call = bridge['app.info']({});
-    current().receive({ type: 'reply', id: 1, ok: true, data: { version: 3 } });
-    await expect(call).rejects.toMatchObject({ payload: { code: 'bad_response' } });
+    void bridge['plans.get']({ planId: '' }).catch(() => undefined);
+    expect(current().sent[0]).toMatchObject({ type: 'call', channel: 'plans.get', request: { planId: '' } });
   });
 
   it('drops messages that are not valid server messages and reports them', () => {
