@@ -75,7 +75,6 @@ async function publishChanges(app: ReturnType<typeof openApp>, planId: string, r
   const hostTs: number[] = [];
   const reads = listReads;
   const start = performance.now();
-  let n = 0;
   await new Promise<void>((resolve) => {
     const tick = () => {
       const due = Math.min(total, Math.floor(((performance.now() - start) * ratePerSecond) / 1000));
@@ -84,7 +83,8 @@ async function publishChanges(app: ReturnType<typeof openApp>, planId: string, r
         service.events.deferDelivery(() =>
           store.atomically!(() => {
             for (let i = from; i < due; i++) {
-              n += 1;
+              recordedChanges += 1;
+              const n = recordedChanges;
               const text = `line ${n}\n`;
               const entry = store.record(changesetId, {
                 id: `bench-${process.pid}-${n}`,
@@ -116,6 +116,8 @@ async function publishChanges(app: ReturnType<typeof openApp>, planId: string, r
 }
 
 let listReads = 0;
+/** Entries recorded so far by publishChanges, across calls: their ids and paths stay unique. */
+let recordedChanges = 0;
 
 interface ProfileNode {
   id: number;
