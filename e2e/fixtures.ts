@@ -26,14 +26,17 @@ function run(args: string[], home: string): Promise<{ code: number; stdout: stri
   });
 }
 
-/** Each test gets a fresh data directory, a copy of the examples and its own `agents serve`. */
+/**
+ * Each test gets a fresh data directory, a copy of the examples and its own `agents serve`, whose
+ * console may create plans over the tests' projects in the temporary folder.
+ */
 export const test = base.extend<{ agentsConsole: Console }>({
   agentsConsole: async ({}, use) => {
     const base = mkdtempSync(join(tmpdir(), 'agents-e2e-'));
     const home = join(base, 'home');
     const examples = join(base, 'examples');
     cpSync(join(ROOT, 'examples'), examples, { recursive: true, filter: (src) => !src.endsWith('large-refactor.yaml') });
-    const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0'], {
+    const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0', '--project-root', tmpdir()], {
       env: { ...process.env, AGENTS_HOME: home, AGENTS_RETRY_BASE_MS: '200' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -13,6 +13,7 @@ import {
   ToolInvocationSchema,
 } from './domain';
 import { ErrorCodeSchema } from './errors';
+import { SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
 /**
@@ -139,6 +140,11 @@ export const contract = {
     response: ApplyResultSchema,
   },
   'plans.discard': { request: planId.strict(), response: planResponse },
+  /** The seed's `correct`: the model runs the failed step again, told of the failure and the note. */
+  'plans.correct': { request: planId.extend({ note: z.string().trim().max(4000).optional() }).strict(), response: planResponse },
+  /** The model settings; the API key never comes back, only whether one is set. */
+  'settings.get': { request: z.object({}).strict(), response: SettingsViewSchema },
+  'settings.set': { request: SettingsPatchSchema, response: SettingsViewSchema },
 } as const;
 
 export type Contract = typeof contract;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
 export const PhaseSchema = z.enum(PHASES);
@@ -247,6 +248,8 @@ export const PlanFileSchema = z
     automationProfile: ProfileRefSchema.optional(),
     invariants: z.array(z.string()).default([]),
     definitionOfDone: DefinitionOfDoneSchema,
+    /** A model strategizes and executes the plan; its definition of done is in plain words. */
+    agent: AgentFileSchema.optional(),
   })
   .strict();
 export type PlanFile = z.infer<typeof PlanFileSchema>;
@@ -285,6 +288,14 @@ export const PlanSchema = z.object({
   waitingFor: z.enum(['approval']).nullable().default(null),
   /** The project's `.agents/invariants.yaml`, as read at strategize; null before, or without one. */
   projectInvariants: ProjectInvariantsSchema.nullable().default(null),
+  /** Set for a plan a model strategizes and executes. */
+  agent: AgentSpecSchema.optional(),
+  /** Tokens the model used, per step and in all. */
+  usage: PlanUsageSchema.optional(),
+  /** The operator's answer to the model's last proposal (a rejection, or replan), for its next one. */
+  agentFeedback: z.object({ reason: z.string(), previous: z.string() }).nullable().optional(),
+  /** A model step stopped for an approval: its conversation, so answering continues it where it stopped. */
+  agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -323,7 +334,27 @@ export type Approval = z.infer<typeof ApprovalSchema>;
 
 // ---- errors ---------------------------------------------------------------
 
-export const ERROR_CATEGORIES = ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal', 'rejected', 'invariant'] as const;
+export const ERROR_CATEGORIES = [
+  'transient',
+  'validation',
+  'policy',
+  'tool',
+  'conflict',
+  'interrupted',
+  'internal',
+  /** The operator rejected the call (approvals). */
+  'rejected',
+  /** A project invariant refused the call. */
+  'invariant',
+  /** The model provider refused the credentials (401, 403). */
+  'auth',
+  /** The provider does not know the model, or no model is configured. */
+  'model_config',
+  /** The model's proposal did not validate, even after it was told why. */
+  'model_output',
+  /** A step used up its turn or token budget. */
+  'budget',
+] as const;
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 
@@ -346,7 +377,8 @@ export const ExecuteResultSchema = z.object({
 });
 export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 
-export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual', 'skip', 'edit_step', 'change_profile'] as const;
+/** `correct`: the model runs the failed step again, told of the failure and the operator's note. */
+export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual', 'skip', 'edit_step', 'change_profile', 'correct'] as const;
 export const RecoveryActionSchema = z.enum(RECOVERY_ACTIONS);
 export type RecoveryAction = z.infer<typeof RecoveryActionSchema>;
 

@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'wrong_context',
   'no_active_changeset',
   'unsupported',
+  'not_agent',
   // subscriptions
   'duplicate_subscription',
   'unknown_subscription',

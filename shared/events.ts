@@ -26,6 +26,7 @@ export const SEED_EVENT_TYPES = [
 const id = z.string().min(1);
 const count = z.number().int().nonnegative();
 const runStarted = z.object({ changesetId: id, decisionCount: count, sandboxRoot: z.string().nullable() });
+const modelPhase = z.enum(['strategize', 'execute']);
 const step = z.object({ decisionId: id, index: z.number().int().positive(), total: count, description: z.string() });
 
 /**
@@ -76,7 +77,15 @@ export const EVENT_DATA = {
     description: z.string(),
   }),
   apply_complete: ApplyResultSchema.extend({ ok: z.boolean() }),
-  approval_requested: z.object({ approvalId: id, decisionId: z.string().nullable(), tool: z.string().nullable(), args: z.record(z.string(), z.unknown()), description: z.string() }),
+  /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
+  approval_requested: z.object({
+    approvalId: id,
+    kind: z.enum(['tool', 'plan']).optional(),
+    decisionId: z.string().nullable(),
+    tool: z.string().nullable(),
+    args: z.record(z.string(), z.unknown()).optional(),
+    description: z.string(),
+  }),
   approval_resolved: z.object({
     approvalId: id,
     decisionId: z.string().nullable(),
@@ -87,6 +96,19 @@ export const EVENT_DATA = {
     reason: z.string().nullable(),
   }),
   recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string() }),
+  /** The model's text as it streams, deltas batched. */
+  model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
+  /** Tokens after each model call: the call's, the step's and the plan's. */
+  model_usage: z.object({
+    decisionId: z.string().nullable(),
+    phase: modelPhase,
+    inputTokens: count,
+    outputTokens: count,
+    stepInputTokens: count,
+    stepOutputTokens: count,
+    planInputTokens: count,
+    planOutputTokens: count,
+  }),
 } as const;
 
 export type StreamEventType = keyof typeof EVENT_DATA;
@@ -103,6 +125,10 @@ export const ENGINE_EVENT_TYPES = [
   'retry_scheduled',
   'paused',
   'apply_complete',
+  /** The model's text as it streams: `{ decisionId, phase, text }`, deltas batched. */
+  'model_output',
+  /** Tokens after each model call: the call's, the step's and the plan's. */
+  'model_usage',
   'approval_requested',
   'approval_resolved',
   'recovery_applied',

@@ -73,6 +73,12 @@ export function validatePlanFile(raw: unknown, baseDir: string, overrides: { pro
     throw new ValidationError('plan-file', 'must be a mapping with at least name and definitionOfDone');
   }
   const plan = parseOrThrow(PlanFileSchema, raw);
+  if (plan.agent !== undefined && Array.isArray(plan.definitionOfDone)) {
+    const scripted = plan.definitionOfDone.findIndex((step) => typeof step !== 'string' && step.tools.length > 0);
+    if (scripted !== -1) {
+      throw new ValidationError(`definitionOfDone.${scripted}.tools`, 'an agent plan says what is done in plain words; the model chooses the tool calls');
+    }
+  }
   if (overrides.profile !== undefined) {
     plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, 'profile');
   }

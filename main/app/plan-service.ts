@@ -33,6 +33,12 @@ import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, 
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from '../engine/leases';
+import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
+import { ModelAgent } from '../engine/model/model-agent';
+import { createLanguageModel } from '../engine/model/provider';
+import type { CorrectionContext } from '../engine/model/prompts';
+import type { ModelConfig } from '../engine/model/model-config';
+import { resolveModelConfig, type SettingsStore } from './settings';
 import type { ApprovalStore } from '../engine/approvals';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { DEFAULT_MAX_PROJECT_BYTES, type ProjectPolicy } from './project-policy';
@@ -57,6 +63,10 @@ export interface PlanServiceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** How often a running plan's lease is renewed. */
   heartbeatMs?: number;
+  /** The model settings of the data directory (`agents config`, the console's Settings). */
+  settings: SettingsStore;
+  /** Where AGENTS_MODEL, AGENTS_BASE_URL and AGENTS_API_KEY are read; default: process.env. */
+  env?: NodeJS.ProcessEnv;
   /** The largest project a sandbox copies; default 1 GiB. */
   maxProjectBytes?: number;
 }
@@ -74,6 +84,8 @@ export interface RunOptions {
   /** Pause before each decision; by default as the plan's profile says (`manual` does). */
   step?: boolean;
   breakpoints?: string[];
+  /** For `correct`: the failed step's failure and the operator's note, in the model's context. */
+  corrections?: ReadonlyMap<string, CorrectionContext>;
 }
 
 /** Who answers an approval or applies a recovery: the OS user at the CLI, "console" in the console. */
@@ -249,7 +261,10 @@ export class PlanService {
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
+    const agent = agentSpecOf(plan.agent);
+    if (agent) this.modelConfig(agent);
     return this.lifecycle.createPlan({
+      agent,
       name: plan.name,
       description: plan.description,
       definitionOfDone: plan.definitionOfDone,
@@ -259,9 +274,90 @@ export class PlanService {
     });
   }
 
+  // ---- the model ------------------------------------------------------------
+
+  /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */
+  modelConfig(agent: NonNullable<Plan['agent']>): ModelConfig {
+    return resolveModelConfig(agent, this.options.env ?? process.env, this.options.settings);
+  }
+
+  settingsView(): SettingsView {
+    return this.options.settings.view(this.options.env ?? process.env);
+  }
+
+  updateSettings(patch: SettingsPatch): SettingsView {
+    this.options.settings.patch(patch);
+    return this.settingsView();
+  }
+
+  /**
+   * The seed's `correct` action: the model runs the failed step again, told of the failure and the
+   * operator's note. Recorded as an error_recovery decision with action `correct`.
+   */
+  correct(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
+    const plan = this.get(planId);
+    if (!plan.agent) throw new PlanError(`plan ${planId} is not an agent plan; only a model can correct a step (use: agents plan retry ${planId})`, 'not_agent');
+    if (plan.processingState !== 'errored' || plan.phase !== 'execute') {
+      throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; correct needs a step that failed in execute`, 'wrong_state');
+    }
+    const failed = this.failedStep(planId);
+    if (!failed) throw new PlanError(`plan ${planId} has no failed step to correct`, 'wrong_state');
+    this.modelConfig(plan.agent);
+    const failure = plan.errorMessage ?? 'the step failed';
+    const note = answer.reason?.trim() || null;
+    this.recovered(planId, failed.id, 'correct', `Asked the agent to fix step "${failed.description}"`, { by: answer.by, reason: note ?? undefined });
+    return this.run(planId, { ...options, corrections: new Map([[failed.id, { failure, note }]]) });
+  }
+
+  /**
+   * A model's proposed tree waits for the operator under every profile except full-auto: one
+   * pending approval of kind `plan`, on the tree's root. Approve lets execute start; reject sends
+   * the reason back to the model, whose new steps replace the ones not done. Says what the run
+   * does next.
+   */
+  private reviewProposedTree(planId: string): { next: 'execute'; plan: Plan } | { next: 'wait'; approvalId: string } | { next: 'propose_again' } {
+    const plan = this.get(planId);
+    if (!plan.agent || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute', plan };
+    const latest = this.stores.approvals.listForPlan(planId).filter((a) => a.kind === 'plan').at(-1);
+    if (latest?.status === 'approved') return { next: 'execute', plan };
+    if (latest?.status === 'pending') return { next: 'wait', approvalId: latest.id };
+    if (latest?.status === 'rejected' && latest.usedAt === null) {
+      this.stores.approvals.update(latest.id, { usedAt: new Date().toISOString() });
+      const now = new Date().toISOString();
+      const open = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
+      this.lifecycle.saveDecisions(open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })));
+      this.lifecycle.update(planId, { phase: 'strategize', agentFeedback: { reason: latest.reason ?? 'no reason given', previous: latest.rationale } });
+      return { next: 'propose_again' };
+    }
+    const steps = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
+    const approval: Approval = {
+      id: newId(),
+      planId,
+      kind: 'plan',
+      decisionId: plan.decisionRootId,
+      callIndex: null,
+      tool: null,
+      args: { steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls })) },
+      description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
+      rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}`).join('\n'),
+      diff: null,
+      status: 'pending',
+      scope: null,
+      answeredBy: null,
+      answeredAt: null,
+      reason: null,
+      usedAt: null,
+      createdAt: new Date().toISOString(),
+    };
+    this.stores.approvals.add(approval);
+    this.events.publish(planId, 'approval_requested', { approvalId: approval.id, kind: 'plan', decisionId: approval.decisionId, tool: null, description: approval.description });
+    return { next: 'wait', approvalId: approval.id };
+  }
+
   /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
   run(planId: string, options: RunOptions = {}): Promise<Plan> {
     const plan = this.get(planId);
+    if (plan.agent) this.modelConfig(plan.agent);
     const runnable =
       (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
     if (!runnable) {
@@ -286,7 +382,18 @@ export class PlanService {
     if (plan.phase === 'strategize') plan = this.recordProjectInvariants(plan);
     return this.track(planId, { ...options, step }, plan, async (executor, controller, planNow) => {
       if (planNow.phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback, plan: planNow });
-      const plan = planNow.phase === 'strategize' ? this.get(planId) : planNow;
+      let review = this.reviewProposedTree(planId);
+      for (; review.next !== 'execute'; review = this.reviewProposedTree(planId)) {
+        if (review.next === 'wait') {
+          // Stopped between strategize and execute, as a tool call's approval stops before the call.
+          this.lifecycle.transition(planId, 'processing');
+          this.lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          throw new ApprovalPending(review.approvalId);
+        }
+        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+      }
+      // The review's read of the plan serves execute.
+      const plan = review.plan;
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
       await executor.runExecute(planId, {
         plan,
@@ -384,9 +491,10 @@ export class PlanService {
    * Goes back to strategize for the steps not done: they are marked skipped and the steps of
    * `file` (a plan file) take their place. Completed steps and the changeset are kept.
    */
-  replan(planId: string, answer: Answer & { file: string }): Plan {
+  replan(planId: string, answer: Answer & { file?: string }): Plan {
     const plan = this.requireFixable(planId);
     if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
+    if (answer.file === undefined) return this.replanByModel(plan, answer);
     const { plan: file } = loadPlanFile(answer.file);
     const decisions = this.lifecycle.listDecisions(planId);
     const steps = stepsInOrder(decisions);
@@ -408,6 +516,27 @@ export class PlanService {
     }));
     this.lifecycle.saveDecisions([...replaced, ...added]);
     return this.recovered(planId, null, 'revert_to_strategize', `Replanned: ${replaced.length} step(s) replaced by ${added.length} from ${file.name}`, answer);
+  }
+
+  /**
+   * Replan of an agent plan without a file: the steps not done are marked skipped and the next run
+   * goes back to strategize, where the model proposes them again (told what is done) for approval.
+   */
+  private replanByModel(plan: Plan, answer: Answer): Plan {
+    if (!plan.agent) throw new ValidationError('--file', 'is required: a scripted plan takes its new steps from a plan file');
+    this.modelConfig(plan.agent);
+    const now = new Date().toISOString();
+    const open = stepsInOrder(this.lifecycle.listDecisions(plan.id)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
+    this.lifecycle.saveDecisions(open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })));
+    const failed = plan.errorMessage && plan.processingState === 'errored' ? ` The last attempt failed: ${plan.errorMessage}.` : '';
+    const done = stepsInOrder(this.lifecycle.listDecisions(plan.id)).filter((d) => d.status === 'done');
+    const agentFeedback = {
+      reason: `the operator asked for new steps for what is not done yet${answer.reason ? `: ${answer.reason}` : ''}.${failed} Done already: ${done.map((d) => d.description).join('; ') || 'nothing'}.`,
+      previous: open.map((d, i) => `${i + 1}. ${d.description}`).join('\n'),
+    };
+    const recovered = this.recovered(plan.id, null, 'revert_to_strategize', `Replanned by the model: ${open.length} step(s) to propose again`, answer);
+    // The tree's root stays; the next run strategizes again under it.
+    return this.lifecycle.update(plan.id, { phase: 'strategize', processingState: recovered.processingState, agentFeedback });
   }
 
   /** A plan that can be fixed in place: stopped with an error, or queued between runs. */
@@ -536,7 +665,7 @@ export class PlanService {
     this.controllers.set(planId, controller);
     const run = (async () => {
       try {
-        const { executor, plan: ready } = await this.executorFor(plan);
+        const { executor, plan: ready } = await this.executorFor(plan, options);
         await body(executor, controller, ready);
       } catch (error) {
         // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
@@ -582,7 +711,7 @@ export class PlanService {
     return true;
   }
 
-  private async executorFor(known: Plan): Promise<{ executor: PlanExecutor; plan: Plan }> {
+  private async executorFor(known: Plan, options: RunOptions): Promise<{ executor: PlanExecutor; plan: Plan }> {
     let plan = known;
     const planId = plan.id;
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
@@ -614,9 +743,25 @@ export class PlanService {
       },
       changesetStore: this.stores.changesets,
     });
+    const toolRunner = new ToolRunner(this.registry, this.stores.invocations);
+    let agent: ModelAgent | null = null;
+    if (plan.agent) {
+      const config = this.modelConfig(plan.agent);
+      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle: this.lifecycle, sandboxRoot });
+    }
     const executor = new PlanExecutor({
       lifecycleService: this.lifecycle,
-      toolRunner: new ToolRunner(this.registry, this.stores.invocations),
+      strategizer: agent
+        ? {
+            strategize: async (p, invariants, emit) => {
+              const result = await agent.strategize(p, invariants, emit, p.agentFeedback ?? undefined);
+              if (p.agentFeedback) this.lifecycle.update(planId, { agentFeedback: null });
+              return result;
+            },
+          }
+        : undefined,
+      stepRunner: agent ? agent.stepRunner(plan, options.corrections) : undefined,
+      toolRunner,
       executionContext: context,
       errorRecoveryService: new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery),
       sleep: this.options.sleep,

@@ -1,4 +1,5 @@
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import { costOf, type Price, type SettingsView } from '../../shared/agent';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode, DiffEntry } from '../app/plan-service';
 import type { RecoveryHint } from '../../shared/contract';
@@ -21,7 +22,25 @@ export function formatPlanList(plans: Plan[]): string {
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
-export function formatPlan(plan: Plan): string {
+export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): string {
+  const cost = costOf(usage, price);
+  return `${usage.inputTokens} in, ${usage.outputTokens} out${cost !== null ? ` (cost ${cost.toFixed(4)})` : ''}`;
+}
+
+export function formatSettings(view: SettingsView): string {
+  const source = { env: 'from the environment', settings: 'from the settings file', none: 'not set' } as const;
+  return [
+    `model:        ${view.model ?? '(not set)'}`,
+    `baseUrl:      ${view.baseUrl ?? '(not set)'}`,
+    `apiKey:       ${view.apiKeySet ? '(set)' : '(not set)'}`,
+    `priceInput:   ${view.price ? `${view.price.inputPerMTok} per million tokens` : '(not set)'}`,
+    `priceOutput:  ${view.price ? `${view.price.outputPerMTok} per million tokens` : '(not set)'}`,
+    '',
+    `in effect:    model ${view.effective.model ?? '(none)'} (${source[view.effective.modelSource]}), base URL ${view.effective.baseUrl ?? '(provider default)'}, API key ${source[view.effective.apiKeySource]}`,
+  ].join('\n');
+}
+
+export function formatPlan(plan: Plan, price?: Price | null): string {
   const lines = [
     `${plan.name}  (${plan.id})`,
     `  phase:      ${plan.phase}`,
@@ -32,6 +51,13 @@ export function formatPlan(plan: Plan): string {
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
     `  created:    ${plan.createdAt}`,
   ];
+  if (plan.agent) lines.push(`  agent:      ${plan.agent.model ?? '(model from the environment or settings)'}, ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
+  if (plan.usage) {
+    lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
+    for (const step of plan.usage.steps) {
+      lines.push(`    ${step.phase === 'strategize' ? 'strategize' : `step ${step.decisionId}`}: ${formatUsage(step, price)}, ${step.turns} turn(s)`);
+    }
+  }
   if (plan.description) lines.splice(1, 0, `  ${plan.description}`);
   const approve = plan.automationProfile.approvalRequired;
   lines.splice(lines.findIndex((l) => l.startsWith('  profile:')) + 1, 0, `  approvals:  ${approve.length === 0 ? 'none' : approve.includes('*') ? 'every tool call' : approve.join(', ')}`);
@@ -132,6 +158,9 @@ export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision
 
 /** One call that waits for the operator: the tool, its arguments, the step, and the diff it would make. */
 export function formatApproval(approval: Approval): string {
+  if (approval.kind === 'plan') {
+    return [`${approval.description}; approve to execute them, or reject with a reason for a new proposal:`, approval.rationale.replace(/^/gm, '  ')].join('\n');
+  }
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
   if (approval.rationale) lines.push(`  why: ${approval.rationale}`);
@@ -145,7 +174,7 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
   if (answered.length > 0) {
     lines.push('', 'Answered:');
     for (const a of answered) {
-      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? 'the proposed tree'}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
     }
   }
   return lines.join('\n');
@@ -157,7 +186,7 @@ function summarize(data: Record<string, unknown>): string {
 }
 
 function summarizeFields(data: Record<string, unknown>): string {
-  const pick = ['phase', 'from', 'to', 'description', 'tool', 'path', 'operation', 'status', 'ok', 'reason', 'message', 'error', 'delayMs', 'attempt', 'category'];
+  const pick = ['phase', 'from', 'to', 'description', 'tool', 'path', 'operation', 'status', 'ok', 'reason', 'message', 'error', 'delayMs', 'attempt', 'category', 'text', 'inputTokens', 'outputTokens'];
   return pick
     .filter((k) => data[k] !== undefined && data[k] !== null)
     .map((k) => `${k}=${typeof data[k] === 'object' ? JSON.stringify(data[k]) : String(data[k])}`)

@@ -5,11 +5,18 @@ import type { Plan } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
 import { type App, openApp } from '../app/open-app';
-import { formatApproval, formatApprovals, formatDiff, formatErrors, formatEvent, formatPlan, formatPlanList, formatTree } from './format';
+import { formatApproval, formatApprovals, formatDiff, formatErrors, formatEvent, formatPlan, formatPlanList, formatSettings, formatTree } from './format';
 import type { Approval } from '../../shared/domain';
+import { CONFIG_KEYS, configPatch } from '../app/settings';
 
 /** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces"; 3 leaves the plan resumable, waiting for the operator's approval. */
 export const EXIT = { ok: 0, planFailed: 1, badInput: 2, waitingForApproval: 3 } as const;
+
+function printSettings(ctx: Ctx, json: boolean | undefined): void {
+  const view = ctx.app().service.settingsView();
+  if (json) return printJson(ctx, view);
+  ctx.io.stdout(`${formatSettings(view)}\n`);
+}
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -106,10 +113,10 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
   try {
     ctx.io.stderr(`${formatApproval(approval)}\n`);
     for (;;) {
-      const key = (await ask(`approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `))?.toLowerCase();
+      const key = (await ask(approval.kind === 'plan' ? 'approve the proposed tree? [y]es, [n]o, [?] help: ' : `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `))?.toLowerCase();
       if (key === null || key === undefined) return null;
       if (key === 'y' || key === 'yes') return { approve: true, all: false };
-      if (key === 'a' || key === 'all') return { approve: true, all: true };
+      if ((key === 'a' || key === 'all') && approval.kind === 'tool') return { approve: true, all: true };
       if (key === 'n' || key === 'no') {
         const reason = await ask('reason for rejecting: ');
         if (reason) return { approve: false, reason };
@@ -217,9 +224,10 @@ export function buildProgram(ctx: Ctx): Command {
     .description("show a plan's phase, state, sandbox, changeset and last error")
     .addOption(json())
     .action((id: string, opts: { json?: boolean }) => {
-      const p = ctx.app().service.get(id);
+      const service = ctx.app().service;
+      const p = service.get(id);
       if (opts.json) printJson(ctx, p);
-      else ctx.io.stdout(`${formatPlan(p)}\n`);
+      else ctx.io.stdout(`${formatPlan(p, service.settingsView().price)}\n`);
     });
 
   plan
@@ -282,6 +290,16 @@ export function buildProgram(ctx: Ctx): Command {
     .addOption(json())
     .action(async (id: string, opts: { stream?: boolean; json?: boolean }) => {
       await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.retry(id, { streamCallback: onEvent }));
+    });
+
+  plan
+    .command('correct <id>')
+    .description('ask the agent to fix the failed step: it runs again with the failure (and your note) in the model\'s context')
+    .option('--note <text>', 'what the model should do differently')
+    .option('--stream', 'print one line per event as it happens (NDJSON with --json)')
+    .addOption(json())
+    .action(async (id: string, opts: { note?: string; stream?: boolean; json?: boolean }) => {
+      await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.correct(id, { by: operator(), reason: opts.note }, { streamCallback: onEvent }));
     });
 
   plan
@@ -355,10 +373,10 @@ export function buildProgram(ctx: Ctx): Command {
 
   plan
     .command('replan <id>')
-    .description('go back to strategize for the steps not done: they are replaced by the steps of --file')
-    .requiredOption('--file <plan.yaml>', 'a plan file whose definitionOfDone holds the new steps')
+    .description('go back to strategize for the steps not done: they are replaced by the steps of --file, or (an agent plan) proposed again by the model')
+    .option('--file <plan.yaml>', 'a plan file whose definitionOfDone holds the new steps (required for a scripted plan)')
     .addOption(json())
-    .action((id: string, opts: { file: string; json?: boolean }) => {
+    .action((id: string, opts: { file?: string; json?: boolean }) => {
       recovered(ctx.app().service.replan(id, { by: operator(), file: opts.file }), opts, 'replanned');
     });
 
@@ -397,6 +415,53 @@ export function buildProgram(ctx: Ctx): Command {
       else ctx.io.stdout(`${p.id} discarded\n`);
     });
 
+  const config = program
+    .command('config')
+    .description(`the model settings in the data directory (mode 0600): ${CONFIG_KEYS.join(', ')}`)
+    .addHelpText('after', '\nThe environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these; a plan\'s agent.model wins over both.\nExample:\n  agents config set model ollama:qwen2.5-coder');
+  config.exitOverride().configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr }).showHelpAfterError('(run with --help for usage)');
+
+  config
+    .command('list')
+    .description('every setting, the model in effect and where it comes from; the API key only as set or not')
+    .addOption(json())
+    .action((opts: { json?: boolean }) => printSettings(ctx, opts.json));
+
+  config
+    .command('get <key>')
+    .description('one setting (apiKey prints only whether one is set)')
+    .action((key: string) => {
+      const view = ctx.app().service.settingsView();
+      const values: Record<string, unknown> = {
+        model: view.model,
+        baseUrl: view.baseUrl,
+        apiKey: view.apiKeySet ? '(set)' : '(not set)',
+        priceInput: view.price?.inputPerMTok ?? null,
+        priceOutput: view.price?.outputPerMTok ?? null,
+      };
+      if (!(key in values)) throw new ValidationError('key', `unknown setting "${key}"; the settings are ${Object.keys(values).join(', ')}`);
+      ctx.io.stdout(`${values[key] ?? ''}\n`);
+    });
+
+  config
+    .command('set <key> <value>')
+    .description('change a setting; an empty value clears it')
+    .action((key: string, value: string) => {
+      const app = ctx.app();
+      const settingsFile = app.settings.read();
+      app.settings.patch(configPatch(key, value, settingsFile));
+      ctx.io.stdout(`${key} ${value === '' ? 'cleared' : 'set'}\n`);
+    });
+
+  config
+    .command('unset <key>')
+    .description('clear a setting')
+    .action((key: string) => {
+      const app = ctx.app();
+      app.settings.patch(configPatch(key, '', app.settings.read()));
+      ctx.io.stdout(`${key} cleared\n`);
+    });
+
   program
     .command('serve')
     .description('serve the operator console to a browser')
@@ -423,6 +488,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     app: () =>
       (app ??= openApp({
         dataDir: io.env.AGENTS_HOME || undefined,
+        env: io.env,
         // Lets tests and demos shorten the automatic-retry backoff.
         recovery: io.env.AGENTS_RETRY_BASE_MS ? { baseDelayMs: Number(io.env.AGENTS_RETRY_BASE_MS) } : undefined,
       })),

@@ -84,6 +84,7 @@ vi.mock('electron', async () => {
     session: electron.session,
     Menu: electron.Menu,
     dialog: electron.dialog,
+    safeStorage: { isEncryptionAvailable: () => false, encryptString: () => Buffer.alloc(0), decryptString: () => '' },
   };
 });
 

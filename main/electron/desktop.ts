@@ -1,4 +1,4 @@
-import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, Session } from 'electron';
+import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Session } from 'electron';
 import path from 'node:path';
 import { type App, openApp } from '../app/open-app';
 import { contentSecurityPolicy } from '../host/csp';
@@ -11,6 +11,7 @@ import { type IpcBinding, registerIpc, trustedSender } from './ipc';
 import { menuTemplate } from './menu';
 import { hardenSession, hardenWebContents } from './security';
 import { mainWindowOptions } from './window-options';
+import { safeStorageCodec } from './secret-codec';
 
 /** The parts of the electron module the desktop app uses; injected, so tests can hand in fakes. */
 export interface ElectronApi {
@@ -21,6 +22,8 @@ export interface ElectronApi {
   session: { defaultSession: Session };
   Menu: Pick<typeof ElectronMenu, 'buildFromTemplate' | 'setApplicationMenu'>;
   dialog: Pick<Dialog, 'showOpenDialog'>;
+  /** Encrypts the model's API key at rest; absent in tests. */
+  safeStorage?: Pick<SafeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString'>;
 }
 
 export interface DesktopOptions {
@@ -71,7 +74,8 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     hardenSession(electron.session.defaultSession, csp);
     electron.protocol.handle(APP_SCHEME, createAppProtocolHandler({ rendererDir: path.join(options.bundleDir, '../renderer'), csp }));
 
-    const opened = (options.open ?? openApp)({ env });
+    const secrets = electron.safeStorage ? safeStorageCodec(electron.safeStorage) : null;
+    const opened = (options.open ?? openApp)({ env, secrets: secrets ?? undefined });
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
     const router = createRouter(opened.service, {
       dataDir: opened.dataDir,

@@ -44,6 +44,9 @@ const INVALID: Record<Channel, unknown> = {
   'plans.reject': { planId: 'P', reason: '  ' },
   'plans.skip': { planId: 'P', step: 0 },
   'plans.setProfile': { planId: 'P', profile: 'reckless' },
+  'plans.correct': { planId: 'P', note: 5 },
+  'settings.get': { apiKey: 'x' },
+  'settings.set': { model: 'no-provider' },
 };
 
 function setup(router?: Router) {

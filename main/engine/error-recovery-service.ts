@@ -20,6 +20,26 @@ export const CATEGORY_POLICIES: Record<ErrorCategory, CategoryPolicy> = {
   conflict: { retriable: false, action: 'manual', hint: 'The project changed since the plan ran. Review the conflicting files, then apply the rest or discard the plan.' },
   interrupted: { retriable: false, action: 'retry', hint: 'The process running this plan stopped before it finished. Retry resumes at the step that was running.' },
   internal: { retriable: false, action: 'manual', hint: 'An unexpected error inside the engine. Read the stack in the error history; retry once the cause is understood.' },
+  auth: {
+    retriable: false,
+    action: 'retry',
+    hint: 'The model provider refused the API key. Set AGENTS_API_KEY, or store a key with `agents config set apiKey <key>`, then retry.',
+  },
+  model_config: {
+    retriable: false,
+    action: 'retry',
+    hint: 'The model is unknown to the provider or not configured. Set agent.model in the plan file, AGENTS_MODEL, or `agents config set model provider:model`, then retry.',
+  },
+  model_output: {
+    retriable: false,
+    action: 'retry',
+    hint: "The model's output did not validate, even after it was told why three times. Retry, or use a more capable model.",
+  },
+  budget: {
+    retriable: false,
+    action: 'correct',
+    hint: 'The model used up its turn or token budget for this step. Ask the agent to fix it with a note, or raise agent.maxTurnsPerStep and retry.',
+  },
   rejected: { retriable: false, action: 'skip', hint: 'The operator rejected a call of this step. Skip the step, edit its calls, or replan the steps not done.' },
   invariant: { retriable: false, action: 'edit_step', hint: "The step breaks a project invariant (.agents/invariants.yaml). Edit the step's calls, skip it, or replan." },
 };
@@ -78,7 +98,23 @@ export function recoveryHints(planId: string, category: ErrorCategory, step?: nu
       return [first(hint.profile), hint.skip, hint.edit];
     case 'manual':
       return category === 'policy' ? [first(hint.profile), hint.skip, hint.edit, hint.inspect] : [first(hint.inspect), hint.retry, hint.discard];
+    case 'correct':
+      return [{ action: 'correct', message: policy.hint, command: `agents plan correct ${planId} --note "what to do differently"` }, hint.retry, hint.inspect];
   }
+}
+
+/** A hint the error carries for its own case (the model it names, the setting to change). */
+function hintOf(error: unknown): string | undefined {
+  const cause = error instanceof ToolCallError ? error.cause : error;
+  const value = cause instanceof EngineError ? cause.details.hint : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** How long the provider asked us to wait (Retry-After), if it did. */
+function retryAfterMsOf(error: unknown): number {
+  const cause = error instanceof ToolCallError ? error.cause : error;
+  const value = cause instanceof EngineError ? cause.details.retryAfterMs : undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 export interface ErrorRecoveryOptions {
@@ -123,7 +159,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
     const hints = recoveryHints(plan.id, category);
     // A broken invariant names its rule, so the operator knows which line of invariants.yaml refused it.
     const rule = error instanceof ToolCallError && error.cause instanceof EngineError ? error.cause.details.rule : undefined;
-    const hint = typeof rule === 'string' ? `${policy.hint} Rule: ${rule}.` : policy.hint;
+    const hint = hintOf(error) ?? (typeof rule === 'string' ? `${policy.hint} Rule: ${rule}.` : policy.hint);
     const record: ErrorRecord = {
       id: newId(),
       planId: plan.id,
@@ -144,7 +180,8 @@ export class ErrorRecoveryService implements ErrorRecovery {
     const { stack: _stack, ...published } = record;
     this.lifecycle.events.publish(plan.id, 'error_recorded', published);
 
-    const delayMs = retry ? this.delayFor(attempt) : 0;
+    // The provider's Retry-After is a floor: retrying sooner would only be refused again.
+    const delayMs = retry ? Math.max(this.delayFor(attempt), retryAfterMsOf(error)) : 0;
     const reason = retry
       ? `Retrying automatically (retry ${attempt} of ${maxRetries}) in ${delayMs} ms after a ${category} failure: ${err.message}`
       : policy.retriable

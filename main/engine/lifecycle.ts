@@ -34,6 +34,7 @@ export interface NewPlan {
   invariants?: string[];
   automationProfile: AutomationProfile;
   projectPath?: string | null;
+  agent?: Plan['agent'];
 }
 
 /**
@@ -99,6 +100,7 @@ export class PlanLifecycleService {
       errorDetails: {},
       waitingFor: null,
       projectInvariants: null,
+      ...(input.agent ? { agent: input.agent } : {}),
       createdAt: now,
       updatedAt: now,
     };

@@ -10,11 +10,20 @@ import type { ApprovalGate } from './approval-gate';
 import { ApprovalPending } from './errors';
 import type { InvariantRules } from './invariants';
 import type { ErrorRecovery } from './recovery';
-import { executableDecisions, RuntimeExecuteActor } from './runtime-execute-actor';
+import { executableDecisions, RuntimeExecuteActor, type StepRunner } from './runtime-execute-actor';
 import { type StrategizeResult, StrategizeStubActor } from './strategize-actor';
 import type { ToolRunner } from './tool-runner';
 
+/** Proposes a plan's decision tree: the stub copies the plan's steps, a model reads and plans. */
+export interface Strategizer {
+  strategize(plan: Plan, projectInvariants: readonly string[], emit: Emit): StrategizeResult | Promise<StrategizeResult>;
+}
+
 export interface PlanExecutorOptions {
+  /** Default: the seed's stub actor. */
+  strategizer?: Strategizer;
+  /** How each decision is carried out in runtime mode; default: its scripted tool calls. */
+  stepRunner?: StepRunner;
   lifecycleService: PlanLifecycleService | null | undefined;
   toolRunner?: ToolRunner;
   executionContext?: PlanExecutionContext | null;
@@ -54,6 +63,8 @@ export class PlanExecutor {
   private readonly context: PlanExecutionContext | null;
   private readonly recovery: ErrorRecovery | null;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly strategizer: Strategizer;
+  private readonly stepRunner: StepRunner | undefined;
 
   constructor(options: PlanExecutorOptions) {
     if (!options?.lifecycleService) throw new ValidationError('lifecycleService', 'is required');
@@ -62,6 +73,8 @@ export class PlanExecutor {
     this.context = options.executionContext ?? null;
     this.recovery = options.errorRecoveryService ?? null;
     this.sleep = options.sleep ?? defaultSleep;
+    this.strategizer = options.strategizer ?? new StrategizeStubActor();
+    this.stepRunner = options.stepRunner;
   }
 
   get hasRuntime(): boolean {
@@ -103,7 +116,7 @@ export class PlanExecutor {
     return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, async () => {
       emit('strategize_started', {});
       const projectInvariants = (this.context?.projectResources.invariants as string[] | undefined) ?? [];
-      const result = new StrategizeStubActor().strategize(plan, projectInvariants);
+      const result = await this.strategizer.strategize(plan, projectInvariants, emit);
       this.lifecycle.saveDecisions(result.decisions);
       emit('strategize_decisions', {
         decisionRootId: result.decisionRootId,
@@ -158,7 +171,15 @@ export class PlanExecutor {
         running = this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
       }
       const actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: context, events: this.lifecycle.events });
-      const result = await actor.execute(decisions, { profile: running.automationProfile, onDecisionStatus, beforeDecision, gate, resumeAt, rules });
+      const result = await actor.execute(decisions, {
+        profile: running.automationProfile,
+        onDecisionStatus,
+        beforeDecision,
+        gate,
+        resumeAt,
+        rules,
+        stepRunner: this.stepRunner,
+      });
       this.lifecycle.completePhase(
         planId,
         {

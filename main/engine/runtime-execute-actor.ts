@@ -1,4 +1,12 @@
-import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type AutomationProfile, type DecisionStatus } from '../../shared/domain';
+import {
+  type RuntimeExecuteResult,
+  RuntimeExecuteResultSchema,
+  type StrategyDecision,
+  type AutomationProfile,
+  type DecisionStatus,
+  type ToolCallSpec,
+  type ToolInvocation,
+} from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { EventData, StreamCallback, StreamEventType } from '../../shared/events';
 import type { ApprovalGate } from './approval-gate';
@@ -19,6 +27,39 @@ export function executableDecisions(decisions: readonly StrategyDecision[]): Str
   return decisions.filter((d) => d.type === 'strategy_choice');
 }
 
+/**
+ * Runs one call through the approval gate and the ToolRunner, with the run's change capture and
+ * bookkeeping; throws ToolCallError, or ApprovalPending when the call waits for the operator.
+ * `callIndex` is the call's position in its step, which an approval is bound to.
+ */
+export type RunToolCall = (call: ToolCallSpec, callIndex: number) => Promise<ToolInvocation>;
+
+export interface StepContext {
+  runCall: RunToolCall;
+  /** Queues an event in the run's commit order. */
+  emit: <T extends StreamEventType>(type: T, data: EventData<T>) => void;
+  /** Commits what is queued; call it before waiting on something slow (a model). */
+  flush: () => void;
+  index: number;
+  total: number;
+  /** The step goes on at this call: the ones before it ran before the run stopped for an approval. */
+  firstCall: number;
+}
+
+/** How one decision is carried out: its scripted calls, or a model choosing calls. */
+export interface StepRunner {
+  run(decision: StrategyDecision, context: StepContext): Promise<void>;
+}
+
+/** The seed's way: the decision's own tool calls, in order. */
+export const scriptedStepRunner: StepRunner = {
+  async run(decision, { runCall, firstCall }) {
+    for (const [callIndex, call] of decision.toolCalls.entries()) {
+      if (callIndex >= firstCall) await runCall(call, callIndex);
+    }
+  },
+};
+
 export interface RuntimeExecuteOptions {
   streamCallback?: StreamCallback;
   profile?: AutomationProfile;
@@ -26,6 +67,8 @@ export interface RuntimeExecuteOptions {
   onDecisionStatus?: (decision: StrategyDecision, status: DecisionStatus) => void;
   /** Awaited before each decision runs; step mode and breakpoints wait here, never mid-tool-call. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
+  /** Default: the scripted runner. */
+  stepRunner?: StepRunner;
   /** Holds the calls that wait for the operator's approval. */
   gate?: ApprovalGate;
   /** The project's invariants, held against every call. */
@@ -67,6 +110,7 @@ export class RuntimeExecuteActor {
     const changesetId = context.activeChangesetId ?? context.startChangeset();
     const sandboxRefs = context.sandboxRoot ? [context.sandboxRoot] : [];
     const todo = decisions.filter((d) => d.status !== 'done' && d.status !== 'skipped');
+    const stepRunner = opts.stepRunner ?? scriptedStepRunner;
 
     // Every write of the run (events, decision status, each call's entries and invocation) goes
     // through one queue, committed every few milliseconds and before the run waits for the
@@ -93,49 +137,45 @@ export class RuntimeExecuteActor {
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total: todo.length, description: decision.description });
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
-        for (const [callIndex, call] of decision.toolCalls.entries()) {
-          if (callIndex < firstCall) continue;
+        const runCall: RunToolCall = async (call, callIndex) => {
           if (opts.gate?.applies(call.tool)) {
             // Everything before the call is committed before the run may stop for the operator.
             group.flush();
-            try {
-              await opts.gate.check(decision, call, callIndex);
-            } catch (error) {
-              setStatus(decision, error instanceof ApprovalPending ? 'pending' : 'failed');
-              throw error;
-            }
+            await opts.gate.check(decision, call, callIndex);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
           toolCallCount += 1;
-          try {
-            await this.toolRunner.execute(call, {
-              planId: context.planId,
-              decisionId: decision.id,
-              sandboxRoot: context.sandboxRoot,
-              profile: opts.profile,
-              rules: opts.rules,
-              recordChange: (change, invocationId) => {
-                // The event carries what the changes list shows, so no view asks the host again.
-                const entry = context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
-                emit('change_recorded', { entry });
-              },
-              // The call's entries, invocation and events are one unit of the group's next commit.
-              atomically: (writes) => group.add(writes),
-              onSettled: (invocation) => {
-                emit('tool_call_finished', {
-                  decisionId: decision.id,
-                  invocationId: invocation.id,
-                  tool: call.tool,
-                  ok: invocation.ok,
-                  durationMs: invocation.durationMs,
-                  ...(invocation.ok ? {} : { error: invocation.error }),
-                });
-              },
-            });
-          } catch (error) {
-            setStatus(decision, 'failed');
-            throw error;
-          }
+          return this.toolRunner.execute(call, {
+            planId: context.planId,
+            decisionId: decision.id,
+            sandboxRoot: context.sandboxRoot,
+            profile: opts.profile,
+            rules: opts.rules,
+            recordChange: (change, invocationId) => {
+              // The event carries what the changes list shows, so no view asks the host again.
+              const entry = context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
+              emit('change_recorded', { entry });
+            },
+            // The call's entries, invocation and events are one unit of the group's next commit.
+            atomically: (writes) => group.add(writes),
+            onSettled: (invocation) => {
+              emit('tool_call_finished', {
+                decisionId: decision.id,
+                invocationId: invocation.id,
+                tool: call.tool,
+                ok: invocation.ok,
+                durationMs: invocation.durationMs,
+                ...(invocation.ok ? {} : { error: invocation.error }),
+              });
+            },
+          });
+        };
+        try {
+          await stepRunner.run(decision, { runCall, emit: later, flush: () => group.flush(), index: index + 1, total: todo.length, firstCall });
+        } catch (error) {
+          // A call waiting for approval leaves its step pending: answering it continues the step.
+          setStatus(decision, error instanceof ApprovalPending ? 'pending' : 'failed');
+          throw error;
         }
         setStatus(decision, 'done');
         processed.push(decision.id);

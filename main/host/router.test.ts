@@ -36,6 +36,9 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.reject': { request: { planId: 'P', reason: '  ' }, field: 'reason' },
   'plans.skip': { request: { planId: 'P', step: 0 }, field: 'step' },
   'plans.setProfile': { request: { planId: 'P', profile: 'reckless' }, field: 'profile' },
+  'plans.correct': { request: { planId: 'P', note: 5 }, field: 'note' },
+  'settings.get': { request: { apiKey: 'x' }, field: '(root)' },
+  'settings.set': { request: { model: 'no-provider' }, field: 'model' },
 };
 
 type Ok<T = Record<string, unknown>> = { ok: true; data: T };

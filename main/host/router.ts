@@ -116,6 +116,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.skip': (r) => ({ plan: service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
     'plans.setProfile': (r) => ({ plan: service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),
     'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, force: r.force }),
+    'plans.correct': (r) => startRun(r.planId, () => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId) })),
+    'settings.get': () => service.settingsView(),
+    'settings.set': (r) => service.updateSettings(r),
     'plans.discard': async (r) => {
       const discarded = await service.discard(r.planId);
       breakpoints.forget(r.planId);

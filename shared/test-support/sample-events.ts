@@ -52,6 +52,8 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   approval_requested: { approvalId: '01APPROVAL', decisionId: '01DECISION', tool: 'shell.run', args: {}, description: 'a step' },
   approval_resolved: { approvalId: '01APPROVAL', decisionId: '01DECISION', tool: 'shell.run', approved: true, scope: 'once', answeredBy: 'operator', reason: null },
   recovery_applied: { action: 'skip', decisionId: null, description: 'skipped', by: 'operator' },
+  model_output: { decisionId: null, phase: 'strategize', text: 'thinking' },
+  model_usage: { decisionId: null, phase: 'strategize', inputTokens: 10, outputTokens: 5, stepInputTokens: 10, stepOutputTokens: 5, planInputTokens: 10, planOutputTokens: 5 },
 };
 
 /** Valid data for an event of `type`, with `overrides` merged in. */

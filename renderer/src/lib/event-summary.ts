@@ -49,6 +49,12 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
       return { text: `${event.data.decisionCount} decisions to run`, tone: 'info' };
     case 'runtime_execute_complete':
       return { text: `${event.data.toolCallCount} tool calls in ${formatDuration(event.data.executionDurationMs)}`, tone: 'good' };
+    case 'model_output':
+      return { text: `model: ${event.data.text}`, tone: 'info' };
+    case 'model_usage': {
+      const d = event.data;
+      return { text: `${d.inputTokens} tokens in, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+    }
     case 'approval_requested':
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
     case 'approval_resolved': {

@@ -1,6 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/frame-buffer';
+import { createAgentSlice } from './agent-slice';
 import { createApprovalsSlice } from './approvals-slice';
 import { createChangesSlice } from './changes-slice';
 import { createEventsSlice } from './events-slice';
@@ -55,6 +56,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createChangesSlice(set, get, deps),
     ...createLiveSlice(set, get, deps),
     ...createNavigationSlice(set, get, deps),
+    ...createAgentSlice(set, get, deps),
     ...createApprovalsSlice(set, get, deps),
     ...createRecoverySlice(set, get, deps),
   }));

@@ -113,6 +113,11 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
       case 'tool_call_finished':
         followUps.add('invocations');
         break;
+      case 'model_usage': {
+        const { planInputTokens: inputTokens, planOutputTokens: outputTokens } = event.data;
+        if (plan) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens, outputTokens } };
+        break;
+      }
       case 'change_recorded':
         changes.push(event.data.entry);
         break;

@@ -1,6 +1,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import type { StreamEvent } from '../../../shared/events';
+import type { AgentSlice } from './agent-slice';
 import type { ApprovalsSlice } from './approvals-slice';
 import type { ChangesSlice } from './changes-slice';
 import type { EventsSlice } from './events-slice';
@@ -19,7 +20,7 @@ export interface IngestItem {
   event: StreamEvent;
 }
 
-export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice;
+export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** What the slices need from outside: the bridge and the event buffer. */

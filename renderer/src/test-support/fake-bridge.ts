@@ -1,3 +1,4 @@
+import type { SettingsView } from '../../../shared/agent';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
@@ -110,6 +111,13 @@ export class FakeBridge {
   events: StreamEvent[] = [];
   entries: ChangeEntryMeta[] = [];
   errors: ErrorRecord[] = [];
+  settings: SettingsView = {
+    model: null,
+    baseUrl: null,
+    apiKeySet: false,
+    price: null,
+    effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' },
+  };
   approvals: Approval[] = [];
   readonly calls: { channel: Channel; request: unknown }[] = [];
   readonly subscriptions = new Map<number, { subscription: Subscription; listener: (event: StreamEvent) => void }>();
@@ -191,6 +199,14 @@ export class FakeBridge {
       'plans.reset': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
       'plans.apply': (r) => ({ planId: this.plan.id, applied: r.paths ?? this.entries.map((e) => e.path), conflicts: [], skipped: [] }),
       'plans.discard': () => ({ plan: { ...this.plan, processingState: 'cancelled' } }),
+      'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'settings.get': () => this.settings,
+      'settings.set': (r) => {
+        const patch = r as { model?: string; apiKey?: string };
+        if (patch.model !== undefined) this.settings = { ...this.settings, model: patch.model || null };
+        if (patch.apiKey !== undefined) this.settings = { ...this.settings, apiKeySet: patch.apiKey !== '' };
+        return this.settings;
+      },
     };
   }
 

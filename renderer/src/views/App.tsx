@@ -7,6 +7,7 @@ import { useAppStore, useAppStoreApi } from '../store/react';
 import type { ThemePreference } from '../store/ui-slice';
 import { PlansPanel } from './PlansPanel';
 import { PlanView } from './PlanView';
+import { SettingsSheet } from './SettingsSheet';
 import { TopBar } from './TopBar';
 
 const THEME_KEY = 'agents.theme';
@@ -88,6 +89,7 @@ export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean;
         </section>
       </main>
       <HelpSheet />
+      <SettingsSheet />
       <LiveRegion />
     </div>
   );

@@ -56,6 +56,26 @@ function DiffPreview({ diff, path }: { diff: string; path: string }) {
   );
 }
 
+interface ProposedStep {
+  description: string;
+  rationale: string;
+}
+
+/** A model's proposed tree: the steps it would execute, each with its rationale and acceptance check. */
+function ProposedSteps({ approval }: { approval: Approval }) {
+  const steps = Array.isArray(approval.args.steps) ? (approval.args.steps as ProposedStep[]) : [];
+  return (
+    <ol className="proposed-steps" aria-label="Proposed steps">
+      {steps.map((step, i) => (
+        <li key={i}>
+          <strong>{String(step.description)}</strong>
+          <p className="muted">{String(step.rationale)}</p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 /** The call a plan waits for, with Approve, Approve all and Reject; the run goes on with the answer. */
 export function ApprovalCard({ plan }: { plan: Plan }) {
   const pending = useAppStore((s) => s.pendingApproval);
@@ -85,6 +105,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
   }
 
   const tool = pending.tool ?? 'the plan';
+  const isPlan = pending.kind === 'plan';
   const busy = answering !== null;
   const onReject = (event: FormEvent) => {
     event.preventDefault();
@@ -93,13 +114,13 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   return (
     <section className="approval-card" data-testid="approval-card" data-state="loaded" data-tool={pending.tool ?? ''} aria-labelledby="approval-title" aria-describedby="approval-step">
-      <h3 id="approval-title">Approval needed: {tool}</h3>
+      <h3 id="approval-title">{isPlan ? 'Approval needed: the proposed plan' : `Approval needed: ${tool}`}</h3>
       <p className="approval-step" id="approval-step">
         <span className="approval-label">Step</span> {pending.description}
         <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
       </p>
-      {pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
-      <CallArguments approval={pending} />
+      {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
+      {!isPlan && <CallArguments approval={pending} />}
       {pending.diff && <DiffPreview diff={pending.diff} path={pathOfCall(pending.args)} />}
       <form className="approval-actions" onSubmit={onReject}>
         <button
@@ -113,6 +134,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
         >
           Approve
         </button>
+        {!isPlan && (
         <button
           type="button"
           className="button"
@@ -124,6 +146,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
         >
           Approve all {tool}
         </button>
+        )}
         <span className="approval-reject">
           <label htmlFor="approval-reason">Reason for rejecting</label>
           <input
@@ -133,7 +156,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             type="text"
             value={reason}
             maxLength={2000}
-            placeholder="Why this call should not run"
+            placeholder={isPlan ? 'What the model should change in its plan' : 'Why this call should not run'}
             aria-keyshortcuts="x"
             disabled={busy}
             onChange={(e) => setReason(e.currentTarget.value)}

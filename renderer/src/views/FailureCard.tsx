@@ -8,6 +8,7 @@ import { allowedActions } from '../lib/plan-actions';
 import { ChangeLinks } from '../components/ChangeLinks';
 import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
+import { AskAgentToFix } from './AskAgentToFix';
 
 /** The attempts at the step that failed last: same decision (or same phase, before any decision). */
 function attemptsOfLastFailure(errors: readonly ErrorRecord[]): ErrorRecord[] {
@@ -116,6 +117,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           </button>
         </div>
       )}
+      <AskAgentToFix plan={plan} />
       <RecoveryActions plan={plan} />
     </section>
   );

@@ -6,6 +6,7 @@ import { StateBadge } from '../components/Badges';
 import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
 import { waitsForApproval } from '../store/approvals-slice';
 import { useAppStore } from '../store/react';
+import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
 
 const ACTION_KEYS: Partial<Record<PlanAction, string>> = { step: 's', continue: 'c', pause: 'p', retry: 'r' };
@@ -56,6 +57,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         <span className="muted" title="Automation profile">
           {plan.automationProfile.name}
         </span>
+        <UsageSummary plan={plan} />
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />

@@ -8,6 +8,7 @@ import { DecisionTree } from './DecisionTree';
 import { EventLog } from './EventLog';
 import { ApprovalCard } from './ApprovalCard';
 import { FailureCard } from './FailureCard';
+import { ModelOutput } from './ModelOutput';
 import { PlanHeader } from './PlanHeader';
 
 const TABS: { id: PlanTab; label: string }[] = [
@@ -105,6 +106,7 @@ export function PlanView() {
       <PlanHeader plan={plan} />
       <FailureCard plan={plan} />
       <ApprovalCard plan={plan} />
+      <ModelOutput plan={plan} />
       <Tabs />
       <TabPanel />
     </div>

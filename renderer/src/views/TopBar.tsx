@@ -7,6 +7,7 @@ export function TopBar() {
   const cycleTheme = useAppStore((s) => s.cycleTheme);
   const setHelpOpen = useAppStore((s) => s.setHelpOpen);
   const connection = useAppStore((s) => s.connection.state);
+  const setSettingsOpen = useAppStore((s) => s.setSettingsOpen);
   return (
     <header className="top-bar">
       <h1 className="app-title">CleverAgents</h1>
@@ -14,6 +15,9 @@ export function TopBar() {
       <span className="grow" />
       <button type="button" className="button small" data-testid="theme-toggle" data-theme={theme} aria-label={`${THEME_LABELS[theme]}; switch theme`} onClick={cycleTheme}>
         {THEME_LABELS[theme]}
+      </button>
+      <button type="button" className="button small" onClick={() => setSettingsOpen(true)}>
+        Settings
       </button>
       <button type="button" className="button small" data-testid="help-button" aria-label="Keyboard shortcuts" aria-keyshortcuts="?" onClick={() => setHelpOpen(true)}>
         ?

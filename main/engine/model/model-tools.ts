@@ -1,0 +1,65 @@
+import type { Tool, ToolSet } from 'ai';
+import { z } from 'zod';
+import type { ToolRegistry } from '../tool-runner';
+
+/** Tool names must match ^[a-zA-Z0-9_-]+$ at the providers, so `file.write` is `file_write` there. */
+export function modelToolName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_-]/g, '_');
+}
+
+export const FINISH_STEP = 'finish_step';
+export const PROPOSE_PLAN = 'propose_plan';
+export const READ_ONLY_TOOLS = ['file.read', 'file.list', 'file.search'] as const;
+
+export const FinishStepSchema = z.object({
+  summary: z.string().min(1).describe('What the step changed and how you checked it, in a few sentences'),
+});
+
+export const ProposedStepSchema = z.object({
+  description: z.string().min(1).describe('What this step does, in one sentence'),
+  rationale: z.string().min(1).describe('Why this step is needed'),
+  acceptance: z.string().min(1).describe('How to check that the step is done'),
+  toolCalls: z
+    .array(z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()) }))
+    .optional()
+    .describe('Optional: the tool calls you expect the step to make, e.g. {"tool": "file.write", "args": {...}}'),
+});
+export type ProposedStep = z.infer<typeof ProposedStepSchema>;
+
+export const ProposedPlanSchema = z.object({
+  steps: z.array(ProposedStepSchema).min(1, 'propose at least one step').max(100),
+});
+export type ProposedPlan = z.infer<typeof ProposedPlanSchema>;
+
+/**
+ * The registry's tools as the model sees them: their own zod schemas, no `execute`, so every call
+ * comes back to us and goes through the ToolRunner. Returns the tool set and the name map back.
+ */
+export function modelToolSet(registry: ToolRegistry, names: readonly string[]): { tools: ToolSet; engineName: Map<string, string> } {
+  const tools: ToolSet = {};
+  const engineName = new Map<string, string>();
+  for (const name of names) {
+    const definition = registry.get(name);
+    if (!definition) continue;
+    const exposed = modelToolName(name);
+    tools[exposed] = { description: `${name}: ${definition.description}`, inputSchema: definition.schema as z.ZodType<Record<string, unknown>> };
+    engineName.set(exposed, name);
+  }
+  return { tools, engineName };
+}
+
+// Plain tool objects: the SDK's tool() only returns its argument, and importing it would load the SDK.
+export function finishStepTool(): Tool {
+  return { description: 'Call this once the step is done, with a short summary of what you did.', inputSchema: FinishStepSchema };
+}
+
+export function proposePlanTool(): Tool {
+  return { description: 'Propose the decision tree: the ordered steps that meet the definition of done.', inputSchema: ProposedPlanSchema };
+}
+
+/** A tool's result as text for the model, cut to `limit` characters so one file cannot flood the context. */
+export function resultText(value: unknown, limit: number): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n[cut: ${text.length - limit} more characters; read a narrower range or search instead]`;
+}

@@ -1,0 +1,132 @@
+import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
+import type { ModelConfig } from './provider';
+import { classifyProviderError } from './provider-errors';
+
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  /** The SDK could not parse or validate the arguments, or the tool does not exist. */
+  invalid: boolean;
+  error: string | null;
+}
+
+export interface TurnResult {
+  text: string;
+  toolCalls: ModelToolCall[];
+  /** The assistant's message, and the SDK's error results for invalid calls. */
+  messages: ModelMessage[];
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface TurnInput {
+  model: LanguageModel;
+  config: ModelConfig;
+  system: string;
+  messages: ModelMessage[];
+  tools: ToolSet;
+  maxOutputTokens: number;
+  onText?: (delta: string) => void;
+}
+
+/**
+ * One model call, streamed. The SDK's own retries are off: the plan's automation profile is the
+ * one retry limit, so provider errors are classified and thrown to the executor's recovery.
+ */
+export async function runTurn(input: TurnInput): Promise<TurnResult> {
+  const { config } = input;
+  try {
+    // Loaded on first use: the CLI starts a second faster without the SDK.
+    const { streamText } = await import('ai');
+    const result = streamText({
+      model: input.model,
+      system: input.system,
+      messages: input.messages,
+      tools: input.tools,
+      maxOutputTokens: input.maxOutputTokens,
+      maxRetries: 0,
+      timeout: { totalMs: config.timeoutMs, chunkMs: config.chunkTimeoutMs },
+      // Errors come back through the stream and are thrown below; nothing is printed.
+      onError: () => undefined,
+    });
+    let text = '';
+    const errors = new Map<string, string>();
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') {
+        text += part.text;
+        input.onText?.(part.text);
+      } else if (part.type === 'tool-error') {
+        errors.set(part.toolCallId, String(part.error instanceof Error ? part.error.message : part.error));
+      } else if (part.type === 'error') {
+        throw part.error;
+      } else if (part.type === 'abort') {
+        throw Object.assign(new Error('the model call was aborted'), { name: 'TimeoutError' });
+      }
+    }
+    const [toolCalls, usage, response] = await Promise.all([result.toolCalls, result.usage, result.response]);
+    return {
+      text,
+      toolCalls: toolCalls.map((call) => {
+        const invalid = 'invalid' in call && call.invalid === true;
+        const error = invalid ? (errors.get(call.toolCallId) ?? describe((call as { error?: unknown }).error)) : null;
+        return { id: call.toolCallId, name: call.toolName, input: call.input, invalid, error };
+      }),
+      messages: response.messages,
+      inputTokens: usage.inputTokens ?? 0,
+      outputTokens: usage.outputTokens ?? 0,
+    };
+  } catch (error) {
+    throw classifyProviderError(error, config);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (error && typeof error === 'object' && 'name' in error) return String((error as { name: unknown }).name);
+  return 'invalid tool call';
+}
+
+/** Appends our results for the turn's calls, merged into the SDK's tool message when it made one. */
+export function withToolResults(messages: ModelMessage[], results: { id: string; name: string; text: string; isError: boolean }[]): ModelMessage[] {
+  if (results.length === 0) return messages;
+  const parts = results.map((r) => ({
+    type: 'tool-result' as const,
+    toolCallId: r.id,
+    toolName: r.name,
+    output: r.isError ? { type: 'error-text' as const, value: r.text } : { type: 'text' as const, value: r.text },
+  }));
+  const last = messages.at(-1);
+  if (last?.role === 'tool') return [...messages.slice(0, -1), { ...last, content: [...last.content, ...parts] }];
+  return [...messages, { role: 'tool', content: parts }];
+}
+
+/** Batches streamed text so a fast model does not flood the event log with one event per token. */
+export class DeltaBatcher {
+  private buffer = '';
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly send: (text: string) => void,
+    private readonly intervalMs = 100,
+    private readonly maxChars = 2000,
+  ) {}
+
+  push(delta: string): void {
+    this.buffer += delta;
+    if (this.buffer.length >= this.maxChars) this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.intervalMs);
+      this.timer.unref?.();
+    }
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.buffer) return;
+    const text = this.buffer;
+    this.buffer = '';
+    this.send(text);
+  }
+}

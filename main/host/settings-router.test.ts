@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Envelope } from '../../shared/contract';
+import { createRouter, type Router } from './router';
+import { type TempApp, tempApp } from './test-support';
+
+const data = (envelope: Envelope<unknown>) => {
+  if (!envelope.ok) throw new Error(JSON.stringify(envelope.error));
+  return envelope.data as Record<string, unknown>;
+};
+
+describe('settings over the contract', () => {
+  let t: TempApp;
+  let router: Router;
+  beforeEach(() => {
+    t = tempApp();
+    router = createRouter(t.app.service, { log: () => undefined });
+  });
+  afterEach(() => t.dispose());
+
+  it('stores an API key but only ever answers whether one is set', async () => {
+    const saved = data(await router.handle('settings.set', { model: 'ollama:llama3.2', apiKey: 'sk-never-shown' }));
+    expect(saved).toMatchObject({ model: 'ollama:llama3.2', apiKeySet: true });
+    expect(JSON.stringify(saved)).not.toContain('sk-never-shown');
+    expect(JSON.stringify(data(await router.handle('settings.get', {})))).not.toContain('sk-never-shown');
+    // On disk it is there, for the engine, in a file only the user can read.
+    expect(readFileSync(join(t.app.dataDir, 'settings.json'), 'utf8')).toContain('sk-never-shown');
+    const cleared = data(await router.handle('settings.set', { apiKey: '' }));
+    expect(cleared.apiKeySet).toBe(false);
+  });
+
+  it('refuses a model that is not provider:model, naming the field', async () => {
+    const envelope = await router.handle('settings.set', { model: 'gpt' });
+    expect(envelope).toMatchObject({ ok: false, error: { field: 'model' } });
+  });
+
+  it('refuses correct on a plan that is not an agent plan', async () => {
+    const plan = t.app.service.createFromContent({ content: 'name: scripted\ndefinitionOfDone: "- one"\n' }, t.root);
+    const envelope = await router.handle('plans.correct', { planId: plan.id, note: 'try harder' });
+    expect(envelope).toMatchObject({ ok: false, error: { message: expect.stringContaining('not an agent plan') } });
+  });
+});

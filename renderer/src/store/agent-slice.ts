@@ -1,0 +1,57 @@
+import type { SettingsPatch, SettingsView } from '../../../shared/agent';
+import { errorText } from '../lib/format';
+import type { LoadStatus, SliceCreator } from './types';
+
+/** The model settings (never the API key, only whether one is set) and asking the agent to fix a step. */
+export interface AgentSlice {
+  settings: SettingsView | null;
+  settingsStatus: LoadStatus;
+  settingsError: string | null;
+  settingsOpen: boolean;
+  setSettingsOpen(open: boolean): void;
+  loadSettings(): Promise<void>;
+  /** Resolves true when the host saved the change. */
+  saveSettings(patch: SettingsPatch): Promise<boolean>;
+  correctError: string | null;
+  /** The seed's `correct`: the model runs the failed step again with the failure and the note. */
+  correctStep(note: string): Promise<void>;
+}
+
+export const createAgentSlice: SliceCreator<AgentSlice> = (set, get, deps) => ({
+  settings: null,
+  settingsStatus: 'idle',
+  settingsError: null,
+  settingsOpen: false,
+  setSettingsOpen(open) {
+    set({ settingsOpen: open, settingsError: null });
+    if (open) void get().loadSettings();
+  },
+  async loadSettings() {
+    set({ settingsStatus: 'loading', settingsError: null });
+    try {
+      set({ settings: await deps.bridge['settings.get']({}), settingsStatus: 'loaded' });
+    } catch (error) {
+      set({ settingsStatus: 'error', settingsError: errorText(error) });
+    }
+  },
+  async saveSettings(patch) {
+    try {
+      set({ settings: await deps.bridge['settings.set'](patch), settingsError: null });
+      return true;
+    } catch (error) {
+      set({ settingsError: errorText(error) });
+      return false;
+    }
+  },
+  correctError: null,
+  async correctStep(note) {
+    const planId = get().planId;
+    if (!planId) return;
+    set({ correctError: null });
+    try {
+      await deps.bridge['plans.correct']({ planId, note: note.trim() || undefined });
+    } catch (error) {
+      set({ correctError: errorText(error) });
+    }
+  },
+});

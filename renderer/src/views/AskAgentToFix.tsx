@@ -1,0 +1,36 @@
+import { useState, type FormEvent } from 'react';
+import type { Plan } from '../../../shared/domain';
+import { useAppStore } from '../store/react';
+
+/** The seed's `correct`: the model runs the failed step again, told of the failure and the operator's note. */
+export function AskAgentToFix({ plan }: { plan: Plan }) {
+  const correct = useAppStore((s) => s.correctStep);
+  const error = useAppStore((s) => s.correctError);
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  if (!plan.agent || plan.phase !== 'execute' || plan.processingState !== 'errored') return null;
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      await correct(note);
+      setNote('');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="ask-agent" onSubmit={(e) => void onSubmit(e)}>
+      <label htmlFor="correct-note">Note for the agent</label>
+      <input id="correct-note" className="input" value={note} maxLength={4000} placeholder="What to do differently (optional)" onChange={(e) => setNote(e.currentTarget.value)} />
+      <button type="submit" className="button primary" disabled={busy} aria-busy={busy || undefined}>
+        Ask the agent to fix it
+      </button>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

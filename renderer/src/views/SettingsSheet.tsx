@@ -1,0 +1,108 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import type { SettingsPatch } from '../../../shared/agent';
+import { useAppStore } from '../store/react';
+
+const SOURCE = { env: 'from the environment', settings: 'from these settings', none: 'not set' } as const;
+
+/** The model settings. The API key goes to the host and never comes back: the field only says whether one is set. */
+export function SettingsSheet() {
+  const open = useAppStore((s) => s.settingsOpen);
+  const setOpen = useAppStore((s) => s.setSettingsOpen);
+  const settings = useAppStore((s) => s.settings);
+  const error = useAppStore((s) => s.settingsError);
+  const save = useAppStore((s) => s.saveSettings);
+  const closeRef = useRef<HTMLButtonElement>(null);
+  const [model, setModel] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [priceIn, setPriceIn] = useState('');
+  const [priceOut, setPriceOut] = useState('');
+  const [saved, setSaved] = useState(false);
+
+  useEffect(() => {
+    if (!open) return;
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    closeRef.current?.focus();
+    return () => previous?.focus();
+  }, [open]);
+  useEffect(() => {
+    setModel(settings?.model ?? '');
+    setBaseUrl(settings?.baseUrl ?? '');
+    setPriceIn(settings?.price ? String(settings.price.inputPerMTok) : '');
+    setPriceOut(settings?.price ? String(settings.price.outputPerMTok) : '');
+  }, [settings]);
+
+  if (!open) return null;
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const patch: SettingsPatch = { model: model.trim(), baseUrl: baseUrl.trim() };
+    if (apiKey) patch.apiKey = apiKey;
+    patch.price = priceIn.trim() || priceOut.trim() ? { inputPerMTok: Number(priceIn) || 0, outputPerMTok: Number(priceOut) || 0 } : null;
+    const ok = await save(patch);
+    setSaved(ok);
+    if (ok) setApiKey('');
+  };
+  const onClose = () => {
+    setSaved(false);
+    setOpen(false);
+  };
+
+  return (
+    <div className="sheet-backdrop" onClick={onClose}>
+      <div className="sheet settings-sheet" role="dialog" aria-modal="true" aria-labelledby="settings-title" onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+        <div className="sheet-head">
+          <h2 id="settings-title">Model settings</h2>
+          <button ref={closeRef} type="button" className="button small" aria-label="Close settings" onClick={onClose}>
+            Close
+          </button>
+        </div>
+        <form className="settings-form" onSubmit={(e) => void onSubmit(e)}>
+          <label htmlFor="settings-model">Model (provider:model)</label>
+          <input id="settings-model" className="input" value={model} placeholder="ollama:qwen2.5-coder" onChange={(e) => setModel(e.currentTarget.value)} />
+          <label htmlFor="settings-base-url">Base URL</label>
+          <input id="settings-base-url" className="input" value={baseUrl} placeholder="http://127.0.0.1:11434/v1" onChange={(e) => setBaseUrl(e.currentTarget.value)} />
+          <label htmlFor="settings-api-key">API key</label>
+          <input
+            id="settings-api-key"
+            className="input"
+            type="password"
+            autoComplete="off"
+            value={apiKey}
+            placeholder={settings?.apiKeySet ? 'A key is set; type to replace it' : 'No key is set'}
+            onChange={(e) => setApiKey(e.currentTarget.value)}
+          />
+          <label htmlFor="settings-price-in">Price per million input tokens</label>
+          <input id="settings-price-in" className="input" inputMode="decimal" value={priceIn} onChange={(e) => setPriceIn(e.currentTarget.value)} />
+          <label htmlFor="settings-price-out">Price per million output tokens</label>
+          <input id="settings-price-out" className="input" inputMode="decimal" value={priceOut} onChange={(e) => setPriceOut(e.currentTarget.value)} />
+          <div className="settings-actions">
+            <button type="submit" className="button primary">
+              Save settings
+            </button>
+            {settings?.apiKeySet && (
+              <button type="button" className="button" onClick={() => void save({ apiKey: '' })}>
+                Remove the API key
+              </button>
+            )}
+          </div>
+        </form>
+        {settings && (
+          <p className="muted" data-testid="settings-effective">
+            In effect: model {settings.effective.model ?? '(none)'} ({SOURCE[settings.effective.modelSource]}); API key {SOURCE[settings.effective.apiKeySource]}. The
+            environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these settings.
+          </p>
+        )}
+        {saved && !error && (
+          <p role="status" className="muted">
+            Saved.
+          </p>
+        )}
+        {error && (
+          <p className="inline-error" role="alert">
+            {error}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import type { ReactNode } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../../shared/events';
+import { StoreContext } from '../store/react';
+import type { AppStore } from '../store/types';
+import { makeApproval, makeDecision, makePlan } from '../test-support/fake-bridge';
+import { testRuntime } from '../test-support/runtime';
+import { ApprovalCard } from './ApprovalCard';
+import { FailureCard } from './FailureCard';
+import { ModelOutput } from './ModelOutput';
+import { PlanHeader } from './PlanHeader';
+import { SettingsSheet } from './SettingsSheet';
+
+const render = (store: AppStore, node: ReactNode) =>
+  renderToStaticMarkup(<StoreContext.Provider value={{ ...store, getInitialState: store.getState }}>{node}</StoreContext.Provider>);
+
+const agent = { model: null, maxTurnsPerStep: 20, maxOutputTokens: 16000 };
+const output = (seq: number, decisionId: string | null, text: string): StreamEvent => ({
+  planId: 'P1',
+  seq,
+  ts: '2026-01-01T00:00:00.000Z',
+  type: 'model_output',
+  data: { decisionId, phase: decisionId ? 'execute' : 'strategize', text },
+});
+
+describe('the agent in the console', () => {
+  it('streams the model output, one block per phase or step, under the step’s description', () => {
+    const { store } = testRuntime();
+    const step = makeDecision('D1', 'ROOT', 1, { description: 'Write NOTES.md' });
+    store.setState({ decisions: { D1: step }, events: [output(1, null, 'Let me look '), output(2, null, 'around.'), output(3, 'D1', 'Writing it now.')] });
+    const html = render(store, <ModelOutput plan={makePlan({ agent })} />);
+    expect(html).toContain('role="log"');
+    expect(html).toMatch(/<h4>Strategize<\/h4><p>Let me look around\.<\/p>/);
+    expect(html).toMatch(/<h4>Write NOTES\.md<\/h4><p>Writing it now\.<\/p>/);
+    expect(render(store, <ModelOutput plan={makePlan()} />)).toBe('');
+  });
+
+  it('shows the tokens in the plan header, and their cost once a price is set', () => {
+    const { store } = testRuntime();
+    const plan = makePlan({ agent, usage: { inputTokens: 1_000_000, outputTokens: 200_000, steps: [] } });
+    expect(render(store, <PlanHeader plan={plan} />)).toContain('Tokens: 1,000,000 in, 200,000 out');
+    store.setState({
+      settings: { model: null, baseUrl: null, apiKeySet: false, price: { inputPerMTok: 3, outputPerMTok: 15 }, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
+      settingsStatus: 'loaded',
+    });
+    expect(render(store, <PlanHeader plan={plan} />)).toContain('cost 6.0000');
+  });
+
+  it('offers Ask the agent to fix it on the failure card of an agent plan that failed in execute', () => {
+    const { store } = testRuntime();
+    const failed = makePlan({ agent, phase: 'execute', processingState: 'errored', errorMessage: 'step "Write" used its 3 turns without finishing' });
+    const html = render(store, <FailureCard plan={failed} />);
+    expect(html).toContain('Ask the agent to fix it');
+    expect(html).toMatch(/<label for="correct-note">Note for the agent<\/label>/);
+    expect(render(store, <FailureCard plan={{ ...failed, agent: undefined }} />)).not.toContain('Ask the agent to fix it');
+  });
+
+  it('shows a proposed plan as its steps, with Approve and Reject but no Approve all', () => {
+    const { store } = testRuntime();
+    const steps = [{ description: 'Write NOTES.md', rationale: 'Asked for\nAcceptance: it exists', toolCalls: [] }];
+    store.setState({ pendingApproval: makeApproval('A1', { kind: 'plan', tool: null, args: { steps }, description: 'The model proposes 1 step' }), approvalsStatus: 'loaded' });
+    const html = render(store, <ApprovalCard plan={makePlan({ agent, processingState: 'paused', waitingFor: 'approval' })} />);
+    expect(html).toContain('Approval needed: the proposed plan');
+    expect(html).toContain('<strong>Write NOTES.md</strong>');
+    expect(html).not.toContain('Approve all');
+    expect(html).toContain('What the model should change in its plan');
+  });
+
+  it('never shows an API key in the settings, only whether one is set', () => {
+    const { store } = testRuntime();
+    store.setState({
+      settingsOpen: true,
+      settings: { model: 'ollama:llama3.2', baseUrl: null, apiKeySet: true, price: null, effective: { model: 'ollama:llama3.2', modelSource: 'settings', baseUrl: null, apiKeySource: 'settings' } },
+    });
+    const html = render(store, <SettingsSheet />);
+    expect(html).toContain('type="password"');
+    expect(html).toContain('A key is set; type to replace it');
+    expect(html).toContain('Remove the API key');
+  });
+});

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+
+/** Model providers: OpenAI-compatible covers OpenAI, Ollama, llama.cpp, vLLM, LM Studio and OpenRouter. */
+export const PROVIDERS = ['openai-compatible', 'openai', 'ollama', 'anthropic'] as const;
+export const ProviderSchema = z.enum(PROVIDERS);
+export type Provider = z.infer<typeof ProviderSchema>;
+
+/** `provider:model`, e.g. `openai-compatible:qwen2.5-coder` or `anthropic:claude-sonnet-4-5`. */
+export const ModelRefSchema = z
+  .string()
+  .max(300)
+  .regex(/^[a-z-]+:.+$/, 'must be provider:model, e.g. openai-compatible:qwen2.5-coder')
+  .refine((ref) => (PROVIDERS as readonly string[]).includes(ref.slice(0, ref.indexOf(':'))), {
+    message: `the provider must be one of ${PROVIDERS.join(', ')}`,
+  });
+
+export function parseModelRef(ref: string): { provider: Provider; model: string } {
+  const at = ref.indexOf(':');
+  return { provider: ProviderSchema.parse(ref.slice(0, at)), model: ref.slice(at + 1) };
+}
+
+export const DEFAULT_MAX_TURNS_PER_STEP = 20;
+/** Output tokens one step (strategize counts as one) may use across all its model calls. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
+
+/** `agent:` in a plan file: `true`, or the model and budgets to use. */
+export const AgentFileSchema = z.union([
+  z.literal(true),
+  z
+    .object({
+      model: ModelRefSchema.optional(),
+      maxTurnsPerStep: z.number().int().min(1).max(500).optional(),
+      maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
+    })
+    .strict(),
+]);
+export type AgentFile = z.infer<typeof AgentFileSchema>;
+
+/** What a plan keeps of its `agent:` setting. */
+export const AgentSpecSchema = z.object({
+  model: ModelRefSchema.nullable(),
+  maxTurnsPerStep: z.number().int().positive(),
+  maxOutputTokens: z.number().int().positive(),
+});
+export type AgentSpec = z.infer<typeof AgentSpecSchema>;
+
+export function agentSpecOf(file: AgentFile | undefined): AgentSpec | undefined {
+  if (file === undefined) return undefined;
+  const given = file === true ? {} : file;
+  return {
+    model: given.model ?? null,
+    maxTurnsPerStep: given.maxTurnsPerStep ?? DEFAULT_MAX_TURNS_PER_STEP,
+    maxOutputTokens: given.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+  };
+}
+
+/** Tokens one step (or strategize, decisionId null) used. */
+export const StepUsageSchema = z.object({
+  decisionId: z.string().nullable(),
+  phase: z.enum(['strategize', 'execute']),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  turns: z.number().int().nonnegative(),
+  /** The model's finish_step summary, shown to the model in later steps. */
+  summary: z.string().nullable(),
+});
+export type StepUsage = z.infer<typeof StepUsageSchema>;
+
+export const PlanUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  steps: z.array(StepUsageSchema),
+});
+export type PlanUsage = z.infer<typeof PlanUsageSchema>;
+
+export const PriceSchema = z.object({
+  /** Currency units per million input tokens. */
+  inputPerMTok: z.number().nonnegative(),
+  outputPerMTok: z.number().nonnegative(),
+});
+export type Price = z.infer<typeof PriceSchema>;
+
+export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): number | null {
+  if (!price) return null;
+  return (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1_000_000;
+}
+
+/** The settings as the console sees them: never the API key, only whether one is set. */
+export const SettingsViewSchema = z.object({
+  model: z.string().nullable(),
+  baseUrl: z.string().nullable(),
+  apiKeySet: z.boolean(),
+  price: PriceSchema.nullable(),
+  /** Where the model in effect comes from; an environment variable wins over the settings file. */
+  effective: z.object({
+    model: z.string().nullable(),
+    modelSource: z.enum(['env', 'settings', 'none']),
+    baseUrl: z.string().nullable(),
+    apiKeySource: z.enum(['env', 'settings', 'none']),
+  }),
+});
+export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+/** What the console may change; an empty string clears a field. */
+export const SettingsPatchSchema = z
+  .object({
+    model: z.union([ModelRefSchema, z.literal('')]).optional(),
+    baseUrl: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).optional(),
+    apiKey: z.string().max(4096).optional(),
+    price: PriceSchema.nullable().optional(),
+  })
+  .strict();
+export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
+
+/** Adds one model call's tokens (and the step's summary, once known) to a plan's usage. */
+export function addUsage(usage: PlanUsage | undefined, delta: StepUsage): PlanUsage {
+  const steps = [...(usage?.steps ?? [])];
+  const at = steps.findIndex((s) => s.decisionId === delta.decisionId && s.phase === delta.phase);
+  if (at === -1) steps.push(delta);
+  else {
+    const step = steps[at];
+    steps[at] = {
+      ...step,
+      inputTokens: step.inputTokens + delta.inputTokens,
+      outputTokens: step.outputTokens + delta.outputTokens,
+      turns: step.turns + delta.turns,
+      summary: delta.summary ?? step.summary,
+    };
+  }
+  return {
+    inputTokens: (usage?.inputTokens ?? 0) + delta.inputTokens,
+    outputTokens: (usage?.outputTokens ?? 0) + delta.outputTokens,
+    steps,
+  };
+}
