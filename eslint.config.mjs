@@ -1,4 +1,4 @@
-// Lint, including the layering of DESIGN.md: a wrong import between top-level folders is an error.
+// Lint, including the layering of docs/ARCHITECTURE.md: a wrong import between top-level folders is an error.
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';

@@ -203,7 +203,7 @@ export const DefinitionOfDoneSchema = z.union([
 ]);
 export type DefinitionOfDone = z.infer<typeof DefinitionOfDoneSchema>;
 
-/** The plan file of DESIGN.md (YAML or JSON). */
+/** The plan file (YAML or JSON); README.md documents it, docs/ARCHITECTURE.md says where it goes. */
 export const PlanFileSchema = z
   .object({
     name: nonEmpty.max(200),

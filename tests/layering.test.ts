@@ -8,7 +8,7 @@ async function importErrors(file: string, source: string): Promise<string[]> {
   return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
-/** The layering of DESIGN.md, as lint enforces it on every file `npm test` lints. */
+/** The layering of docs/ARCHITECTURE.md, as lint enforces it on every file `npm test` lints. */
 describe('layering rules', () => {
   it.each([
     ['renderer/src/x.ts', "import { ipcRenderer } from 'electron';"],

@@ -23,7 +23,7 @@ const read = (rel: string) => readFileSync(path.join(root, rel), 'utf8');
 const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('should have failed'), (e: unknown) => e as EngineError);
 
 describe('built-in tools', () => {
-  it('registers the eight tools of DESIGN.md', () => {
+  it('registers the eight built-in tools', () => {
     expect(registerBuiltinTools(new ToolRegistry()).discover().map((t) => t.name)).toEqual([
       'file.delete',
       'file.edit',
