@@ -19,7 +19,7 @@ import { PlanExecutor } from '../engine/plan-executor';
 import type { PlanRepository } from '../engine/plan-repository';
 import type { ErrorLog } from '../engine/recovery';
 import { ApprovalGate } from '../engine/approval-gate';
-import { pendingApproval } from '../engine/approvals';
+import { pendingApproval, requestApproval } from '../engine/approvals';
 import { InvariantRules } from '../engine/invariants';
 import { parseDefinitionOfDone } from '../engine/strategize-actor';
 import { createSandbox, removeSandbox } from '../engine/sandbox/sandbox';
@@ -393,8 +393,7 @@ export class PlanService {
       this.lifecycle.update(planId, { phase: 'strategize', agentFeedback: { reason: latest.reason ?? 'no reason given', previous: latest.rationale } });
       return { next: 'propose_again' };
     }
-    const approval: Approval = {
-      id: newId(),
+    const approval = requestApproval(this.stores.approvals, this.events, {
       planId,
       kind: 'plan',
       decisionId: plan.decisionRootId,
@@ -404,16 +403,7 @@ export class PlanService {
       description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
       rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}`).join('\n'),
       diff: null,
-      status: 'pending',
-      scope: null,
-      answeredBy: null,
-      answeredAt: null,
-      reason: null,
-      usedAt: null,
-      createdAt: new Date().toISOString(),
-    };
-    this.stores.approvals.add(approval);
-    this.events.publish(planId, 'approval_requested', { approvalId: approval.id, kind: 'plan', decisionId: approval.decisionId, tool: null, description: approval.description });
+    });
     return { next: 'wait', approvalId: approval.id };
   }
 

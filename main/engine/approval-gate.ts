@@ -1,6 +1,5 @@
 import { type Approval, type AutomationProfile, needsApproval, type StrategyDecision, type ToolCallSpec } from '../../shared/domain';
-import { newId } from '../../shared/ids';
-import { type ApprovalStore, toolsApprovedForPlan } from './approvals';
+import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
 import { toChangeEntry } from './change-capture';
 import { unifiedDiff } from './changeset/diff';
 import { ApprovalPending, EngineError } from './errors';
@@ -46,8 +45,7 @@ export class ApprovalGate {
   }
 
   private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, diff: string | null): Approval {
-    const approval: Approval = {
-      id: newId(),
+    return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'tool',
       decisionId: decision.id,
@@ -57,23 +55,7 @@ export class ApprovalGate {
       description: decision.description,
       rationale: decision.rationale,
       diff,
-      status: 'pending',
-      scope: null,
-      answeredBy: null,
-      answeredAt: null,
-      reason: null,
-      usedAt: null,
-      createdAt: new Date().toISOString(),
-    };
-    this.store.add(approval);
-    this.events.publish(this.planId, 'approval_requested', {
-      approvalId: approval.id,
-      decisionId: decision.id,
-      tool: call.tool,
-      args: call.args,
-      description: decision.description,
     });
-    return approval;
   }
 
   /** The diff a write, an edit or a delete would make in the sandbox as it is now; null where none can be told. */

@@ -1,4 +1,6 @@
 import type { Approval } from '../../shared/domain';
+import { newId } from '../../shared/ids';
+import type { EventPublisher } from './event-stream';
 
 /** Where approvals are kept; SQLite in the app, so a pending one survives a restart. */
 export interface ApprovalStore {
@@ -39,4 +41,32 @@ export function pendingApproval(approvals: readonly Approval[]): Approval | unde
 /** Tools whose every call the operator approved for the rest of the plan. */
 export function toolsApprovedForPlan(approvals: readonly Approval[]): Set<string> {
   return new Set(approvals.filter((a) => a.status === 'approved' && a.scope === 'all' && a.tool).map((a) => a.tool as string));
+}
+
+/** What a new request names; the answer's fields start empty. */
+export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff'>;
+
+/** Stores a pending approval and announces it: the one way a run asks the operator. */
+export function requestApproval(store: ApprovalStore, events: EventPublisher, request: ApprovalRequest): Approval {
+  const approval: Approval = {
+    ...request,
+    id: newId(),
+    status: 'pending',
+    scope: null,
+    answeredBy: null,
+    answeredAt: null,
+    reason: null,
+    usedAt: null,
+    createdAt: new Date().toISOString(),
+  };
+  store.add(approval);
+  events.publish(approval.planId, 'approval_requested', {
+    approvalId: approval.id,
+    kind: approval.kind,
+    decisionId: approval.decisionId,
+    tool: approval.tool,
+    ...(approval.kind === 'tool' ? { args: approval.args } : {}),
+    description: approval.description,
+  });
+  return approval;
 }
