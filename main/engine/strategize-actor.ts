@@ -30,24 +30,29 @@ export function parseDefinitionOfDone(definition: DefinitionOfDone): PlanStep[] 
   );
 }
 
+/** The tree's root: the plan's definition of done, done as soon as it is written down. */
+export function rootDecision(plan: Pick<Plan, 'id' | 'name' | 'description'>, rationale: string, id: string, now: string): StrategyDecision {
+  return {
+    id,
+    planId: plan.id,
+    parentId: null,
+    type: 'prompt_definition',
+    order: 0,
+    description: plan.description || plan.name,
+    rationale,
+    toolCalls: [],
+    status: 'done',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /** Read-only: builds the decision tree for a plan without touching any resource. */
 export class StrategizeStubActor {
   strategize(plan: Pick<Plan, 'id' | 'name' | 'description' | 'definitionOfDone' | 'invariants'>, projectInvariants: readonly string[] = []): StrategizeResult {
     const now = new Date().toISOString();
-    const rootId = newId();
-    const root: StrategyDecision = {
-      id: rootId,
-      planId: plan.id,
-      parentId: null,
-      type: 'prompt_definition',
-      order: 0,
-      description: plan.description || plan.name,
-      rationale: 'Definition of done, as given by the plan',
-      toolCalls: [],
-      status: 'done',
-      createdAt: now,
-      updatedAt: now,
-    };
+    const root = rootDecision(plan, 'Definition of done, as given by the plan', newId(), now);
+    const rootId = root.id;
     const steps = parseDefinitionOfDone(plan.definitionOfDone).map<StrategyDecision>((step, index) => ({
       id: newId(),
       planId: plan.id,

@@ -6,7 +6,7 @@ import { newId } from '../../../shared/ids';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { PlanLifecycleService } from '../lifecycle';
 import type { RunToolCall, StepRunner } from '../runtime-execute-actor';
-import type { InvariantRecord, StrategizeResult } from '../strategize-actor';
+import { type InvariantRecord, rootDecision, type StrategizeResult } from '../strategize-actor';
 import type { ToolRunner } from '../tool-runner';
 import {
   FINISH_STEP,
@@ -142,19 +142,7 @@ export class ModelAgent {
     const existing = plan.decisionRootId ? this.options.lifecycle.listDecisions(plan.id).filter((d) => d.parentId === plan.decisionRootId) : [];
     const first = existing.length > 0 ? Math.max(...existing.map((d) => d.order)) + 1 : 1;
     const rootId = plan.decisionRootId ?? newId();
-    const root: StrategyDecision = {
-      id: rootId,
-      planId: plan.id,
-      parentId: null,
-      type: 'prompt_definition',
-      order: 0,
-      description: plan.description || plan.name,
-      rationale: `Proposed by ${this.options.config.provider}:${this.options.config.model} from the definition of done`,
-      toolCalls: [],
-      status: 'done',
-      createdAt: now,
-      updatedAt: now,
-    };
+    const root = rootDecision(plan, `Proposed by ${this.options.config.provider}:${this.options.config.model} from the definition of done`, rootId, now);
     const steps = proposal.steps.map<StrategyDecision>((step, index) => ({
       id: newId(),
       planId: plan.id,
