@@ -1,10 +1,11 @@
 import type { Benchmark } from './bench-result';
 import { consoleBenchmark } from './console/console-bench';
 import { eventStreamBenchmark } from './console/stream-bench';
+import { cliStartBenchmark } from './engine/cli-start';
 import { diffBenchmark } from './engine/diff';
 import { executorBenchmark } from './engine/executor';
 import { sandboxBenchmark } from './engine/sandbox';
 import { storeBenchmark } from './engine/store';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, storeBenchmark, consoleBenchmark, eventStreamBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, storeBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark];

@@ -1,5 +1,16 @@
 #!/usr/bin/env node
-// The `agents` command: runs the TypeScript CLI through tsx, so a clone needs no build step.
+// The `agents` command. `npm run build` compiles the CLI ahead of time (out/cli/main.cjs); a clone
+// without a build, or with sources newer than the build, runs the TypeScript through tsx instead.
 require('../scripts/require-node.cjs')('agents');
-require('tsx/cjs');
-require('../main/cli/main.ts');
+const built = require('../scripts/built-cli.cjs').freshBuiltCli();
+
+if (built) {
+  // V8's code cache on disk: later starts skip compiling the bundle.
+  require('node:module').enableCompileCache?.();
+  require(built);
+} else {
+  require('tsx/cjs');
+  // `agents serve` loads its module on demand, through import(): that needs tsx's ESM hooks too.
+  require('tsx/esm/api').register();
+  require('../main/cli/main.ts');
+}

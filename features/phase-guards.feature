@@ -15,9 +15,9 @@ Feature: Phase guards and error handling of the plan executor
     When I try to run strategize on it
     Then a PlanError is raised mentioning "phase strategize"
 
-  Scenario: An unknown plan id is a ValidationError naming plan_id
+  Scenario: An unknown plan id is a ValidationError naming planId
     When I try to run strategize on plan "01ARZ3NDEKTSV4RRFFQ69G5FAV"
-    Then a ValidationError is raised mentioning "plan_id"
+    Then a ValidationError is raised mentioning "planId"
 
   Scenario: A failing tool moves the plan to errored with its details
     Given a strategized plan whose step calls the failing tool "boom"

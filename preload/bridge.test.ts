@@ -2,7 +2,11 @@
 // eslint-disable-next-line no-restricted-imports
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS } from '../shared/contract';
-import { IPC_EVENT, IPC_SUBSCRIBE, IPC_UNSUBSCRIBE, createIpcBridge } from './bridge';
+import { createIpcBridge } from './bridge';
+import { STREAM_CHANNELS } from '../shared/streams';
+
+const { event: IPC_EVENT, subscribe: IPC_SUBSCRIBE, unsubscribe: IPC_UNSUBSCRIBE } = STREAM_CHANNELS;
+
 
 const electron = vi.hoisted(() => ({
   exposed: new Map<string, unknown>(),

@@ -1,11 +1,8 @@
 import type { IpcRenderer } from 'electron';
 import { type Bridge, type BridgeErrorPayload, CHANNELS, type Envelope, type Subscription } from '../shared/contract';
 import type { StreamEvent } from '../shared/events';
+import { STREAM_CHANNELS } from '../shared/streams';
 
-/** The event stream's IPC channels; main/electron/ipc.ts handles the same three names. */
-export const IPC_SUBSCRIBE = 'agents:subscribe';
-export const IPC_UNSUBSCRIBE = 'agents:unsubscribe';
-export const IPC_EVENT = 'agents:event';
 
 /**
  * What a failed call rejects with. contextBridge keeps only the message of an Error it carries, so
@@ -46,7 +43,7 @@ export function createIpcBridge(ipc: Pick<IpcRenderer, 'invoke' | 'on'>, warn: (
     if (listening) return;
     listening = true;
     // The IPC event object stays here: handing it to the page would give it ipcRenderer's sender.
-    ipc.on(IPC_EVENT, (_event, message: { subscriptionId?: unknown; event?: unknown }) => {
+    ipc.on(STREAM_CHANNELS.event, (_event, message: { subscriptionId?: unknown; event?: unknown }) => {
       const listener = typeof message?.subscriptionId === 'number' ? listeners.get(message.subscriptionId) : undefined;
       if (!listener) return;
       try {
@@ -63,13 +60,13 @@ export function createIpcBridge(ipc: Pick<IpcRenderer, 'invoke' | 'on'>, warn: (
     listen();
     const id = nextId++;
     listeners.set(id, listener);
-    invoke(ipc, IPC_SUBSCRIBE, { id, subscription }).catch((error: BridgeFailure) => {
+    invoke(ipc, STREAM_CHANNELS.subscribe, { id, subscription }).catch((error: BridgeFailure) => {
       listeners.delete(id);
       warn(`[agents] subscription refused: ${error.message}`);
     });
     return () => {
       if (!listeners.delete(id)) return;
-      invoke(ipc, IPC_UNSUBSCRIBE, { id }).catch(() => undefined);
+      invoke(ipc, STREAM_CHANNELS.unsubscribe, { id }).catch(() => undefined);
     };
   };
 

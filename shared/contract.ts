@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import {
+  ApplyResultSchema,
+  DiffHunkSchema,
   ApprovalSchema,
+  ChangeEntryMetaSchema,
   ChangeOperationSchema,
   ErrorRecordSchema,
   PlanSchema,
@@ -10,6 +13,7 @@ import {
   StrategyDecisionSchema,
   ToolInvocationSchema,
 } from './domain';
+import { ErrorCodeSchema } from './errors';
 import { SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
@@ -17,6 +21,8 @@ import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './
  * The one contract between the renderer and the host, bound to Electron IPC and to the
  * WebSocket of `agents serve`. Every type on either side is inferred from here.
  */
+
+export type { ChangeEntryMeta } from './domain';
 
 const planId = z.object({ planId: z.string().min(1).max(64) });
 
@@ -30,32 +36,10 @@ export const PlanListItemSchema = PlanSchema.extend({
 });
 export type PlanListItem = z.infer<typeof PlanListItemSchema>;
 
-export const ChangeEntryMetaSchema = z.object({
-  id: z.string(),
-  path: z.string(),
-  oldPath: z.string().nullable(),
-  operation: ChangeOperationSchema,
-  beforeHash: z.string().nullable(),
-  afterHash: z.string().nullable(),
-  binary: z.boolean(),
-  decisionId: z.string().nullable(),
-  invocationId: z.string().nullable(),
-  insertions: z.number().int().nonnegative(),
-  deletions: z.number().int().nonnegative(),
-});
-export type ChangeEntryMeta = z.infer<typeof ChangeEntryMetaSchema>;
 
 export const RecoveryHintSchema = z.object({ action: RecoveryActionSchema, message: z.string(), command: z.string() });
+export type RecoveryHint = z.infer<typeof RecoveryHintSchema>;
 
-export const ApplyResultSchema = z.object({
-  planId: z.string(),
-  applied: z.array(z.string()),
-  conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable(), reason: z.string().optional() })),
-  skipped: z.array(z.string()),
-  /** Files with something still to apply; the plan stays in apply until none is left. */
-  remaining: z.array(z.string()),
-  complete: z.boolean(),
-});
 
 export const REVIEW_STATES = ['remaining', 'partial', 'applied'] as const;
 
@@ -140,20 +124,18 @@ export const contract = {
   },
   'plans.change': {
     request: planId.extend({ entryId: z.string().min(1).max(64) }).strict(),
-    response: z.object({
-      entry: ChangeEntryMetaSchema.extend({ beforeText: z.string().nullable(), afterText: z.string().nullable() }),
-      diff: z.string().nullable(),
-    }),
+    /** What the diff view draws: the entry and its hunks as rows (null for a binary entry); no file texts. */
+    response: z.object({ entry: ChangeEntryMetaSchema, hunks: z.array(DiffHunkSchema).nullable() }),
   },
   /** The changeset as a review: one row per path, netted across steps, with what is applied and what remains. */
   'plans.review': {
     request: planId.strict(),
     response: z.object({ changesetId: z.string().nullable(), files: z.array(ReviewFileSchema) }),
   },
-  /** One reviewed file with the unified diff of its net change; hunk n is the n-th `@@` of the diff. */
+  /** One reviewed file with the hunks of its net change as rows (null for a binary file); hunk n is file.hunks[n-1]. */
   'plans.reviewDiff': {
     request: planId.extend({ path: z.string().min(1).max(4096) }).strict(),
-    response: z.object({ file: ReviewFileSchema.omit({ steps: true }), diff: z.string().nullable() }),
+    response: z.object({ file: ReviewFileSchema.omit({ steps: true }), hunks: z.array(DiffHunkSchema).nullable() }),
   },
   'plans.errors': {
     request: planId.strict(),
@@ -215,7 +197,7 @@ export type ParsedRequestOf<C extends Channel> = z.output<Contract[C]['request']
 export type ResponseOf<C extends Channel> = z.output<Contract[C]['response']>;
 
 /** An error as it crosses the boundary: never a stack trace. */
-export const BridgeErrorSchema = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
+export const BridgeErrorSchema = z.object({ code: ErrorCodeSchema, message: z.string(), field: z.string().optional() });
 export type BridgeErrorPayload = z.infer<typeof BridgeErrorSchema>;
 
 export type Envelope<T> = { ok: true; data: T } | { ok: false; error: BridgeErrorPayload };

@@ -94,6 +94,45 @@ export const ChangeEntrySchema = z.object({
 export type ChangeEntry = z.infer<typeof ChangeEntrySchema>;
 export type ChangeEntryInput = z.input<typeof ChangeEntrySchema>;
 
+/** An entry without its file texts, with the line counts computed when it was recorded. */
+export const ChangeEntryMetaSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  oldPath: z.string().nullable(),
+  operation: ChangeOperationSchema,
+  beforeHash: z.string().nullable(),
+  afterHash: z.string().nullable(),
+  binary: z.boolean(),
+  decisionId: z.string().nullable(),
+  invocationId: z.string().nullable(),
+  insertions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+export type ChangeEntryMeta = z.infer<typeof ChangeEntryMetaSchema>;
+
+/** What an apply did: files written, files whose project copy changed since the plan ran, files left out. */
+export const ApplyResultSchema = z.object({
+  planId: z.string(),
+  applied: z.array(z.string()),
+  conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable(), reason: z.string().optional() })),
+  skipped: z.array(z.string()),
+  /** Files with something still to apply; the plan stays in apply until none is left. */
+  remaining: z.array(z.string()),
+  complete: z.boolean(),
+});
+
+/** One line of a diff as the diff view draws it; a `note` says a side ends without a newline. */
+export const DiffRowSchema = z.object({
+  kind: z.enum(['context', 'add', 'del', 'note']),
+  text: z.string(),
+  /** 1-based; null on the side the line is not on. */
+  oldLine: z.number().int().positive().nullable(),
+  newLine: z.number().int().positive().nullable(),
+});
+export type DiffRow = z.infer<typeof DiffRowSchema>;
+export const DiffHunkSchema = z.object({ header: z.string(), rows: z.array(DiffRowSchema) });
+export type DiffHunk = z.infer<typeof DiffHunkSchema>;
+
 export const ChangeSetSchema = z.object({
   id: nonEmpty,
   planId: nonEmpty,
@@ -203,7 +242,7 @@ export const DefinitionOfDoneSchema = z.union([
 ]);
 export type DefinitionOfDone = z.infer<typeof DefinitionOfDoneSchema>;
 
-/** The plan file (YAML or JSON); README.md documents it, docs/ARCHITECTURE.md says where it goes. */
+/** The plan file (YAML or JSON); docs/ARCHITECTURE.md "Stable interfaces". */
 export const PlanFileSchema = z
   .object({
     name: nonEmpty.max(200),

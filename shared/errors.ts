@@ -1,4 +1,42 @@
-import type { ZodError } from 'zod';
+import { z, type ZodError } from 'zod';
+
+/**
+ * Every error code that crosses a boundary (the contract's error envelope, the WebSocket, IPC, the
+ * CLI's messages). A closed set: a new failure gets a code here, so clients can switch on it.
+ */
+export const ERROR_CODES = [
+  // bad input
+  'invalid_request',
+  'invalid_message',
+  'invalid_json',
+  'message_too_large',
+  'unknown_channel',
+  // the plan's phase or state does not allow the operation
+  'wrong_state',
+  'wrong_phase',
+  'invalid_transition',
+  'not_running',
+  'no_project',
+  'strategize_incomplete',
+  'wrong_context',
+  'no_active_changeset',
+  'unsupported',
+  'not_agent',
+  // subscriptions
+  'duplicate_subscription',
+  'unknown_subscription',
+  'too_many_subscriptions',
+  // the caller
+  'forbidden',
+  // seen only by clients
+  'bad_response',
+  'disconnected',
+  'disposed',
+  // anything else: a bug, with details in the host's log only
+  'internal',
+] as const;
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 /** Bad input. The message always names the offending field. */
 export class ValidationError extends Error {
@@ -48,7 +86,7 @@ export class PlanError extends Error {
   override readonly name = 'PlanError';
   constructor(
     message: string,
-    readonly code: string = 'plan_error',
+    readonly code: ErrorCode = 'wrong_state',
   ) {
     super(message);
   }

@@ -1,4 +1,14 @@
 import { z } from 'zod';
+import {
+  ApplyResultSchema,
+  ChangeEntryMetaSchema,
+  DecisionStatusSchema,
+  ErrorRecordSchema,
+  PhaseSchema,
+  ProcessingStateSchema,
+  RecoveryActionSchema,
+  RuntimeExecuteResultSchema,
+} from './domain';
 
 /** The nine event types of the seed, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -12,6 +22,97 @@ export const SEED_EVENT_TYPES = [
   'runtime_execute_step',
   'runtime_execute_complete',
 ] as const;
+
+const id = z.string().min(1);
+const count = z.number().int().nonnegative();
+const runStarted = z.object({ changesetId: id, decisionCount: count, sandboxRoot: z.string().nullable() });
+const modelPhase = z.enum(['strategize', 'execute']);
+const step = z.object({ decisionId: id, index: z.number().int().positive(), total: count, description: z.string() });
+
+/**
+ * The `data` of each event type: one schema per type, which the engine's emitters are typed by,
+ * the transports carry and the renderer reads. A new event type is a new entry here (and in
+ * ENGINE_EVENT_TYPES); everything else follows from the union below.
+ */
+export const EVENT_DATA = {
+  strategize_started: z.object({}),
+  strategize_decisions: z.object({ decisionRootId: id, decisionCount: count, invariantRecords: z.array(z.unknown()) }),
+  strategize_complete: z.object({ decisionRootId: id }),
+  execute_started: runStarted,
+  execute_step: step,
+  execute_complete: z.object({ changesetId: id, toolCallsCount: count, entryCount: count }),
+  runtime_execute_started: runStarted,
+  runtime_execute_step: step,
+  runtime_execute_complete: RuntimeExecuteResultSchema,
+
+  plan_created: z.object({ name: z.string(), phase: PhaseSchema, processingState: ProcessingStateSchema }),
+  state_changed: z.object({ from: ProcessingStateSchema, to: ProcessingStateSchema, phase: PhaseSchema, fromPhase: PhaseSchema.optional() }),
+  decision_status: z.object({ decisionId: id, status: DecisionStatusSchema }),
+  tool_call_started: z.object({ decisionId: id, tool: z.string(), args: z.record(z.string(), z.unknown()) }),
+  tool_call_finished: z.object({
+    decisionId: id,
+    invocationId: id,
+    tool: z.string(),
+    ok: z.boolean(),
+    durationMs: z.number().nonnegative(),
+    error: z.object({ name: z.string(), message: z.string(), category: z.string().optional() }).nullable().optional(),
+  }),
+  /** The recorded entry as the changes list shows it: a view appends it without asking the host. */
+  change_recorded: z.object({ entry: ChangeEntryMetaSchema }),
+  error_recorded: ErrorRecordSchema.omit({ stack: true }),
+  retry_scheduled: z.object({
+    phase: PhaseSchema,
+    decisionId: z.string().nullable(),
+    attempt: z.number().int().positive(),
+    delayMs: z.number().nonnegative(),
+    error: z.string(),
+    category: z.string().optional(),
+    maxRetries: z.number().int().nonnegative().optional(),
+  }),
+  paused: z.object({
+    decisionId: id,
+    index: z.number().int().positive(),
+    total: count,
+    reason: z.enum(['step', 'breakpoint', 'pause']),
+    description: z.string(),
+  }),
+  /** `discarded`: files left unapplied when the operator discarded the rest of a partly applied changeset. */
+  apply_complete: ApplyResultSchema.extend({ ok: z.boolean(), discarded: z.number().int().nonnegative().optional() }),
+  /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
+  approval_requested: z.object({
+    approvalId: id,
+    kind: z.enum(['tool', 'plan']).optional(),
+    decisionId: z.string().nullable(),
+    tool: z.string().nullable(),
+    args: z.record(z.string(), z.unknown()).optional(),
+    description: z.string(),
+  }),
+  approval_resolved: z.object({
+    approvalId: id,
+    decisionId: z.string().nullable(),
+    tool: z.string().nullable(),
+    approved: z.boolean(),
+    scope: z.enum(['once', 'all']).nullable(),
+    answeredBy: z.string(),
+    reason: z.string().nullable(),
+  }),
+  recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string() }),
+  /** The model's text as it streams, deltas batched. */
+  model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
+  /** Tokens after each model call: the call's, the step's and the plan's. */
+  model_usage: z.object({
+    decisionId: z.string().nullable(),
+    phase: modelPhase,
+    inputTokens: count,
+    outputTokens: count,
+    stepInputTokens: count,
+    stepOutputTokens: count,
+    planInputTokens: count,
+    planOutputTokens: count,
+  }),
+} as const;
+
+export type StreamEventType = keyof typeof EVENT_DATA;
 
 /** Events the engine adds beyond the seed's. */
 export const ENGINE_EVENT_TYPES = [
@@ -32,20 +133,47 @@ export const ENGINE_EVENT_TYPES = [
   'approval_requested',
   'approval_resolved',
   'recovery_applied',
-] as const;
+] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;
 export const StreamEventTypeSchema = z.enum(STREAM_EVENT_TYPES);
-export type StreamEventType = z.infer<typeof StreamEventTypeSchema>;
 
-export const StreamEventSchema = z.object({
+/** The `data` of events of type T, as its emitter builds it. */
+export type EventData<T extends StreamEventType> = z.input<(typeof EVENT_DATA)[T]>;
+
+const envelope = {
   planId: z.string().min(1),
   /** Monotonic per plan, starting at 1. */
   seq: z.number().int().positive(),
   ts: z.string(),
-  type: StreamEventTypeSchema,
-  data: z.record(z.string(), z.unknown()),
-});
-export type StreamEvent = z.infer<typeof StreamEventSchema>;
+};
+
+type EventSchemas = { [T in StreamEventType]: z.ZodObject<typeof envelope & { type: z.ZodLiteral<T>; data: (typeof EVENT_DATA)[T] }> };
+
+/** Each event type's whole schema, envelope included: check an event against its own type only. */
+export const STREAM_EVENT_SCHEMAS = Object.fromEntries(
+  STREAM_EVENT_TYPES.map((type) => [type, z.object({ ...envelope, type: z.literal(type), data: EVENT_DATA[type] })]),
+) as unknown as EventSchemas;
+
+export const StreamEventSchema = z.discriminatedUnion(
+  'type',
+  STREAM_EVENT_TYPES.map((type) => STREAM_EVENT_SCHEMAS[type]) as unknown as [EventSchemas[StreamEventType], ...EventSchemas[StreamEventType][]],
+);
+
+/** An event of one type; `StreamEvent` is their union, discriminated by `type`. */
+export type StreamEventOf<T extends StreamEventType> = { planId: string; seq: number; ts: string; type: T; data: z.output<(typeof EVENT_DATA)[T]> };
+export type StreamEvent = { [T in StreamEventType]: StreamEventOf<T> }[StreamEventType];
 
 export type StreamCallback = (event: StreamEvent) => void;
+
+/**
+ * Checks one event: the envelope, then `data` against its type's schema only (a union parse would
+ * try types until one fits). Returns the event, or null with nothing thrown.
+ */
+export function parseStreamEvent(value: unknown): StreamEvent | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string' || !Object.hasOwn(STREAM_EVENT_SCHEMAS, type)) return null;
+  const parsed = STREAM_EVENT_SCHEMAS[type as StreamEventType].safeParse(value);
+  return parsed.success ? (parsed.data as StreamEvent) : null;
+}

@@ -4,3 +4,4 @@ export * from './events';
 export * from './ids';
 export * from './contract';
 export * from './ws-protocol';
+export * from './streams';

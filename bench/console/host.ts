@@ -9,6 +9,7 @@ import { startServer } from '../../main/web/server';
 
 export type HostRequest =
   | { type: 'publish'; planId: string; ratePerSecond: number; durationMs: number }
+  | { type: 'publish-changes'; planId: string; ratePerSecond: number; durationMs: number }
   | { type: 'memory' }
   | { type: 'profile-start' }
   | { type: 'profile-stop' }
@@ -17,6 +18,7 @@ export type HostRequest =
 export type HostReply =
   | { type: 'ready'; url: string }
   | { type: 'published'; firstSeq: number; hostTs: number[]; elapsedMs: number }
+  | { type: 'published-changes'; hostTs: number[]; elapsedMs: number; listReads: number }
   | { type: 'memory'; rss: number; heapUsed: number }
   | { type: 'profile'; totalMs: number; top: { fn: string; selfMs: number }[] }
   | { type: 'ok' }
@@ -45,7 +47,7 @@ async function publish(app: ReturnType<typeof openApp>, planId: string, ratePerS
           index: hostTs.length + 1,
           total,
           description: `Streamed step ${hostTs.length + 1}`,
-          hostTs: ts,
+          decisionId: 'streamed',
         });
         if (firstSeq === 0) firstSeq = event.seq;
         hostTs.push(ts);
@@ -57,6 +59,65 @@ async function publish(app: ReturnType<typeof openApp>, planId: string, ratePerS
   });
   return { firstSeq, hostTs, elapsedMs: performance.now() - start };
 }
+
+/**
+ * Records `ratePerSecond` change entries for `durationMs` as tool calls do: each entry and its
+ * change_recorded event in the same commit, the commits grouped per millisecond tick like the
+ * executor's CommitGroup. Each entry's host time is Date.now() just after its commit, when the event
+ * is delivered. Also counts the page's reads of the changes list (plans.changes) meanwhile.
+ */
+async function publishChanges(app: ReturnType<typeof openApp>, planId: string, ratePerSecond: number, durationMs: number) {
+  const { service } = app;
+  const changesetId = service.get(planId).changesetId;
+  if (!changesetId) throw new Error('the streaming plan has no changeset');
+  const store = service.stores.changesets;
+  const total = Math.round((ratePerSecond * durationMs) / 1000);
+  const hostTs: number[] = [];
+  const reads = listReads;
+  const start = performance.now();
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) * ratePerSecond) / 1000));
+      const from = hostTs.length;
+      if (due > from) {
+        service.events.deferDelivery(() =>
+          store.atomically!(() => {
+            for (let i = from; i < due; i++) {
+              recordedChanges += 1;
+              const n = recordedChanges;
+              const text = `line ${n}\n`;
+              const entry = store.record(changesetId, {
+                id: `bench-${process.pid}-${n}`,
+                path: `streamed/file-${n}.txt`,
+                oldPath: null,
+                operation: 'create',
+                beforeHash: null,
+                afterHash: `h${n}`,
+                beforeText: null,
+                afterText: text,
+                binary: false,
+                decisionId: null,
+                invocationId: null,
+                createdAt: new Date().toISOString(),
+              });
+              service.events.publish(planId, 'change_recorded', { entry });
+            }
+          }),
+        );
+        const committed = Date.now();
+        for (let i = from; i < due; i++) hostTs.push(committed);
+      }
+      if (hostTs.length >= total) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  return { hostTs, elapsedMs: performance.now() - start, listReads: listReads - reads };
+}
+
+let listReads = 0;
+/** Entries recorded so far by publishChanges, across calls: their ids and paths stay unique. */
+let recordedChanges = 0;
 
 interface ProfileNode {
   id: number;
@@ -83,11 +144,19 @@ async function main(): Promise<void> {
   const rendererDir = process.env.BENCH_RENDERER_DIR;
   if (!dataDir || !rendererDir) throw new Error('BENCH_DATA_DIR and BENCH_RENDERER_DIR are required');
   const app = openApp({ dataDir });
+  // Counts the reads of the changes list, which pushing entries in events should make unnecessary.
+  const changes = app.service.changes.bind(app.service);
+  app.service.changes = (...args: Parameters<typeof changes>) => {
+    listReads += 1;
+    return changes(...args);
+  };
   const server = await startServer({ service: app.service, rendererDir, dataDir, log: () => undefined });
   let profiler: Session | null = null;
   process.on('message', (message: HostRequest) => {
     void (async () => {
-      if (message.type === 'publish') {
+      if (message.type === 'publish-changes') {
+        send({ type: 'published-changes', ...(await publishChanges(app, message.planId, message.ratePerSecond, message.durationMs)) });
+      } else if (message.type === 'publish') {
         send({ type: 'published', ...(await publish(app, message.planId, message.ratePerSecond, message.durationMs)) });
       } else if (message.type === 'profile-start') {
         profiler = new Session();

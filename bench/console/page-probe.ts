@@ -109,6 +109,38 @@ export const PAGE_PROBE = String.raw`
     stopStream() {
       return window.__benchStream();
     },
+
+    /**
+     * Follows the open changes list the same way: whenever its number of rows (data-count) grows,
+     * records it with the wall-clock time that frame was painted.
+     */
+    startChanges() {
+      const frames = [];
+      let inFrame = false;
+      let running = true;
+      const frameLoop = () => {
+        if (!running) return;
+        inFrame = true;
+        afterThisFrame(() => { inFrame = false; });
+        requestAnimationFrame(frameLoop);
+      };
+      requestAnimationFrame(frameLoop);
+      const list = document.querySelector('[data-testid="change-list"]');
+      const observer = new MutationObserver(() => {
+        const count = Number(list.getAttribute('data-count'));
+        if (frames.length > 0 && frames[frames.length - 1].count === count) return;
+        const record = { count, painted: 0 };
+        frames.push(record);
+        const painted = (now) => { record.painted = performance.timeOrigin + now; };
+        if (inFrame) afterThisFrame(painted);
+        else requestAnimationFrame(() => afterThisFrame(painted));
+      });
+      observer.observe(list, { attributes: true, attributeFilter: ['data-count'] });
+      window.__benchChanges = () => { running = false; observer.disconnect(); return frames; };
+    },
+    stopChanges() {
+      return window.__benchChanges();
+    },
   };
 })();
 `;

@@ -103,17 +103,20 @@ function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Seeded
   for (let seq = 1; seq <= spec.events; seq++) {
     const type = types[seq % types.length];
     const decisionId = decisionIds[seq % decisionIds.length];
-    const data: Record<string, unknown> =
+    const ts = new Date(Date.parse(now) + seq).toISOString();
+    const path = `src/module-${seq % 2000}.ts`;
+    const entry = { id: `entry-${seq}`, path, oldPath: null, operation: 'modify', beforeHash: null, afterHash: null, binary: false, decisionId, invocationId: `inv-${seq}`, insertions: 2, deletions: 2 } as const;
+    const event: StreamEvent =
       type === 'tool_call_started'
-        ? { decisionId, tool: 'file.write', invocationId: `inv-${seq}` }
+        ? { planId, seq, ts, type, data: { decisionId, tool: 'file.write', args: { path } } }
         : type === 'tool_call_finished'
-          ? { decisionId, tool: 'file.write', ok: true, durationMs: 3 }
+          ? { planId, seq, ts, type, data: { decisionId, invocationId: `inv-${seq}`, tool: 'file.write', ok: true, durationMs: 3 } }
           : type === 'change_recorded'
-            ? { decisionId, operation: 'modify', path: `src/module-${seq % 2000}.ts` }
+            ? { planId, seq, ts, type, data: { entry } }
             : type === 'decision_status'
-              ? { decisionId, status: 'done' }
-              : { decisionId, index: seq % 100, total: 100, description: `Rewrite module ${seq}` };
-    batch.push({ planId, seq, ts: new Date(Date.parse(now) + seq).toISOString(), type, data });
+              ? { planId, seq, ts, type, data: { decisionId, status: 'done' } }
+              : { planId, seq, ts, type: 'execute_step', data: { decisionId, index: (seq % 100) + 1, total: 100, description: `Rewrite module ${seq}` } };
+    batch.push(event);
     if (batch.length === EVENT_BATCH) {
       appendBatch(batch);
       batch = [];

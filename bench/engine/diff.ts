@@ -110,8 +110,8 @@ export const diffBenchmark: Benchmark = {
         {
           name: `changeset diff: ${FILES} files x ${LINES.toLocaleString('en-US')} lines, 2% changed`,
           figure,
-          budget: 'ratio <= 1.5',
-          pass: ratio <= 1.5,
+          budget: 'ratio <= 1.0',
+          pass: ratio <= 1.0,
           details: { ...details, files: FILES, linesPerFile: LINES, removedLines: ourCounts[0], addedLines: ourCounts[1] },
         },
       ];

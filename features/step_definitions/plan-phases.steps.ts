@@ -8,11 +8,10 @@ import { type DefinitionOfDone, type ExecuteResult, type Plan, resolveProfile } 
 import { PlanError, ValidationError } from '../../shared/errors';
 import { isUlid } from '../../shared/ids';
 import { PlanExecutionContext } from '../../main/engine/execution-context';
-import { PlanLifecycleService } from '../../main/engine/lifecycle';
 import { PlanExecutor } from '../../main/engine/plan-executor';
-import { InMemoryPlanRepository } from '../../main/engine/plan-repository';
+import { InMemoryChangeSetStore, inMemoryLifecycle, inMemoryToolRunner } from '../../main/engine/test-support/in-memory-stores';
 import type { StrategizeResult } from '../../main/engine/strategize-actor';
-import { ToolRegistry, ToolRunner } from '../../main/engine/tool-runner';
+import { ToolRegistry } from '../../main/engine/tool-runner';
 import { registerBuiltinTools } from '../../main/engine/tools';
 import type { EngineWorld } from '../support/world';
 
@@ -23,7 +22,7 @@ interface PhaseWorld extends EngineWorld {
 }
 
 function engine(world: PhaseWorld) {
-  world.lifecycle ??= new PlanLifecycleService(new InMemoryPlanRepository());
+  world.lifecycle ??= inMemoryLifecycle();
   if (!world.toolRunner) {
     const registry = registerBuiltinTools(new ToolRegistry());
     registry.register({
@@ -34,7 +33,7 @@ function engine(world: PhaseWorld) {
         throw new Error('boom exploded');
       },
     });
-    world.toolRunner = new ToolRunner(registry);
+    world.toolRunner = inMemoryToolRunner(registry);
   }
   return world.lifecycle;
 }
@@ -47,7 +46,7 @@ function createPlan(world: PhaseWorld, definitionOfDone: DefinitionOfDone, invar
 
 function executor(world: PhaseWorld, withContext = true): PlanExecutor {
   world.sandbox ??= mkdtempSync(join(tmpdir(), 'agents-feature-'));
-  const context = withContext ? new PlanExecutionContext({ planId: world.planId, sandboxRoot: world.sandbox }) : null;
+  const context = withContext ? new PlanExecutionContext({ planId: world.planId, sandboxRoot: world.sandbox, changesetStore: new InMemoryChangeSetStore() }) : null;
   world.context = context ?? undefined;
   return new PlanExecutor({ lifecycleService: world.lifecycle, toolRunner: world.toolRunner, executionContext: context });
 }

@@ -2,14 +2,23 @@ import assert from 'node:assert/strict';
 import { Given, Then, When } from '@cucumber/cucumber';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { isUlid, newId } from '../../shared/ids';
-import { InMemoryChangeSetStore } from '../../main/engine/changeset-store';
 import { PlanExecutionContext } from '../../main/engine/execution-context';
-import { PlanLifecycleService } from '../../main/engine/lifecycle';
 import { PlanExecutor } from '../../main/engine/plan-executor';
-import { InMemoryPlanRepository } from '../../main/engine/plan-repository';
+import { InMemoryChangeSetStore, InMemoryEventLog, inMemoryLifecycle, inMemoryToolRunner } from '../../main/engine/test-support/in-memory-stores';
+import { EventPublisher } from '../../main/engine/event-stream';
 import { createRuntimeExecuteResult, RuntimeExecuteActor } from '../../main/engine/runtime-execute-actor';
-import { ToolRegistry, ToolRunner } from '../../main/engine/tool-runner';
+import { ToolRegistry } from '../../main/engine/tool-runner';
 import { type EngineWorld, sampleEntry, stubDecision } from '../support/world';
+
+/**
+ * A context as the seed's scenarios make it: with no store named, the test support gives it an
+ * in-memory one (production code always passes its SQLite store).
+ */
+function testContext(options: { planId: string | null }): PlanExecutionContext {
+  return new PlanExecutionContext({ ...options, changesetStore: new InMemoryChangeSetStore() });
+}
+
+const testEvents = () => new EventPublisher(new InMemoryEventLog());
 
 function attempt(world: EngineWorld, action: () => unknown): void {
   try {
@@ -33,7 +42,7 @@ Given('a valid plan ID', function (this: EngineWorld) {
 // ---- context creation ------------------------------------------------------
 
 When('I create a PlanExecutionContext with a valid plan_id', function (this: EngineWorld) {
-  this.context = new PlanExecutionContext({ planId: this.planId });
+  this.context = testContext({ planId: this.planId });
 });
 
 Then('the context plan_id should match the provided value', function (this: EngineWorld) {
@@ -66,16 +75,18 @@ Then('the context should have the correct automation_profile', function (this: E
 });
 
 When('I attempt to create a PlanExecutionContext with empty plan_id', function (this: EngineWorld) {
-  attempt(this, () => new PlanExecutionContext({ planId: '' }));
+  attempt(this, () => testContext({ planId: '' }));
 });
 
 When('I attempt to create a PlanExecutionContext with None plan_id', function (this: EngineWorld) {
-  attempt(this, () => new PlanExecutionContext({ planId: null }));
+  attempt(this, () => testContext({ planId: null }));
 });
 
 Then('the plan execution context should raise a ValidationError containing {string}', function (this: EngineWorld, text: string) {
   assert.ok(this.error instanceof ValidationError, `expected a ValidationError, got ${String(this.error)}`);
-  assert.match(this.error.message, new RegExp(text));
+  // The seed names fields in snake_case; the engine names them as the contract does, in camelCase.
+  const camel = text.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  assert.match(this.error.message, new RegExp(camel));
 });
 
 Then('the plan execution context should raise a ValidationError', function (this: EngineWorld) {
@@ -83,7 +94,7 @@ Then('the plan execution context should raise a ValidationError', function (this
 });
 
 When('I create a PlanExecutionContext without specifying a changeset store', function (this: EngineWorld) {
-  this.context = new PlanExecutionContext({ planId: this.planId });
+  this.context = testContext({ planId: this.planId });
 });
 
 Then('the context changeset_store should be an InMemoryChangeSetStore', function (this: EngineWorld) {
@@ -263,12 +274,12 @@ Then('the runtime result should fail validation', function (this: EngineWorld) {
 // ---- RuntimeExecuteActor ---------------------------------------------------
 
 Given('a ToolRunner with an empty registry', function (this: EngineWorld) {
-  this.toolRunner = new ToolRunner(new ToolRegistry());
+  this.toolRunner = inMemoryToolRunner(new ToolRegistry());
   assert.equal(this.toolRunner.discover().length, 0);
 });
 
 Given('a RuntimeExecuteActor', function (this: EngineWorld) {
-  this.actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: this.context });
+  this.actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: this.context, events: testEvents() });
 });
 
 Given('a stream callback collector', function (this: EngineWorld) {
@@ -313,18 +324,18 @@ Then('the runtime execute result sandbox_refs should contain {string}', function
 });
 
 When('I attempt to create a RuntimeExecuteActor with None tool_runner', function (this: EngineWorld) {
-  attempt(this, () => new RuntimeExecuteActor({ toolRunner: null, executionContext: this.context }));
+  attempt(this, () => new RuntimeExecuteActor({ toolRunner: null, executionContext: this.context, events: testEvents() }));
 });
 
 When('I attempt to create a RuntimeExecuteActor with None execution_context', function (this: EngineWorld) {
-  attempt(this, () => new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: null }));
+  attempt(this, () => new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: null, events: testEvents() }));
 });
 
 // ---- PlanExecutor ------------------------------------------------------------
 
 Given('a mock lifecycle service', function (this: EngineWorld) {
   // The seed's mock is our real service over the in-memory repository.
-  this.lifecycle = new PlanLifecycleService(new InMemoryPlanRepository());
+  this.lifecycle = inMemoryLifecycle();
 });
 
 When('I create a PlanExecutor with a mock tool_calling_runtime', function (this: EngineWorld) {

@@ -2,51 +2,9 @@ import type { ErrorRecord } from '../../shared/domain';
 import { newId } from '../../shared/ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
 import type { PlanLifecycleService } from '../engine/lifecycle';
-import { isHolderAlive } from '../engine/process-liveness';
 import type { ErrorLog } from '../engine/recovery';
+import { isLeaseLive, type LeaseStore } from '../engine/leases';
 import { type ApprovalStore, pendingApproval } from '../engine/approvals';
-
-export interface Lease {
-  planId: string;
-  pid: number;
-  hostname: string;
-  heartbeatAt: string;
-  acquiredAt: string;
-}
-
-/** Which process owns a running plan. A plan whose owner is gone was interrupted. */
-export interface LeaseStore {
-  /** True when the lease was taken (free, or held by a dead owner on this host). */
-  acquire(planId: string, pid: number, hostname: string): boolean;
-  heartbeat(planId: string, pid: number): void;
-  release(planId: string, pid: number): void;
-  get(planId: string): Lease | undefined;
-}
-
-export function isLeaseLive(lease: Lease | undefined, now = Date.now()): boolean {
-  return lease !== undefined && isHolderAlive(lease, { now });
-}
-
-export class InMemoryLeaseStore implements LeaseStore {
-  private readonly leases = new Map<string, Lease>();
-  acquire(planId: string, pid: number, host: string): boolean {
-    const current = this.leases.get(planId);
-    if (current && current.pid !== pid && isLeaseLive(current)) return false;
-    const now = new Date().toISOString();
-    this.leases.set(planId, { planId, pid, hostname: host, heartbeatAt: now, acquiredAt: now });
-    return true;
-  }
-  heartbeat(planId: string, pid: number): void {
-    const lease = this.leases.get(planId);
-    if (lease?.pid === pid) lease.heartbeatAt = new Date().toISOString();
-  }
-  release(planId: string, pid: number): void {
-    if (this.leases.get(planId)?.pid === pid) this.leases.delete(planId);
-  }
-  get(planId: string): Lease | undefined {
-    return this.leases.get(planId);
-  }
-}
 
 /**
  * At start-up: a plan left processing or paused whose owner is gone is marked errored, category

@@ -17,9 +17,9 @@ export interface App {
 
 /** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
 export function openApp(
-  options: { dataDir?: string; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
+  options: { dataDir?: string; env?: NodeJS.ProcessEnv; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
 ): App {
-  const dataDir = options.dataDir ?? resolveDataDir();
+  const dataDir = options.dataDir ?? resolveDataDir(options.env);
   secureDataDir(dataDir);
   const stores = openStores(dataDir);
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);

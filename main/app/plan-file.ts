@@ -80,10 +80,10 @@ export function validatePlanFile(raw: unknown, baseDir: string, overrides: { pro
     }
   }
   if (overrides.profile !== undefined) {
-    plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, '--profile');
+    plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, 'profile');
   }
   const project = overrides.project !== undefined ? resolve(overrides.project) : plan.project !== undefined ? resolve(baseDir, plan.project) : null;
-  const field = overrides.project !== undefined ? '--project' : 'project';
+  const field = 'project';
   if (project !== null) checkProjectDir(project, field, policy);
   if (project !== null && !(existsSync(project) && statSync(project).isDirectory())) {
     throw new ValidationError(field, `not a directory: ${project}`);

@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { Approval, ChangeEntry, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import type { Approval, ChangeEntry, DiffHunk, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../shared/decision-tree';
 import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
-import { type ChangeSetStore, toEntryMeta } from '../engine/changeset-store';
-import { unifiedDiff } from '../engine/changeset/diff';
-import { type AppliedLog, applyReviewed, type Reviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileDiff, reviewNet } from '../engine/changeset/review';
+import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
+import { entryHunks, unifiedDiff } from '../engine/changeset/diff';
+import { type AppliedLog, applyReviewed, type Reviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileHunks, reviewNet } from '../engine/changeset/review';
 import { exportPatch } from '../engine/changeset/patch';
 import { ErrorRecoveryService, type ErrorRecoveryOptions, recoveryHints, type RecoveryHint, classifyError } from '../engine/error-recovery-service';
 import { EventPublisher, type EventLog } from '../engine/event-stream';
@@ -28,10 +28,11 @@ import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-run
 import { ApprovalPending } from '../engine/errors';
 import { newId } from '../../shared/ids';
 import { registerBuiltinTools } from '../engine/tools';
+import { type ConfinementProbe, detectConfinement } from '../engine/tools/confinement';
 import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, loadStepFile, parsePlanText, validatePlanFile } from './plan-file';
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
-import type { LeaseStore } from './leases';
+import type { LeaseStore } from '../engine/leases';
 import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
@@ -129,6 +130,8 @@ function projectInvariantRecords(plan: Plan): string[] {
   return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...rules.notes];
 }
 
+export type { ConfinementProbe };
+
 /** The operations an operator performs on plans; the CLI, the web host and Electron all call these. */
 export class PlanService {
   readonly lifecycle: PlanLifecycleService;
@@ -151,6 +154,11 @@ export class PlanService {
   }
 
   // ---- reading ------------------------------------------------------------
+
+  /** How shell.run can be confined on this host (bwrap, sandbox-exec), or why it cannot. */
+  shellConfinement(): Promise<ConfinementProbe> {
+    return detectConfinement();
+  }
 
   get(planId: string): Plan {
     return this.lifecycle.getPlan(planId);
@@ -201,12 +209,14 @@ export class PlanService {
     };
   }
 
-  /** One entry with its contents and diff. */
-  change(planId: string, entryId: string): { entry: ChangeEntryMeta & { beforeText: string | null; afterText: string | null }; diff: string | null } {
+  /** One entry with its hunks, as the diff view draws them; the file texts stay here. */
+  change(planId: string, entryId: string): { entry: ChangeEntryMeta; hunks: DiffHunk[] | null } {
     const { changesetId } = this.get(planId);
-    const entry = changesetId ? this.stores.changesets.getEntry(changesetId, entryId) : undefined;
-    if (!entry) throw new ValidationError('entryId', `no change entry "${entryId}" in plan ${planId}`);
-    return { entry: { ...toEntryMeta(entry), beforeText: entry.beforeText, afterText: entry.afterText }, diff: unifiedDiff(entry) };
+    const store = this.stores.changesets;
+    const meta = changesetId ? store.getEntryMeta(changesetId, entryId) : undefined;
+    const entry = changesetId && meta ? store.getEntry(changesetId, entryId) : undefined;
+    if (!meta || !entry) throw new ValidationError('entryId', `no change entry "${entryId}" in plan ${planId}`);
+    return { entry: meta, hunks: entryHunks(entry) };
   }
 
   invocations(planId: string): ToolInvocation[] {
@@ -255,8 +265,15 @@ export class PlanService {
 
   diff(planId: string): { planId: string; changesetId: string | null; entries: DiffEntry[] } {
     const plan = this.get(planId);
-    const entries = this.changeEntries(planId).map((entry) => ({ ...toEntryMeta(entry), diff: unifiedDiff(entry) }));
-    return { planId, changesetId: plan.changesetId, entries };
+    const entries = this.changeEntries(planId);
+    // Line counts as stored when each entry was recorded, not computed again.
+    const metas = plan.changesetId ? this.stores.changesets.listEntryMeta(plan.changesetId, { offset: 0, limit: entries.length }) : [];
+    const byId = new Map(metas.map((m) => [m.id, m]));
+    return {
+      planId,
+      changesetId: plan.changesetId,
+      entries: entries.map((entry) => ({ ...(byId.get(entry.id) ?? toEntryMeta(entry, entryLineCounts(entry))), diff: unifiedDiff(entry) })),
+    };
   }
 
   patch(planId: string): string {
@@ -280,9 +297,9 @@ export class PlanService {
     return reviewDiffs(this.reviewed(planId));
   }
 
-  /** One file of the review with the unified diff of its net change (null for a binary file). */
-  reviewDiff(planId: string, path: string): { file: ReviewFile; diff: string | null } {
-    const found = reviewFileDiff(this.reviewed(planId), path);
+  /** One file of the review with the hunks of its net change as the diff view draws them (null for a binary file). */
+  reviewDiff(planId: string, path: string): { file: ReviewFile; hunks: DiffHunk[] | null } {
+    const found = reviewFileHunks(this.reviewed(planId), path);
     if (!found) throw new ValidationError('path', `plan ${planId} does not change "${path}"`);
     return found;
   }
@@ -376,14 +393,14 @@ export class PlanService {
    * the reason back to the model, whose new steps replace the ones not done. Says what the run
    * does next.
    */
-  private reviewProposedTree(planId: string): { next: 'execute' } | { next: 'wait'; approvalId: string } | { next: 'propose_again' } {
+  private reviewProposedTree(planId: string): { next: 'execute'; plan: Plan } | { next: 'wait'; approvalId: string } | { next: 'propose_again' } {
     const plan = this.get(planId);
-    if (!plan.agent || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute' };
+    if (!plan.agent || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute', plan };
     const latest = this.stores.approvals.listForPlan(planId).filter((a) => a.kind === 'plan').at(-1);
     const steps = stepsInOrder(this.lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
     // An approval covers the steps it showed: steps proposed since (after a replan) are asked about again.
     const shown = new Set(Array.isArray(latest?.args.stepIds) ? (latest.args.stepIds as unknown[]) : []);
-    if (latest?.status === 'approved' && steps.every((d) => shown.has(d.id))) return { next: 'execute' };
+    if (latest?.status === 'approved' && steps.every((d) => shown.has(d.id))) return { next: 'execute', plan };
     if (latest?.status === 'pending') return { next: 'wait', approvalId: latest.id };
     if (latest?.status === 'rejected' && latest.usedAt === null) {
       this.stores.approvals.update(latest.id, { usedAt: new Date().toISOString() });
@@ -420,16 +437,23 @@ export class PlanService {
         'wrong_state',
       );
     }
-    return this.runFrom(planId, options);
+    return this.runFrom(planId, options, undefined, plan);
   }
 
-  private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }): Promise<Plan> {
-    const step = options.step ?? this.get(planId).automationProfile.pauseBeforeEachDecision;
+  /**
+   * Runs what is left of the plan. The plan is read once per phase: the copy read here (or by the
+   * caller) serves strategize, one read after strategize serves execute, and each phase carries the
+   * plan the lifecycle hands back instead of reading the store again.
+   */
+  private runFrom(planId: string, options: RunOptions, resumeAt?: { decisionId: string; callIndex: number }, known?: Plan): Promise<Plan> {
+    let plan = known ?? this.get(planId);
+    const step = options.step ?? plan.automationProfile.pauseBeforeEachDecision;
     // Read before the run starts, so a broken invariants file is bad input, and the context carries the rules.
-    if (this.get(planId).phase === 'strategize') this.recordProjectInvariants(planId);
-    return this.track(planId, { ...options, step }, async (executor, controller) => {
-      if (this.get(planId).phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback });
-      for (let review = this.reviewProposedTree(planId); review.next !== 'execute'; review = this.reviewProposedTree(planId)) {
+    if (plan.phase === 'strategize') plan = this.recordProjectInvariants(plan);
+    return this.track(planId, { ...options, step }, plan, async (executor, controller, planNow) => {
+      if (planNow.phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback, plan: planNow });
+      let review = this.reviewProposedTree(planId);
+      for (; review.next !== 'execute'; review = this.reviewProposedTree(planId)) {
         if (review.next === 'wait') {
           // Stopped between strategize and execute, as a tool call's approval stops before the call.
           this.lifecycle.transition(planId, 'processing');
@@ -438,9 +462,11 @@ export class PlanService {
         }
         await executor.runStrategize(planId, { streamCallback: options.streamCallback });
       }
-      const plan = this.get(planId);
+      // The review's read of the plan serves execute.
+      const plan = review.plan;
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
       await executor.runExecute(planId, {
+        plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
         gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot),
@@ -451,10 +477,9 @@ export class PlanService {
   }
 
   /** The project's `.agents/invariants.yaml`, read once at strategize and kept on the plan. */
-  private recordProjectInvariants(planId: string): void {
-    const plan = this.get(planId);
+  private recordProjectInvariants(plan: Plan): Plan {
     const invariants = plan.projectPath ? loadProjectInvariants(plan.projectPath) : null;
-    if (invariants) this.lifecycle.update(planId, { projectInvariants: invariants });
+    return invariants ? this.lifecycle.update(plan.id, { projectInvariants: invariants }) : plan;
   }
 
   // ---- the operator's answers -------------------------------------------------------
@@ -721,7 +746,7 @@ export class PlanService {
 
   // ---- internals --------------------------------------------------------------
 
-  private track(planId: string, options: RunOptions, body: (executor: PlanExecutor, controller: RunController) => Promise<void>): Promise<Plan> {
+  private track(planId: string, options: RunOptions, plan: Plan, body: (executor: PlanExecutor, controller: RunController, plan: Plan) => Promise<void>): Promise<Plan> {
     if (this.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
     const lease = this.stores.leases;
     if (!lease.acquire(planId, process.pid, hostname())) {
@@ -733,8 +758,8 @@ export class PlanService {
     this.controllers.set(planId, controller);
     const run = (async () => {
       try {
-        const executor = await this.executorFor(planId, options);
-        await body(executor, controller);
+        const { executor, plan: ready } = await this.executorFor(plan, options);
+        await body(executor, controller, ready);
       } catch (error) {
         // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
         // else (making the sandbox, or a bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
@@ -779,8 +804,9 @@ export class PlanService {
     return true;
   }
 
-  private async executorFor(planId: string, options: RunOptions): Promise<PlanExecutor> {
-    const plan = this.get(planId);
+  private async executorFor(known: Plan, options: RunOptions): Promise<{ executor: PlanExecutor; plan: Plan }> {
+    let plan = known;
+    const planId = plan.id;
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     if (!sandboxRoot) {
       const sandboxesDir = join(this.options.dataDir, SANDBOXES_FOLDER);
@@ -792,7 +818,7 @@ export class PlanService {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });
       }
-      this.lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
+      plan = this.lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
     }
     const context = new PlanExecutionContext({
       planId,
@@ -816,7 +842,7 @@ export class PlanService {
       const config = this.modelConfig(plan.agent);
       agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle: this.lifecycle, sandboxRoot });
     }
-    return new PlanExecutor({
+    const executor = new PlanExecutor({
       lifecycleService: this.lifecycle,
       strategizer: agent
         ? {
@@ -833,5 +859,6 @@ export class PlanService {
       errorRecoveryService: new ErrorRecoveryService(this.stores.errors, this.lifecycle, this.options.recovery),
       sleep: this.options.sleep,
     });
+    return { executor, plan };
   }
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../shared/domain';
 import { PlanExecutionContext } from '../engine/execution-context';
-import { PlanLifecycleService } from '../engine/lifecycle';
+import { type PlanLifecycleService } from '../engine/lifecycle';
 import { PlanExecutor } from '../engine/plan-executor';
-import { InMemoryPlanRepository } from '../engine/plan-repository';
+import { InMemoryChangeSetStore, inMemoryLifecycle, inMemoryToolRunner } from '../engine/test-support/in-memory-stores';
 import { RunController } from './run-controller';
 
 /** Waits until the plan reaches `state` by listening to its events, never by sleeping. */
@@ -20,9 +20,13 @@ function until(lifecycle: PlanLifecycleService, planId: string, predicate: () =>
 }
 
 async function steppedPlan(options: { step?: boolean; breakpointAt?: number } = {}) {
-  const lifecycle = new PlanLifecycleService(new InMemoryPlanRepository());
+  const lifecycle = inMemoryLifecycle();
   const plan = lifecycle.createPlan({ name: 's', definitionOfDone: '- one\n- two\n- three', automationProfile: resolveProfile('trusted') });
-  const executor = new PlanExecutor({ lifecycleService: lifecycle, executionContext: new PlanExecutionContext({ planId: plan.id }) });
+  const executor = new PlanExecutor({
+    lifecycleService: lifecycle,
+    toolRunner: inMemoryToolRunner(),
+    executionContext: new PlanExecutionContext({ planId: plan.id, changesetStore: new InMemoryChangeSetStore() }),
+  });
   await executor.runStrategize(plan.id);
   const steps = lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
   const breakpoints = options.breakpointAt !== undefined ? [steps[options.breakpointAt].id] : [];

@@ -2,8 +2,7 @@ import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } fr
 import { costOf, type Price, type SettingsView } from '../../shared/agent';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode } from '../app/plan-service';
-import type { RecoveryHint } from '../engine/error-recovery-service';
-import type { ReviewFile } from '../engine/changeset/review';
+import type { RecoveryHint, ReviewFile } from '../../shared/contract';
 
 const STATUS_MARK: Record<string, string> = { pending: '·', running: '▶', done: '✓', failed: '✗', skipped: '–' };
 
@@ -124,7 +123,7 @@ const REVIEW_STATE: Record<ReviewFile['state'], string> = { applied: 'applied', 
  * The changeset file by file, as applied so far: each file's state, and each hunk header marked
  * with its number and whether it is applied (`--hunks FILE:N` picks hunk N).
  */
-export function formatReview(files: { file: ReviewFile; diff: string | null }[]): string {
+export function formatReview(files: { file: Omit<ReviewFile, 'steps'>; diff: string | null }[]): string {
   if (files.length === 0) return 'No changes.';
   const applied = files.filter((f) => f.file.state === 'applied').length;
   const left = files.length - applied;

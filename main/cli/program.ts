@@ -5,12 +5,11 @@ import type { Plan } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
 import { type App, openApp } from '../app/open-app';
-import { serveCommand } from './serve-command';
 import { formatApproval, formatApprovals, formatErrors, formatEvent, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
 import type { Approval } from '../../shared/domain';
 import { CONFIG_KEYS, configPatch } from '../app/settings';
 
-/** Exit statuses: 3 leaves the plan resumable, waiting for the operator's approval. */
+/** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces"; 3 leaves the plan resumable, waiting for the operator's approval. */
 export const EXIT = { ok: 0, planFailed: 1, badInput: 2, waitingForApproval: 3 } as const;
 
 function printSettings(ctx: Ctx, json: boolean | undefined): void {
@@ -51,10 +50,9 @@ function streamPrinter(ctx: Ctx, options: { stream?: boolean; json?: boolean }) 
   };
   const showProgress = (event: StreamEvent) => {
     if (!ctx.io.isTTY) return;
-    const d = event.data;
-    if (event.type === 'runtime_execute_step') progress = `step ${d.index} of ${d.total}: ${String(d.description)}`;
-    else if (event.type === 'tool_call_started') progress = `${progress.split(' · ')[0]} · ${String(d.tool)}`;
-    else if (event.type === 'retry_scheduled') progress = `${progress.split(' · ')[0]} · retry ${d.attempt} in ${d.delayMs} ms`;
+    if (event.type === 'runtime_execute_step') progress = `step ${event.data.index} of ${event.data.total}: ${event.data.description}`;
+    else if (event.type === 'tool_call_started') progress = `${progress.split(' · ')[0]} · ${event.data.tool}`;
+    else if (event.type === 'retry_scheduled') progress = `${progress.split(' · ')[0]} · retry ${event.data.attempt} in ${event.data.delayMs} ms`;
     else if (event.type === 'strategize_started') progress = 'strategizing…';
     else return;
     ctx.io.stderr(`\r\x1b[2K${progress.slice(0, 120)}`);
@@ -488,6 +486,8 @@ export function buildProgram(ctx: Ctx): Command {
     .option('--project-root <dir>', 'a folder the projects of plans created in the console must lie inside (repeatable; default: your home)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--open', 'open a browser')
     .action(async (opts: { host: string; port: string; open?: boolean; allowRemote?: string; projectRoot?: string[] }) => {
+      // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.
+      const { serveCommand } = await import('./serve-command');
       await serveCommand(ctx.app(), opts, ctx.io);
     });
 

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
 import { settleRuns } from '../host/settle-runs';
-import { type ConfinementProbe, detectConfinement } from '../engine/tools/confinement';
+import type { ConfinementProbe } from '../app/plan-service';
 import { isLoopbackHost } from '../web/auth';
 import { startServer, type RunningServer } from '../web/server';
 import type { CliIo } from './program';
@@ -75,7 +75,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
       `agents serve: warning: serving beyond this machine over plain HTTP; the access token travels in clear text, and anyone who reads it on the network controls the console (answering only Host ${remoteNames.join(', ')} and the loopback names)\n`,
     );
   }
-  const confinement = await (hooks.detectConfinement ?? detectConfinement)();
+  const confinement = await (hooks.detectConfinement ?? (() => app.service.shellConfinement()))();
   if (!confinement.ok) {
     io.stderr(`agents serve: shell.run cannot be confined here (${confinement.reason}); it will refuse to run unless a plan's profile sets allowUnconfinedShell: true\n`);
   }

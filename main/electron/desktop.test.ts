@@ -4,8 +4,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS } from '../../shared/contract';
 import { APP_ENTRY_URL } from './app-origin';
-import { IPC_SUBSCRIBE, IPC_UNSUBSCRIBE } from './ipc';
+import { STREAM_CHANNELS } from '../../shared/streams';
 import { type fakeIpcMain, fakeWebContents, invokeEvent } from './test-support';
+
+const { subscribe: IPC_SUBSCRIBE, unsubscribe: IPC_UNSUBSCRIBE } = STREAM_CHANNELS;
 
 type Listener = (...args: unknown[]) => void;
 

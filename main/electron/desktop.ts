@@ -5,7 +5,6 @@ import { contentSecurityPolicy } from '../host/csp';
 import { EventHub } from '../host/event-hub';
 import { createRouter, type HostLog } from '../host/router';
 import { settleRuns } from '../host/settle-runs';
-import { resolveDataDir } from '../persistence/data-dir';
 import { APP_ENTRY_URL, APP_ORIGIN, APP_SCHEME, originOf } from './app-origin';
 import { APP_SCHEME_PRIVILEGES, createAppProtocolHandler } from './app-protocol';
 import { type IpcBinding, registerIpc, trustedSender } from './ipc';
@@ -76,7 +75,7 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     electron.protocol.handle(APP_SCHEME, createAppProtocolHandler({ rendererDir: path.join(options.bundleDir, '../renderer'), csp }));
 
     const secrets = electron.safeStorage ? safeStorageCodec(electron.safeStorage) : null;
-    const opened = (options.open ?? openApp)({ dataDir: resolveDataDir(env), env, secrets: secrets ?? undefined });
+    const opened = (options.open ?? openApp)({ env, secrets: secrets ?? undefined });
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
     const router = createRouter(opened.service, {
       dataDir: opened.dataDir,

@@ -1,12 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
+import { sampleData } from '../../shared/test-support/sample-events';
 import { CHANNELS, type Channel } from '../../shared/contract';
-import { EventPublisher, InMemoryEventLog } from '../engine/event-stream';
+import { EventPublisher } from '../engine/event-stream';
+import { InMemoryEventLog } from '../engine/test-support/in-memory-stores';
 import type { PlanService } from '../app/plan-service';
 import { EventHub } from '../host/event-hub';
 import { createRouter, type Router } from '../host/router';
 import { APP_ORIGIN } from './app-origin';
-import { IPC_EVENT, IPC_SUBSCRIBE, IPC_UNSUBSCRIBE, registerIpc, trustedSender } from './ipc';
+import { registerIpc, trustedSender } from './ipc';
+import { STREAM_CHANNELS } from '../../shared/streams';
+
 import { fakeIpcMain, fakeWebContents, invokeEvent } from './test-support';
+
+const { event: IPC_EVENT, subscribe: IPC_SUBSCRIBE, unsubscribe: IPC_UNSUBSCRIBE } = STREAM_CHANNELS;
 
 // Nothing here may load the real module: its binary is not on these machines.
 vi.mock('electron', () => ({}));
@@ -103,16 +109,16 @@ describe('IPC binding', () => {
   it('streams a subscription to the window that asked, by webContents.send, until unsubscribed', async () => {
     const { ipcMain, ours, publisher } = setup();
     const trusted = invokeEvent(ours, 'app://console/index.html');
-    publisher.publish('P', 'plan_created');
+    publisher.publish('P', 'plan_created', sampleData('plan_created'));
     expect(await ipcMain.invoke(IPC_SUBSCRIBE, trusted, { id: 3, subscription: { planId: 'P', afterSeq: 0 } })).toEqual({ ok: true, data: { subscriptionId: 3 } });
     await new Promise((resolve) => setImmediate(resolve));
-    publisher.publish('P', 'state_changed');
+    publisher.publish('P', 'state_changed', sampleData('state_changed'));
     expect(ours.sent.map(([channel, m]) => [channel, (m as { subscriptionId: number; event: { seq: number } }).subscriptionId, (m as { event: { seq: number } }).event.seq])).toEqual([
       [IPC_EVENT, 3, 1],
       [IPC_EVENT, 3, 2],
     ]);
     expect(await ipcMain.invoke(IPC_UNSUBSCRIBE, trusted, { id: 3 })).toEqual({ ok: true, data: {} });
-    publisher.publish('P', 'state_changed');
+    publisher.publish('P', 'state_changed', sampleData('state_changed'));
     expect(ours.sent).toHaveLength(2);
     expect(await ipcMain.invoke(IPC_UNSUBSCRIBE, trusted, { id: 3 })).toMatchObject({ ok: false, error: { code: 'unknown_subscription' } });
   });
@@ -143,7 +149,7 @@ describe('IPC binding', () => {
     await ipcMain.invoke(IPC_SUBSCRIBE, trusted, { id: 1, subscription: { planId: null } });
     ours.destroyed = true;
     ours.emit('destroyed');
-    publisher.publish('P', 'plan_created');
+    publisher.publish('P', 'plan_created', sampleData('plan_created'));
     expect(hub.size).toBe(0);
     expect(ours.sent).toHaveLength(0);
   });

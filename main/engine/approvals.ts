@@ -12,27 +12,6 @@ export interface ApprovalStore {
   update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredAt' | 'reason' | 'usedAt'>>): Approval;
 }
 
-export class InMemoryApprovalStore implements ApprovalStore {
-  private readonly approvals = new Map<string, Approval>();
-  add(approval: Approval): void {
-    if (this.approvals.has(approval.id)) throw new Error(`approval ${approval.id} already exists`);
-    this.approvals.set(approval.id, structuredClone(approval));
-  }
-  get(id: string): Approval | undefined {
-    const found = this.approvals.get(id);
-    return found && structuredClone(found);
-  }
-  listForPlan(planId: string): Approval[] {
-    return [...this.approvals.values()].filter((a) => a.planId === planId).map((a) => structuredClone(a));
-  }
-  update(id: string, patch: Parameters<ApprovalStore['update']>[1]): Approval {
-    const found = this.approvals.get(id);
-    if (!found) throw new Error(`unknown approval ${id}`);
-    Object.assign(found, patch);
-    return structuredClone(found);
-  }
-}
-
 /** The approval the plan waits for, if any. */
 export function pendingApproval(approvals: readonly Approval[]): Approval | undefined {
   return approvals.find((a) => a.status === 'pending');

@@ -1,12 +1,12 @@
 import type { ChangeEntryMeta } from '../../shared/contract';
 import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/domain';
-import { newId } from '../../shared/ids';
 import { countLineChanges } from './line-changes';
 
 /** Where changesets and their entries are kept. The SQLite store implements the same contract. */
 export interface ChangeSetStore {
   start(planId: string): string;
-  record(changesetId: string, entry: ChangeEntry): void;
+  /** Stores the entry, computing its line counts once; returns it as lists and events show it. */
+  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta;
   get(changesetId: string): ChangeSet | undefined;
   getForPlan(planId: string): ChangeSet[];
   summarize(changesetId: string): ChangeSetSummary;
@@ -16,6 +16,8 @@ export interface ChangeSetStore {
   /** One page of entries without file contents, with their line counts. */
   listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[];
   getEntry(changesetId: string, entryId: string): ChangeEntry | undefined;
+  /** One entry without its texts, with its stored line counts. */
+  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined;
   /**
    * Runs `fn` as one transaction: its writes to this store, and to every store that shares its
    * database (invocations, events), commit together or not at all. Stores without transactions
@@ -32,17 +34,20 @@ export function summarizeEntries(changesetId: string, planId: string, entries: r
   for (const entry of entries) {
     operations[entry.operation] += 1;
     files.add(entry.path);
-    if (!entry.binary) {
-      const counts = countLineChanges(entry.beforeText, entry.afterText);
-      insertions += counts.insertions;
-      deletions += counts.deletions;
-    }
+    const counts = entryLineCounts(entry);
+    insertions += counts.insertions;
+    deletions += counts.deletions;
   }
   return { changesetId, planId, entryCount: entries.length, files: files.size, operations, insertions, deletions };
 }
 
-export function toEntryMeta(entry: ChangeEntry): ChangeEntryMeta {
-  const counts = entry.binary ? { insertions: 0, deletions: 0 } : countLineChanges(entry.beforeText, entry.afterText);
+/** Lines added and removed by an entry; binary entries count none. Computed once, when it is recorded. */
+export function entryLineCounts(entry: ChangeEntry): { insertions: number; deletions: number } {
+  return entry.binary ? { insertions: 0, deletions: 0 } : countLineChanges(entry.beforeText, entry.afterText);
+}
+
+/** The entry as lists show it, with line counts computed when it was recorded. */
+export function toEntryMeta(entry: ChangeEntry, counts: { insertions: number; deletions: number }): ChangeEntryMeta {
   return {
     id: entry.id,
     path: entry.path,
@@ -55,51 +60,4 @@ export function toEntryMeta(entry: ChangeEntry): ChangeEntryMeta {
     invocationId: entry.invocationId,
     ...counts,
   };
-}
-
-export class InMemoryChangeSetStore implements ChangeSetStore {
-  private readonly changesets = new Map<string, ChangeSet>();
-
-  start(planId: string): string {
-    const id = newId();
-    this.changesets.set(id, { id, planId, createdAt: new Date().toISOString(), entries: [] });
-    return id;
-  }
-
-  record(changesetId: string, entry: ChangeEntry): void {
-    const changeset = this.changesets.get(changesetId);
-    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    changeset.entries.push(entry);
-  }
-
-  get(changesetId: string): ChangeSet | undefined {
-    const changeset = this.changesets.get(changesetId);
-    return changeset && { ...changeset, entries: [...changeset.entries] };
-  }
-
-  getForPlan(planId: string): ChangeSet[] {
-    return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: [...c.entries] }));
-  }
-
-  summarize(changesetId: string): ChangeSetSummary {
-    const changeset = this.changesets.get(changesetId);
-    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    return summarizeEntries(changeset.id, changeset.planId, changeset.entries);
-  }
-
-  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {
-    return (this.changesets.get(changesetId)?.entries ?? []).slice(page.offset, page.offset + page.limit);
-  }
-
-  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[] {
-    return this.listEntries(changesetId, page).map(toEntryMeta);
-  }
-
-  countEntries(changesetId: string): number {
-    return this.changesets.get(changesetId)?.entries.length ?? 0;
-  }
-
-  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
-    return this.changesets.get(changesetId)?.entries.find((e) => e.id === entryId);
-  }
 }

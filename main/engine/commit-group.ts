@@ -26,7 +26,8 @@ export class CommitGroup {
     private readonly commit: (writes: () => void) => void,
     options: CommitGroupOptions = {},
   ) {
-    this.maxUnits = options.maxUnits ?? 256;
+    // 32: a commit runs its units synchronously, and the host's event loop must not wait long on one.
+    this.maxUnits = options.maxUnits ?? 32;
     this.maxDelayMs = options.maxDelayMs ?? 20;
   }
 

@@ -3,10 +3,9 @@ import { type ErrorRecord, resolveProfile } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { ErrorRecoveryService, classifyError, recoveryHints } from './error-recovery-service';
 import { EngineError, ToolCallError } from './errors';
-import { PlanLifecycleService } from './lifecycle';
 import { PlanExecutor } from './plan-executor';
 import { PlanExecutionContext } from './execution-context';
-import { InMemoryPlanRepository } from './plan-repository';
+import { InMemoryChangeSetStore, InMemoryInvocationLog, inMemoryLifecycle } from './test-support/in-memory-stores';
 import type { ErrorLog } from './recovery';
 import { ToolRegistry, ToolRunner } from './tool-runner';
 import { z } from 'zod';
@@ -45,7 +44,7 @@ describe('classifyError', () => {
 
 /** A plan whose single step fails transiently `failures` times, then succeeds. */
 async function flakyPlan(autoRetryTransient: number, failures: number) {
-  const lifecycle = new PlanLifecycleService(new InMemoryPlanRepository());
+  const lifecycle = inMemoryLifecycle();
   const log = new ListLog();
   let calls = 0;
   const registry = new ToolRegistry().register({
@@ -66,8 +65,8 @@ async function flakyPlan(autoRetryTransient: number, failures: number) {
   const delays: number[] = [];
   const executor = new PlanExecutor({
     lifecycleService: lifecycle,
-    toolRunner: new ToolRunner(registry),
-    executionContext: new PlanExecutionContext({ planId: plan.id }),
+    toolRunner: new ToolRunner(registry, new InMemoryInvocationLog()),
+    executionContext: new PlanExecutionContext({ planId: plan.id, changesetStore: new InMemoryChangeSetStore() }),
     errorRecoveryService: new ErrorRecoveryService(log, lifecycle, { baseDelayMs: 100, random: () => 1 }),
     sleep: async (ms) => {
       delays.push(ms);
@@ -123,7 +122,7 @@ describe('ErrorRecoveryService with the executor', () => {
   });
 
   it('keeps the backoff within its ceiling, with jitter', () => {
-    const lifecycle = new PlanLifecycleService(new InMemoryPlanRepository());
+    const lifecycle = inMemoryLifecycle();
     const low = new ErrorRecoveryService(new ListLog(), lifecycle, { baseDelayMs: 1000, maxDelayMs: 5000, random: () => 0 });
     expect([1, 2, 3, 4].map((a) => low.delayFor(a))).toEqual([500, 1000, 2000, 2500]);
   });

@@ -61,11 +61,8 @@ export function classifyError(error: unknown): ErrorCategory {
   return 'internal';
 }
 
-export interface RecoveryHint {
-  action: RecoveryAction;
-  message: string;
-  command: string;
-}
+import type { RecoveryHint } from '../../shared/contract';
+export type { RecoveryHint };
 
 /**
  * Plain-language suggestions with the exact CLI command for each, the category's own first.
@@ -180,7 +177,8 @@ export class ErrorRecoveryService implements ErrorRecovery {
       createdAt: new Date().toISOString(),
     };
     this.log.record(record);
-    this.lifecycle.events.publish(plan.id, 'error_recorded', { ...record, stack: undefined });
+    const { stack: _stack, ...published } = record;
+    this.lifecycle.events.publish(plan.id, 'error_recorded', published);
 
     // The provider's Retry-After is a floor: retrying sooner would only be refused again.
     const delayMs = retry ? Math.max(this.delayFor(attempt), retryAfterMsOf(error)) : 0;

@@ -1,29 +1,31 @@
 import { describe, expect, it } from 'vitest';
+import { sampleData } from '../../shared/test-support/sample-events';
 import type { StreamEvent } from '../../shared/events';
-import { EventPublisher, InMemoryEventLog } from './event-stream';
+import { EventPublisher } from './event-stream';
+import { InMemoryEventLog } from './test-support/in-memory-stores';
 
 describe('EventPublisher', () => {
   it('numbers events per plan from 1 and continues after the log', () => {
     const log = new InMemoryEventLog();
     const first = new EventPublisher(log);
-    first.publish('A', 'plan_created');
-    first.publish('B', 'plan_created');
-    first.publish('A', 'state_changed');
+    first.publish('A', 'plan_created', sampleData('plan_created'));
+    first.publish('B', 'plan_created', sampleData('plan_created'));
+    first.publish('A', 'state_changed', sampleData('state_changed'));
     // A second publisher over the same log (another process) continues the numbering.
     const second = new EventPublisher(log);
-    expect(second.publish('A', 'paused').seq).toBe(3);
+    expect(second.publish('A', 'paused', sampleData('paused')).seq).toBe(3);
     expect(log.list('A').map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(log.list('A', 1, 1).map((e) => e.type)).toEqual(['state_changed']);
   });
 
   it('fans out to subscribers until they unsubscribe, and to a run callback', () => {
-    const publisher = new EventPublisher();
+    const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: StreamEvent[] = [];
     const unsubscribe = publisher.subscribe((e) => seen.push(e));
     const direct: StreamEvent[] = [];
-    publisher.emitterFor('A', (e) => direct.push(e))('paused', { reason: 'step' });
+    publisher.emitterFor('A', (e) => direct.push(e))('paused', sampleData('paused'));
     unsubscribe();
-    publisher.publish('A', 'state_changed');
+    publisher.publish('A', 'state_changed', sampleData('state_changed'));
     expect(seen.map((e) => e.type)).toEqual(['paused']);
     expect(direct[0]).toMatchObject({ planId: 'A', seq: 1, type: 'paused', data: { reason: 'step' } });
   });
@@ -31,13 +33,13 @@ describe('EventPublisher', () => {
 
 describe('EventPublisher.deferDelivery', () => {
   it('hands events to subscribers and run callbacks only once the unit has returned, in order', () => {
-    const publisher = new EventPublisher();
+    const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: string[] = [];
     publisher.subscribe((e) => seen.push(`sub:${e.type}`));
     const emit = publisher.emitterFor('A', (e) => seen.push(`run:${e.type}`));
     const result = publisher.deferDelivery(() => {
-      emit('tool_call_finished');
-      publisher.publish('A', 'change_recorded');
+      emit('tool_call_finished', sampleData('tool_call_finished'));
+      publisher.publish('A', 'change_recorded', sampleData('change_recorded'));
       expect(seen).toEqual([]);
       return 42;
     });
@@ -46,22 +48,22 @@ describe('EventPublisher.deferDelivery', () => {
   });
 
   it('never delivers the events of a unit that threw (its writes were rolled back), and nested units join the outer one', () => {
-    const publisher = new EventPublisher();
+    const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: string[] = [];
     publisher.subscribe((e) => seen.push(e.type));
     expect(() =>
       publisher.deferDelivery(() => {
-        publisher.publish('A', 'change_recorded');
+        publisher.publish('A', 'change_recorded', sampleData('change_recorded'));
         throw new Error('rolled back');
       }),
     ).toThrow('rolled back');
     expect(seen).toEqual([]);
     publisher.deferDelivery(() => {
-      publisher.deferDelivery(() => publisher.publish('A', 'paused'));
+      publisher.deferDelivery(() => publisher.publish('A', 'paused', sampleData('paused')));
       expect(seen).toEqual([]);
     });
     expect(seen).toEqual(['paused']);
-    publisher.publish('A', 'state_changed');
+    publisher.publish('A', 'state_changed', sampleData('state_changed'));
     expect(seen).toEqual(['paused', 'state_changed']);
   });
 });

@@ -1,10 +1,11 @@
-import type { StreamCallback, StreamEvent, StreamEventType } from '../../shared/events';
+import { ValidationError } from '../../shared/errors';
+import type { EventData, StreamCallback, StreamEvent, StreamEventOf, StreamEventType } from '../../shared/events';
 
 /** Where stream events are kept, in per-plan seq order. */
 export interface EventLog {
   append(event: StreamEvent): void;
   /** Gives the event the plan's next seq and stores it, atomically (several processes may write). */
-  appendNext(planId: string, type: StreamEventType, data?: Record<string, unknown>): StreamEvent;
+  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T>;
   list(planId: string, afterSeq?: number, limit?: number): StreamEvent[];
   lastSeq(planId: string): number;
   /**
@@ -16,27 +17,9 @@ export interface EventLog {
   lastSeqs?(): Map<string, number>;
 }
 
-export class InMemoryEventLog implements EventLog {
-  private readonly events = new Map<string, StreamEvent[]>();
-  append(event: StreamEvent): void {
-    const list = this.events.get(event.planId) ?? [];
-    list.push(event);
-    this.events.set(event.planId, list);
-  }
-  list(planId: string, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER): StreamEvent[] {
-    return (this.events.get(planId) ?? []).filter((e) => e.seq > afterSeq).slice(0, limit);
-  }
-  lastSeq(planId: string): number {
-    return this.events.get(planId)?.at(-1)?.seq ?? 0;
-  }
-  appendNext(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
-    const event: StreamEvent = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
-    this.append(event);
-    return event;
-  }
-}
 
-export type Emit = (type: StreamEventType, data?: Record<string, unknown>) => StreamEvent;
+/** Emits one event of a plan; the data must fit its type's schema (shared/events.ts). */
+export type Emit = <T extends StreamEventType>(type: T, data: EventData<T>) => StreamEventOf<T>;
 
 /** Gives every event its per-plan seq, keeps it in the log, and fans it out to subscribers. */
 export class EventPublisher {
@@ -44,12 +27,14 @@ export class EventPublisher {
   /** While deferDelivery runs: the deliveries waiting for its writes to commit. */
   private pending: (() => void)[] | null = null;
 
-  constructor(readonly log: EventLog = new InMemoryEventLog()) {}
+  constructor(readonly log: EventLog) {
+    if (!log) throw new ValidationError('log', 'is required');
+  }
 
-  publish(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
+  publish<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T> {
     const event = this.log.appendNext(planId, type, data);
     this.deliver(() => {
-      for (const listener of this.listeners) listener(event);
+      for (const listener of this.listeners) listener(event as StreamEvent);
     });
     return event;
   }
@@ -61,11 +46,11 @@ export class EventPublisher {
 
   /** An emit function for one plan that also hands each event to a run's own callback. */
   emitterFor(planId: string, callback?: StreamCallback): Emit {
-    return (type, data = {}) => {
+    return (type, data) => {
       const event = this.log.appendNext(planId, type, data);
       this.deliver(() => {
-        for (const listener of this.listeners) listener(event);
-        callback?.(event);
+        for (const listener of this.listeners) listener(event as StreamEvent);
+        callback?.(event as StreamEvent);
       });
       return event;
     };

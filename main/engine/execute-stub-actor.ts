@@ -5,7 +5,7 @@ import type { ExecuteResult, StrategyDecision } from '../../shared/domain';
 import type { StreamCallback } from '../../shared/events';
 import { newId } from '../../shared/ids';
 import { ChangeSetCapture } from './change-capture';
-import { EventPublisher } from './event-stream';
+import type { EventPublisher } from './event-stream';
 import type { ToolRunner } from './tool-runner';
 
 /**
@@ -14,8 +14,8 @@ import type { ToolRunner } from './tool-runner';
  */
 export class ExecuteStubActor {
   constructor(
-    private readonly toolRunner: ToolRunner | null = null,
-    private readonly events: EventPublisher = new EventPublisher(),
+    private readonly toolRunner: ToolRunner | null,
+    private readonly events: EventPublisher,
   ) {}
 
   async execute(planId: string, decisions: readonly StrategyDecision[], streamCallback?: StreamCallback): Promise<ExecuteResult> {

@@ -1,6 +1,6 @@
-import type { ChangeEntry, ChangeSet } from '../../shared/domain';
+import type { ChangeEntry, ChangeEntryMeta, ChangeSet } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
-import { type ChangeSetStore, InMemoryChangeSetStore } from './changeset-store';
+import type { ChangeSetStore } from './changeset-store';
 
 /** A resource the plan may use, resolved to where it lives. */
 export interface BoundResource {
@@ -17,7 +17,7 @@ export interface PlanExecutionContextOptions {
   automationProfile?: string | null;
   projectResources?: Record<string, unknown>;
   resourceBindings?: Record<string, BoundResource>;
-  changesetStore?: ChangeSetStore;
+  changesetStore: ChangeSetStore;
 }
 
 /** Bridges a plan's metadata into the tool runtime and tracks the changesets it opens. */
@@ -33,7 +33,7 @@ export class PlanExecutionContext {
 
   constructor(options: PlanExecutionContextOptions) {
     if (typeof options.planId !== 'string' || options.planId.trim() === '') {
-      throw new ValidationError('plan_id', 'is required and must be a non-empty string');
+      throw new ValidationError('planId', 'is required and must be a non-empty string');
     }
     this.planId = options.planId;
     this.decisionRootId = options.decisionRootId ?? null;
@@ -41,7 +41,8 @@ export class PlanExecutionContext {
     this.automationProfile = options.automationProfile ?? null;
     this.projectResources = options.projectResources ?? {};
     this.resourceBindings = options.resourceBindings ?? {};
-    this.changesetStore = options.changesetStore ?? new InMemoryChangeSetStore();
+    if (!options.changesetStore) throw new ValidationError('changesetStore', 'is required');
+    this.changesetStore = options.changesetStore;
   }
 
   /** Opens a new changeset for this plan; later changes are recorded into it. */
@@ -65,10 +66,10 @@ export class PlanExecutionContext {
     return [...this.changesetIds];
   }
 
-  recordChange(entry: ChangeEntry): void {
+  recordChange(entry: ChangeEntry): ChangeEntryMeta {
     const changesetId = this.activeChangesetId;
     if (!changesetId) throw new PlanError('no active changeset: call startChangeset() first', 'no_active_changeset');
-    this.changesetStore.record(changesetId, entry);
+    return this.changesetStore.record(changesetId, entry);
   }
 
   /** Runs `fn` as one transaction of the changeset store (and the stores sharing its database), where it has them. */

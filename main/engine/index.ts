@@ -12,3 +12,4 @@ export * from './runtime-execute-actor';
 export * from './strategize-actor';
 export * from './tool-runner';
 export * from './error-recovery-service';
+export * from './leases';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
-import { canTransition, mergeErrorDetails, PlanLifecycleService } from './lifecycle';
-import { InMemoryPlanRepository } from './plan-repository';
+import { canTransition, mergeErrorDetails, type PlanLifecycleService } from './lifecycle';
+import { inMemoryLifecycle } from './test-support/in-memory-stores';
 
-const newService = () => new PlanLifecycleService(new InMemoryPlanRepository());
+const newService = () => inMemoryLifecycle();
 const create = (service: PlanLifecycleService) =>
   service.createPlan({ name: 'p', definitionOfDone: '- a', automationProfile: resolveProfile('trusted') });
 
@@ -42,10 +42,10 @@ describe('PlanLifecycleService', () => {
     expect(() => service.beginPhase(id, 'execute')).toThrow(/needs phase execute/);
   });
 
-  it('names plan_id for an unknown or empty id', () => {
+  it('names planId for an unknown or empty id', () => {
     const service = newService();
     expect(() => service.getPlan('')).toThrow(ValidationError);
-    expect(() => service.getPlan('nope')).toThrow(/plan_id/);
+    expect(() => service.getPlan('nope')).toThrow(/planId/);
   });
 
   it('resets only errored plans, staying in the failed phase', () => {

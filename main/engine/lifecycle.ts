@@ -10,7 +10,7 @@ import {
 } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { EventPublisher } from './event-stream';
+import type { EventPublisher } from './event-stream';
 import type { PlanRepository } from './plan-repository';
 
 /** Which processing states may follow which. */
@@ -75,8 +75,11 @@ export function clearCurrentError(details: Record<string, unknown>): Record<stri
 export class PlanLifecycleService {
   constructor(
     readonly repository: PlanRepository,
-    readonly events: EventPublisher = new EventPublisher(),
-  ) {}
+    readonly events: EventPublisher,
+  ) {
+    if (!repository) throw new ValidationError('repository', 'is required');
+    if (!events) throw new ValidationError('events', 'is required');
+  }
 
   createPlan(input: NewPlan): Plan {
     const now = new Date().toISOString();
@@ -111,9 +114,9 @@ export class PlanLifecycleService {
   }
 
   getPlan(planId: string): Plan {
-    if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('plan_id', 'is required');
+    if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('planId', 'is required');
     const plan = this.repository.get(planId);
-    if (!plan) throw new ValidationError('plan_id', `no plan with id "${planId}"`);
+    if (!plan) throw new ValidationError('planId', `no plan with id "${planId}"`);
     return plan;
   }
 
@@ -139,8 +142,8 @@ export class PlanLifecycleService {
   }
 
   /** Moves the processing state, refusing transitions the state machine does not allow. */
-  transition(planId: string, to: ProcessingState, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}): Plan {
-    const plan = this.getPlan(planId);
+  transition(planId: string, to: ProcessingState, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Plan {
+    const plan = current ?? this.getPlan(planId);
     if (plan.processingState !== to && !canTransition(plan.processingState, to)) {
       throw new PlanError(
         `plan ${planId} is ${plan.processingState} in phase ${plan.phase}; it cannot become ${to}`,
@@ -170,17 +173,22 @@ export class PlanLifecycleService {
     }
   }
 
-  beginPhase(planId: string, phase: Phase, from: readonly ProcessingState[] = ['queued']): Plan {
-    this.requirePhase(this.getPlan(planId), phase, from);
-    return this.transition(planId, 'processing');
+  /**
+   * Moves the plan into `phase`'s processing. `current` is the plan as the caller just read it (a
+   * run reads its plan once per phase), else it is read here. Returns the plan as stored now.
+   */
+  beginPhase(planId: string, phase: Phase, from: readonly ProcessingState[] = ['queued'], current?: Plan): Plan {
+    const plan = current ?? this.getPlan(planId);
+    this.requirePhase(plan, phase, from);
+    return this.transition(planId, 'processing', {}, plan);
   }
 
   /** Ends the current phase: the next phase is queued, and the last phase completes the plan. */
-  completePhase(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}): Plan {
-    const plan = this.getPlan(planId);
+  completePhase(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Plan {
+    const plan = current ?? this.getPlan(planId);
     const next = PHASES[PHASES.indexOf(plan.phase) + 1];
-    if (!next) return this.transition(planId, 'complete', patch);
-    return this.transition(planId, 'queued', { ...patch, phase: next });
+    if (!next) return this.transition(planId, 'complete', patch, plan);
+    return this.transition(planId, 'queued', { ...patch, phase: next }, plan);
   }
 
   /** Adds a decision under `parentId` (the root when null): an operator's answer or a recovery, kept in the tree. */

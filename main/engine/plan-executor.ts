@@ -12,7 +12,7 @@ import type { InvariantRules } from './invariants';
 import type { ErrorRecovery } from './recovery';
 import { executableDecisions, RuntimeExecuteActor, type StepRunner } from './runtime-execute-actor';
 import { type StrategizeResult, StrategizeStubActor } from './strategize-actor';
-import { ToolRunner } from './tool-runner';
+import type { ToolRunner } from './tool-runner';
 
 /** Proposes a plan's decision tree: the stub copies the plan's steps, a model reads and plans. */
 export interface Strategizer {
@@ -33,6 +33,8 @@ export interface PlanExecutorOptions {
 }
 
 export interface RunOptions {
+  /** The plan as the caller just read it, so the phase need not read it again. */
+  plan?: Plan;
   streamCallback?: StreamCallback;
   /** Awaited before each execute decision: step mode and breakpoints. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
@@ -45,7 +47,7 @@ export interface RunOptions {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function requirePlanId(planId: unknown): asserts planId is string {
-  if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('plan_id', 'is required and must be a non-empty string');
+  if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('planId', 'is required and must be a non-empty string');
 }
 
 function describeError(error: unknown) {
@@ -56,7 +58,8 @@ function describeError(error: unknown) {
 /** Drives a plan through strategize and execute, with phase guards, error capture and optional retry. */
 export class PlanExecutor {
   readonly lifecycle: PlanLifecycleService;
-  readonly toolRunner: ToolRunner;
+  /** Null when no runner was given: the stub path then runs no tool calls, and the runtime path refuses to start. */
+  readonly toolRunner: ToolRunner | null;
   private readonly context: PlanExecutionContext | null;
   private readonly recovery: ErrorRecovery | null;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -64,9 +67,9 @@ export class PlanExecutor {
   private readonly stepRunner: StepRunner | undefined;
 
   constructor(options: PlanExecutorOptions) {
-    if (!options?.lifecycleService) throw new ValidationError('lifecycle_service', 'is required');
+    if (!options?.lifecycleService) throw new ValidationError('lifecycleService', 'is required');
     this.lifecycle = options.lifecycleService;
-    this.toolRunner = options.toolRunner ?? new ToolRunner();
+    this.toolRunner = options.toolRunner ?? null;
     this.context = options.executionContext ?? null;
     this.recovery = options.errorRecoveryService ?? null;
     this.sleep = options.sleep ?? defaultSleep;
@@ -88,7 +91,7 @@ export class PlanExecutor {
 
   async runStrategize(planId: string, options: RunOptions = {}): Promise<StrategizeResult> {
     requirePlanId(planId);
-    return this.streaming(planId, options.streamCallback, () => this.strategize(planId));
+    return this.streaming(planId, options.streamCallback, () => this.strategize(planId, options.plan));
   }
 
   async runExecute(planId: string, options: RunOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
@@ -106,12 +109,12 @@ export class PlanExecutor {
     }
   }
 
-  private async strategize(planId: string): Promise<StrategizeResult> {
-    this.lifecycle.beginPhase(planId, 'strategize', ['queued']);
+  /** The plan is read once for the phase (or taken from the caller, who just read it), then carried along. */
+  private async strategize(planId: string, known?: Plan): Promise<StrategizeResult> {
+    const plan = this.lifecycle.beginPhase(planId, 'strategize', ['queued'], known?.id === planId ? known : undefined);
     const emit = this.lifecycle.events.emitterFor(planId);
     return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, async () => {
       emit('strategize_started', {});
-      const plan = this.lifecycle.getPlan(planId);
       const projectInvariants = (this.context?.projectResources.invariants as string[] | undefined) ?? [];
       const result = await this.strategizer.strategize(plan, projectInvariants, emit);
       this.lifecycle.saveDecisions(result.decisions);
@@ -120,21 +123,22 @@ export class PlanExecutor {
         decisionCount: result.decisions.length,
         invariantRecords: result.invariantRecords,
       });
-      this.lifecycle.completePhase(planId, { decisionRootId: result.decisionRootId });
+      this.lifecycle.completePhase(planId, { decisionRootId: result.decisionRootId }, plan);
       emit('strategize_complete', { decisionRootId: result.decisionRootId });
       return result;
     });
   }
 
-  private async execute(planId: string, { beforeDecision, gate, resumeAt, rules }: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
-    const plan = this.lifecycle.getPlan(planId);
+  private async execute(planId: string, options: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
+    const { beforeDecision, gate, resumeAt, rules } = options;
+    const plan = options.plan?.id === planId ? options.plan : this.lifecycle.getPlan(planId);
     if (!plan.decisionRootId) {
       throw new PlanError(`plan ${planId} has not completed strategize; run strategize first`, 'strategize_incomplete');
     }
     if (this.context && this.context.planId !== planId) {
       throw new PlanError(`this executor's context belongs to plan ${this.context.planId}, not ${planId}`, 'wrong_context');
     }
-    this.lifecycle.beginPhase(planId, 'execute', ['queued']);
+    let running = this.lifecycle.beginPhase(planId, 'execute', ['queued'], plan);
     const emit = this.lifecycle.events.emitterFor(planId);
     let failedDecision: string | null = null;
     const onDecisionStatus = (decision: StrategyDecision) => {
@@ -147,24 +151,28 @@ export class PlanExecutor {
       const decisions = executableDecisions(this.lifecycle.listDecisions(planId));
       if (!this.context) {
         const result = await new ExecuteStubActor(this.toolRunner, this.lifecycle.events).execute(planId, decisions);
-        this.lifecycle.completePhase(planId, {
-          changesetId: result.changesetId,
-          sandboxRefs: result.sandboxRefs,
-          errorDetails: { ...this.lifecycle.getPlan(planId).errorDetails, toolCallCount: result.toolCallsCount, sandboxRefCount: result.sandboxRefs.length },
-        });
+        this.lifecycle.completePhase(
+          planId,
+          {
+            changesetId: result.changesetId,
+            sandboxRefs: result.sandboxRefs,
+            errorDetails: { ...running.errorDetails, toolCallCount: result.toolCallsCount, sandboxRefCount: result.sandboxRefs.length },
+          },
+          running,
+        );
         return result;
       }
       const context = this.context;
+      if (!this.toolRunner) throw new ValidationError('toolRunner', 'is required to execute with an execution context');
       context.decisionRootId = plan.decisionRootId;
-      const current = this.lifecycle.getPlan(planId);
-      if (current.changesetId && !context.activeChangesetIds.includes(current.changesetId)) context.resumeChangeset(current.changesetId);
+      if (running.changesetId && !context.activeChangesetIds.includes(running.changesetId)) context.resumeChangeset(running.changesetId);
       if (!context.activeChangesetId) {
         const changesetId = context.startChangeset();
-        this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
+        running = this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
       }
       const actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: context, events: this.lifecycle.events });
       const result = await actor.execute(decisions, {
-        profile: current.automationProfile,
+        profile: running.automationProfile,
         onDecisionStatus,
         beforeDecision,
         gate,
@@ -172,12 +180,15 @@ export class PlanExecutor {
         rules,
         stepRunner: this.stepRunner,
       });
-      const latest = this.lifecycle.getPlan(planId);
-      this.lifecycle.completePhase(planId, {
-        changesetId: result.changesetId,
-        sandboxRefs: result.sandboxRefs,
-        errorDetails: { ...latest.errorDetails, toolCallCount: result.toolCallCount, sandboxRefCount: result.sandboxRefs.length },
-      });
+      this.lifecycle.completePhase(
+        planId,
+        {
+          changesetId: result.changesetId,
+          sandboxRefs: result.sandboxRefs,
+          errorDetails: { ...running.errorDetails, toolCallCount: result.toolCallCount, sandboxRefCount: result.sandboxRefs.length },
+        },
+        running,
+      );
       return result;
     });
   }

@@ -13,8 +13,9 @@ describe('isProcessAlive', () => {
   });
 
   it('counts a zombie as gone: it has exited, and nothing may ever reap it', async () => {
-    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it.
-    const parent = spawn('/bin/sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a child, then becomes `sleep`, which never reaps it. The child exits only after
+    // the exec: a child that died first could be reaped by sh itself.
+    const parent = spawn('/bin/sh', ['-c', 'sh -c "sleep 0.3; exit 0" & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const [chunk] = (await once(parent.stdout, 'data')) as [Buffer];
       const zombie = Number(chunk.toString().trim());

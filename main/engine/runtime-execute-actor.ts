@@ -8,13 +8,13 @@ import {
   type ToolInvocation,
 } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import type { StreamCallback, StreamEventType } from '../../shared/events';
+import type { EventData, StreamCallback, StreamEventType } from '../../shared/events';
 import type { ApprovalGate } from './approval-gate';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
 import { ApprovalPending } from './errors';
 import type { InvariantRules } from './invariants';
 import { toChangeEntry } from './change-capture';
-import { EventPublisher } from './event-stream';
+import type { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
 import type { ToolRunner } from './tool-runner';
 
@@ -37,7 +37,7 @@ export type RunToolCall = (call: ToolCallSpec, callIndex: number) => Promise<Too
 export interface StepContext {
   runCall: RunToolCall;
   /** Queues an event in the run's commit order. */
-  emit: (type: StreamEventType, data: Record<string, unknown>) => void;
+  emit: <T extends StreamEventType>(type: T, data: EventData<T>) => void;
   /** Commits what is queued; call it before waiting on something slow (a model). */
   flush: () => void;
   index: number;
@@ -80,7 +80,7 @@ export interface RuntimeExecuteOptions {
 export interface RuntimeExecuteActorOptions {
   toolRunner: ToolRunner | null | undefined;
   executionContext: PlanExecutionContext | null | undefined;
-  events?: EventPublisher;
+  events: EventPublisher;
   /** How the run's writes are grouped into commits (see CommitGroup). */
   commit?: CommitGroupOptions;
 }
@@ -93,11 +93,12 @@ export class RuntimeExecuteActor {
   private readonly commitOptions: CommitGroupOptions | undefined;
 
   constructor(options: RuntimeExecuteActorOptions) {
-    if (!options.toolRunner) throw new ValidationError('tool_runner', 'is required');
-    if (!options.executionContext) throw new ValidationError('execution_context', 'is required');
+    if (!options.toolRunner) throw new ValidationError('toolRunner', 'is required');
+    if (!options.executionContext) throw new ValidationError('executionContext', 'is required');
     this.toolRunner = options.toolRunner;
     this.executionContext = options.executionContext;
-    this.events = options.events ?? new EventPublisher();
+    if (!options.events) throw new ValidationError('events', 'is required');
+    this.events = options.events;
     this.commitOptions = options.commit;
   }
 
@@ -115,7 +116,7 @@ export class RuntimeExecuteActor {
     // through one queue, committed every few milliseconds and before the run waits for the
     // operator, ends or fails; subscribers hear of the writes only after their commit.
     const group = new CommitGroup((writes) => this.events.deferDelivery(() => context.atomically(writes)), this.commitOptions);
-    const later = (type: StreamEventType, data: Record<string, unknown>) => group.add(() => void emit(type, data));
+    const later = <T extends StreamEventType>(type: T, data: EventData<T>) => group.add(() => void emit(type, data));
     const setStatus = (decision: StrategyDecision, status: DecisionStatus) => {
       decision.status = status;
       decision.updatedAt = new Date().toISOString();
@@ -151,9 +152,9 @@ export class RuntimeExecuteActor {
             profile: opts.profile,
             rules: opts.rules,
             recordChange: (change, invocationId) => {
-              const entry = toChangeEntry(change, { decisionId: decision.id, invocationId });
-              context.recordChange(entry);
-              emit('change_recorded', { decisionId: decision.id, entryId: entry.id, path: entry.path, operation: entry.operation });
+              // The event carries what the changes list shows, so no view asks the host again.
+              const entry = context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
+              emit('change_recorded', { entry });
             },
             // The call's entries, invocation and events are one unit of the group's next commit.
             atomically: (writes) => group.add(writes),

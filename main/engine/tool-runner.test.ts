@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ValidationError } from '../../shared/errors';
 import { EngineError, ToolCallError } from './errors';
+import { InMemoryInvocationLog } from './test-support/in-memory-stores';
 import { ToolRegistry, ToolRunner } from './tool-runner';
 
 function runner() {
@@ -15,7 +16,7 @@ function runner() {
         throw new EngineError('try later', 'transient');
       },
     });
-  return new ToolRunner(registry);
+  return new ToolRunner(registry, new InMemoryInvocationLog());
 }
 
 describe('ToolRunner', () => {
@@ -65,7 +66,7 @@ describe('ToolRunner', () => {
         return null;
       },
     });
-    const r = new ToolRunner(registry);
+    const r = new ToolRunner(registry, new InMemoryInvocationLog());
     let units = 0;
     const invocation = await r.execute(
       { tool: 'touch', args: {} },
@@ -99,7 +100,7 @@ describe('ToolRunner', () => {
         return 'done';
       },
     });
-    const r = new ToolRunner(registry);
+    const r = new ToolRunner(registry, new InMemoryInvocationLog());
     const committed: string[][] = [];
     const settled: boolean[] = [];
     const failure = await r

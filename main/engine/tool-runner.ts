@@ -39,15 +39,6 @@ export interface InvocationLog {
   listForPlan(planId: string): ToolInvocation[];
 }
 
-export class InMemoryInvocationLog implements InvocationLog {
-  private readonly invocations: ToolInvocation[] = [];
-  record(invocation: ToolInvocation): void {
-    this.invocations.push(invocation);
-  }
-  listForPlan(planId: string): ToolInvocation[] {
-    return this.invocations.filter((i) => i.planId === planId);
-  }
-}
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition<never>>();
@@ -106,9 +97,12 @@ function failedInvocation(base: Omit<ToolInvocation, 'ok' | 'result' | 'error' |
 /** Validates each call against its tool's schema, runs it, and records a ToolInvocation. */
 export class ToolRunner {
   constructor(
-    readonly registry: ToolRegistry = new ToolRegistry(),
-    readonly log: InvocationLog = new InMemoryInvocationLog(),
-  ) {}
+    readonly registry: ToolRegistry,
+    readonly log: InvocationLog,
+  ) {
+    if (!registry) throw new ValidationError('registry', 'is required');
+    if (!log) throw new ValidationError('log', 'is required');
+  }
 
   discover(): { name: string; description: string }[] {
     return this.registry.discover();

@@ -10,13 +10,10 @@ export function invalidRequest(error: ZodError, prefix?: string): BridgeErrorPay
   return { code: 'invalid_request', message: v.message, field: v.field };
 }
 
-// The engine names a few fields in snake case; the contract's name is what a form can highlight.
-const FIELD_NAMES: Record<string, string> = { plan_id: 'planId', '--project': 'project', '--profile': 'profile' };
-
 export function toBridgeError(error: unknown, log: (message: string, error: unknown) => void): BridgeErrorPayload {
   if (error instanceof ValidationError) {
-    const field = FIELD_NAMES[error.field] ?? error.field;
-    return { code: 'invalid_request', message: `${field}: ${error.problem}`, field };
+    // Fields are named as the contract names them (camelCase) where the error is raised.
+    return { code: 'invalid_request', message: error.message, field: error.field };
   }
   if (error instanceof PlanError) return { code: error.code, message: error.message };
   // Anything else is a bug: keep the details in the host's log, send a generic line.

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { sampleData } from '../../shared/test-support/sample-events';
 import type { StreamEvent } from '../../shared/events';
-import { EventPublisher, InMemoryEventLog } from '../engine/event-stream';
+import { EventPublisher } from '../engine/event-stream';
+import { InMemoryEventLog } from '../engine/test-support/in-memory-stores';
 import { EventHub, type EventSink, type EventSource } from './event-hub';
 
 /** A PlanService-shaped source over an in-memory log; plans exist once they have an event. */
@@ -65,7 +67,7 @@ describe('EventHub', () => {
 
   it('sends a subscriber only the types it asked for, without reading the skipped ones back from the database', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
     hub = new EventHub(src);
     const { s, asSink } = sink();
     hub.subscribe({ planId: null, types: ['state_changed', 'plan_created'] }, asSink);
@@ -73,9 +75,9 @@ describe('EventHub', () => {
     hub.subscribe({ planId: 'A', afterSeq: 1 }, all.asSink);
     await tick();
     const reads = src.reads;
-    for (let i = 0; i < 50; i++) src.publisher.publish('A', 'execute_step', { i });
-    src.publisher.publish('A', 'state_changed', { to: 'complete' });
-    src.publisher.publish('B', 'plan_created');
+    for (let i = 0; i < 50; i++) src.publisher.publish('A', 'execute_step', sampleData('execute_step', { index: i + 1 }));
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed', { to: 'complete' }));
+    src.publisher.publish('B', 'plan_created', sampleData('plan_created'));
     expect(s.received.map((e) => [e.planId, e.type])).toEqual([
       ['A', 'state_changed'],
       ['B', 'plan_created'],
@@ -86,30 +88,30 @@ describe('EventHub', () => {
 
   it('catches a plan subscriber up from the database after afterSeq, then goes live without a gap or a duplicate', async () => {
     const src = source();
-    for (let i = 0; i < 25; i++) src.publisher.publish('A', 'execute_step', { i });
+    for (let i = 0; i < 25; i++) src.publisher.publish('A', 'execute_step', sampleData('execute_step', { index: i + 1 }));
     hub = new EventHub(src, { pageSize: 4 });
     const { s, asSink } = sink();
     hub.subscribe({ planId: 'A', afterSeq: 10 }, asSink);
     // Events published before the deferred catch-up runs are read from the database, not lost.
-    src.publisher.publish('A', 'execute_step');
+    src.publisher.publish('A', 'execute_step', sampleData('execute_step'));
     expect(s.received).toEqual([]);
     await tick();
-    src.publisher.publish('A', 'execute_step');
+    src.publisher.publish('A', 'execute_step', sampleData('execute_step'));
     expect(seqs(s.received)).toEqual(range(11, 27));
   });
 
   it('filters by plan, and a null subscription follows every plan live from now on', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
-    src.publisher.publish('B', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
+    src.publisher.publish('B', 'plan_created', sampleData('plan_created'));
     hub = new EventHub(src);
     const one = sink();
     const all = sink();
     hub.subscribe({ planId: 'B', afterSeq: 0 }, one.asSink);
     hub.subscribe({ planId: null, afterSeq: 0 }, all.asSink);
     await tick();
-    src.publisher.publish('A', 'state_changed');
-    src.publisher.publish('B', 'state_changed');
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed'));
+    src.publisher.publish('B', 'state_changed', sampleData('state_changed'));
     expect(one.s.received.map((e) => [e.planId, e.seq])).toEqual([
       ['B', 1],
       ['B', 2],
@@ -129,25 +131,25 @@ describe('EventHub', () => {
 
   it('keeps a slow subscriber: drops its live queue while congested and catches it up by seq once drained', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
     hub = new EventHub(src, { pageSize: 7 });
     const { s, asSink } = sink();
     hub.subscribe({ planId: 'A', afterSeq: 0 }, asSink);
     await tick();
     s.congested = true;
-    for (let i = 0; i < 50; i++) src.publisher.publish('A', 'execute_step', { i });
+    for (let i = 0; i < 50; i++) src.publisher.publish('A', 'execute_step', sampleData('execute_step', { index: i + 1 }));
     expect(seqs(s.received)).toEqual([1]);
     expect(s.waitingForDrain).toBe(true);
     const readsBefore = src.reads;
     s.drain();
     expect(src.reads).toBeGreaterThan(readsBefore);
-    src.publisher.publish('A', 'execute_complete');
+    src.publisher.publish('A', 'execute_complete', sampleData('execute_complete'));
     expect(seqs(s.received)).toEqual(range(1, 52));
   });
 
   it('pauses a catch-up that congests the sink again, and resumes where it stopped', async () => {
     const src = source();
-    for (let i = 0; i < 30; i++) src.publisher.publish('A', 'execute_step');
+    for (let i = 0; i < 30; i++) src.publisher.publish('A', 'execute_step', sampleData('execute_step'));
     hub = new EventHub(src, { pageSize: 5 });
     const received: StreamEvent[] = [];
     let drained: (() => void) | null = null;
@@ -169,7 +171,7 @@ describe('EventHub', () => {
     );
     await tick();
     expect(seqs(received)).toEqual(range(1, 10));
-    src.publisher.publish('A', 'execute_step');
+    src.publisher.publish('A', 'execute_step', sampleData('execute_step'));
     for (let round = 0; round < 5 && drained; round++) {
       sinceDrain = 0;
       const callback: () => void = drained;
@@ -181,15 +183,15 @@ describe('EventHub', () => {
 
   it('catches a null subscriber up per plan after congestion, including plans it had not seen yet', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
     hub = new EventHub(src);
     const { s, asSink } = sink();
     hub.subscribe({ planId: null, afterSeq: 0 }, asSink);
-    src.publisher.publish('A', 'state_changed');
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed'));
     s.congested = true;
-    src.publisher.publish('A', 'state_changed');
-    src.publisher.publish('C', 'plan_created');
-    src.publisher.publish('C', 'state_changed');
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed'));
+    src.publisher.publish('C', 'plan_created', sampleData('plan_created'));
+    src.publisher.publish('C', 'state_changed', sampleData('state_changed'));
     s.drain();
     expect(seqs(s.received, 'A')).toEqual([2, 3]);
     expect(seqs(s.received, 'C')).toEqual([1, 2]);
@@ -197,21 +199,21 @@ describe('EventHub', () => {
 
   it('fills a gap from the database (another process wrote events in between)', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
     hub = new EventHub(src);
     const { s, asSink } = sink();
     hub.subscribe({ planId: 'A', afterSeq: 0 }, asSink);
     await tick();
     // Written straight to the log, as a CLI process on the same database would.
-    (src.publisher.log as InMemoryEventLog).appendNext('A', 'execute_step');
-    (src.publisher.log as InMemoryEventLog).appendNext('A', 'execute_step');
-    src.publisher.publish('A', 'execute_complete');
+    (src.publisher.log as InMemoryEventLog).appendNext('A', 'execute_step', sampleData('execute_step'));
+    (src.publisher.log as InMemoryEventLog).appendNext('A', 'execute_step', sampleData('execute_step'));
+    src.publisher.publish('A', 'execute_complete', sampleData('execute_complete'));
     expect(seqs(s.received)).toEqual([1, 2, 3, 4]);
   });
 
   it('drops a subscription whose sink throws, and stops everything on dispose', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
     const errors: unknown[] = [];
     hub = new EventHub(src, { onError: (e) => errors.push(e) });
     hub.subscribe(
@@ -226,12 +228,12 @@ describe('EventHub', () => {
     );
     const { s, asSink } = sink();
     const kept = hub.subscribe({ planId: null, afterSeq: 0 }, asSink);
-    src.publisher.publish('A', 'state_changed');
-    src.publisher.publish('A', 'state_changed');
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed'));
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed'));
     expect(errors).toHaveLength(1);
     expect(hub.size).toBe(1);
     kept.dispose();
-    src.publisher.publish('A', 'state_changed');
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed'));
     expect(seqs(s.received)).toEqual([2, 3]);
     hub.dispose();
     expect(hub.size).toBe(0);
@@ -239,13 +241,13 @@ describe('EventHub', () => {
 
   it('sends nothing after dispose, even from a pending catch-up', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
     hub = new EventHub(src);
     const { s, asSink } = sink();
     const sub = hub.subscribe({ planId: 'A', afterSeq: 0 }, asSink);
     sub.dispose();
     await tick();
-    src.publisher.publish('A', 'state_changed');
+    src.publisher.publish('A', 'state_changed', sampleData('state_changed'));
     expect(s.received).toEqual([]);
   });
 });
@@ -253,7 +255,7 @@ describe('EventHub', () => {
 describe('EventHub over a database that another process writes', () => {
   it('checks for other processes\' events only while someone is subscribed', async () => {
     const src = source();
-    src.publisher.publish('A', 'plan_created');
+    src.publisher.publish('A', 'plan_created', sampleData('plan_created'));
     let checks = 0;
     const watched = { ...src, externalEvents: { version: () => ++checks, lastSeqs: () => new Map([['A', 1]]) } };
     const hub = new EventHub(watched, { pollMs: 5 });
@@ -275,7 +277,7 @@ describe('EventHub over a database that another process writes', () => {
 
 
   it('delivers events another connection commits, in order, within 500 ms', async () => {
-    const { tempApp, planYaml, waitFor } = await import('./test-support');
+    const { tempApp, planYaml, waitFor } = await import('../app/test-support');
     const { openApp } = await import('../app/open-app');
     const { writeFileSync } = await import('node:fs');
     const path = await import('node:path');
@@ -302,7 +304,7 @@ describe('EventHub over a database that another process writes', () => {
 
       // One event committed elsewhere reaches a subscriber in well under 500 ms.
       const at = Date.now();
-      other.service.events.publish(plan.id, 'paused', {});
+      other.service.events.publish(plan.id, 'paused', sampleData('paused'));
       await waitFor(() => one.s.received.length === last + 1, 2_000);
       expect(Date.now() - at).toBeLessThan(500);
       subscription.dispose();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeErrorSchema } from '../../shared/contract';
 import { invalidCall } from './fuzz-arbitraries';
 import { createRouter, type Router } from './router';
-import { tempApp, type TempApp } from './test-support';
+import { tempApp, type TempApp } from '../app/test-support';
 
 const ROUTER_FUZZ_RUNS = 10_000;
 

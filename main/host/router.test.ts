@@ -7,7 +7,7 @@ import type { Plan } from '../../shared/domain';
 import { PlanError } from '../../shared/errors';
 import type { PlanService } from '../app/plan-service';
 import { createRouter, type Router } from './router';
-import { planYaml, tempApp, type TempApp, waitFor } from './test-support';
+import { planYaml, tempApp, type TempApp, waitFor } from '../app/test-support';
 
 /** A request each channel refuses, and the field the error names. */
 const INVALID: Record<Channel, { request: unknown; field: string }> = {
@@ -202,8 +202,10 @@ describe('router', () => {
     expect(events.lastSeq).toBeGreaterThan(4);
     const changes = expectOk<{ total: number; entries: { id: string; path: string }[] }>(await router.handle('plans.changes', { planId: plan.id }));
     expect(changes.total).toBe(2);
-    const change = expectOk<{ entry: { afterText: string }; diff: string }>(await router.handle('plans.change', { planId: plan.id, entryId: changes.entries[0].id }));
-    expect(change.entry.afterText).toBe('1');
+    // What the diff view draws: rows with line numbers, and no file texts.
+    const change = expectOk<{ entry: Record<string, unknown>; hunks: unknown[] }>(await router.handle('plans.change', { planId: plan.id, entryId: changes.entries[0].id }));
+    expect(change.entry).not.toHaveProperty('afterText');
+    expect(change.hunks).toEqual([{ header: '@@ -0,0 +1,1 @@', rows: [{ kind: 'add', text: '1', oldLine: null, newLine: 1 }, { kind: 'note', text: 'No newline at end of file', oldLine: null, newLine: null }] }]);
     expect(expectOk<{ errors: unknown[] }>(await router.handle('plans.errors', { planId: plan.id })).errors).toEqual([]);
     expect(await router.handle('plans.change', { planId: plan.id, entryId: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'entryId' } });
     for (const channel of ['plans.get', 'plans.decisions', 'plans.events', 'plans.run', 'plans.reset', 'plans.discard'] as const) {

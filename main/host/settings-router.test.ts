@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../shared/contract';
 import { createRouter, type Router } from './router';
-import { type TempApp, tempApp } from './test-support';
+import { type TempApp, tempApp } from '../app/test-support';
 
 const data = (envelope: Envelope<unknown>) => {
   if (!envelope.ok) throw new Error(JSON.stringify(envelope.error));

@@ -7,11 +7,10 @@ import {
   type ChangeSetSummary,
   ChangeSetSummarySchema,
 } from '../../shared/domain';
-import { type ChangeEntryMeta, ChangeEntryMetaSchema } from '../../shared/contract';
+import { type ChangeEntryMeta, ChangeEntryMetaSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import type { ChangeSetStore } from '../engine/changeset-store';
-import { countLineChanges } from '../engine/line-changes';
+import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
 import type { SqliteDatabase } from './database';
 import { fromBit, prepare, toBit, transaction, unitTransaction, writeTransaction, type Statement } from './sql';
 
@@ -141,7 +140,8 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly selectMetaPage: Statement<[string, number, number], MetaRow>;
   private readonly countEntriesStmt: Statement<[string], { n: number }>;
   private readonly summaryStmt: Statement<[string], SummaryRow>;
-  private readonly recordTx: (changesetId: string, entries: readonly ChangeEntry[]) => void;
+  private readonly recordTx: (changesetId: string, entries: readonly ChangeEntry[]) => { insertions: number; deletions: number } | undefined;
+  private readonly selectMeta: Statement<[string, string], MetaRow>;
   private readonly getTx: (changesetId: string) => ChangeSet | undefined;
   private readonly getForPlanTx: (planId: string) => ChangeSet[];
   private readonly atomicallyTx: <T>(fn: () => T) => T;
@@ -166,6 +166,11 @@ export class SqliteChangeSetStore implements ChangeSetStore {
       `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, insertions, deletions
        FROM change_entries WHERE changeset_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
     );
+    this.selectMeta = prepare(
+      db,
+      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, insertions, deletions
+       FROM change_entries WHERE changeset_id = ? AND id = ?`,
+    );
     this.countEntriesStmt = prepare(db, 'SELECT COUNT(*) AS n FROM change_entries WHERE changeset_id = ?');
     this.summaryStmt = prepare(db, 
       `SELECT COUNT(*) AS entryCount, COUNT(DISTINCT path) AS files,
@@ -188,6 +193,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     this.recordTx = writeTransaction(db, (changesetId: string, entries: readonly ChangeEntry[]) => {
       if (!this.selectChangeset.get(changesetId)) throw new Error(`unknown changeset ${changesetId}`);
       let seq = this.nextSeq.get(changesetId)?.next ?? 1;
+      let counts: { insertions: number; deletions: number } | undefined;
       for (const input of entries) {
         const entry = isCompleteEntry(input) ? input : parseOrThrow(ChangeEntrySchema, input, 'entry');
         const before = entry.beforeText === null ? null : toBlob(entry.beforeText);
@@ -195,7 +201,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
         if (before) this.insertBlob.run(before.hash, before.content);
         if (after) this.insertBlob.run(after.hash, after.content);
         // Binary entries get no text diff, exactly as summarizeEntries counts them.
-        const counts = entry.binary ? { insertions: 0, deletions: 0 } : countLineChanges(entry.beforeText, entry.afterText);
+        counts = entryLineCounts(entry);
         // Positional parameters: binding 16 named ones from an object costs more than the insert.
         this.insertEntry.run(
           changesetId, seq, entry.id, entry.path, entry.oldPath, entry.operation, entry.beforeHash, entry.afterHash,
@@ -204,6 +210,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
         );
         seq += 1;
       }
+      return counts;
     });
   }
 
@@ -213,8 +220,9 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     return id;
   }
 
-  record(changesetId: string, entry: ChangeEntry): void {
-    this.recordTx(changesetId, [entry]);
+  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta {
+    const counts = this.recordTx(changesetId, [entry]) ?? { insertions: 0, deletions: 0 };
+    return toEntryMeta(isCompleteEntry(entry) ? entry : parseOrThrow(ChangeEntrySchema, entry, 'entry'), counts);
   }
 
   /** Records several entries in one transaction: all or none. */
@@ -261,25 +269,12 @@ export class SqliteChangeSetStore implements ChangeSetStore {
    */
   listEntryMeta(changesetId: string, page: EntryPage = {}): ChangeEntryMeta[] {
     const { limit, offset } = pageBounds(page);
-    return this.selectMetaPage.all(changesetId, limit, offset).map((row) =>
-      parseOrThrow(
-        ChangeEntryMetaSchema,
-        {
-          id: row.id,
-          path: row.path,
-          oldPath: row.old_path,
-          operation: row.operation,
-          beforeHash: row.before_hash,
-          afterHash: row.after_hash,
-          binary: fromBit(row.binary),
-          decisionId: row.decision_id,
-          invocationId: row.invocation_id,
-          insertions: row.insertions,
-          deletions: row.deletions,
-        },
-        `change_entries[${row.id}]`,
-      ),
-    );
+    return this.selectMetaPage.all(changesetId, limit, offset).map(readMeta);
+  }
+
+  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined {
+    const row = this.selectMeta.get(changesetId, entryId);
+    return row && readMeta(row);
   }
 
   summarize(changesetId: string): ChangeSetSummary {
@@ -314,6 +309,26 @@ function pageBounds(page: EntryPage): { limit: number; offset: number } {
   const offset = Math.max(0, Math.trunc(page.offset ?? 0));
   const limit = page.limit === undefined || !Number.isSafeInteger(page.limit) ? -1 : Math.max(0, page.limit);
   return { limit, offset };
+}
+
+function readMeta(row: MetaRow): ChangeEntryMeta {
+  return parseOrThrow(
+    ChangeEntryMetaSchema,
+    {
+      id: row.id,
+      path: row.path,
+      oldPath: row.old_path,
+      operation: row.operation,
+      beforeHash: row.before_hash,
+      afterHash: row.after_hash,
+      binary: fromBit(row.binary),
+      decisionId: row.decision_id,
+      invocationId: row.invocation_id,
+      insertions: row.insertions,
+      deletions: row.deletions,
+    },
+    `change_entries[${row.id}]`,
+  );
 }
 
 function readEntry(row: EntryRow): ChangeEntry {

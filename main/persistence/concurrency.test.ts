@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { sampleData } from '../../shared/test-support/sample-events';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, pragma } from './database';
@@ -100,7 +101,7 @@ describe('two processes on one database file', () => {
         });
         stores.events.list(shared.id, Math.max(0, stores.events.lastSeq(shared.id) - 5));
         // Writes to the very rows the other process writes.
-        stores.events.appendNext(shared.id, 'execute_step', { writer: 'parent', loop: loops });
+        stores.events.appendNext(shared.id, 'execute_step', sampleData('execute_step', { description: `parent ${loops}` }));
         appended += 1;
         stores.changesets.record(changesetId, makeEntry({ path: `parent/${loops}.txt`, afterText: `parent ${loops}\n` }));
         recorded += 1;
@@ -119,7 +120,7 @@ describe('two processes on one database file', () => {
     const done = JSON.parse(child.lines.find((l) => l.startsWith('done '))!.slice(5)) as { appended: number; recorded: number };
     const events = stores.events.list(shared.id);
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: appended + done.appended }, (_, i) => i + 1));
-    expect(events.filter((e) => e.data.writer === 'child')).toHaveLength(done.appended);
+    expect(events.filter((e) => e.type === 'execute_step' && e.data.description.startsWith('child'))).toHaveLength(done.appended);
     expect(stores.changesets.countEntries(changesetId)).toBe(recorded + done.recorded);
     expect(stores.plans.get(mine.id)?.errorDetails).toEqual({ loop: loops });
   }, 30_000);

@@ -1,10 +1,6 @@
-import { InMemoryApprovalStore } from '../engine/approvals';
-import { InMemoryChangeSetStore } from '../engine/changeset-store';
+import { InMemoryApprovalStore, InMemoryChangeSetStore, InMemoryEventLog, InMemoryInvocationLog, InMemoryPlanRepository } from '../engine/test-support/in-memory-stores';
 import { SqliteApprovalStore } from './approval-store';
 import { approvalStoreContract } from './contracts/approval-store.contract';
-import { InMemoryEventLog } from '../engine/event-stream';
-import { InMemoryPlanRepository } from '../engine/plan-repository';
-import { InMemoryInvocationLog } from '../engine/tool-runner';
 import { SqliteChangeSetStore } from './changeset-store';
 import { changeSetStoreContract } from './contracts/changeset-store.contract';
 import { errorLogContract } from './contracts/error-log.contract';

@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase, openDataDirDatabase, pragma, runMigrations, schemaVersion } from './database';
+import { SqliteEventLog } from './event-log';
 import { MIGRATIONS } from './migrations';
 import { SqlitePlanRepository } from './plan-repository';
 import { makePlan, tempDir } from './test-support/fixtures';
@@ -61,6 +62,22 @@ describe('openDatabase', () => {
     db.close();
     // Re-running would fail on "table already exists" if it were applied twice.
     openDatabase(file, later).close();
+  });
+
+  it('gives change_recorded events stored before migration 5 the metadata of their entry', () => {
+    const file = fresh();
+    const old = openDatabase(file, MIGRATIONS.slice(0, 4));
+    old.exec(`INSERT INTO changesets (id, plan_id, created_at) VALUES ('c1', 'p1', 't')`);
+    old.exec(`INSERT INTO change_entries (changeset_id, seq, id, path, operation, after_hash, binary, decision_id, insertions, deletions, created_at)
+      VALUES ('c1', 1, 'e1', 'LICENSE', 'create', 'h', 0, 'd1', 3, 0, 't')`);
+    old.exec(`INSERT INTO events (plan_id, seq, ts, type, data) VALUES ('p1', 1, 't', 'change_recorded', '{"decisionId":"d1","entryId":"e1","path":"LICENSE","operation":"create"}')`);
+    old.close();
+    const db = openDatabase(file);
+    const events = new SqliteEventLog(db).list('p1');
+    expect(events[0].data).toEqual({
+      entry: { id: 'e1', path: 'LICENSE', oldPath: null, operation: 'create', beforeHash: null, afterHash: 'h', binary: false, decisionId: 'd1', invocationId: null, insertions: 3, deletions: 0 },
+    });
+    db.close();
   });
 
   it('rolls a failing migration back and leaves the version where it was', () => {

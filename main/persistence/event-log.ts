@@ -1,5 +1,5 @@
 import { parseOrThrow } from '../../shared/errors';
-import { STREAM_EVENT_TYPES, type StreamEvent, StreamEventSchema, type StreamEventType } from '../../shared/events';
+import { type EventData, STREAM_EVENT_TYPES, type StreamEvent, type StreamEventOf, StreamEventSchema, type StreamEventType } from '../../shared/events';
 import type { EventLog } from '../engine/event-stream';
 import type { SqliteDatabase } from './database';
 import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement } from './sql';
@@ -35,7 +35,7 @@ export class SqliteEventLog implements EventLog {
   private readonly selectLastSeq: Statement<[string], { seq: number | null }>;
   private readonly selectLastSeqs: Statement<[], { plan_id: string; seq: number | null }>;
   private readonly selectDataVersion: Statement<[], { data_version: number }>;
-  private readonly appendNextTx: (planId: string, type: StreamEventType, data: Record<string, unknown>) => StreamEvent;
+  private readonly appendNextTx: (planId: string, type: StreamEventType, data: object) => StreamEvent;
 
   constructor(readonly db: SqliteDatabase) {
     this.insert = prepare(db, 'INSERT INTO events (plan_id, seq, ts, type, data) VALUES (?, ?, ?, ?, ?)');
@@ -44,7 +44,7 @@ export class SqliteEventLog implements EventLog {
     // One index probe per plan rather than a scan of every event (GROUP BY would read them all).
     this.selectLastSeqs = prepare(db, 'SELECT id AS plan_id, (SELECT MAX(seq) FROM events WHERE plan_id = plans.id) AS seq FROM plans');
     this.selectDataVersion = prepare(db, 'PRAGMA data_version');
-    this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: Record<string, unknown>) => {
+    this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: object) => {
       const candidate = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
       const event = isStreamEvent(candidate) ? candidate : parseOrThrow(StreamEventSchema, candidate, 'event');
       this.write(event);
@@ -60,8 +60,8 @@ export class SqliteEventLog implements EventLog {
    * Gives the event the plan's next seq and stores it, atomically. Unlike an EventPublisher's
    * cached counter, this stays correct when another process appends to the same plan.
    */
-  appendNext(planId: string, type: StreamEventType, data: Record<string, unknown> = {}): StreamEvent {
-    return this.appendNextTx(planId, type, data);
+  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T> {
+    return this.appendNextTx(planId, type, data) as StreamEventOf<T>;
   }
 
   list(planId: string, afterSeq = 0, limit?: number): StreamEvent[] {

@@ -1,6 +1,7 @@
 import { hostname as osHostname } from 'node:os';
 import { z } from 'zod';
 import { parseOrThrow } from '../../shared/errors';
+import type { LeaseStore } from '../engine/leases';
 import type { SqliteDatabase } from './database';
 import { prepare, writeTransaction, type Statement } from './sql';
 import { DEFAULT_LEASE_STALE_MS, isHolderAlive, isProcessAlive } from '../engine/process-liveness';
@@ -45,7 +46,7 @@ interface LeaseRow {
  * than `staleAfterMs`. A stale lease can be taken over, and the plans whose leases are stale are
  * the ones a crash left behind. The rule is isHolderAlive's, the same the app's lease checks use.
  */
-export class SqliteLeaseStore {
+export class SqliteLeaseStore implements LeaseStore {
   readonly staleAfterMs: number;
   readonly hostname: string;
   private readonly now: () => Date;

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sampleData } from '../../shared/test-support/sample-events';
 import { EventPublisher } from '../engine/event-stream';
 import { openDatabase } from './database';
 import { SqliteEventLog } from './event-log';
@@ -22,9 +23,9 @@ describe('SqliteEventLog', () => {
   it('assigns the next seq atomically across connections with appendNext', () => {
     const other = openDatabase(temp.file);
     const otherLog = new SqliteEventLog(other);
-    const a = log.appendNext('01PLAN', 'plan_created', { name: 'x' });
-    const b = otherLog.appendNext('01PLAN', 'state_changed', { from: 'queued', to: 'processing' });
-    const c = log.appendNext('01PLAN', 'paused');
+    const a = log.appendNext('01PLAN', 'plan_created', sampleData('plan_created', { name: 'x' }));
+    const b = otherLog.appendNext('01PLAN', 'state_changed', sampleData('state_changed', { from: 'queued', to: 'processing' }));
+    const c = log.appendNext('01PLAN', 'paused', sampleData('paused'));
     expect([a.seq, b.seq, c.seq]).toEqual([1, 2, 3]);
     expect(otherLog.list('01PLAN')).toEqual([a, b, c]);
     other.close();
@@ -33,7 +34,7 @@ describe('SqliteEventLog', () => {
   it('continues an EventPublisher\'s seq from what is stored', () => {
     log.append(makeEvent('01PLAN', 1));
     log.append(makeEvent('01PLAN', 2));
-    const event = new EventPublisher(log).publish('01PLAN', 'paused', {});
+    const event = new EventPublisher(log).publish('01PLAN', 'paused', sampleData('paused'));
     expect(event.seq).toBe(3);
     expect(log.lastSeq('01PLAN')).toBe(3);
   });

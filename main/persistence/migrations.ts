@@ -156,4 +156,18 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (plan_id, path)
   ) WITHOUT ROWID;
   `,
+  // 5: change_recorded events carry the entry's metadata (docs/ARCHITECTURE.md, "The data path of a
+  // change"); events stored before that named only the entry, so they get its metadata from its row.
+  `
+  UPDATE events SET data = json_object('entry', json_object(
+      'id', ce.id, 'path', ce.path, 'oldPath', ce.old_path, 'operation', ce.operation,
+      'beforeHash', ce.before_hash, 'afterHash', ce.after_hash,
+      'binary', json(CASE ce.binary WHEN 1 THEN 'true' ELSE 'false' END),
+      'decisionId', ce.decision_id, 'invocationId', ce.invocation_id,
+      'insertions', ce.insertions, 'deletions', ce.deletions))
+    FROM change_entries ce
+   WHERE events.type = 'change_recorded'
+     AND json_extract(events.data, '$.entry') IS NULL
+     AND ce.id = json_extract(events.data, '$.entryId');
+  `,
 ];

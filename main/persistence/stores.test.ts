@@ -1,4 +1,5 @@
 import { existsSync, rmSync } from 'node:fs';
+import { sampleData } from '../../shared/test-support/sample-events';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlanLifecycleService } from '../engine/lifecycle';
@@ -34,7 +35,7 @@ describe('openStores', () => {
       expect(again.plans.get(plan.id)).toMatchObject({ processingState: 'processing' });
       expect(again.events.list(plan.id).map((e) => e.type)).toEqual(['plan_created', 'state_changed']);
       // A fresh publisher continues the stored seq.
-      expect(new EventPublisher(again.events).publish(plan.id, 'paused').seq).toBe(3);
+      expect(new EventPublisher(again.events).publish(plan.id, 'paused', sampleData('paused')).seq).toBe(3);
       expect(again.changesets.summarize(changesetId).entryCount).toBe(1);
       expect(again.invocations.listForPlan(plan.id)).toEqual([]);
       expect(again.errors.listForPlan(plan.id)).toEqual([]);

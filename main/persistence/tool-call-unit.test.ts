@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { sampleData } from '../../shared/test-support/sample-events';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,7 +47,7 @@ describe('a run\'s writes over SQLite: grouped commits, events after the commit'
     events.subscribe((event: StreamEvent) => {
       // Another connection sees only committed rows.
       if (event.type === 'change_recorded') {
-        expect(reader.prepare('SELECT COUNT(*) AS n FROM change_entries WHERE id = ?').get(event.data.entryId as string)).toEqual({ n: 1 });
+        expect(reader.prepare('SELECT COUNT(*) AS n FROM change_entries WHERE id = ?').get(event.data.entry.id)).toEqual({ n: 1 });
         checked.push(event.type);
       }
       if (event.type === 'tool_call_finished') {
@@ -84,7 +85,7 @@ describe('a run\'s writes over SQLite: grouped commits, events after the commit'
       stores.changesets.atomically(() => {
         stores.changesets.record(changesetId, makeEntry());
         stores.invocations.record(makeInvocation(planId));
-        stores.events.appendNext(planId, 'change_recorded', {});
+        stores.events.appendNext(planId, 'change_recorded', sampleData('change_recorded'));
         throw new Error('crash in the middle');
       }),
     ).toThrow('crash in the middle');
@@ -93,7 +94,7 @@ describe('a run\'s writes over SQLite: grouped commits, events after the commit'
     expect(stores.events.list(planId)).toEqual([]);
     stores.changesets.atomically(() => {
       stores.changesets.record(changesetId, makeEntry());
-      stores.events.appendNext(planId, 'change_recorded', {});
+      stores.events.appendNext(planId, 'change_recorded', sampleData('change_recorded'));
     });
     expect(stores.changesets.countEntries(changesetId)).toBe(1);
     expect(stores.events.list(planId).map((e) => e.seq)).toEqual([1]);

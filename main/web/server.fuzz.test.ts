@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeErrorSchema } from '../../shared/contract';
 import { ServerMessageSchema } from '../../shared/ws-protocol';
 import { invalidCall } from '../host/fuzz-arbitraries';
-import { tempApp, type TempApp } from '../host/test-support';
+import { tempApp, type TempApp } from '../app/test-support';
 import { type RunningServer, startServer } from './server';
 import { connect, type TestClient } from './test-support';
 

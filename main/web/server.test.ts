@@ -2,10 +2,11 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sampleData } from '../../shared/test-support/sample-events';
 import { WebSocket } from 'ws';
 import type { StreamEvent } from '../../shared/events';
 import { MAX_MESSAGE_BYTES, type ServerMessage } from '../../shared/ws-protocol';
-import { planYaml, tempApp, type TempApp } from '../host/test-support';
+import { planYaml, tempApp, type TempApp } from '../app/test-support';
 import { type RunningServer, startServer } from './server';
 import { connect, type TestClient, upgradeStatus } from './test-support';
 
@@ -286,7 +287,7 @@ describe('agents serve', () => {
       const planId = await createPlan(client);
       client.send(JSON.stringify({ type: 'subscribe', id: 1, subscription: { planId, afterSeq: 1 } }));
       expect(await client.next()).toMatchObject({ type: 'reply', id: 1, ok: true });
-      for (let i = 0; i < 10; i++) t.app.service.events.publish(planId, 'execute_step', { index: i });
+      for (let i = 0; i < 10; i++) t.app.service.events.publish(planId, 'execute_step', sampleData('execute_step', { index: i + 1 }));
       const burst = await collect(client, (e) => e.length === 10);
       expect(burst.map((e) => e.seq)).toEqual(burst.map((_, i) => i + 2));
       expect(client.received.at(-1)).toMatchObject({ type: 'events', subscriptionId: 1, events: burst });

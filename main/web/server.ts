@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
@@ -12,7 +13,18 @@ import { createStaticHandler, isRendererBuilt } from './static-handler';
 import { WsConnection } from './ws-connection';
 
 /** electron-vite's renderer output, from this file's place in the source tree. */
-export const DEFAULT_RENDERER_DIR = path.resolve(__dirname, '../../out/renderer');
+/**
+ * The package's root: the nearest folder above this module with a package.json. This module runs
+ * from main/web (through tsx) and from the built CLI's chunk in out/cli/chunks alike.
+ */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '../..');
+  }
+}
+
+export const DEFAULT_RENDERER_DIR = path.join(packageRoot(__dirname), 'out', 'renderer');
 
 /**
  * ws closes a connection whose message is larger than this. Between MAX_MESSAGE_BYTES and this,

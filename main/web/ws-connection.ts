@@ -2,7 +2,8 @@ import type { WebSocket } from 'ws';
 import type { BridgeErrorPayload, Envelope } from '../../shared/contract';
 import type { StreamEvent } from '../../shared/events';
 import { ClientMessageSchema, MAX_EVENTS_PER_MESSAGE, MAX_MESSAGE_BYTES, type ServerMessage } from '../../shared/ws-protocol';
-import type { EventHub, EventSink, HubSubscription } from '../host/event-hub';
+import type { EventHub, EventSink } from '../host/event-hub';
+import { SubscriptionTable } from '../host/subscriptions';
 import { toBridgeError } from '../host/errors';
 import type { HostLog, Router } from '../host/router';
 import { ValidationError } from '../../shared/errors';
@@ -37,7 +38,7 @@ function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
 
 /** Carries the contract over one WebSocket: calls with replies, subscriptions with events. */
 export class WsConnection {
-  private readonly subscriptions = new Map<number, HubSubscription>();
+  private readonly subscriptions: SubscriptionTable;
   /** Events waiting for the end of this turn, per subscription, each in the order they came. */
   private queued = new Map<number, StreamEvent[]>();
   private queuedCount = 0;
@@ -53,6 +54,7 @@ export class WsConnection {
     private readonly ws: WebSocket,
     private readonly options: ConnectionOptions,
   ) {
+    this.subscriptions = new SubscriptionTable(options.hub, options.log, options.maxSubscriptions);
     this.congestionBytes = options.congestionBytes ?? 1_048_576;
     this.eventBatchMs = options.eventBatchMs ?? 4;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1_048_576;
@@ -75,8 +77,7 @@ export class WsConnection {
     this.cancelFlush?.();
     this.cancelFlush = null;
     this.queued.clear();
-    for (const subscription of this.subscriptions.values()) subscription.dispose();
-    this.subscriptions.clear();
+    this.subscriptions.dispose();
   }
 
   private onMessage(raw: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
@@ -104,29 +105,13 @@ export class WsConnection {
           (error: unknown) => this.fail(m.id, toBridgeError(error, this.options.log)),
         );
       } else if (m.type === 'subscribe') {
-        this.subscribe(m.id, m.subscription);
+        this.reply(m.id, this.subscriptions.subscribe(m.id, m.subscription, this.sinkFor(m.id)));
       } else {
-        const subscription = this.subscriptions.get(m.id);
-        if (!subscription) return this.fail(m.id, { code: 'unknown_subscription', message: `no subscription with id ${m.id}` });
-        subscription.dispose();
-        this.subscriptions.delete(m.id);
-        this.reply(m.id, { ok: true, data: {} });
+        this.reply(m.id, this.subscriptions.unsubscribe(m.id));
       }
     } catch (error) {
       this.fail(null, toBridgeError(error, this.options.log));
     }
-  }
-
-  private subscribe(id: number, subscription: { planId: string | null; afterSeq: number }): void {
-    if (this.subscriptions.has(id)) return this.fail(id, { code: 'duplicate_subscription', message: `subscription ${id} already exists` });
-    const max = this.options.maxSubscriptions ?? 256;
-    if (this.subscriptions.size >= max) return this.fail(id, { code: 'too_many_subscriptions', message: `at most ${max} subscriptions per connection` });
-    try {
-      this.subscriptions.set(id, this.options.hub.subscribe(subscription, this.sinkFor(id)));
-    } catch (error) {
-      return this.fail(id, toBridgeError(error, this.options.log));
-    }
-    this.reply(id, { ok: true, data: { subscriptionId: id } });
   }
 
   private sinkFor(subscriptionId: number): EventSink {

@@ -169,11 +169,11 @@ describe('agents CLI: bad input', () => {
   });
 
   it.each([['show'], ['tree'], ['diff'], ['errors'], ['run'], ['retry'], ['reset'], ['apply'], ['discard']])(
-    '%s with an unknown id exits 2 naming plan_id',
+    '%s with an unknown id exits 2 naming planId',
     async (command) => {
       const result = await agents(['plan', command, '01ARZ3NDEKTSV4RRFFQ69G5FAV'], home);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/plan_id: no plan with id/);
+      expect(result.stderr).toMatch(/planId: no plan with id/);
     },
   );
 

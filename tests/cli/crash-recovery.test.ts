@@ -47,7 +47,7 @@ describe('crash recovery: a run killed with SIGKILL', () => {
     const { home, examples } = sandboxWorkspace();
     const planId = await createPlan(slowPlan(examples), home);
     const streamed = await runAndKill(planId, home, killAfter);
-    const streamedEntries = streamed.filter((e) => e.type === 'change_recorded').map((e) => e.data.entryId);
+    const streamedEntries = streamed.filter((e) => e.type === 'change_recorded').map((e) => (e.type === 'change_recorded' ? e.data.entry.id : ''));
     expect(streamedEntries.length).toBeGreaterThanOrEqual(killAfter);
 
     // The next process start finds the plan's owner gone.

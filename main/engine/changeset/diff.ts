@@ -3,7 +3,8 @@ import { deflateSync } from 'node:zlib';
 import type { ChangeEntry } from '../../../shared/domain';
 import { isBinary } from '../change-capture';
 import { countLineChanges } from '../line-changes';
-import { splitLines, unifiedHunks } from './line-diff';
+import type { DiffHunk, DiffRow } from '../../../shared/domain';
+import { splitLines, structuredHunks, unifiedHunks } from './line-diff';
 import { entryText, type NetChange } from './net';
 
 /** Git's object id of a blob: the `index` line of a patch names contents this way. */
@@ -152,6 +153,35 @@ export function unifiedDiff(entry: ChangeEntry): string | null {
     },
     { binary: 'omit' },
   );
+}
+
+/**
+ * The entry's hunks as the diff view draws them (rows with line numbers), or null when the entry is
+ * binary. The same hunks as unifiedDiff, computed from the stored texts and never formatted as text.
+ */
+export function entryHunks(entry: ChangeEntry): DiffHunk[] | null {
+  if (entry.binary) return null;
+  return textDiffHunks(entryText(entry, 'before') ?? '', entryText(entry, 'after') ?? '');
+}
+
+/** The hunks between two texts as rows, 3 lines of context: hunk n is the n-th `@@` of the unified diff. */
+export function textDiffHunks(before: string, after: string): DiffHunk[] {
+  return structuredHunks(before, after, 3) ?? wholeFileHunks(before, after);
+}
+
+/** Every old line removed and every new line added, as rows: when the real diff gives up. */
+function wholeFileHunks(before: string, after: string): DiffHunk[] {
+  const old = splitLines(before);
+  const neu = splitLines(after);
+  if (old.lines.length === 0 && neu.lines.length === 0) return [];
+  const rows: DiffRow[] = [];
+  const note = (): DiffRow => ({ kind: 'note', text: 'No newline at end of file', oldLine: null, newLine: null });
+  old.lines.forEach((text, i) => rows.push({ kind: 'del', text, oldLine: i + 1, newLine: null }));
+  if (old.lines.length > 0 && !old.finalNewline) rows.push(note());
+  neu.lines.forEach((text, i) => rows.push({ kind: 'add', text, oldLine: null, newLine: i + 1 }));
+  if (neu.lines.length > 0 && !neu.finalNewline) rows.push(note());
+  const range = (count: number) => `${count === 0 ? 0 : 1},${count}`;
+  return [{ header: `@@ -${range(old.lines.length)} +${range(neu.lines.length)} @@`, rows }];
 }
 
 export interface DiffStats {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { commonRuns, countLineChanges, splitLines, unifiedHunks } from './line-diff';
+import { commonRuns, countLineChanges, splitLines, structuredHunks, unifiedHunks } from './line-diff';
 
 /** Applies unified hunks to `before`, checking every context and removed line. */
 function applyHunks(before: string, hunks: string[]): string {
@@ -56,6 +56,24 @@ describe('line diff', () => {
         expect(applyHunks(before, unifiedHunks(before, after) ?? [])).toBe(after);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('gives the diff view the same hunks as the text, as rows with line numbers', () => {
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        const asText = structuredHunks(before, after)!.flatMap((hunk) => [
+          hunk.header,
+          ...hunk.rows.map((row) => (row.kind === 'note' ? `\\ ${row.text}` : `${row.kind === 'add' ? '+' : row.kind === 'del' ? '-' : ' '}${row.text}`)),
+        ]);
+        expect(asText).toEqual(unifiedHunks(before, after));
+        for (const hunk of structuredHunks(before, after)!) {
+          for (const row of hunk.rows) {
+            if (row.oldLine !== null) expect(splitLines(before).lines[row.oldLine - 1]).toBe(row.text);
+            if (row.newLine !== null) expect(splitLines(after).lines[row.newLine - 1]).toBe(row.text);
+          }
+        }
+      }),
     );
   });
 

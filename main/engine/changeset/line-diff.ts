@@ -1,4 +1,5 @@
 import diffSequences from '@jest/diff-sequences';
+import type { DiffHunk, DiffRow } from '../../../shared/domain';
 
 /** A text as lines without their `\n`; `finalNewline` is false when the last line has none. */
 export interface SplitText {
@@ -140,6 +141,83 @@ export function countLineChanges(before: string | null, after: string | null, bu
   const runs = commonRuns(a, b, budget) ?? commonRuns(a, b, 0, true) ?? [];
   const common = runs.reduce((sum, run) => sum + run.length, 0);
   return { insertions: b.lines.length - common, deletions: a.lines.length - common };
+}
+
+interface Change {
+  oldStart: number;
+  oldEnd: number;
+  newStart: number;
+  newEnd: number;
+}
+
+/** The changed blocks between common runs, then grouped into hunks with `context` lines around. */
+function hunkGroups(a: SplitText, b: SplitText, runs: readonly CommonRun[], context: number) {
+  const changes: Change[] = [];
+  let i = 0;
+  let j = 0;
+  for (const run of [...runs, { oldStart: a.lines.length, newStart: b.lines.length, length: 0 }]) {
+    if (run.oldStart > i || run.newStart > j) changes.push({ oldStart: i, oldEnd: run.oldStart, newStart: j, newEnd: run.newStart });
+    i = run.oldStart + run.length;
+    j = run.newStart + run.length;
+  }
+  const groups: { changes: Change[]; oldFrom: number; oldTo: number; newFrom: number; newTo: number }[] = [];
+  for (let c = 0; c < changes.length; ) {
+    let last = c;
+    while (last + 1 < changes.length && changes[last + 1].oldStart - changes[last].oldEnd <= 2 * context) last++;
+    const first = changes[c];
+    const end = changes[last];
+    const oldFrom = Math.max(0, first.oldStart - context);
+    const oldTo = Math.min(a.lines.length, end.oldEnd + context);
+    groups.push({ changes: changes.slice(c, last + 1), oldFrom, oldTo, newFrom: first.newStart - (first.oldStart - oldFrom), newTo: end.newEnd + (oldTo - end.oldEnd) });
+    c = last + 1;
+  }
+  return groups;
+}
+
+const hunkHeader = (oldFrom: number, oldCount: number, newFrom: number, newCount: number) =>
+  `@@ -${oldCount === 0 ? oldFrom : oldFrom + 1},${oldCount} +${newCount === 0 ? newFrom : newFrom + 1},${newCount} @@`;
+
+/**
+ * The hunks as the diff view draws them: a header and rows with their line numbers (1-based), and a
+ * note where a side ends without a newline. Same hunks as unifiedHunks, never formatted as text.
+ * Null when the diff ran out of budget.
+ */
+export function structuredHunks(before: string, after: string, context = 3, budget = DEFAULT_COMPARISON_BUDGET): DiffHunk[] | null {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  const runs = commonRuns(a, b, budget);
+  if (!runs) return null;
+  return hunkGroups(a, b, runs, context).map((group) => {
+    const rows: DiffRow[] = [];
+    const noNewline = (side: SplitText, index: number) => {
+      if (index === side.lines.length - 1 && !side.finalNewline) rows.push({ kind: 'note', text: 'No newline at end of file', oldLine: null, newLine: null });
+    };
+    let at = group.oldFrom;
+    let atNew = group.newFrom;
+    const context = (end: number) => {
+      for (; at < end; at++, atNew++) {
+        rows.push({ kind: 'context', text: a.lines[at], oldLine: at + 1, newLine: atNew + 1 });
+        noNewline(a, at);
+      }
+    };
+    for (const change of group.changes) {
+      context(change.oldStart);
+      for (let x = change.oldStart; x < change.oldEnd; x++) {
+        rows.push({ kind: 'del', text: a.lines[x], oldLine: x + 1, newLine: null });
+        noNewline(a, x);
+      }
+      for (let y = change.newStart; y < change.newEnd; y++) {
+        rows.push({ kind: 'add', text: b.lines[y], oldLine: null, newLine: y + 1 });
+        noNewline(b, y);
+      }
+      at = change.oldEnd;
+      atNew = change.newEnd;
+    }
+    context(group.oldTo);
+    const oldCount = group.oldTo - group.oldFrom;
+    const newCount = group.newTo - group.newFrom;
+    return { header: hunkHeader(group.oldFrom, oldCount, group.newFrom, newCount), rows };
+  });
 }
 
 /**

@@ -1,12 +1,12 @@
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChangeEntry, ChangeOperation } from '../../../shared/domain';
+import type { ChangeEntry, ChangeOperation, DiffHunk } from '../../../shared/domain';
 import { isBinary, sha256 } from '../change-capture';
 import { EngineError } from '../errors';
 import { pruneEmptyDirs, writeFileAtomic } from '../sandbox/files';
 import { normalizeRelPath, resolveInSandbox, showPath } from '../sandbox/paths';
 import { type ApplyConflict, conflictReason, currentHash } from './apply';
-import { formatGitDiff } from './diff';
+import { formatGitDiff, textDiffHunks } from './diff';
 import { applyHunks, type HunkInfo, listHunks } from './hunks';
 import { type NetChange, netChanges } from './net';
 
@@ -234,12 +234,6 @@ export async function applyReviewed(projectDir: string, entries: readonly Change
   return { applied: written.map((p) => p.path).sort(), conflicts, skipped, records: written.map((p) => p.record) };
 }
 
-/** One file of the review (by its path, or where a rename came from) with the unified diff of its net change. */
-export function reviewFileDiff(reviewed: readonly Reviewed[], filePath: string): { file: ReviewFile; diff: string | null } | null {
-  const found = reviewed.find((r) => r.file.path === filePath || r.file.oldPath === filePath);
-  return found ? withDiff(found) : null;
-}
-
 function withDiff(r: Reviewed): { file: ReviewFile; diff: string | null } {
   return { file: r.file, diff: r.file.binary ? null : formatGitDiff(r.change, { binary: 'omit' }) };
 }
@@ -247,4 +241,11 @@ function withDiff(r: Reviewed): { file: ReviewFile; diff: string | null } {
 /** Every reviewed file with the unified diff of its net change, in path order. */
 export function reviewDiffs(reviewed: readonly Reviewed[]): { file: ReviewFile; diff: string | null }[] {
   return reviewed.map(withDiff);
+}
+
+/** One file of the review (by its path, or where a rename came from) with its net change's hunks as the diff view draws them (null for a binary file). */
+export function reviewFileHunks(reviewed: readonly Reviewed[], filePath: string): { file: ReviewFile; hunks: DiffHunk[] | null } | null {
+  const found = reviewed.find((r) => r.file.path === filePath || r.file.oldPath === filePath);
+  if (!found) return null;
+  return { file: found.file, hunks: found.file.binary ? null : textDiffHunks(found.beforeText ?? '', found.afterText ?? '') };
 }

@@ -1,7 +1,7 @@
 import type { LanguageModel, ModelMessage } from 'ai';
 import { addUsage, type AgentSpec, type PlanUsage, type StepUsage } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
-import type { StreamEventType } from '../../../shared/events';
+import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { PlanLifecycleService } from '../lifecycle';
@@ -38,7 +38,8 @@ function sandboxToolName(name: string): string | undefined {
   return SANDBOX_TOOLS.find((tool) => tool === name || modelToolName(tool) === name);
 }
 
-type Emit = (type: StreamEventType, data: Record<string, unknown>) => void;
+/** Emits one of the plan's events, typed by shared/events.ts. */
+type Emit = <T extends StreamEventType>(type: T, data: EventData<T>) => void;
 
 export interface ModelAgentOptions {
   model: LanguageModel;

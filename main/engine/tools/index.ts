@@ -13,7 +13,7 @@ export { createShellRunTool, DEFAULT_SHELL_TIMEOUT_MS, EX_TEMPFAIL, runCommand, 
 
 export type BuiltinToolsOptions = ShellRunOptions;
 
-/** The built-in tools (README.md lists them). Each call makes a fresh shell.run with its own snapshot cache. */
+/** The built-in tools of docs/ARCHITECTURE.md "Stable interfaces". Each call makes a fresh shell.run with its own snapshot cache. */
 export function builtinTools(options: BuiltinToolsOptions = {}): ToolDefinition<never>[] {
   return [fileReadTool, fileWriteTool, fileEditTool, fileDeleteTool, fileRenameTool, fileListTool, fileSearchTool, createShellRunTool(options)] as ToolDefinition<never>[];
 }

@@ -9,6 +9,7 @@ import { toChangeEntry } from '../change-capture';
 import { ToolCallError } from '../errors';
 import { type CapturedChange, ToolRegistry, ToolRunner } from '../tool-runner';
 import { registerBuiltinTools, type BuiltinToolsOptions } from './index';
+import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
 
 const made: string[] = [];
 
@@ -32,7 +33,7 @@ export interface Harness {
 }
 
 export function harness(sandboxRoot: string, options: { profile?: AutomationProfile; tools?: BuiltinToolsOptions } = {}): Harness {
-  const runner = new ToolRunner(registerBuiltinTools(new ToolRegistry(), options.tools));
+  const runner = new ToolRunner(registerBuiltinTools(new ToolRegistry(), options.tools), new InMemoryInvocationLog());
   const changes: CapturedChange[] = [];
   const entries: ChangeEntry[] = [];
   return {

@@ -21,7 +21,7 @@ export function eventLogContract(name: string, factory: HarnessFactory<EventLog>
     it('lists a plan\'s events in seq order, with their data intact', () => {
       const events = [1, 2, 3].map((seq) => makeEvent('01PLAN', seq));
       for (const event of events) log.append(event);
-      log.append(makeEvent('01OTHER', 1, { type: 'plan_created', data: {} }));
+      log.append(makeEvent('01OTHER', 1, { type: 'strategize_started', data: {} }));
       expect(log.list('01PLAN')).toEqual(events);
       expect(log.lastSeq('01PLAN')).toBe(3);
       expect(log.lastSeq('01OTHER')).toBe(1);

@@ -160,5 +160,5 @@ export function makeErrorRecord(planId: string, overrides: Partial<ErrorRecord> 
 }
 
 export function makeEvent(planId: string, seq: number, overrides: Partial<StreamEvent> = {}): StreamEvent {
-  return { planId, seq, ts: iso(seq), type: 'execute_step', data: { index: seq, nested: { ok: true, list: [1, 'two', null] } }, ...overrides };
+  return { planId, seq, ts: iso(seq), type: 'execute_step', data: { decisionId: '01DECISION', index: seq, total: seq, description: `step ${seq} \u00e9\u{1F600}` }, ...overrides } as StreamEvent;
 }

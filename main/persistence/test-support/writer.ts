@@ -29,7 +29,7 @@ while (Date.now() < until || iterations < 20) {
     continue;
   }
   plans.update(planId, { errorDetails: { writerIteration: iterations } });
-  events.appendNext(planId, 'execute_step', { writer: 'child', iteration: iterations });
+  events.appendNext(planId, 'execute_step', { decisionId: '01DECISION', index: iterations + 1, total: iterations + 1, description: `child ${iterations}` });
   appended += 1;
   // A bigger transaction now and then holds the write lock for longer.
   const batch = iterations % 25 === 0 ? 50 : 1;

@@ -22,7 +22,7 @@ function setup() {
   return { ws, bridge: ws.bridge, connections, current, timers, errors };
 }
 
-const event = (seq: number, planId = 'P1'): StreamEvent => ({ planId, seq, ts: '2026-01-01T00:00:00.000Z', type: 'decision_status', data: { seq } });
+const event = (seq: number, planId = 'P1'): StreamEvent => ({ planId, seq, ts: '2026-01-01T00:00:00.000Z', type: 'decision_status', data: { decisionId: `d${seq}`, status: 'running' } });
 
 const info = { version: '0.1.0', dataDir: '/tmp/a', tools: [], nativeFileDialog: false };
 
@@ -51,28 +51,17 @@ describe('the WebSocket bridge', () => {
     const { bridge, current } = setup();
     current().open();
     const call = bridge['plans.get']({ planId: 'nope' });
-    current().receive({ type: 'reply', id: 1, ok: false, error: { code: 'validation', message: 'plan_id: no plan', field: 'plan_id' } });
+    current().receive({ type: 'reply', id: 1, ok: false, error: { code: 'invalid_request', message: 'planId: no plan', field: 'planId' } });
     const error = await call.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BridgeError);
-    expect((error as BridgeError).payload).toEqual({ code: 'validation', message: 'plan_id: no plan', field: 'plan_id' });
+    expect((error as BridgeError).payload).toEqual({ code: 'invalid_request', message: 'planId: no plan', field: 'planId' });
   });
 
-  it('rejects a request the contract refuses without sending it', async () => {
+  it('sends a request as given: the host parses it, once', async () => {
     const { bridge, current } = setup();
     current().open();
-    const error = await bridge['plans.get']({ planId: '' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BridgeError);
-    expect((error as BridgeError).payload.code).toBe('invalid_request');
-    expect((error as BridgeError).payload.field).toBe('planId');
-    expect(current().sent).toEqual([]);
-  });
-
-  it('rejects a reply whose data does not match the contract', async () => {
-    const { bridge, current } = setup();
-    current().open();
-    const call = bridge['app.info']({});
-    current().receive({ type: 'reply', id: 1, ok: true, data: { version: 3 } });
-    await expect(call).rejects.toMatchObject({ payload: { code: 'bad_response' } });
+    void bridge['plans.get']({ planId: '' }).catch(() => undefined);
+    expect(current().sent[0]).toMatchObject({ type: 'call', channel: 'plans.get', request: { planId: '' } });
   });
 
   it('drops messages that are not valid server messages and reports them', () => {
@@ -87,7 +76,7 @@ describe('the WebSocket bridge', () => {
     const { bridge, current, errors } = setup();
     current().open();
     const large = bridge['plans.events']({ planId: 'P1' });
-    const padded = { ...event(1), data: { pad: 'x'.repeat(5 * 1_048_576) } };
+    const padded = { ...event(1), type: 'execute_step', data: { decisionId: 'd1', index: 1, total: 1, description: 'x'.repeat(5 * 1_048_576) } };
     current().receive({ type: 'reply', id: 1, ok: true, data: { events: [padded], lastSeq: 1 } });
     await expect(large).resolves.toMatchObject({ lastSeq: 1 });
 

@@ -1,5 +1,5 @@
-import { BridgeError, CHANNELS, contract, type Bridge, type BridgeErrorPayload, type Channel, type Subscription } from '../../../shared/contract';
-import { STREAM_EVENT_TYPES, type StreamEvent } from '../../../shared/events';
+import { BridgeError, CHANNELS, type Bridge, type BridgeErrorPayload, type Channel, type Subscription } from '../../../shared/contract';
+import { parseStreamEvent, type StreamEvent } from '../../../shared/events';
 import { MAX_MESSAGE_BYTES, ServerMessageSchema, ServerMessageSchemas, type ClientMessage } from '../../../shared/ws-protocol';
 import { defaultBackoff, type ConnectionSource, type ConnectionStatus } from './connection';
 import { browserSocket, browserTimers, type SocketFactory, type SocketLike, type Timers } from './socket';
@@ -38,35 +38,25 @@ interface ActiveSubscription {
   listener(event: StreamEvent): void;
 }
 
-const EVENT_TYPES: ReadonlySet<unknown> = new Set(STREAM_EVENT_TYPES);
-
-/** A StreamEvent, checked field by field: what StreamEventSchema accepts, at a fraction of the cost. */
-function isStreamEvent(value: unknown): value is StreamEvent {
-  if (typeof value !== 'object' || value === null) return false;
-  const e = value as Record<string, unknown>;
-  return (
-    typeof e.planId === 'string' &&
-    e.planId !== '' &&
-    typeof e.seq === 'number' &&
-    Number.isSafeInteger(e.seq) &&
-    e.seq > 0 &&
-    typeof e.ts === 'string' &&
-    EVENT_TYPES.has(e.type) &&
-    typeof e.data === 'object' &&
-    e.data !== null &&
-    !Array.isArray(e.data)
-  );
-}
-
-/** The events of an `event` or `events` message whose every field checks out; null otherwise. */
+/**
+ * The events of an `event` or `events` message, each checked against its own type's schema
+ * (shared/events.ts): the one parse an event gets in the page. Null when the message is neither or
+ * any event fails, so it is reported with the schema's message.
+ */
 function eventsIn(value: unknown): { subscriptionId: number; events: readonly StreamEvent[] } | null {
   if (typeof value !== 'object' || value === null) return null;
   const m = value as Record<string, unknown>;
   const subscriptionId = m.subscriptionId;
   if (typeof subscriptionId !== 'number' || !Number.isSafeInteger(subscriptionId) || subscriptionId < 0) return null;
-  if (m.type === 'event') return isStreamEvent(m.event) ? { subscriptionId, events: [m.event] } : null;
-  if (m.type === 'events' && Array.isArray(m.events) && m.events.length >= 2 && m.events.every(isStreamEvent)) return { subscriptionId, events: m.events };
-  return null;
+  const raw = m.type === 'event' ? [m.event] : m.type === 'events' && Array.isArray(m.events) && m.events.length >= 2 ? m.events : null;
+  if (!raw) return null;
+  const events: StreamEvent[] = [];
+  for (const item of raw) {
+    const event = parseStreamEvent(item);
+    if (!event) return null;
+    events.push(event);
+  }
+  return { subscriptionId, events };
 }
 
 /**
@@ -139,17 +129,11 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
     }
     pending.delete(id);
     if (!ok) {
-      call.reject(new BridgeError(error ?? { code: 'unknown', message: 'the server refused the request' }));
+      call.reject(new BridgeError(error ?? { code: 'internal', message: 'the server refused the request' }));
       return;
     }
-    const parsed = contract[call.channel].response.safeParse(data);
-    if (parsed.success) call.resolve(parsed.data);
-    else {
-      const issue = parsed.error.issues[0];
-      call.reject(
-        new BridgeError({ code: 'bad_response', message: `the server's answer to ${call.channel} was malformed: ${issue?.message ?? 'invalid'}`, field: issue?.path.join('.') }),
-      );
-    }
+    // The host checked the answer against the contract before it left (router.ts); parsed once, there.
+    call.resolve(data);
   };
 
   const handleEvent = (subscriptionId: number, event: StreamEvent) => {
@@ -185,9 +169,8 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
       protocolError('dropped a message that is not JSON');
       return;
     }
-    // Events are checked field by field (a running plan sends thousands a second, and a schema
-    // parse of each costs more than everything else the page does with it); anything else, and any
-    // event that fails those checks, against the schema of its own type, for the usual error.
+    // Each event against its own type's schema; anything else, and a message with an event that
+    // fails, against the schema of the message's type, for the usual error.
     const checked = eventsIn(json);
     if (checked) {
       for (const event of checked.events) handleEvent(checked.subscriptionId, event);
@@ -264,11 +247,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
 
   const call = (channel: Channel, request: unknown): Promise<unknown> => {
     if (disposed) return Promise.reject(new BridgeError({ code: 'disposed', message: 'the console is shutting down' }));
-    const checked = contract[channel].request.safeParse(request);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      return Promise.reject(new BridgeError({ code: 'invalid_request', message: issue?.message ?? 'invalid request', field: issue?.path.join('.') }));
-    }
+    // Parsed once, by the host that receives it: a refused request comes back as invalid_request.
     const id = nextId++;
     const message = JSON.stringify({ type: 'call', id, channel, request } satisfies ClientMessage);
     return new Promise((resolve, reject) => {

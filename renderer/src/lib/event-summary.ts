@@ -3,68 +3,70 @@ import { formatDuration } from './format';
 
 export type EventTone = 'info' | 'progress' | 'good' | 'warn' | 'bad';
 
-const ms = (value: unknown): string => (typeof value === 'number' ? formatDuration(value) : '?');
-const str = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
-
 /** One readable line per event for the log; `describe` names decisions by their description. */
 export function summarizeEvent(event: StreamEvent, describe: (decisionId: string) => string | undefined): { text: string; tone: EventTone } {
-  const d = event.data;
-  const step = () => (typeof d.decisionId === 'string' ? (describe(d.decisionId) ?? d.decisionId) : '');
+  const step = (decisionId: string | null) => (decisionId === null ? '' : (describe(decisionId) ?? decisionId));
   switch (event.type) {
     case 'plan_created':
-      return { text: `created ${str(d.name)}`, tone: 'info' };
-    case 'state_changed':
-      return {
-        text: `${str(d.from)} → ${str(d.to)} (${str(d.phase)})`,
-        tone: d.to === 'errored' ? 'bad' : d.to === 'complete' ? 'good' : d.to === 'paused' ? 'warn' : 'info',
-      };
-    case 'decision_status':
-      return { text: `${step()}: ${str(d.status)}`, tone: d.status === 'failed' ? 'bad' : d.status === 'done' ? 'good' : 'progress' };
-    case 'tool_call_started':
-      return { text: `${str(d.tool)} started (${step()})`, tone: 'progress' };
-    case 'tool_call_finished': {
-      const error = d.error && typeof d.error === 'object' ? str((d.error as Record<string, unknown>).message) : '';
-      return { text: `${str(d.tool)} ${d.ok ? 'ok' : `failed${error ? `: ${error}` : ''}`} in ${ms(d.durationMs)}`, tone: d.ok ? 'good' : 'bad' };
+      return { text: `created ${event.data.name}`, tone: 'info' };
+    case 'state_changed': {
+      const { from, to, phase } = event.data;
+      return { text: `${from} → ${to} (${phase})`, tone: to === 'errored' ? 'bad' : to === 'complete' ? 'good' : to === 'paused' ? 'warn' : 'info' };
     }
-    case 'change_recorded':
-      return { text: `${str(d.operation)} ${str(d.path)}`, tone: 'info' };
+    case 'decision_status': {
+      const { decisionId, status } = event.data;
+      return { text: `${step(decisionId)}: ${status}`, tone: status === 'failed' ? 'bad' : status === 'done' ? 'good' : 'progress' };
+    }
+    case 'tool_call_started':
+      return { text: `${event.data.tool} started (${step(event.data.decisionId)})`, tone: 'progress' };
+    case 'tool_call_finished': {
+      const { tool, ok, durationMs, error } = event.data;
+      return { text: `${tool} ${ok ? 'ok' : `failed${error?.message ? `: ${error.message}` : ''}`} in ${formatDuration(durationMs)}`, tone: ok ? 'good' : 'bad' };
+    }
+    case 'change_recorded': {
+      const { operation, path, oldPath } = event.data.entry;
+      return { text: `${operation} ${oldPath ? `${oldPath} → ` : ''}${path}`, tone: 'info' };
+    }
     case 'error_recorded':
-      return { text: `${str(d.category)} error, attempt ${str(d.attempt)}: ${str(d.message)}`, tone: 'bad' };
+      return { text: `${event.data.category} error, attempt ${event.data.attempt}: ${event.data.message}`, tone: 'bad' };
     case 'retry_scheduled':
       // `attempt` is the attempt about to start: number attempts as the failure card does.
-      return { text: `attempt ${retryOf(d.attempt)} failed; attempt ${str(d.attempt)} in ${ms(d.delayMs)}: ${str(d.error)}`, tone: 'warn' };
-    case 'paused':
-      return { text: `paused (${str(d.reason)}) before step ${str(d.index)} of ${str(d.total)}: ${str(d.description)}`, tone: 'warn' };
-    case 'apply_complete':
-      return { text: d.ok ? `applied ${Array.isArray(d.applied) ? d.applied.length : ''} files` : `apply stopped by ${Array.isArray(d.conflicts) ? d.conflicts.length : ''} conflicts`, tone: d.ok ? 'good' : 'bad' };
+      return { text: `attempt ${event.data.attempt - 1} failed; attempt ${event.data.attempt} in ${formatDuration(event.data.delayMs)}: ${event.data.error}`, tone: 'warn' };
+    case 'paused': {
+      const { reason, index, total, description } = event.data;
+      return { text: `paused (${reason}) before step ${index} of ${total}: ${description}`, tone: 'warn' };
+    }
+    case 'apply_complete': {
+      const { ok, applied, conflicts } = event.data;
+      return { text: ok ? `applied ${applied.length} files` : `apply stopped by ${conflicts.length} conflicts`, tone: ok ? 'good' : 'bad' };
+    }
     case 'strategize_decisions':
-      return { text: `${str(d.decisionCount)} decisions`, tone: 'info' };
+      return { text: `${event.data.decisionCount} decisions`, tone: 'info' };
     case 'execute_step':
     case 'runtime_execute_step':
-      return { text: `step ${str(d.index)} of ${str(d.total)}: ${str(d.description)}`, tone: 'progress' };
+      return { text: `step ${event.data.index} of ${event.data.total}: ${event.data.description}`, tone: 'progress' };
     case 'execute_started':
     case 'runtime_execute_started':
-      return { text: `${str(d.decisionCount)} decisions to run`, tone: 'info' };
+      return { text: `${event.data.decisionCount} decisions to run`, tone: 'info' };
     case 'runtime_execute_complete':
-      return { text: `${str(d.toolCallCount)} tool calls in ${ms(d.executionDurationMs)}`, tone: 'good' };
+      return { text: `${event.data.toolCallCount} tool calls in ${formatDuration(event.data.executionDurationMs)}`, tone: 'good' };
     case 'model_output':
-      return { text: `model: ${str(d.text)}`, tone: 'info' };
-    case 'model_usage':
-      return { text: `${str(d.inputTokens)} tokens in, ${str(d.outputTokens)} out (plan: ${str(d.planInputTokens)} in, ${str(d.planOutputTokens)} out)`, tone: 'info' };
+      return { text: `model: ${event.data.text}`, tone: 'info' };
+    case 'model_usage': {
+      const d = event.data;
+      return { text: `${d.inputTokens} tokens in, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+    }
     case 'approval_requested':
-      return { text: `${str(d.tool)} waits for approval (${step()})`, tone: 'warn' };
-    case 'approval_resolved':
-      return { text: `${str(d.tool)} ${d.approved ? 'approved' : 'rejected'} by ${str(d.answeredBy)}${d.reason ? `: ${str(d.reason)}` : ''}`, tone: d.approved ? 'good' : 'bad' };
+      return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
+    case 'approval_resolved': {
+      const { tool, approved, answeredBy, reason } = event.data;
+      return { text: `${tool ?? 'the plan'} ${approved ? 'approved' : 'rejected'} by ${answeredBy}${reason ? `: ${reason}` : ''}`, tone: approved ? 'good' : 'bad' };
+    }
     case 'recovery_applied':
-      return { text: `${str(d.action).replaceAll('_', ' ')}: ${str(d.description)}`, tone: 'info' };
+      return { text: `${event.data.action.replaceAll('_', ' ')}: ${event.data.description}`, tone: 'info' };
     case 'execute_complete':
     case 'strategize_complete':
     case 'strategize_started':
       return { text: '', tone: event.type.endsWith('complete') ? 'good' : 'info' };
   }
-}
-
-/** The attempt that failed, from the one a retry is about to start. */
-function retryOf(next: unknown): string {
-  return typeof next === 'number' ? String(next - 1) : '?';
 }

@@ -1,3 +1,5 @@
+import type { DiffHunk } from '../../../shared/domain';
+
 export type DiffLineKind = 'context' | 'add' | 'del';
 
 export type DiffRow =
@@ -13,9 +15,19 @@ export interface DiffSide {
 
 export type SplitRow = { kind: 'hunk' | 'note'; text: string } | { kind: 'pair'; left: DiffSide | null; right: DiffSide | null };
 
+/** The rows the diff view lists: each hunk's header, then its rows as the host sent them. No text is parsed. */
+export function rowsFromHunks(hunks: readonly DiffHunk[]): DiffRow[] {
+  const rows: DiffRow[] = [];
+  for (const hunk of hunks) {
+    rows.push({ kind: 'hunk', text: hunk.header });
+    for (const row of hunk.rows) rows.push(row.kind === 'note' ? { kind: 'note', text: row.text } : (row as DiffRow));
+  }
+  return rows;
+}
+
 const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
-/** Rows of a unified diff (the `diff` field of `plans.change`); file headers are dropped. */
+/** Rows of a unified diff given as text (an approval's preview); file headers are dropped. */
 export function parseUnifiedDiff(text: string): DiffRow[] {
   const rows: DiffRow[] = [];
   let oldLine = 0;
@@ -70,15 +82,4 @@ export function toSplitRows(rows: readonly DiffRow[]): SplitRow[] {
   }
   flush();
   return out;
-}
-
-/** Added and removed line counts, for a diff whose metadata is not at hand. */
-export function countChanges(rows: readonly DiffRow[]): { insertions: number; deletions: number } {
-  let insertions = 0;
-  let deletions = 0;
-  for (const row of rows) {
-    if (row.kind === 'add') insertions++;
-    else if (row.kind === 'del') deletions++;
-  }
-  return { insertions, deletions };
 }

@@ -1,5 +1,6 @@
 import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
 import { coalesce } from '../lib/coalesce';
+import { foldEntries } from '../lib/review-fold';
 import { errorText } from '../lib/format';
 import type { LoadStatus, SliceCreator } from './types';
 
@@ -25,7 +26,7 @@ export function isStaleRefusal(error: unknown): boolean {
 }
 
 /** A diff is reloaded when what it shows changed: the entries behind the file, or what is applied. */
-export function reviewKey(file: ReviewFile): string {
+export function reviewKey(file: Pick<ReviewFile, 'entryIds' | 'appliedHunks'>): string {
   return `${file.entryIds.join(',')}|${file.appliedHunks.join(',')}`;
 }
 
@@ -70,8 +71,16 @@ export interface ChangesSlice {
   /** 'confirming' while the operator is asked before anything is written into the project. */
   applyStatus: 'idle' | 'confirming' | 'applying';
   applyResult: ApplyResult | null;
-  /** Reloads the first page (and as many more as were loaded), coalesced. */
+  /** Reloads the first page (and as many more as were loaded), coalesced: after a gap in seq or a resync. */
   refreshChanges(): void;
+  /** Reads the review again, coalesced: what is applied changed, or a path changed twice needs netting. */
+  refreshReview(): void;
+  /**
+   * Appends entries that change_recorded events carried, skipping any already listed, and folds
+   * them into the review. Until every page is loaded, only the total grows: the entry comes with
+   * its page.
+   */
+  appendChanges(entries: readonly ChangeEntryMeta[], changesetId: string | null): void;
   loadMoreChanges(): Promise<void>;
   /** Opens the reviewed file a recorded entry belongs to. */
   selectEntry(entryId: string | null): void;
@@ -105,6 +114,19 @@ export const initialChangesState = {
 };
 
 export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) => {
+  // Ids of the listed entries, for appendChanges: events replayed after a snapshot repeat entries it had.
+  let listed = new Set<string>();
+  let listedFrom: readonly ChangeEntryMeta[] = [];
+  const listedIds = (entries: readonly ChangeEntryMeta[]) => {
+    if (entries !== listedFrom) {
+      listed = new Set(entries.map((e) => e.id));
+      listedFrom = entries;
+    }
+    return listed;
+  };
+  // Entries that arrived while the list was loading: applied over the snapshot once it is in.
+  let arrivedWhileLoading: ChangeEntryMeta[] = [];
+
   const loadDiff = async (planId: string, entryId: string) => {
     const existing = get().diffs[entryId];
     if (existing && existing.status !== 'error') return;
@@ -131,12 +153,45 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     } catch (error) {
       next = { status: 'error', key, message: errorText(error) };
     }
-    if (get().planId === planId) set({ fileDiffs: { ...get().fileDiffs, [path]: next } });
+    if (get().planId !== planId) return;
+    const update: Partial<ChangesSlice> = { fileDiffs: { ...get().fileDiffs, [path]: next } };
+    // The host's row of the file comes with its diff: a row folded from an entry gets its hunks.
+    if (next.status === 'loaded') {
+      const hostFile = next.data.file;
+      const files = get().reviewFiles;
+      const at = files.findIndex((f) => f.path === hostFile.path);
+      if (at >= 0 && reviewKey(files[at]) === reviewKey(hostFile)) {
+        const merged = [...files];
+        merged[at] = { ...hostFile, steps: files[at].steps };
+        update.reviewFiles = merged;
+      }
+    }
+    set(update);
   };
 
+  // Entries pushed while the review was being asked for: its answer may not hold them yet.
+  let pushedSinceAsked: ChangeEntryMeta[] = [];
+  let asking = 0;
+  // The plan whose review reviewFiles holds; pushed entries fold into no other.
+  let reviewPlanId: string | null = null;
+  const describe = (decisionId: string) => get().decisions[decisionId]?.description ?? decisionId;
+
   const reloadReview = async (planId: string) => {
-    const { files } = await deps.bridge['plans.review']({ planId });
+    if (asking === 0) pushedSinceAsked = [];
+    asking += 1;
+    let answer: ResponseOf<'plans.review'>;
+    try {
+      answer = await deps.bridge['plans.review']({ planId });
+    } finally {
+      asking -= 1;
+    }
+    const pushed = pushedSinceAsked;
+    if (asking === 0) pushedSinceAsked = [];
     if (get().planId !== planId) return;
+    const folded = foldEntries(answer.files, pushed, describe);
+    const files = folded.files;
+    reviewPlanId = planId;
+    if (folded.needsHost) refreshReview();
     const paths = new Set(files.map((f) => f.path));
     const selected = get().selectedPath;
     set({ reviewFiles: files, selectedPath: selected && paths.has(selected) ? selected : (files[0]?.path ?? null) });
@@ -150,7 +205,12 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     const review = reloadReview(planId).catch((error: unknown) => {
       if (get().planId === planId) set({ changesError: errorText(error) });
     });
-    if (get().changesStatus !== 'loaded') set({ changesStatus: 'loading' });
+    if (get().changesStatus !== 'loaded') {
+      // A plan being opened: nothing that arrived before is this plan's.
+      arrivedWhileLoading = [];
+      reviewPlanId = null;
+      set({ changesStatus: 'loading' });
+    }
     try {
       const wanted = Math.max(CHANGES_PAGE, get().changeEntries.length);
       const entries: ChangeEntryMeta[] = [];
@@ -176,6 +236,9 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
         }
       }
       set({ changeEntries: entries, changesTotal: total, changesetId, changesStatus: 'loaded', changesError: null, diffs });
+      const arrived = arrivedWhileLoading;
+      arrivedWhileLoading = [];
+      if (arrived.length > 0) get().appendChanges(arrived, null);
       const selected = get().selectedEntryId;
       if (selected && current.has(selected) && !diffs[selected]) void loadDiff(planId, selected);
     } catch (error) {
@@ -184,9 +247,64 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     await review;
   };
 
+  const refreshReview = coalesce(
+    async () => {
+      const planId = get().planId;
+      if (!planId) return;
+      await reloadReview(planId).catch((error: unknown) => {
+        if (get().planId === planId) set({ changesError: errorText(error) });
+      });
+    },
+    { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now },
+  );
+
+  /** The review with pushed entries in it, until the host's next answer. */
+  const foldIntoReview = (entries: readonly ChangeEntryMeta[]) => {
+    if (asking > 0) pushedSinceAsked.push(...entries);
+    if (reviewPlanId !== get().planId) return;
+    const folded = foldEntries(get().reviewFiles, entries, describe);
+    const selected = get().selectedPath;
+    set({ reviewFiles: folded.files, selectedPath: selected ?? folded.files[0]?.path ?? null });
+    if (folded.needsHost) refreshReview();
+    const shown = get().selectedPath;
+    const planId = get().planId;
+    if (shown && planId) void loadFileDiff(planId, shown);
+  };
+
   return {
     ...initialChangesState,
     refreshChanges: coalesce(reload, { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now }),
+    refreshReview,
+
+    appendChanges(entries, changesetId) {
+      const state = get();
+      if (!state.planId) return;
+      if (entries.length > 0) foldIntoReview(entries);
+      if (state.changesStatus !== 'loaded') {
+        arrivedWhileLoading.push(...entries);
+        if (changesetId) set({ changesetId });
+        return;
+      }
+      const ids = listedIds(state.changeEntries);
+      const fresh: ChangeEntryMeta[] = [];
+      const seen = new Set<string>();
+      for (const entry of entries) {
+        if (ids.has(entry.id) || seen.has(entry.id)) continue;
+        seen.add(entry.id);
+        fresh.push(entry);
+      }
+      const nextChangeset = changesetId ?? state.changesetId;
+      if (fresh.length === 0 && nextChangeset === state.changesetId) return;
+      const complete = state.changeEntries.length >= state.changesTotal;
+      if (!complete) {
+        set({ changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });
+        return;
+      }
+      const changeEntries = fresh.length === 0 ? state.changeEntries : [...state.changeEntries, ...fresh];
+      for (const entry of fresh) ids.add(entry.id);
+      listedFrom = changeEntries;
+      set({ changeEntries, changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });
+    },
 
     async loadMoreChanges() {
       const { planId, changeEntries, changesTotal } = get();

@@ -23,7 +23,12 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
         pausedDecisionId: reduced.pausedDecisionId,
         nextRetry: reduced.nextRetry,
       });
-      if (merged.gap) void get().backfillEvents(planId, merged.gap.after, merged.gap.before);
+      if (reduced.changes.length > 0 || reduced.changesetId) get().appendChanges(reduced.changes, reduced.changesetId);
+      if (merged.gap) {
+        void get().backfillEvents(planId, merged.gap.after, merged.gap.before);
+        // Events were missed, and a change among them: the only time the list is read again.
+        get().refreshChanges();
+      }
       const next = get();
       for (const followUp of reduced.followUps) {
         if (followUp === 'plan') next.refreshPlan();
@@ -31,7 +36,7 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
         else if (followUp === 'invocations') next.refreshInvocations();
         else if (followUp === 'errors') next.refreshErrors();
         else if (followUp === 'approvals') next.refreshApprovals();
-        else next.refreshChanges();
+        else next.refreshReview();
       }
       const message = reduced.messages.at(-1);
       if (message) next.announce(message);

@@ -1,6 +1,5 @@
-import type { Plan, StrategyDecision } from '../../../shared/domain';
-import { PHASES, PROCESSING_STATES, DECISION_STATUSES } from '../../../shared/domain';
-import type { StreamEvent, StreamEventType } from '../../../shared/events';
+import type { ChangeEntryMeta, Plan, StrategyDecision } from '../../../shared/domain';
+import type { StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 
 /** When the engine will retry a failed step on its own. */
 export interface NextRetry {
@@ -11,7 +10,8 @@ export interface NextRetry {
 }
 
 /** A snapshot to refetch after events said it changed. */
-export type FollowUp = 'plan' | 'decisions' | 'invocations' | 'errors' | 'changes' | 'approvals';
+/** What to read again; `review` is the changeset's review (what is applied), never the list of entries. */
+export type FollowUp = 'plan' | 'decisions' | 'invocations' | 'errors' | 'approvals' | 'review';
 
 export interface LivePlanState {
   plan: Plan | null;
@@ -24,6 +24,10 @@ export interface ReducedEvents extends LivePlanState {
   followUps: Set<FollowUp>;
   /** What the live region should say, newest last. */
   messages: string[];
+  /** Entries the events recorded, in order: the changes list appends them. */
+  changes: ChangeEntryMeta[];
+  /** The changeset a run started recording into, if one did. */
+  changesetId: string | null;
 }
 
 /** Event types that change what the plan list shows. */
@@ -38,27 +42,24 @@ export const LIST_EVENT_TYPES: ReadonlySet<StreamEventType> = new Set([
 
 const RUN_STARTS: ReadonlySet<StreamEventType> = new Set(['strategize_started', 'execute_started', 'runtime_execute_started']);
 
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-const oneOf = <T extends string>(values: readonly T[], value: unknown): T | null => (values.includes(value as T) ? (value as T) : null);
-
 /**
- * Moves the open plan's live state forward by events newer than anything applied before.
- * Cheap fields change at once; anything richer is refetched (the returned follow-ups).
+ * Moves the open plan's live state forward by events newer than anything applied before. Events
+ * carry what changed (typed by shared/events.ts), so most of it is applied here; the richer
+ * snapshots that events only point at are refetched (the returned follow-ups).
  */
 export function reducePlanEvents(state: LivePlanState, events: readonly StreamEvent[]): ReducedEvents {
   let { plan, decisions, pausedDecisionId, nextRetry } = state;
   const followUps = new Set<FollowUp>();
   const messages: string[] = [];
+  const changes: ChangeEntryMeta[] = [];
+  let changesetId: string | null = null;
   const name = () => plan?.name ?? 'The plan';
 
   for (const event of events) {
-    const data = event.data;
     switch (event.type) {
       case 'state_changed': {
-        const to = oneOf(PROCESSING_STATES, data.to);
-        const phase = oneOf(PHASES, data.phase);
-        if (plan && to) plan = { ...plan, processingState: to, phase: phase ?? plan.phase, updatedAt: event.ts };
+        const { to, phase } = event.data;
+        if (plan) plan = { ...plan, processingState: to, phase, updatedAt: event.ts };
         if (to !== 'processing') nextRetry = null;
         if (to !== 'paused') pausedDecisionId = null;
         followUps.add('plan');
@@ -66,42 +67,31 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         if (to === 'errored' || to === 'queued' || to === 'complete' || to === 'cancelled') {
           followUps.add('decisions');
           followUps.add('errors');
-          followUps.add('changes');
+          followUps.add('review');
         }
-        if (to) messages.push(`${name()} is ${to}${phase ? ` (${phase})` : ''}`);
+        messages.push(`${name()} is ${to} (${phase})`);
         break;
       }
       case 'decision_status': {
-        const id = str(data.decisionId);
-        const status = oneOf(DECISION_STATUSES, data.status);
-        if (id && status && decisions[id]) decisions = { ...decisions, [id]: { ...decisions[id], status, updatedAt: event.ts } };
+        const { decisionId: id, status } = event.data;
+        if (decisions[id]) decisions = { ...decisions, [id]: { ...decisions[id], status, updatedAt: event.ts } };
         else followUps.add('decisions');
-        if (id && id === pausedDecisionId && status !== 'pending') pausedDecisionId = null;
-        if (id && status === 'failed') messages.push(`Step failed: ${decisions[id]?.description ?? id}`);
+        if (id === pausedDecisionId && status !== 'pending') pausedDecisionId = null;
+        if (status === 'failed') messages.push(`Step failed: ${decisions[id]?.description ?? id}`);
         break;
       }
       case 'paused': {
-        pausedDecisionId = str(data.decisionId);
-        const index = num(data.index);
-        const total = num(data.total);
-        const where = index && total ? ` before step ${index} of ${total}` : '';
-        messages.push(`${name()} paused${where}${str(data.description) ? `: ${str(data.description)}` : ''}`);
+        const { decisionId, index, total, description } = event.data;
+        pausedDecisionId = decisionId;
+        messages.push(`${name()} paused before step ${index} of ${total}${description ? `: ${description}` : ''}`);
         break;
       }
-      case 'retry_scheduled': {
-        const delay = num(data.delayMs) ?? 0;
-        const at = Date.parse(event.ts);
-        nextRetry = {
-          at: (Number.isNaN(at) ? 0 : at) + delay,
-          attempt: num(data.attempt) ?? 0,
-          decisionId: str(data.decisionId),
-          error: str(data.error),
-        };
+      case 'retry_scheduled':
+        nextRetry = retryOf(event);
         followUps.add('errors');
         followUps.add('decisions');
-        messages.push(`Attempt failed; retrying automatically in ${Math.ceil(delay / 1000)} s`);
+        messages.push(`Attempt failed; retrying automatically in ${Math.ceil(event.data.delayMs / 1000)} s`);
         break;
-      }
       case 'error_recorded':
         followUps.add('errors');
         followUps.add('decisions');
@@ -126,26 +116,36 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         followUps.add('invocations');
         break;
       case 'model_usage': {
-        const input = num(data.planInputTokens);
-        const output = num(data.planOutputTokens);
-        if (plan && input !== null && output !== null) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens: input, outputTokens: output } };
+        const { planInputTokens: inputTokens, planOutputTokens: outputTokens } = event.data;
+        if (plan) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens, outputTokens } };
         break;
       }
       case 'change_recorded':
-        followUps.add('changes');
+        changes.push(event.data.entry);
+        break;
+      case 'runtime_execute_started':
+        changesetId = event.data.changesetId;
+        nextRetry = null;
         break;
       case 'apply_complete':
+        followUps.add('plan');
+        followUps.add('review');
+        break;
       case 'execute_complete':
       case 'runtime_execute_complete':
         followUps.add('plan');
-        followUps.add('changes');
         break;
       default:
         if (RUN_STARTS.has(event.type)) nextRetry = null;
     }
   }
-  return { plan, decisions, pausedDecisionId, nextRetry, followUps, messages };
+  return { plan, decisions, pausedDecisionId, nextRetry, followUps, messages, changes, changesetId };
 }
+
+const retryOf = (event: StreamEventOf<'retry_scheduled'>): NextRetry => {
+  const at = Date.parse(event.ts);
+  return { at: (Number.isNaN(at) ? 0 : at) + event.data.delayMs, attempt: event.data.attempt, decisionId: event.data.decisionId, error: event.data.error };
+};
 
 /**
  * What the stored history says about the moment the plan was opened: the decision it is paused
@@ -155,12 +155,10 @@ export function deriveFromHistory(events: readonly StreamEvent[], plan: Plan | n
   let pausedDecisionId: string | null = null;
   let nextRetry: NextRetry | null = null;
   for (const event of events) {
-    if (event.type === 'paused') pausedDecisionId = str(event.data.decisionId);
-    else if (event.type === 'decision_status' && str(event.data.decisionId) === pausedDecisionId && event.data.status !== 'pending') pausedDecisionId = null;
-    else if (event.type === 'retry_scheduled') {
-      const at = Date.parse(event.ts);
-      nextRetry = { at: (Number.isNaN(at) ? 0 : at) + (num(event.data.delayMs) ?? 0), attempt: num(event.data.attempt) ?? 0, decisionId: str(event.data.decisionId), error: str(event.data.error) };
-    } else if (RUN_STARTS.has(event.type) || (event.type === 'state_changed' && event.data.to !== 'processing')) nextRetry = null;
+    if (event.type === 'paused') pausedDecisionId = event.data.decisionId;
+    else if (event.type === 'decision_status' && event.data.decisionId === pausedDecisionId && event.data.status !== 'pending') pausedDecisionId = null;
+    else if (event.type === 'retry_scheduled') nextRetry = retryOf(event);
+    else if (RUN_STARTS.has(event.type) || (event.type === 'state_changed' && event.data.to !== 'processing')) nextRetry = null;
   }
   return {
     pausedDecisionId: plan?.processingState === 'paused' ? pausedDecisionId : null,

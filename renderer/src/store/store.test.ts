@@ -287,14 +287,51 @@ describe('live events', () => {
     expect(t.state().nextRetry).toBeNull();
   });
 
-  it('refetch tool invocations and changes when tools ran', async () => {
+  it('refetch tool invocations when tools ran, and append recorded changes without asking the host', async () => {
     const t = await openDemoPlan();
     const invocations = t.fake.callsTo('plans.invocations').length;
     const changes = t.fake.callsTo('plans.changes').length;
     t.fake.emit(makeEvent(3, 'tool_call_finished', { decisionId: 's2' }));
-    t.fake.emit(makeEvent(4, 'change_recorded', { decisionId: 's2', entryId: 'e1' }));
+    t.fake.emit(makeEvent(4, 'change_recorded', { entry: makeEntry('e1', 'LICENSE', { decisionId: 's2' }) }));
+    t.fake.emit(makeEvent(5, 'change_recorded', { entry: makeEntry('e2', 'README.md', { decisionId: 's2' }) }));
+    // Replayed after a snapshot that already had it: listed once.
+    t.fake.emit(makeEvent(6, 'change_recorded', { entry: makeEntry('e1', 'LICENSE', { decisionId: 's2' }) }));
     await t.frame();
     expect(t.fake.callsTo('plans.invocations').length).toBe(invocations + 1);
+    expect(t.fake.callsTo('plans.changes').length).toBe(changes);
+    expect(t.state().changeEntries.map((e) => e.path)).toEqual(['LICENSE', 'README.md']);
+    expect(t.state().changesTotal).toBe(2);
+  });
+
+  it('fold recorded changes into the review: a new path is a row at once, a path changed again is netted by the host', async () => {
+    const t = await openDemoPlan();
+    await t.settle();
+    const reviews = t.fake.callsTo('plans.review').length;
+    t.fake.emit(makeEvent(3, 'change_recorded', { entry: makeEntry('e1', 'README.md', { decisionId: 's2' }) }));
+    t.fake.emit(makeEvent(4, 'change_recorded', { entry: makeEntry('e2', 'LICENSE', { decisionId: 's2', insertions: 21, deletions: 0, operation: 'create' }) }));
+    await t.frame();
+    expect(t.state().reviewFiles.map((f) => [f.path, f.insertions, f.state])).toEqual([
+      ['LICENSE', 21, 'remaining'],
+      ['README.md', 1, 'remaining'],
+    ]);
+    expect(t.fake.callsTo('plans.review').length).toBe(reviews);
+    expect(t.fake.callsTo('plans.changes').length).toBe(1);
+
+    t.fake.entries = [makeEntry('e1', 'README.md', { decisionId: 's2' }), makeEntry('e2', 'LICENSE', { decisionId: 's2' }), makeEntry('e3', 'README.md', { decisionId: 's2' })];
+    t.fake.emit(makeEvent(5, 'change_recorded', { entry: makeEntry('e3', 'README.md', { decisionId: 's2' }) }));
+    await t.frame();
+    await t.settle();
+    expect(t.fake.callsTo('plans.review').length).toBe(reviews + 1);
+    expect(t.state().reviewFiles.find((f) => f.path === 'README.md')?.entryIds).toEqual(['e1', 'e3']);
+    expect(t.fake.callsTo('plans.changes').length).toBe(1);
+  });
+
+  it('read the changes again only after a gap in seq', async () => {
+    const t = await openDemoPlan();
+    const changes = t.fake.callsTo('plans.changes').length;
+    t.fake.emit(makeEvent(9, 'change_recorded', { entry: makeEntry('e9', 'LATE.md') }));
+    await t.frame();
+    await t.settle();
     expect(t.fake.callsTo('plans.changes').length).toBe(changes + 1);
   });
 });

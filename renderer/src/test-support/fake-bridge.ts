@@ -2,7 +2,8 @@ import type { SettingsView } from '../../../shared/agent';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
-import type { StreamEvent } from '../../../shared/events';
+import type { EventData, StreamEvent, StreamEventType } from '../../../shared/events';
+import { sampleData } from '../../../shared/test-support/sample-events';
 
 const TS = '2026-01-01T00:00:00.000Z';
 
@@ -74,8 +75,9 @@ export function makeApproval(id: string, overrides: Partial<Approval> = {}): App
   };
 }
 
-export function makeEvent(seq: number, type: StreamEvent['type'], data: Record<string, unknown> = {}, planId = 'P1'): StreamEvent {
-  return { planId, seq, ts: TS, type, data };
+/** An event of `type` with valid data (shared/test-support/sample-events.ts), `data` merged in. */
+export function makeEvent<T extends StreamEventType>(seq: number, type: T, data: Partial<EventData<T>> = {}, planId = 'P1'): StreamEvent {
+  return { planId, seq, ts: TS, type, data: sampleData(type, data) } as StreamEvent;
 }
 
 export function makeEntry(id: string, path: string, overrides: Partial<ChangeEntryMeta> = {}): ChangeEntryMeta {
@@ -124,6 +126,17 @@ type Handler<C extends Channel> = (request: RequestOf<C>) => ResponseOf<C> | Pro
  * An in-memory host for store and view tests: answers from fields a test sets, records every call,
  * and lets the test push events to subscribers.
  */
+/** The diff every fake change shows: line 1 `old` became `new`. */
+const ONE_LINE_CHANGED = [
+  {
+    header: '@@ -1 +1 @@',
+    rows: [
+      { kind: 'del' as const, text: 'old', oldLine: 1, newLine: null },
+      { kind: 'add' as const, text: 'new', oldLine: null, newLine: 1 },
+    ],
+  },
+];
+
 export class FakeBridge {
   plans: PlanListItem[] = [];
   plan: Plan = makePlan();
@@ -191,14 +204,14 @@ export class FakeBridge {
       }),
       'plans.change': (r) => {
         const entry = this.entries.find((e) => e.id === r.entryId);
-        if (!entry) throw new BridgeError({ code: 'validation', message: `no change entry "${r.entryId}"`, field: 'entryId' });
-        return { entry: { ...entry, beforeText: 'old\n', afterText: 'new\n' }, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
+        if (!entry) throw new BridgeError({ code: 'invalid_request', message: `no change entry "${r.entryId}"`, field: 'entryId' });
+        return { entry, hunks: ONE_LINE_CHANGED };
       },
       'plans.review': () => ({ changesetId: this.plan.changesetId, files: reviewOf(this.entries) }),
       'plans.reviewDiff': (r) => {
         const file = reviewOf(this.entries).find((f) => f.path === r.path);
         if (!file) throw new BridgeError({ code: 'invalid_request', message: `no change to "${r.path}"`, field: 'path' });
-        return { file, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' };
+        return { file, hunks: ONE_LINE_CHANGED };
       },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
       'plans.approvals': () => ({ planId: this.plan.id, pending: this.approvals.find((a) => a.status === 'pending') ?? null, approvals: this.approvals }),

@@ -3,8 +3,9 @@ import type { ReviewFile } from '../../../shared/contract';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
+import type { DiffHunk } from '../../../shared/domain';
 import { allowedActions } from '../lib/plan-actions';
-import { parseUnifiedDiff, toSplitRows } from '../lib/unified-diff';
+import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
 import { useAppStore } from '../store/react';
 import type { DiffMode } from '../store/ui-slice';
 import { DIFF_ROW_HEIGHT, SplitRowView, UnifiedRow } from './DiffLines';
@@ -44,11 +45,11 @@ function HunkCheck({ file, index, canApply }: { file: ReviewFile; index: number;
   );
 }
 
-function DiffBody({ file, diff }: { file: ReviewFile; diff: string }) {
+function DiffBody({ file, hunks }: { file: ReviewFile; hunks: readonly DiffHunk[] }) {
   const mode = useAppStore((s) => s.diffMode);
   const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
   const [openLarge, setOpenLarge] = useState<string | null>(null);
-  const rows = useMemo(() => parseUnifiedDiff(diff), [diff]);
+  const rows = useMemo(() => rowsFromHunks(hunks), [hunks]);
   const split = useMemo(() => (mode === 'split' ? toSplitRows(rows) : []), [rows, mode]);
   const language = useMemo(() => languageFor(file.path), [file.path]);
   const shown = mode === 'split' ? split : rows;
@@ -115,12 +116,13 @@ export function DiffViewer() {
   } else if (diffState.status === 'error') {
     state = 'error';
     body = <StatePanel kind="error" title={`Couldn't load the diff: ${diffState.message}`} />;
-  } else if (diffState.data.diff === null || !diffState.data.diff.includes('\n@@ ')) {
+  } else if (diffState.data.hunks === null || diffState.data.hunks.length === 0) {
     state = 'empty';
-    body = <StatePanel kind="empty" title={file.operation === 'rename' ? 'Renamed without content changes.' : 'No textual diff.'} />;
+    const title = file.operation === 'rename' ? 'Renamed without content changes.' : diffState.data.hunks === null ? 'No textual diff.' : 'No line changes.';
+    body = <StatePanel kind="empty" title={title} />;
   } else {
     state = 'loaded';
-    body = <DiffBody file={file} diff={diffState.data.diff} />;
+    body = <DiffBody file={file} hunks={diffState.data.hunks} />;
   }
 
   const title = file.oldPath ? `${file.oldPath} → ${file.path}` : file.path;

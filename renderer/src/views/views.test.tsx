@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { StoreContext } from '../store/react';
 import type { AppStore } from '../store/types';
 import type { ReviewFile } from '../../../shared/contract';
+import type { DiffHunk } from '../../../shared/domain';
 import { makeDecision, makeEntry, makeListItem, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { App } from './App';
@@ -110,12 +111,28 @@ function tagAttrs(html: string, marker: string, attr: string): string[] {
 
 describe('the diff viewer', () => {
   const file = (path: string, extra: Partial<ReviewFile> = {}): ReviewFile => ({ ...reviewOf([makeEntry('e1', path)])[0], ...extra });
-  const loaded = (f: ReviewFile, diff: string) => ({ [f.path]: { status: 'loaded' as const, key: 'k', data: { file: f, diff } } });
+  const oneLine = (header: string, line: number, before: string, after: string): DiffHunk => ({
+    header,
+    rows: [
+      { kind: 'del', text: before, oldLine: line, newLine: null },
+      { kind: 'add', text: after, oldLine: null, newLine: line },
+    ],
+  });
+  const loaded = (f: ReviewFile, hunks: DiffHunk[]) => ({ [f.path]: { status: 'loaded' as const, key: 'k', data: { file: f, hunks } } });
 
   it('renders unified and side-by-side rows, each saying what happened to the line', () => {
     const { store } = testRuntime();
     const f = file('src/a.ts');
-    store.setState({ reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, 'diff --git a/x b/x\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n') });
+    const hunks: DiffHunk[] = [
+      {
+        header: '@@ -1 +1 @@',
+        rows: [
+          { kind: 'del', text: 'const a = 1;', oldLine: 1, newLine: null },
+          { kind: 'add', text: 'const a = 2;', oldLine: null, newLine: 1 },
+        ],
+      },
+    ];
+    store.setState({ reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, hunks) });
     const unified = render(store, <DiffViewer />);
     expect(tagAttrs(unified, 'class="diff-viewer', 'data-mode')).toEqual(['unified']);
     expect(tagAttrs(unified, 'role="listitem"', 'data-kind')).toEqual(['hunk', 'del', 'add']);
@@ -130,7 +147,7 @@ describe('the diff viewer', () => {
     const { store } = testRuntime();
     const hunks = [1, 2].map((index) => ({ index, header: '@@', insertions: 1, deletions: 1, applied: index === 1 }));
     const f = file('a.txt', { hunks, units: 2, appliedHunks: [1], state: 'partial' });
-    store.setState({ plan: makePlan({ phase: 'apply', projectPath: '/p' }), reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, 'diff\n@@ -1 +1 @@\n-a\n+b\n@@ -9 +9 @@\n-c\n+d\n') });
+    store.setState({ plan: makePlan({ phase: 'apply', projectPath: '/p' }), reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, [oneLine('@@ -1 +1 @@', 1, 'a', 'b'), oneLine('@@ -9 +9 @@', 9, 'c', 'd')]) });
     const html = render(store, <DiffViewer />);
     expect(html).toContain('Hunk 1 of 2, applied');
     expect(html).toMatch(/<label class="hunk-label"><input type="checkbox" checked=""\/> Hunk 2 of 2<\/label>/);
@@ -148,8 +165,11 @@ describe('the diff viewer', () => {
   it('collapses a very large diff until asked', () => {
     const { store } = testRuntime();
     const f = file('big.txt');
-    const diff = `diff\n@@ -1,3000 +1,3000 @@\n${Array.from({ length: 3000 }, (_, i) => `-${i}\n+${i}!`).join('\n')}\n`;
-    store.setState({ reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, diff) });
+    const rows = Array.from({ length: 3000 }, (_, i) => [
+      { kind: 'del' as const, text: `${i}`, oldLine: i + 1, newLine: null },
+      { kind: 'add' as const, text: `${i}!`, oldLine: null, newLine: i + 1 },
+    ]).flat();
+    store.setState({ reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, [{ header: '@@ -1,3000 +1,3000 @@', rows }]) });
     const html = render(store, <DiffViewer />);
     expect(html).toContain('Show the diff');
     expect(html).not.toContain('role="listitem"');

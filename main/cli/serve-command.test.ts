@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parsePort, serveCommand } from '../cli/serve-command';
-import type { CliIo } from '../cli/program';
-import { tempApp, type TempApp } from '../host/test-support';
-import type { RunningServer } from './server';
+import { parsePort, serveCommand } from './serve-command';
+import type { CliIo } from './program';
+import { tempApp, type TempApp } from '../app/test-support';
+import type { RunningServer } from '../web/server';
 
 describe('serveCommand', () => {
   let t: TempApp | undefined;

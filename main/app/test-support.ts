@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type App, openApp } from '../app/open-app';
+import { type App, openApp } from './open-app';
 
 export interface TempApp {
   app: App;

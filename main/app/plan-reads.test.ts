@@ -1,0 +1,27 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type App, openApp } from './open-app';
+
+const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
+
+describe('a run reads its plan once per phase', () => {
+  let app: App | undefined;
+  let dir: string | undefined;
+  afterEach(() => {
+    app?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('strategize and execute of the demo plan read the plan three times: once per phase, and once for the result', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'agents-reads-'));
+    app = openApp({ dataDir: dir });
+    const plan = app.service.createFromFile(path.join(EXAMPLES, 'add-license.yaml'));
+    // Reads by the run (the repository's own read-modify-write inside an update is not one).
+    const get = vi.spyOn(app.service.lifecycle, 'getPlan');
+    const done = await app.service.run(plan.id);
+    expect(done.phase).toBe('apply');
+    expect(get.mock.calls.filter(([id]) => id === plan.id)).toHaveLength(3);
+  });
+});

@@ -1,0 +1,23 @@
+import { isHolderAlive } from './process-liveness';
+
+export interface Lease {
+  planId: string;
+  pid: number;
+  hostname: string;
+  heartbeatAt: string;
+  acquiredAt: string;
+}
+
+/** Which process owns a running plan (a port: main/persistence/lease-store.ts fills it). A plan whose owner is gone was interrupted. */
+export interface LeaseStore {
+  /** True when the lease was taken (free, or held by a dead owner on this host). */
+  acquire(planId: string, pid: number, hostname: string): boolean;
+  heartbeat(planId: string, pid: number): void;
+  release(planId: string, pid: number): void;
+  get(planId: string): Lease | undefined;
+}
+
+/** Whether the lease's holder still runs (the rule of process-liveness.ts). */
+export function isLeaseLive(lease: Lease | undefined, now = Date.now()): boolean {
+  return lease !== undefined && isHolderAlive(lease, { now });
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { sampleData } from '../../shared/test-support/sample-events';
+import { ValidationError } from '../../shared/errors';
+import { EventPublisher } from './event-stream';
+import { PlanExecutionContext } from './execution-context';
+import { PlanLifecycleService } from './lifecycle';
+import { RuntimeExecuteActor } from './runtime-execute-actor';
+import { InMemoryChangeSetStore, InMemoryEventLog, InMemoryPlanRepository, inMemoryToolRunner } from './test-support/in-memory-stores';
+import { ToolRegistry, ToolRunner } from './tool-runner';
+
+/** A missing store is an error, never a quiet in-memory fallback (docs/ARCHITECTURE.md). */
+describe('required dependencies', () => {
+  const missing = undefined as never;
+  it.each([
+    ['PlanExecutionContext without a changeset store', () => new PlanExecutionContext({ planId: 'p', changesetStore: missing }), 'changesetStore'],
+    ['EventPublisher without an event log', () => new EventPublisher(missing), 'log'],
+    ['ToolRunner without an invocation log', () => new ToolRunner(new ToolRegistry(), missing), 'log'],
+    ['ToolRunner without a registry', () => new ToolRunner(missing, missing), 'registry'],
+    ['PlanLifecycleService without a publisher', () => new PlanLifecycleService(new InMemoryPlanRepository(), missing), 'events'],
+    [
+      'RuntimeExecuteActor without a publisher',
+      () => new RuntimeExecuteActor({ toolRunner: inMemoryToolRunner(), executionContext: new PlanExecutionContext({ planId: 'p', changesetStore: new InMemoryChangeSetStore() }), events: missing }),
+      'events',
+    ],
+  ])('%s is refused', (_name, make, field) => {
+    expect(make).toThrow(ValidationError);
+    expect(make).toThrow(field);
+  });
+
+  it('a publisher keeps events in the log it is given', () => {
+    const log = new InMemoryEventLog();
+    new EventPublisher(log).publish('p', 'paused', sampleData('paused'));
+    expect(log.lastSeq('p')).toBe(1);
+  });
+});

@@ -1,0 +1,194 @@
+// Fakes of the engine's ports for tests: each keeps one process's memory. Production code never
+// creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies").
+import type { ChangeEntryMeta } from '../../../shared/contract';
+import type { Approval, ChangeEntry, ChangeSet, ChangeSetSummary, DecisionStatus, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
+import { newId } from '../../../shared/ids';
+import type { ApprovalStore } from '../approvals';
+import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } from '../changeset-store';
+import { EventPublisher, type EventLog } from '../event-stream';
+import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
+import { PlanLifecycleService } from '../lifecycle';
+import type { PlanRepository } from '../plan-repository';
+import { type InvocationLog, ToolRegistry, ToolRunner } from '../tool-runner';
+
+export class InMemoryPlanRepository implements PlanRepository {
+  private readonly plans = new Map<string, Plan>();
+  private readonly decisions = new Map<string, StrategyDecision>();
+
+  insert(plan: Plan): void {
+    if (this.plans.has(plan.id)) throw new Error(`plan ${plan.id} already exists`);
+    this.plans.set(plan.id, structuredClone(plan));
+  }
+
+  get(id: string): Plan | undefined {
+    const plan = this.plans.get(id);
+    return plan && structuredClone(plan);
+  }
+
+  list(): Plan[] {
+    return [...this.plans.values()].map((p) => structuredClone(p)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  }
+
+  update(id: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Plan {
+    const plan = this.plans.get(id);
+    if (!plan) throw new Error(`unknown plan ${id}`);
+    const next = { ...plan, ...structuredClone(patch), updatedAt: new Date().toISOString() };
+    this.plans.set(id, next);
+    return structuredClone(next);
+  }
+
+  saveDecisions(decisions: readonly StrategyDecision[]): void {
+    for (const decision of decisions) this.decisions.set(decision.id, structuredClone(decision));
+  }
+
+  saveDecisionStatus(decisionId: string, status: DecisionStatus, updatedAt: string): void {
+    const decision = this.decisions.get(decisionId);
+    if (!decision) throw new Error(`unknown decision ${decisionId}`);
+    this.decisions.set(decisionId, { ...decision, status, updatedAt });
+  }
+
+  listDecisions(planId: string): StrategyDecision[] {
+    return [...this.decisions.values()]
+      .filter((d) => d.planId === planId)
+      .sort((a, b) => a.order - b.order || a.id.localeCompare(b.id))
+      .map((d) => structuredClone(d));
+  }
+}
+
+export class InMemoryChangeSetStore implements ChangeSetStore {
+  private readonly changesets = new Map<string, ChangeSet>();
+
+  start(planId: string): string {
+    const id = newId();
+    this.changesets.set(id, { id, planId, createdAt: new Date().toISOString(), entries: [] });
+    return id;
+  }
+
+  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta {
+    const changeset = this.changesets.get(changesetId);
+    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+    changeset.entries.push(entry);
+    return toEntryMeta(entry, entryLineCounts(entry));
+  }
+
+  get(changesetId: string): ChangeSet | undefined {
+    const changeset = this.changesets.get(changesetId);
+    return changeset && { ...changeset, entries: [...changeset.entries] };
+  }
+
+  getForPlan(planId: string): ChangeSet[] {
+    return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: [...c.entries] }));
+  }
+
+  summarize(changesetId: string): ChangeSetSummary {
+    const changeset = this.changesets.get(changesetId);
+    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+    return summarizeEntries(changeset.id, changeset.planId, changeset.entries);
+  }
+
+  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {
+    return (this.changesets.get(changesetId)?.entries ?? []).slice(page.offset, page.offset + page.limit);
+  }
+
+  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[] {
+    return this.listEntries(changesetId, page).map((entry) => toEntryMeta(entry, entryLineCounts(entry)));
+  }
+
+  countEntries(changesetId: string): number {
+    return this.changesets.get(changesetId)?.entries.length ?? 0;
+  }
+
+  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
+    return this.changesets.get(changesetId)?.entries.find((e) => e.id === entryId);
+  }
+
+  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined {
+    const entry = this.getEntry(changesetId, entryId);
+    return entry && toEntryMeta(entry, entryLineCounts(entry));
+  }
+}
+
+export class InMemoryEventLog implements EventLog {
+  private readonly events = new Map<string, StreamEvent[]>();
+  append(event: StreamEvent): void {
+    const list = this.events.get(event.planId) ?? [];
+    list.push(event);
+    this.events.set(event.planId, list);
+  }
+  list(planId: string, afterSeq = 0, limit = Number.MAX_SAFE_INTEGER): StreamEvent[] {
+    return (this.events.get(planId) ?? []).filter((e) => e.seq > afterSeq).slice(0, limit);
+  }
+  lastSeq(planId: string): number {
+    return this.events.get(planId)?.at(-1)?.seq ?? 0;
+  }
+  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T> {
+    const event = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data } as StreamEventOf<T>;
+    this.append(event as StreamEvent);
+    return event;
+  }
+
+}
+
+export class InMemoryInvocationLog implements InvocationLog {
+  private readonly invocations: ToolInvocation[] = [];
+  record(invocation: ToolInvocation): void {
+    this.invocations.push(invocation);
+  }
+  listForPlan(planId: string): ToolInvocation[] {
+    return this.invocations.filter((i) => i.planId === planId);
+  }
+}
+
+/** A LeaseStore for tests: one process's memory. */
+export class InMemoryLeaseStore implements LeaseStore {
+  private readonly leases = new Map<string, Lease>();
+  acquire(planId: string, pid: number, host: string): boolean {
+    const current = this.leases.get(planId);
+    if (current && current.pid !== pid && isLeaseLive(current)) return false;
+    const now = new Date().toISOString();
+    this.leases.set(planId, { planId, pid, hostname: host, heartbeatAt: now, acquiredAt: now });
+    return true;
+  }
+  heartbeat(planId: string, pid: number): void {
+    const lease = this.leases.get(planId);
+    if (lease?.pid === pid) lease.heartbeatAt = new Date().toISOString();
+  }
+  release(planId: string, pid: number): void {
+    if (this.leases.get(planId)?.pid === pid) this.leases.delete(planId);
+  }
+  get(planId: string): Lease | undefined {
+    return this.leases.get(planId);
+  }
+}
+
+export class InMemoryApprovalStore implements ApprovalStore {
+  private readonly approvals = new Map<string, Approval>();
+  add(approval: Approval): void {
+    if (this.approvals.has(approval.id)) throw new Error(`approval ${approval.id} already exists`);
+    this.approvals.set(approval.id, structuredClone(approval));
+  }
+  get(id: string): Approval | undefined {
+    const found = this.approvals.get(id);
+    return found && structuredClone(found);
+  }
+  listForPlan(planId: string): Approval[] {
+    return [...this.approvals.values()].filter((a) => a.planId === planId).map((a) => structuredClone(a));
+  }
+  update(id: string, patch: Parameters<ApprovalStore['update']>[1]): Approval {
+    const found = this.approvals.get(id);
+    if (!found) throw new Error(`unknown approval ${id}`);
+    Object.assign(found, patch);
+    return structuredClone(found);
+  }
+}
+
+/** A lifecycle service over in-memory stores, with its publisher. */
+export function inMemoryLifecycle(repository: PlanRepository = new InMemoryPlanRepository()): PlanLifecycleService {
+  return new PlanLifecycleService(repository, new EventPublisher(new InMemoryEventLog()));
+}
+
+/** A tool runner whose invocations are kept in memory. */
+export function inMemoryToolRunner(registry: ToolRegistry = new ToolRegistry()): ToolRunner {
+  return new ToolRunner(registry, new InMemoryInvocationLog());
+}

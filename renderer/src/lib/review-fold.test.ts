@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { makeEntry, reviewOf } from '../test-support/fake-bridge';
+import { foldEntries } from './review-fold';
+
+const describe_ = (id: string) => `step ${id}`;
+
+describe('foldEntries', () => {
+  it('gives a path no row touches a row of its own, in path order, without asking the host', () => {
+    const files = reviewOf([makeEntry('e1', 'b.txt'), makeEntry('e2', 'd.txt')]);
+    const folded = foldEntries(files, [makeEntry('e3', 'c.txt', { insertions: 4, deletions: 1, decisionId: 'd9' }), makeEntry('e4', 'a.txt')], describe_);
+    expect(folded.needsHost).toBe(false);
+    expect(folded.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt', 'c.txt', 'd.txt']);
+    expect(folded.files[2]).toMatchObject({ entryIds: ['e3'], insertions: 4, deletions: 1, state: 'remaining', steps: [{ id: 'd9', description: 'step d9' }] });
+  });
+
+  it('asks the host to net a path that a second entry touched, and lists the entry on its row', () => {
+    const files = reviewOf([makeEntry('e1', 'a.txt')]);
+    const folded = foldEntries(files, [makeEntry('e2', 'a.txt', { operation: 'modify' })], describe_);
+    expect(folded.needsHost).toBe(true);
+    expect(folded.files).toHaveLength(1);
+    expect(folded.files[0].entryIds).toEqual(['e1', 'e2']);
+  });
+
+  it('finds a renamed file by where it came from', () => {
+    const files = reviewOf([makeEntry('e1', 'old.txt')]);
+    const folded = foldEntries(files, [makeEntry('e2', 'new.txt', { operation: 'rename', oldPath: 'old.txt' })], describe_);
+    expect(folded.needsHost).toBe(true);
+    expect(folded.files.map((f) => f.entryIds)).toEqual([['e1', 'e2']]);
+  });
+
+  it('skips an entry the review already holds (replayed after a snapshot)', () => {
+    const files = reviewOf([makeEntry('e1', 'a.txt')]);
+    const folded = foldEntries(files, [makeEntry('e1', 'a.txt')], describe_);
+    expect(folded).toEqual({ files, needsHost: false });
+  });
+
+  it('folds a batch that creates a path and changes it again', () => {
+    const folded = foldEntries([], [makeEntry('e1', 'a.txt'), makeEntry('e2', 'a.txt', { operation: 'modify' })], describe_);
+    expect(folded.needsHost).toBe(true);
+    expect(folded.files.map((f) => f.entryIds)).toEqual([['e1', 'e2']]);
+  });
+});

@@ -1,0 +1,3 @@
+/** See built-cli.cjs. */
+export declare const BUILT_CLI: string;
+export declare function freshBuiltCli(): string | null;
