@@ -168,6 +168,7 @@ function FileList() {
         );
       }}
       containerProps={{
+        'data-testid': 'change-list',
         'data-count': files.length,
         'data-region': 'files',
         onFocus: () => setFocusRegion('files'),
