@@ -1,12 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { isStrategize, toolResults } from '../tests/support/scripted-agent';
 import { ScriptedModelServer } from '../tests/support/scripted-model-server';
-import { expect, ROOT, test } from './fixtures';
+import { expect, test } from './fixtures';
+import { createPlanWithPicker, openConsole, shot } from './helpers';
 
-const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 const server = new ScriptedModelServer();
 const GREETING = 'hello from the agent';
 const SPOKEN = 'I will write NOTES.md with the shell, then check it. Writing the greeting now.';
@@ -65,19 +64,11 @@ definitionOfDone: NOTES.md greets the reader
   return { file, project };
 }
 
-async function createPlanWithPicker(page: Page, file: string) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
-  await (await chooser).setFiles(file);
-}
-
 test('an operator creates an agent plan, reviews and approves the proposed tree and a shell call, watches the model, reads the diff and applies', async ({ page, agentsConsole }) => {
   test.slow();
   shellWritingModel();
   const { file, project } = writeAgentPlan();
-  await page.goto(agentsConsole.url);
-  // The app's ready marker: no role says "the first load has finished".
-  await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
+  await openConsole(page, agentsConsole.url);
   await createPlanWithPicker(page, file);
   await expect(page.getByRole('heading', { name: 'agent-notes' })).toBeVisible();
   await page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Run\b/ }).click();
@@ -91,8 +82,7 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
   await expect(card.getByRole('button', { name: /Approve all/ })).toHaveCount(0);
   const log = page.getByRole('log', { name: 'Model output' });
   await expect(log).toContainText('One step will do.');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, 'agent-proposed-tree.png') });
+  await shot(page, 'agent-proposed-tree');
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
 
   // The model's text streams in while the step runs; then its shell call waits for approval.
@@ -110,7 +100,7 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
   await page.getByRole('tab', { name: /Changes/ }).click();
   await page.getByText('NOTES.md').first().click();
   await expect(page.getByText(GREETING).first()).toBeVisible();
-  await page.screenshot({ path: join(SCREENSHOTS, 'agent-diff.png') });
+  await shot(page, 'agent-diff');
   await apply.click();
   // Nothing is written into the project before the operator confirms.
   await page.getByRole('dialog', { name: 'Apply 1 file to the project?' }).getByRole('button', { name: 'Write 1 file' }).click();
@@ -119,9 +109,7 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
 });
 
 test('the settings take a model and an API key, and show only that a key is set', async ({ page, agentsConsole }) => {
-  await page.goto(agentsConsole.url);
-  // The app's ready marker: no role says "the first load has finished".
-  await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
+  await openConsole(page, agentsConsole.url);
   await page.getByRole('button', { name: 'Settings' }).click();
   const dialog = page.getByRole('dialog', { name: 'Model settings' });
   await dialog.getByLabel('Model (provider:model)').fill('ollama:qwen2.5-coder');

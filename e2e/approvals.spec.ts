@@ -3,20 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { expect, ROOT, test } from './fixtures';
-
-const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
-
-async function shot(page: Page, name: string) {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-}
-
-async function openConsole(page: Page, url: string) {
-  await page.goto(url);
-  // The app's ready marker: no role says "the first load has finished".
-  await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
-}
+import { expect, test } from './fixtures';
+import { createPlanWithPicker, openConsole, shot } from './helpers';
 
 const tempDirs: string[] = [];
 test.afterEach(() => {
@@ -37,13 +25,6 @@ function writeProject(planYaml: (project: string) => string): string {
   const file = join(dir, 'plan.yaml');
   writeFileSync(file, planYaml(project));
   return file;
-}
-
-/** Create plan opens the browser's file picker; the operator picks the plan file. */
-async function createPlanWithPicker(page: Page, file: string) {
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
-  await (await chooser).setFiles(file);
 }
 
 /** Accessibility rules axe can check, on one part of the page. */
@@ -102,7 +83,7 @@ definitionOfDone:
   await shot(page, 'approval-card');
   // The card, the invariants and the list badge: axe checks what it can of what a screen reader gets.
   await expectAccessible(page, '.approval-card', '.plan-invariants', '[role="listbox"]');
-  await card.screenshot({ path: join(SCREENSHOTS, 'approval-card-close.png') });
+  await shot(card, 'approval-card-close');
 
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(command).toContainText('rm -rf cache');
@@ -169,7 +150,7 @@ definitionOfDone:
   await expect(card).toContainText('Approval needed: file.delete');
   const preview = card.getByRole('group', { name: 'Diff preview of notes.txt' });
   await expect(preview).toContainText('three');
-  await card.screenshot({ path: join(SCREENSHOTS, 'approval-card-diff.png') });
+  await shot(card, 'approval-card-diff');
 
   await card.getByRole('heading').click();
   await page.keyboard.press('Shift+A');

@@ -1,19 +1,27 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Page, expect } from '@playwright/test';
+import { type Locator, type Page, expect } from '@playwright/test';
 import { ROOT } from './fixtures';
 
 const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 
-export async function shot(page: Page, name: string) {
+/** A screenshot of the page, or of one part of it, in test-results/screenshots. */
+export async function shot(target: Page | Locator, name: string) {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
 export async function openConsole(page: Page, url: string) {
   await page.goto(url);
   // The app's ready marker: no role says "the first load has finished".
   await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
+}
+
+/** Create plan opens the browser's file picker; the operator picks the plan file. */
+export async function createPlanWithPicker(page: Page, file: string) {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
+  await (await chooser).setFiles(file);
 }
 
 export async function createPlan(cli: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>, file: string) {
