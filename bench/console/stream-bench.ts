@@ -147,6 +147,11 @@ export async function runStreamBench(): Promise<BenchResult[]> {
     await changesOnce(host, page, plan.planId, WARM_UP_MS);
     const changeRuns: ChangeRun[] = [];
     for (let i = 0; i < RUNS; i++) changeRuns.push(await changesOnce(host, page, plan.planId, CHANGES_DURATION_MS));
+    if (PROFILING) {
+      const cdp = await page.context().newCDPSession(page);
+      const running = host;
+      await profileRound(running, cdp, `recording ${RATE_PER_SECOND} changes/s`, () => changesOnce(running, page, plan.planId, 2_000));
+    }
     const changeP95 = median(changeRuns.map((r) => r.p95));
     const changeReads = changeRuns.reduce((n, r) => n + r.listReads, 0);
     const changeLost = changeRuns.reduce((n, r) => n + r.lost, 0);

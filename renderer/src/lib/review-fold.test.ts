@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeEntry, reviewOf } from '../test-support/fake-bridge';
-import { foldEntries } from './review-fold';
+import { foldEntries, reviewFileAt, reviewSummary } from './review-fold';
 
 const describe_ = (id: string) => `step ${id}`;
 
@@ -38,5 +38,24 @@ describe('foldEntries', () => {
     const folded = foldEntries([], [makeEntry('e1', 'a.txt'), makeEntry('e2', 'a.txt', { operation: 'modify' })], describe_);
     expect(folded.needsHost).toBe(true);
     expect(folded.files.map((f) => f.entryIds)).toEqual([['e1', 'e2']]);
+  });
+
+  it('carries the counts and the index over to the review it makes, as a count from scratch would give', () => {
+    const files = reviewOf([makeEntry('e1', 'b.txt', { insertions: 2, deletions: 1 }), makeEntry('e2', 'x.txt')]);
+    reviewSummary(files);
+    const batch = [
+      makeEntry('e3', 'a.txt', { insertions: 5, deletions: 0 }),
+      makeEntry('e4', 'b.txt', { insertions: 9, deletions: 9 }),
+      makeEntry('e5', 'c.txt', { insertions: 1, deletions: 0 }),
+      makeEntry('e6', 'c.txt', { insertions: 1, deletions: 0 }),
+    ];
+    const { files: folded } = foldEntries(files, batch, describe_);
+    const carried = reviewSummary(folded);
+    expect(carried).toEqual(reviewSummary(folded.map((f) => ({ ...f }))));
+    // b.txt and c.txt keep their first counts until the host nets them.
+    expect(carried).toEqual({ applied: 0, left: 4, touched: 0, insertions: 9, deletions: 2 });
+    expect(folded.map((f) => f.path)).toEqual(['a.txt', 'b.txt', 'c.txt', 'x.txt']);
+    expect(reviewFileAt(folded, 'c.txt')?.entryIds).toEqual(['e5', 'e6']);
+    expect(reviewFileAt(folded, 'nowhere.txt')).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
 import { coalesce } from '../lib/coalesce';
-import { foldEntries } from '../lib/review-fold';
+import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText } from '../lib/format';
 import type { LoadStatus, SliceCreator } from './types';
 
@@ -28,6 +28,14 @@ export function isStaleRefusal(error: unknown): boolean {
 /** A diff is reloaded when what it shows changed: the entries behind the file, or what is applied. */
 export function reviewKey(file: Pick<ReviewFile, 'entryIds' | 'appliedHunks'>): string {
   return `${file.entryIds.join(',')}|${file.appliedHunks.join(',')}`;
+}
+
+/** How many files the next apply takes, and whether each is whole, without listing them when nothing is left out. */
+export function acceptedCount(files: readonly ReviewFile[], excluded: Record<string, true>, rejected: Record<string, number[]>): { files: number; whole: boolean } {
+  const nothingLeftOut = Object.keys(excluded).length === 0 && Object.values(rejected).every((hunks) => hunks.length === 0);
+  if (nothingLeftOut) return { files: reviewSummary(files).left, whole: true };
+  const accepted = acceptedPlan(files, excluded, rejected);
+  return { files: accepted.length, whole: accepted.every((f) => f.hunks === null) };
 }
 
 /** The files and hunks the operator accepted, among those not applied yet. */
@@ -141,7 +149,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
   };
 
   const loadFileDiff = async (planId: string, path: string) => {
-    const file = get().reviewFiles.find((f) => f.path === path);
+    const file = reviewFileAt(get().reviewFiles, path);
     if (!file) return;
     const key = reviewKey(file);
     const existing = get().fileDiffs[path];
@@ -263,6 +271,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     if (asking > 0) pushedSinceAsked.push(...entries);
     if (reviewPlanId !== get().planId) return;
     const folded = foldEntries(get().reviewFiles, entries, describe);
+    if (folded.files === get().reviewFiles) return;
     const selected = get().selectedPath;
     set({ reviewFiles: folded.files, selectedPath: selected ?? folded.files[0]?.path ?? null });
     if (folded.needsHost) refreshReview();
@@ -300,7 +309,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
         set({ changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });
         return;
       }
-      const changeEntries = fresh.length === 0 ? state.changeEntries : [...state.changeEntries, ...fresh];
+      const changeEntries = fresh.length === 0 ? state.changeEntries : state.changeEntries.concat(fresh);
       for (const entry of fresh) ids.add(entry.id);
       listedFrom = changeEntries;
       set({ changeEntries, changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });

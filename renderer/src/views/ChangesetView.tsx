@@ -2,7 +2,8 @@ import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { allowedActions } from '../lib/plan-actions';
-import { acceptedPlan } from '../store/changes-slice';
+import { reviewSummary } from '../lib/review-fold';
+import { acceptedCount, acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
 import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
@@ -19,23 +20,20 @@ function ApplyBar() {
   const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
   const result = useAppStore((s) => s.applyResult);
 
-  const accepted = useMemo(() => acceptedPlan(files, excluded, rejected), [files, excluded, rejected]);
-  const left = files.filter((f) => f.state !== 'applied');
-  const applied = files.length - left.length;
-  const insertions = files.reduce((n, f) => n + f.insertions, 0);
-  const deletions = files.reduce((n, f) => n + f.deletions, 0);
-  const allAccepted = accepted.length === left.length && accepted.every((f) => f.hunks === null);
+  const { applied, left, insertions, deletions } = reviewSummary(files);
+  const accepted = useMemo(() => acceptedCount(files, excluded, rejected), [files, excluded, rejected]);
+  const allAccepted = accepted.files === left && accepted.whole;
 
   return (
     <div className="apply-bar">
       <div className="toolbar-row">
-        {canApply && left.length > 0 && (
+        {canApply && left > 0 && (
           <input
             type="checkbox"
             aria-label="Accept every file"
-            checked={accepted.length === left.length}
+            checked={accepted.files === left}
             ref={(el) => {
-              if (el) el.indeterminate = accepted.length > 0 && !allAccepted;
+              if (el) el.indeterminate = accepted.files > 0 && !allAccepted;
             }}
             onChange={(e) => setAll(e.currentTarget.checked)}
           />
@@ -45,14 +43,14 @@ function ApplyBar() {
           {applied > 0 && (
             <>
               {' '}
-              · {applied} applied, {left.length} remaining
+              · {applied} applied, {left} remaining
             </>
           )}
         </span>
         <span className="grow" />
-        {canApply && left.length > 0 && (
-          <button type="button" className="button primary" disabled={applyStatus !== 'idle' || accepted.length === 0} onClick={() => void apply()}>
-            {applyStatus === 'applying' ? 'Applying…' : allAccepted && applied === 0 ? 'Apply all' : `Apply ${plural(accepted.length, 'file')}`}
+        {canApply && left > 0 && (
+          <button type="button" className="button primary" disabled={applyStatus !== 'idle' || accepted.files === 0} onClick={() => void apply()}>
+            {applyStatus === 'applying' ? 'Applying…' : allAccepted && applied === 0 ? 'Apply all' : `Apply ${plural(accepted.files, 'file')}`}
           </button>
         )}
       </div>
@@ -77,8 +75,9 @@ function ConfirmApply() {
   const confirm = useAppStore((s) => s.confirmApply);
   const cancel = useAppStore((s) => s.cancelApply);
   const confirmButton = useRef<HTMLButtonElement>(null);
-  const accepted = useMemo(() => acceptedPlan(files, excluded, rejected), [files, excluded, rejected]);
   const open = status === 'confirming';
+  // Listed only while the dialog is open: changes may stream in meanwhile.
+  const accepted = useMemo(() => (open ? acceptedPlan(files, excluded, rejected) : []), [open, files, excluded, rejected]);
 
   useEffect(() => {
     if (open) confirmButton.current?.focus();

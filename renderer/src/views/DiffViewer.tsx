@@ -5,6 +5,7 @@ import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
 import type { DiffHunk } from '../../../shared/domain';
 import { allowedActions } from '../lib/plan-actions';
+import { reviewFileAt } from '../lib/review-fold';
 import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
 import { useAppStore } from '../store/react';
 import type { DiffMode } from '../store/ui-slice';
@@ -93,7 +94,7 @@ function DiffBody({ file, hunks }: { file: ReviewFile; hunks: readonly DiffHunk[
 
 export function DiffViewer() {
   const path = useAppStore((s) => s.selectedPath);
-  const file = useAppStore((s) => s.reviewFiles.find((f) => f.path === s.selectedPath));
+  const file = useAppStore((s) => reviewFileAt(s.reviewFiles, s.selectedPath));
   const diffState = useAppStore((s) => (s.selectedPath ? s.fileDiffs[s.selectedPath] : undefined));
   const mode = useAppStore((s) => s.diffMode);
 

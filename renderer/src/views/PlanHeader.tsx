@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
-import type { Plan } from '../../../shared/domain';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { PHASES } from '../../../shared/domain';
 import { ApprovalBadge } from '../components/ApprovalBadge';
 import { StateBadge } from '../components/Badges';
 import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
 import { waitsForApproval } from '../store/approvals-slice';
+import { reviewSummary } from '../lib/review-fold';
 import { useAppStore } from '../store/react';
 import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
@@ -25,6 +25,23 @@ function PhaseTrack({ plan }: { plan: Plan }) {
   );
 }
 
+const stepCountsOf = new WeakMap<Record<string, StrategyDecision>, { done: number; total: number }>();
+
+/** Steps done out of all, once per tree: the header reads them on every store update. */
+function stepCounts(decisions: Record<string, StrategyDecision>): { done: number; total: number } {
+  let counts = stepCountsOf.get(decisions);
+  if (!counts) {
+    counts = { done: 0, total: 0 };
+    for (const d of Object.values(decisions)) {
+      if (d.type !== 'strategy_choice') continue;
+      counts.total += 1;
+      if (d.status === 'done') counts.done += 1;
+    }
+    stepCountsOf.set(decisions, counts);
+  }
+  return counts;
+}
+
 export function PlanHeader({ plan }: { plan: Plan }) {
   const runAction = useAppStore((s) => s.runAction);
   const pending = useAppStore((s) => s.pendingAction);
@@ -32,13 +49,8 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const actionError = useAppStore((s) => s.actionError);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const allowed = allowedActions(plan);
-  const steps = useAppStore(
-    useShallow((s) => {
-      const all = Object.values(s.decisions).filter((d) => d.type === 'strategy_choice');
-      return { done: all.filter((d) => d.status === 'done').length, total: all.length };
-    }),
-  );
-  const partlyApplied = useAppStore((s) => s.reviewFiles.some((f) => f.state !== 'remaining'));
+  const steps = useAppStore((s) => stepCounts(s.decisions));
+  const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
 
   useEffect(() => {
     if (!confirmDiscard) return;
