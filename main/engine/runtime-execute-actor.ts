@@ -1,3 +1,4 @@
+import { eventLoopYielder } from './event-loop-yield';
 import {
   type RuntimeExecuteResult,
   RuntimeExecuteResultSchema,
@@ -117,6 +118,7 @@ export class RuntimeExecuteActor {
     // operator, ends or fails; subscribers hear of the writes only after their commit.
     const group = new CommitGroup((writes) => this.events.deferDelivery(() => context.atomically(writes)), this.commitOptions);
     const later = <T extends StreamEventType>(type: T, data: EventData<T>) => group.add(() => void emit(type, data));
+    const yieldNow = eventLoopYielder();
     const setStatus = (decision: StrategyDecision, status: DecisionStatus) => {
       decision.status = status;
       decision.updatedAt = new Date().toISOString();
@@ -145,6 +147,7 @@ export class RuntimeExecuteActor {
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
           toolCallCount += 1;
+          await yieldNow();
           return this.toolRunner.execute(call, {
             planId: context.planId,
             decisionId: decision.id,

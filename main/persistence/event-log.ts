@@ -2,7 +2,7 @@ import { parseOrThrow } from '../../shared/errors';
 import { type EventData, STREAM_EVENT_TYPES, type StreamEvent, type StreamEventOf, StreamEventSchema, type StreamEventType } from '../../shared/events';
 import type { EventLog } from '../engine/event-stream';
 import type { SqliteDatabase } from './database';
-import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement } from './sql';
+import { fromJson, isConstraintError, prepare, toJson, unitMemo, writeTransaction, type Statement } from './sql';
 
 interface EventRow {
   plan_id: string;
@@ -45,15 +45,21 @@ export class SqliteEventLog implements EventLog {
     this.selectLastSeqs = prepare(db, 'SELECT id AS plan_id, (SELECT MAX(seq) FROM events WHERE plan_id = plans.id) AS seq FROM plans');
     this.selectDataVersion = prepare(db, 'PRAGMA data_version');
     this.appendNextTx = writeTransaction(db, (planId: string, type: StreamEventType, data: object) => {
-      const candidate = { planId, seq: this.lastSeq(planId) + 1, ts: new Date().toISOString(), type, data };
+      // A run's commit appends hundreds of events to one plan: inside a unit the last seq is remembered.
+      const memo = unitMemo(db);
+      const key = `events.lastSeq:${planId}`;
+      const last = (memo?.get(key) as number | undefined) ?? this.lastSeq(planId);
+      const candidate = { planId, seq: last + 1, ts: new Date().toISOString(), type, data };
       const event = isStreamEvent(candidate) ? candidate : parseOrThrow(StreamEventSchema, candidate, 'event');
       this.write(event);
+      memo?.set(key, event.seq);
       return event;
     });
   }
 
   append(event: StreamEvent): void {
     this.write(parseOrThrow(StreamEventSchema, event, 'event'));
+    unitMemo(this.db)?.delete(`events.lastSeq:${event.planId}`);
   }
 
   /**

@@ -4,6 +4,7 @@ import { EventPublisher } from '../engine/event-stream';
 import { openDatabase } from './database';
 import { SqliteEventLog } from './event-log';
 import { SqliteInvocationLog } from './invocation-log';
+import { transaction, unitTransaction } from './sql';
 import { makeEvent, makeInvocation, tempDatabase } from './test-support/fixtures';
 
 describe('SqliteEventLog', () => {
@@ -37,6 +38,26 @@ describe('SqliteEventLog', () => {
     const event = new EventPublisher(log).publish('01PLAN', 'paused', sampleData('paused'));
     expect(event.seq).toBe(3);
     expect(log.lastSeq('01PLAN')).toBe(3);
+  });
+
+  it('inside a unit, remembers the last seq, and forgets it when a savepoint undoes appends', () => {
+    const unit = unitTransaction(temp.db);
+    const seqs = unit(() => {
+      const first = log.appendNext('01PLAN', 'paused', sampleData('paused')).seq;
+      expect(() =>
+        transaction(temp.db, 'immediate', () => {
+          log.appendNext('01PLAN', 'paused', sampleData('paused'));
+          throw new Error('undone');
+        }),
+      ).toThrow('undone');
+      const second = log.appendNext('01PLAN', 'paused', sampleData('paused')).seq;
+      log.append(makeEvent('01PLAN', 3));
+      return [first, second, log.appendNext('01PLAN', 'paused', sampleData('paused')).seq];
+    });
+    expect(seqs).toEqual([1, 2, 4]);
+    expect(log.list('01PLAN').map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    // After the unit, the seq comes from the table again: another connection may append now.
+    expect(log.appendNext('01PLAN', 'paused', sampleData('paused')).seq).toBe(5);
   });
 
   it('validates events on the way in', () => {

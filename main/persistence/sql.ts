@@ -15,6 +15,8 @@ export function transaction<T>(db: DatabaseSync, mode: TransactionMode, fn: () =
     result = fn();
     if (result instanceof Promise) throw new TypeError('a transaction function must not return a promise');
   } catch (error) {
+    // What a unit's stores remembered may be part of what is undone.
+    unitMemos.get(db)?.clear();
     if (nested) db.exec('ROLLBACK TO nested; RELEASE nested');
     else if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
@@ -35,6 +37,17 @@ export function writeTransaction<A extends unknown[], R>(db: DatabaseSync, fn: (
 /** Connections inside a unitTransaction. */
 const inUnit = new WeakSet<DatabaseSync>();
 
+/** Per connection, values the stores may keep while one unit's write lock is held; dropped when it ends. */
+const unitMemos = new WeakMap<DatabaseSync, Map<string, unknown>>();
+
+/**
+ * A memo that lives as long as the unit transaction `db` is in, or undefined outside one. Inside a
+ * unit this connection holds the write lock, so nothing another process does can make it stale.
+ */
+export function unitMemo(db: DatabaseSync): Map<string, unknown> | undefined {
+  return unitMemos.get(db);
+}
+
 /**
  * One IMMEDIATE transaction around `fn` in which the stores' own write transactions simply join,
  * without a savepoint each: whatever throws undoes the whole unit. A savepoint is not free: the
@@ -45,10 +58,12 @@ export function unitTransaction(db: DatabaseSync): <T>(fn: () => T) => T {
   const transaction = writeTransaction(db, (fn: () => unknown) => {
     if (inUnit.has(db)) return fn();
     inUnit.add(db);
+    unitMemos.set(db, new Map());
     try {
       return fn();
     } finally {
       inUnit.delete(db);
+      unitMemos.delete(db);
     }
   });
   return <T>(fn: () => T) => transaction(fn) as T;

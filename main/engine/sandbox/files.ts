@@ -1,20 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, open as openCallback, readFile as readFileCallback, readSync, renameSync, unlinkSync, write as writeCallback, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFile as readFileCallback, readSync, renameSync, unlinkSync, write as writeCallback, writeSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-const openFd = promisify(openCallback);
 const readFd = promisify(readFileCallback) as (fd: number) => Promise<Buffer>;
 const writeFd = promisify(writeCallback) as (fd: number, buffer: Buffer, offset: number, length: number) => Promise<{ bytesWritten: number }>;
 
 /**
- * Up to this size a file's bytes are read and written with synchronous calls on an fd that was
- * opened asynchronously. On a 2-core machine each asynchronous fs call costs 70-100 µs of thread-pool
- * round trip, several times the system call itself (a 1 KiB write: about 10 µs); a file tool made
- * ten of them per call. Synchronous I/O of at most 256 KiB from the page cache blocks the event loop
- * for well under a millisecond, and the open, which can wait on the disk, stays asynchronous, so
- * every tool call still yields to the event loop. Bigger contents go through the thread pool.
+ * Up to this size a file's bytes are read and written with synchronous calls. On a 2-core machine
+ * each asynchronous fs call costs 70-100 µs of thread-pool round trip, several times the system call
+ * itself (a 1 KiB write: about 10 µs); a file tool made ten of them per call. Synchronous I/O of at
+ * most 256 KiB on a local sandbox blocks the event loop for well under a millisecond, and the
+ * executor yields to the event loop between calls (docs/ARCHITECTURE.md, "Runs"). Bigger contents go
+ * through the thread pool.
  */
 export const SYNC_IO_MAX_BYTES = 256 * 1024;
 
@@ -32,17 +31,16 @@ function closeQuietly(fd: number): void {
  * component; O_NONBLOCK keeps a FIFO from blocking the open until some writer appears.
  */
 export async function readFileOrNull(absolute: string): Promise<Buffer | null> {
-  // Nothing there (the common case for a file about to be created): one lstat instead of a
-  // thread-pool round trip to see the open fail. Whatever is there is opened and judged below.
+  // Nothing there (the common case for a file about to be created): an lstat, without the cost of
+  // an exception. Whatever is there is opened and judged below.
   try {
-    lstatSync(absolute);
+    if (!lstatSync(absolute, { throwIfNoEntry: false })) return null;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
   }
   let fd: number;
   try {
-    fd = await openFd(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -87,9 +85,10 @@ export async function writeFileAtomic(absolute: string, content: Buffer | string
   const dir = path.dirname(absolute);
   let mode: number | undefined;
   try {
-    const existing = lstatSync(absolute);
-    if (existing.isDirectory()) throw Object.assign(new Error(`${absolute} is a directory`), { code: 'EISDIR' });
-    if (existing.isFile()) mode = existing.mode & 0o7777;
+    // Without an exception when nothing is there, the common case for a file about to be created.
+    const existing = lstatSync(absolute, { throwIfNoEntry: false });
+    if (existing?.isDirectory()) throw Object.assign(new Error(`${absolute} is a directory`), { code: 'EISDIR' });
+    if (existing?.isFile()) mode = existing.mode & 0o7777;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // A missing parent is made below (and a parent that is a file fails there, as mkdir -p does).
@@ -101,12 +100,12 @@ export async function writeFileAtomic(absolute: string, content: Buffer | string
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let fd: number;
   try {
-    fd = await openFd(temp, flags, 0o666);
+    fd = openSync(temp, flags, 0o666);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
     mkdirSync(dir, { recursive: true });
-    fd = await openFd(temp, flags, 0o666);
+    fd = openSync(temp, flags, 0o666);
   }
   try {
     try {

@@ -80,7 +80,8 @@ function isInside(root: string, candidate: string): boolean {
 
 function lstatOrNull(p: string) {
   try {
-    return lstatSync(p);
+    // Without an exception for a missing path: most paths a tool writes do not exist yet.
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
