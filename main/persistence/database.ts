@@ -51,6 +51,9 @@ export function openDatabase(file: string, migrations: readonly string[] = MIGRA
     // NORMAL is durable against process crashes in WAL mode; only a power loss can drop the last commits.
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
+    // A checkpoint runs inside the commit that crosses the threshold, and the event loop waits for
+    // it: a quarter of SQLite's default 1000 pages keeps any one commit short (docs/BENCHMARKS.md).
+    db.exec('PRAGMA wal_autocheckpoint = 250');
     runMigrations(db, migrations);
     return db;
   } catch (error) {
