@@ -9,7 +9,7 @@ import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamCallback } from '../../shared/events';
 import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
 import { entryHunks, unifiedDiff } from '../engine/changeset/diff';
-import { type AppliedLog, applyReviewed, type Reviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileHunks, reviewNet } from '../engine/changeset/review';
+import { type AppliedLog, applyReviewed, type ReviewFile, reviewChanges, reviewDiffs, reviewFileHunks, reviewNet } from '../engine/changeset/review';
 import { exportPatch } from '../engine/changeset/patch';
 import { ErrorRecoveryService, type ErrorRecoveryOptions, recoveryHints, type RecoveryHint, classifyError } from '../engine/error-recovery-service';
 import { EventPublisher, type EventLog } from '../engine/event-stream';
@@ -141,7 +141,7 @@ export class PlanService {
   private readonly tracker = new TreeChangeTracker();
   private readonly controllers = new Map<string, RunController>();
   private readonly runs = new Map<string, Promise<Plan>>();
-  private readonly reviewCache = new Map<string, { key: string; reviewed: Reviewed[] }>();
+  private readonly reviewCache = new Map<string, { key: string; files: ReviewFile[] }>();
 
   constructor(private readonly options: PlanServiceOptions) {
     this.events = new EventPublisher(options.stores.events);
@@ -240,22 +240,22 @@ export class PlanService {
   }
 
   /**
-   * The netted review of a plan's changeset, kept while neither the entries (appended only) nor
-   * what was applied changed: a running plan's console asks for it after every recorded change.
+   * The files of a plan's review (no contents), kept while neither the entries (appended only) nor
+   * what was applied changed: a running plan's console asks for it when a path changes again.
    */
-  private reviewed(planId: string): Reviewed[] {
+  private reviewFiles(planId: string): ReviewFile[] {
     const plan = this.get(planId);
     if (!plan.changesetId) return [];
     const applied = this.stores.applied.list(planId);
     const key = `${plan.changesetId}:${this.stores.changesets.countEntries(plan.changesetId)}:${JSON.stringify(applied)}`;
     const cached = this.reviewCache.get(planId);
-    if (cached?.key === key) return cached.reviewed;
-    const reviewed = reviewNet(this.changeEntries(planId), applied);
+    if (cached?.key === key) return cached.files;
+    const files = reviewChanges(this.changeEntries(planId), applied);
     this.reviewCache.delete(planId);
-    this.reviewCache.set(planId, { key, reviewed });
-    // A few open consoles' plans at most: each holds its changeset's contents.
+    this.reviewCache.set(planId, { key, files });
+    // A few open consoles' plans at most.
     if (this.reviewCache.size > 4) this.reviewCache.delete(this.reviewCache.keys().next().value as string);
-    return reviewed;
+    return files;
   }
 
   changeEntries(planId: string): ChangeEntry[] {
@@ -285,7 +285,7 @@ export class PlanService {
     const plan = this.get(planId);
     if (!plan.changesetId) return { changesetId: null, files: [] };
     const decisions = new Map(this.lifecycle.listDecisions(planId).map((d) => [d.id, d]));
-    const files = this.reviewed(planId).map(({ file }) => ({
+    const files = this.reviewFiles(planId).map((file) => ({
       ...file,
       steps: file.decisionIds.map((id) => ({ id, description: decisions.get(id)?.description ?? id })),
     }));
@@ -294,12 +294,16 @@ export class PlanService {
 
   /** Every file of the review with the unified diff of its net change. */
   reviewWithDiffs(planId: string): { file: ReviewFile; diff: string | null }[] {
-    return reviewDiffs(this.reviewed(planId));
+    return reviewDiffs(reviewNet(this.changeEntries(planId), this.stores.applied.list(planId)));
   }
 
   /** One file of the review with the hunks of its net change as the diff view draws them (null for a binary file). */
   reviewDiff(planId: string, path: string): { file: ReviewFile; hunks: DiffHunk[] | null } {
-    const found = reviewFileHunks(this.reviewed(planId), path);
+    const { changesetId } = this.get(planId);
+    const file = this.reviewFiles(planId).find((f) => f.path === path || f.oldPath === path);
+    // Only the entries behind this file are read: their net change is the file's.
+    const entries = file && changesetId ? file.entryIds.flatMap((id) => this.stores.changesets.getEntry(changesetId, id) ?? []) : [];
+    const found = file && reviewFileHunks(reviewNet(entries, this.stores.applied.list(planId)), file.path);
     if (!found) throw new ValidationError('path', `plan ${planId} does not change "${path}"`);
     return found;
   }
