@@ -26,8 +26,10 @@ export class CommitGroup {
     private readonly commit: (writes: () => void) => void,
     options: CommitGroupOptions = {},
   ) {
-    // 32: a commit runs its units synchronously, and the host's event loop must not wait long on one.
-    this.maxUnits = options.maxUnits ?? 32;
+    // A commit runs its units synchronously, and the host's event loop must not wait long on one:
+    // 96 units (a tool call queues about two) kept the loop's p99 near 22 ms while
+    // committing a third as often as 32 (docs/BENCHMARKS.md).
+    this.maxUnits = options.maxUnits ?? 96;
     this.maxDelayMs = options.maxDelayMs ?? 20;
   }
 
