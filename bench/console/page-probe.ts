@@ -72,16 +72,15 @@ export const PAGE_PROBE = String.raw`
     },
 
     /**
-     * Follows the event log: whenever its last seq (data-last-seq) changes, records the seq, the
-     * "N of M events" count, and the wall-clock time the change was painted. A MutationObserver
-     * sees the change as React commits it. If that happened inside a frame's animation callbacks
-     * (the app applies events there), the frame's style, layout and paint follow in the same task,
-     * so a message posted now runs right after the paint; otherwise the change is painted in the
-     * next frame. (Polling in our own rAF would see a change made by a later rAF callback of the
-     * same frame only one frame late.)
+     * Calls onChange whenever the attribute of the element changes, with a function that records the
+     * wall-clock time the change is painted. A MutationObserver sees the change as React commits it.
+     * If that happened inside a frame's animation callbacks (the app applies events there), the
+     * frame's style, layout and paint follow in the same task, so a message posted now runs right
+     * after the paint; otherwise the change is painted in the next frame. (Polling in our own rAF
+     * would see a change made by a later rAF callback of the same frame only one frame late.)
+     * Returns a function that stops watching.
      */
-    startStream() {
-      const frames = [];
+    watchPaints(element, attribute, onChange) {
       let inFrame = false;
       let running = true;
       const frameLoop = () => {
@@ -91,52 +90,48 @@ export const PAGE_PROBE = String.raw`
         requestAnimationFrame(frameLoop);
       };
       requestAnimationFrame(frameLoop);
-      const log = document.querySelector('[data-testid="event-log"]');
       const observer = new MutationObserver(() => {
+        onChange((record) => {
+          const painted = (now) => { record.painted = performance.timeOrigin + now; };
+          if (inFrame) afterThisFrame(painted);
+          else requestAnimationFrame(() => afterThisFrame(painted));
+        });
+      });
+      observer.observe(element, { attributes: true, attributeFilter: [attribute] });
+      return () => { running = false; observer.disconnect(); };
+    },
+
+    /** Follows the event log: each change of its last seq, with the "N of M events" count and when it was painted. */
+    startStream() {
+      const frames = [];
+      const log = document.querySelector('[data-testid="event-log"]');
+      const stop = this.watchPaints(log, 'data-last-seq', (whenPainted) => {
         const seq = Number(log.getAttribute('data-last-seq'));
         if (frames.length > 0 && frames[frames.length - 1].seq === seq) return;
         const text = document.querySelector('[data-testid="event-count"]')?.textContent ?? '';
         const match = /of (\d+) events/.exec(text);
         const record = { seq, count: match ? Number(match[1]) : -1, painted: 0 };
         frames.push(record);
-        const painted = (now) => { record.painted = performance.timeOrigin + now; };
-        if (inFrame) afterThisFrame(painted);
-        else requestAnimationFrame(() => afterThisFrame(painted));
+        whenPainted(record);
       });
-      observer.observe(log, { attributes: true, attributeFilter: ['data-last-seq'] });
-      window.__benchStream = () => { running = false; observer.disconnect(); return frames; };
+      window.__benchStream = () => { stop(); return frames; };
     },
     stopStream() {
       return window.__benchStream();
     },
 
-    /**
-     * Follows the open changes list the same way: whenever its number of rows (data-count) grows,
-     * records it with the wall-clock time that frame was painted.
-     */
+    /** Follows the open changes list the same way: each change of its number of rows, and when it was painted. */
     startChanges() {
       const frames = [];
-      let inFrame = false;
-      let running = true;
-      const frameLoop = () => {
-        if (!running) return;
-        inFrame = true;
-        afterThisFrame(() => { inFrame = false; });
-        requestAnimationFrame(frameLoop);
-      };
-      requestAnimationFrame(frameLoop);
       const list = document.querySelector('[data-testid="change-list"]');
-      const observer = new MutationObserver(() => {
+      const stop = this.watchPaints(list, 'data-count', (whenPainted) => {
         const count = Number(list.getAttribute('data-count'));
         if (frames.length > 0 && frames[frames.length - 1].count === count) return;
         const record = { count, painted: 0 };
         frames.push(record);
-        const painted = (now) => { record.painted = performance.timeOrigin + now; };
-        if (inFrame) afterThisFrame(painted);
-        else requestAnimationFrame(() => afterThisFrame(painted));
+        whenPainted(record);
       });
-      observer.observe(list, { attributes: true, attributeFilter: ['data-count'] });
-      window.__benchChanges = () => { running = false; observer.disconnect(); return frames; };
+      window.__benchChanges = () => { stop(); return frames; };
     },
     stopChanges() {
       return window.__benchChanges();

@@ -311,41 +311,32 @@ function pageBounds(page: EntryPage): { limit: number; offset: number } {
   return { limit, offset };
 }
 
+/** The columns an entry and its metadata share, named as the schemas name them. */
+function commonFields(row: MetaRow | EntryRow) {
+  return {
+    id: row.id,
+    path: row.path,
+    oldPath: row.old_path,
+    operation: row.operation,
+    beforeHash: row.before_hash,
+    afterHash: row.after_hash,
+    binary: fromBit(row.binary),
+    decisionId: row.decision_id,
+    invocationId: row.invocation_id,
+  };
+}
+
 function readMeta(row: MetaRow): ChangeEntryMeta {
-  return parseOrThrow(
-    ChangeEntryMetaSchema,
-    {
-      id: row.id,
-      path: row.path,
-      oldPath: row.old_path,
-      operation: row.operation,
-      beforeHash: row.before_hash,
-      afterHash: row.after_hash,
-      binary: fromBit(row.binary),
-      decisionId: row.decision_id,
-      invocationId: row.invocation_id,
-      insertions: row.insertions,
-      deletions: row.deletions,
-    },
-    `change_entries[${row.id}]`,
-  );
+  return parseOrThrow(ChangeEntryMetaSchema, { ...commonFields(row), insertions: row.insertions, deletions: row.deletions }, `change_entries[${row.id}]`);
 }
 
 function readEntry(row: EntryRow): ChangeEntry {
   return parseOrThrow(
     ChangeEntrySchema,
     {
-      id: row.id,
-      path: row.path,
-      oldPath: row.old_path,
-      operation: row.operation,
-      beforeHash: row.before_hash,
-      afterHash: row.after_hash,
+      ...commonFields(row),
       beforeText: fromBlob(row.before_blob, row.before_text),
       afterText: fromBlob(row.after_blob, row.after_text),
-      binary: fromBit(row.binary),
-      decisionId: row.decision_id,
-      invocationId: row.invocation_id,
       createdAt: row.created_at,
     },
     `change_entries[${row.id}]`,
