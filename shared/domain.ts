@@ -323,6 +323,8 @@ export const ApprovalSchema = z.object({
   rationale: z.string(),
   /** For writes and edits, the diff the call would make in the sandbox. */
   diff: z.string().nullable(),
+  /** The same diff as the console draws it, hunks as rows; null where `diff` is, and for approvals stored before it was kept. */
+  hunks: z.array(DiffHunkSchema).nullable().default(null),
   status: ApprovalStatusSchema,
   /** `all`: every later call of this tool in the plan is approved too. */
   scope: z.enum(['once', 'all']).nullable(),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,5 +24,32 @@ describe('PlanService under the manual profile', () => {
     expect(app.service.get(plan.id).waitingFor).toBeNull();
     app.service.controller(plan.id).continue();
     expect(await run).toMatchObject({ phase: 'apply', processingState: 'queued' });
+  });
+
+  it('asks before a delete under the supervised profile, with the diff as text and as the rows the console draws', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'agents-supervised-'));
+    app = openApp({ dataDir: path.join(dir, 'home') });
+    const project = path.join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'notes.txt'), 'one\ntwo\n');
+    const file = path.join(dir, 'plan.yaml');
+    writeFileSync(
+      file,
+      `name: tidy\nproject: ${JSON.stringify(project)}\nautomationProfile: supervised\ndefinitionOfDone:\n  - step: Remove the notes\n    tools:\n      - { tool: file.delete, args: { path: notes.txt } }\n`,
+    );
+    const plan = app.service.createFromFile(file);
+    await app.service.run(plan.id);
+    const { pending } = app.service.approvals(plan.id);
+    expect(pending).toMatchObject({ tool: 'file.delete', status: 'pending' });
+    expect(pending?.diff).toContain('-two');
+    expect(pending?.hunks).toEqual([
+      {
+        header: '@@ -1,2 +0,0 @@',
+        rows: [
+          { kind: 'del', text: 'one', oldLine: 1, newLine: null },
+          { kind: 'del', text: 'two', oldLine: 2, newLine: null },
+        ],
+      },
+    ]);
   });
 });

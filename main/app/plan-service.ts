@@ -424,6 +424,7 @@ export class PlanService {
       description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
       rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}`).join('\n'),
       diff: null,
+      hunks: null,
     });
     return { next: 'wait', approvalId: approval.id };
   }

@@ -1,7 +1,7 @@
 import { type Approval, type AutomationProfile, needsApproval, type StrategyDecision, type ToolCallSpec } from '../../shared/domain';
 import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
 import { toChangeEntry } from './change-capture';
-import { unifiedDiff } from './changeset/diff';
+import { entryHunks, unifiedDiff } from './changeset/diff';
 import { ApprovalPending, EngineError } from './errors';
 import type { EventPublisher } from './event-stream';
 import { readFileOrNull } from './sandbox/files';
@@ -44,7 +44,7 @@ export class ApprovalGate {
     throw new ApprovalPending(waiting.id);
   }
 
-  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, diff: string | null): Approval {
+  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks'>): Approval {
     return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'tool',
@@ -54,13 +54,14 @@ export class ApprovalGate {
       args: call.args,
       description: decision.description,
       rationale: decision.rationale,
-      diff,
+      ...preview,
     });
   }
 
-  /** The diff a write, an edit or a delete would make in the sandbox as it is now; null where none can be told. */
-  private async preview(call: ToolCallSpec): Promise<string | null> {
-    if (!this.sandboxRoot || typeof call.args.path !== 'string') return null;
+  /** The diff a write, an edit or a delete would make in the sandbox as it is now, as text and as rows; null where none can be told. */
+  private async preview(call: ToolCallSpec): Promise<Pick<Approval, 'diff' | 'hunks'>> {
+    const none = { diff: null, hunks: null };
+    if (!this.sandboxRoot || typeof call.args.path !== 'string') return none;
     const { path: relPath, content, find, replace, all } = call.args;
     try {
       const target = await resolveInSandbox(this.sandboxRoot, relPath, { forWrite: true });
@@ -71,13 +72,14 @@ export class ApprovalGate {
       else if (call.tool === 'file.edit' && before && typeof find === 'string' && typeof replace === 'string') {
         const text = before.toString('utf8');
         after = Buffer.from(all === true ? text.split(find).join(replace) : text.replace(find, () => replace));
-      } else return null;
-      if (before === null && after === null) return null;
+      } else return none;
+      if (before === null && after === null) return none;
       const operation = before === null ? 'create' : after === null ? 'delete' : 'modify';
-      return unifiedDiff(toChangeEntry({ operation, path: target.relative, before, after }, { decisionId: null, invocationId: null }));
+      const entry = toChangeEntry({ operation, path: target.relative, before, after }, { decisionId: null, invocationId: null });
+      return { diff: unifiedDiff(entry), hunks: entryHunks(entry) };
     } catch {
       // A path the tool itself would refuse: the call's own error says why, once it runs.
-      return null;
+      return none;
     }
   }
 }

@@ -16,6 +16,7 @@ function makeApproval(planId: string, overrides: Partial<Approval> = {}): Approv
     description: 'Run the tests',
     rationale: 'They must pass',
     diff: null,
+    hunks: null,
     status: 'pending',
     scope: null,
     answeredBy: null,

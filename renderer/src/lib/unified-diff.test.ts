@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DiffHunk } from '../../../shared/domain';
-import { parseUnifiedDiff, rowsFromHunks, toSplitRows } from './unified-diff';
+import { rowsFromHunks, toSplitRows } from './unified-diff';
 
 const HUNKS: DiffHunk[] = [
   {
@@ -44,19 +44,5 @@ describe('the rows of a diff', () => {
     expect(rows.at(-1)).toEqual({ kind: 'add', text: 'MIT', oldLine: null, newLine: 1 });
     expect(toSplitRows(rows).at(-1)).toEqual({ kind: 'pair', left: null, right: { kind: 'add', line: 1, text: 'MIT' } });
     expect(rowsFromHunks([])).toEqual([]);
-  });
-});
-
-describe('parsing a unified diff given as text', () => {
-  it('numbers old and new lines from the hunk header and drops file headers', () => {
-    const text = ['--- README.md', '+++ README.md', '@@ -1,2 +1,2 @@', ' # Demo', '-old line', '+new line', '\\ No newline at end of file', ''].join('\n');
-    expect(parseUnifiedDiff(text)).toEqual([
-      { kind: 'hunk', text: '@@ -1,2 +1,2 @@' },
-      { kind: 'context', text: '# Demo', oldLine: 1, newLine: 1 },
-      { kind: 'del', text: 'old line', oldLine: 2, newLine: null },
-      { kind: 'add', text: 'new line', oldLine: null, newLine: 2 },
-      { kind: 'note', text: 'No newline at end of file' },
-    ]);
-    expect(parseUnifiedDiff('')).toEqual([]);
   });
 });

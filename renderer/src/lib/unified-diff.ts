@@ -25,37 +25,6 @@ export function rowsFromHunks(hunks: readonly DiffHunk[]): DiffRow[] {
   return rows;
 }
 
-const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
-
-/** Rows of a unified diff given as text (an approval's preview); file headers are dropped. */
-export function parseUnifiedDiff(text: string): DiffRow[] {
-  const rows: DiffRow[] = [];
-  let oldLine = 0;
-  let newLine = 0;
-  let inHunk = false;
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  for (const line of lines) {
-    const hunk = HUNK.exec(line);
-    if (hunk) {
-      inHunk = true;
-      oldLine = Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      rows.push({ kind: 'hunk', text: line });
-      continue;
-    }
-    if (!inHunk) continue;
-    const marker = line[0];
-    const body = line.slice(1);
-    if (marker === '+') rows.push({ kind: 'add', text: body, oldLine: null, newLine: newLine++ });
-    else if (marker === '-') rows.push({ kind: 'del', text: body, oldLine: oldLine++, newLine: null });
-    else if (marker === ' ' || line === '') rows.push({ kind: 'context', text: body, oldLine: oldLine++, newLine: newLine++ });
-    else if (marker === '\\') rows.push({ kind: 'note', text: line.slice(2) });
-    else inHunk = false; // the next file's header in a multi-file patch
-  }
-  return rows;
-}
-
 /** Pairs removed lines with the added lines that replace them, for a side-by-side view. */
 export function toSplitRows(rows: readonly DiffRow[]): SplitRow[] {
   const out: SplitRow[] = [];

@@ -64,6 +64,7 @@ export function makeApproval(id: string, overrides: Partial<Approval> = {}): App
     description: 'Clear the cache',
     rationale: 'A stale cache breaks the build',
     diff: null,
+    hunks: null,
     status: 'pending',
     scope: null,
     answeredBy: null,

@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { Approval, Plan } from '../../../shared/domain';
+import type { Approval, DiffHunk, Plan } from '../../../shared/domain';
 import { describeArgs, pathOfCall } from '../lib/approvals';
 import { formatTime } from '../lib/format';
 import { languageFor } from '../lib/highlight';
-import { parseUnifiedDiff } from '../lib/unified-diff';
+import { rowsFromHunks } from '../lib/unified-diff';
 import { waitsForApproval } from '../store/approvals-slice';
 import { useAppStore } from '../store/react';
 import { UnifiedRow } from './DiffLines';
@@ -39,8 +39,8 @@ function CallArguments({ approval }: { approval: Approval }) {
   );
 }
 
-function DiffPreview({ diff, path }: { diff: string; path: string }) {
-  const rows = useMemo(() => parseUnifiedDiff(diff), [diff]);
+function DiffPreview({ hunks, path }: { hunks: readonly DiffHunk[]; path: string }) {
+  const rows = useMemo(() => rowsFromHunks(hunks), [hunks]);
   const language = useMemo(() => languageFor(path), [path]);
   if (rows.length === 0) return null;
   return (
@@ -121,7 +121,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
       </p>
       {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
       {!isPlan && <CallArguments approval={pending} />}
-      {pending.diff && <DiffPreview diff={pending.diff} path={pathOfCall(pending.args)} />}
+      {pending.hunks && <DiffPreview hunks={pending.hunks} path={pathOfCall(pending.args)} />}
       <form className="approval-actions" onSubmit={onReject}>
         <button
           type="button"

@@ -47,7 +47,17 @@ describe('the approval card', () => {
   it('previews the diff a write would make, with the diff rows of the changeset view', () => {
     const { store } = testRuntime();
     const diff = '--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+deux\n';
-    store.setState({ pendingApproval: makeApproval('A1', { tool: 'file.write', args: { path: 'notes.txt', content: 'one\ndeux\n' }, diff }) });
+    const hunks = [
+      {
+        header: '@@ -1,2 +1,2 @@',
+        rows: [
+          { kind: 'context' as const, text: 'one', oldLine: 1, newLine: 1 },
+          { kind: 'del' as const, text: 'two', oldLine: 2, newLine: null },
+          { kind: 'add' as const, text: 'deux', oldLine: null, newLine: 2 },
+        ],
+      },
+    ];
+    store.setState({ pendingApproval: makeApproval('A1', { tool: 'file.write', args: { path: 'notes.txt', content: 'one\ndeux\n' }, diff, hunks }) });
     const html = render(store, <ApprovalCard plan={waiting} />);
     expect(html).toContain('aria-label="Diff preview of notes.txt"');
     expect([...html.matchAll(/data-kind="([a-z]+)"/g)].map((m) => m[1])).toEqual(['hunk', 'context', 'del', 'add']);
