@@ -1,4 +1,4 @@
-import type { LanguageModel, ModelMessage } from 'ai';
+import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { addUsage, type AgentSpec, type PlanUsage, type StepUsage } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
@@ -118,6 +118,31 @@ function backToModel(error: unknown): boolean {
 export class ModelAgent {
   constructor(private readonly options: ModelAgentOptions) {}
 
+  /** One model call of either phase: its text streamed out in batches, its tokens charged to the budget and recorded. */
+  private async turn(args: {
+    planId: string;
+    decisionId: string | null;
+    phase: 'strategize' | 'execute';
+    system: string;
+    messages: ModelMessage[];
+    tools: ToolSet;
+    budget: Budget;
+    batcher: DeltaBatcher;
+    emit: Emit;
+  }) {
+    const { budget, batcher } = args;
+    let turn;
+    try {
+      turn = await runTurn({ ...this.options, system: args.system, messages: args.messages, tools: args.tools, maxOutputTokens: budget.remainingTokens, onText: (delta) => batcher.push(delta) });
+    } finally {
+      batcher.flush();
+    }
+    budget.spend(1, turn.outputTokens);
+    const usage = { decisionId: args.decisionId, phase: args.phase, inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null };
+    this.recordUsage(args.planId, usage, args.emit);
+    return turn;
+  }
+
   /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event. */
   private recordUsage(planId: string, delta: StepUsage, emit: Emit): PlanUsage {
     const usage = addUsage(this.options.lifecycle.getPlan(planId).usage, delta);
@@ -182,21 +207,7 @@ export class ModelAgent {
     let reads = 0;
     for (;;) {
       budget.check();
-      let turn;
-      try {
-        turn = await runTurn({
-          ...this.options,
-          system: STRATEGIZE_SYSTEM,
-          messages,
-          tools,
-          maxOutputTokens: budget.remainingTokens,
-          onText: (delta) => batcher.push(delta),
-        });
-      } finally {
-        batcher.flush();
-      }
-      budget.spend(1, turn.outputTokens);
-      this.recordUsage(plan.id, { decisionId: null, phase: 'strategize', inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+      const turn = await this.turn({ planId: plan.id, decisionId: null, phase: 'strategize', system: STRATEGIZE_SYSTEM, messages, tools, budget, batcher, emit });
       messages = [...messages, ...turn.messages];
       const results: { id: string; name: string; text: string; isError: boolean }[] = [];
       let proposal: ProposedPlan | null = null;
@@ -299,21 +310,7 @@ export class ModelAgent {
             budget.check();
             // What is queued is committed before the (slow) model call.
             flush();
-            let turn;
-            try {
-              turn = await runTurn({
-                ...this.options,
-                system: EXECUTE_SYSTEM,
-                messages: session.messages,
-                tools,
-                maxOutputTokens: budget.remainingTokens,
-                onText: (delta) => batcher.push(delta),
-              });
-            } finally {
-              batcher.flush();
-            }
-            budget.spend(1, turn.outputTokens);
-            this.recordUsage(plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+            const turn = await this.turn({ planId: plan.id, decisionId: decision.id, phase: 'execute', system: EXECUTE_SYSTEM, messages: session.messages, tools, budget, batcher, emit });
             session = { ...session, messages: [...session.messages, ...turn.messages], pending: turn.toolCalls, results: [], madeCalls: turn.toolCalls.length > 0 };
           }
           let summary: string | null = null;
