@@ -25,17 +25,27 @@ function kindOf(dirent: Dirent): TreeEntryKind {
   return 'other';
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight: the fs thread pool stays busy without flooding it. */
+/**
+ * Runs `fn` over `items` with at most `limit` in flight: the fs thread pool stays busy without
+ * flooding it. After a failure no new item starts, and the call rejects with the first error only
+ * once the items already started have settled, so a caller that cleans up finds nothing still writing.
+ */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failure: { error: unknown } | null = null;
   const worker = async () => {
-    while (next < items.length) {
+    while (!failure && next < items.length) {
       const index = next++;
-      results[index] = await fn(items[index], index);
+      try {
+        results[index] = await fn(items[index], index);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw (failure as { error: unknown }).error;
   return results;
 }
 
