@@ -1,18 +1,14 @@
-import { useEffect, useRef } from 'react';
+import { useRef } from 'react';
 import { KEY_HELP } from '../store/keyboard';
 import { useAppStore } from '../store/react';
+import { useDialogFocus } from './use-dialog-focus';
 
 export function HelpSheet() {
   const open = useAppStore((s) => s.helpOpen);
   const setOpen = useAppStore((s) => s.setHelpOpen);
   const closeRef = useRef<HTMLButtonElement>(null);
 
-  useEffect(() => {
-    if (!open) return;
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    closeRef.current?.focus();
-    return () => previous?.focus();
-  }, [open]);
+  useDialogFocus(open, closeRef);
 
   if (!open) return null;
   return (

@@ -135,17 +135,17 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           Approve
         </button>
         {!isPlan && (
-        <button
-          type="button"
-          className="button"
-          disabled={busy}
-          aria-busy={answering === 'approve_all' || undefined}
-          aria-keyshortcuts="Shift+A"
-          title={`Run this and every later ${tool} call of the plan without asking (Shift+A)`}
-          onClick={() => void approve(true)}
-        >
-          Approve all {tool}
-        </button>
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            aria-busy={answering === 'approve_all' || undefined}
+            aria-keyshortcuts="Shift+A"
+            title={`Run this and every later ${tool} call of the plan without asking (Shift+A)`}
+            onClick={() => void approve(true)}
+          >
+            Approve all {tool}
+          </button>
         )}
         <span className="approval-reject">
           <label htmlFor="approval-reason">Reason for rejecting</label>

@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { useCallback, useMemo, useRef } from 'react';
 import { StatePanel } from '../components/StatePanel';
+import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
 import { allowedActions } from '../lib/plan-actions';
 import { reviewSummary } from '../lib/review-fold';
@@ -79,9 +80,7 @@ function ConfirmApply() {
   // Listed only while the dialog is open: changes may stream in meanwhile.
   const accepted = useMemo(() => (open ? acceptedPlan(files, excluded, rejected) : []), [open, files, excluded, rejected]);
 
-  useEffect(() => {
-    if (open) confirmButton.current?.focus();
-  }, [open]);
+  useDialogFocus(open, confirmButton);
   if (!open) return null;
 
   const byPath = new Map(files.map((f) => [f.path, f]));

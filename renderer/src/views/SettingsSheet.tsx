@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { SettingsPatch } from '../../../shared/agent';
+import { useDialogFocus } from '../components/use-dialog-focus';
 import { useAppStore } from '../store/react';
 
 const SOURCE = { env: 'from the environment', settings: 'from these settings', none: 'not set' } as const;
@@ -19,12 +20,7 @@ export function SettingsSheet() {
   const [priceOut, setPriceOut] = useState('');
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => {
-    if (!open) return;
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    closeRef.current?.focus();
-    return () => previous?.focus();
-  }, [open]);
+  useDialogFocus(open, closeRef);
   useEffect(() => {
     setModel(settings?.model ?? '');
     setBaseUrl(settings?.baseUrl ?? '');
