@@ -17,13 +17,13 @@ export interface App {
 
 /** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
 export function openApp(
-  options: { dataDir?: string; env?: NodeJS.ProcessEnv; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
+  options: { dataDir?: string; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
 ): App {
   const dataDir = options.dataDir ?? resolveDataDir(options.env);
   secureDataDir(dataDir);
   const stores = openStores(dataDir);
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);
-  const service = new PlanService({ maxProjectBytes: maxProjectBytesFrom(process.env), ...options, settings, stores, dataDir });
+  const service = new PlanService({ maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env), ...options, settings, stores, dataDir });
   const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   return { dataDir, service, settings, recovered, close: () => stores.close() };
 }

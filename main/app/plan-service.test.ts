@@ -52,4 +52,18 @@ describe('PlanService under the manual profile', () => {
       },
     ]);
   });
+
+  it('takes the project size limit from the environment it is given, as the CLI passes it', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'agents-limit-'));
+    app = openApp({ dataDir: path.join(dir, 'home'), env: { AGENTS_MAX_PROJECT_BYTES: '10' } });
+    const project = path.join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'README.md'), 'more than ten bytes\n');
+    const file = path.join(dir, 'plan.yaml');
+    writeFileSync(file, `name: small\nproject: ${JSON.stringify(project)}\ndefinitionOfDone:\n  - Read the brief\n`);
+    const plan = await app.service.run(app.service.createFromFile(file).id);
+    expect(plan.processingState).toBe('errored');
+    expect(plan.errorMessage).toMatch(/larger than the limit of 10 bytes/);
+  });
 });
+
