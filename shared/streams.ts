@@ -15,7 +15,6 @@ export const STREAM_CHANNELS = {
 } as const;
 
 export const SubscribeRequestSchema = z.object({ id: z.number().int().nonnegative(), subscription: SubscriptionSchema }).strict();
-export type SubscribeRequest = z.infer<typeof SubscribeRequestSchema>;
 export const UnsubscribeRequestSchema = z.object({ id: z.number().int().nonnegative() }).strict();
 
 /** Subscriptions one client (a window, a socket) may hold at once. */

@@ -1,7 +1,8 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { CHANNELS, type BridgeErrorPayload, type Envelope } from '../../shared/contract';
-import { ValidationError } from '../../shared/errors';
+import type { ZodError } from 'zod';
 import { type IpcEventMessage, STREAM_CHANNELS, SubscribeRequestSchema, UnsubscribeRequestSchema } from '../../shared/streams';
+import { invalidRequest } from '../host/errors';
 import type { EventHub } from '../host/event-hub';
 import type { HostLog, Router } from '../host/router';
 import { SubscriptionTable } from '../host/subscriptions';
@@ -41,10 +42,7 @@ export function registerIpc(options: {
   const byContents = new Map<number, SubscriptionTable>();
   const watched = new Set<number>();
   const fail = (error: BridgeErrorPayload): Envelope<never> => ({ ok: false, error });
-  const invalid = (error: Parameters<typeof ValidationError.fromZod>[0]): Envelope<never> => {
-    const v = ValidationError.fromZod(error);
-    return fail({ code: 'invalid_request', message: v.message, field: v.field });
-  };
+  const invalid = (error: ZodError): Envelope<never> => fail(invalidRequest(error));
   const dropAll = (contentsId: number) => {
     byContents.get(contentsId)?.dispose();
     byContents.delete(contentsId);

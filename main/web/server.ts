@@ -12,7 +12,6 @@ import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, isWildcardHost
 import { createStaticHandler, isRendererBuilt } from './static-handler';
 import { WsConnection } from './ws-connection';
 
-/** electron-vite's renderer output, from this file's place in the source tree. */
 /**
  * The package's root: the nearest folder above this module with a package.json. This module runs
  * from main/web (through tsx) and from the built CLI's chunk in out/cli/chunks alike.
@@ -24,6 +23,7 @@ function packageRoot(from: string): string {
   }
 }
 
+/** electron-vite's renderer output in the package. */
 export const DEFAULT_RENDERER_DIR = path.join(packageRoot(__dirname), 'out', 'renderer');
 
 /**

@@ -6,8 +6,6 @@ import type { LoadStatus, SliceCreator } from './types';
 
 export const CHANGES_PAGE = 500;
 
-export type ChangeDetail = ResponseOf<'plans.change'>;
-export type DiffState = { status: 'loading' } | { status: 'loaded'; data: ChangeDetail } | { status: 'error'; message: string };
 export type ApplyResult = ResponseOf<'plans.apply'>;
 export type FileDiff = ResponseOf<'plans.reviewDiff'>;
 export type FileDiffState = { status: 'loading'; key: string } | { status: 'loaded'; key: string; data: FileDiff } | { status: 'error'; key: string; message: string };
@@ -65,8 +63,6 @@ export interface ChangesSlice {
   changesTotal: number;
   changesStatus: LoadStatus;
   changesError: string | null;
-  selectedEntryId: string | null;
-  diffs: Record<string, DiffState>;
   /** The changeset as files to review: one row per path, netted across steps. */
   reviewFiles: ReviewFile[];
   /** The reviewed file whose diff is shown. */
@@ -89,7 +85,6 @@ export interface ChangesSlice {
    * its page.
    */
   appendChanges(entries: readonly ChangeEntryMeta[], changesetId: string | null): void;
-  loadMoreChanges(): Promise<void>;
   /** Opens the reviewed file a recorded entry belongs to. */
   selectEntry(entryId: string | null): void;
   selectPath(path: string | null): void;
@@ -110,8 +105,6 @@ export const initialChangesState = {
   changesTotal: 0,
   changesStatus: 'idle' as LoadStatus,
   changesError: null as string | null,
-  selectedEntryId: null as string | null,
-  diffs: {} as Record<string, DiffState>,
   reviewFiles: [] as ReviewFile[],
   selectedPath: null as string | null,
   fileDiffs: {} as Record<string, FileDiffState>,
@@ -134,19 +127,6 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
   };
   // Entries that arrived while the list was loading: applied over the snapshot once it is in.
   let arrivedWhileLoading: ChangeEntryMeta[] = [];
-
-  const loadDiff = async (planId: string, entryId: string) => {
-    const existing = get().diffs[entryId];
-    if (existing && existing.status !== 'error') return;
-    set({ diffs: { ...get().diffs, [entryId]: { status: 'loading' } } });
-    let next: DiffState;
-    try {
-      next = { status: 'loaded', data: await deps.bridge['plans.change']({ planId, entryId }) };
-    } catch (error) {
-      next = { status: 'error', message: errorText(error) };
-    }
-    if (get().planId === planId) set({ diffs: { ...get().diffs, [entryId]: next } });
-  };
 
   const loadFileDiff = async (planId: string, path: string) => {
     const file = reviewFileAt(get().reviewFiles, path);
@@ -232,23 +212,10 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
         if (page.entries.length < CHANGES_PAGE) break;
       }
       if (get().planId !== planId) return;
-      // A file written twice while the plan runs changes its entry: keep only diffs still current.
-      const previous = new Map(get().changeEntries.map((e) => [e.id, e]));
-      const current = new Map(entries.map((e) => [e.id, e]));
-      const diffs: Record<string, DiffState> = {};
-      if (get().changesetId === changesetId) {
-        for (const [id, diff] of Object.entries(get().diffs)) {
-          const before = previous.get(id);
-          const now = current.get(id);
-          if (before && now && before.afterHash === now.afterHash && before.beforeHash === now.beforeHash) diffs[id] = diff;
-        }
-      }
-      set({ changeEntries: entries, changesTotal: total, changesetId, changesStatus: 'loaded', changesError: null, diffs });
+      set({ changeEntries: entries, changesTotal: total, changesetId, changesStatus: 'loaded', changesError: null });
       const arrived = arrivedWhileLoading;
       arrivedWhileLoading = [];
       if (arrived.length > 0) get().appendChanges(arrived, null);
-      const selected = get().selectedEntryId;
-      if (selected && current.has(selected) && !diffs[selected]) void loadDiff(planId, selected);
     } catch (error) {
       if (get().planId === planId) set({ changesStatus: get().changesStatus === 'loaded' ? 'loaded' : 'error', changesError: errorText(error) });
     }
@@ -315,25 +282,9 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       set({ changeEntries, changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });
     },
 
-    async loadMoreChanges() {
-      const { planId, changeEntries, changesTotal } = get();
-      if (!planId || changeEntries.length >= changesTotal) return;
-      try {
-        const page = await deps.bridge['plans.changes']({ planId, offset: changeEntries.length, limit: CHANGES_PAGE });
-        if (get().planId !== planId || get().changeEntries.length !== changeEntries.length) return;
-        set({ changeEntries: [...changeEntries, ...page.entries], changesTotal: page.total });
-      } catch (error) {
-        set({ changesError: errorText(error) });
-      }
-    },
-
     selectEntry(entryId) {
-      set({ selectedEntryId: entryId });
-      const planId = get().planId;
-      if (!entryId || !planId) return;
-      const file = get().reviewFiles.find((f) => f.entryIds.includes(entryId));
+      const file = entryId ? get().reviewFiles.find((f) => f.entryIds.includes(entryId)) : undefined;
       if (file) get().selectPath(file.path);
-      else void loadDiff(planId, entryId);
     },
 
     selectPath(path) {
@@ -402,8 +353,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
             ? `Apply stopped: ${result.conflicts.length} file${s(result.conflicts.length)} changed in the project since the plan ran`
             : `Applied ${result.applied.length} file${s(result.applied.length)}${result.remaining.length > 0 ? `; ${result.remaining.length} remain` : ''}`,
         );
-        get().refreshPlan();
-        get().refreshChanges();
+        // The host's apply_complete event brings the plan and the review up to date.
       } catch (error) {
         let message = `Apply failed: ${errorText(error)}`;
         if (isStaleRefusal(error) && get().planId === planId) {
@@ -411,7 +361,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
           // message names its state; catch the view up.
           message = `Apply refused: ${errorText(error)}. The view has been refreshed.`;
           get().refreshPlan();
-          get().refreshChanges();
+          get().refreshReview();
         }
         if (get().planId === planId) set({ actionError: message });
         get().announce(message);

@@ -21,11 +21,6 @@ export const initialRecoveryState = {
 
 const LABELS: Record<ConsoleRecovery, string> = { skip: 'Skip step', change_profile: 'Change profile' };
 
-/** Whether a plan can be fixed in place: the host allows it before apply, once the plan has stopped. */
-export function canRecoverInPlace(plan: Pick<Plan, 'phase' | 'processingState'>): boolean {
-  return plan.processingState === 'errored' && plan.phase !== 'apply';
-}
-
 export const createRecoverySlice: SliceCreator<RecoverySlice> = (set, get, deps) => {
   const { bridge } = deps;
 

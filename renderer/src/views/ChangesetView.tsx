@@ -3,7 +3,7 @@ import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
 import { allowedActions } from '../lib/plan-actions';
-import { reviewSummary } from '../lib/review-fold';
+import { reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { acceptedCount, acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
@@ -83,7 +83,6 @@ function ConfirmApply() {
   useDialogFocus(open, confirmButton);
   if (!open) return null;
 
-  const byPath = new Map(files.map((f) => [f.path, f]));
   return (
     <div className="modal-backdrop">
       <div
@@ -105,7 +104,7 @@ function ConfirmApply() {
         </p>
         <ul className="confirm-files" aria-label="Files to write">
           {accepted.map((f) => {
-            const hunks = byPath.get(f.path)?.hunks.length ?? 0;
+            const hunks = reviewFileAt(files, f.path)?.hunks.length ?? 0;
             return (
               <li key={f.path}>
                 <code>{f.path}</code> <span className="ins">+{f.insertions}</span> <span className="del">−{f.deletions}</span>

@@ -62,7 +62,7 @@ function Side({ side, language, label, silent = false }: { side: DiffSide | null
   return (
     <div className={`split-side diff-${side.kind}`} aria-hidden={silent || undefined}>
       <span className="visually-hidden">
-        {label} {side.kind === 'context' ? `unchanged, line ${side.line}: ` : side.kind === 'add' ? `added, line ${side.line}: ` : `removed, line ${side.line}: `}
+        {label} {spokenLine(side.kind, side.line, side.line)}
       </span>
       <span className="ln" aria-hidden="true">
         {side.line}

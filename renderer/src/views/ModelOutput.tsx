@@ -8,8 +8,13 @@ interface Block {
   text: string;
 }
 
-/** The model's streamed text, one block per phase or step, newest at the bottom. */
+/** The model's streamed text, one block per phase or step, newest at the bottom; nothing for a scripted plan. */
 export function ModelOutput({ plan }: { plan: Plan }) {
+  // Only an agent plan reads its log for the text: a scripted one's events never rebuild it.
+  return plan.agent ? <ModelText /> : null;
+}
+
+function ModelText() {
   const events = useAppStore((s) => s.events);
   const decisions = useAppStore((s) => s.decisions);
   const end = useRef<HTMLDivElement>(null);
@@ -30,7 +35,6 @@ export function ModelOutput({ plan }: { plan: Plan }) {
     end.current?.scrollIntoView?.({ block: 'nearest' });
   }, [blocks]);
 
-  if (!plan.agent) return null;
   return (
     <section className="model-output" aria-labelledby="model-output-title">
       <h3 id="model-output-title">Model output</h3>

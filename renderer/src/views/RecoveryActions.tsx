@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { ANY_TOOL, type AutomationProfile, BUILTIN_PROFILES, type BuiltinProfileName, type Plan } from '../../../shared/domain';
-import { canRecoverInPlace } from '../store/recovery-slice';
+import { allowedActions } from '../lib/plan-actions';
 import { useAppStore } from '../store/react';
 
 const PROFILE_NAMES = Object.keys(BUILTIN_PROFILES) as BuiltinProfileName[];
@@ -26,7 +26,8 @@ export function RecoveryActions({ plan }: { plan: Plan }) {
   const current = plan.automationProfile.name;
   const [profile, setProfile] = useState<BuiltinProfileName | ''>('');
 
-  if (!canRecoverInPlace(plan)) return null;
+  // Fixing in place is allowed where a retry is: the plan stopped with an error before apply.
+  if (!allowedActions(plan).retry) return null;
   const busy = recovering !== null;
   const chosen = profile !== '' && profile !== current ? profile : null;
 
