@@ -35,6 +35,8 @@ test('axe finds nothing serious on the plan list, the tree, the changes, the fai
   await expect(page.getByRole('list', { name: 'Diff of LICENSE' })).toBeVisible();
   expect(await seriousViolations(page), 'changes').toEqual([]);
   await page.getByRole('button', { name: 'Side by side' }).click();
+  await expect(page.getByRole('button', { name: 'Side by side' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('list', { name: 'Diff of LICENSE' })).toBeVisible();
   expect(await seriousViolations(page), 'side-by-side diff').toEqual([]);
   await page.getByRole('button', { name: 'Apply all' }).click();
   await expect(page.getByRole('dialog')).toBeVisible();

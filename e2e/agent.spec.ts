@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isStrategize, toolResults } from '../tests/support/scripted-agent';
 import { ScriptedModelServer } from '../tests/support/scripted-model-server';
 import { expect, test } from './fixtures';
-import { createPlanWithPicker, openConsole, shot } from './helpers';
+import { changedFile, createPlanWithPicker, openConsole, shot } from './helpers';
 
 const server = new ScriptedModelServer();
 const GREETING = 'hello from the agent';
@@ -98,8 +98,8 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
   await expect(page.getByRole('treeitem', { name: /Approved the plan/ })).toBeVisible();
 
   await page.getByRole('tab', { name: /Changes/ }).click();
-  await page.getByText('NOTES.md').first().click();
-  await expect(page.getByText(GREETING).first()).toBeVisible();
+  await changedFile(page, 'NOTES.md').click();
+  await expect(page.getByRole('list', { name: 'Diff of NOTES.md' }).getByRole('listitem').filter({ hasText: GREETING })).toBeVisible();
   await shot(page, 'agent-diff');
   await apply.click();
   // Nothing is written into the project before the operator confirms.

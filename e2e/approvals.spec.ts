@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { createPlanWithPicker, openConsole, shot } from './helpers';
+import { changedFile, createPlanWithPicker, openConsole, shot } from './helpers';
 
 const tempDirs: string[] = [];
 test.afterEach(() => {
@@ -122,7 +122,7 @@ definitionOfDone:
   await runButton(page).click();
   await expect(applyButton(page)).toBeEnabled();
   await page.getByRole('tab', { name: /Changes/ }).click();
-  await expect(page.getByText('stamp.txt').first()).toBeVisible();
+  await expect(changedFile(page, 'stamp.txt')).toBeVisible();
   await expect(page.getByRole('option', { name: /supervised-commands/ })).not.toContainText('Waiting for approval');
 });
 

@@ -11,10 +11,15 @@ export async function shot(target: Page | Locator, name: string) {
   await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
+/** Opens the console and waits for its first load: the plan list, or its empty state. */
 export async function openConsole(page: Page, url: string) {
   await page.goto(url);
-  // The app's ready marker: no role says "the first load has finished".
-  await expect(page.locator('body')).toHaveAttribute('data-app-state', 'loaded');
+  await expect(page.getByRole('listbox', { name: 'Plans' }).or(page.getByText('No plans yet — create one from a plan file.'))).toBeVisible();
+}
+
+/** A file of the open plan's Changes tab, by its path, as the list names it. */
+export function changedFile(page: Page, path: string) {
+  return page.getByRole('list', { name: 'Changed files' }).getByRole('button', { name: path, exact: true });
 }
 
 /** Create plan opens the browser's file picker; the operator picks the plan file. */

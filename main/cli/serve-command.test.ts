@@ -35,7 +35,8 @@ describe('serveCommand', () => {
     expect(out.stdout).toBe(`agents console: ${server!.url}\n`);
     expect(out.stdout).toMatch(/^agents console: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}\n$/);
     expect(openBrowser).toHaveBeenCalledWith(server!.url);
-    expect((await fetch(server!.url.replace(/\?.*/, ''))).status).toBeLessThan(600);
+    // The console's page, or 503 where the renderer is not built.
+    expect([200, 503]).toContain((await fetch(server!.url.replace(/\?.*/, ''))).status);
     signals.emit('SIGTERM');
     await done;
     expect(close).toHaveBeenCalled();
@@ -105,7 +106,7 @@ describe('serveCommand', () => {
         req.on('error', reject);
         req.end();
       });
-    expect(await status(`box.lan:${server!.port}`)).not.toBe(421);
+    expect([200, 503]).toContain(await status(`box.lan:${server!.port}`));
     expect(await status(`evil.example:${server!.port}`)).toBe(421);
     signals.emit('SIGTERM');
     await done;

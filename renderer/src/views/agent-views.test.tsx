@@ -1,9 +1,5 @@
-import type { ReactNode } from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../shared/events';
-import { StoreContext } from '../store/react';
-import type { AppStore } from '../store/types';
 import { makeApproval, makeDecision, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { ApprovalCard } from './ApprovalCard';
@@ -11,9 +7,8 @@ import { FailureCard } from './FailureCard';
 import { ModelOutput } from './ModelOutput';
 import { PlanHeader } from './PlanHeader';
 import { SettingsSheet } from './SettingsSheet';
+import { render } from '../test-support/render';
 
-const render = (store: AppStore, node: ReactNode) =>
-  renderToStaticMarkup(<StoreContext.Provider value={{ ...store, getInitialState: store.getState }}>{node}</StoreContext.Provider>);
 
 const agent = { model: null, maxTurnsPerStep: 20, maxOutputTokens: 16000 };
 const output = (seq: number, decisionId: string | null, text: string): StreamEvent => ({

@@ -1,8 +1,4 @@
-import type { ReactNode } from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { StoreContext } from '../store/react';
-import type { AppStore } from '../store/types';
 import { makeApproval, makeDecision, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { ApprovalCard } from './ApprovalCard';
@@ -11,10 +7,7 @@ import { DecisionTree } from './DecisionTree';
 import { FailureCard } from './FailureCard';
 import { PlanHeader } from './PlanHeader';
 import { PlanRow } from './PlanRow';
-
-/** Server rendering reads a store's initial state; render the current one instead. */
-const render = (store: AppStore, node: ReactNode) =>
-  renderToStaticMarkup(<StoreContext.Provider value={{ ...store, getInitialState: store.getState }}>{node}</StoreContext.Provider>);
+import { render } from '../test-support/render';
 
 /** The opening tags of every button, keyed by its visible text. */
 function buttons(html: string): Map<string, string> {

@@ -1,8 +1,4 @@
-import type { ReactNode } from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { StoreContext } from '../store/react';
-import type { AppStore } from '../store/types';
 import type { ReviewFile } from '../../../shared/contract';
 import type { DiffHunk } from '../../../shared/domain';
 import { makeDecision, makeEntry, makeListItem, makePlan, reviewOf } from '../test-support/fake-bridge';
@@ -12,10 +8,7 @@ import { DecisionDetails } from './DecisionDetails';
 import { DiffViewer } from './DiffViewer';
 import { FailureCard } from './FailureCard';
 import { PlanHeader } from './PlanHeader';
-
-/** Server rendering reads a store's initial state; render the current one instead. */
-const render = (store: AppStore, node: ReactNode) =>
-  renderToStaticMarkup(<StoreContext.Provider value={{ ...store, getInitialState: store.getState }}>{node}</StoreContext.Provider>);
+import { render } from '../test-support/render';
 
 /** The attribute values of every element matching `data-testid="<id>"`, in order. */
 function attrs(html: string, testId: string, attr: string): string[] {
