@@ -10,7 +10,7 @@ import { type ApprovalStore, pendingApproval } from '../engine/approvals';
  * At start-up: a plan left processing or paused whose owner is gone is marked errored, category
  * `interrupted`, and the decision that was running is marked failed so retry resumes there.
  */
-export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog, approvals?: ApprovalStore): string[] {
+export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog, approvals: ApprovalStore): string[] {
   const recovered: string[] = [];
   for (const plan of lifecycle.listPlans()) {
     if (plan.processingState !== 'processing' && plan.processingState !== 'paused') continue;
@@ -19,7 +19,7 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
     if (isLeaseLive(leases.get(plan.id))) continue;
     const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
     // Stopped between storing its approval request and pausing: it waits for the operator, as it meant to.
-    if (approvals && pendingApproval(approvals.listForPlan(plan.id))) {
+    if (pendingApproval(approvals.listForPlan(plan.id))) {
       if (running) lifecycle.saveDecisionStatus({ id: running.id, status: 'pending', updatedAt: new Date().toISOString() });
       lifecycle.transition(plan.id, 'paused', { waitingFor: 'approval' });
       continue;

@@ -30,7 +30,6 @@ export interface LeaseStoreOptions {
   hostname?: string;
 }
 
-export { DEFAULT_LEASE_STALE_MS };
 
 interface LeaseRow {
   plan_id: string;
