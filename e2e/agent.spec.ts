@@ -104,7 +104,7 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
   await apply.click();
   // Nothing is written into the project before the operator confirms.
   await page.getByRole('dialog', { name: 'Apply 1 file to the project?' }).getByRole('button', { name: 'Write 1 file' }).click();
-  await expect(page.getByRole('region', { name: 'agent-notes', exact: true }).getByText('Complete', { exact: true })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'agent-notes', exact: true }).getByText('Applied', { exact: true })).toBeVisible();
   expect(readFileSync(join(project, 'NOTES.md'), 'utf8')).toBe(`${GREETING}\n`);
 });
 

@@ -52,7 +52,7 @@ test('an operator steps through the demo plan, reads a diff in both modes, and a
 
   await header.getByRole('button', { name: 'Apply', exact: true }).click();
   await page.getByRole('dialog', { name: 'Apply 4 files to the project?' }).getByRole('button', { name: 'Write 4 files' }).click();
-  await expect(header.getByText('Complete', { exact: true })).toBeVisible();
+  await expect(header.getByText('Applied', { exact: true })).toBeVisible();
   expect(readFileSync(join(examples, 'demo-project/README.md'), 'utf8')).toContain('MIT licensed');
 });
 

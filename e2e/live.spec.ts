@@ -18,7 +18,7 @@ test('a run started from the CLI in another process shows live in the open conso
   const planId = await createPlan(cli, slowPlan(examples));
   await planOption(page, 'slow').click();
   const header = planHeader(page, 'slow');
-  await expect(header.getByText('Queued', { exact: true })).toBeVisible();
+  await expect(header.getByText('Ready to run', { exact: true })).toBeVisible();
   await expect(page.getByText('Not strategized yet', { exact: false })).toBeVisible();
 
   const run = startCli(['plan', 'run', planId], home);

@@ -40,7 +40,7 @@ test('an operator applies 2 of the 4 changed files, then the other 2 later', asy
 
   await page.getByRole('button', { name: 'Apply 2 files' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Write 2 files' }).click();
-  await expect(header.getByText('Complete', { exact: true })).toBeVisible();
+  await expect(header.getByText('Applied', { exact: true })).toBeVisible();
   expect(readFileSync(join(project, 'lib/greet.js'), 'utf8')).toContain('`Hello, ${name}!`');
   expect(existsSync(join(project, 'src/greet.js'))).toBe(false);
 });

@@ -1,3 +1,4 @@
+import { STATUS_LABELS, statusLabel, wrongStateMessage } from '../../shared/vocabulary';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -380,7 +381,7 @@ export class PlanService {
     const plan = this.get(planId);
     if (!plan.agent) throw new PlanError(`plan ${planId} is not an agent plan; only a model can correct a step (use: agents plan retry ${planId})`, 'not_agent');
     if (plan.processingState !== 'errored' || plan.phase !== 'execute') {
-      throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; correct needs a step that failed in execute`, 'wrong_state');
+      throw new PlanError(wrongStateMessage(plan, 'correct', [STATUS_LABELS.failed]), 'wrong_state');
     }
     const failed = this.failedStep(planId);
     if (!failed) throw new PlanError(`plan ${planId} has no failed step to correct`, 'wrong_state');
@@ -437,7 +438,7 @@ export class PlanService {
       (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
     if (!runnable) {
       throw new PlanError(
-        `plan ${planId} is ${plan.processingState} in phase ${plan.phase}; only a queued plan can run` +
+        wrongStateMessage(plan, 'run', [STATUS_LABELS.ready_to_run]) +
           (plan.processingState === 'errored' ? ` (use: agents plan retry ${planId})` : ''),
         'wrong_state',
       );
@@ -503,7 +504,7 @@ export class PlanService {
   private answer(planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, answer: Answer, options: RunOptions): Promise<Plan> {
     const plan = this.get(planId);
     const pending = pendingApproval(this.stores.approvals.listForPlan(planId));
-    if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${plan.processingState} in phase ${plan.phase})`, 'wrong_state');
+    if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${statusLabel(plan)})`, 'wrong_state');
     if (this.isRunning(planId)) throw new PlanError(`plan ${planId} is still stopping; answer again in a moment`, 'wrong_state');
     const now = new Date().toISOString();
     const reason = answer.reason?.trim() || null;
@@ -621,7 +622,7 @@ export class PlanService {
       throw new PlanError(`plan ${planId} is running; pause it or wait for it to stop`, 'wrong_state');
     }
     if (plan.phase === 'apply' || plan.processingState === 'complete' || plan.processingState === 'cancelled') {
-      throw new PlanError(`plan ${planId} is ${plan.processingState} in phase ${plan.phase}; only a plan still to execute can be changed`, 'wrong_state');
+      throw new PlanError(wrongStateMessage(plan, 'this change', [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.paused]), 'wrong_state');
     }
     return plan;
   }
@@ -659,7 +660,7 @@ export class PlanService {
   retry(planId: string, options: RunOptions = {}): Promise<Plan> {
     const plan = this.get(planId);
     if (plan.processingState !== 'errored') {
-      throw new PlanError(`plan ${planId} is ${plan.processingState}; only an errored plan can be retried`, 'wrong_state');
+      throw new PlanError(wrongStateMessage(plan, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]), 'wrong_state');
     }
     if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
     const failed = this.failedStep(planId);
@@ -715,7 +716,7 @@ export class PlanService {
       throw new PlanError(`plan ${planId} is running; pause it or wait for it to finish before discarding`, 'wrong_state');
     }
     if (plan.processingState === 'cancelled' || plan.processingState === 'complete') {
-      throw new PlanError(`plan ${planId} is already ${plan.processingState}`, 'wrong_state');
+      throw new PlanError(`plan ${planId} is already ${statusLabel(plan)}`, 'wrong_state');
     }
     const partlyApplied = plan.phase === 'apply' && this.stores.applied.list(planId).length > 0;
     const discarded = partlyApplied ? this.review(planId).files.filter((f) => f.state !== 'applied').length : 0;

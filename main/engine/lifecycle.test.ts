@@ -39,7 +39,7 @@ describe('PlanLifecycleService', () => {
   it('refuses to begin a phase the plan is not in', () => {
     const service = newService();
     const { id } = create(service);
-    expect(() => service.beginPhase(id, 'execute')).toThrow(/needs phase execute/);
+    expect(() => service.beginPhase(id, 'execute')).toThrow(/is Ready to run in strategize; run needs it in execute/);
   });
 
   it('names planId for an unknown or empty id', () => {
@@ -51,7 +51,7 @@ describe('PlanLifecycleService', () => {
   it('resets only errored plans, staying in the failed phase', () => {
     const service = newService();
     const { id } = create(service);
-    expect(() => service.reset(id)).toThrow(/only an errored plan/);
+    expect(() => service.reset(id)).toThrow(/reset needs a plan that is Failed/);
     service.beginPhase(id, 'strategize');
     service.fail(id, 'broke', { exceptionType: 'Error' });
     const reset = service.reset(id);

@@ -8,6 +8,7 @@ import {
   type StrategyDecision,
   PHASES,
 } from '../../shared/domain';
+import { requiredStatuses, statusLabel, wrongStateMessage } from '../../shared/vocabulary';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { EventPublisher } from './event-stream';
@@ -146,7 +147,7 @@ export class PlanLifecycleService {
     const plan = current ?? this.getPlan(planId);
     if (plan.processingState !== to && !canTransition(plan.processingState, to)) {
       throw new PlanError(
-        `plan ${planId} is ${plan.processingState} in phase ${plan.phase}; it cannot become ${to}`,
+        `plan ${planId} is ${statusLabel(plan)}; it cannot become ${statusLabel({ phase: plan.phase, processingState: to })}`,
         'invalid_transition',
       );
     }
@@ -164,12 +165,12 @@ export class PlanLifecycleService {
   }
 
   /** Checks that the plan is in `phase` and in one of `states`, with a message an operator can act on. */
-  requirePhase(plan: Plan, phase: Phase, states: readonly ProcessingState[]): void {
+  requirePhase(plan: Plan, phase: Phase, states: readonly ProcessingState[], action = phase === 'apply' ? 'apply' : 'run'): void {
     if (plan.phase !== phase || !states.includes(plan.processingState)) {
-      throw new PlanError(
-        `plan ${plan.id} is ${plan.processingState} in phase ${plan.phase}; this needs phase ${phase} and state ${states.join(' or ')}`,
-        'wrong_phase',
-      );
+      const needs = requiredStatuses(phase, states);
+      // "Ready to run" before strategize and before execute read alike: then the phase tells them apart.
+      const same = needs.includes(statusLabel(plan));
+      throw new PlanError(same ? `plan ${plan.id} is ${statusLabel(plan)} in ${plan.phase}; ${action} needs it in ${phase}` : wrongStateMessage(plan, action, needs), 'wrong_phase');
     }
   }
 
@@ -234,7 +235,7 @@ export class PlanLifecycleService {
   reset(planId: string): Plan {
     const plan = this.getPlan(planId);
     if (plan.processingState !== 'errored') {
-      throw new PlanError(`plan ${planId} is ${plan.processingState}; only an errored plan can be reset`, 'wrong_state');
+      throw new PlanError(wrongStateMessage(plan, 'reset', requiredStatuses(plan.phase, ['errored'])), 'wrong_state');
     }
     return this.transition(planId, 'queued');
   }

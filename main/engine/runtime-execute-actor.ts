@@ -133,10 +133,13 @@ export class RuntimeExecuteActor {
       later('runtime_execute_started', { changesetId, decisionCount: todo.length, sandboxRoot: context.sandboxRoot });
       let toolCallCount = 0;
       const processed: string[] = [];
-      for (const [index, decision] of todo.entries()) {
+      // Steps are numbered in the whole plan, so a resumed run goes on at "step 2 of 3", not "step 1 of 2".
+      const total = decisions.length;
+      for (const decision of todo) {
+        const index = decisions.indexOf(decision);
         group.flush();
-        await opts.beforeDecision?.(decision, index, todo.length);
-        later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total: todo.length, description: decision.description });
+        await opts.beforeDecision?.(decision, index, total);
+        later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total, description: decision.description });
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
         const runCall: RunToolCall = async (call, callIndex) => {
@@ -174,7 +177,7 @@ export class RuntimeExecuteActor {
           });
         };
         try {
-          await stepRunner.run(decision, { runCall, emit: later, flush: () => group.flush(), index: index + 1, total: todo.length, firstCall });
+          await stepRunner.run(decision, { runCall, emit: later, flush: () => group.flush(), index: index + 1, total, firstCall });
         } catch (error) {
           // A call waiting for approval leaves its step pending: answering it continues the step.
           setStatus(decision, error instanceof ApprovalPending ? 'pending' : 'failed');

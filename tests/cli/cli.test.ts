@@ -131,9 +131,11 @@ describe('agents CLI: the whole flow on real SQLite', () => {
     const run = await agents(['plan', 'run', planId], home);
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(/only a queued plan can run/);
+    // One vocabulary: the state the plan is in and what the action needs, never a phase and state pair.
+    expect(run.stderr).toMatch(/is Applied; run needs a plan that is Ready to run$/m);
     const apply = await agents(['plan', 'apply', planId], home);
     expect(apply.code).toBe(2);
+    expect(apply.stderr.trim()).toBe(`error: plan ${planId} is Applied; apply needs a plan that is Ready to apply or Failed`);
   });
 });
 

@@ -1,18 +1,12 @@
 import type { DecisionStatus, ProcessingState } from '../../../shared/domain';
+import { type PlanStanding, statusLabel } from '../../../shared/vocabulary';
 
-const STATE_LABELS: Record<ProcessingState, string> = {
-  queued: 'Queued',
-  processing: 'Running',
-  paused: 'Paused',
-  complete: 'Complete',
-  errored: 'Errored',
-  cancelled: 'Cancelled',
-};
 
-export function StateBadge({ state }: { state: ProcessingState }) {
+/** The plan's status in the shared vocabulary: "Failed" and "Interrupted" are both the errored state. */
+export function StateBadge({ state, plan }: { state: ProcessingState; plan?: PlanStanding }) {
   return (
     <span className={`badge state-${state}`} data-testid="state-badge" data-state={state}>
-      {STATE_LABELS[state]}
+      {statusLabel(plan ?? { phase: 'execute', processingState: state })}
     </span>
   );
 }

@@ -14,7 +14,8 @@ describe('event log lines', () => {
     expect(summarizeEvent(event, describeDecision)).toEqual({ text: 'shell.run failed: exit 1 in 12 ms', tone: 'bad' });
   });
 
-  it('show state changes', () => {
-    expect(summarizeEvent(makeEvent(3, 'state_changed', { from: 'processing', to: 'complete', phase: 'apply' }), describeDecision).text).toBe('processing → complete (apply)');
+  it('show state changes in the shared vocabulary, never a phase and state pair', () => {
+    expect(summarizeEvent(makeEvent(4, 'state_changed', { from: 'processing', to: 'queued', phase: 'apply' }), describeDecision).text).toBe('Ready to apply');
+    expect(summarizeEvent(makeEvent(3, 'state_changed', { from: 'processing', to: 'complete', phase: 'apply' }), describeDecision).text).toBe('Applied');
   });
 });

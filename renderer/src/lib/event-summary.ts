@@ -1,72 +1,9 @@
 import type { StreamEvent } from '../../../shared/events';
-import { formatDuration } from './format';
+import { type EventTone, eventText } from '../../../shared/event-text';
 
-export type EventTone = 'info' | 'progress' | 'good' | 'warn' | 'bad';
+export type { EventTone };
 
-/** One readable line per event for the log; `describe` names decisions by their description. */
+/** One readable line per event for the log, worded as `agents plan run --stream` words it. */
 export function summarizeEvent(event: StreamEvent, describe: (decisionId: string) => string | undefined): { text: string; tone: EventTone } {
-  const step = (decisionId: string | null) => (decisionId === null ? '' : (describe(decisionId) ?? decisionId));
-  switch (event.type) {
-    case 'plan_created':
-      return { text: `created ${event.data.name}`, tone: 'info' };
-    case 'state_changed': {
-      const { from, to, phase } = event.data;
-      return { text: `${from} → ${to} (${phase})`, tone: to === 'errored' ? 'bad' : to === 'complete' ? 'good' : to === 'paused' ? 'warn' : 'info' };
-    }
-    case 'decision_status': {
-      const { decisionId, status } = event.data;
-      return { text: `${step(decisionId)}: ${status}`, tone: status === 'failed' ? 'bad' : status === 'done' ? 'good' : 'progress' };
-    }
-    case 'tool_call_started':
-      return { text: `${event.data.tool} started (${step(event.data.decisionId)})`, tone: 'progress' };
-    case 'tool_call_finished': {
-      const { tool, ok, durationMs, error } = event.data;
-      return { text: `${tool} ${ok ? 'ok' : `failed${error?.message ? `: ${error.message}` : ''}`} in ${formatDuration(durationMs)}`, tone: ok ? 'good' : 'bad' };
-    }
-    case 'change_recorded': {
-      const { operation, path, oldPath } = event.data.entry;
-      return { text: `${operation} ${oldPath ? `${oldPath} → ` : ''}${path}`, tone: 'info' };
-    }
-    case 'error_recorded':
-      return { text: `${event.data.category} error, attempt ${event.data.attempt}: ${event.data.message}`, tone: 'bad' };
-    case 'retry_scheduled':
-      // `attempt` is the attempt about to start: number attempts as the failure card does.
-      return { text: `attempt ${event.data.attempt - 1} failed; attempt ${event.data.attempt} in ${formatDuration(event.data.delayMs)}: ${event.data.error}`, tone: 'warn' };
-    case 'paused': {
-      const { reason, index, total, description } = event.data;
-      return { text: `paused (${reason}) before step ${index} of ${total}: ${description}`, tone: 'warn' };
-    }
-    case 'apply_complete': {
-      const { ok, applied, conflicts } = event.data;
-      return { text: ok ? `applied ${applied.length} files` : `apply stopped by ${conflicts.length} conflicts`, tone: ok ? 'good' : 'bad' };
-    }
-    case 'strategize_decisions':
-      return { text: `${event.data.decisionCount} decisions`, tone: 'info' };
-    case 'execute_step':
-    case 'runtime_execute_step':
-      return { text: `step ${event.data.index} of ${event.data.total}: ${event.data.description}`, tone: 'progress' };
-    case 'execute_started':
-    case 'runtime_execute_started':
-      return { text: `${event.data.decisionCount} decisions to run`, tone: 'info' };
-    case 'runtime_execute_complete':
-      return { text: `${event.data.toolCallCount} tool calls in ${formatDuration(event.data.executionDurationMs)}`, tone: 'good' };
-    case 'model_output':
-      return { text: `model: ${event.data.text}`, tone: 'info' };
-    case 'model_usage': {
-      const d = event.data;
-      return { text: `${d.inputTokens} tokens in, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
-    }
-    case 'approval_requested':
-      return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
-    case 'approval_resolved': {
-      const { tool, approved, answeredBy, reason } = event.data;
-      return { text: `${tool ?? 'the plan'} ${approved ? 'approved' : 'rejected'} by ${answeredBy}${reason ? `: ${reason}` : ''}`, tone: approved ? 'good' : 'bad' };
-    }
-    case 'recovery_applied':
-      return { text: `${event.data.action.replaceAll('_', ' ')}: ${event.data.description}`, tone: 'info' };
-    case 'execute_complete':
-    case 'strategize_complete':
-    case 'strategize_started':
-      return { text: '', tone: event.type.endsWith('complete') ? 'good' : 'info' };
-  }
+  return eventText(event, describe);
 }

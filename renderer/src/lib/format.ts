@@ -12,12 +12,8 @@ export function formatAge(iso: string, now: number): string {
   return `${Math.floor(hours / 24)} d ago`;
 }
 
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
+/** 850 ms, 2.5 s, 3 min 5 s: one wording with the CLI. */
+export { formatDuration } from '../../../shared/vocabulary';
 
 /** Local wall-clock time with seconds, e.g. 14:03:27. */
 export function formatTime(iso: string): string {

@@ -1,5 +1,6 @@
 import type { ChangeEntryMeta, Plan, StrategyDecision } from '../../../shared/domain';
 import type { StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
+import { statusLabel } from '../../../shared/vocabulary';
 
 /** When the engine will retry a failed step on its own. */
 export interface NextRetry {
@@ -69,7 +70,7 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
           followUps.add('errors');
           followUps.add('review');
         }
-        messages.push(`${name()} is ${to} (${phase})`);
+        messages.push(`${name()}: ${statusLabel({ phase, processingState: to })}`);
         break;
       }
       case 'decision_status': {

@@ -1,5 +1,6 @@
 import type { ResponseOf } from '../../../shared/contract';
 import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import { statusLabel } from '../../../shared/vocabulary';
 import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
@@ -14,19 +15,6 @@ import type { LoadStatus, SliceCreator } from './types';
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
 export type PlanTab = 'decisions' | 'changes' | 'events';
 
-const STATE_WORDS: Record<Plan['processingState'], string> = {
-  queued: 'queued',
-  processing: 'running',
-  paused: 'paused',
-  complete: 'complete',
-  errored: 'errored',
-  cancelled: 'cancelled',
-};
-
-/** "running in execute", "queued in apply". */
-function stateWords(plan: Plan): string {
-  return `${STATE_WORDS[plan.processingState]} in ${plan.phase}`;
-}
 
 /** Decisions in the first request for a plan's tree: enough to fill the view at once. */
 export const FIRST_DECISIONS_PAGE = 500;
@@ -289,7 +277,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
       const { planId, plan } = get();
       if (!planId || !plan) return;
       if (!allowedActions(plan)[action]) {
-        get().announce(`${ACTION_LABELS[action]} is not available while the plan is ${plan.processingState} in ${plan.phase}`);
+        get().announce(`${ACTION_LABELS[action]} is not available while the plan is ${statusLabel(plan)}`);
         return;
       }
       if (action === 'apply') {
@@ -322,7 +310,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
           if (fresh && get().planId === planId) {
             deps.flushEvents();
             set({ plan: fresh.plan, planStatus: 'loaded' });
-            message = `${ACTION_LABELS[action]} refused: the plan is ${stateWords(fresh.plan)} now. The view has been refreshed.`;
+            message = `${ACTION_LABELS[action]} refused: the plan is ${statusLabel(fresh.plan)} now. The view has been refreshed.`;
           }
           refreshAll();
         }

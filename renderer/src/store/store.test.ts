@@ -352,17 +352,17 @@ describe('plan controls', () => {
     const t = await openDemoPlan();
     await t.state().runAction('retry');
     expect(t.fake.callsTo('plans.retry')).toEqual([]);
-    expect(t.state().status.text).toBe('Retry is not available while the plan is queued in execute');
+    expect(t.state().status.text).toBe('Retry is not available while the plan is Ready to run');
   });
 
   it('a refusal on a stale view says the plan\'s real state and refreshes the view', async () => {
     const t = await openDemoPlan();
-    t.fake.fail('plans.run', 'plan P1 is processing in phase execute; only a queued plan can run');
+    t.fake.fail('plans.run', 'plan P1 is Running; run needs a plan that is Ready to run');
     t.fake.plan = makePlan({ processingState: 'processing' });
     const decisions = t.fake.callsTo('plans.decisions').length;
     await t.state().runAction('run');
     await t.settle();
-    expect(t.state().actionError).toBe('Run refused: the plan is running in execute now. The view has been refreshed.');
+    expect(t.state().actionError).toBe('Run refused: the plan is Running now. The view has been refreshed.');
     expect(t.state().plan?.processingState).toBe('processing');
     expect(t.fake.callsTo('plans.decisions').length).toBeGreaterThan(decisions);
     expect(t.state().pendingAction).toBeNull();

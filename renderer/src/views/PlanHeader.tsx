@@ -3,6 +3,7 @@ import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { PHASES } from '../../../shared/domain';
 import { ApprovalBadge } from '../components/ApprovalBadge';
 import { StateBadge } from '../components/Badges';
+import { STATUS_LABELS } from '../../../shared/vocabulary';
 import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
 import { waitsForApproval } from '../store/approvals-slice';
 import { reviewSummary } from '../lib/review-fold';
@@ -81,7 +82,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         <h2 id="plan-header-name" data-testid="plan-name">
           {plan.name}
         </h2>
-        {plan.phase === 'apply' && plan.processingState === 'queued' ? <span className="badge state-awaiting-apply">Ready to apply</span> : <StateBadge state={plan.processingState} />}
+        {plan.phase === 'apply' && plan.processingState === 'queued' ? <span className="badge state-awaiting-apply">{STATUS_LABELS.ready_to_apply}</span> : <StateBadge state={plan.processingState} plan={plan} />}
         {waitsForApproval(plan) && <ApprovalBadge />}
         <PhaseTrack plan={plan} />
         <span className="muted" title="Automation profile">

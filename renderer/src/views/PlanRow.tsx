@@ -2,6 +2,7 @@ import type { PlanListItem } from '../../../shared/contract';
 import { ApprovalBadge } from '../components/ApprovalBadge';
 import { Progress, StateBadge } from '../components/Badges';
 import { formatAge } from '../lib/format';
+import { STATUS_LABELS } from '../../../shared/vocabulary';
 import { waitsForApproval } from '../store/approvals-slice';
 
 export const PLAN_ROW_HEIGHT = 60;
@@ -29,7 +30,7 @@ export function PlanRow({ plan, open, cursor, now, onOpen }: { plan: PlanListIte
       <div className="plan-row-line">
         <span className="plan-row-name">{plan.name}</span>
         {plan.needsAttention && <span className="visually-hidden">needs attention</span>}
-        {waitsForApproval(plan) ? <ApprovalBadge /> : plan.awaitingApply ? <span className="badge state-awaiting-apply">Ready to apply</span> : <StateBadge state={plan.processingState} />}
+        {waitsForApproval(plan) ? <ApprovalBadge /> : plan.awaitingApply ? <span className="badge state-awaiting-apply">{STATUS_LABELS.ready_to_apply}</span> : <StateBadge state={plan.processingState} plan={plan} />}
       </div>
       <div className="plan-row-line muted">
         <span className="plan-row-phase">{plan.phase}</span>

@@ -1,0 +1,90 @@
+import type { ChangeOperation } from './domain';
+import type { StreamEvent } from './events';
+import { formatDuration, plural, statusLabel } from './vocabulary';
+
+export type EventTone = 'info' | 'progress' | 'good' | 'warn' | 'bad';
+
+const CHANGED: Record<ChangeOperation, string> = { create: 'created', modify: 'changed', delete: 'deleted', rename: 'renamed' };
+
+/** What a tool call works on, in a few words: its path, or the command it runs. */
+function target(args: Record<string, unknown>): string {
+  if (typeof args.command === 'string') return ` $ ${args.command}`;
+  if (typeof args.from === 'string' && typeof args.to === 'string') return ` ${args.from} → ${args.to}`;
+  if (typeof args.path === 'string') return ` ${args.path}`;
+  if (typeof args.pattern === 'string') return ` ${args.pattern}`;
+  return '';
+}
+
+/**
+ * One readable line per event, the same in the console's event log and `agents plan run --stream`.
+ * `describe` names decisions by their description.
+ */
+export function eventText(event: StreamEvent, describe: (decisionId: string) => string | undefined): { text: string; tone: EventTone } {
+  const step = (decisionId: string | null) => (decisionId === null ? '' : (describe(decisionId) ?? decisionId));
+  switch (event.type) {
+    case 'plan_created':
+      return { text: `created ${event.data.name}`, tone: 'info' };
+    case 'state_changed': {
+      const { to, phase } = event.data;
+      return { text: statusLabel({ phase, processingState: to }), tone: to === 'errored' ? 'bad' : to === 'complete' ? 'good' : to === 'paused' ? 'warn' : 'info' };
+    }
+    case 'decision_status': {
+      const { decisionId, status } = event.data;
+      return { text: `${step(decisionId)}: ${status}`, tone: status === 'failed' ? 'bad' : status === 'done' ? 'good' : 'progress' };
+    }
+    case 'tool_call_started':
+      return { text: `${event.data.tool}${target(event.data.args)}`, tone: 'progress' };
+    case 'tool_call_finished': {
+      const { tool, ok, durationMs, error } = event.data;
+      return { text: `${tool} ${ok ? 'ok' : `failed${error?.message ? `: ${error.message}` : ''}`} in ${formatDuration(durationMs)}`, tone: ok ? 'good' : 'bad' };
+    }
+    case 'change_recorded': {
+      const { operation, path, oldPath, insertions, deletions, binary } = event.data.entry;
+      const lines = binary ? ' (binary)' : ` (+${insertions} −${deletions})`;
+      return { text: `${CHANGED[operation]} ${oldPath ? `${oldPath} → ` : ''}${path}${lines}`, tone: 'info' };
+    }
+    case 'error_recorded':
+      return { text: `${event.data.category} error, attempt ${event.data.attempt}: ${event.data.message}`, tone: 'bad' };
+    case 'retry_scheduled':
+      // `attempt` is the attempt about to start: number attempts as the failure card does.
+      return { text: `attempt ${event.data.attempt - 1} failed; attempt ${event.data.attempt} in ${formatDuration(event.data.delayMs)}: ${event.data.error}`, tone: 'warn' };
+    case 'paused': {
+      const { reason, index, total, description } = event.data;
+      return { text: `paused (${reason}) before step ${index} of ${total}: ${description}`, tone: 'warn' };
+    }
+    case 'apply_complete': {
+      const { ok, applied, conflicts } = event.data;
+      return { text: ok ? `applied ${plural(applied.length, 'file')}` : `apply stopped by ${plural(conflicts.length, 'conflict')}`, tone: ok ? 'good' : 'bad' };
+    }
+    case 'strategize_started':
+      return { text: 'strategizing', tone: 'info' };
+    case 'strategize_decisions':
+      return { text: `${plural(event.data.decisionCount, 'decision')} proposed`, tone: 'info' };
+    case 'strategize_complete':
+      return { text: 'strategy ready', tone: 'good' };
+    case 'execute_step':
+    case 'runtime_execute_step':
+      return { text: `step ${event.data.index} of ${event.data.total}: ${event.data.description}`, tone: 'progress' };
+    case 'execute_started':
+    case 'runtime_execute_started':
+      return { text: `${plural(event.data.decisionCount, 'step')} to run`, tone: 'info' };
+    case 'execute_complete':
+      return { text: `${plural(event.data.toolCallsCount, 'tool call')} run`, tone: 'good' };
+    case 'runtime_execute_complete':
+      return { text: `${plural(event.data.toolCallCount, 'tool call')} in ${formatDuration(event.data.executionDurationMs)}`, tone: 'good' };
+    case 'model_output':
+      return { text: `model: ${event.data.text}`, tone: 'info' };
+    case 'model_usage': {
+      const d = event.data;
+      return { text: `${d.inputTokens} tokens in, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+    }
+    case 'approval_requested':
+      return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
+    case 'approval_resolved': {
+      const { tool, approved, answeredBy, reason } = event.data;
+      return { text: `${tool ?? 'the plan'} ${approved ? 'approved' : 'rejected'} by ${answeredBy}${reason ? `: ${reason}` : ''}`, tone: approved ? 'good' : 'bad' };
+    }
+    case 'recovery_applied':
+      return { text: `${event.data.action.replaceAll('_', ' ')}: ${event.data.description}`, tone: 'info' };
+  }
+}
