@@ -1,4 +1,4 @@
-import type { ErrorRecord } from '../../shared/domain';
+import type { ErrorRecord, Plan } from '../../shared/domain';
 import { newId } from '../../shared/ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
 import type { PlanLifecycleService } from '../engine/lifecycle';
@@ -24,43 +24,53 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
       lifecycle.transition(plan.id, 'paused', { waitingFor: 'approval' });
       continue;
     }
-    if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);
-    const policy = CATEGORY_POLICIES.interrupted;
-    const hints = recoveryHints(plan.id, 'interrupted');
-    const message = `The process running this plan stopped during ${plan.phase}${running ? ` at step "${running.description}"` : ''}`;
-    const record: ErrorRecord = {
-      id: newId(),
-      planId: plan.id,
-      phase: plan.phase,
-      decisionId: running?.id ?? null,
-      attempt: 1,
-      category: 'interrupted',
-      retriable: policy.retriable,
-      recoveryAction: policy.action,
-      message,
-      stack: null,
-      hint: policy.hint,
-      command: hints[0]?.command ?? null,
-      outcome: 'gave_up',
-      createdAt: new Date().toISOString(),
-    };
-    errors.record(record);
-    lifecycle.events.publish(plan.id, 'error_recorded', { ...record });
-    new ErrorRecoveryService(errors, lifecycle).addRecoveryDecision(plan, running?.id ?? null, 'Interrupted', message, 'failed');
-    lifecycle.fail(plan.id, message, {
-      exceptionType: 'Interrupted',
-      mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
-      phase: plan.phase,
-      decisionId: running?.id ?? null,
-      category: 'interrupted',
-      retryCount: 0,
-      maxRetries: plan.automationProfile.autoRetryTransient,
-      retriable: policy.retriable,
-      recoveryAction: policy.action,
-      hint: policy.hint,
-      recoveryCommand: record.command,
-    });
+    markInterrupted(lifecycle, errors, plan, `The process running this plan stopped during ${plan.phase}`);
     recovered.push(plan.id);
   }
   return recovered;
+}
+
+/**
+ * Marks a plan interrupted: errored with category `interrupted` (the operator reads "Interrupted"),
+ * the decision that was running failed so retry resumes there, and the resume command in its hints.
+ * `cause` opens the message: a process that died, or an operator's Ctrl-C.
+ */
+export function markInterrupted(lifecycle: PlanLifecycleService, errors: ErrorLog, plan: Plan, cause: string): void {
+  const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
+  if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);
+  const policy = CATEGORY_POLICIES.interrupted;
+  const hints = recoveryHints(plan.id, 'interrupted');
+  const message = `${cause}${running ? ` at step "${running.description}"` : ''}`;
+  const record: ErrorRecord = {
+    id: newId(),
+    planId: plan.id,
+    phase: plan.phase,
+    decisionId: running?.id ?? null,
+    attempt: 1,
+    category: 'interrupted',
+    retriable: policy.retriable,
+    recoveryAction: policy.action,
+    message,
+    stack: null,
+    hint: policy.hint,
+    command: hints[0]?.command ?? null,
+    outcome: 'gave_up',
+    createdAt: new Date().toISOString(),
+  };
+  errors.record(record);
+  lifecycle.events.publish(plan.id, 'error_recorded', { ...record });
+  new ErrorRecoveryService(errors, lifecycle).addRecoveryDecision(plan, running?.id ?? null, 'Interrupted', message, 'failed');
+  lifecycle.fail(plan.id, message, {
+    exceptionType: 'Interrupted',
+    mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
+    phase: plan.phase,
+    decisionId: running?.id ?? null,
+    category: 'interrupted',
+    retryCount: 0,
+    maxRetries: plan.automationProfile.autoRetryTransient,
+    retriable: policy.retriable,
+    recoveryAction: policy.action,
+    hint: policy.hint,
+    recoveryCommand: record.command,
+  });
 }

@@ -1,5 +1,7 @@
-import { STATUS_LABELS, statusLabel, wrongStateMessage } from '../../shared/vocabulary';
-import { mkdirSync } from 'node:fs';
+import { STATUS_LABELS, plural, statusLabel, wrongStateMessage } from '../../shared/vocabulary';
+import { existsSync, mkdirSync } from 'node:fs';
+import { removeTemporaryFiles } from '../engine/sandbox/files';
+import { markInterrupted } from './leases';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Approval, ChangeEntry, DiffHunk, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
@@ -591,7 +593,7 @@ export class PlanService {
       updatedAt: now,
     }));
     this.lifecycle.saveDecisions([...replaced, ...added]);
-    return this.recovered(planId, null, 'revert_to_strategize', `Replanned: ${replaced.length} step(s) replaced by ${added.length} from ${file.name}`, answer);
+    return this.recovered(planId, null, 'revert_to_strategize', `Replanned: ${plural(replaced.length, 'step')} replaced by ${added.length} from ${file.name}`, answer);
   }
 
   /**
@@ -610,7 +612,7 @@ export class PlanService {
       reason: `the operator asked for new steps for what is not done yet${answer.reason ? `: ${answer.reason}` : ''}.${failed} Done already: ${done.map((d) => d.description).join('; ') || 'nothing'}.`,
       previous: open.map((d, i) => `${i + 1}. ${d.description}`).join('\n'),
     };
-    const recovered = this.recovered(plan.id, null, 'revert_to_strategize', `Replanned by the model: ${open.length} step(s) to propose again`, answer);
+    const recovered = this.recovered(plan.id, null, 'revert_to_strategize', `Replanned by the model: ${plural(open.length, 'step')} to propose again`, answer);
     // The tree's root stays; the next run strategizes again under it.
     return this.lifecycle.update(plan.id, { phase: 'strategize', processingState: recovered.processingState, agentFeedback });
   }
@@ -708,6 +710,18 @@ export class PlanService {
     }
     this.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
     return outcome;
+  }
+
+  /**
+   * The operator stopped the run (Ctrl-C): the plan is marked interrupted, as a run whose process
+   * died is at the next start, and no half-written temporary file stays in its sandbox. Retry resumes it.
+   */
+  interrupt(planId: string): Plan {
+    markInterrupted(this.lifecycle, this.stores.errors, this.get(planId), 'Stopped by the operator (Ctrl-C)');
+    this.stores.leases.release(planId, process.pid);
+    const plan = this.get(planId);
+    for (const root of plan.sandboxRefs) if (existsSync(root)) removeTemporaryFiles(root);
+    return plan;
   }
 
   async discard(planId: string): Promise<Plan> {

@@ -1,6 +1,6 @@
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import { costOf, type Price, type SettingsView } from '../../shared/agent';
-import type { StreamEvent } from '../../shared/events';
+import { plural, statusLabel } from '../../shared/vocabulary';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
 
@@ -16,8 +16,12 @@ export function age(iso: string, now = Date.now()): string {
 
 export function formatPlanList(plans: Plan[]): string {
   if (plans.length === 0) return 'No plans yet. Create one with: agents plan create <plan-file>';
-  const rows = plans.map((p) => [p.id, p.phase, p.processingState, age(p.createdAt), p.name]);
-  const header = ['ID', 'PHASE', 'STATE', 'AGE', 'NAME'];
+  const named = new Map<string, number>();
+  for (const p of plans) named.set(p.name, (named.get(p.name) ?? 0) + 1);
+  // Plans of one name are told apart by when they were made and the end of their id.
+  const name = (p: Plan) => (named.get(p.name) === 1 ? p.name : `${p.name} (created ${p.createdAt.slice(0, 19).replace('T', ' ')}, …${p.id.slice(-6)})`);
+  const rows = plans.map((p) => [p.id, statusLabel(p), age(p.createdAt), name(p)]);
+  const header = ['ID', 'STATUS', 'AGE', 'NAME'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
@@ -43,8 +47,7 @@ export function formatSettings(view: SettingsView): string {
 export function formatPlan(plan: Plan, price?: Price | null, describe: (decisionId: string) => string | undefined = () => undefined): string {
   const lines = [
     `${plan.name}  (${plan.id})`,
-    `  phase:      ${plan.phase}`,
-    `  state:      ${plan.processingState}`,
+    `  status:     ${statusLabel(plan)}`,
     `  profile:    ${plan.automationProfile.name} (auto-retry ${plan.automationProfile.autoRetryTransient}, shell ${describeShell(plan.automationProfile)})`,
     `  project:    ${plan.projectPath ?? '(none)'}`,
     `  sandbox:    ${plan.sandboxRefs.join(', ') || '(none yet)'}`,
@@ -56,7 +59,7 @@ export function formatPlan(plan: Plan, price?: Price | null, describe: (decision
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {
       const name = step.phase === 'strategize' ? 'strategize' : `"${(step.decisionId && describe(step.decisionId)) ?? step.decisionId}"`;
-      lines.push(`    ${name}: ${formatUsage(step, price)}, ${step.turns} turn(s)`);
+      lines.push(`    ${name}: ${formatUsage(step, price)}, ${plural(step.turns, 'turn')}`);
     }
   }
   if (plan.description) lines.splice(1, 0, `  ${plan.description}`);
@@ -127,7 +130,7 @@ export function formatReview(files: { file: Omit<ReviewFile, 'steps'>; diff: str
   if (files.length === 0) return 'No changes.';
   const applied = files.filter((f) => f.file.state === 'applied').length;
   const left = files.length - applied;
-  const head = `${files.length} file${files.length === 1 ? '' : 's'} changed: ${applied} applied, ${left} remaining`;
+  const head = `${plural(files.length, 'file')} changed: ${applied} applied, ${left} remaining`;
   const sections = files.map(({ file, diff }) => {
     const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}  [${REVIEW_STATE[file.state]}]`;
     if (diff === null) return `${title}\n  (binary file, no text diff)`;
@@ -207,22 +210,4 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
     }
   }
   return lines.join('\n');
-}
-
-function summarize(data: Record<string, unknown>): string {
-  const step = typeof data.index === 'number' && typeof data.total === 'number' ? `step ${data.index}/${data.total} ` : '';
-  return step + summarizeFields(data);
-}
-
-function summarizeFields(data: Record<string, unknown>): string {
-  const pick = ['phase', 'from', 'to', 'description', 'tool', 'path', 'operation', 'status', 'ok', 'reason', 'message', 'error', 'delayMs', 'attempt', 'category', 'text', 'inputTokens', 'outputTokens'];
-  return pick
-    .filter((k) => data[k] !== undefined && data[k] !== null)
-    .map((k) => `${k}=${typeof data[k] === 'object' ? JSON.stringify(data[k]) : String(data[k])}`)
-    .join(' ');
-}
-
-export function formatEvent(event: StreamEvent): string {
-  const time = event.ts.slice(11, 19);
-  return `${String(event.seq).padStart(4)} ${time} ${event.type.padEnd(24)} ${summarize(event.data)}`.trimEnd();
 }

@@ -4,13 +4,18 @@ import { Command, CommanderError, Option } from 'commander';
 import type { Plan } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
+import { eventText } from '../../shared/event-text';
+import { plural, statusLabel } from '../../shared/vocabulary';
+import { EXIT_INTERRUPTED, watchCtrlC } from './interrupt';
+import { readKey } from './keypress';
+import { writeDiffJson } from './diff-json';
 import { type App, openApp } from '../app/open-app';
-import { formatApproval, formatApprovals, formatErrors, formatEvent, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
+import { formatApproval, formatApprovals, formatErrors, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
 import type { Approval } from '../../shared/domain';
 import { CONFIG_KEYS, configPatch } from '../app/settings';
 
 /** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces"; 3 leaves the plan resumable, waiting for the operator's approval. */
-export const EXIT = { ok: 0, planFailed: 1, badInput: 2, waitingForApproval: 3 } as const;
+export const EXIT = { ok: 0, planFailed: 1, badInput: 2, waitingForApproval: 3, interrupted: EXIT_INTERRUPTED } as const;
 
 function printSettings(ctx: Ctx, json: boolean | undefined): void {
   const view = ctx.app().service.settingsView();
@@ -42,9 +47,17 @@ function printJson(ctx: Ctx, value: unknown): void {
   ctx.io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Shows one line per event (--stream) and, on a terminal, a live "step k of n" line. */
-function streamPrinter(ctx: Ctx, options: { stream?: boolean; json?: boolean }) {
+/**
+ * Shows one readable line per event (--stream; NDJSON with --json), worded as the console's event
+ * log, and, on a terminal, a live "step k of n" line.
+ */
+function streamPrinter(ctx: Ctx, planId: string, options: { stream?: boolean; json?: boolean }) {
   let progress = '';
+  const descriptions = new Map<string, string>();
+  const describe = (decisionId: string): string | undefined => {
+    if (!descriptions.has(decisionId)) for (const d of ctx.app().service.decisions(planId)) descriptions.set(d.id, d.description);
+    return descriptions.get(decisionId);
+  };
   const clear = () => {
     if (progress) ctx.io.stderr('\r\x1b[2K');
   };
@@ -59,9 +72,10 @@ function streamPrinter(ctx: Ctx, options: { stream?: boolean; json?: boolean }) 
   };
   return {
     onEvent(event: StreamEvent) {
+      if (event.type === 'runtime_execute_step') descriptions.set(event.data.decisionId, event.data.description);
       if (options.stream) {
         clear();
-        ctx.io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${formatEvent(event)}\n`);
+        ctx.io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${eventText(event, describe).text}\n`);
       }
       showProgress(event);
     },
@@ -110,10 +124,18 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
     const next = await lines.next();
     return next.done ? null : String(next.value).trim();
   };
+  // On a terminal one key answers, without Enter; piped answers come a line each.
+  const askKey = async (question: string): Promise<string | null> => {
+    if (!process.stdin.isTTY) return ask(question);
+    ctx.io.stderr(question);
+    const key = await readKey();
+    ctx.io.stderr(`${key ?? ''}\n`);
+    return key;
+  };
   try {
     ctx.io.stderr(`${formatApproval(approval)}\n`);
     for (;;) {
-      const key = (await ask(approval.kind === 'plan' ? 'approve the proposed tree? [y]es, [n]o, [?] help: ' : `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `))?.toLowerCase();
+      const key = (await askKey(approval.kind === 'plan' ? 'approve the proposed tree? [y]es, [n]o, [?] help: ' : `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `))?.toLowerCase();
       if (key === null || key === undefined) return null;
       if (key === 'y' || key === 'yes') return { approve: true, all: false };
       if ((key === 'a' || key === 'all') && approval.kind === 'tool') return { approve: true, all: true };
@@ -123,7 +145,7 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
         ctx.io.stderr('a rejection needs a reason\n');
         continue;
       }
-      ctx.io.stderr(`y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails) · leave with Ctrl-D: the plan stays paused\n`);
+      ctx.io.stderr(`y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails) · leave with Ctrl-D or Esc: the plan stays waiting for approval\n`);
     }
   } finally {
     rl.close();
@@ -131,12 +153,22 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
 }
 
 async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; json?: boolean; step?: boolean }, start: (onEvent: (e: StreamEvent) => void) => Promise<Plan>) {
-  const printer = streamPrinter(ctx, opts);
+  const printer = streamPrinter(ctx, planId, opts);
   const app = ctx.app();
   const detach = opts.step ? attachStepKeys(ctx, app, planId) : () => undefined;
+  const ctrlC = watchCtrlC(app, planId, (line) => ctx.io.stderr(`${line}\n`));
   let plan: Plan;
   try {
-    plan = await start(printer.onEvent);
+    const ended = await Promise.race([start(printer.onEvent), ctrlC.stopped.then(() => null)]);
+    if (ended === null) {
+      printer.done();
+      const stopped = app.service.interrupt(planId);
+      ctx.exitCode = EXIT.interrupted;
+      if (opts.json && !opts.stream) printJson(ctx, stopped);
+      ctx.io.stderr(`${stopped.name}: ${statusLabel(stopped)} — ${stopped.errorMessage ?? ''}\nresume with: agents plan retry ${planId}\n`);
+      return;
+    }
+    plan = ended;
     // On a terminal, each call that waits for approval is asked about inline and the run goes on.
     while (plan.waitingFor === 'approval' && ctx.io.isTTY && !opts.json) {
       const pending = app.service.approvals(planId).pending;
@@ -151,19 +183,20 @@ async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; 
   } finally {
     printer.done();
     detach();
+    ctrlC.dispose();
   }
   if (plan.waitingFor === 'approval') {
     ctx.exitCode = EXIT.waitingForApproval;
     if (opts.json && !opts.stream) printJson(ctx, plan);
     else if (!opts.json) {
       const pending = app.service.approvals(planId).pending;
-      ctx.io.stderr(`${plan.name}: waiting for approval${pending ? `\n${formatApproval(pending)}` : ''}\n`);
+      ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
       ctx.io.stderr(`approve with: agents plan approve ${planId} [--all]\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
     }
     return;
   }
   if (opts.json && !opts.stream) printJson(ctx, plan);
-  else if (!opts.json) ctx.io.stderr(`${plan.name}: ${plan.phase} ${plan.processingState}${plan.errorMessage && plan.processingState === 'errored' ? ` — ${plan.errorMessage}` : ''}\n`);
+  else if (!opts.json) ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${plan.errorMessage && plan.processingState === 'errored' ? ` — ${plan.errorMessage}` : ''}\n`);
   if (plan.processingState === 'errored') {
     ctx.exitCode = EXIT.planFailed;
     if (!opts.json && typeof plan.errorDetails.recoveryCommand === 'string') {
@@ -226,7 +259,8 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean }) => {
       const service = ctx.app().service;
       const p = service.get(id);
-      if (opts.json) printJson(ctx, p);
+      // The sandbox's path on its own, where a script looks for it (sandboxRefs keeps the list).
+      if (opts.json) printJson(ctx, { ...p, sandbox: p.sandboxRefs[0] ?? null, status: statusLabel(p) });
       else {
         const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
         ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId))}\n`);
@@ -255,7 +289,7 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean; patch?: boolean }) => {
       const service = ctx.app().service;
       if (opts.patch) ctx.io.stdout(service.patch(id));
-      else if (opts.json) printJson(ctx, { ...service.diff(id), files: service.reviewWithDiffs(id).map(({ file, diff }) => ({ ...file, diff })) });
+      else if (opts.json) writeDiffJson(service, id, ctx.io.stdout);
       else ctx.io.stdout(`${formatReview(service.reviewWithDiffs(id))}\n`);
     });
 
@@ -337,7 +371,7 @@ export function buildProgram(ctx: Ctx): Command {
 
   const recovered = (p: Plan, opts: { json?: boolean }, what: string) => {
     if (opts.json) return printJson(ctx, p);
-    ctx.io.stdout(`${what}; ${p.id} is ${p.processingState} in phase ${p.phase}\n`);
+    ctx.io.stdout(`${what}; ${p.id} is ${statusLabel(p)}\n`);
     if (p.processingState === 'queued') ctx.io.stderr(`go on with: agents plan run ${p.id}\n`);
   };
   const stepNumber = (value: string): number => {
@@ -390,7 +424,7 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean }) => {
       const p = ctx.app().service.reset(id);
       if (opts.json) printJson(ctx, p);
-      else ctx.io.stdout(`${p.id} is queued in phase ${p.phase}\n`);
+      else ctx.io.stdout(`${p.id} is ${statusLabel(p)}\n`);
     });
 
   plan
@@ -413,9 +447,9 @@ export function buildProgram(ctx: Ctx): Command {
       for (const c of result.conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);
       if (result.conflicts.length > 0 && !opts.force) ctx.io.stderr('nothing was written; resolve the conflicts or use --force to apply the rest\n');
       else {
-        ctx.io.stdout(`applied ${result.applied.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.length}` : ''}\n`);
+        ctx.io.stdout(`applied ${plural(result.applied.length, 'file')}${result.skipped.length ? `, skipped ${result.skipped.length}` : ''}\n`);
         if (result.remaining.length > 0) {
-          ctx.io.stdout(`${result.remaining.length} file(s) remain: agents plan apply ${id} to apply them, agents plan discard ${id} to drop them\n`);
+          ctx.io.stdout(`${plural(result.remaining.length, 'file')} ${result.remaining.length === 1 ? 'remains' : 'remain'}: agents plan apply ${id} to apply them, agents plan discard ${id} to drop them\n`);
         }
       }
     });

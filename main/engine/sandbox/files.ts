@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFile as readFileCallback, readSync, renameSync, unlinkSync, write as writeCallback, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFile as readFileCallback, readSync, renameSync, unlinkSync, write as writeCallback, writeSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -96,6 +96,7 @@ export async function writeFileAtomic(absolute: string, content: Buffer | string
   }
   // A short fixed-shape name: the target's own name may already be at the 255-byte limit.
   const temp = path.join(dir, `.agents-${randomBytes(8).toString('hex')}.tmp`);
+  // (removeTemporaryFiles knows this name's shape.)
   // O_EXCL refuses to open through anything already at the temporary name, a symlink included.
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let fd: number;
@@ -139,4 +140,20 @@ export async function pruneEmptyDirs(root: string, dir: string): Promise<void> {
     }
     current = path.dirname(current);
   }
+}
+
+const TEMPORARY = /^\.agents-[0-9a-f]{16}\.tmp$/;
+
+/**
+ * Removes the temporary files of writes cut off by a stopped process (writeFileAtomic's names), so
+ * a sandbox left by an interrupted run holds only the plan's own files. Returns how many it removed.
+ */
+export function removeTemporaryFiles(root: string): number {
+  let removed = 0;
+  for (const entry of readdirSync(root, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !TEMPORARY.test(entry.name)) continue;
+    unlinkSync(path.join(entry.parentPath, entry.name));
+    removed += 1;
+  }
+  return removed;
 }
