@@ -25,8 +25,8 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
     case 'plan_created':
       return { text: `created ${event.data.name}`, tone: 'info' };
     case 'state_changed': {
-      const { to, phase } = event.data;
-      return { text: statusLabel({ phase, processingState: to }), tone: to === 'errored' ? 'bad' : to === 'complete' ? 'good' : to === 'paused' ? 'warn' : 'info' };
+      const { to, phase, category } = event.data;
+      return { text: statusLabel({ phase, processingState: to, errorDetails: { category } }), tone: to === 'errored' ? 'bad' : to === 'complete' ? 'good' : to === 'paused' ? 'warn' : 'info' };
     }
     case 'decision_status': {
       const { decisionId, status } = event.data;

@@ -46,7 +46,8 @@ export const EVENT_DATA = {
   runtime_execute_complete: RuntimeExecuteResultSchema,
 
   plan_created: z.object({ name: z.string(), phase: PhaseSchema, processingState: ProcessingStateSchema }),
-  state_changed: z.object({ from: ProcessingStateSchema, to: ProcessingStateSchema, phase: PhaseSchema, fromPhase: PhaseSchema.optional() }),
+  /** `category`: an errored plan's error category, so a client tells "Interrupted" from "Failed" without asking. */
+  state_changed: z.object({ from: ProcessingStateSchema, to: ProcessingStateSchema, phase: PhaseSchema, fromPhase: PhaseSchema.optional(), category: z.string().optional() }),
   decision_status: z.object({ decisionId: id, status: DecisionStatusSchema }),
   tool_call_started: z.object({ decisionId: id, tool: z.string(), args: z.record(z.string(), z.unknown()) }),
   tool_call_finished: z.object({

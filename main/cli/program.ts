@@ -9,6 +9,7 @@ import { plural, statusLabel } from '../../shared/vocabulary';
 import { EXIT_INTERRUPTED, watchCtrlC } from './interrupt';
 import { readKey } from './keypress';
 import { writeDiffJson } from './diff-json';
+import { copyDemo } from './demo-command';
 import { type App, openApp } from '../app/open-app';
 import { formatApproval, formatApprovals, formatErrors, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
 import type { Approval } from '../../shared/domain';
@@ -509,6 +510,13 @@ export function buildProgram(ctx: Ctx): Command {
       const app = ctx.app();
       app.settings.patch(configPatch(key, '', app.settings.read()));
       ctx.io.stdout(`${key} cleared\n`);
+    });
+
+  program
+    .command('demo [dir]')
+    .description('copy the example plans and their demo project into DIR (default: a new temporary folder) and print its path')
+    .action((dir: string | undefined) => {
+      ctx.io.stdout(`${copyDemo(dir)}\n`);
     });
 
   program

@@ -160,6 +160,7 @@ export class PlanLifecycleService {
       to,
       phase: next.phase,
       ...(plan.phase !== next.phase ? { fromPhase: plan.phase } : {}),
+      ...(to === 'errored' && typeof next.errorDetails.category === 'string' ? { category: next.errorDetails.category } : {}),
     });
     return next;
   }

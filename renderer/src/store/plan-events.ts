@@ -70,7 +70,7 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
           followUps.add('errors');
           followUps.add('review');
         }
-        messages.push(`${name()}: ${statusLabel({ phase, processingState: to })}`);
+        messages.push(`${name()}: ${statusLabel({ phase, processingState: to, errorDetails: { category: event.data.category } })}`);
         break;
       }
       case 'decision_status': {
