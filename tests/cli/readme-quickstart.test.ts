@@ -72,7 +72,7 @@ describe("the README's command-line quick start", () => {
     // Each line as the README has it; after each command, its line number and exit status.
     const body = script.map((line, index) => (commands.has(index) ? `${line}\necho "${index} $?" >> "${statuses}"` : line)).join('\n');
     writeFileSync(join(repo, '..', 'quickstart.sh'), body);
-    const env = { ...process.env, AGENTS_RETRY_BASE_MS: '20' };
+    const env: NodeJS.ProcessEnv = { ...process.env, AGENTS_RETRY_BASE_MS: '20' };
     delete env.AGENTS_HOME;
     for (const round of [1, 2]) {
       writeFileSync(statuses, '');
