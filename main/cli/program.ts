@@ -25,7 +25,9 @@ function printSettings(ctx: Ctx, json: boolean | undefined): void {
 }
 
 export interface CliIo {
-  stdout: (text: string) => void;
+  /** False when the reader is behind: a long output then waits for `stdoutDrained`. */
+  stdout: (text: string) => boolean | void;
+  stdoutDrained?: () => Promise<void>;
   stderr: (text: string) => void;
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
@@ -33,6 +35,7 @@ export interface CliIo {
 
 const defaultIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
+  stdoutDrained: () => new Promise((resolve) => process.stdout.once('drain', resolve)),
   stderr: (text) => process.stderr.write(text),
   isTTY: Boolean(process.stderr.isTTY),
   env: process.env,
@@ -118,10 +121,13 @@ type Reply = { approve: true; all: boolean } | { approve: false; reason: string 
 
 /** Asks on the terminal: y approves the call, a every call of its tool, n rejects it with a reason. */
 async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
-  const lines = rl[Symbol.asyncIterator]();
+  // Made at the first line asked for: on a terminal the keys are read raw until then.
+  let rl: ReturnType<typeof createInterface> | undefined;
+  let lines: AsyncIterator<string> | undefined;
   const ask = async (question: string): Promise<string | null> => {
     ctx.io.stderr(question);
+    rl ??= createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+    lines ??= rl[Symbol.asyncIterator]();
     const next = await lines.next();
     return next.done ? null : String(next.value).trim();
   };
@@ -149,7 +155,7 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
       ctx.io.stderr(`y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails) · leave with Ctrl-D or Esc: the plan stays waiting for approval\n`);
     }
   } finally {
-    rl.close();
+    rl?.close();
   }
 }
 
@@ -287,10 +293,10 @@ export function buildProgram(ctx: Ctx): Command {
     .description('show each changed file (netted across steps) with its diff, and what is applied and what remains')
     .option('--patch', 'print the whole changeset as one patch for git apply')
     .addOption(json())
-    .action((id: string, opts: { json?: boolean; patch?: boolean }) => {
+    .action(async (id: string, opts: { json?: boolean; patch?: boolean }) => {
       const service = ctx.app().service;
       if (opts.patch) ctx.io.stdout(service.patch(id));
-      else if (opts.json) writeDiffJson(service, id, ctx.io.stdout);
+      else if (opts.json) await writeDiffJson(service, id, { write: ctx.io.stdout, drained: ctx.io.stdoutDrained });
       else ctx.io.stdout(`${formatReview(service.reviewWithDiffs(id))}\n`);
     });
 

@@ -132,7 +132,8 @@ describe('plan diff --json streams', () => {
     const report = join(home, 'rss.txt');
     const preload = join(home, 'rss.cjs');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, String(process.resourceUsage().maxRSS)));\n`);
-    const child = spawn(process.execPath, ['--require', preload, BIN, 'plan', 'diff', id, '--json'], { cwd: ROOT, env: { ...process.env, AGENTS_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A heap limit below the changeset's size: V8 then collects as it goes, so the peak shows what is held, not garbage not yet collected.
+    const child = spawn(process.execPath, ['--max-old-space-size=64', '--require', preload, BIN, 'plan', 'diff', id, '--json'], { cwd: ROOT, env: { ...process.env, AGENTS_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
     let bytes = 0;
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -149,12 +150,10 @@ describe('plan diff --json streams', () => {
 
   it('with a peak memory that does not grow with the changeset', async () => {
     const small = await peakRss(4);
-    const large = await peakRss(32);
-    expect(large.bytes).toBeGreaterThan(small.bytes * 6);
-    // Eight times the changeset: the peak grows by far less than the extra bytes written.
-    const extraMiB = (large.kib - small.kib) / 1024;
-    const extraOutputMiB = (large.bytes - small.bytes) / 1024 / 1024;
-    expect(extraMiB).toBeLessThan(extraOutputMiB / 3);
+    const large = await peakRss(24);
+    expect(large.bytes).toBeGreaterThan(small.bytes * 5);
+    // Six times the changeset (more than the heap limit): the same peak, give or take what one entry needs.
+    expect((large.kib - small.kib) / 1024).toBeLessThan(24);
   }, 240_000);
 });
 
@@ -184,7 +183,7 @@ describe('one vocabulary', () => {
     expect(existsSync(join(shown.sandbox, 'LICENSE'))).toBe(true);
 
     const part = await agents(['plan', 'apply', first, '--path', 'LICENSE'], home);
-    expect(part.stdout).toMatch(/^applied 1 file\n3 files remain: /);
+    expect(part.stdout).toMatch(/^applied 1 file, skipped 3\n3 files remain: /);
     await agents(['plan', 'apply', first], home);
     const again = await agents(['plan', 'apply', first], home);
     expect(again.code).toBe(2);
