@@ -20,8 +20,11 @@ export const ToolCallSpecSchema = z.object({
 });
 export type ToolCallSpec = z.infer<typeof ToolCallSpecSchema>;
 
-/** How a shell.run call was confined: bubblewrap (Linux), Seatbelt (macOS), or not at all. */
-export const CONFINEMENTS = ['bwrap', 'sandbox-exec', 'none'] as const;
+/**
+ * How a shell.run call was confined: bubblewrap running the command as nobody (Linux), Seatbelt
+ * (macOS), or not at all. `bwrap` (as the engine's own user) is what older versions recorded.
+ */
+export const CONFINEMENTS = ['bwrap-nobody', 'bwrap', 'sandbox-exec', 'none'] as const;
 export const ConfinementSchema = z.enum(CONFINEMENTS);
 export type Confinement = z.infer<typeof ConfinementSchema>;
 

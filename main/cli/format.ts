@@ -1,4 +1,4 @@
-import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import { costOf, type Price, type SettingsView } from '../../shared/agent';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode } from '../app/plan-service';
@@ -81,9 +81,16 @@ export function formatPlan(plan: Plan, price?: Price | null, describe: (decision
   return lines.join('\n');
 }
 
+const SHELL_CONFINEMENT: Record<Confinement, string> = {
+  'bwrap-nobody': 'confined by bwrap as nobody',
+  bwrap: 'confined by bwrap',
+  'sandbox-exec': 'confined by sandbox-exec',
+  none: 'unconfined',
+};
+
 /** Tool calls that ran commands, by decision: how each was confined, so the tree says what ran where. */
-function confinementsByDecision(invocations: readonly ToolInvocation[]): Map<string, string[]> {
-  const byDecision = new Map<string, string[]>();
+function confinementsByDecision(invocations: readonly ToolInvocation[]): Map<string, Confinement[]> {
+  const byDecision = new Map<string, Confinement[]>();
   for (const invocation of invocations) {
     if (!invocation.confinement || invocation.decisionId === null) continue;
     const list = byDecision.get(invocation.decisionId) ?? [];
@@ -107,7 +114,7 @@ export function formatTree(root: DecisionNode | null, invocations: readonly Tool
     const kind = node.type === 'error_recovery' ? '[recovery] ' : node.type === 'approval' ? '[approval] ' : '';
     const tools = node.toolCalls.length > 0 ? `  (${node.toolCalls.map((t) => t.tool).join(', ')})` : '';
     const ran = confinements.get(node.id);
-    const confined = ran ? `  [shell: ${ran.map((c) => (c === 'none' ? 'unconfined' : `confined by ${c}`)).join(', ')}]` : '';
+    const confined = ran ? `  [shell: ${ran.map((c) => SHELL_CONFINEMENT[c]).join(', ')}]` : '';
     lines.push(`${prefix}${branch}${STATUS_MARK[node.status] ?? '?'} ${kind}${node.description}${tools}${confined}`);
     if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${prefix}${isRoot ? '' : last ? '   ' : '│  '}   ${node.rationale}`);
     const childPrefix = isRoot ? '' : prefix + (last ? '   ' : '│  ');
