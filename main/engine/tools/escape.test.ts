@@ -186,7 +186,22 @@ describe('escape suite: no shell command leaves the sandbox', () => {
     ['list the home folder', () => `ls ${homedir()}`],
     ['read /run/user', () => 'ls /run/user'],
     ['connect to a listener on 127.0.0.1', () => nodeConnect(() => port)],
+    // What only root may read: hidden even when the engine runs as root (the command is nobody).
+    ['read /etc/shadow', () => 'cat /etc/shadow'],
+    ['read /etc/gshadow', () => 'cat /etc/gshadow'],
+    ['list /etc/ssl/private', () => 'ls -a /etc/ssl/private'],
+    ['list /root', () => 'ls -a /root'],
+    ['read /root/.bashrc', () => 'cat /root/.bashrc'],
+    ['read the shadow file through a link it makes', () => 'ln -s /etc/shadow shadow-link && cat shadow-link'],
   ];
+  /** Lines only root may read, as the test (root on CI) sees them: none may come back from a command. */
+  const rootOnlyLines = ['/etc/shadow', '/etc/gshadow', '/root/.bashrc'].flatMap((file) => {
+    try {
+      return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim().length > 3);
+    } catch {
+      return [];
+    }
+  });
 
   it.each(shellEscapes)('a command cannot %s', async (_name, command) => {
     const error = await h.call('shell.run', { command: command() }).then(
@@ -196,8 +211,10 @@ describe('escape suite: no shell command leaves the sandbox', () => {
     expect(error).toBeInstanceOf(EngineError);
     const { category, details } = error as EngineError;
     expect(category).toBe('tool');
-    expect(details.confinement).toBe(process.platform === 'darwin' ? 'sandbox-exec' : 'bwrap');
-    expect(`${String(details.stdoutTail)}${String(details.stderrTail)}`).not.toMatch(/top secret|connected|hello from the host/);
+    expect(details.confinement).toBe(process.platform === 'darwin' ? 'sandbox-exec' : 'bwrap-nobody');
+    const output = `${String(details.stdoutTail)}${String(details.stderrTail)}`;
+    expect(output).not.toMatch(/top secret|connected|hello from the host/);
+    expect(rootOnlyLines.filter((line) => output.includes(line))).toEqual([]);
     expect(treeState(canary)).toEqual(canaryBefore);
     expect(readdirSync(base).sort()).toEqual(baseBefore);
     expect(readdirSync(path.join(base, 'sandboxes'))).toEqual(['ESCAPE']);
@@ -222,7 +239,7 @@ describe('escape suite: no shell command leaves the sandbox', () => {
   });
 
   it('ends with 0 escapes: the canary as it was, nothing beside the sandbox, nothing in the real /tmp', () => {
-    expect(shellEscapes.length).toBeGreaterThanOrEqual(15);
+    expect(shellEscapes.length).toBeGreaterThanOrEqual(21);
     expect(treeState(canary)).toEqual(canaryBefore);
     expect(readdirSync(base).sort()).toEqual(baseBefore);
     expect(existsSync(path.join(path.dirname(base), 'agents-pwned.txt'))).toBe(false);
