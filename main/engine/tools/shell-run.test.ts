@@ -145,7 +145,8 @@ describe('shell.run', () => {
   });
 
   it('as nobody, still writes the sandbox: the files belong to the engine’s user on the host and are captured', async () => {
-    await h.call('shell.run', { command: "mkdir -p made && printf 'by nobody\\n' > made/out.txt && chmod 600 made/out.txt && printf 'more\\n' >> edit.txt" });
+    const inside = await h.call('shell.run', { command: "mkdir -p made && printf 'by nobody\\n' > made/out.txt && chmod 600 made/out.txt && printf 'more\\n' >> edit.txt && stat -c %u:%g made/out.txt" });
+    expect(inside).toMatchObject({ stdout: '65534:65534\n' });
     const made = statSync(path.join(root, 'made', 'out.txt'));
     expect([made.uid, made.gid]).toEqual([process.getuid?.(), process.getgid?.()]);
     expect(readFileSync(path.join(root, 'made', 'out.txt'), 'utf8')).toBe('by nobody\n');
