@@ -228,28 +228,14 @@ export interface BwrapProbeOptions {
   hideRootOnly?: boolean;
 }
 
-/**
- * Finds what to hide (as root), then runs the layout once on a throwaway directory: bwrap may be
- * installed yet refused user namespaces, and a cover that cannot be bound must refuse here.
- */
-async function probeBwrap(options: BwrapProbeOptions): Promise<ConfinementProbe> {
-  const nodeDir = options.nodeDir ?? nodeFolder();
-  let hidden: HiddenEntry[] = [];
-  if (options.hideRootOnly ?? process.geteuid?.() === 0) {
-    try {
-      hidden = await findUnreadable(readOnlyMounts(nodeDir));
-    } catch (error) {
-      return { ok: false, reason: `cannot list the files only root may read, to hide them (${(error as Error).message})` };
-    }
-  }
-  const layout: BwrapLayoutOptions = { nodeDir, hidden };
+/** Runs a layout once on a throwaway directory: bwrap may be installed yet refused user namespaces. */
+async function tryLayout(bwrap: string, layout: BwrapLayoutOptions): Promise<{ ok: true } | { ok: false; reason: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agents-confine-probe-'));
   try {
     const args = bwrapArgs({ command: 'exit 0', sandboxRoot: dir, allowNetwork: false }, layout);
-    const file = options.bwrap ?? BWRAP;
     const outcome = await new Promise<{ code: number | null; error?: Error; stderr: string }>((resolve) => {
       let stderr = '';
-      const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
+      const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       child.on('error', (error) => resolve({ code: null, error, stderr }));
       child.on('close', (code) => resolve({ code, stderr }));
@@ -262,10 +248,36 @@ async function probeBwrap(options: BwrapProbeOptions): Promise<ConfinementProbe>
       const line = outcome.stderr.trim().split('\n').at(-1) ?? '';
       return { ok: false, reason: `bwrap does not work here (${line || `exit status ${outcome.code}`}); unprivileged user namespaces may be disabled` };
     }
-    return { ok: true, confiner: bwrapConfiner(layout) };
+    return { ok: true };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Checks that bwrap works while (as root) the walk finds what to hide; then checks the layout with
+ * its covers too, so a cover that cannot be bound refuses here rather than at every call.
+ */
+async function probeBwrap(options: BwrapProbeOptions): Promise<ConfinementProbe> {
+  const bwrap = options.bwrap ?? BWRAP;
+  const nodeDir = options.nodeDir ?? nodeFolder();
+  const hide = options.hideRootOnly ?? process.geteuid?.() === 0;
+  const walk = hide ? findUnreadable(readOnlyMounts(nodeDir)) : Promise.resolve([]);
+  walk.catch(() => undefined); // awaited below, unless bwrap fails first
+  const plain = await tryLayout(bwrap, { nodeDir });
+  if (!plain.ok) return plain;
+  let hidden: HiddenEntry[];
+  try {
+    hidden = await walk;
+  } catch (error) {
+    return { ok: false, reason: `cannot list the files only root may read, to hide them (${(error as Error).message})` };
+  }
+  const layout: BwrapLayoutOptions = { nodeDir, hidden };
+  if (hidden.length > 0) {
+    const covered = await tryLayout(bwrap, layout);
+    if (!covered.ok) return covered;
+  }
+  return { ok: true, confiner: bwrapConfiner(layout) };
 }
 
 /** Finds the platform's confinement, without caching; `detectConfinement` caches it. */
