@@ -60,6 +60,8 @@ export const ReviewFileSchema = z.object({
   units: z.number().int().positive(),
   appliedHunks: z.array(z.number().int().positive()),
   state: z.enum(REVIEW_STATES),
+  /** The operator changed the file by hand in the sandbox: the console and `agents plan diff` say "Edited by you". */
+  editedByOperator: z.boolean(),
 });
 export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 
@@ -182,6 +184,19 @@ export const contract = {
     response: ApplyResultSchema,
   },
   'plans.discard': { request: planId.strict(), response: planResponse },
+  /** A file of the plan's sandbox as it is now (text, or binary without its content), changed by the plan or not. */
+  'plans.readFile': {
+    request: planId.extend({ path: z.string().min(1).max(4096) }).strict(),
+    response: z.object({ path: z.string(), content: z.string().nullable(), binary: z.boolean() }),
+  },
+  /**
+   * Writes a text file into the plan's sandbox (not while it is processing) and records it at once
+   * as the operator's change, announced by `change_recorded`; `entry` is null when nothing changed.
+   */
+  'plans.saveFile': {
+    request: planId.extend({ path: z.string().min(1).max(4096), content: z.string().max(10 * 1024 * 1024) }).strict(),
+    response: z.object({ entry: ChangeEntryMetaSchema.nullable() }),
+  },
   /** The seed's `correct`: the model runs the failed step again, told of the failure and the note. */
   'plans.correct': { request: planId.extend({ note: z.string().trim().max(4000).optional() }).strict(), response: planResponse },
   /** The model settings; the API key never comes back, only whether one is set. */

@@ -76,6 +76,10 @@ export type StrategyDecision = z.infer<typeof StrategyDecisionSchema>;
 
 export const CHANGE_OPERATIONS = ['create', 'modify', 'delete', 'rename'] as const;
 export const ChangeOperationSchema = z.enum(CHANGE_OPERATIONS);
+/** Who made a change: a tool call of the plan, or the operator by hand in the sandbox. Absent means `tool`. */
+export const CHANGE_ORIGINS = ['tool', 'operator'] as const;
+export const ChangeOriginSchema = z.enum(CHANGE_ORIGINS);
+export type ChangeOrigin = z.infer<typeof ChangeOriginSchema>;
 export type ChangeOperation = z.infer<typeof ChangeOperationSchema>;
 
 export const ChangeEntrySchema = z.object({
@@ -92,6 +96,7 @@ export const ChangeEntrySchema = z.object({
   binary: z.boolean().default(false),
   decisionId: z.string().nullable().default(null),
   invocationId: z.string().nullable().default(null),
+  origin: ChangeOriginSchema.optional(),
   createdAt: timestamp,
 });
 export type ChangeEntry = z.infer<typeof ChangeEntrySchema>;
@@ -108,6 +113,7 @@ export const ChangeEntryMetaSchema = z.object({
   binary: z.boolean(),
   decisionId: z.string().nullable(),
   invocationId: z.string().nullable(),
+  origin: ChangeOriginSchema.optional(),
   insertions: z.number().int().nonnegative(),
   deletions: z.number().int().nonnegative(),
 });

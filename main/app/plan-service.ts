@@ -24,6 +24,9 @@ import { InvariantRules } from '../engine/invariants';
 import { parseDefinitionOfDone } from '../engine/strategize-actor';
 import { createSandbox, removeSandbox } from '../engine/sandbox/sandbox';
 import { TreeChangeTracker } from '../engine/sandbox/tracker';
+import type { SandboxFileStore } from '../engine/sandbox/sandbox-files';
+import { readSandboxFile, writeSandboxFile } from '../engine/sandbox/operator-files';
+import { captureHandEdits, recordSandboxBase } from '../engine/changeset/hand-edits';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-runner';
 import { ApprovalPending } from '../engine/errors';
 import { newId } from '../../shared/ids';
@@ -53,6 +56,7 @@ export interface EngineStores {
   leases: LeaseStore;
   applied: AppliedLog;
   approvals: ApprovalStore;
+  sandboxFiles: SandboxFileStore;
 }
 
 export interface PlanServiceOptions {
@@ -686,6 +690,7 @@ export class PlanService {
     const plan = this.get(planId);
     this.lifecycle.requirePhase(plan, 'apply', ['queued', 'errored']);
     if (!plan.projectPath) throw new PlanError(`plan ${planId} has no project directory to apply to`, 'no_project');
+    await this.captureHandEdits(plan);
     const entries = this.changeEntries(planId);
     const result = await applyReviewed(plan.projectPath, entries, this.stores.applied.list(planId), options);
     const left = () => reviewChanges(entries, this.stores.applied.list(planId)).filter((f) => f.state !== 'applied').map((f) => f.path);
@@ -709,6 +714,57 @@ export class PlanService {
     return outcome;
   }
 
+  /**
+   * Records what the operator changed by hand in the plan's sandbox as changes of origin
+   * `operator` (main/engine/changeset/hand-edits.ts); with `only`, just those paths.
+   */
+  private captureHandEdits(plan: Plan, only?: string[]) {
+    const sandboxRoot = plan.sandboxRefs[0];
+    if (!sandboxRoot) return Promise.resolve([]);
+    return captureHandEdits(
+      {
+        planId: plan.id,
+        sandboxRoot,
+        projectDir: plan.projectPath,
+        files: this.stores.sandboxFiles,
+        changesets: this.stores.changesets,
+        events: this.events,
+        changesetId: plan.changesetId,
+        startChangeset: () => {
+          const changesetId = this.stores.changesets.start(plan.id);
+          this.lifecycle.update(plan.id, { changesetId });
+          return changesetId;
+        },
+      },
+      only,
+    );
+  }
+
+  /** A plan whose sandbox the operator may read and write: it has one, and no run is using it. */
+  private sandboxOf(planId: string, forWrite: boolean): { plan: Plan; sandboxRoot: string } {
+    const plan = this.get(planId);
+    const sandboxRoot = plan.sandboxRefs[0];
+    if (!sandboxRoot || plan.processingState === 'cancelled') throw new PlanError(`plan ${planId} has no sandbox${plan.processingState === 'cancelled' ? ' (it was discarded)' : ' yet; run it first'}`, 'wrong_state');
+    if (forWrite && (plan.processingState === 'processing' || this.isRunning(planId))) {
+      throw new PlanError(`plan ${planId} is processing; save when it has stopped`, 'wrong_state');
+    }
+    if (forWrite && plan.processingState === 'complete') throw new PlanError(`plan ${planId} is complete; its changes are applied`, 'wrong_state');
+    return { plan, sandboxRoot };
+  }
+
+  /** A file of the plan's sandbox, as the console's editor opens it. */
+  readFile(planId: string, path: string): Promise<{ path: string; content: string | null; binary: boolean }> {
+    return readSandboxFile(this.sandboxOf(planId, false).sandboxRoot, path);
+  }
+
+  /** Writes a text into the plan's sandbox and records it at once as the operator's change; null when nothing changed. */
+  async saveFile(planId: string, path: string, content: string): Promise<{ entry: ChangeEntryMeta | null }> {
+    const { plan, sandboxRoot } = this.sandboxOf(planId, true);
+    const relative = await writeSandboxFile(sandboxRoot, path, content);
+    const recorded = await this.captureHandEdits(plan, [relative]);
+    return { entry: recorded.at(-1) ?? null };
+  }
+
   async discard(planId: string): Promise<Plan> {
     const plan = this.get(planId);
     if (plan.processingState === 'processing' || this.runs.has(planId)) {
@@ -723,6 +779,7 @@ export class PlanService {
       await this.tracker.forget(ref);
       await removeSandbox(ref);
     }
+    this.stores.sandboxFiles.forget(planId);
     if (!partlyApplied) return this.lifecycle.cancel(planId);
     // Part of the changeset is in the project already: discarding the rest finishes the apply.
     if (plan.processingState === 'errored') this.lifecycle.reset(planId);
@@ -774,6 +831,8 @@ export class PlanService {
           if (!recorded || classifyError(error) === 'internal') throw error;
         }
       } finally {
+        // What the run left is what the next capture compares against: files it wrote are not read again then.
+        await this.captureHandEdits(this.get(planId)).catch(() => undefined);
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
         this.controllers.delete(planId);
@@ -823,7 +882,10 @@ export class PlanService {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });
       }
+      await recordSandboxBase(this.stores.sandboxFiles, planId, sandboxRoot);
       plan = this.lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
+    } else if ((await this.captureHandEdits(plan)).length > 0) {
+      plan = this.get(planId);
     }
     const context = new PlanExecutionContext({
       planId,

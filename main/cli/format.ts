@@ -136,7 +136,7 @@ export function formatReview(files: { file: Omit<ReviewFile, 'steps'>; diff: str
   const left = files.length - applied;
   const head = `${files.length} file${files.length === 1 ? '' : 's'} changed: ${applied} applied, ${left} remaining`;
   const sections = files.map(({ file, diff }) => {
-    const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}  [${REVIEW_STATE[file.state]}]`;
+    const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}  [${REVIEW_STATE[file.state]}]${file.editedByOperator ? '  Edited by you' : ''}`;
     if (diff === null) return `${title}\n  (binary file, no text diff)`;
     let hunk = 0;
     const body = diff
