@@ -131,7 +131,7 @@ export interface ChangesetReview {
 function projectInvariantRecords(plan: Plan): string[] {
   const rules = plan.projectInvariants;
   if (!rules) return [];
-  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...rules.notes];
+  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...(rules.allowCommands ?? []).map((g) => `allow command ${g}`), ...rules.notes];
 }
 
 export type { ConfinementProbe };
@@ -474,13 +474,14 @@ export class PlanService {
       // The review's read of the plan serves execute.
       const plan = review.plan;
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
+      const rules = plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined;
       await executor.runExecute(planId, {
         plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
-        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot),
+        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot, rules),
         resumeAt,
-        rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
+        rules,
       });
     });
   }

@@ -67,6 +67,7 @@ export function formatPlan(plan: Plan, price?: Price | null, describe: (decision
   if (project) {
     for (const glob of project.protect) lines.push(`  protect:    ${glob}  (.agents/invariants.yaml)`);
     for (const glob of project.denyCommands) lines.push(`  deny:       ${glob}  (.agents/invariants.yaml)`);
+    for (const glob of project.allowCommands ?? []) lines.push(`  allow:      ${glob}  (.agents/invariants.yaml)`);
     for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
   }
   if (plan.waitingFor === 'approval') {
@@ -105,9 +106,25 @@ function describeShell(profile: Plan['automationProfile']): string {
   return `allowed${profile.allowNetwork ? ' with network' : ', no network'}${profile.allowUnconfinedShell ? ', unconfined where nothing confines it' : ''}`;
 }
 
-export function formatTree(root: DecisionNode | null, invocations: readonly ToolInvocation[] = []): string {
+/** Per decision: each shell command a rule refused, or that waited for the operator because no rule could check it. */
+function commandRulesByDecision(invocations: readonly ToolInvocation[], approvals: readonly Approval[]): Map<string, string[]> {
+  const byDecision = new Map<string, string[]>();
+  const add = (decisionId: string | null, line: string) => {
+    if (decisionId !== null) byDecision.set(decisionId, [...(byDecision.get(decisionId) ?? []), line]);
+  };
+  for (const { decisionId, error } of invocations) {
+    if (error?.commandRule) add(decisionId, `refused: "${error.commandRule.command}" (${error.commandRule.rule})`);
+  }
+  for (const { decisionId, commandRule, status } of approvals) {
+    if (commandRule) add(decisionId, `approval ${status === 'pending' ? 'needed' : status}: "${commandRule.command}" (${commandRule.rule})`);
+  }
+  return byDecision;
+}
+
+export function formatTree(root: DecisionNode | null, invocations: readonly ToolInvocation[] = [], approvals: readonly Approval[] = []): string {
   if (!root) return 'No decision tree yet: run the plan to strategize it.';
   const confinements = confinementsByDecision(invocations);
+  const commandRules = commandRulesByDecision(invocations, approvals);
   const lines: string[] = [];
   const walk = (node: DecisionNode, prefix: string, last: boolean, isRoot: boolean) => {
     const branch = isRoot ? '' : last ? '└─ ' : '├─ ';
@@ -116,7 +133,9 @@ export function formatTree(root: DecisionNode | null, invocations: readonly Tool
     const ran = confinements.get(node.id);
     const confined = ran ? `  [shell: ${ran.map((c) => SHELL_CONFINEMENT[c]).join(', ')}]` : '';
     lines.push(`${prefix}${branch}${STATUS_MARK[node.status] ?? '?'} ${kind}${node.description}${tools}${confined}`);
-    if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${prefix}${isRoot ? '' : last ? '   ' : '│  '}   ${node.rationale}`);
+    const below = `${prefix}${isRoot ? '' : last ? '   ' : '│  '}   `;
+    if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${below}${node.rationale}`);
+    for (const line of commandRules.get(node.id) ?? []) lines.push(`${below}${line}`);
     const childPrefix = isRoot ? '' : prefix + (last ? '   ' : '│  ');
     node.children.forEach((child, i) => walk(child, childPrefix, i === node.children.length - 1, false));
   };
@@ -200,6 +219,7 @@ export function formatApproval(approval: Approval): string {
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
   if (approval.rationale) lines.push(`  why: ${approval.rationale}`);
+  if (approval.commandRule) lines.push(`  asks because: "${approval.commandRule.command}" (${approval.commandRule.rule})`);
   if (approval.diff) lines.push(approval.diff.trimEnd());
   return lines.join('\n');
 }

@@ -242,10 +242,19 @@ export function buildProgram(ctx: Ctx): Command {
       const service = ctx.app().service;
       const root = service.tree(id);
       const invocations = service.invocations(id);
+      const { approvals } = service.approvals(id);
       if (opts.json) {
-        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement }) => ({ id: invocationId, decisionId, tool, ok, confinement: confinement ?? null }));
-        printJson(ctx, { planId: id, root, invocations: ran });
-      } else ctx.io.stdout(`${formatTree(root, invocations)}\n`);
+        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement, error }) => ({
+          id: invocationId,
+          decisionId,
+          tool,
+          ok,
+          confinement: confinement ?? null,
+          commandRule: error?.commandRule ?? null,
+        }));
+        const asked = approvals.filter((a) => a.commandRule).map(({ id: approvalId, decisionId, status, commandRule }) => ({ id: approvalId, decisionId, status, commandRule }));
+        printJson(ctx, { planId: id, root, invocations: ran, commandApprovals: asked });
+      } else ctx.io.stdout(`${formatTree(root, invocations, approvals)}\n`);
     });
 
   plan

@@ -121,6 +121,11 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
       </p>
       {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
       {!isPlan && <CallArguments approval={pending} />}
+      {pending.commandRule && (
+        <p className="approval-because">
+          <span className="approval-label">Asks because</span> <code>{pending.commandRule.command}</code> ({pending.commandRule.rule})
+        </p>
+      )}
       {pending.hunks && <DiffPreview hunks={pending.hunks} path={pathOfCall(pending.args)} />}
       <form className="approval-actions" onSubmit={onReject}>
         <button
