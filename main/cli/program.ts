@@ -226,10 +226,12 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean }) => {
       const service = ctx.app().service;
       const p = service.get(id);
-      if (opts.json) printJson(ctx, p);
+      // The plan's own model, and whether this process can use it.
+      const model = service.planModel(p);
+      if (opts.json) printJson(ctx, model ? { ...p, model } : p);
       else {
         const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
-        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId))}\n`);
+        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model)}\n`);
       }
     });
 
