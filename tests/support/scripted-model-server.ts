@@ -190,7 +190,7 @@ export class ScriptedModelServer {
     }
     if (reply.misbehave === 'invalid-json') await send('{"id": "broken", "choices": [');
     if (reply.misbehave === 'nameless-tool') {
-      await send(chunk({ tool_calls: [{ index: 0, id: 'call_nameless', type: 'function', function: { arguments: '{}' } }] }));
+      await send(chunk({ tool_calls: [{ index: 99, id: 'call_nameless', type: 'function', function: { arguments: '{}' } }] }));
     }
     if (reply.misbehave === 'no-finish') {
       await send('[DONE]');
