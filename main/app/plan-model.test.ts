@@ -114,5 +114,18 @@ describe('one model per plan', () => {
     expect((refusal as ModelSettingError).hint).toContain('AGENTS_API_KEY');
     expect(keyless.service.get(plan.id).processingState).toBe('queued');
     expect(server.requests).toHaveLength(0);
+
+    // A plan that failed where the key was: this process cannot retry it either, and the failure stays as it was.
+    keyless.close();
+    apps = [];
+    server.respondWith((): ScriptedReply => ({ misbehave: 'cut' }));
+    const keyed = open({ AGENTS_API_KEY: 'sk-test' });
+    expect((await keyed.service.run(plan.id)).processingState).toBe('errored');
+    keyed.close();
+    apps = [];
+    const again = open({});
+    expect(() => again.service.retry(plan.id)).toThrow(/^AGENTS_API_KEY: /);
+    expect(again.service.get(plan.id).processingState).toBe('errored');
+    expect(again.service.errors(plan.id).recoveryDecisions.filter((d) => d.description === 'Retried by the operator')).toHaveLength(0);
   });
 });
