@@ -71,7 +71,7 @@ describe('an agent plan driven by the CLI against an OpenAI-compatible server on
     expect(PlanSchema.parse(JSON.parse(run.stdout))).toMatchObject({ phase: 'apply', processingState: 'queued' });
   });
 
-  it('refuses an agent plan with no model configured at create, with exit 2 and one line; the plan then keeps its own model', LONG, async () => {
+  it('refuses an agent plan with no model configured at create, with exit 2 and one line', LONG, async () => {
     const { home, examples } = sandboxWorkspace();
     const file = join(examples, 'agent-changelog.yaml');
     const create = await agents(['plan', 'create', file], home, { AGENTS_MODEL: '', AGENTS_BASE_URL: '' });
