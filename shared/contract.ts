@@ -14,7 +14,7 @@ import {
   ToolInvocationSchema,
 } from './domain';
 import { ErrorCodeSchema } from './errors';
-import { SettingsPatchSchema, SettingsViewSchema } from './agent';
+import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
 /**
@@ -82,7 +82,11 @@ export const contract = {
     request: z.object({ state: ProcessingStateSchema.optional(), search: z.string().max(200).optional() }).strict(),
     response: z.object({ plans: z.array(PlanListItemSchema) }),
   },
-  'plans.get': { request: planId.strict(), response: planResponse },
+  'plans.get': {
+    request: planId.strict(),
+    /** With the agent plan's model and whether the host can use it (null for a scripted plan), so the console can say why it cannot approve. */
+    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional() }),
+  },
   'plans.create': {
     // The plan's content only, never a file path on the host: a client must not learn which host
     // files exist, nor read one through an error message. (The desktop app's dialog has its own call.)

@@ -1,5 +1,5 @@
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { costOf, type Price, type SettingsView } from '../../shared/agent';
+import { costOf, type PlanModelView, type Price, type SettingsView } from '../../shared/agent';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
@@ -40,7 +40,12 @@ export function formatSettings(view: SettingsView): string {
   ].join('\n');
 }
 
-export function formatPlan(plan: Plan, price?: Price | null, describe: (decisionId: string) => string | undefined = () => undefined): string {
+export function formatPlan(
+  plan: Plan,
+  price?: Price | null,
+  describe: (decisionId: string) => string | undefined = () => undefined,
+  model?: PlanModelView | null,
+): string {
   const lines = [
     `${plan.name}  (${plan.id})`,
     `  phase:      ${plan.phase}`,
@@ -51,7 +56,11 @@ export function formatPlan(plan: Plan, price?: Price | null, describe: (decision
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
     `  created:    ${plan.createdAt}`,
   ];
-  if (plan.agent) lines.push(`  agent:      ${plan.agent.model ?? '(model from the environment or settings)'}, ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
+  if (plan.agent) {
+    const at = model?.baseUrl ?? plan.agent.baseUrl;
+    lines.push(`  model:      ${model?.model ?? plan.agent.model ?? '(none recorded yet)'}${at ? ` at ${at}` : ''}${model && !model.usable ? ` (not usable here: ${model.problem})` : ''}`);
+    lines.push(`  agent:      ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
+  }
   if (plan.usage) {
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {

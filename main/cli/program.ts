@@ -226,11 +226,12 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean }) => {
       const service = ctx.app().service;
       const p = service.get(id);
-      // sandboxPath: where the operator fixes a file by hand before a retry (README's walkthrough).
-      if (opts.json) printJson(ctx, { ...p, sandboxPath: p.sandboxRefs[0] ?? null });
+      // sandboxPath: where the operator fixes a file by hand before a retry; model: the plan's own, and whether this process can use it.
+      const model = service.planModel(p);
+      if (opts.json) printJson(ctx, { ...p, sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}) });
       else {
         const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
-        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId))}\n`);
+        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model)}\n`);
       }
     });
 

@@ -56,7 +56,10 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
   const handlers: Handlers = {
     'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover(), nativeFileDialog: Boolean(options.pickPlanFile) }),
     'plans.list': (r) => ({ plans: service.listItems({ state: r.state, search: r.search }) }),
-    'plans.get': (r) => plan(r.planId),
+    'plans.get': (r) => {
+      const found = service.get(r.planId);
+      return { plan: found, model: service.planModel(found) };
+    },
     'plans.create': (r) => ({
       plan: service.createFromContent(
         { content: r.content, fileName: r.fileName, project: r.project, profile: r.profile },
