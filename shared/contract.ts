@@ -103,6 +103,21 @@ export const contract = {
     response: planResponse,
   },
   /**
+   * Where a project folder resolves on the host, as plans.create would take it, or the one-line
+   * problem naming the path tried: `project` as the operator types it; without it, the project
+   * that the plan text `content` names (the console fills its Project folder field from it).
+   */
+  'plans.checkProject': {
+    request: z.object({ project: z.string().min(1).max(4096).optional(), content: z.string().min(1).max(1_000_000).optional() }).strict(),
+    response: z.object({
+      /** As typed or as the plan names it; null when the plan names none. */
+      project: z.string().nullable(),
+      /** The absolute folder it resolves to (or, with a problem, the one tried). */
+      path: z.string().nullable(),
+      problem: z.string().nullable(),
+    }),
+  },
+  /**
    * The decision tree in display order (depth first, siblings by order), optionally a page of it:
    * a console can draw the top of a large tree from the first page while the rest loads.
    */

@@ -14,7 +14,8 @@ const timestamp = z.string();
 
 // ---- tool calls ---------------------------------------------------------
 
-export const ToolCallSpecSchema = z.object({
+// Strict, as a plan file's own fields are: a misspelt `args` or `tools` is refused, not dropped.
+export const ToolCallSpecSchema = z.strictObject({
   tool: nonEmpty,
   args: z.record(z.string(), z.unknown()).default({}),
 });
@@ -241,7 +242,7 @@ export function resolveProfile(ref: ProfileRef | undefined): AutomationProfile {
 
 // ---- plans --------------------------------------------------------------
 
-export const PlanStepSchema = z.object({
+export const PlanStepSchema = z.strictObject({
   step: nonEmpty,
   rationale: z.string().optional(),
   tools: z.array(ToolCallSpecSchema).default([]),

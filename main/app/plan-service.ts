@@ -334,16 +334,17 @@ export class PlanService {
   // ---- changing -------------------------------------------------------------
 
   createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Plan {
-    return this.createFromLoaded(loadPlanFile(file, overrides));
+    return this.createFromLoaded(loadPlanFile(file, this.registry, overrides));
   }
 
   /**
    * From a plan file's text, as a browser's file picker sends it; nothing is written to disk. An
-   * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir`.
+   * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir` (and,
+   * with a policy, its roots).
    */
   createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Plan {
     const raw = parsePlanText(input.content, 'content', input.fileName);
-    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }, policy));
+    return this.createFromLoaded(validatePlanFile(raw, baseDir, this.registry, { project: input.project, profile: input.profile }, policy));
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
@@ -563,7 +564,8 @@ export class PlanService {
   /** Replaces the tool calls (and the description) of a step that has not completed, from a file in the plan-file format. */
   editStep(planId: string, answer: Answer & { step: number; file: string }): Plan {
     const target = this.targetStep(planId, answer.step);
-    const step = loadStepFile(answer.file);
+    const number = stepsInOrder(this.lifecycle.listDecisions(planId)).findIndex((d) => d.id === target.id) + 1;
+    const step = loadStepFile(answer.file, this.registry, number);
     this.lifecycle.saveDecisions([
       { ...target, description: step.step, rationale: step.rationale ?? target.rationale, toolCalls: step.tools, status: 'pending', updatedAt: new Date().toISOString() },
     ]);
@@ -591,7 +593,7 @@ export class PlanService {
     const plan = this.requireFixable(planId);
     if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
     if (answer.file === undefined) return this.replanByModel(plan, answer);
-    const { plan: file } = loadPlanFile(answer.file);
+    const { plan: file } = loadPlanFile(answer.file, this.registry);
     const decisions = this.lifecycle.listDecisions(planId);
     const steps = stepsInOrder(decisions);
     const now = new Date().toISOString();

@@ -533,7 +533,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       return EXIT.waitingForApproval;
     }
     if (error instanceof ValidationError || error instanceof PlanError) {
-      io.stderr(`error: ${error.message}\n`);
+      // A plan file's check may find several problems: one line each.
+      io.stderr(error.message.split('\n').map((line) => `error: ${line}\n`).join(''));
       return EXIT.badInput;
     }
     io.stderr(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,5 +1,6 @@
 import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
 import { PlanError } from '../../shared/errors';
+import { checkProjectField } from '../app/plan-file';
 import type { PlanService } from '../app/plan-service';
 import { BreakpointBook } from './breakpoints';
 import { inTreeOrder } from './decision-order';
@@ -67,6 +68,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
         { roots: options.projectRoots },
       ),
     }),
+    'plans.checkProject': (r) => checkProjectField(r, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
     'plans.createFromDialog': async () => {
       if (!options.pickPlanFile) throw new PlanError('a file dialog exists only in the desktop app; send the file with plans.create', 'unsupported');
       const path = await options.pickPlanFile();
