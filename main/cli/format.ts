@@ -210,7 +210,9 @@ export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision
     lines.push(`failure ${index + 1}: ${first.category}${first.retriable ? ' (retriable)' : ''} in ${first.phase}, ${lastAttempt.outcome === 'gave_up' ? 'gave up' : 'retried'}`);
     for (const e of attempts) lines.push(`  attempt ${e.attempt}  ${e.createdAt}  ${e.message}`);
     lines.push(`  hint: ${lastAttempt.hint}`);
-    const decided = recoveries.filter((d) => d.parentId === first.decisionId && d.createdAt >= first.createdAt);
+    // This failure's decisions: from its first attempt until the step's next failure.
+    const next = failures.slice(index + 1).find((f) => f[0].decisionId === first.decisionId)?.[0].createdAt;
+    const decided = recoveries.filter((d) => d.parentId === first.decisionId && d.createdAt >= first.createdAt && (next === undefined || d.createdAt < next));
     for (const d of decided) lines.push(`  [recovery] ${d.rationale.startsWith(d.description) ? d.rationale : `${d.description}: ${d.rationale}`}`);
   });
   if (hints.length > 0) {

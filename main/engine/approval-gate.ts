@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { type Approval, type AutomationProfile, needsApproval, type StrategyDecision, type ToolCallSpec } from '../../shared/domain';
 import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
 import { toChangeEntry } from './change-capture';
@@ -12,9 +13,14 @@ import { shellRulesApply, unanalysedPart } from './shell-policy';
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores
  * a pending approval and stops the run (ApprovalPending); once answered, the same call runs, or
- * fails the step with category `rejected`. An answer is used once, so a later retry asks again.
+ * fails the step with category `rejected`. An approval covers the automatic retries of the same
+ * call with the same arguments in this run (one gate per run); a later run (an operator's retry)
+ * asks again.
  */
 export class ApprovalGate {
+  /** Approvals used in this run, by step and call. */
+  private readonly granted = new Map<string, Approval>();
+
   constructor(
     private readonly store: ApprovalStore,
     private readonly events: EventPublisher,
@@ -38,11 +44,17 @@ export class ApprovalGate {
     if (unanalysed && this.profile.name === 'restricted') return;
     const approvals = this.store.listForPlan(this.planId);
     if (!unanalysed && !needsApproval(this.profile, call.tool, toolsApprovedForPlan(approvals))) return;
+    const key = `${decision.id}#${callIndex}`;
+    const granted = this.granted.get(key);
+    if (granted && granted.tool === call.tool && isDeepStrictEqual(granted.args, call.args)) return;
     const forCall = approvals.filter((a) => a.kind === 'tool' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
     const answered = forCall.find((a) => a.status !== 'pending');
     if (answered) {
       this.store.update(answered.id, { usedAt: new Date().toISOString() });
-      if (answered.status === 'approved') return;
+      if (answered.status === 'approved') {
+        this.granted.set(key, answered);
+        return;
+      }
       throw new EngineError(`${call.tool}: rejected by ${answered.answeredBy ?? 'the operator'}: ${answered.reason ?? 'no reason given'}`, 'rejected', {
         tool: call.tool,
         approvalId: answered.id,

@@ -1,4 +1,4 @@
-import type { ErrorCategory, ErrorRecord, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
+import type { ErrorCategory, ErrorRecord, Phase, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { EngineError, ToolCallError } from './errors';
@@ -211,6 +211,12 @@ export class ErrorRecoveryService implements ErrorRecovery {
       recoveryCommand: record.command,
     };
     return retry ? { retry: true, delayMs, details: { category, maxRetries } } : { retry: false, details };
+  }
+
+  retriedSoFar(planId: string, phase: Phase, decisionId: string): number {
+    const records = this.log.listForPlan(planId).filter((r) => r.phase === phase && r.decisionId === decisionId);
+    const lastGaveUp = records.findLastIndex((r) => r.outcome !== 'retried');
+    return records.length - lastGaveUp - 1;
   }
 
   /** Adds an error_recovery decision under the failed step (or the root when no step failed). */
