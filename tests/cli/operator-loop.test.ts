@@ -178,9 +178,9 @@ describe('one vocabulary', () => {
     expect(row(first)).toMatch(new RegExp(`Ready to apply .*add-license \\(created .*, …${first.slice(-6)}\\)$`));
     expect(row(second)).toMatch(new RegExp(`Ready to run .*add-license \\(created .*, …${second.slice(-6)}\\)$`));
 
-    const shown = await agentsJson<{ sandbox: string; sandboxRefs: string[] }>(['plan', 'show', first], home);
-    expect(shown.sandbox).toBe(shown.sandboxRefs[0]);
-    expect(existsSync(join(shown.sandbox, 'LICENSE'))).toBe(true);
+    const shown = await agentsJson<{ sandboxPath: string; sandboxRefs: string[] }>(['plan', 'show', first], home);
+    expect(shown.sandboxPath).toBe(shown.sandboxRefs[0]);
+    expect(existsSync(join(shown.sandboxPath, 'LICENSE'))).toBe(true);
 
     const part = await agents(['plan', 'apply', first, '--path', 'LICENSE'], home);
     expect(part.stdout).toMatch(/^applied 1 file, skipped 3\n3 files remain: /);
