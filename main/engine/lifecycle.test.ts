@@ -31,7 +31,7 @@ describe('PlanLifecycleService', () => {
     const { id } = create(service);
     expect(() => service.transition(id, 'complete')).toThrow(PlanError);
     service.cancel(id);
-    expect(() => service.transition(id, 'processing')).toThrow(/cancelled/);
+    expect(() => service.transition(id, 'processing')).toThrow(/is Discarded; it cannot become Running/);
     expect(canTransition('errored', 'queued')).toBe(true);
     expect(canTransition('complete', 'queued')).toBe(false);
   });
