@@ -781,9 +781,9 @@ export class PlanService {
     const sandboxRoot = plan.sandboxRefs[0];
     if (!sandboxRoot || plan.processingState === 'cancelled') throw new PlanError(`plan ${planId} has no sandbox${plan.processingState === 'cancelled' ? ' (it was discarded)' : ' yet; run it first'}`, 'wrong_state');
     if (forWrite && (plan.processingState === 'processing' || this.isRunning(planId))) {
-      throw new PlanError(`plan ${planId} is processing; save when it has stopped`, 'wrong_state');
+      throw new PlanError(`plan ${planId} is ${STATUS_LABELS.running}; save when it has stopped`, 'wrong_state');
     }
-    if (forWrite && plan.processingState === 'complete') throw new PlanError(`plan ${planId} is complete; its changes are applied`, 'wrong_state');
+    if (forWrite && plan.processingState === 'complete') throw new PlanError(`plan ${planId} is ${STATUS_LABELS.applied}; its changes are in the project`, 'wrong_state');
     return { plan, sandboxRoot };
   }
 

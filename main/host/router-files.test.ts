@@ -74,6 +74,6 @@ describe('router: a sandbox file read and saved by the operator', () => {
     ok(await router.handle('plans.run', { planId: plan.id, step: true }));
     await waitFor(() => t.app.service.isRunning(plan.id) && t.app.service.get(plan.id).sandboxRefs.length > 0);
     const reply = await router.handle('plans.saveFile', { planId: plan.id, path: 'README.md', content: 'x' });
-    expect(reply).toMatchObject({ ok: false, error: { code: 'wrong_state', message: expect.stringContaining('is processing') } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'wrong_state', message: expect.stringContaining('is Running') } });
   });
 });
