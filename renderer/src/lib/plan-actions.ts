@@ -1,4 +1,5 @@
 import type { Plan } from '../../../shared/domain';
+import { STATUS_LABELS } from '../../../shared/vocabulary';
 
 export const PLAN_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard'] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
@@ -55,7 +56,7 @@ export function actionDescription(action: PlanAction, plan: PlanState): string {
     case 'retry':
       return 'Retry from the failed step';
     case 'reset':
-      return 'Reset the errored plan to queued, for manual recovery';
+      return `Reset the ${STATUS_LABELS.failed.toLowerCase()} plan: it is ${STATUS_LABELS.ready_to_run} again, for manual recovery`;
     case 'apply':
       return plan.projectPath === null ? 'This plan has no project directory to apply to' : 'Apply the changeset to the project';
     case 'discard':
