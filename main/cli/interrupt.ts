@@ -1,3 +1,4 @@
+import { statusLabel } from '../../shared/vocabulary';
 import type { App } from '../app/open-app';
 
 /** The exit status of a run the operator stopped with Ctrl-C, as a shell reports a SIGINT. */
@@ -19,10 +20,15 @@ export function watchCtrlC(app: App, planId: string, say: (line: string) => void
   let timer: NodeJS.Timeout | undefined;
   let asked = false;
   const onSigint = () => {
+    const service = app.service;
+    // Nothing runs (the command waits for the operator's answer): the plan already stands where it can be resumed.
+    if (!service.isRunning(planId)) {
+      say(`stopped; the plan is ${statusLabel(service.get(planId))}`);
+      process.exit(EXIT_INTERRUPTED);
+    }
     if (asked) return resolveStopped();
     asked = true;
     say('stopping before the next step (Ctrl-C again to stop now)…');
-    const service = app.service;
     if (service.isRunning(planId)) service.controller(planId).pause();
     const deadline = Date.now() + SETTLE_MS;
     timer = setInterval(() => {
