@@ -2,6 +2,7 @@ import { memo } from 'react';
 import { StatusIcon } from '../components/Badges';
 import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
+import { plural } from '../lib/format';
 
 export const TREE_ROW_HEIGHT = 30;
 
@@ -85,7 +86,14 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       ) : (
         <span className="twisty-space" />
       )}
-      {answer ? <AnswerIcon approved={answer.approved} /> : <StatusIcon status={decision.status} />}
+      {answer ? (
+        <AnswerIcon approved={answer.approved} />
+      ) : decision.type === 'approval' ? (
+        // Not paired with its answer (the approvals are not loaded yet): the decision's own words say which.
+        <AnswerIcon approved={!decision.description.startsWith('Rejected')} />
+      ) : (
+        <StatusIcon status={decision.status} />
+      )}
       {breakpoint && <span className="breakpoint-dot" role="img" aria-label="breakpoint" title="Breakpoint" />}
       <span className="tree-type">{DECISION_TYPE_LABELS[decision.type]}</span>
       <span className="tree-desc">{decision.description}</span>
@@ -95,8 +103,9 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       {paused && <span className="tree-flag">paused here</span>}
       {awaitingApproval && <span className="tree-flag">waits for approval</span>}
       {(planned > 0 || (tally && tally.ran > 0)) && (
-        <span className="tree-tools" title="Tool calls planned / run">
-          {planned} planned · {tally?.ran ?? 0} ran
+        <span className="tree-tools" title={planned > 0 ? 'Tool calls planned / run' : 'Tool calls run'}>
+          {/* A model's step plans no calls ahead: it has only the ones it ran. */}
+          {planned > 0 ? `${planned} planned · ${tally?.ran ?? 0} ran` : plural(tally?.ran ?? 0, 'call')}
           {tally && tally.failed > 0 && <span className="del"> · {tally.failed} failed</span>}
         </span>
       )}
