@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { StatusIcon } from '../components/Badges';
+import { DecisionIcon } from '../components/DecisionIcon';
 import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
 import { plural } from '../lib/format';
@@ -27,16 +27,6 @@ interface DecisionRowProps {
   answer?: ApprovalAnswer;
   onSelect(id: string): void;
   onToggle(id: string): void;
-}
-
-/** An answer's own mark: a rejected call is not a failed decision, but it should not look approved. */
-function AnswerIcon({ approved }: { approved: boolean }) {
-  const label = approved ? 'approved' : 'rejected';
-  return (
-    <span className={`status-icon answer-${label}`} role="img" aria-label={label} title={label}>
-      {approved ? '✓' : '✕'}
-    </span>
-  );
 }
 
 function AnswerText({ answer, fallback }: { answer: ApprovalAnswer | undefined; fallback: string }) {
@@ -86,14 +76,7 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       ) : (
         <span className="twisty-space" />
       )}
-      {answer ? (
-        <AnswerIcon approved={answer.approved} />
-      ) : decision.type === 'approval' ? (
-        // Not paired with its answer (the approvals are not loaded yet): the decision's own words say which.
-        <AnswerIcon approved={!decision.description.startsWith('Rejected')} />
-      ) : (
-        <StatusIcon status={decision.status} />
-      )}
+      <DecisionIcon decision={decision} answer={answer} />
       {breakpoint && <span className="breakpoint-dot" role="img" aria-label="breakpoint" title="Breakpoint" />}
       <span className="tree-type">{DECISION_TYPE_LABELS[decision.type]}</span>
       <span className="tree-desc">{decision.description}</span>

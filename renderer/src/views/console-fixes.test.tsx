@@ -5,6 +5,7 @@ import { summarizeEvent } from '../lib/event-summary';
 import { makeDecision, makeEntry, makeEvent, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { render } from '../test-support/render';
 import { testRuntime } from '../test-support/runtime';
+import { DecisionDetails } from './DecisionDetails';
 import { DecisionRow } from './DecisionRow';
 import { FailureCard } from './FailureCard';
 import { PlanDefinition } from './PlanDefinition';
@@ -135,6 +136,15 @@ describe('the decision tree rows', () => {
     expect(html).toContain('aria-label="rejected"');
     expect(html).toContain('✕');
     expect(html).not.toContain('✓');
+  });
+
+  it('marks a rejection with a cross in the details too', () => {
+    const { store } = testRuntime();
+    const a1 = makeDecision('a1', 's2', 0, { type: 'approval', status: 'done', description: 'Rejected shell.run', rationale: 'rejected by console' });
+    store.setState({ decisions: { ...twoSteps(), a1 }, selectedDecisionId: 'a1' });
+    const heading = /<h3>(.*?)<\/h3>/.exec(render(store, <DecisionDetails />))?.[1] ?? '';
+    expect(heading).toContain('aria-label="rejected"');
+    expect(heading).not.toContain('✓');
   });
 
   it('counts the calls of a model step, which plans none ahead', () => {
