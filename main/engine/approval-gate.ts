@@ -5,8 +5,10 @@ import { toChangeEntry } from './change-capture';
 import { entryHunks, unifiedDiff } from './changeset/diff';
 import { ApprovalPending, EngineError } from './errors';
 import type { EventPublisher } from './event-stream';
+import type { InvariantRules } from './invariants';
 import { readFileOrNull } from './sandbox/files';
 import { resolveInSandbox } from './sandbox/paths';
+import { shellRulesApply, unanalysedPart } from './shell-policy';
 
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores
@@ -25,16 +27,23 @@ export class ApprovalGate {
     private readonly planId: string,
     private readonly profile: AutomationProfile,
     private readonly sandboxRoot: string | null,
+    /** The project's invariants: a shell command they cannot be checked against waits for the operator. */
+    private readonly rules?: InvariantRules,
   ) {}
 
-  /** Cheap: whether `tool` waits for approval at all, before anything is read. */
-  applies(tool: string): boolean {
-    return needsApproval(this.profile, tool);
+  /** Cheap: whether the call may wait for approval at all, before anything is read or parsed. */
+  applies(call: ToolCallSpec): boolean {
+    return needsApproval(this.profile, call.tool) || (call.tool === 'shell.run' && shellRulesApply(this.profile, this.rules));
   }
 
   async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number): Promise<void> {
+    // A call the rules refuse anyway does not wait for the operator: the tool runner refuses it.
+    if (await this.refused(call)) return;
+    const unanalysed = await unanalysedPart(call, this.profile, this.rules);
+    // Restricted refuses such a command outright (the tool runner does); `--all` answers never cover one.
+    if (unanalysed && this.profile.name === 'restricted') return;
     const approvals = this.store.listForPlan(this.planId);
-    if (!needsApproval(this.profile, call.tool, toolsApprovedForPlan(approvals))) return;
+    if (!unanalysed && !needsApproval(this.profile, call.tool, toolsApprovedForPlan(approvals))) return;
     const key = `${decision.id}#${callIndex}`;
     const granted = this.granted.get(key);
     if (granted && granted.tool === call.tool && isDeepStrictEqual(granted.args, call.args)) return;
@@ -52,11 +61,20 @@ export class ApprovalGate {
         reason: answered.reason,
       });
     }
-    const waiting = forCall.find((a) => a.status === 'pending') ?? this.request(decision, call, callIndex, await this.preview(call));
+    const waiting = forCall.find((a) => a.status === 'pending') ?? this.request(decision, call, callIndex, { ...(await this.preview(call)), commandRule: unanalysed ?? undefined });
     throw new ApprovalPending(waiting.id);
   }
 
-  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks'>): Approval {
+  private async refused(call: ToolCallSpec): Promise<boolean> {
+    try {
+      await this.rules?.checkCall(call.tool, call.args);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks' | 'commandRule'>): Approval {
     return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'tool',
