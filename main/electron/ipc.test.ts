@@ -42,6 +42,8 @@ const INVALID: Record<Channel, unknown> = {
   'plans.reset': { planId: null },
   'plans.apply': { planId: 'P', paths: [''] },
   'plans.discard': undefined,
+  'plans.readFile': { planId: 'P' },
+  'plans.saveFile': { planId: 'P', path: 'a.txt' },
   'plans.approvals': { planId: 1 },
   'plans.approve': { planId: 'P', all: 'yes' },
   'plans.reject': { planId: 'P', reason: '  ' },

@@ -34,6 +34,8 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.reset': { request: { planId: null }, field: 'planId' },
   'plans.apply': { request: { planId: 'P', paths: [''] }, field: 'paths.0' },
   'plans.discard': { request: undefined, field: '(root)' },
+  'plans.readFile': { request: { planId: 'P', path: '' }, field: 'path' },
+  'plans.saveFile': { request: { planId: 'P', path: 'a.txt' }, field: 'content' },
   'plans.approvals': { request: { planId: 1 }, field: 'planId' },
   'plans.approve': { request: { planId: 'P', all: 'yes' }, field: 'all' },
   'plans.reject': { request: { planId: 'P', reason: '  ' }, field: 'reason' },
