@@ -838,6 +838,8 @@ export class PlanService {
     heartbeat.unref();
     const controller = new RunController(planId, this.lifecycle, { step: options.step, breakpoints: options.breakpoints });
     this.controllers.set(planId, controller);
+    // The plan as the run left it, read once for the capture after the run and for the answer.
+    let final: Plan | undefined;
     const run = (async () => {
       try {
         const { executor, plan: ready } = await this.executorFor(plan, options);
@@ -852,13 +854,15 @@ export class PlanService {
         }
       } finally {
         // What the run left is what the next capture compares against: files it wrote are not read again then.
-        await this.captureHandEdits(this.get(planId)).catch(() => undefined);
+        const ended = this.get(planId);
+        const recorded = await this.captureHandEdits(ended).catch(() => []);
+        final = recorded.length > 0 ? undefined : ended;
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
         this.controllers.delete(planId);
         this.runs.delete(planId);
       }
-      return this.get(planId);
+      return final ?? this.get(planId);
     })();
     this.runs.set(planId, run);
     return run;
