@@ -14,7 +14,7 @@ import {
   ToolInvocationSchema,
 } from './domain';
 import { ErrorCodeSchema } from './errors';
-import { SettingsPatchSchema, SettingsViewSchema } from './agent';
+import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
 /**
@@ -82,7 +82,11 @@ export const contract = {
     request: z.object({ state: ProcessingStateSchema.optional(), search: z.string().max(200).optional() }).strict(),
     response: z.object({ plans: z.array(PlanListItemSchema) }),
   },
-  'plans.get': { request: planId.strict(), response: planResponse },
+  'plans.get': {
+    request: planId.strict(),
+    /** With the agent plan's model and whether the host can use it (null for a scripted plan), so the console can say why it cannot approve. */
+    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional() }),
+  },
   'plans.create': {
     // The plan's content only, never a file path on the host: a client must not learn which host
     // files exist, nor read one through an error message. (The desktop app's dialog has its own call.)
@@ -97,6 +101,21 @@ export const contract = {
       })
       .strict(),
     response: planResponse,
+  },
+  /**
+   * Where a project folder resolves on the host, as plans.create would take it, or the one-line
+   * problem naming the path tried: `project` as the operator types it; without it, the project
+   * that the plan text `content` names (the console fills its Project folder field from it).
+   */
+  'plans.checkProject': {
+    request: z.object({ project: z.string().min(1).max(4096).optional(), content: z.string().min(1).max(1_000_000).optional() }).strict(),
+    response: z.object({
+      /** As typed or as the plan names it; null when the plan names none. */
+      project: z.string().nullable(),
+      /** The absolute folder it resolves to (or, with a problem, the one tried). */
+      path: z.string().nullable(),
+      problem: z.string().nullable(),
+    }),
   },
   /**
    * The decision tree in display order (depth first, siblings by order), optionally a page of it:

@@ -36,12 +36,12 @@ import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, 
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from '../engine/leases';
-import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
+import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../shared/agent';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import type { CorrectionContext } from '../engine/model/prompts';
 import type { ModelConfig } from '../engine/model/model-config';
-import { resolveModelConfig, type SettingsStore } from './settings';
+import { planModelView, recordModel, resolveModelConfig, type SettingsStore } from './settings';
 import type { ApprovalStore } from '../engine/approvals';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { DEFAULT_MAX_PROJECT_BYTES, type ProjectPolicy } from './project-policy';
@@ -131,7 +131,7 @@ export interface ChangesetReview {
 function projectInvariantRecords(plan: Plan): string[] {
   const rules = plan.projectInvariants;
   if (!rules) return [];
-  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...rules.notes];
+  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...(rules.allowCommands ?? []).map((g) => `allow command ${g}`), ...rules.notes];
 }
 
 export type { ConfinementProbe };
@@ -334,21 +334,22 @@ export class PlanService {
   // ---- changing -------------------------------------------------------------
 
   createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Plan {
-    return this.createFromLoaded(loadPlanFile(file, overrides));
+    return this.createFromLoaded(loadPlanFile(file, this.registry, overrides));
   }
 
   /**
    * From a plan file's text, as a browser's file picker sends it; nothing is written to disk. An
-   * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir`.
+   * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir` (and,
+   * with a policy, its roots).
    */
   createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Plan {
     const raw = parsePlanText(input.content, 'content', input.fileName);
-    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }, policy));
+    return this.createFromLoaded(validatePlanFile(raw, baseDir, this.registry, { project: input.project, profile: input.profile }, policy));
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
-    const agent = agentSpecOf(plan.agent);
-    if (agent) this.modelConfig(agent);
+    const spec = agentSpecOf(plan.agent);
+    const agent = spec && recordModel(spec, this.options.env ?? process.env, this.options.settings);
     return this.lifecycle.createPlan({
       agent,
       name: plan.name,
@@ -365,6 +366,22 @@ export class PlanService {
   /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */
   modelConfig(agent: NonNullable<Plan['agent']>): ModelConfig {
     return resolveModelConfig(agent, this.options.env ?? process.env, this.options.settings);
+  }
+
+  /**
+   * The plan's model recorded on it if it has none yet (a plan made before plans kept theirs);
+   * throws a one-line ModelSettingError when this process cannot use it.
+   */
+  private pinModel(plan: Plan): Plan {
+    if (!plan.agent) return plan;
+    const agent = recordModel(plan.agent, this.options.env ?? process.env, this.options.settings);
+    this.modelConfig(agent);
+    return agent === plan.agent ? plan : this.lifecycle.update(plan.id, { agent });
+  }
+
+  /** The agent plan's model and whether this process can use it; null for a scripted plan. */
+  planModel(plan: Plan): PlanModelView | null {
+    return plan.agent ? planModelView(plan.agent, this.options.env ?? process.env, this.options.settings) : null;
   }
 
   settingsView(): SettingsView {
@@ -435,8 +452,7 @@ export class PlanService {
 
   /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
   run(planId: string, options: RunOptions = {}): Promise<Plan> {
-    const plan = this.get(planId);
-    if (plan.agent) this.modelConfig(plan.agent);
+    const plan = this.pinModel(this.get(planId));
     const runnable =
       (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
     if (!runnable) {
@@ -474,13 +490,14 @@ export class PlanService {
       // The review's read of the plan serves execute.
       const plan = review.plan;
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
+      const rules = plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined;
       await executor.runExecute(planId, {
         plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
-        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot),
+        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot, rules),
         resumeAt,
-        rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
+        rules,
       });
     });
   }
@@ -505,7 +522,8 @@ export class PlanService {
   }
 
   private answer(planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, answer: Answer, options: RunOptions): Promise<Plan> {
-    const plan = this.get(planId);
+    // The run goes on in this process: refuse before the answer is recorded if it cannot use the plan's model.
+    const plan = this.pinModel(this.get(planId));
     const pending = pendingApproval(this.stores.approvals.listForPlan(planId));
     if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${plan.processingState} in phase ${plan.phase})`, 'wrong_state');
     if (this.isRunning(planId)) throw new PlanError(`plan ${planId} is still stopping; answer again in a moment`, 'wrong_state');
@@ -546,7 +564,8 @@ export class PlanService {
   /** Replaces the tool calls (and the description) of a step that has not completed, from a file in the plan-file format. */
   editStep(planId: string, answer: Answer & { step: number; file: string }): Plan {
     const target = this.targetStep(planId, answer.step);
-    const step = loadStepFile(answer.file);
+    const number = stepsInOrder(this.lifecycle.listDecisions(planId)).findIndex((d) => d.id === target.id) + 1;
+    const step = loadStepFile(answer.file, this.registry, number);
     this.lifecycle.saveDecisions([
       { ...target, description: step.step, rationale: step.rationale ?? target.rationale, toolCalls: step.tools, status: 'pending', updatedAt: new Date().toISOString() },
     ]);
@@ -574,7 +593,7 @@ export class PlanService {
     const plan = this.requireFixable(planId);
     if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
     if (answer.file === undefined) return this.replanByModel(plan, answer);
-    const { plan: file } = loadPlanFile(answer.file);
+    const { plan: file } = loadPlanFile(answer.file, this.registry);
     const decisions = this.lifecycle.listDecisions(planId);
     const steps = stepsInOrder(decisions);
     const now = new Date().toISOString();
@@ -666,6 +685,7 @@ export class PlanService {
       throw new PlanError(`plan ${planId} is ${plan.processingState}; only an errored plan can be retried`, 'wrong_state');
     }
     if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
+    this.pinModel(plan);
     const failed = this.failedStep(planId);
     new ErrorRecoveryService(this.stores.errors, this.lifecycle).addRecoveryDecision(
       plan,

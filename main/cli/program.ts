@@ -226,11 +226,12 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean }) => {
       const service = ctx.app().service;
       const p = service.get(id);
-      // sandboxPath: where the operator fixes a file by hand before a retry (README's walkthrough).
-      if (opts.json) printJson(ctx, { ...p, sandboxPath: p.sandboxRefs[0] ?? null });
+      // sandboxPath: where the operator fixes a file by hand before a retry; model: the plan's own, and whether this process can use it.
+      const model = service.planModel(p);
+      if (opts.json) printJson(ctx, { ...p, sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}) });
       else {
         const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
-        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId))}\n`);
+        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model)}\n`);
       }
     });
 
@@ -242,10 +243,19 @@ export function buildProgram(ctx: Ctx): Command {
       const service = ctx.app().service;
       const root = service.tree(id);
       const invocations = service.invocations(id);
+      const { approvals } = service.approvals(id);
       if (opts.json) {
-        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement }) => ({ id: invocationId, decisionId, tool, ok, confinement: confinement ?? null }));
-        printJson(ctx, { planId: id, root, invocations: ran });
-      } else ctx.io.stdout(`${formatTree(root, invocations)}\n`);
+        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement, error }) => ({
+          id: invocationId,
+          decisionId,
+          tool,
+          ok,
+          confinement: confinement ?? null,
+          commandRule: error?.commandRule ?? null,
+        }));
+        const asked = approvals.filter((a) => a.commandRule).map(({ id: approvalId, decisionId, status, commandRule }) => ({ id: approvalId, decisionId, status, commandRule }));
+        printJson(ctx, { planId: id, root, invocations: ran, commandApprovals: asked });
+      } else ctx.io.stdout(`${formatTree(root, invocations, approvals)}\n`);
     });
 
   plan
@@ -523,7 +533,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       return EXIT.waitingForApproval;
     }
     if (error instanceof ValidationError || error instanceof PlanError) {
-      io.stderr(`error: ${error.message}\n`);
+      // A plan file's check may find several problems: one line each.
+      io.stderr(error.message.split('\n').map((line) => `error: ${line}\n`).join(''));
       return EXIT.badInput;
     }
     io.stderr(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);

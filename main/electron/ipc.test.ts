@@ -24,6 +24,7 @@ const INVALID: Record<Channel, unknown> = {
   'plans.get': {},
   'plans.create': { path: 'a.yaml', content: 'name: x' },
   'plans.createFromDialog': { path: '/etc/passwd' },
+  'plans.checkProject': { project: '' },
   'plans.decisions': { planId: '' },
   'plans.invocations': { planId: 7 },
   'plans.events': { planId: 'P', afterSeq: -1 },

@@ -16,6 +16,7 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.get': { request: {}, field: 'planId' },
   'plans.create': { request: { path: 'a.yaml', content: 'name: x' }, field: '(root)' },
   'plans.createFromDialog': { request: { path: '/etc/passwd' }, field: '(root)' },
+  'plans.checkProject': { request: { project: '' }, field: 'project' },
   'plans.decisions': { request: { planId: '' }, field: 'planId' },
   'plans.invocations': { request: { planId: 7 }, field: 'planId' },
   'plans.events': { request: { planId: 'P', afterSeq: -1 }, field: 'afterSeq' },
@@ -145,7 +146,7 @@ describe('router', () => {
     it('by default, takes projects only from inside the user\'s home', async () => {
       const defaults = createRouter(t.app.service, { log, baseDir: t.root });
       const reply = await defaults.handle('plans.create', { content: planYaml(t.project) });
-      expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'project', message: `project: must be a folder inside the project root (${realpathSync(homedir())})` } });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'project', message: `project: must be a folder inside the project root (${realpathSync(homedir())}), not ${t.project}` } });
     });
 
     it.each([

@@ -116,6 +116,24 @@ describe('opening a plan', () => {
     expect(t.fake.callsTo('plans.get')).toHaveLength(1);
   });
 
+  it("keeps whether the host can use the plan's model, from plans.get, and asks again after the settings change", async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem()];
+    t.fake.plan = makePlan({ agent: { model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', maxTurnsPerStep: 20, maxOutputTokens: 16000 } });
+    let usable = false;
+    t.fake.on('plans.get', async () => ({
+      plan: t.fake.plan,
+      model: { model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', usable, problem: usable ? null : 'AGENTS_API_KEY: needs a key' },
+    }));
+    t.state().openPlan('P1');
+    await t.settle();
+    expect(t.state().planModel).toMatchObject({ usable: false, problem: 'AGENTS_API_KEY: needs a key' });
+    usable = true;
+    await t.state().saveSettings({ apiKey: 'sk-ant' });
+    await t.settle();
+    expect(t.state().planModel).toMatchObject({ usable: true, problem: null });
+  });
+
   it('knows the plan is paused before a step when the history comes before the plan itself', async () => {
     const t = testRuntime();
     t.fake.plans = [makeListItem()];

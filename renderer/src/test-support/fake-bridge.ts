@@ -186,6 +186,7 @@ export class FakeBridge {
     return {
       'app.info': () => ({ version: '0', dataDir: '/tmp', tools: [], nativeFileDialog: false }),
       'plans.createFromDialog': () => ({ plan: null }),
+      'plans.checkProject': (r) => ({ project: r.project ?? null, path: r.project ? `/projects/${r.project}` : null, problem: null }),
       'plans.list': () => ({ plans: this.plans }),
       'plans.get': () => ({ plan: this.plan }),
       'plans.create': (r) => ({ plan: makePlan({ id: 'NEW', name: r.fileName ?? 'new', phase: 'strategize' }) }),
