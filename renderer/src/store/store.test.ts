@@ -86,6 +86,26 @@ describe('the plan list', () => {
     expect(t.state().planId).toBe('NEW');
   });
 
+  it('creates a picked file with the project folder of the Create plan form, and closes the form', async () => {
+    const t = testRuntime();
+    t.runtime.start();
+    await t.settle();
+    t.state().setCreateDraft({ content: 'name: x', fileName: 'x.yaml' });
+    expect(await t.state().checkProject({ project: 'demo' })).toEqual({ project: 'demo', path: '/projects/demo', problem: null });
+    expect(await t.state().createPlanFromFile({ content: 'name: x', fileName: 'x.yaml', project: '/projects/demo' })).toBe('NEW');
+    expect(t.fake.callsTo('plans.create')).toEqual([{ content: 'name: x', fileName: 'x.yaml', project: '/projects/demo' }]);
+    expect(t.state().createDraft).toBeNull();
+  });
+
+  it('keeps the form open with every problem of a refused plan on its own line', async () => {
+    const t = testRuntime();
+    t.fake.fail('plans.create', 'step 1, call 1: unknown tool "x"\nproject: not a directory: /p');
+    t.state().setCreateDraft({ content: 'name: x', fileName: 'x.yaml' });
+    expect(await t.state().createPlanFromFile({ content: 'name: x', fileName: 'x.yaml' })).toBeNull();
+    expect(t.state().createDraft).not.toBeNull();
+    expect(t.state().createStatus).toEqual({ state: 'error', message: 'Could not create a plan from x.yaml:\nstep 1, call 1: unknown tool "x"\nproject: not a directory: /p' });
+  });
+
   it('says why a plan file was refused', async () => {
     const t = testRuntime();
     t.fake.fail('plans.create', 'definitionOfDone: needs at least one step');
