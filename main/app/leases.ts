@@ -1,4 +1,5 @@
-import type { ErrorRecord, Plan } from '../../shared/domain';
+import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
+import { stepsInOrder } from '../../shared/decision-tree';
 import { newId } from '../../shared/ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
 import type { PlanLifecycleService } from '../engine/lifecycle';
@@ -17,7 +18,7 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
     // Waiting for the operator's approval is a stop that outlives the process, not an interruption.
     if (plan.waitingFor === 'approval') continue;
     if (isLeaseLive(leases.get(plan.id))) continue;
-    const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
+    const running = runningStep(lifecycle, plan);
     // Stopped between storing its approval request and pausing: it waits for the operator, as it meant to.
     if (pendingApproval(approvals.listForPlan(plan.id))) {
       if (running) lifecycle.saveDecisionStatus({ id: running.id, status: 'pending', updatedAt: new Date().toISOString() });
@@ -31,12 +32,21 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
 }
 
 /**
+ * The step that was running. Its status is committed a few milliseconds after it starts, so a
+ * process that died sooner left none running: the first step not done is the one it was in.
+ */
+function runningStep(lifecycle: PlanLifecycleService, plan: Plan): StrategyDecision | undefined {
+  const decisions = lifecycle.listDecisions(plan.id);
+  return decisions.find((d) => d.status === 'running') ?? (plan.phase === 'execute' ? stepsInOrder(decisions).find((d) => d.status === 'pending' || d.status === 'failed') : undefined);
+}
+
+/**
  * Marks a plan interrupted: errored with category `interrupted` (the operator reads "Interrupted"),
- * the decision that was running failed so retry resumes there, and the resume command in its hints.
+ * the step it was in failed so retry resumes there, and the resume command in its hints.
  * `cause` opens the message: a process that died, or an operator's Ctrl-C.
  */
 export function markInterrupted(lifecycle: PlanLifecycleService, errors: ErrorLog, plan: Plan, cause: string): void {
-  const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
+  const running = runningStep(lifecycle, plan);
   if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);
   const policy = CATEGORY_POLICIES.interrupted;
   const hints = recoveryHints(plan.id, 'interrupted');

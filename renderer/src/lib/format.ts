@@ -41,3 +41,6 @@ export function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/** "1 tool call", "2 tool calls": one wording with the CLI. */
+export { plural } from '../../../shared/vocabulary';

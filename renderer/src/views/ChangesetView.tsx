@@ -2,14 +2,13 @@ import { useCallback, useMemo, useRef } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
+import { plural } from '../lib/format';
 import { allowedActions } from '../lib/plan-actions';
 import { reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { acceptedCount, acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
 import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function ApplyBar() {
   const files = useAppStore((s) => s.reviewFiles);
