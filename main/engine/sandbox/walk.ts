@@ -78,7 +78,8 @@ export async function walkTree(root: string, options: WalkOptions = {}): Promise
           break;
         }
         const relative = dir.relative ? `${dir.relative}/${dirent.name}` : dirent.name;
-        const absolute = path.join(dir.absolute, dirent.name);
+        // Not path.join: both parts are normal already, and joining 10,000 names showed in a search's profile.
+        const absolute = `${dir.absolute}${dir.absolute.endsWith(path.sep) ? '' : path.sep}${dirent.name}`;
         const kind = kindOf(dirent);
         entries.push({ relative, absolute, kind });
         if (kind === 'directory') nextLevel.push({ absolute, relative });
