@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { Plan } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
+import { clientError } from '../app/client-errors';
 import { type App, openApp } from '../app/open-app';
 import { formatApproval, formatApprovals, formatErrors, formatEvent, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
 import type { Approval } from '../../shared/domain';
@@ -521,8 +522,14 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       io.stderr(`error: ${error.message}\n`);
       return EXIT.waitingForApproval;
     }
-    if (error instanceof ValidationError || error instanceof PlanError) {
-      io.stderr(`error: ${error.message}\n`);
+    const known = clientError(error);
+    // A rule's refusal is not bad input: what stands in the way is in the project (README, exit status).
+    if (known instanceof PlanError && known.code === 'policy') {
+      io.stderr(`error: ${known.message}\n`);
+      return EXIT.planFailed;
+    }
+    if (known instanceof ValidationError || known instanceof PlanError) {
+      io.stderr(`error: ${known.message}\n`);
       return EXIT.badInput;
     }
     io.stderr(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -214,6 +214,20 @@ describe('router', () => {
     const applied = expectOk<{ applied: string[] }>(await router.handle('plans.apply', { planId: plan.id }));
     expect(applied.applied.sort()).toEqual(['out/1.txt', 'out/2.txt']);
     expect(existsSync(path.join(t.project, 'out/1.txt'))).toBe(true);
+  });
+
+  it('plans.apply through a symbolic link out of the project is a policy refusal of one line, not internal', async () => {
+    const plan = await create();
+    expectOk(await router.handle('plans.run', { planId: plan.id }));
+    await t.app.service.idle();
+    const outside = path.join(t.root, 'outside');
+    mkdirSync(outside);
+    symlinkSync(outside, path.join(t.project, 'out'));
+    const reply = await router.handle('plans.apply', { planId: plan.id });
+    expect(reply).toEqual({ ok: false, error: { code: 'policy', message: `path "out/1.txt": resolves outside the project through symlink "out" -> ${JSON.stringify(outside)}` } });
+    expect(readdirSync(outside)).toEqual([]);
+    expect(log).not.toHaveBeenCalled();
+    expect(await router.handle('plans.apply', { planId: plan.id, paths: ['../x'] })).toMatchObject({ ok: false, error: { code: 'invalid_request', message: 'path "../x": escapes the project (.. outside the root)' } });
   });
 
   it('plans.run answers at once, while the run goes on in the background', async () => {
