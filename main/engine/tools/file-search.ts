@@ -5,7 +5,7 @@ import { isBinary } from '../change-capture';
 import { eventLoopYielder } from '../event-loop-yield';
 import { listedFileReader } from '../sandbox/files';
 import { resolveInSandbox } from '../sandbox/paths';
-import { walkTree } from '../sandbox/walk';
+import { sortedFiles } from '../sandbox/walk';
 import { defineTool, fsFailure, MAX_READ_BYTES, sandboxRootOf } from './common';
 import { joinRel } from './file-list';
 import { compileSearchPattern, maxSearchedLine, PER_CHAR_OVERHEAD } from './search-pattern';
@@ -63,10 +63,9 @@ export const fileSearchTool = defineTool({
     };
     try {
       const stats = await stat(target.absolute);
-      const files = stats.isDirectory()
-        ? (await walkTree(target.absolute, { skipGit: true })).entries.filter((e) => e.kind === 'file').map((e) => ({ absolute: e.absolute, path: joinRel(target.relative, e.relative) }))
-        : [{ absolute: target.absolute, path: target.relative }];
-      for (const file of files) {
+      const files = stats.isDirectory() ? sortedFiles(target.absolute) : [{ absolute: target.absolute, relative: '' }];
+      for (const listed of files) {
+        const file = { absolute: listed.absolute, path: listed.relative ? joinRel(target.relative, listed.relative) : target.relative };
         if (truncated) break;
         if (spent(WORK_PER_FILE)) await yieldNow();
         // Too big, gone, or not a regular file (a single-file path may be a FIFO): not searched.
