@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
-import { createPlan, openConsole, planHeader, planOption, shot, stepItems } from './helpers';
+import { createPlan, createPlanForm, createPlanWithPicker, openConsole, planHeader, planOption, shot, stepItems } from './helpers';
 
 /** Adds the section the broken-docs plan expects, in the plan's sandbox: the operator's fix. */
 async function fixBrokenDocs(cli: (args: string[]) => Promise<{ stdout: string }>, planId: string) {
@@ -108,14 +108,12 @@ test('an operator creates a plan from a file with the file picker; a bad file ge
   await openConsole(page, url);
   await expect(page.getByText('No plans yet — create one from a plan file.')).toBeVisible();
   await shot(page, 'empty-state');
-  const pick = async (name: string, text: string) => {
-    const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Create plan' }).click();
-    await (await chooser).setFiles({ name, mimeType: 'text/yaml', buffer: Buffer.from(text) });
-  };
+  const pick = (name: string, text: string) => createPlanWithPicker(page, { name, mimeType: 'text/yaml', buffer: Buffer.from(text) });
   await pick('bad.yaml', 'definitionOfDone: "- a"\n');
-  await expect(page.getByRole('alert')).toContainText('name');
+  await expect(createPlanForm(page).getByRole('alert')).toContainText('name');
+  await createPlanForm(page).getByRole('button', { name: 'Cancel' }).click();
   const text = readFileSync(join(examples, 'add-license.yaml'), 'utf8').replace('project: ./demo-project', '');
   await pick('add-license.yaml', text);
   await expect(planOption(page, 'add-license')).toBeVisible();
+  await expect(createPlanForm(page)).toHaveCount(0);
 });

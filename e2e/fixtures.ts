@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test as base } from '@playwright/test';
@@ -11,6 +11,8 @@ export interface Console {
   url: string;
   home: string;
   examples: string;
+  /** The folder `agents serve` takes projects from (--project-root). */
+  projectRoot: string;
   /** Runs the CLI against the same data directory. */
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
 }
@@ -28,15 +30,19 @@ function run(args: string[], home: string): Promise<{ code: number; stdout: stri
 
 /**
  * Each test gets a fresh data directory, a copy of the examples and its own `agents serve`, whose
- * console may create plans over the tests' projects in the temporary folder.
+ * console may create plans over the tests' projects in the temporary folder; with
+ * `test.use({ ownProjectRoot: true })`, only over those in an empty folder of the test's own.
  */
-export const test = base.extend<{ agentsConsole: Console }>({
-  agentsConsole: async ({}, use) => {
+export const test = base.extend<{ agentsConsole: Console; ownProjectRoot: boolean }>({
+  ownProjectRoot: [false, { option: true }],
+  agentsConsole: async ({ ownProjectRoot }, use) => {
     const base = mkdtempSync(join(tmpdir(), 'agents-e2e-'));
     const home = join(base, 'home');
     const examples = join(base, 'examples');
     cpSync(join(ROOT, 'examples'), examples, { recursive: true, filter: (src) => !src.endsWith('large-refactor.yaml') });
-    const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0', '--project-root', tmpdir()], {
+    const projectRoot = ownProjectRoot ? join(base, 'projects') : tmpdir();
+    mkdirSync(projectRoot, { recursive: true });
+    const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0', '--project-root', projectRoot], {
       env: { ...process.env, AGENTS_HOME: home, AGENTS_RETRY_BASE_MS: '200' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -50,7 +56,7 @@ export const test = base.extend<{ agentsConsole: Console }>({
       server.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
       server.on('exit', (code) => reject(new Error(`agents serve exited with ${code}: ${out}`)));
     });
-    await use({ url, home, examples, cli: (args) => run(args, home) });
+    await use({ url, home, examples, projectRoot, cli: (args) => run(args, home) });
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
   },

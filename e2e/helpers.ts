@@ -22,11 +22,17 @@ export function changedFile(page: Page, path: string) {
   return page.getByRole('list', { name: 'Changed files' }).getByRole('button', { name: path, exact: true });
 }
 
-/** Create plan opens the browser's file picker; the operator picks the plan file. */
-export async function createPlanWithPicker(page: Page, file: string) {
+/** The Create plan form that opens once a plan file is picked. */
+export function createPlanForm(page: Page) {
+  return page.getByRole('dialog', { name: /^Create plan from / });
+}
+
+/** Create plan opens the browser's file picker; the operator picks the plan file and creates it with the folder the form shows. */
+export async function createPlanWithPicker(page: Page, file: string | { name: string; mimeType: string; buffer: Buffer }) {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
   await (await chooser).setFiles(file);
+  await createPlanForm(page).getByRole('button', { name: 'Create', exact: true }).click();
 }
 
 export async function createPlan(cli: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>, file: string) {

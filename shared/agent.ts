@@ -38,7 +38,10 @@ export type AgentFile = z.infer<typeof AgentFileSchema>;
 
 /** What a plan keeps of its `agent:` setting. */
 export const AgentSpecSchema = z.object({
+  /** provider:model, recorded when the plan is created (or first strategizes): every process runs this one. */
   model: ModelRefSchema.nullable(),
+  /** Where the plan's requests go, recorded with the model; never the API key. Absent on plans made before it was kept. */
+  baseUrl: z.string().nullable().optional(),
   maxTurnsPerStep: z.number().int().positive(),
   maxOutputTokens: z.number().int().positive(),
 });
@@ -100,6 +103,16 @@ export const SettingsViewSchema = z.object({
   }),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+/** The plan's own model, and whether the process that answers can use it (a key for its provider, say). */
+export const PlanModelViewSchema = z.object({
+  model: z.string().nullable(),
+  baseUrl: z.string().nullable(),
+  usable: z.boolean(),
+  /** One line naming the setting to change, when it is not usable. */
+  problem: z.string().nullable(),
+});
+export type PlanModelView = z.infer<typeof PlanModelViewSchema>;
 
 /** What the console may change; an empty string clears a field. */
 export const SettingsPatchSchema = z

@@ -14,7 +14,7 @@ import {
   ToolInvocationSchema,
 } from './domain';
 import { ErrorCodeSchema } from './errors';
-import { SettingsPatchSchema, SettingsViewSchema } from './agent';
+import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
 /**
@@ -60,6 +60,8 @@ export const ReviewFileSchema = z.object({
   units: z.number().int().positive(),
   appliedHunks: z.array(z.number().int().positive()),
   state: z.enum(REVIEW_STATES),
+  /** The operator changed the file by hand in the sandbox: the console and `agents plan diff` say "Edited by you". */
+  editedByOperator: z.boolean(),
 });
 export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 
@@ -80,7 +82,11 @@ export const contract = {
     request: z.object({ state: ProcessingStateSchema.optional(), search: z.string().max(200).optional() }).strict(),
     response: z.object({ plans: z.array(PlanListItemSchema) }),
   },
-  'plans.get': { request: planId.strict(), response: planResponse },
+  'plans.get': {
+    request: planId.strict(),
+    /** With the agent plan's model and whether the host can use it (null for a scripted plan), so the console can say why it cannot approve. */
+    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional() }),
+  },
   'plans.create': {
     // The plan's content only, never a file path on the host: a client must not learn which host
     // files exist, nor read one through an error message. (The desktop app's dialog has its own call.)
@@ -95,6 +101,21 @@ export const contract = {
       })
       .strict(),
     response: planResponse,
+  },
+  /**
+   * Where a project folder resolves on the host, as plans.create would take it, or the one-line
+   * problem naming the path tried: `project` as the operator types it; without it, the project
+   * that the plan text `content` names (the console fills its Project folder field from it).
+   */
+  'plans.checkProject': {
+    request: z.object({ project: z.string().min(1).max(4096).optional(), content: z.string().min(1).max(1_000_000).optional() }).strict(),
+    response: z.object({
+      /** As typed or as the plan names it; null when the plan names none. */
+      project: z.string().nullable(),
+      /** The absolute folder it resolves to (or, with a problem, the one tried). */
+      path: z.string().nullable(),
+      problem: z.string().nullable(),
+    }),
   },
   /**
    * The decision tree in display order (depth first, siblings by order), optionally a page of it:
@@ -182,6 +203,19 @@ export const contract = {
     response: ApplyResultSchema,
   },
   'plans.discard': { request: planId.strict(), response: planResponse },
+  /** A file of the plan's sandbox as it is now (text, or binary without its content), changed by the plan or not. */
+  'plans.readFile': {
+    request: planId.extend({ path: z.string().min(1).max(4096) }).strict(),
+    response: z.object({ path: z.string(), content: z.string().nullable(), binary: z.boolean() }),
+  },
+  /**
+   * Writes a text file into the plan's sandbox (not while it is processing) and records it at once
+   * as the operator's change, announced by `change_recorded`; `entry` is null when nothing changed.
+   */
+  'plans.saveFile': {
+    request: planId.extend({ path: z.string().min(1).max(4096), content: z.string().max(10 * 1024 * 1024) }).strict(),
+    response: z.object({ entry: ChangeEntryMetaSchema.nullable() }),
+  },
   /** The seed's `correct`: the model runs the failed step again, told of the failure and the note. */
   'plans.correct': { request: planId.extend({ note: z.string().trim().max(4000).optional() }).strict(), response: planResponse },
   /** The model settings; the API key never comes back, only whether one is set. */

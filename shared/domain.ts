@@ -14,16 +14,24 @@ const timestamp = z.string();
 
 // ---- tool calls ---------------------------------------------------------
 
-export const ToolCallSpecSchema = z.object({
+// Strict, as a plan file's own fields are: a misspelt `args` or `tools` is refused, not dropped.
+export const ToolCallSpecSchema = z.strictObject({
   tool: nonEmpty,
   args: z.record(z.string(), z.unknown()).default({}),
 });
 export type ToolCallSpec = z.infer<typeof ToolCallSpecSchema>;
 
-/** How a shell.run call was confined: bubblewrap (Linux), Seatbelt (macOS), or not at all. */
-export const CONFINEMENTS = ['bwrap', 'sandbox-exec', 'none'] as const;
+/**
+ * How a shell.run call was confined: bubblewrap running the command as nobody (Linux), Seatbelt
+ * (macOS), or not at all. `bwrap` (as the engine's own user) is what older versions recorded.
+ */
+export const CONFINEMENTS = ['bwrap-nobody', 'bwrap', 'sandbox-exec', 'none'] as const;
 export const ConfinementSchema = z.enum(CONFINEMENTS);
 export type Confinement = z.infer<typeof ConfinementSchema>;
+
+/** A simple command of a shell.run call and the rule it met: `denyCommands "rm -rf *"`, `allowCommands`, or why it is unanalysable. */
+export const CommandRuleSchema = z.object({ command: z.string(), rule: z.string() });
+export type CommandRule = z.infer<typeof CommandRuleSchema>;
 
 export const ToolInvocationSchema = z.object({
   id: nonEmpty,
@@ -34,7 +42,7 @@ export const ToolInvocationSchema = z.object({
   ok: z.boolean(),
   result: z.unknown().optional(),
   error: z
-    .object({ name: z.string(), message: z.string(), category: z.string().optional() })
+    .object({ name: z.string(), message: z.string(), category: z.string().optional(), commandRule: CommandRuleSchema.optional() })
     .nullable(),
   startedAt: timestamp,
   durationMs: z.number().nonnegative(),
@@ -73,6 +81,10 @@ export type StrategyDecision = z.infer<typeof StrategyDecisionSchema>;
 
 export const CHANGE_OPERATIONS = ['create', 'modify', 'delete', 'rename'] as const;
 export const ChangeOperationSchema = z.enum(CHANGE_OPERATIONS);
+/** Who made a change: a tool call of the plan, or the operator by hand in the sandbox. Absent means `tool`. */
+export const CHANGE_ORIGINS = ['tool', 'operator'] as const;
+export const ChangeOriginSchema = z.enum(CHANGE_ORIGINS);
+export type ChangeOrigin = z.infer<typeof ChangeOriginSchema>;
 export type ChangeOperation = z.infer<typeof ChangeOperationSchema>;
 
 export const ChangeEntrySchema = z.object({
@@ -89,6 +101,7 @@ export const ChangeEntrySchema = z.object({
   binary: z.boolean().default(false),
   decisionId: z.string().nullable().default(null),
   invocationId: z.string().nullable().default(null),
+  origin: ChangeOriginSchema.optional(),
   createdAt: timestamp,
 });
 export type ChangeEntry = z.infer<typeof ChangeEntrySchema>;
@@ -105,6 +118,7 @@ export const ChangeEntryMetaSchema = z.object({
   binary: z.boolean(),
   decisionId: z.string().nullable(),
   invocationId: z.string().nullable(),
+  origin: ChangeOriginSchema.optional(),
   insertions: z.number().int().nonnegative(),
   deletions: z.number().int().nonnegative(),
 });
@@ -228,7 +242,7 @@ export function resolveProfile(ref: ProfileRef | undefined): AutomationProfile {
 
 // ---- plans --------------------------------------------------------------
 
-export const PlanStepSchema = z.object({
+export const PlanStepSchema = z.strictObject({
   step: nonEmpty,
   rationale: z.string().optional(),
   tools: z.array(ToolCallSpecSchema).default([]),
@@ -264,8 +278,10 @@ export const ProjectInvariantsSchema = z
   .object({
     /** Gitignore-style globs of sandbox paths no tool may create, change, delete or rename. */
     protect: z.array(nonEmpty).default([]),
-    /** Globs (`*` matches anything) matched against the whole command of shell.run. */
+    /** Globs (`*` matches anything) matched against every simple command of a shell.run command. */
     denyCommands: z.array(nonEmpty).default([]),
+    /** When present, every simple command of a shell.run command must match one of these globs. */
+    allowCommands: z.array(nonEmpty).optional(),
     notes: z.array(z.string()).default([]),
   })
   .strict();
@@ -325,6 +341,8 @@ export const ApprovalSchema = z.object({
   diff: z.string().nullable(),
   /** The same diff as the console draws it, hunks as rows; null where `diff` is, and for approvals stored before it was kept. */
   hunks: z.array(DiffHunkSchema).nullable().default(null),
+  /** Why a shell.run call waits though the profile may not ask: the part of it the command rules cannot check. */
+  commandRule: CommandRuleSchema.optional(),
   status: ApprovalStatusSchema,
   /** `all`: every later call of this tool in the plan is approved too. */
   scope: z.enum(['once', 'all']).nullable(),

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { join } from 'node:path';
+import { z } from 'zod';
+import type { ToolRegistry } from '../engine/tool-runner';
 import {
   type AutomationProfile,
   type PlanFile,
@@ -13,9 +14,23 @@ import {
   ProfileNameSchema,
   ProfileRefSchema,
   resolveProfile,
+  type ToolCallSpec,
 } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import { checkProjectDir, type ProjectPolicy } from './project-policy';
+import { checkProjectDir, type ProjectPolicy, resolveProjectDir } from './project-policy';
+
+/** Bad input with several problems: its message is one `field: problem` line per problem. */
+export class PlanProblems extends ValidationError {
+  constructor(readonly problems: readonly ValidationError[]) {
+    super(problems[0].field, problems[0].problem);
+    this.message = problems.map((p) => p.message).join('\n');
+  }
+}
+
+function throwProblems(problems: readonly ValidationError[]): void {
+  if (problems.length === 1) throw problems[0];
+  if (problems.length > 1) throw new PlanProblems(problems);
+}
 
 export interface LoadedPlanFile {
   plan: PlanFile;
@@ -23,9 +38,9 @@ export interface LoadedPlanFile {
   projectPath: string | null;
 }
 
-/** Reads and validates a plan file (YAML or JSON); every failure is one ValidationError line. */
-export function loadPlanFile(file: string, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {
-  return validatePlanFile(readYamlFile(file, 'plan-file'), dirname(resolve(file)), overrides);
+/** Reads and checks a plan file (YAML or JSON) as execute would run it; see validatePlanFile. */
+export function loadPlanFile(file: string, tools: ToolRegistry, overrides: { project?: string; profile?: string } = {}): LoadedPlanFile {
+  return validatePlanFile(readYamlFile(file, 'plan-file'), dirname(resolve(file)), tools, overrides);
 }
 
 function readYamlFile(file: string, field: string): unknown {
@@ -34,9 +49,41 @@ function readYamlFile(file: string, field: string): unknown {
   return parsePlanText(readFileSync(path, 'utf8'), field);
 }
 
-/** One step in the plan-file format (`step:` and `tools:`), as `agents plan edit-step --file` takes it. */
-export function loadStepFile(file: string): PlanStep {
-  return parseOrThrow(PlanStepSchema.strict(), readYamlFile(file, '--file'), '--file');
+/** One step in the plan-file format (`step:` and `tools:`), as `agents plan edit-step --file` takes it, for step `number`. */
+export function loadStepFile(file: string, tools: ToolRegistry, number: number): PlanStep {
+  const step = parseOrThrow(PlanStepSchema, readYamlFile(file, '--file'), '--file');
+  throwProblems(callProblems(step.tools, number, tools));
+  return step;
+}
+
+/**
+ * Each call of step `number` checked as the ToolRunner will check it at execute: a known tool, and
+ * arguments its schema takes. One problem per call, naming the unknown and the missing fields.
+ */
+export function callProblems(calls: readonly ToolCallSpec[], number: number, tools: ToolRegistry): ValidationError[] {
+  return calls.flatMap((call, i) => {
+    const label = `step ${number}, call ${i + 1}`;
+    const tool = tools.get(call.tool);
+    if (!tool) return [new ValidationError(label, `unknown tool "${call.tool}"; the tools are ${tools.discover().map((t) => t.name).join(', ')}`)];
+    const parsed = tool.schema.safeParse(call.args);
+    if (parsed.success) return [];
+    const issues = parsed.error.issues.flatMap((issue) => argIssues(issue, call.args));
+    return [new ValidationError(`${label} (${call.tool})`, [...new Set(issues)].sort(byKind).join('; '))];
+  });
+}
+
+const KINDS = ['unknown field', 'missing field'];
+const byKind = (a: string, b: string) => rank(a) - rank(b);
+const rank = (line: string) => {
+  const kind = KINDS.findIndex((k) => line.startsWith(k));
+  return kind === -1 ? KINDS.length : kind;
+};
+
+function argIssues(issue: z.core.$ZodIssue, args: Record<string, unknown>): string[] {
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `unknown field "${key}"`);
+  const field = issue.path.map(String).join('.');
+  if (issue.path.length === 1 && !Object.hasOwn(args, field)) return [`missing field "${field}"`];
+  return [field ? `field "${field}": ${issue.message}` : issue.message];
 }
 
 /** A built-in profile's name, or a file holding a profile as a plan file writes it (`{ base, approve, ... }`). */
@@ -67,26 +114,104 @@ export function parsePlanText(text: string, field: string, label?: string): unkn
   }
 }
 
-/** With `policy`, the project must also lie inside its roots (plans from the console's clients). */
-export function validatePlanFile(raw: unknown, baseDir: string, overrides: { project?: string; profile?: string } = {}, policy?: ProjectPolicy): LoadedPlanFile {
+/** One line for a zod issue of the plan file, as ValidationError.fromZod words it. */
+function planIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): ValidationError {
+  if (issue.path[0] === 'automationProfile' && typeof raw.automationProfile === 'string') return profileProblem(raw.automationProfile, 'automationProfile');
+  return ValidationError.fromZod(new z.ZodError([issue]));
+}
+
+function profileProblem(name: string, field: string): ValidationError {
+  return new ValidationError(field, `"${name}" is not a profile; the profiles are ${ProfileNameSchema.options.join(', ')}`);
+}
+
+/**
+ * Where a plan's project folder is, as plans.create would take it, or the one-line problem with
+ * the path it tried. `project` is as the operator typed it, or as a plan file names it.
+ */
+export function checkProject(project: string, baseDir: string, policy?: ProjectPolicy): { path: string; problem: ValidationError | null } {
+  const { path, tried } = resolveProjectDir(project, baseDir, policy);
+  try {
+    checkProjectDir(path, 'project', policy);
+  } catch (error) {
+    if (error instanceof ValidationError) return { path, problem: error };
+    throw error;
+  }
+  if (!(existsSync(path) && statSync(path).isDirectory())) {
+    return { path, problem: new ValidationError('project', `not a directory: ${tried.length > 1 ? `tried ${tried.join(', ')}` : path}`) };
+  }
+  return { path, problem: null };
+}
+
+/**
+ * The console's check of its Project folder field: `project` as typed, else the project the plan
+ * text `content` names (none for text that is not a plan file: plans.create says what is wrong).
+ */
+export function checkProjectField(
+  input: { project?: string; content?: string },
+  baseDir: string,
+  policy: ProjectPolicy,
+): { project: string | null; path: string | null; problem: string | null } {
+  let project = input.project ?? null;
+  if (project === null && input.content !== undefined) {
+    let raw: unknown = null;
+    try {
+      raw = parsePlanText(input.content, 'content');
+    } catch {
+      // Not YAML: no project to fill in.
+    }
+    const named = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>).project : undefined;
+    project = typeof named === 'string' && named !== '' ? named : null;
+  }
+  if (project === null) return { project: null, path: null, problem: null };
+  const { path, problem } = checkProject(project, baseDir, policy);
+  return { project, path, problem: problem?.problem ?? null };
+}
+
+/**
+ * Checks a plan file as execute would run it, and says every problem at once (one line each):
+ * the file's fields, each call's tool and arguments, the profile and the project. With `policy`,
+ * the project must also lie inside its roots (plans from the console's clients).
+ */
+export function validatePlanFile(
+  raw: unknown,
+  baseDir: string,
+  tools: ToolRegistry,
+  overrides: { project?: string; profile?: string } = {},
+  policy?: ProjectPolicy,
+): LoadedPlanFile {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ValidationError('plan-file', 'must be a mapping with at least name and definitionOfDone');
   }
-  const plan = parseOrThrow(PlanFileSchema, raw);
-  if (plan.agent !== undefined && Array.isArray(plan.definitionOfDone)) {
-    const scripted = plan.definitionOfDone.findIndex((step) => typeof step !== 'string' && step.tools.length > 0);
+  const fields = raw as Record<string, unknown>;
+  const problems: ValidationError[] = [];
+  const parsed = PlanFileSchema.safeParse(raw);
+  if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => planIssue(issue, fields)));
+  const steps = Array.isArray(fields.definitionOfDone) ? fields.definitionOfDone : [];
+  if (fields.agent !== undefined) {
+    const scripted = steps.findIndex((step) => PlanStepSchema.safeParse(step).data?.tools.length);
     if (scripted !== -1) {
-      throw new ValidationError(`definitionOfDone.${scripted}.tools`, 'an agent plan says what is done in plain words; the model chooses the tool calls');
+      problems.push(new ValidationError(`definitionOfDone.${scripted}.tools`, 'an agent plan says what is done in plain words; the model chooses the tool calls'));
     }
+  } else {
+    steps.forEach((step, i) => {
+      const parsedStep = PlanStepSchema.safeParse(step);
+      if (parsedStep.success) problems.push(...callProblems(parsedStep.data.tools, i + 1, tools));
+    });
   }
+  let profile = parsed.data?.automationProfile;
   if (overrides.profile !== undefined) {
-    plan.automationProfile = parseOrThrow(ProfileRefSchema, overrides.profile, 'profile');
+    const override = ProfileRefSchema.safeParse(overrides.profile);
+    if (override.success) profile = override.data;
+    else problems.push(profileProblem(overrides.profile, 'profile'));
   }
-  const project = overrides.project !== undefined ? resolve(overrides.project) : plan.project !== undefined ? resolve(baseDir, plan.project) : null;
-  const field = 'project';
-  if (project !== null) checkProjectDir(project, field, policy);
-  if (project !== null && !(existsSync(project) && statSync(project).isDirectory())) {
-    throw new ValidationError(field, `not a directory: ${project}`);
-  }
-  return { plan, projectPath: project };
+  // The operator's own --project is relative to where they are; the file's, to the file. A client
+  // of the console has neither: both look under baseDir and the roots.
+  const given = overrides.project ?? (typeof fields.project === 'string' ? fields.project : undefined);
+  const from = overrides.project !== undefined && !policy ? process.cwd() : baseDir;
+  const project = given === undefined ? null : checkProject(given, from, policy);
+  if (project?.problem) problems.push(project.problem);
+  throwProblems(problems);
+  const plan = parsed.data as PlanFile;
+  if (profile !== undefined) plan.automationProfile = profile;
+  return { plan, projectPath: project?.path ?? null };
 }

@@ -24,6 +24,9 @@ import { InvariantRules } from '../engine/invariants';
 import { parseDefinitionOfDone } from '../engine/strategize-actor';
 import { createSandbox, removeSandbox } from '../engine/sandbox/sandbox';
 import { TreeChangeTracker } from '../engine/sandbox/tracker';
+import type { SandboxFileStore } from '../engine/sandbox/sandbox-files';
+import { readSandboxFile, writeSandboxFile } from '../engine/sandbox/operator-files';
+import { captureHandEdits, recordSandboxBase } from '../engine/changeset/hand-edits';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../engine/tool-runner';
 import { ApprovalPending } from '../engine/errors';
 import { newId } from '../../shared/ids';
@@ -33,12 +36,12 @@ import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, 
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
 import type { LeaseStore } from '../engine/leases';
-import { agentSpecOf, type SettingsPatch, type SettingsView } from '../../shared/agent';
+import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../shared/agent';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import type { CorrectionContext } from '../engine/model/prompts';
 import type { ModelConfig } from '../engine/model/model-config';
-import { resolveModelConfig, type SettingsStore } from './settings';
+import { planModelView, recordModel, resolveModelConfig, type SettingsStore } from './settings';
 import type { ApprovalStore } from '../engine/approvals';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { DEFAULT_MAX_PROJECT_BYTES, type ProjectPolicy } from './project-policy';
@@ -53,6 +56,7 @@ export interface EngineStores {
   leases: LeaseStore;
   applied: AppliedLog;
   approvals: ApprovalStore;
+  sandboxFiles: SandboxFileStore;
 }
 
 export interface PlanServiceOptions {
@@ -127,7 +131,7 @@ export interface ChangesetReview {
 function projectInvariantRecords(plan: Plan): string[] {
   const rules = plan.projectInvariants;
   if (!rules) return [];
-  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...rules.notes];
+  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...(rules.allowCommands ?? []).map((g) => `allow command ${g}`), ...rules.notes];
 }
 
 export type { ConfinementProbe };
@@ -330,21 +334,22 @@ export class PlanService {
   // ---- changing -------------------------------------------------------------
 
   createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Plan {
-    return this.createFromLoaded(loadPlanFile(file, overrides));
+    return this.createFromLoaded(loadPlanFile(file, this.registry, overrides));
   }
 
   /**
    * From a plan file's text, as a browser's file picker sends it; nothing is written to disk. An
-   * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir`.
+   * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir` (and,
+   * with a policy, its roots).
    */
   createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Plan {
     const raw = parsePlanText(input.content, 'content', input.fileName);
-    return this.createFromLoaded(validatePlanFile(raw, baseDir, { project: input.project, profile: input.profile }, policy));
+    return this.createFromLoaded(validatePlanFile(raw, baseDir, this.registry, { project: input.project, profile: input.profile }, policy));
   }
 
   private createFromLoaded({ plan, projectPath }: LoadedPlanFile): Plan {
-    const agent = agentSpecOf(plan.agent);
-    if (agent) this.modelConfig(agent);
+    const spec = agentSpecOf(plan.agent);
+    const agent = spec && recordModel(spec, this.options.env ?? process.env, this.options.settings);
     return this.lifecycle.createPlan({
       agent,
       name: plan.name,
@@ -361,6 +366,22 @@ export class PlanService {
   /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */
   modelConfig(agent: NonNullable<Plan['agent']>): ModelConfig {
     return resolveModelConfig(agent, this.options.env ?? process.env, this.options.settings);
+  }
+
+  /**
+   * The plan's model recorded on it if it has none yet (a plan made before plans kept theirs);
+   * throws a one-line ModelSettingError when this process cannot use it.
+   */
+  private pinModel(plan: Plan): Plan {
+    if (!plan.agent) return plan;
+    const agent = recordModel(plan.agent, this.options.env ?? process.env, this.options.settings);
+    this.modelConfig(agent);
+    return agent === plan.agent ? plan : this.lifecycle.update(plan.id, { agent });
+  }
+
+  /** The agent plan's model and whether this process can use it; null for a scripted plan. */
+  planModel(plan: Plan): PlanModelView | null {
+    return plan.agent ? planModelView(plan.agent, this.options.env ?? process.env, this.options.settings) : null;
   }
 
   settingsView(): SettingsView {
@@ -431,8 +452,7 @@ export class PlanService {
 
   /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
   run(planId: string, options: RunOptions = {}): Promise<Plan> {
-    const plan = this.get(planId);
-    if (plan.agent) this.modelConfig(plan.agent);
+    const plan = this.pinModel(this.get(planId));
     const runnable =
       (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
     if (!runnable) {
@@ -470,13 +490,14 @@ export class PlanService {
       // The review's read of the plan serves execute.
       const plan = review.plan;
       const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
+      const rules = plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined;
       await executor.runExecute(planId, {
         plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
-        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot),
+        gate: new ApprovalGate(this.stores.approvals, this.events, planId, plan.automationProfile, sandboxRoot, rules),
         resumeAt,
-        rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
+        rules,
       });
     });
   }
@@ -501,7 +522,8 @@ export class PlanService {
   }
 
   private answer(planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, answer: Answer, options: RunOptions): Promise<Plan> {
-    const plan = this.get(planId);
+    // The run goes on in this process: refuse before the answer is recorded if it cannot use the plan's model.
+    const plan = this.pinModel(this.get(planId));
     const pending = pendingApproval(this.stores.approvals.listForPlan(planId));
     if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${plan.processingState} in phase ${plan.phase})`, 'wrong_state');
     if (this.isRunning(planId)) throw new PlanError(`plan ${planId} is still stopping; answer again in a moment`, 'wrong_state');
@@ -542,7 +564,8 @@ export class PlanService {
   /** Replaces the tool calls (and the description) of a step that has not completed, from a file in the plan-file format. */
   editStep(planId: string, answer: Answer & { step: number; file: string }): Plan {
     const target = this.targetStep(planId, answer.step);
-    const step = loadStepFile(answer.file);
+    const number = stepsInOrder(this.lifecycle.listDecisions(planId)).findIndex((d) => d.id === target.id) + 1;
+    const step = loadStepFile(answer.file, this.registry, number);
     this.lifecycle.saveDecisions([
       { ...target, description: step.step, rationale: step.rationale ?? target.rationale, toolCalls: step.tools, status: 'pending', updatedAt: new Date().toISOString() },
     ]);
@@ -570,7 +593,7 @@ export class PlanService {
     const plan = this.requireFixable(planId);
     if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
     if (answer.file === undefined) return this.replanByModel(plan, answer);
-    const { plan: file } = loadPlanFile(answer.file);
+    const { plan: file } = loadPlanFile(answer.file, this.registry);
     const decisions = this.lifecycle.listDecisions(planId);
     const steps = stepsInOrder(decisions);
     const now = new Date().toISOString();
@@ -662,6 +685,7 @@ export class PlanService {
       throw new PlanError(`plan ${planId} is ${plan.processingState}; only an errored plan can be retried`, 'wrong_state');
     }
     if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
+    this.pinModel(plan);
     const failed = this.failedStep(planId);
     new ErrorRecoveryService(this.stores.errors, this.lifecycle).addRecoveryDecision(
       plan,
@@ -686,6 +710,7 @@ export class PlanService {
     const plan = this.get(planId);
     this.lifecycle.requirePhase(plan, 'apply', ['queued', 'errored']);
     if (!plan.projectPath) throw new PlanError(`plan ${planId} has no project directory to apply to`, 'no_project');
+    await this.captureHandEdits(plan);
     const entries = this.changeEntries(planId);
     const result = await applyReviewed(plan.projectPath, entries, this.stores.applied.list(planId), options);
     const left = () => reviewChanges(entries, this.stores.applied.list(planId)).filter((f) => f.state !== 'applied').map((f) => f.path);
@@ -709,6 +734,57 @@ export class PlanService {
     return outcome;
   }
 
+  /**
+   * Records what the operator changed by hand in the plan's sandbox as changes of origin
+   * `operator` (main/engine/changeset/hand-edits.ts); with `only`, just those paths.
+   */
+  private captureHandEdits(plan: Pick<Plan, 'id' | 'projectPath' | 'sandboxRefs' | 'changesetId'>, only?: string[]) {
+    const sandboxRoot = plan.sandboxRefs[0];
+    if (!sandboxRoot) return Promise.resolve([]);
+    return captureHandEdits(
+      {
+        planId: plan.id,
+        sandboxRoot,
+        projectDir: plan.projectPath,
+        files: this.stores.sandboxFiles,
+        changesets: this.stores.changesets,
+        events: this.events,
+        changesetId: plan.changesetId,
+        startChangeset: () => {
+          const changesetId = this.stores.changesets.start(plan.id);
+          this.lifecycle.update(plan.id, { changesetId });
+          return changesetId;
+        },
+      },
+      only,
+    );
+  }
+
+  /** A plan whose sandbox the operator may read and write: it has one, and no run is using it. */
+  private sandboxOf(planId: string, forWrite: boolean): { plan: Plan; sandboxRoot: string } {
+    const plan = this.get(planId);
+    const sandboxRoot = plan.sandboxRefs[0];
+    if (!sandboxRoot || plan.processingState === 'cancelled') throw new PlanError(`plan ${planId} has no sandbox${plan.processingState === 'cancelled' ? ' (it was discarded)' : ' yet; run it first'}`, 'wrong_state');
+    if (forWrite && (plan.processingState === 'processing' || this.isRunning(planId))) {
+      throw new PlanError(`plan ${planId} is processing; save when it has stopped`, 'wrong_state');
+    }
+    if (forWrite && plan.processingState === 'complete') throw new PlanError(`plan ${planId} is complete; its changes are applied`, 'wrong_state');
+    return { plan, sandboxRoot };
+  }
+
+  /** A file of the plan's sandbox, as the console's editor opens it. */
+  readFile(planId: string, path: string): Promise<{ path: string; content: string | null; binary: boolean }> {
+    return readSandboxFile(this.sandboxOf(planId, false).sandboxRoot, path);
+  }
+
+  /** Writes a text into the plan's sandbox and records it at once as the operator's change; null when nothing changed. */
+  async saveFile(planId: string, path: string, content: string): Promise<{ entry: ChangeEntryMeta | null }> {
+    const { plan, sandboxRoot } = this.sandboxOf(planId, true);
+    const relative = await writeSandboxFile(sandboxRoot, path, content);
+    const recorded = await this.captureHandEdits(plan, [relative]);
+    return { entry: recorded.at(-1) ?? null };
+  }
+
   async discard(planId: string): Promise<Plan> {
     const plan = this.get(planId);
     if (plan.processingState === 'processing' || this.runs.has(planId)) {
@@ -723,6 +799,7 @@ export class PlanService {
       await this.tracker.forget(ref);
       await removeSandbox(ref);
     }
+    this.stores.sandboxFiles.forget(planId);
     if (!partlyApplied) return this.lifecycle.cancel(planId);
     // Part of the changeset is in the project already: discarding the rest finishes the apply.
     if (plan.processingState === 'errored') this.lifecycle.reset(planId);
@@ -761,9 +838,11 @@ export class PlanService {
     heartbeat.unref();
     const controller = new RunController(planId, this.lifecycle, { step: options.step, breakpoints: options.breakpoints });
     this.controllers.set(planId, controller);
+    let context: PlanExecutionContext | null = null;
     const run = (async () => {
       try {
         const { executor, plan: ready } = await this.executorFor(plan, options);
+        context = executor.executionContext;
         await body(executor, controller, ready);
       } catch (error) {
         // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
@@ -774,6 +853,12 @@ export class PlanService {
           if (!recorded || classifyError(error) === 'internal') throw error;
         }
       } finally {
+        // What the run left is what the next capture compares against: files it wrote are not read again then.
+        const ran = context as PlanExecutionContext | null;
+        if (ran?.sandboxRoot) {
+          const ended = { id: planId, projectPath: plan.projectPath, sandboxRefs: [ran.sandboxRoot], changesetId: ran.activeChangesetId ?? null };
+          await this.captureHandEdits(ended).catch(() => undefined);
+        }
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
         this.controllers.delete(planId);
@@ -823,7 +908,10 @@ export class PlanService {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });
       }
+      await recordSandboxBase(this.stores.sandboxFiles, planId, sandboxRoot);
       plan = this.lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
+    } else if ((await this.captureHandEdits(plan)).length > 0) {
+      plan = this.get(planId);
     }
     const context = new PlanExecutionContext({
       planId,

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ValidationError } from '../../shared/errors';
@@ -30,6 +30,40 @@ function isInside(child: string, parent: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
+function rootsOf(policy: ProjectPolicy): string[] {
+  return (policy.roots ?? [homedir()]).map((root) => realOrResolved(root));
+}
+
+function insideRoots(project: string, roots: readonly string[]): boolean {
+  const given = path.resolve(project);
+  const real = realOrResolved(project);
+  return roots.some((root) => isInside(given, root) && isInside(real, root));
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where a plan's `project` is: an absolute one as given; a relative one under `baseDir` (the plan
+ * file's folder). With a policy, whose clients send a plan's text without its folder, a relative
+ * one is also looked for under each root: the first of these folders that exists, else the first
+ * tried. Only paths inside the roots are looked at. `tried` lists every candidate, for the message.
+ */
+export function resolveProjectDir(project: string, baseDir: string, policy?: ProjectPolicy): { path: string; tried: string[] } {
+  if (path.isAbsolute(project)) return { path: path.resolve(project), tried: [path.resolve(project)] };
+  const own = path.resolve(baseDir, project);
+  if (!policy) return { path: own, tried: [own] };
+  const roots = rootsOf(policy);
+  const candidates = [...new Set([own, ...roots.map((root) => path.resolve(root, project))])];
+  const tried = candidates.filter((candidate) => insideRoots(candidate, roots));
+  return { path: tried.find(isDirectory) ?? tried[0] ?? own, tried: tried.length > 0 ? tried : [own] };
+}
+
 /**
  * Refuses a project directory that is `/`, the user's home itself, or a system folder (or inside
  * one); with `policy.roots`, also one that is not inside a root. The roots are checked first, on
@@ -37,11 +71,9 @@ function isInside(child: string, parent: string): boolean {
  */
 export function checkProjectDir(project: string, field: string, policy?: ProjectPolicy): void {
   if (policy) {
-    const roots = (policy.roots ?? [homedir()]).map((root) => realOrResolved(root));
-    const given = path.resolve(project);
-    const real = realOrResolved(project);
-    if (!roots.some((root) => isInside(given, root) && isInside(real, root))) {
-      throw new ValidationError(field, `must be a folder inside ${roots.length === 1 ? 'the project root' : 'one of the project roots'} (${roots.join(', ')})`);
+    const roots = rootsOf(policy);
+    if (!insideRoots(project, roots)) {
+      throw new ValidationError(field, `must be a folder inside ${roots.length === 1 ? 'the project root' : 'one of the project roots'} (${roots.join(', ')}), not ${path.resolve(project)}`);
     }
   }
   const real = realOrResolved(project);

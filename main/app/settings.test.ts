@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentSpecOf } from '../../shared/agent';
-import { resolveModelConfig, SettingsStore } from './settings';
+import { planModelView, recordModel, resolveModelConfig, SettingsStore } from './settings';
 
 const store = () => new SettingsStore(join(mkdtempSync(join(tmpdir(), 'agents-settings-')), 'settings.json'));
 const spec = agentSpecOf(true)!;
@@ -13,7 +13,7 @@ describe('which model a plan uses', () => {
     const settings = store();
     settings.patch({ model: 'ollama:from-settings', apiKey: 'settings-key' });
     const env = { AGENTS_MODEL: 'openai:from-env', AGENTS_API_KEY: 'env-key' };
-    expect(resolveModelConfig({ ...spec, model: 'anthropic:from-plan' }, env, settings)).toMatchObject({ provider: 'anthropic', model: 'from-plan', apiKey: 'env-key' });
+    expect(resolveModelConfig({ ...spec, model: 'openai:from-plan' }, env, settings)).toMatchObject({ provider: 'openai', model: 'from-plan', apiKey: 'env-key' });
     expect(resolveModelConfig(spec, env, settings)).toMatchObject({ provider: 'openai', model: 'from-env' });
     expect(resolveModelConfig(spec, {}, settings)).toMatchObject({ provider: 'ollama', model: 'from-settings', apiKey: 'settings-key' });
   });
@@ -24,7 +24,7 @@ describe('which model a plan uses', () => {
 
   it('knows the default addresses of OpenAI, Ollama and Anthropic; openai-compatible needs AGENTS_BASE_URL', async () => {
     const { baseUrlOf } = await import('../engine/model/model-config');
-    const at = (ref: string, env: Record<string, string> = {}) => baseUrlOf(resolveModelConfig(spec, { AGENTS_MODEL: ref, ...env }, store()));
+    const at = (ref: string, env: Record<string, string> = {}) => baseUrlOf(resolveModelConfig(spec, { AGENTS_MODEL: ref, AGENTS_API_KEY: 'k', ...env }, store()));
     expect(at('openai:gpt-4.1-mini')).toBe('https://api.openai.com/v1');
     expect(at('ollama:llama3.2')).toBe('http://127.0.0.1:11434/v1');
     expect(at('anthropic:claude-sonnet-4-5')).toBe('https://api.anthropic.com/v1');
@@ -35,6 +35,35 @@ describe('which model a plan uses', () => {
   it('names the setting when there is no model, or a malformed one', () => {
     expect(() => resolveModelConfig(spec, {}, store())).toThrow(/^agent\.model: .*AGENTS_MODEL=provider:model.*agents config set model/);
     expect(() => resolveModelConfig(spec, { AGENTS_MODEL: 'gpt-4' }, store())).toThrow(/^AGENTS_MODEL: /);
+  });
+
+  it("runs the plan's recorded model and base URL, whatever this process's environment names", () => {
+    const recorded = recordModel(spec, { AGENTS_MODEL: 'openai-compatible:m', AGENTS_BASE_URL: 'http://127.0.0.1:9/v1' }, store());
+    expect(recorded).toMatchObject({ model: 'openai-compatible:m', baseUrl: 'http://127.0.0.1:9/v1' });
+    expect(resolveModelConfig(recorded, { AGENTS_MODEL: 'ollama:other', AGENTS_BASE_URL: 'http://127.0.0.1:7/v1' }, store())).toMatchObject({
+      provider: 'openai-compatible',
+      model: 'm',
+      baseUrl: 'http://127.0.0.1:9/v1',
+    });
+    expect(resolveModelConfig(recorded, {}, store())).toMatchObject({ model: 'm', baseUrl: 'http://127.0.0.1:9/v1', apiKey: null });
+  });
+
+  it('sends a plan pinned to a provider to its own address: AGENTS_BASE_URL for another model does not redirect it', () => {
+    const env = { AGENTS_MODEL: 'openai-compatible:m', AGENTS_BASE_URL: 'http://127.0.0.1:9/v1' };
+    expect(recordModel({ ...spec, model: 'ollama:qwen2.5-coder:7b' }, env, store())).toMatchObject({ baseUrl: 'http://127.0.0.1:11434/v1' });
+    // A base URL given for that provider's model does apply.
+    const settings = store();
+    settings.patch({ model: 'ollama:x', baseUrl: 'http://10.0.0.5:11434/v1' });
+    expect(recordModel({ ...spec, model: 'ollama:qwen2.5-coder:7b' }, env, settings)).toMatchObject({ baseUrl: 'http://10.0.0.5:11434/v1' });
+  });
+
+  it('refuses a model whose provider needs a key this process does not have, naming AGENTS_API_KEY; a key for another provider is not sent', () => {
+    const plan = { ...spec, model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1' };
+    expect(() => resolveModelConfig(plan, {}, store())).toThrow(/^AGENTS_API_KEY: .*anthropic/);
+    expect(() => resolveModelConfig(plan, { AGENTS_MODEL: 'openai:gpt-4.1', AGENTS_API_KEY: 'sk-openai' }, store())).toThrow(/AGENTS_API_KEY/);
+    expect(resolveModelConfig(plan, { AGENTS_API_KEY: 'sk-ant' }, store()).apiKey).toBe('sk-ant');
+    expect(planModelView(plan, {}, store())).toMatchObject({ model: 'anthropic:claude-sonnet-4-5', usable: false, problem: expect.stringContaining('AGENTS_API_KEY') });
+    expect(planModelView(plan, { AGENTS_API_KEY: 'sk-ant' }, store())).toEqual({ model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', usable: true, problem: null });
   });
 
   it('reads the model timeout from AGENTS_MODEL_TIMEOUT_MS', () => {

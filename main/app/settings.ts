@@ -1,8 +1,17 @@
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type AgentSpec, ModelRefSchema, parseModelRef, PriceSchema, type SettingsPatch, type SettingsView } from '../../shared/agent';
+import {
+  type AgentSpec,
+  ModelRefSchema,
+  parseModelRef,
+  type PlanModelView,
+  PriceSchema,
+  type Provider,
+  type SettingsPatch,
+  type SettingsView,
+} from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import { baseUrlOf, type ModelConfig } from '../engine/model/model-config';
+import { baseUrlOf, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
 /** The settings file in the data directory (mode 0600: it may hold an API key). */
 export const SettingsFileSchema = z
@@ -111,32 +120,94 @@ export class SettingsStore {
 const NO_MODEL =
   'an agent plan needs a model: set agent.model in the plan file, the environment variable AGENTS_MODEL=provider:model, or `agents config set model provider:model`';
 
+/** A source of model settings (the environment, the settings file) and the provider its own model names. */
+interface ModelSource {
+  model: string | undefined;
+  baseUrl: string | undefined;
+  apiKey: string | null;
+}
+
+function providerOf(ref: string | undefined): Provider | null {
+  return ref && ModelRefSchema.safeParse(ref).success ? parseModelRef(ref).provider : null;
+}
+
 /**
- * The model a plan uses, in order of precedence: the plan's `agent.model`, then the environment
- * (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY), then the settings file. Throws a one-line
- * ValidationError naming the missing setting.
+ * A source's base URL is for its own model's provider (openai-compatible, which has no default
+ * address, takes it from a source that names no model): AGENTS_BASE_URL set for one model must
+ * not send a plan pinned to `ollama:` elsewhere.
+ */
+function baseUrlFrom(source: ModelSource, provider: Provider): string | undefined {
+  const own = providerOf(source.model);
+  return own === provider || (own === null && provider === 'openai-compatible') ? source.baseUrl : undefined;
+}
+
+/** A source's key goes only to its own model's provider, or to any when it names no model. */
+function apiKeyFrom(source: ModelSource, provider: Provider): string | null {
+  const own = providerOf(source.model);
+  return own === null || own === provider ? source.apiKey : null;
+}
+
+function sources(env: NodeJS.ProcessEnv, settings: SettingsStore, stored: SettingsFile): [ModelSource, ModelSource] {
+  return [
+    { model: nonEmpty(env.AGENTS_MODEL), baseUrl: nonEmpty(env.AGENTS_BASE_URL), apiKey: nonEmpty(env.AGENTS_API_KEY) ?? null },
+    { model: stored.model, baseUrl: stored.baseUrl, apiKey: settings.apiKey(stored) },
+  ];
+}
+
+/**
+ * The model a plan uses. A plan keeps its own (`agent.model` and the base URL recorded with it);
+ * one that names none takes this process's: the environment (AGENTS_MODEL), then the settings
+ * file. The API key always comes from this process, for the model's provider. Throws a one-line
+ * ModelSettingError naming the setting that is missing.
  */
 export function resolveModelConfig(spec: AgentSpec, env: NodeJS.ProcessEnv, settings: SettingsStore): ModelConfig {
   const stored = settings.read();
-  const envModel = nonEmpty(env.AGENTS_MODEL);
-  const ref = spec.model ?? envModel ?? stored.model;
-  if (!ref) throw new ValidationError('agent.model', NO_MODEL);
-  const field = spec.model ? 'agent.model' : envModel ? 'AGENTS_MODEL' : 'settings.model';
+  const [fromEnv, fromFile] = sources(env, settings, stored);
+  const ref = spec.model ?? fromEnv.model ?? fromFile.model;
+  if (!ref) throw new ModelSettingError('agent.model', NO_MODEL);
+  const field = spec.model ? 'agent.model' : fromEnv.model ? 'AGENTS_MODEL' : 'settings.model';
   const parsed = ModelRefSchema.safeParse(ref);
-  if (!parsed.success) throw new ValidationError(field, `"${ref}" ${parsed.error.issues[0]?.message ?? 'is not provider:model'}`);
+  if (!parsed.success) throw new ModelSettingError(field, `"${ref}" ${parsed.error.issues[0]?.message ?? 'is not provider:model'}`);
   const { provider, model } = parseModelRef(ref);
   const timeout = Number(env.AGENTS_MODEL_TIMEOUT_MS);
   const timeoutMs = Number.isFinite(timeout) && timeout > 0 ? timeout : (stored.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const config: ModelConfig = {
     provider,
     model,
-    baseUrl: nonEmpty(env.AGENTS_BASE_URL) ?? stored.baseUrl ?? null,
-    apiKey: nonEmpty(env.AGENTS_API_KEY) ?? settings.apiKey(stored),
+    baseUrl: spec.baseUrl ?? baseUrlFrom(fromEnv, provider) ?? baseUrlFrom(fromFile, provider) ?? null,
+    apiKey: apiKeyFrom(fromEnv, provider) ?? apiKeyFrom(fromFile, provider),
     timeoutMs,
     chunkTimeoutMs: Math.min(timeoutMs, DEFAULT_CHUNK_TIMEOUT_MS),
   };
   baseUrlOf(config);
+  if (!config.apiKey && PROVIDERS_NEEDING_KEY.includes(provider)) {
+    throw new ModelSettingError(
+      'AGENTS_API_KEY',
+      `the plan's model ${ref} needs an API key for ${provider} in this process: set AGENTS_API_KEY, or run \`agents config set apiKey <key>\` (the console: Settings)`,
+    );
+  }
   return config;
+}
+
+/**
+ * The agent spec with its model recorded: provider:model and the base URL this process resolves
+ * (never the key), so every later process runs the same model. A plan that has both is unchanged.
+ */
+export function recordModel(spec: AgentSpec, env: NodeJS.ProcessEnv, settings: SettingsStore): AgentSpec {
+  if (spec.model && spec.baseUrl !== undefined) return spec;
+  const config = resolveModelConfig(spec, env, settings);
+  return { ...spec, model: describeModel(config), baseUrl: baseUrlOf(config) };
+}
+
+/** The plan's model as the console shows it, and whether this process can use it. */
+export function planModelView(spec: AgentSpec, env: NodeJS.ProcessEnv, settings: SettingsStore): PlanModelView {
+  try {
+    const config = resolveModelConfig(spec, env, settings);
+    return { model: describeModel(config), baseUrl: baseUrlOf(config), usable: true, problem: null };
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return { model: spec.model, baseUrl: spec.baseUrl ?? null, usable: false, problem: error.message };
+  }
 }
 
 /** `agents config set KEY VALUE` as a settings change. */

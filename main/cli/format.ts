@@ -1,5 +1,5 @@
-import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { costOf, type Price, type SettingsView } from '../../shared/agent';
+import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import { costOf, type PlanModelView, type Price, type SettingsView } from '../../shared/agent';
 import type { StreamEvent } from '../../shared/events';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
@@ -40,7 +40,12 @@ export function formatSettings(view: SettingsView): string {
   ].join('\n');
 }
 
-export function formatPlan(plan: Plan, price?: Price | null, describe: (decisionId: string) => string | undefined = () => undefined): string {
+export function formatPlan(
+  plan: Plan,
+  price?: Price | null,
+  describe: (decisionId: string) => string | undefined = () => undefined,
+  model?: PlanModelView | null,
+): string {
   const lines = [
     `${plan.name}  (${plan.id})`,
     `  phase:      ${plan.phase}`,
@@ -51,7 +56,11 @@ export function formatPlan(plan: Plan, price?: Price | null, describe: (decision
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
     `  created:    ${plan.createdAt}`,
   ];
-  if (plan.agent) lines.push(`  agent:      ${plan.agent.model ?? '(model from the environment or settings)'}, ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
+  if (plan.agent) {
+    const at = model?.baseUrl ?? plan.agent.baseUrl;
+    lines.push(`  model:      ${model?.model ?? plan.agent.model ?? '(none recorded yet)'}${at ? ` at ${at}` : ''}${model && !model.usable ? ` (not usable here: ${model.problem})` : ''}`);
+    lines.push(`  agent:      ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
+  }
   if (plan.usage) {
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {
@@ -67,6 +76,7 @@ export function formatPlan(plan: Plan, price?: Price | null, describe: (decision
   if (project) {
     for (const glob of project.protect) lines.push(`  protect:    ${glob}  (.agents/invariants.yaml)`);
     for (const glob of project.denyCommands) lines.push(`  deny:       ${glob}  (.agents/invariants.yaml)`);
+    for (const glob of project.allowCommands ?? []) lines.push(`  allow:      ${glob}  (.agents/invariants.yaml)`);
     for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
   }
   if (plan.waitingFor === 'approval') {
@@ -81,9 +91,16 @@ export function formatPlan(plan: Plan, price?: Price | null, describe: (decision
   return lines.join('\n');
 }
 
+const SHELL_CONFINEMENT: Record<Confinement, string> = {
+  'bwrap-nobody': 'confined by bwrap as nobody',
+  bwrap: 'confined by bwrap',
+  'sandbox-exec': 'confined by sandbox-exec',
+  none: 'unconfined',
+};
+
 /** Tool calls that ran commands, by decision: how each was confined, so the tree says what ran where. */
-function confinementsByDecision(invocations: readonly ToolInvocation[]): Map<string, string[]> {
-  const byDecision = new Map<string, string[]>();
+function confinementsByDecision(invocations: readonly ToolInvocation[]): Map<string, Confinement[]> {
+  const byDecision = new Map<string, Confinement[]>();
   for (const invocation of invocations) {
     if (!invocation.confinement || invocation.decisionId === null) continue;
     const list = byDecision.get(invocation.decisionId) ?? [];
@@ -98,18 +115,36 @@ function describeShell(profile: Plan['automationProfile']): string {
   return `allowed${profile.allowNetwork ? ' with network' : ', no network'}${profile.allowUnconfinedShell ? ', unconfined where nothing confines it' : ''}`;
 }
 
-export function formatTree(root: DecisionNode | null, invocations: readonly ToolInvocation[] = []): string {
+/** Per decision: each shell command a rule refused, or that waited for the operator because no rule could check it. */
+function commandRulesByDecision(invocations: readonly ToolInvocation[], approvals: readonly Approval[]): Map<string, string[]> {
+  const byDecision = new Map<string, string[]>();
+  const add = (decisionId: string | null, line: string) => {
+    if (decisionId !== null) byDecision.set(decisionId, [...(byDecision.get(decisionId) ?? []), line]);
+  };
+  for (const { decisionId, error } of invocations) {
+    if (error?.commandRule) add(decisionId, `refused: "${error.commandRule.command}" (${error.commandRule.rule})`);
+  }
+  for (const { decisionId, commandRule, status } of approvals) {
+    if (commandRule) add(decisionId, `approval ${status === 'pending' ? 'needed' : status}: "${commandRule.command}" (${commandRule.rule})`);
+  }
+  return byDecision;
+}
+
+export function formatTree(root: DecisionNode | null, invocations: readonly ToolInvocation[] = [], approvals: readonly Approval[] = []): string {
   if (!root) return 'No decision tree yet: run the plan to strategize it.';
   const confinements = confinementsByDecision(invocations);
+  const commandRules = commandRulesByDecision(invocations, approvals);
   const lines: string[] = [];
   const walk = (node: DecisionNode, prefix: string, last: boolean, isRoot: boolean) => {
     const branch = isRoot ? '' : last ? '└─ ' : '├─ ';
     const kind = node.type === 'error_recovery' ? '[recovery] ' : node.type === 'approval' ? '[approval] ' : '';
     const tools = node.toolCalls.length > 0 ? `  (${node.toolCalls.map((t) => t.tool).join(', ')})` : '';
     const ran = confinements.get(node.id);
-    const confined = ran ? `  [shell: ${ran.map((c) => (c === 'none' ? 'unconfined' : `confined by ${c}`)).join(', ')}]` : '';
+    const confined = ran ? `  [shell: ${ran.map((c) => SHELL_CONFINEMENT[c]).join(', ')}]` : '';
     lines.push(`${prefix}${branch}${STATUS_MARK[node.status] ?? '?'} ${kind}${node.description}${tools}${confined}`);
-    if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${prefix}${isRoot ? '' : last ? '   ' : '│  '}   ${node.rationale}`);
+    const below = `${prefix}${isRoot ? '' : last ? '   ' : '│  '}   `;
+    if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${below}${node.rationale}`);
+    for (const line of commandRules.get(node.id) ?? []) lines.push(`${below}${line}`);
     const childPrefix = isRoot ? '' : prefix + (last ? '   ' : '│  ');
     node.children.forEach((child, i) => walk(child, childPrefix, i === node.children.length - 1, false));
   };
@@ -129,7 +164,7 @@ export function formatReview(files: { file: Omit<ReviewFile, 'steps'>; diff: str
   const left = files.length - applied;
   const head = `${files.length} file${files.length === 1 ? '' : 's'} changed: ${applied} applied, ${left} remaining`;
   const sections = files.map(({ file, diff }) => {
-    const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}  [${REVIEW_STATE[file.state]}]`;
+    const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}  [${REVIEW_STATE[file.state]}]${file.editedByOperator ? '  Edited by you' : ''}`;
     if (diff === null) return `${title}\n  (binary file, no text diff)`;
     let hunk = 0;
     const body = diff
@@ -175,7 +210,9 @@ export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision
     lines.push(`failure ${index + 1}: ${first.category}${first.retriable ? ' (retriable)' : ''} in ${first.phase}, ${lastAttempt.outcome === 'gave_up' ? 'gave up' : 'retried'}`);
     for (const e of attempts) lines.push(`  attempt ${e.attempt}  ${e.createdAt}  ${e.message}`);
     lines.push(`  hint: ${lastAttempt.hint}`);
-    const decided = recoveries.filter((d) => d.parentId === first.decisionId && d.createdAt >= first.createdAt);
+    // This failure's decisions: from its first attempt until the step's next failure.
+    const next = failures.slice(index + 1).find((f) => f[0].decisionId === first.decisionId)?.[0].createdAt;
+    const decided = recoveries.filter((d) => d.parentId === first.decisionId && d.createdAt >= first.createdAt && (next === undefined || d.createdAt < next));
     for (const d of decided) lines.push(`  [recovery] ${d.rationale.startsWith(d.description) ? d.rationale : `${d.description}: ${d.rationale}`}`);
   });
   if (hints.length > 0) {
@@ -193,6 +230,7 @@ export function formatApproval(approval: Approval): string {
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
   if (approval.rationale) lines.push(`  why: ${approval.rationale}`);
+  if (approval.commandRule) lines.push(`  asks because: "${approval.commandRule.command}" (${approval.commandRule.rule})`);
   if (approval.diff) lines.push(approval.diff.trimEnd());
   return lines.join('\n');
 }

@@ -227,10 +227,12 @@ export function buildProgram(ctx: Ctx): Command {
     .action((id: string, opts: { json?: boolean }) => {
       const service = ctx.app().service;
       const p = service.get(id);
-      if (opts.json) printJson(ctx, p);
+      // sandboxPath: where the operator fixes a file by hand before a retry; model: the plan's own, and whether this process can use it.
+      const model = service.planModel(p);
+      if (opts.json) printJson(ctx, { ...p, sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}) });
       else {
         const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
-        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId))}\n`);
+        ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model)}\n`);
       }
     });
 
@@ -242,10 +244,19 @@ export function buildProgram(ctx: Ctx): Command {
       const service = ctx.app().service;
       const root = service.tree(id);
       const invocations = service.invocations(id);
+      const { approvals } = service.approvals(id);
       if (opts.json) {
-        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement }) => ({ id: invocationId, decisionId, tool, ok, confinement: confinement ?? null }));
-        printJson(ctx, { planId: id, root, invocations: ran });
-      } else ctx.io.stdout(`${formatTree(root, invocations)}\n`);
+        const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement, error }) => ({
+          id: invocationId,
+          decisionId,
+          tool,
+          ok,
+          confinement: confinement ?? null,
+          commandRule: error?.commandRule ?? null,
+        }));
+        const asked = approvals.filter((a) => a.commandRule).map(({ id: approvalId, decisionId, status, commandRule }) => ({ id: approvalId, decisionId, status, commandRule }));
+        printJson(ctx, { planId: id, root, invocations: ran, commandApprovals: asked });
+      } else ctx.io.stdout(`${formatTree(root, invocations, approvals)}\n`);
     });
 
   plan
@@ -399,7 +410,7 @@ export function buildProgram(ctx: Ctx): Command {
     .description('write the changeset, or the files and hunks named, into the project; conflicts stop it unless --force. Repeat to apply the rest')
     .option('--path <path...>', 'apply only these files')
     .option('--hunks <file:n,m...>', 'apply only these hunks of a file (numbered as agents plan diff shows them), e.g. README.md:1,3')
-    .option('--force', 'apply the non-conflicting files even if some conflict')
+    .option('--force', 'write every selected file as the review shows it, over the project\'s own changes')
     .addOption(json())
     .action(async (id: string, opts: { json?: boolean; path?: string[]; hunks?: string[]; force?: boolean }) => {
       let hunks: Record<string, number[]> | undefined;
@@ -412,7 +423,7 @@ export function buildProgram(ctx: Ctx): Command {
       if (result.conflicts.length > 0) ctx.exitCode = EXIT.planFailed;
       if (opts.json) return printJson(ctx, result);
       for (const c of result.conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);
-      if (result.conflicts.length > 0 && !opts.force) ctx.io.stderr('nothing was written; resolve the conflicts or use --force to apply the rest\n');
+      if (result.conflicts.length > 0 && !opts.force) ctx.io.stderr('nothing was written; resolve the conflicts, or use --force to write the files as the review shows them\n');
       else {
         ctx.io.stdout(`applied ${result.applied.length} file(s)${result.skipped.length ? `, skipped ${result.skipped.length}` : ''}\n`);
         if (result.remaining.length > 0) {
@@ -529,7 +540,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       return EXIT.planFailed;
     }
     if (known instanceof ValidationError || known instanceof PlanError) {
-      io.stderr(`error: ${known.message}\n`);
+      // A plan file's check may find several problems: one line each.
+      io.stderr(known.message.split('\n').map((line) => `error: ${line}\n`).join(''));
       return EXIT.badInput;
     }
     io.stderr(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);

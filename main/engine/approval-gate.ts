@@ -1,50 +1,80 @@
+import { isDeepStrictEqual } from 'node:util';
 import { type Approval, type AutomationProfile, needsApproval, type StrategyDecision, type ToolCallSpec } from '../../shared/domain';
 import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
 import { toChangeEntry } from './change-capture';
 import { entryHunks, unifiedDiff } from './changeset/diff';
 import { ApprovalPending, EngineError } from './errors';
 import type { EventPublisher } from './event-stream';
+import type { InvariantRules } from './invariants';
 import { readFileOrNull } from './sandbox/files';
 import { resolveInSandbox } from './sandbox/paths';
+import { shellRulesApply, unanalysedPart } from './shell-policy';
 
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores
  * a pending approval and stops the run (ApprovalPending); once answered, the same call runs, or
- * fails the step with category `rejected`. An answer is used once, so a later retry asks again.
+ * fails the step with category `rejected`. An approval covers the automatic retries of the same
+ * call with the same arguments in this run (one gate per run); a later run (an operator's retry)
+ * asks again.
  */
 export class ApprovalGate {
+  /** Approvals used in this run, by step and call. */
+  private readonly granted = new Map<string, Approval>();
+
   constructor(
     private readonly store: ApprovalStore,
     private readonly events: EventPublisher,
     private readonly planId: string,
     private readonly profile: AutomationProfile,
     private readonly sandboxRoot: string | null,
+    /** The project's invariants: a shell command they cannot be checked against waits for the operator. */
+    private readonly rules?: InvariantRules,
   ) {}
 
-  /** Cheap: whether `tool` waits for approval at all, before anything is read. */
-  applies(tool: string): boolean {
-    return needsApproval(this.profile, tool);
+  /** Cheap: whether the call may wait for approval at all, before anything is read or parsed. */
+  applies(call: ToolCallSpec): boolean {
+    return needsApproval(this.profile, call.tool) || (call.tool === 'shell.run' && shellRulesApply(this.profile, this.rules));
   }
 
   async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number): Promise<void> {
+    // A call the rules refuse anyway does not wait for the operator: the tool runner refuses it.
+    if (await this.refused(call)) return;
+    const unanalysed = await unanalysedPart(call, this.profile, this.rules);
+    // Restricted refuses such a command outright (the tool runner does); `--all` answers never cover one.
+    if (unanalysed && this.profile.name === 'restricted') return;
     const approvals = this.store.listForPlan(this.planId);
-    if (!needsApproval(this.profile, call.tool, toolsApprovedForPlan(approvals))) return;
+    if (!unanalysed && !needsApproval(this.profile, call.tool, toolsApprovedForPlan(approvals))) return;
+    const key = `${decision.id}#${callIndex}`;
+    const granted = this.granted.get(key);
+    if (granted && granted.tool === call.tool && isDeepStrictEqual(granted.args, call.args)) return;
     const forCall = approvals.filter((a) => a.kind === 'tool' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
     const answered = forCall.find((a) => a.status !== 'pending');
     if (answered) {
       this.store.update(answered.id, { usedAt: new Date().toISOString() });
-      if (answered.status === 'approved') return;
+      if (answered.status === 'approved') {
+        this.granted.set(key, answered);
+        return;
+      }
       throw new EngineError(`${call.tool}: rejected by ${answered.answeredBy ?? 'the operator'}: ${answered.reason ?? 'no reason given'}`, 'rejected', {
         tool: call.tool,
         approvalId: answered.id,
         reason: answered.reason,
       });
     }
-    const waiting = forCall.find((a) => a.status === 'pending') ?? this.request(decision, call, callIndex, await this.preview(call));
+    const waiting = forCall.find((a) => a.status === 'pending') ?? this.request(decision, call, callIndex, { ...(await this.preview(call)), commandRule: unanalysed ?? undefined });
     throw new ApprovalPending(waiting.id);
   }
 
-  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks'>): Approval {
+  private async refused(call: ToolCallSpec): Promise<boolean> {
+    try {
+      await this.rules?.checkCall(call.tool, call.args);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks' | 'commandRule'>): Approval {
     return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'tool',

@@ -58,6 +58,7 @@ export function toEntryMeta(entry: ChangeEntry, counts: { insertions: number; de
     binary: entry.binary,
     decisionId: entry.decisionId,
     invocationId: entry.invocationId,
+    ...(entry.origin === 'operator' ? { origin: 'operator' as const } : {}),
     ...counts,
   };
 }

@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type ErrorRecord, resolveProfile } from '../../shared/domain';
+import { resolveProfile } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { ErrorRecoveryService, classifyError, recoveryHints } from './error-recovery-service';
 import { EngineError, ToolCallError } from './errors';
 import { PlanExecutor } from './plan-executor';
 import { PlanExecutionContext } from './execution-context';
-import { InMemoryChangeSetStore, InMemoryInvocationLog, inMemoryLifecycle } from './test-support/in-memory-stores';
-import type { ErrorLog } from './recovery';
+import { InMemoryChangeSetStore, InMemoryErrorLog, InMemoryInvocationLog, inMemoryLifecycle } from './test-support/in-memory-stores';
 import { ToolRegistry, ToolRunner } from './tool-runner';
 import { z } from 'zod';
 
-class ListLog implements ErrorLog {
-  records: ErrorRecord[] = [];
-  record(r: ErrorRecord) {
-    this.records.push(r);
-  }
-  listForPlan(planId: string) {
-    return this.records.filter((r) => r.planId === planId);
-  }
-}
 
 describe('classifyError', () => {
   it('sorts failures into categories', () => {
@@ -45,7 +35,7 @@ describe('classifyError', () => {
 /** A plan whose single step fails transiently `failures` times, then succeeds. */
 async function flakyPlan(autoRetryTransient: number, failures: number) {
   const lifecycle = inMemoryLifecycle();
-  const log = new ListLog();
+  const log = new InMemoryErrorLog();
   let calls = 0;
   const registry = new ToolRegistry().register({
     name: 'flaky',
@@ -123,7 +113,7 @@ describe('ErrorRecoveryService with the executor', () => {
 
   it('keeps the backoff within its ceiling, with jitter', () => {
     const lifecycle = inMemoryLifecycle();
-    const low = new ErrorRecoveryService(new ListLog(), lifecycle, { baseDelayMs: 1000, maxDelayMs: 5000, random: () => 0 });
+    const low = new ErrorRecoveryService(new InMemoryErrorLog(), lifecycle, { baseDelayMs: 1000, maxDelayMs: 5000, random: () => 0 });
     expect([1, 2, 3, 4].map((a) => low.delayFor(a))).toEqual([500, 1000, 2000, 2500]);
   });
 });

@@ -1,7 +1,8 @@
-import type { ErrorCategory, ErrorRecord, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
+import type { ErrorCategory, ErrorRecord, Phase, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { EngineError, ToolCallError } from './errors';
+import { ModelSettingError } from './model/model-config';
 import type { PlanLifecycleService } from './lifecycle';
 import type { ErrorLog, ErrorRecovery, FailureReport, RecoveryVerdict } from './recovery';
 
@@ -50,6 +51,7 @@ const NODE_TRANSIENT_CODES = new Set(['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'ET
 export function classifyError(error: unknown): ErrorCategory {
   const cause = error instanceof ToolCallError ? error.cause : error;
   if (cause instanceof EngineError) return cause.category;
+  if (cause instanceof ModelSettingError) return 'model_config';
   if (cause instanceof ValidationError) return 'validation';
   if (cause instanceof PlanError) return 'validation';
   const code = (cause as { code?: unknown } | null)?.code;
@@ -106,8 +108,15 @@ export function recoveryHints(planId: string, category: ErrorCategory, step?: nu
 /** A hint the error carries for its own case (the model it names, the setting to change). */
 function hintOf(error: unknown): string | undefined {
   const cause = error instanceof ToolCallError ? error.cause : error;
+  if (cause instanceof ModelSettingError) return cause.hint;
   const value = cause instanceof EngineError ? cause.details.hint : undefined;
   return typeof value === 'string' ? value : undefined;
+}
+
+function spentCategoryOf(error: unknown): ErrorCategory | undefined {
+  const cause = error instanceof ToolCallError ? error.cause : error;
+  const value = cause instanceof EngineError ? cause.details.whenSpent : undefined;
+  return typeof value === 'string' && value in CATEGORY_POLICIES ? (value as ErrorCategory) : undefined;
 }
 
 /** How long the provider asked us to wait (Retry-After), if it did. */
@@ -151,10 +160,12 @@ export class ErrorRecoveryService implements ErrorRecovery {
 
   onFailure(report: FailureReport): RecoveryVerdict {
     const { plan, phase, error, attempt, decisionId } = report;
-    const category = classifyError(error);
-    const policy = CATEGORY_POLICIES[category];
     const maxRetries = plan.automationProfile.autoRetryTransient;
-    const retry = policy.retriable && attempt <= maxRetries;
+    const retriable = CATEGORY_POLICIES[classifyError(error)].retriable;
+    const retry = retriable && attempt <= maxRetries;
+    // A transient failure may say what it is once retrying is over (a model's broken answer: model_output).
+    const category = retry ? classifyError(error) : (spentCategoryOf(error) ?? classifyError(error));
+    const policy = CATEGORY_POLICIES[category];
     const err = error instanceof Error ? error : new Error(String(error));
     const hints = recoveryHints(plan.id, category);
     // A broken invariant names its rule, so the operator knows which line of invariants.yaml refused it.
@@ -184,7 +195,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
     const delayMs = retry ? Math.max(this.delayFor(attempt), retryAfterMsOf(error)) : 0;
     const reason = retry
       ? `Attempt ${attempt} failed (${category}); attempt ${attempt + 1} starts automatically in ${delayMs} ms (automatic retries: ${attempt} of ${maxRetries}): ${err.message}`
-      : policy.retriable
+      : retriable
         ? `Attempt ${attempt} failed; gave up after ${attempt - 1} automatic ${attempt - 1 === 1 ? 'retry' : 'retries'} (limit ${maxRetries}): ${err.message}`
         : `Attempt ${attempt} failed; a ${category} failure is not retried automatically: ${err.message}`;
     // A recovery that gave up did not succeed: the tree shows it failed, not done.
@@ -200,6 +211,12 @@ export class ErrorRecoveryService implements ErrorRecovery {
       recoveryCommand: record.command,
     };
     return retry ? { retry: true, delayMs, details: { category, maxRetries } } : { retry: false, details };
+  }
+
+  retriedSoFar(planId: string, phase: Phase, decisionId: string): number {
+    const records = this.log.listForPlan(planId).filter((r) => r.phase === phase && r.decisionId === decisionId);
+    const lastGaveUp = records.findLastIndex((r) => r.outcome !== 'retried');
+    return records.length - lastGaveUp - 1;
   }
 
   /** Adds an error_recovery decision under the failed step (or the root when no step failed). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import type { ProjectInvariants } from '../../shared/domain';
 import { EngineError } from './errors';
+import { analyseShellCommand, type SimpleCommand } from './shell-commands';
 import type { CapturedChange } from './tool-runner';
 
 /** `*` matches anything, the rest is literal; the glob must match the whole command. */
@@ -10,22 +11,54 @@ function commandPattern(glob: string): RegExp {
   return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
 }
 
+/** The command as written, and with its program's directory dropped (`/bin/rm -rf x` is `rm -rf x` too). */
+function commandForms(command: SimpleCommand): string[] {
+  const [program, ...args] = command.words;
+  const base = path.posix.basename(program);
+  return base === program ? [command.text] : [command.text, [base, ...args].join(' ').replace(/\s+/g, ' ')];
+}
+
 /**
  * A project's rules from `.agents/invariants.yaml`, held against every tool call: protected paths
- * (gitignore-style globs on sandbox paths) and denied commands. A violation fails the step with
- * category `invariant` and names the rule.
+ * (gitignore-style globs on sandbox paths), and denied and allowed commands (globs on each simple
+ * command of a shell.run command). A violation fails the step with category `invariant` and names
+ * the rule.
  */
 export class InvariantRules {
   private readonly protect: { glob: string; matcher: Ignore }[];
   private readonly deny: { glob: string; pattern: RegExp }[];
+  private readonly allow: { glob: string; pattern: RegExp }[] | undefined;
 
   constructor(invariants: ProjectInvariants) {
     this.protect = invariants.protect.map((glob) => ({ glob, matcher: ignore().add(glob) }));
     this.deny = invariants.denyCommands.map((glob) => ({ glob, pattern: commandPattern(glob) }));
+    this.allow = invariants.allowCommands?.map((glob) => ({ glob, pattern: commandPattern(glob) }));
   }
 
   get isEmpty(): boolean {
-    return this.protect.length === 0 && this.deny.length === 0;
+    return this.protect.length === 0 && !this.hasCommandRules;
+  }
+
+  /** Whether shell.run commands are held to denyCommands or allowCommands. */
+  get hasCommandRules(): boolean {
+    return this.deny.length > 0 || this.allow !== undefined;
+  }
+
+  /** The first simple command of `command` a command rule refuses, as the error the call fails with. */
+  async commandRefusal(command: string): Promise<EngineError | undefined> {
+    if (!this.hasCommandRules) return undefined;
+    for (const simple of (await analyseShellCommand(command)).commands) {
+      const forms = commandForms(simple);
+      const denied = this.deny.find((d) => forms.some((form) => d.pattern.test(form)));
+      if (denied) {
+        return violation(`shell.run: "${simple.text}" is denied by the project invariant denyCommands "${denied.glob}"`, `denyCommands "${denied.glob}"`, simple.text);
+      }
+      if (this.allow && !this.allow.some((a) => a.pattern.test(simple.text))) {
+        const rule = `allowCommands (it matches none of ${this.allow.map((a) => `"${a.glob}"`).join(', ') || 'an empty list'})`;
+        return violation(`shell.run: "${simple.text}" is not allowed by the project invariant ${rule}`, rule, simple.text);
+      }
+    }
+    return undefined;
   }
 
   /** The protect rule that covers a sandbox-relative path, if any. */
@@ -34,11 +67,11 @@ export class InvariantRules {
     return this.protect.find((rule) => clean !== '' && rule.matcher.ignores(clean))?.glob;
   }
 
-  /** Before a call runs: the paths it names and, for shell.run, its command. */
-  checkCall(tool: string, args: Record<string, unknown>): void {
+  /** Before a call runs: the paths it names and, for shell.run, each simple command of its command. */
+  async checkCall(tool: string, args: Record<string, unknown>): Promise<void> {
     if (tool === 'shell.run' && typeof args.command === 'string') {
-      const rule = this.deny.find((d) => d.pattern.test(args.command as string));
-      if (rule) throw violation(`${tool}: the command is denied by the project invariant denyCommands "${rule.glob}"`, `denyCommands "${rule.glob}"`);
+      const refused = await this.commandRefusal(args.command);
+      if (refused) throw refused;
     }
     if (tool === 'file.read' || tool === 'file.list' || tool === 'file.search') return;
     for (const key of ['path', 'from', 'to'] as const) {
@@ -59,8 +92,9 @@ export class InvariantRules {
   }
 }
 
-function violation(message: string, rule: string): EngineError {
-  return new EngineError(message, 'invariant', { rule });
+/** `command`: the simple command a command rule refused, which the plan tree shows beside the rule. */
+function violation(message: string, rule: string, command?: string): EngineError {
+  return new EngineError(message, 'invariant', command === undefined ? { rule } : { rule, command });
 }
 
 /** Puts a path back as it was before a refused change, so the sandbox keeps no trace of it. */

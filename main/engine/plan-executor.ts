@@ -113,7 +113,7 @@ export class PlanExecutor {
   private async strategize(planId: string, known?: Plan): Promise<StrategizeResult> {
     const plan = this.lifecycle.beginPhase(planId, 'strategize', ['queued'], known?.id === planId ? known : undefined);
     const emit = this.lifecycle.events.emitterFor(planId);
-    return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, async () => {
+    return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, null, async () => {
       emit('strategize_started', {});
       const projectInvariants = (this.context?.projectResources.invariants as string[] | undefined) ?? [];
       const result = await this.strategizer.strategize(plan, projectInvariants, emit);
@@ -146,7 +146,7 @@ export class PlanExecutor {
       this.lifecycle.saveDecisionStatus(decision);
     };
     const mode = this.context ? 'runtime' : 'stub';
-    return this.withRecovery(planId, 'execute', mode, emit, () => failedDecision, async () => {
+    return this.withRecovery(planId, 'execute', mode, emit, () => failedDecision, resumeAt?.decisionId ?? null, async () => {
       failedDecision = null;
       const decisions = executableDecisions(this.lifecycle.listDecisions(planId));
       if (!this.context) {
@@ -193,16 +193,23 @@ export class PlanExecutor {
     });
   }
 
-  /** Runs a phase body; on failure asks the recovery service whether to retry, else marks the plan errored. */
+  /**
+   * Runs a phase body; on failure asks the recovery service whether to retry, else marks the plan
+   * errored. Attempts are counted per step, so each step has the profile's whole allowance; the
+   * step a run resumes after an approval goes on from the automatic retries it already had.
+   */
   private async withRecovery<T>(
     planId: string,
     phase: Phase,
     mode: 'strategize' | 'runtime' | 'stub',
     emit: Emit,
     failedDecision: () => string | null,
+    resumedStep: string | null,
     body: () => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
+    const failures = new Map<string | null, number>();
+    if (resumedStep !== null && this.recovery) failures.set(resumedStep, this.recovery.retriedSoFar(planId, phase, resumedStep));
+    for (;;) {
       try {
         return await body();
       } catch (error) {
@@ -211,6 +218,8 @@ export class PlanExecutor {
           throw error;
         }
         const decisionId = failedDecision();
+        const attempt = (failures.get(decisionId) ?? 0) + 1;
+        failures.set(decisionId, attempt);
         const described = describeError(error);
         const base = { exceptionType: described.exceptionType, traceback: described.traceback, mode, phase, decisionId, attempt };
         const verdict = this.recovery?.onFailure({ plan: this.lifecycle.getPlan(planId), phase, error, attempt, decisionId, mode });

@@ -17,6 +17,8 @@ export type RecoveryVerdict =
 /** What the executor asks after a failure. The ErrorRecoveryService implements it. */
 export interface ErrorRecovery {
   onFailure(report: FailureReport): RecoveryVerdict;
+  /** How many times a step has been retried automatically since its last failure that was not retried. */
+  retriedSoFar(planId: string, phase: Phase, decisionId: string): number;
 }
 
 /** Where error records are kept. The SQLite log implements the same contract. */

@@ -140,7 +140,7 @@ export class RuntimeExecuteActor {
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
         const runCall: RunToolCall = async (call, callIndex) => {
-          if (opts.gate?.applies(call.tool)) {
+          if (opts.gate?.applies(call)) {
             // Everything before the call is committed before the run may stop for the operator.
             group.flush();
             await opts.gate.check(decision, call, callIndex);

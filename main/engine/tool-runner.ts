@@ -3,8 +3,9 @@ import type { AutomationProfile, Confinement, ToolCallSpec, ToolInvocation } fro
 import { BUILTIN_PROFILES } from '../../shared/domain';
 import { ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { errorCategoryOf, ToolCallError } from './errors';
+import { EngineError, errorCategoryOf, ToolCallError } from './errors';
 import { type InvariantRules, refusedChanges, revertChange } from './invariants';
+import { checkShellPolicy } from './shell-policy';
 
 /** A mutation a tool made in the sandbox, before it becomes a ChangeEntry. */
 export interface CapturedChange {
@@ -85,10 +86,13 @@ type Outcome = { ok: true; result: unknown } | { ok: false; cause: unknown };
 function failedInvocation(base: Omit<ToolInvocation, 'ok' | 'result' | 'error' | 'startedAt' | 'durationMs'>, cause: unknown, startedAt: Date, started: number): ToolInvocation {
   const err = cause instanceof Error ? cause : new Error(String(cause));
   const category = errorCategoryOf(cause) ?? (cause instanceof ValidationError ? 'validation' : undefined);
+  // A shell command refused by a rule: which simple command met which rule, for the plan tree.
+  const { command, rule } = cause instanceof EngineError ? cause.details : {};
+  const commandRule = typeof command === 'string' && typeof rule === 'string' ? { commandRule: { command, rule } } : {};
   return {
     ...base,
     ok: false,
-    error: { name: err.name, message: err.message, ...(category ? { category } : {}) },
+    error: { name: err.name, message: err.message, ...(category ? { category } : {}), ...commandRule },
     startedAt: startedAt.toISOString(),
     durationMs: performance.now() - started,
   };
@@ -133,7 +137,9 @@ export class ToolRunner {
       if (!tool) throw new ValidationError('tool', `unknown tool "${call.tool}"`);
       const parsed = tool.schema.safeParse(call.args);
       if (!parsed.success) throw ValidationError.fromZod(parsed.error, 'args');
-      context.rules?.checkCall(call.tool, parsed.data as Record<string, unknown>);
+      const args = parsed.data as Record<string, unknown>;
+      await context.rules?.checkCall(call.tool, args);
+      await checkShellPolicy({ tool: call.tool, args }, context.profile ?? BUILTIN_PROFILES.trusted, context.rules);
       const result = await tool.run(parsed.data, {
         planId: context.planId,
         decisionId: context.decisionId,

@@ -1,5 +1,6 @@
 import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
 import { PlanError } from '../../shared/errors';
+import { checkProjectField } from '../app/plan-file';
 import type { PlanService } from '../app/plan-service';
 import { BreakpointBook } from './breakpoints';
 import { inTreeOrder } from './decision-order';
@@ -56,7 +57,10 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
   const handlers: Handlers = {
     'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover(), nativeFileDialog: Boolean(options.pickPlanFile) }),
     'plans.list': (r) => ({ plans: service.listItems({ state: r.state, search: r.search }) }),
-    'plans.get': (r) => plan(r.planId),
+    'plans.get': (r) => {
+      const found = service.get(r.planId);
+      return { plan: found, model: service.planModel(found) };
+    },
     'plans.create': (r) => ({
       plan: service.createFromContent(
         { content: r.content, fileName: r.fileName, project: r.project, profile: r.profile },
@@ -64,6 +68,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
         { roots: options.projectRoots },
       ),
     }),
+    'plans.checkProject': (r) => checkProjectField(r, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
     'plans.createFromDialog': async () => {
       if (!options.pickPlanFile) throw new PlanError('a file dialog exists only in the desktop app; send the file with plans.create', 'unsupported');
       const path = await options.pickPlanFile();
@@ -118,6 +123,8 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.skip': (r) => ({ plan: service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
     'plans.setProfile': (r) => ({ plan: service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),
     'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, hunks: r.hunks, force: r.force }),
+    'plans.readFile': (r) => service.readFile(r.planId, r.path),
+    'plans.saveFile': (r) => service.saveFile(r.planId, r.path, r.content),
     'plans.correct': (r) => startRun(r.planId, () => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId) })),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),

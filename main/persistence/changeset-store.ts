@@ -39,6 +39,7 @@ interface EntryRow {
   binary: number;
   decision_id: string | null;
   invocation_id: string | null;
+  origin: string;
   created_at: string;
 }
 
@@ -52,6 +53,7 @@ interface MetaRow {
   binary: number;
   decision_id: string | null;
   invocation_id: string | null;
+  origin: string;
   insertions: number;
   deletions: number;
 }
@@ -109,6 +111,7 @@ function isCompleteEntry(value: unknown): value is ChangeEntry {
     isStringOrNull(e.beforeText) && isStringOrNull(e.afterText) &&
     typeof e.binary === 'boolean' &&
     isStringOrNull(e.decisionId) && isStringOrNull(e.invocationId) &&
+    (e.origin === undefined || e.origin === 'tool' || e.origin === 'operator') &&
     typeof e.createdAt === 'string'
   );
 }
@@ -119,7 +122,7 @@ function fromBlob(hash: string | null, content: string | null): string | null {
 }
 
 const ENTRY_COLUMNS = `e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e.before_blob, e.after_blob,
-  e.binary, e.decision_id, e.invocation_id, e.created_at, b.content AS before_text, a.content AS after_text`;
+  e.binary, e.decision_id, e.invocation_id, e.origin, e.created_at, b.content AS before_text, a.content AS after_text`;
 const ENTRY_JOINS = `LEFT JOIN blobs b ON b.hash = e.before_blob LEFT JOIN blobs a ON a.hash = e.after_blob`;
 
 /**
@@ -154,8 +157,8 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     this.nextSeq = prepare(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM change_entries WHERE changeset_id = ?');
     this.insertEntry = prepare(db, 
       `INSERT INTO change_entries (changeset_id, seq, id, path, old_path, operation, before_hash, after_hash,
-         before_blob, after_blob, binary, decision_id, invocation_id, insertions, deletions, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         before_blob, after_blob, binary, decision_id, invocation_id, insertions, deletions, created_at, origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.selectEntries = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq`);
     this.selectEntryPage = prepare(db, 
@@ -163,12 +166,12 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     );
     this.selectEntry = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? AND e.id = ?`);
     this.selectMetaPage = prepare(db, 
-      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, insertions, deletions
+      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, origin, insertions, deletions
        FROM change_entries WHERE changeset_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
     );
     this.selectMeta = prepare(
       db,
-      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, insertions, deletions
+      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, origin, insertions, deletions
        FROM change_entries WHERE changeset_id = ? AND id = ?`,
     );
     this.countEntriesStmt = prepare(db, 'SELECT COUNT(*) AS n FROM change_entries WHERE changeset_id = ?');
@@ -206,7 +209,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
         this.insertEntry.run(
           changesetId, seq, entry.id, entry.path, entry.oldPath, entry.operation, entry.beforeHash, entry.afterHash,
           before?.hash ?? null, after?.hash ?? null, toBit(entry.binary), entry.decisionId, entry.invocationId,
-          counts.insertions, counts.deletions, entry.createdAt,
+          counts.insertions, counts.deletions, entry.createdAt, entry.origin ?? 'tool',
         );
         seq += 1;
       }
@@ -323,6 +326,8 @@ function commonFields(row: MetaRow | EntryRow) {
     binary: fromBit(row.binary),
     decisionId: row.decision_id,
     invocationId: row.invocation_id,
+    // Left out for a tool's change, so entries read back equal the entries recorded.
+    ...(row.origin === 'operator' ? { origin: 'operator' } : {}),
   };
 }
 

@@ -170,4 +170,26 @@ export const MIGRATIONS: readonly string[] = [
      AND json_extract(events.data, '$.entry') IS NULL
      AND ce.id = json_extract(events.data, '$.entryId');
   `,
+  // 6: who made each change (a tool call, or the operator by hand in the sandbox), and what each
+  // plan's sandbox held when it was made (base_hash) and when it was last looked at (the rest), so
+  // hand edits are found without reading unchanged files.
+  `
+  ALTER TABLE change_entries ADD COLUMN origin TEXT NOT NULL DEFAULT 'tool' CHECK (origin IN ('tool', 'operator'));
+  CREATE TABLE sandbox_bases (
+    plan_id     TEXT PRIMARY KEY,
+    recorded_at TEXT NOT NULL
+  );
+  CREATE TABLE sandbox_files (
+    plan_id      TEXT NOT NULL,
+    path         TEXT NOT NULL,
+    base_hash    TEXT,
+    seen_hash    TEXT,
+    size         INTEGER,
+    mtime_ms     REAL,
+    ctime_ms     REAL,
+    ino          INTEGER,
+    hashed_at_ms REAL,
+    PRIMARY KEY (plan_id, path)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -7,6 +7,7 @@ import { SqliteEventLog } from './event-log';
 import { SqliteInvocationLog } from './invocation-log';
 import { type LeaseStoreOptions, SqliteLeaseStore } from './lease-store';
 import { SqlitePlanRepository } from './plan-repository';
+import { SqliteSandboxFileStore } from './sandbox-file-store';
 
 /** Every store over one connection to `<dataDir>/agents.db`. */
 export interface SqliteStores {
@@ -19,6 +20,7 @@ export interface SqliteStores {
   leases: SqliteLeaseStore;
   applied: SqliteAppliedLog;
   approvals: SqliteApprovalStore;
+  sandboxFiles: SqliteSandboxFileStore;
   close(): void;
 }
 
@@ -37,6 +39,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     leases: new SqliteLeaseStore(db, options.leases),
     applied: new SqliteAppliedLog(db),
     approvals: new SqliteApprovalStore(db),
+    sandboxFiles: new SqliteSandboxFileStore(db),
     close: () => {
       if (db.isOpen) db.close();
     },

@@ -214,9 +214,9 @@ describe('agents CLI: failure, automatic retry and manual recovery', () => {
     const recovery = flatten(tree.root as Node).filter((n) => n.type === 'error_recovery');
     expect(recovery).toHaveLength(2);
     const ran = z.array(z.object({ tool: z.string(), confinement: z.string().nullable() })).parse((await agentsJson(['plan', 'tree', id], home) as { invocations: unknown }).invocations);
-    expect(ran.filter((i) => i.tool === 'shell.run').map((i) => i.confinement)).toEqual(['bwrap', 'bwrap', 'bwrap']);
+    expect(ran.filter((i) => i.tool === 'shell.run').map((i) => i.confinement)).toEqual(['bwrap-nobody', 'bwrap-nobody', 'bwrap-nobody']);
     const text = await agents(['plan', 'tree', id], home);
-    expect(text.stdout).toContain('Sync settings (the service is busy for the first two calls)  (shell.run)  [shell: confined by bwrap]');
+    expect(text.stdout).toContain('Sync settings (the service is busy for the first two calls)  (shell.run)  [shell: confined by bwrap as nobody]');
   });
 
   it('with autoRetryTransient 0 the same plan ends errored after one attempt', async () => {

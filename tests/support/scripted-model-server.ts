@@ -25,6 +25,12 @@ export interface ScriptedReply {
   chunkDelayMs?: number;
   /** Characters of text per streamed chunk; default 8. */
   chunkSize?: number;
+  /**
+   * A server that misbehaves on a streamed request: `cut` closes the socket after the text,
+   * `invalid-json` sends a chunk that is not JSON, `no-finish` never sends a finish_reason, `html`
+   * answers 200 with a text/html page, `nameless-tool` sends a tool call without a name.
+   */
+  misbehave?: 'cut' | 'invalid-json' | 'no-finish' | 'html' | 'nameless-tool';
 }
 
 export interface ChatRequest {
@@ -169,11 +175,28 @@ export class ScriptedModelServer {
       model: request.model,
       choices: [{ index: 0, delta, finish_reason: finish }],
     });
+    if (reply.misbehave === 'html') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body><h1>Welcome to nginx!</h1></body></html>');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...reply.headers });
     await send(chunk({ role: 'assistant', content: '' }));
     const text = reply.text ?? '';
     const size = reply.chunkSize ?? 8;
     for (let i = 0; i < text.length; i += size) await send(chunk({ content: text.slice(i, i + size) }));
+    if (reply.misbehave === 'cut') {
+      res.socket?.destroy();
+      return;
+    }
+    if (reply.misbehave === 'invalid-json') await send('{"id": "broken", "choices": [');
+    if (reply.misbehave === 'nameless-tool') {
+      await send(chunk({ tool_calls: [{ index: 99, id: 'call_nameless', type: 'function', function: { arguments: '{}' } }] }));
+    }
+    if (reply.misbehave === 'no-finish') {
+      await send('[DONE]');
+      res.end();
+      return;
+    }
     const calls = this.toolCalls(reply, this.requests.length);
     for (const [index, call] of calls.entries()) {
       const half = Math.ceil(call.function.arguments.length / 2);

@@ -38,9 +38,9 @@ export async function currentHash(absolute: string): Promise<{ hash: string | nu
 
 export function conflictReason(expected: string | null, actual: string | null, directory: boolean): string {
   if (directory) return 'a directory is in the way';
-  if (expected === null) return 'the file was created in the project since the changes were captured';
-  if (actual === null) return 'the file was deleted in the project since the changes were captured';
-  return 'the file was modified in the project since the changes were captured';
+  if (expected === null) return "the file was created in the project since the plan's sandbox was made";
+  if (actual === null) return "the file was deleted in the project since the plan's sandbox was made";
+  return "the file was modified in the project since the plan's sandbox was made";
 }
 
 /** Paths a change reads or writes: a rename touches both of its paths. */

@@ -45,6 +45,8 @@ export interface ReviewFile {
   units: number;
   appliedHunks: number[];
   state: ReviewState;
+  /** The operator changed the file by hand in the sandbox ("Edited by you"). */
+  editedByOperator: boolean;
 }
 
 /** A reviewed file with the net change behind it. */
@@ -97,6 +99,7 @@ export function reviewNet(entries: readonly ChangeEntry[], applied: readonly App
         units,
         appliedHunks,
         state,
+        editedByOperator: involved.some((e) => e.origin === 'operator'),
       },
     };
   });
@@ -112,7 +115,7 @@ export interface ReviewSelection {
   paths?: string[];
   /** For these files, only these hunks (1-based); a file named here is selected whether or not `paths` names it. */
   hunks?: Record<string, number[]>;
-  /** Apply the non-conflicting files even when others conflict. */
+  /** Write every selected file as the review shows it, over conflicts too. */
   force?: boolean;
 }
 
@@ -138,7 +141,9 @@ interface Planned {
  * Writes the accepted part of a changeset into the project. Each file goes from what the project
  * holds now (the original, or what an earlier apply wrote) to the original with every accepted
  * hunk so far; hunks left out stay for a later apply. Everything is checked before anything is
- * written: on a conflict nothing is written unless `force`, and then the conflicting files are left alone.
+ * written: on a conflict nothing is written unless `force`, and then every selected file is written
+ * as the review shows it, the conflicting ones included (except where a directory is in the way).
+ * A conflict means the project's file is no longer what the sandbox started from (the base).
  */
 export async function applyReviewed(projectDir: string, entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], selection: ReviewSelection = {}): Promise<ReviewApplyResult> {
   const reviewed = reviewNet(entries, applied);
@@ -206,15 +211,17 @@ export async function applyReviewed(projectDir: string, entries: readonly Change
   const clean: Planned[] = [];
   for (const plan of planned) {
     let conflicted = false;
+    let blocked = false;
     for (const check of plan.checks) {
       const target = await resolveInSandbox(projectDir, check.path, { forWrite: true, rootName: 'project' });
       const actual = await currentHash(target.absolute);
       if (actual.hash !== check.expected || actual.directory) {
         conflicts.push({ path: check.path, expectedHash: check.expected, actualHash: actual.hash, reason: conflictReason(check.expected, actual.hash, actual.directory) });
         conflicted = true;
+        blocked ||= actual.directory;
       }
     }
-    if (!conflicted) clean.push(plan);
+    if (!conflicted || (selection.force && !blocked)) clean.push(plan);
   }
   if (conflicts.length > 0 && !selection.force) return { applied: [], conflicts, skipped, records: [] };
 
@@ -224,7 +231,10 @@ export async function applyReviewed(projectDir: string, entries: readonly Change
     for (const plan of clean) {
       if (!plan.remove) continue;
       const target = await resolveInSandbox(projectDir, plan.remove, { forWrite: true, rootName: 'project' });
-      await unlink(target.absolute);
+      // Forced over a conflict, the file may be gone already.
+      await unlink(target.absolute).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
       await pruneEmptyDirs(target.root, path.dirname(target.absolute));
       if (plan.content === null) written.push(plan);
     }

@@ -15,6 +15,24 @@ export interface ModelConfig {
   chunkTimeoutMs: number;
 }
 
+/**
+ * A model this process cannot use: none configured, no key for its provider, no address. Bad input
+ * where it is asked for (exit 2, one line naming the setting); category `model_config` in a run.
+ */
+export class ModelSettingError extends ValidationError {
+  constructor(field: string, problem: string) {
+    super(field, problem);
+  }
+
+  /** What the operator changes, for the failure's hint. */
+  get hint(): string {
+    return `The plan's model cannot be used from this process: ${this.message}`;
+  }
+}
+
+/** Providers that refuse a request without an API key. */
+export const PROVIDERS_NEEDING_KEY: readonly Provider[] = ['openai', 'anthropic'];
+
 export const DEFAULT_BASE_URLS: Record<Exclude<Provider, 'openai-compatible'>, string> = {
   openai: 'https://api.openai.com/v1',
   ollama: 'http://127.0.0.1:11434/v1',
@@ -25,7 +43,7 @@ export const DEFAULT_BASE_URLS: Record<Exclude<Provider, 'openai-compatible'>, s
 export function baseUrlOf(config: Pick<ModelConfig, 'provider' | 'baseUrl'>): string {
   if (config.baseUrl) return config.baseUrl;
   if (config.provider === 'openai-compatible') {
-    throw new ValidationError('AGENTS_BASE_URL', 'openai-compatible needs a base URL: set AGENTS_BASE_URL or run `agents config set baseUrl <url>`');
+    throw new ModelSettingError('AGENTS_BASE_URL', 'openai-compatible needs a base URL: set AGENTS_BASE_URL or run `agents config set baseUrl <url>`');
   }
   return DEFAULT_BASE_URLS[config.provider];
 }

@@ -29,6 +29,38 @@ function providerMessage(error: APICallError): string {
 const named = (error: unknown, name: string): boolean => (error as { name?: unknown } | null)?.name === name;
 const isApiCallError = (error: unknown): error is APICallError => named(error, 'AI_APICallError');
 
+/** Codes that say no server answered at the address: nothing is listening, or the host cannot be found or reached. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The SDK's errors for an answer it could not read: broken JSON, no finish reason, a nameless tool call, no output. */
+const MALFORMED_NAMES = new Set([
+  'AI_JSONParseError',
+  'AI_InvalidResponseDataError',
+  'AI_TypeValidationError',
+  'AI_NoOutputGeneratedError',
+  'AI_EmptyResponseBodyError',
+]);
+
+function causeCode(error: unknown): string | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string') return e.code;
+  }
+  return undefined;
+}
+
+/**
+ * A reply that broke off or could not be read is worth another try, since the next one is usually
+ * whole; once the retry limit is spent the executor records it as `model_output`, never as a
+ * configuration or engine fault.
+ */
+function malformed(model: string, url: string, what: string): EngineError {
+  return new EngineError(`the model server at ${url} sent a broken answer for ${model}: ${what}`, 'transient', {
+    provider: 'malformed',
+    whenSpent: 'model_output',
+    hint: `The model server at ${url} cut its answer off or sent one that could not be read (${what.slice(0, 120)}). Retry; if it keeps happening, check the server or choose another model.`,
+  });
+}
+
 function isTimeout(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
   return name === 'TimeoutError' || name === 'AbortError';
@@ -36,8 +68,9 @@ function isTimeout(error: unknown): boolean {
 
 /**
  * Sorts a provider failure into the engine's categories: unreachable, timed out, 429 and 5xx are
- * transient (the profile's retry limit applies, and Retry-After is honoured); 401 and 403 are
- * `auth`; an unknown model is `model_config` and names the model. Anything else passes through.
+ * transient (the profile's retry limit applies, and Retry-After is honoured); a cut or unreadable
+ * answer is transient and then `model_output`; 401 and 403 are `auth`; an unknown model is
+ * `model_config` and names the model. Anything else passes through.
  */
 export function classifyProviderError(error: unknown, config: ModelConfig): unknown {
   if (error instanceof EngineError) return error;
@@ -57,13 +90,21 @@ export function classifyProviderError(error: unknown, config: ModelConfig): unkn
       provider: 'timeout',
     });
   }
+  if (MALFORMED_NAMES.has(String((error as { name?: unknown } | null)?.name))) return malformed(model, url, (error as Error).message);
+  // undici's "terminated": the body broke off after the headers.
+  if (error instanceof TypeError && error.message === 'terminated') return malformed(model, url, 'the stream was cut off');
   if (isApiCallError(error)) {
     const status = error.statusCode;
-    if (status === undefined) {
-      const cause = (error.cause as { code?: unknown; cause?: { code?: unknown } } | undefined) ?? {};
-      const code = String(cause.code ?? cause.cause?.code ?? 'unreachable');
-      return new EngineError(`cannot reach the model server at ${url} (${code}): ${error.message}`, 'transient', { provider: 'connection', code });
+    const code = causeCode(error.cause);
+    if (status === undefined && code !== undefined && UNREACHABLE_CODES.has(code)) {
+      return new EngineError(`cannot reach the model server at ${url} (${code}): ${error.message}`, 'transient', {
+        provider: 'connection',
+        code,
+        hint: `model server unreachable at ${url}: start it, or change the base URL in Settings (\`agents config set baseUrl <url>\`, or AGENTS_BASE_URL).`,
+      });
     }
+    // The server answered and then closed the socket, or its 2xx body broke off: the stream was cut.
+    if (status === undefined || status < 400) return malformed(model, url, `the stream was cut off (${code ?? status ?? 'closed'}): ${error.message}`);
     const message = providerMessage(error);
     if (status === 429) {
       const after = retryAfterMs(error.responseHeaders);

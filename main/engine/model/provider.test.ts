@@ -107,7 +107,7 @@ describe('the provider over HTTP, against a scripted Chat Completions server', (
     expect(error.message).toContain('"scripted"');
   });
 
-  it('classifies a refused connection as transient', async () => {
+  it('classifies a refused connection (a port with no server) as transient, with a hint to start it or change the base URL', async () => {
     const closed = new ScriptedModelServer();
     await closed.start();
     const url = closed.baseUrl;
@@ -115,6 +115,25 @@ describe('the provider over HTTP, against a scripted Chat Completions server', (
     const error = await failure(turn({ baseUrl: url }));
     expect(error.category).toBe('transient');
     expect(error.message).toContain('cannot reach');
+    expect(error.details.code).toBe('ECONNREFUSED');
+    expect(error.details.hint).toMatch(new RegExp(`^model server unreachable at ${url.replace(/[.]/g, '\\.')}: start it, or change the base URL in Settings`));
+  });
+
+  // A server that breaks its answer is worth another try; it is never a configuration or engine fault.
+  it.each([
+    ['closes the socket mid-stream', 'cut', /cut off/],
+    ['sends a chunk that is not JSON', 'invalid-json', /JSON/],
+    ['never sends a finish reason', 'no-finish', /finish reason/],
+    ['answers 200 with an HTML page', 'html', /finish reason|html|JSON/i],
+    ['sends a tool call without a name', 'nameless-tool', /function\.name/],
+  ] as const)('classifies a server that %s as transient, to become model_output once retries are spent', async (_what, misbehave, message) => {
+    server.enqueue({ text: 'Half an answer', misbehave, toolCalls: [{ name: 'finish_step', args: { summary: 'ok' } }] });
+    const error = await failure(turn());
+    expect(error.category).toBe('transient');
+    expect(error.details).toMatchObject({ provider: 'malformed', whenSpent: 'model_output' });
+    expect(error.message).toMatch(message);
+    expect(error.details.hint).toContain(server.baseUrl);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('gives up on a stream that stalls, as a transient timeout', async () => {

@@ -1,7 +1,7 @@
 // Fakes of the engine's ports for tests: each keeps one process's memory. Production code never
 // creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies").
 import type { ChangeEntryMeta } from '../../../shared/contract';
-import type { Approval, ChangeEntry, ChangeSet, ChangeSetSummary, DecisionStatus, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval, ChangeEntry, ChangeSet, ChangeSetSummary, DecisionStatus, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
 import type { ApprovalStore } from '../approvals';
@@ -10,6 +10,7 @@ import { EventPublisher, type EventLog } from '../event-stream';
 import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
 import { PlanLifecycleService } from '../lifecycle';
 import type { PlanRepository } from '../plan-repository';
+import type { ErrorLog } from '../recovery';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../tool-runner';
 
 export class InMemoryPlanRepository implements PlanRepository {
@@ -137,6 +138,16 @@ export class InMemoryInvocationLog implements InvocationLog {
   }
   listForPlan(planId: string): ToolInvocation[] {
     return this.invocations.filter((i) => i.planId === planId);
+  }
+}
+
+export class InMemoryErrorLog implements ErrorLog {
+  readonly records: ErrorRecord[] = [];
+  record(record: ErrorRecord): void {
+    this.records.push(record);
+  }
+  listForPlan(planId: string): ErrorRecord[] {
+    return this.records.filter((r) => r.planId === planId);
   }
 }
 

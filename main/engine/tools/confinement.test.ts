@@ -1,7 +1,8 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bwrapArgs, NODE_MOUNT, probeConfinement, seatbeltProfile } from './confinement';
+import { bwrapArgs, type Confiner, detectConfinement, findUnreadable, NODE_MOUNT, NOBODY, probeConfinement, seatbeltProfile } from './confinement';
+import { runCommand } from './shell-run';
 import { cleanupTempDirs, tempDir } from './test-support';
 
 afterAll(cleanupTempDirs);
@@ -9,7 +10,7 @@ afterAll(cleanupTempDirs);
 describe('finding the confinement', () => {
   it('finds bubblewrap working on this Linux machine', async () => {
     const probe = await probeConfinement('linux');
-    expect(probe.ok && probe.confiner.kind).toBe('bwrap');
+    expect(probe.ok && probe.confiner.kind).toBe('bwrap-nobody');
   });
 
   it('says why when bwrap is not installed', async () => {
@@ -52,6 +53,8 @@ describe('the bubblewrap layout', () => {
 
   it('has new namespaces, no capabilities and no network unless allowed, and dies with its parent', () => {
     expect(args()).toEqual(expect.arrayContaining(['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL']));
+    // Its own user namespace, where the command is nobody.
+    expect(args().slice(0, 6)).toEqual(['--unshare-all', '--unshare-user', '--uid', String(NOBODY), '--gid', String(NOBODY)]);
     expect(args()).not.toContain('--share-net');
     expect(args(true)).toContain('--share-net');
   });
@@ -60,5 +63,81 @@ describe('the bubblewrap layout', () => {
     expect(seatbeltProfile(false)).not.toContain('network');
     expect(seatbeltProfile(true)).toContain('(allow network*)');
     expect(seatbeltProfile(false)).toContain('(deny default)');
+  });
+});
+
+// A stand-in for the Node folder (bound at /node) holding what only its owner may read: the walk
+// and the covers work the same there as over /etc, without touching the system's folders.
+describe('hiding what only root may read', () => {
+  const asRoot = process.geteuid?.() === 0;
+  const folder = tempDir('agents-node-');
+  writeFileSync(path.join(folder, 'public.txt'), 'public\n', { mode: 0o644 });
+  writeFileSync(path.join(folder, 'secret.txt'), 'root secret\n', { mode: 0o600 });
+  mkdirSync(path.join(folder, 'private'), { mode: 0o700 });
+  writeFileSync(path.join(folder, 'private', 'key.pem'), 'private key\n', { mode: 0o644 });
+  mkdirSync(path.join(folder, 'listless'), { mode: 0o711 });
+  writeFileSync(path.join(folder, 'listless', 'named.txt'), 'named\n', { mode: 0o644 });
+  writeFileSync(path.join(folder, 'other-user.txt'), 'another user secret\n', { mode: 0o600 });
+  // Another user's private file; only root can give one away.
+  if (asRoot) chownSync(path.join(folder, 'other-user.txt'), 1234, 1234);
+  const sandbox = tempDir('agents-hide-sandbox-');
+
+  const run = (confiner: Confiner, command: string) =>
+    runCommand(command, sandbox, { timeoutMs: 10_000, maxOutputBytes: 64 * 1024, launch: confiner.launch({ command, sandboxRoot: sandbox, allowNetwork: false }) });
+  // One walk for the file (it takes seconds over /usr), as the engine makes one per process.
+  let probed: Promise<Confiner> | undefined;
+  const probe = () =>
+    (probed ??= probeConfinement('linux', { nodeDir: folder, hideRootOnly: true }).then((found) => {
+      if (!found.ok) throw new Error(found.reason);
+      return found.confiner;
+    }));
+
+  it('finds every file others may not read and every folder they may not list or enter, not what lies below one', async () => {
+    const found = await findUnreadable([{ source: folder, dest: NODE_MOUNT }]);
+    expect(found.sort((a, b) => a.dest.localeCompare(b.dest))).toEqual([
+      { source: path.join(folder, 'listless'), dest: '/node/listless', dir: true },
+      { source: path.join(folder, 'other-user.txt'), dest: '/node/other-user.txt', dir: false },
+      { source: path.join(folder, 'private'), dest: '/node/private', dir: true },
+      { source: path.join(folder, 'secret.txt'), dest: '/node/secret.txt', dir: false },
+    ]);
+  });
+
+  it('a command can read none of them, only what others may read', async () => {
+    const attempts = ['cat /node/secret.txt', 'cat /node/other-user.txt', 'ls /node/private', 'cat /node/private/key.pem', 'ls /node/listless', 'cat /node/listless/named.txt', 'chmod 644 /node/secret.txt'];
+    const result = await run(await probe(), `${attempts.map((a) => `${a}; echo "$?"`).join('; ')}; cat /node/public.txt; id -u`);
+    const [statuses, rest] = [result.stdout.toString().split('\n').slice(0, attempts.length), result.stdout.toString().split('\n').slice(attempts.length)];
+    expect(statuses.every((status) => Number(status) > 0), statuses.join(',')).toBe(true);
+    expect(rest).toEqual(['public', String(NOBODY), '']);
+    const errors = result.stderr.toString().trim().split('\n');
+    expect(errors).toHaveLength(attempts.length);
+    expect(errors.every((line) => /Permission denied|Read-only file system/.test(line)), errors.join('\n')).toBe(true);
+  });
+
+  it('still runs when a hidden entry vanished or changed kind after the walk, and hides the rest', async () => {
+    const confiner = await probe();
+    renameSync(path.join(folder, 'secret.txt'), path.join(folder, 'moved.txt'));
+    rmSync(path.join(folder, 'private'), { recursive: true });
+    writeFileSync(path.join(folder, 'private'), 'now a file\n', { mode: 0o644 });
+    try {
+      const result = await run(confiner, 'cat /node/private; ls /node; cat /node/other-user.txt');
+      expect(result.stdout.toString()).toBe('now a file\nlistless\nmoved.txt\nother-user.txt\nprivate\npublic.txt\n');
+      expect(result.stderr.toString()).toContain('/node/other-user.txt: Permission denied');
+    } finally {
+      rmSync(path.join(folder, 'private'));
+      renameSync(path.join(folder, 'moved.txt'), path.join(folder, 'secret.txt'));
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('as the engine runs now, the system’s root-only files are hidden from the detected layout', async () => {
+    const found = await detectConfinement();
+    if (!found.ok) throw new Error(found.reason);
+    const result = await run(found.confiner, 'cat /etc/shadow; cat /etc/gshadow; ls /etc/ssl/private; ls /root');
+    expect(result.stdout.toString()).toBe('');
+    expect(result.stderr.toString().trim().split('\n')).toEqual([
+      expect.stringMatching(/cat: \/etc\/shadow: (Permission denied|No such file)/),
+      expect.stringMatching(/cat: \/etc\/gshadow: (Permission denied|No such file)/),
+      expect.stringMatching(/ls: cannot (open directory|access) '\/etc\/ssl\/private': (Permission denied|No such file)/),
+      expect.stringMatching(/ls: cannot access '\/root': No such file or directory/),
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES } from '../../../shared/domain';
 import { EngineError } from '../errors';
+import { InvariantRules } from '../invariants';
 import { createSandbox } from '../sandbox/sandbox';
 import { cleanupTempDirs, type Harness, harness, tempDir, treeState } from './test-support';
 
@@ -203,7 +204,22 @@ describe('escape suite: no shell command leaves the sandbox', () => {
     ['list the home folder', () => `ls ${homedir()}`],
     ['read /run/user', () => 'ls /run/user'],
     ['connect to a listener on 127.0.0.1', () => nodeConnect(() => port)],
+    // What only root may read: hidden even when the engine runs as root (the command is nobody).
+    ['read /etc/shadow', () => 'cat /etc/shadow'],
+    ['read /etc/gshadow', () => 'cat /etc/gshadow'],
+    ['list /etc/ssl/private', () => 'ls -a /etc/ssl/private'],
+    ['list /root', () => 'ls -a /root'],
+    ['read /root/.bashrc', () => 'cat /root/.bashrc'],
+    ['read the shadow file through a link it makes', () => 'ln -s /etc/shadow shadow-link && cat shadow-link'],
   ];
+  /** Lines only root may read, as the test (root on CI) sees them: none may come back from a command. */
+  const rootOnlyLines = ['/etc/shadow', '/etc/gshadow', '/root/.bashrc'].flatMap((file) => {
+    try {
+      return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim().length > 3);
+    } catch {
+      return [];
+    }
+  });
 
   it.each(shellEscapes)('a command cannot %s', async (_name, command) => {
     const error = await h.call('shell.run', { command: command() }).then(
@@ -213,8 +229,10 @@ describe('escape suite: no shell command leaves the sandbox', () => {
     expect(error).toBeInstanceOf(EngineError);
     const { category, details } = error as EngineError;
     expect(category).toBe('tool');
-    expect(details.confinement).toBe(process.platform === 'darwin' ? 'sandbox-exec' : 'bwrap');
-    expect(`${String(details.stdoutTail)}${String(details.stderrTail)}`).not.toMatch(/top secret|connected|hello from the host/);
+    expect(details.confinement).toBe(process.platform === 'darwin' ? 'sandbox-exec' : 'bwrap-nobody');
+    const output = `${String(details.stdoutTail)}${String(details.stderrTail)}`;
+    expect(output).not.toMatch(/top secret|connected|hello from the host/);
+    expect(rootOnlyLines.filter((line) => output.includes(line))).toEqual([]);
     expect(treeState(canary)).toEqual(canaryBefore);
     expect(readdirSync(base).sort()).toEqual(baseBefore);
     expect(readdirSync(path.join(base, 'sandboxes'))).toEqual(['ESCAPE']);
@@ -239,10 +257,85 @@ describe('escape suite: no shell command leaves the sandbox', () => {
   });
 
   it('ends with 0 escapes: the canary as it was, nothing beside the sandbox, nothing in the real /tmp', () => {
-    expect(shellEscapes.length).toBeGreaterThanOrEqual(15);
+    expect(shellEscapes.length).toBeGreaterThanOrEqual(21);
     expect(treeState(canary)).toEqual(canaryBefore);
     expect(readdirSync(base).sort()).toEqual(baseBefore);
     expect(existsSync(path.join(path.dirname(base), 'agents-pwned.txt'))).toBe(false);
     expect(existsSync('/etc/agents-pwned')).toBe(false);
+  });
+});
+
+// A project's denyCommands holds every simple command of a shell.run command: no chained, spaced,
+// quoted, nested or wrapped form of a denied command runs, and docs/ is still there afterwards.
+describe('escape suite: no form of a denied command runs', () => {
+  const rules = new InvariantRules({ protect: [], denyCommands: ['rm -rf *'], notes: [] });
+  let guarded: Harness;
+  const docs = () => path.join(sandbox, 'docs');
+
+  beforeAll(() => {
+    mkdirSync(docs(), { recursive: true });
+    writeFileSync(path.join(docs(), 'guide.md'), '# Guide\n');
+    guarded = harness(sandbox, { rules });
+  });
+
+  const forms: [name: string, command: string, simple: string][] = [
+    ['chained with ;', 'true; rm -rf docs', 'rm -rf docs'],
+    ['chained with &&', 'true && rm -rf docs', 'rm -rf docs'],
+    ['chained with ||', 'false || rm -rf docs', 'rm -rf docs'],
+    ['at the end of a pipe', 'echo x | rm -rf docs', 'rm -rf docs'],
+    ['with extra spaces', '  rm   -rf   docs', 'rm -rf docs'],
+    ['with quoted words', 'rm "-rf" \'docs\'', 'rm -rf docs'],
+    ['behind a backslash', '\\rm -rf docs', 'rm -rf docs'],
+    ['by its path', '/bin/rm -rf docs', '/bin/rm -rf docs'],
+    ['in a subshell', '(rm -rf docs)', 'rm -rf docs'],
+    ['in $(…)', 'echo $(rm -rf docs)', 'rm -rf docs'],
+    ['in backticks', 'echo `rm -rf docs`', 'rm -rf docs'],
+    ['in sh -c', "sh -c 'rm -rf docs'", 'rm -rf docs'],
+    ['in bash -c', 'bash -c "echo hi; rm -rf docs"', 'rm -rf docs'],
+    ['in eval', "eval 'rm -rf docs'", 'rm -rf docs'],
+    ['in eval of eval', `eval "eval 'rm -rf docs'"`, 'rm -rf docs'],
+    ['after xargs', 'echo docs | xargs rm -rf', 'rm -rf {}'],
+    ['after env', 'env X=1 rm -rf docs', 'rm -rf docs'],
+    ['after timeout and nohup', 'timeout 5 nohup rm -rf docs', 'rm -rf docs'],
+    ['in find -exec', 'find . -maxdepth 1 -name docs -exec rm -rf {} +', 'rm -rf {}'],
+    ['in a here-document fed to sh', "sh <<'EOF'\nrm -rf docs\nEOF", 'rm -rf docs'],
+    ['in a function', 'f() { rm -rf docs; }; f', 'rm -rf docs'],
+    ['in a trap', "trap 'rm -rf docs' EXIT", 'rm -rf docs'],
+  ];
+
+  it.each(forms)('refuses a denied command %s, before it runs', async (_name, command, simple) => {
+    const error = await guarded.call('shell.run', { command }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EngineError);
+    const { category, message, details } = error as EngineError;
+    expect(category).toBe('invariant');
+    expect(message).toContain(`"${simple}" is denied by the project invariant denyCommands "rm -rf *"`);
+    expect(details).toEqual({ rule: 'denyCommands "rm -rf *"', command: simple });
+    expect(existsSync(path.join(docs(), 'guide.md'))).toBe(true);
+  });
+
+  const hidden: [name: string, command: string][] = [
+    ['from a variable', 'X=rm; $X -rf docs'],
+    ['from a command substitution', '$(echo rm) -rf docs'],
+    ['through eval of a variable', 'C="rm -rf docs"; eval "$C"'],
+    ['through sh -c of a variable', 'C="rm -rf docs"; sh -c "$C"'],
+    ['through a pipe into sh', 'echo "rm -rf docs" | sh'],
+    ['through a glob for its name', '/bin/r? -rf docs'],
+  ];
+
+  it.each(hidden)('under restricted, refuses a command built at run time %s', async (_name, command) => {
+    const restricted = harness(sandbox, { rules, profile: { ...BUILTIN_PROFILES.restricted, approvalRequired: [], allowShell: true } });
+    await expect(restricted.call('shell.run', { command })).rejects.toMatchObject({ category: 'policy', message: expect.stringContaining('the restricted profile refuses it') });
+    expect(existsSync(path.join(docs(), 'guide.md'))).toBe(true);
+  });
+
+  it('runs what the rules allow, confined, and a chained delete does run where no rule denies it', async () => {
+    expect(await guarded.call('shell.run', { command: 'ls docs' })).toMatchObject({ stdout: 'guide.md\n' });
+    mkdirSync(path.join(sandbox, 'scratch'));
+    await harness(sandbox).call('shell.run', { command: 'true; rm -rf scratch' });
+    expect(existsSync(path.join(sandbox, 'scratch'))).toBe(false);
+    expect(existsSync(path.join(docs(), 'guide.md'))).toBe(true);
   });
 });

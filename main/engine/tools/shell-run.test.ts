@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES } from '../../../shared/domain';
@@ -133,11 +133,32 @@ describe('shell.run', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it('records on the invocation that the command ran confined by bubblewrap', async () => {
+  it('records on the invocation that the command ran confined by bubblewrap, as nobody', async () => {
     await h.call('shell.run', { command: 'true' });
-    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ tool: 'shell.run', ok: true, confinement: 'bwrap' });
+    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ tool: 'shell.run', ok: true, confinement: 'bwrap-nobody' });
     await failure(h.call('shell.run', { command: 'exit 3' }));
-    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ ok: false, confinement: 'bwrap' });
+    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ ok: false, confinement: 'bwrap-nobody' });
+  });
+
+  it('runs the command as nobody (uid and gid 65534), whatever user runs the engine', async () => {
+    expect(await h.call('shell.run', { command: 'id -u; id -g' })).toMatchObject({ stdout: '65534\n65534\n' });
+  });
+
+  it('as nobody, still writes the sandbox: the files belong to the engine’s user on the host and are captured', async () => {
+    const inside = await h.call('shell.run', { command: "mkdir -p made && printf 'by nobody\\n' > made/out.txt && chmod 600 made/out.txt && printf 'more\\n' >> edit.txt && stat -c %u:%g made/out.txt" });
+    expect(inside).toMatchObject({ stdout: '65534:65534\n' });
+    const made = statSync(path.join(root, 'made', 'out.txt'));
+    expect([made.uid, made.gid]).toEqual([process.getuid?.(), process.getgid?.()]);
+    expect(readFileSync(path.join(root, 'made', 'out.txt'), 'utf8')).toBe('by nobody\n');
+    expect(h.changes.map((c) => [c.operation, c.path, c.after?.toString()])).toEqual([
+      ['modify', 'edit.txt', 'old\nmore\n'],
+      ['create', 'made/out.txt', 'by nobody\n'],
+    ]);
+  });
+
+  it('as nobody, runs the Node that runs the engine, and the system tools', async () => {
+    const result = await h.call('shell.run', { command: 'node -e "console.log(process.version, process.getuid())" && printf "a\\nb\\n" | sort -r | tr -d "\\n" && echo' });
+    expect(result).toMatchObject({ stdout: `${process.version} 65534\nba\n` });
   });
 
   it('refuses with one line saying why where no confinement is available, and runs nothing', async () => {

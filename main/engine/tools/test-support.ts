@@ -7,6 +7,7 @@ import type { AutomationProfile, ChangeEntry } from '../../../shared/domain';
 import { BUILTIN_PROFILES } from '../../../shared/domain';
 import { toChangeEntry } from '../change-capture';
 import { ToolCallError } from '../errors';
+import type { InvariantRules } from '../invariants';
 import { type CapturedChange, ToolRegistry, ToolRunner } from '../tool-runner';
 import { registerBuiltinTools, type BuiltinToolsOptions } from './index';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
@@ -32,7 +33,7 @@ export interface Harness {
   call(tool: string, args: Record<string, unknown>): Promise<unknown>;
 }
 
-export function harness(sandboxRoot: string, options: { profile?: AutomationProfile; tools?: BuiltinToolsOptions } = {}): Harness {
+export function harness(sandboxRoot: string, options: { profile?: AutomationProfile; tools?: BuiltinToolsOptions; rules?: InvariantRules } = {}): Harness {
   const runner = new ToolRunner(registerBuiltinTools(new ToolRegistry(), options.tools), new InMemoryInvocationLog());
   const changes: CapturedChange[] = [];
   const entries: ChangeEntry[] = [];
@@ -49,6 +50,7 @@ export function harness(sandboxRoot: string, options: { profile?: AutomationProf
             decisionId: 'DECISION',
             sandboxRoot,
             profile: options.profile ?? BUILTIN_PROFILES.trusted,
+            rules: options.rules,
             recordChange: (change, invocationId) => {
               changes.push(change);
               entries.push(toChangeEntry(change, { decisionId: 'DECISION', invocationId }));

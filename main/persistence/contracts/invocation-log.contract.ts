@@ -43,13 +43,15 @@ export function invocationLogContract(name: string, factory: HarnessFactory<Invo
     });
 
     it('keeps how a command was confined, and nothing for tools that run none', () => {
+      const asNobody = makeInvocation('01PLAN', { tool: 'shell.run', args: { command: 'true' }, confinement: 'bwrap-nobody' });
+      // As older versions recorded a bubblewrap call, before it ran as nobody.
       const confined = makeInvocation('01PLAN', { tool: 'shell.run', args: { command: 'true' }, confinement: 'bwrap' });
       const unconfined = makeInvocation('01PLAN', { tool: 'shell.run', args: { command: 'true' }, confinement: 'none' });
       const file = makeInvocation('01PLAN');
-      for (const invocation of [confined, unconfined, file]) log.record(invocation);
+      for (const invocation of [asNobody, confined, unconfined, file]) log.record(invocation);
       const listed = log.listForPlan('01PLAN');
-      expect(listed.map((i) => i.confinement)).toEqual(['bwrap', 'none', undefined]);
-      expect('confinement' in listed[2]).toBe(false);
+      expect(listed.map((i) => i.confinement)).toEqual(['bwrap-nobody', 'bwrap', 'none', undefined]);
+      expect('confinement' in listed[3]).toBe(false);
     });
   });
 }

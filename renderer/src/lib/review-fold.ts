@@ -109,7 +109,7 @@ export function foldEntries(
     if (row) {
       if (row.entryIds.includes(entry.id)) continue;
       const decisionIds = entry.decisionId && !row.decisionIds.includes(entry.decisionId) ? [...row.decisionIds, entry.decisionId] : row.decisionIds;
-      const next: ReviewFile = { ...row, entryIds: [...row.entryIds, entry.id], decisionIds, steps: decisionIds.map((id) => ({ id, description: describe(id) })), state: 'remaining' };
+      const next: ReviewFile = { ...row, entryIds: [...row.entryIds, entry.id], decisionIds, steps: decisionIds.map((id) => ({ id, description: describe(id) })), state: 'remaining', editedByOperator: row.editedByOperator || entry.origin === 'operator' };
       const fresh = added.indexOf(row);
       if (fresh >= 0) added[fresh] = next;
       else replaced.set([...replaced].find(([, current]) => current === row)?.[0] ?? row, next);
@@ -131,6 +131,7 @@ export function foldEntries(
       units: 1,
       appliedHunks: [],
       state: 'remaining',
+      editedByOperator: entry.origin === 'operator',
     };
     added.push(created);
     addToIndex(index, created);

@@ -37,6 +37,8 @@ export const createAgentSlice: SliceCreator<AgentSlice> = (set, get, deps) => ({
   async saveSettings(patch) {
     try {
       set({ settings: await deps.bridge['settings.set'](patch), settingsError: null });
+      // A new key or base URL may make the open plan's model usable (or not).
+      get().refreshPlan();
       return true;
     } catch (error) {
       set({ settingsError: errorText(error) });

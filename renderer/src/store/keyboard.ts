@@ -18,6 +18,11 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     if (key === 'Escape') state.cancelApply();
     return key === 'Escape';
   }
+  // While the Create plan form is open, only its own fields and buttons act; Escape closes it.
+  if (state.createDraft) {
+    if (key === 'Escape') state.setCreateDraft(null);
+    return key === 'Escape';
+  }
   if (key === '?') {
     state.setHelpOpen(!state.helpOpen);
     return true;

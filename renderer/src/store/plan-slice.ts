@@ -1,4 +1,5 @@
 import type { ResponseOf } from '../../../shared/contract';
+import type { PlanModelView } from '../../../shared/agent';
 import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
@@ -36,6 +37,8 @@ export interface PlanSlice {
   plan: Plan | null;
   planStatus: LoadStatus;
   planError: string | null;
+  /** The agent plan's own model and whether the host can use it (from plans.get); null for a scripted plan or before it loads. */
+  planModel: PlanModelView | null;
   /** Normalized by id; the tree is derived (see lib/decision-tree). */
   decisions: Record<string, StrategyDecision>;
   decisionsStatus: LoadStatus;
@@ -75,6 +78,7 @@ export const initialPlanState = {
   plan: null as Plan | null,
   planStatus: 'idle' as LoadStatus,
   planError: null as string | null,
+  planModel: null as PlanModelView | null,
   decisions: {} as Record<string, StrategyDecision>,
   decisionsStatus: 'idle' as LoadStatus,
   expanded: {} as Record<string, boolean>,
@@ -121,8 +125,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
 
   const refreshPlan = forOpenPlan(
     (planId) => bridge['plans.get']({ planId }),
-    ({ plan }) => {
-      set({ plan, planStatus: 'loaded', planError: null });
+    ({ plan, model }) => {
+      set({ plan, planModel: model ?? null, planStatus: 'loaded', planError: null });
       if (deriveWhenPlanLoads === plan.id) {
         deriveWhenPlanLoads = null;
         deriveOpenState();

@@ -1,4 +1,4 @@
-import type { PlanListItem } from '../../../shared/contract';
+import type { PlanListItem, RequestOf, ResponseOf } from '../../../shared/contract';
 import type { Plan, ProcessingState } from '../../../shared/domain';
 import { coalesce } from '../lib/coalesce';
 import { errorText } from '../lib/format';
@@ -22,7 +22,12 @@ export interface PlansSlice {
   setSearch(search: string): void;
   setPlanCursor(planId: string | null): void;
   movePlanCursor(delta: number): void;
-  createPlanFromFile(file: { content: string; fileName: string }): Promise<string | null>;
+  /** A plan file picked in the browser, waiting in the Create plan form for its project folder. */
+  createDraft: { content: string; fileName: string } | null;
+  setCreateDraft(draft: { content: string; fileName: string } | null): void;
+  /** Where a project folder resolves on the host, or the problem with the path it tried. */
+  checkProject(request: RequestOf<'plans.checkProject'>): Promise<ResponseOf<'plans.checkProject'>>;
+  createPlanFromFile(file: { content: string; fileName: string; project?: string }): Promise<string | null>;
   /** The desktop app's native file dialog; resolves to null when the operator cancels. */
   createPlanFromDialog(): Promise<string | null>;
 }
@@ -59,13 +64,15 @@ export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {
         set({ createStatus: { state: 'idle' } });
         return null;
       }
-      set({ createStatus: { state: 'idle' }, planCursorId: plan.id });
+      set({ createStatus: { state: 'idle' }, createDraft: null, planCursorId: plan.id });
       get().announce(`Created plan ${plan.name}`);
       await load();
       get().openPlan(plan.id);
       return plan.id;
     } catch (error) {
-      const message = `Could not create a plan from ${source}: ${errorText(error)}`;
+      const text = errorText(error);
+      // Several problems (a plan file's check): each on its own line under the heading.
+      const message = `Could not create a plan from ${source}:${text.includes('\n') ? '\n' : ' '}${text}`;
       set({ createStatus: { state: 'error', message } });
       get().announce(message);
       return null;
@@ -80,6 +87,9 @@ export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {
     search: '',
     planCursorId: null,
     createStatus: { state: 'idle' },
+    createDraft: null,
+    setCreateDraft: (createDraft) => set({ createDraft, createStatus: { state: 'idle' } }),
+    checkProject: (request) => deps.bridge['plans.checkProject'](request),
     loadPlans: load,
     refreshPlans: refresh,
     setStateFilter: (stateFilter) => set({ stateFilter }),
@@ -92,7 +102,8 @@ export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {
       const next = current < 0 ? (delta > 0 ? 0 : visible.length - 1) : Math.min(visible.length - 1, Math.max(0, current + delta));
       set({ planCursorId: visible[next].id });
     },
-    createPlanFromFile: ({ content, fileName }) => create(fileName, () => deps.bridge['plans.create']({ content, fileName })),
+    createPlanFromFile: ({ content, fileName, project }) =>
+      create(fileName, () => deps.bridge['plans.create']({ content, fileName, ...(project ? { project } : {}) })),
     createPlanFromDialog: () => create('the chosen file', () => deps.bridge['plans.createFromDialog']({})),
   };
 };

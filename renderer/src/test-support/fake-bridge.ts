@@ -113,6 +113,7 @@ export function reviewOf(entries: readonly ChangeEntryMeta[]): ReviewFile[] {
       deletions: list.reduce((n, e) => n + e.deletions, 0),
       entryIds: list.map((e) => e.id),
       decisionIds: list.flatMap((e) => (e.decisionId ? [e.decisionId] : [])),
+      editedByOperator: list.some((e) => e.origin === 'operator'),
       steps: list.flatMap((e) => (e.decisionId ? [{ id: e.decisionId, description: `decision ${e.decisionId}` }] : [])),
       hunks: [{ index: 1, header: '@@ -1 +1 @@', insertions: 1, deletions: 1, applied: false }],
       units: 1,
@@ -185,6 +186,7 @@ export class FakeBridge {
     return {
       'app.info': () => ({ version: '0', dataDir: '/tmp', tools: [], nativeFileDialog: false }),
       'plans.createFromDialog': () => ({ plan: null }),
+      'plans.checkProject': (r) => ({ project: r.project ?? null, path: r.project ? `/projects/${r.project}` : null, problem: null }),
       'plans.list': () => ({ plans: this.plans }),
       'plans.get': () => ({ plan: this.plan }),
       'plans.create': (r) => ({ plan: makePlan({ id: 'NEW', name: r.fileName ?? 'new', phase: 'strategize' }) }),
@@ -229,6 +231,8 @@ export class FakeBridge {
       'plans.reset': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
       'plans.apply': (r) => ({ planId: this.plan.id, applied: r.paths ?? this.entries.map((e) => e.path), conflicts: [], skipped: [], remaining: [], complete: true }),
       'plans.discard': () => ({ plan: { ...this.plan, processingState: 'cancelled' } }),
+      'plans.readFile': (r) => ({ path: r.path, content: '', binary: false }),
+      'plans.saveFile': () => ({ entry: null }),
       'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'settings.get': () => this.settings,
       'settings.set': (r) => {

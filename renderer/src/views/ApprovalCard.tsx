@@ -85,6 +85,8 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
   const focusRequest = useAppStore((s) => s.rejectFocusRequest);
   const approve = useAppStore((s) => s.approve);
   const reject = useAppStore((s) => s.reject);
+  // The run goes on in this console's host: it must be able to use the plan's own model.
+  const model = useAppStore((s) => s.planModel);
   const [reason, setReason] = useState('');
   const reasonField = useRef<HTMLInputElement>(null);
 
@@ -107,6 +109,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
   const tool = pending.tool ?? 'the plan';
   const isPlan = pending.kind === 'plan';
   const busy = answering !== null;
+  const unusable = plan.agent && model?.usable === false ? model : null;
   const onReject = (event: FormEvent) => {
     event.preventDefault();
     if (reason.trim() && !busy) void reject(reason);
@@ -121,12 +124,23 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
       </p>
       {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
       {!isPlan && <CallArguments approval={pending} />}
+      {pending.commandRule && (
+        <p className="approval-because">
+          <span className="approval-label">Asks because</span> <code>{pending.commandRule.command}</code> ({pending.commandRule.rule})
+        </p>
+      )}
       {pending.hunks && <DiffPreview hunks={pending.hunks} path={pathOfCall(pending.args)} />}
+      {unusable && (
+        <p className="inline-error" id="approval-model-problem" data-testid="approval-model-problem">
+          Approve is off: this console cannot use the plan's model {unusable.model ?? ''}. {unusable.problem}
+        </p>
+      )}
       <form className="approval-actions" onSubmit={onReject}>
         <button
           type="button"
           className="button primary"
-          disabled={busy}
+          disabled={busy || unusable !== null}
+          aria-describedby={unusable ? 'approval-model-problem' : undefined}
           aria-busy={answering === 'approve' || undefined}
           aria-keyshortcuts="a"
           title="Run this call and go on (a)"
@@ -138,7 +152,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           <button
             type="button"
             className="button"
-            disabled={busy}
+            disabled={busy || unusable !== null}
             aria-busy={answering === 'approve_all' || undefined}
             aria-keyshortcuts="Shift+A"
             title={`Run this and every later ${tool} call of the plan without asking (Shift+A)`}

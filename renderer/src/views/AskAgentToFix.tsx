@@ -8,7 +8,9 @@ export function AskAgentToFix({ plan }: { plan: Plan }) {
   const error = useAppStore((s) => s.correctError);
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
-  if (!plan.agent || plan.phase !== 'execute' || plan.processingState !== 'errored') return null;
+  // Only where the host can use the plan's model: otherwise the button could only fail.
+  const usable = useAppStore((s) => s.planModel?.usable === true);
+  if (!plan.agent || !usable || plan.phase !== 'execute' || plan.processingState !== 'errored') return null;
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);

@@ -1,15 +1,16 @@
 import { useRef } from 'react';
 import { useAppStore } from '../store/react';
+import { CreatePlanDialog } from './CreatePlanDialog';
 
 const MAX_PLAN_FILE_BYTES = 1_000_000;
 
 /**
  * Picks a plan file (YAML or JSON): the system's file dialog in the desktop app (the host reads the
- * file), a file picker in the browser (its text is sent to the host).
+ * file), a file picker in the browser (its text goes to the host from the Create plan form).
  */
 export function CreatePlanButton({ nativeFileDialog = false }: { nativeFileDialog?: boolean }) {
   const input = useRef<HTMLInputElement>(null);
-  const create = useAppStore((s) => s.createPlanFromFile);
+  const setDraft = useAppStore((s) => s.setCreateDraft);
   const createFromDialog = useAppStore((s) => s.createPlanFromDialog);
   const creating = useAppStore((s) => s.createStatus.state === 'creating');
   const announce = useAppStore((s) => s.announce);
@@ -20,8 +21,8 @@ export function CreatePlanButton({ nativeFileDialog = false }: { nativeFileDialo
       announce(`${file.name} is too large for a plan file (over 1 MB)`);
       return;
     }
-    const content = await file.text();
-    await create({ content, fileName: file.name });
+    // The form asks for the project folder before the plan is created.
+    setDraft({ content: await file.text(), fileName: file.name });
   };
 
   return (
@@ -43,6 +44,7 @@ export function CreatePlanButton({ nativeFileDialog = false }: { nativeFileDialo
           void onFile(file);
         }}
       />
+      <CreatePlanDialog />
     </>
   );
 }

@@ -16,6 +16,7 @@ function PlannedCall({ call }: { call: ToolCallSpec }) {
 }
 
 const CONFINEMENT_LABELS: Record<Confinement, string> = {
+  'bwrap-nobody': 'confined by bubblewrap, as nobody',
   bwrap: 'confined by bubblewrap',
   'sandbox-exec': 'confined by sandbox-exec',
   none: 'not confined',

@@ -61,6 +61,7 @@ export const FileRow = memo(function FileRow({ file, selected, included, partlyI
             <span className="ins">+{file.insertions}</span> <span className="del">−{file.deletions}</span>
           </span>
         )}
+        {file.editedByOperator && <span className="tag">Edited by you</span>}
         {conflict && <span className="tag bad">conflict</span>}
         {file.state === 'applied' && <span className="tag good">applied</span>}
         {file.state === 'partial' && <span className="tag warn">partly applied</span>}

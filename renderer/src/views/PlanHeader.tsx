@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import type { PlanModelView } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { PHASES } from '../../../shared/domain';
 import { ApprovalBadge } from '../components/ApprovalBadge';
@@ -42,6 +43,18 @@ function stepCounts(decisions: Record<string, StrategyDecision>): { done: number
   return counts;
 }
 
+/** The model the plan runs on, recorded when it was made; says so when this host cannot use it. */
+function PlanModel({ plan, model }: { plan: Plan; model: PlanModelView | null }) {
+  const name = model?.model ?? plan.agent?.model ?? 'no model recorded yet';
+  const at = model?.baseUrl ?? plan.agent?.baseUrl;
+  return (
+    <span className={model?.usable === false ? 'muted model-unusable' : 'muted'} data-testid="plan-model" title={at ? `Requests go to ${at}` : undefined}>
+      Model {name}
+      {model?.usable === false && ` — not usable here: ${model.problem}`}
+    </span>
+  );
+}
+
 export function PlanHeader({ plan }: { plan: Plan }) {
   const runAction = useAppStore((s) => s.runAction);
   const pending = useAppStore((s) => s.pendingAction);
@@ -51,6 +64,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const allowed = allowedActions(plan);
   const steps = useAppStore((s) => stepCounts(s.decisions));
   const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
+  const model = useAppStore((s) => s.planModel);
 
   useEffect(() => {
     if (!confirmDiscard) return;
@@ -93,6 +107,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
           </span>
         )}
         <UsageSummary plan={plan} />
+        {plan.agent && <PlanModel plan={plan} model={model} />}
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />

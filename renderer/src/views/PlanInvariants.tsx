@@ -34,11 +34,11 @@ function Notes({ label, notes }: { label: string; notes: readonly string[] }) {
 
 /**
  * The rules the plan runs under: its own invariants (records) and the project's
- * `.agents/invariants.yaml` (protect and denyCommands are enforced on every call).
+ * `.agents/invariants.yaml` (protect, denyCommands and allowCommands are enforced on every call).
  */
 export function PlanInvariants({ plan }: { plan: Plan }) {
   const project = plan.projectInvariants;
-  const hasProject = project !== null && (project.protect.length > 0 || project.denyCommands.length > 0 || project.notes.length > 0);
+  const hasProject = project !== null && (project.protect.length > 0 || project.denyCommands.length > 0 || project.allowCommands !== undefined || project.notes.length > 0);
   if (plan.invariants.length === 0 && !hasProject) return null;
   return (
     <section className="plan-invariants" aria-label="Invariants">
@@ -51,6 +51,7 @@ export function PlanInvariants({ plan }: { plan: Plan }) {
         <dl aria-label="Project invariants">
           {project.protect.length > 0 && <Globs label="Protected paths" globs={project.protect} />}
           {project.denyCommands.length > 0 && <Globs label="Denied commands" globs={project.denyCommands} />}
+          {project.allowCommands !== undefined && <Globs label="Allowed commands (no others)" globs={project.allowCommands} />}
           {project.notes.length > 0 && <Notes label="Project notes" notes={project.notes} />}
         </dl>
       )}

@@ -15,6 +15,8 @@ function PlansToolbar({ nativeFileDialog }: { nativeFileDialog: boolean }) {
   const filter = useAppStore((s) => s.stateFilter);
   const setFilter = useAppStore((s) => s.setStateFilter);
   const createStatus = useAppStore((s) => s.createStatus);
+  // While the Create plan form is open, it shows the error itself.
+  const drafting = useAppStore((s) => s.createDraft !== null);
   return (
     <div className="plans-toolbar">
       <div className="toolbar-row">
@@ -40,7 +42,7 @@ function PlansToolbar({ nativeFileDialog }: { nativeFileDialog: boolean }) {
           ))}
         </select>
       </div>
-      {createStatus.state === 'error' && (
+      {createStatus.state === 'error' && !drafting && (
         <p className="inline-error" role="alert" data-testid="create-plan-error">
           {createStatus.message}
         </p>

@@ -11,6 +11,8 @@ import { render } from '../test-support/render';
 
 
 const agent = { model: null, maxTurnsPerStep: 20, maxOutputTokens: 16000 };
+const usable = { model: 'openai-compatible:scripted', baseUrl: 'http://127.0.0.1:9/v1', usable: true, problem: null };
+const unusable = { model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', usable: false, problem: 'AGENTS_API_KEY: needs a key' };
 const output = (seq: number, decisionId: string | null, text: string): StreamEvent => ({
   planId: 'P1',
   seq,
@@ -45,10 +47,37 @@ describe('the agent in the console', () => {
   it('offers Ask the agent to fix it on the failure card of an agent plan that failed in execute', () => {
     const { store } = testRuntime();
     const failed = makePlan({ agent, phase: 'execute', processingState: 'errored', errorMessage: 'step "Write" used its 3 turns without finishing' });
+    store.setState({ planModel: usable });
     const html = render(store, <FailureCard plan={failed} />);
     expect(html).toContain('Ask the agent to fix it');
     expect(html).toMatch(/<label for="correct-note">Note for the agent<\/label>/);
     expect(render(store, <FailureCard plan={{ ...failed, agent: undefined }} />)).not.toContain('Ask the agent to fix it');
+    // Not where the host cannot use the plan's model: the button could only fail.
+    store.setState({ planModel: unusable });
+    expect(render(store, <FailureCard plan={failed} />)).not.toContain('Ask the agent to fix it');
+  });
+
+  it("names the plan's own model in the header, and says when this host cannot use it", () => {
+    const { store } = testRuntime();
+    const plan = makePlan({ agent: { ...agent, model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1' } });
+    store.setState({ planModel: usable });
+    expect(render(store, <PlanHeader plan={plan} />)).toMatch(/data-testid="plan-model"[^>]*>Model openai-compatible:scripted</);
+    store.setState({ planModel: unusable });
+    expect(render(store, <PlanHeader plan={plan} />)).toContain('not usable here: AGENTS_API_KEY: needs a key');
+  });
+
+  it("turns Approve off and says why when the host cannot use the plan's model", () => {
+    const { store } = testRuntime();
+    const steps = [{ description: 'Write NOTES.md', rationale: 'Asked for', toolCalls: [] }];
+    store.setState({ pendingApproval: makeApproval('A1', { kind: 'plan', tool: null, args: { steps }, description: 'The model proposes 1 step' }), approvalsStatus: 'loaded', planModel: unusable });
+    const plan = makePlan({ agent, processingState: 'paused', waitingFor: 'approval' });
+    const off = render(store, <ApprovalCard plan={plan} />);
+    expect(off).toMatch(/<button[^>]*disabled=""[^>]*>Approve<\/button>/);
+    expect(off).toContain('AGENTS_API_KEY: needs a key');
+    store.setState({ planModel: usable });
+    const on = render(store, <ApprovalCard plan={plan} />);
+    expect(on).not.toMatch(/<button[^>]*disabled=""[^>]*>Approve<\/button>/);
+    expect(on).not.toContain('approval-model-problem');
   });
 
   it('shows a proposed plan as its steps, with Approve and Reject but no Approve all', () => {

@@ -37,6 +37,15 @@ describe('the approval card', () => {
     expect(html).toMatch(/<label for="approval-reason">Reason for rejecting<\/label>/);
   });
 
+  it('says why a shell command waits when no rule can check it, and only then', () => {
+    const { store } = testRuntime();
+    const commandRule = { command: 'eval $CMD', rule: 'unanalysable: eval runs a string built at run time' };
+    store.setState({ pendingApproval: makeApproval('A1', { args: { command: 'eval "$CMD"' }, commandRule }), approvalsStatus: 'loaded' });
+    expect(render(store, <ApprovalCard plan={waiting} />)).toContain('Asks because</span> <code>eval $CMD</code> (unanalysable: eval runs a string built at run time)');
+    store.setState({ pendingApproval: makeApproval('A1', { args: { command: 'ls' } }) });
+    expect(render(store, <ApprovalCard plan={waiting} />)).not.toContain('Asks because');
+  });
+
   it('previews the diff a write would make, with the diff rows of the changeset view', () => {
     const { store } = testRuntime();
     const diff = '--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+deux\n';
@@ -131,11 +140,11 @@ describe('the plan header', () => {
     const { store } = testRuntime();
     const plan = makePlan({
       invariants: ['Keep greet() unchanged'],
-      projectInvariants: { protect: ['secrets/**'], denyCommands: ['curl *'], notes: ['The README is user-facing'] },
+      projectInvariants: { protect: ['secrets/**'], denyCommands: ['curl *'], allowCommands: ['npm test'], notes: ['The README is user-facing'] },
     });
     const html = render(store, <PlanHeader plan={plan} />);
     expect(html).toContain('aria-label="Invariants"');
-    for (const text of ['Keep greet() unchanged', 'Protected paths', '<code>secrets/**</code>', 'Denied commands', '<code>curl *</code>', 'The README is user-facing']) {
+    for (const text of ['Keep greet() unchanged', 'Protected paths', '<code>secrets/**</code>', 'Denied commands', '<code>curl *</code>', 'Allowed commands (no others)', '<code>npm test</code>', 'The README is user-facing']) {
       expect(html).toContain(text);
     }
     expect(render(store, <PlanHeader plan={makePlan()} />)).not.toContain('aria-label="Invariants"');

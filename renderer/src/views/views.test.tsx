@@ -29,21 +29,24 @@ describe('the plan header', () => {
 });
 
 describe('the decision details', () => {
-  it('say how each command ran: confined by bubblewrap, or not confined', () => {
+  it('say how each command ran: confined by bubblewrap as nobody, or not confined', () => {
     const { store } = testRuntime();
     const call = { planId: 'P1', decisionId: 's1', tool: 'shell.run', args: { command: 'make' }, ok: true, result: {}, error: null, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5 };
     store.setState({
       decisions: { s1: makeDecision('s1', 'root', 0, { toolCalls: [{ tool: 'shell.run', args: { command: 'make' } }, { tool: 'shell.run', args: { command: 'make' } }] }) },
       invocations: [
-        { ...call, id: 'I1', confinement: 'bwrap' },
+        { ...call, id: 'I1', confinement: 'bwrap-nobody' },
         { ...call, id: 'I2', confinement: 'none' },
+        { ...call, id: 'I3', confinement: 'bwrap' },
       ],
       selectedDecisionId: 's1',
     });
     const html = render(store, <DecisionDetails />);
     expect(html.match(/data-testid="call-confinement">([^<]*)</g)).toEqual([
-      'data-testid="call-confinement">confined by bubblewrap<',
+      'data-testid="call-confinement">confined by bubblewrap, as nobody<',
       'data-testid="call-confinement">not confined<',
+      // As an older version recorded it.
+      'data-testid="call-confinement">confined by bubblewrap<',
     ]);
   });
 });

@@ -1,0 +1,149 @@
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ChangeEntry, ChangeEntryMeta } from '../../../shared/domain';
+import { sha256, toChangeEntry } from '../change-capture';
+import type { ChangeSetStore } from '../changeset-store';
+import type { EventPublisher } from '../event-stream';
+import { ContentCache } from '../sandbox/content-cache';
+import { readFileOrNull } from '../sandbox/files';
+import { resolveInSandbox } from '../sandbox/paths';
+import type { SandboxFileStore } from '../sandbox/sandbox-files';
+import { diffSnapshots, type FileSnapshot, scanTree, snapshotTree, type TreeSnapshot } from '../sandbox/snapshot';
+import { entryContent } from './net';
+
+export interface HandEditCapture {
+  planId: string;
+  sandboxRoot: string;
+  /** Where the base content of a file the plan never changed is read from, while it still holds it. */
+  projectDir: string | null;
+  files: SandboxFileStore;
+  changesets: ChangeSetStore;
+  events: EventPublisher;
+  /** The plan's changeset; null when it has none yet. */
+  changesetId: string | null;
+  /** Opens the plan's changeset, when a hand edit is the first change. */
+  startChangeset: () => string;
+}
+
+/** Records what a newly made sandbox holds: the base every change, and every conflict, is measured against. */
+export async function recordSandboxBase(files: SandboxFileStore, planId: string, sandboxRoot: string): Promise<void> {
+  files.recordBase(planId, await snapshotTree(sandboxRoot));
+}
+
+/** What the changeset says each path it touched holds now (null: not there), and the entry that put it there. */
+function expectedByChangeset(changesets: ChangeSetStore, changesetId: string | null): Map<string, { hash: string | null; entryId: string | null }> {
+  const expected = new Map<string, { hash: string | null; entryId: string | null }>();
+  if (!changesetId) return expected;
+  const metas = changesets.listEntryMeta(changesetId, { offset: 0, limit: changesets.countEntries(changesetId) });
+  for (const meta of metas) {
+    if (meta.operation === 'rename' && meta.oldPath) expected.set(meta.oldPath, { hash: null, entryId: null });
+    expected.set(meta.path, { hash: meta.afterHash, entryId: meta.afterHash === null ? null : meta.id });
+  }
+  return expected;
+}
+
+/** One file's snapshot now (null: no regular file there), without the reuse a tree scan does. */
+async function snapshotFile(root: string, rel: string): Promise<FileSnapshot | null> {
+  const absolute = path.join(root, ...rel.split('/'));
+  const hashedAtMs = Date.now();
+  const stats = await lstat(absolute).catch(() => null);
+  if (!stats?.isFile()) return null;
+  const content = await readFileOrNull(absolute);
+  if (content === null) return null;
+  return { hash: sha256(content), size: content.length, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, hashedAtMs };
+}
+
+const sameSnapshot = (a: FileSnapshot | null, b: FileSnapshot | null) =>
+  a === b || (a !== null && b !== null && a.hash === b.hash && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.hashedAtMs === b.hashedAtMs);
+
+/**
+ * Finds what changed in the sandbox by hand: every path whose content differs from what the
+ * changeset says it holds (the last entry's "after", else the base). Each difference is recorded
+ * as a change of origin `operator` from that content to the sandbox's, with its `change_recorded`
+ * event, so the changeset stays the difference between the base and the sandbox. Only files whose
+ * stat changed since they were last seen are read. With `only`, just those paths are looked at.
+ * A sandbox without a recorded base (made by an older version) is left as it is.
+ */
+export async function captureHandEdits(capture: HandEditCapture, only?: readonly string[]): Promise<ChangeEntryMeta[]> {
+  const { planId, sandboxRoot: root, files } = capture;
+  const records = files.load(planId);
+  if (!records) return [];
+  const previous: TreeSnapshot = new Map();
+  for (const [rel, record] of records) if (record.seen) previous.set(rel, record.seen);
+
+  let now: TreeSnapshot;
+  if (only) {
+    now = new Map();
+    for (const rel of only) {
+      const file = await snapshotFile(root, rel);
+      if (file) now.set(rel, file);
+    }
+  } else {
+    now = (await scanTree(root, { previous })).files;
+  }
+  const looked = only ?? [...new Set([...previous.keys(), ...now.keys()])];
+  const seen = new Map<string, FileSnapshot | null>();
+  for (const rel of looked) {
+    const file = now.get(rel) ?? null;
+    if (!sameSnapshot(previous.get(rel) ?? null, file)) seen.set(rel, file);
+  }
+
+  const byChangeset = expectedByChangeset(capture.changesets, capture.changesetId);
+  const expectedHash = (rel: string) => (byChangeset.has(rel) ? byChangeset.get(rel)?.hash ?? null : records.get(rel)?.baseHash ?? null);
+  const paths = only ?? [...new Set([...now.keys(), ...byChangeset.keys(), ...[...records].filter(([, r]) => r.baseHash !== null).map(([rel]) => rel)])];
+  const differing = paths.filter((rel) => (now.get(rel)?.hash ?? null) !== expectedHash(rel));
+
+  const cache = new ContentCache();
+  const before: TreeSnapshot = new Map();
+  const after: TreeSnapshot = new Map();
+  try {
+    for (const rel of differing) {
+      const content = await expectedContent(capture, rel, byChangeset.get(rel)?.entryId ?? null, byChangeset.has(rel) ? null : (records.get(rel)?.baseHash ?? null));
+      const file = now.get(rel);
+      if (content !== null) {
+        const hash = sha256(content);
+        // The base is gone from the project as well: the change is shown against what the project holds.
+        if (hash === file?.hash) continue;
+        await cache.put(hash, content);
+        before.set(rel, { hash, size: content.length, mtimeMs: 0, ctimeMs: 0, ino: 0, hashedAtMs: 0 });
+      }
+      if (file) after.set(rel, file);
+    }
+    const changes = await diffSnapshots(before, after, root, cache);
+    const entries: ChangeEntry[] = changes.map((change) => ({ ...toChangeEntry(change, { decisionId: null, invocationId: null }), origin: 'operator' }));
+    const recorded = entries.length === 0 ? [] : recordAll(capture, entries);
+    files.saveSeen(planId, seen);
+    return recorded;
+  } finally {
+    await cache.dispose();
+  }
+}
+
+/** Records the entries and their events in one transaction; subscribers hear of them once it commits. */
+function recordAll(capture: HandEditCapture, entries: readonly ChangeEntry[]): ChangeEntryMeta[] {
+  const { changesets, events, planId } = capture;
+  const changesetId = capture.changesetId ?? capture.startChangeset();
+  const writes = () =>
+    entries.map((entry) => {
+      const meta = changesets.record(changesetId, entry);
+      events.publish(planId, 'change_recorded', { entry: meta });
+      return meta;
+    });
+  return events.deferDelivery(() => (changesets.atomically ? changesets.atomically(writes) : writes()));
+}
+
+/**
+ * The content a path should hold: the "after" of the entry that last changed it, or for a path the
+ * plan never changed its base, read from the project while the project still holds it (else what
+ * the project holds now). Null: the path should not exist.
+ */
+async function expectedContent(capture: HandEditCapture, rel: string, entryId: string | null, baseHash: string | null): Promise<Buffer | null> {
+  if (entryId !== null && capture.changesetId) {
+    const entry = capture.changesets.getEntry(capture.changesetId, entryId);
+    return entry ? entryContent(entry, 'after').bytes : null;
+  }
+  if (baseHash === null || !capture.projectDir) return null;
+  // Read with the sandbox's path rules, so a symlink in the project cannot lead the read outside it.
+  const target = await resolveInSandbox(capture.projectDir, rel).catch(() => null);
+  return target && readFileOrNull(target.absolute).catch(() => null);
+}
