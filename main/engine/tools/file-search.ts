@@ -73,14 +73,14 @@ export const fileSearchTool = defineTool({
         const content = read instanceof Promise ? await read : read;
         if (content === null || isBinary(content)) continue;
         filesSearched += 1;
-        const text = content.toString('utf8');
-        // Most files have no match: one test of the whole text rules them out. (A carriage return
-        // would stand between a match and its line's end, which the lines below strip.)
-        if (wholeText && text.length <= longestLine && !content.includes(13)) {
-          if (spent(text.length * perChar)) await yieldNow();
-          if (!wholeText.test(text)) continue;
+        // Most files have no match: one test of the whole text, on its UTF-8 bytes (no string made),
+        // rules them out. (A carriage return would stand between a match and its line's end, which
+        // the lines below strip.)
+        if (wholeText && content.length <= longestLine && !content.includes(13)) {
+          if (spent(content.length * perChar)) await yieldNow();
+          if (!wholeText.test(content)) continue;
         }
-        const lines = text.split('\n');
+        const lines = content.toString('utf8').split('\n');
         for (const [index, raw] of lines.entries()) {
           const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
           // A line so long that matching it would hold the loop for more than ~16 ms (minified code) is left out, and counted.
