@@ -6,6 +6,7 @@ import { StoreContext } from './store/react';
 import { App } from './views/App';
 import './styles.css';
 import './approvals.css';
+import './editor.css';
 
 // The composition root: pick the transport, build the store, start live updates, render.
 document.body.dataset.appState = 'loading';

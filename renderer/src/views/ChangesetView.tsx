@@ -8,6 +8,7 @@ import { acceptedCount, acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
 import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
+import { OpenSandboxFile, SandboxEditor } from './SandboxEditor';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -180,6 +181,7 @@ export function ChangesetView() {
   const error = useAppStore((s) => s.changesError);
   const total = useAppStore((s) => s.reviewFiles.length);
   const phase = useAppStore((s) => s.plan?.phase);
+  const editing = useAppStore((s) => s.editor !== null);
 
   let list;
   if (total === 0 && (status === 'loading' || status === 'idle')) list = <StatePanel kind="loading" title="Loading changes…" />;
@@ -197,8 +199,9 @@ export function ChangesetView() {
     <div className="changeset">
       <section className="files-pane" aria-label="Files">
         {list}
+        <OpenSandboxFile />
       </section>
-      <DiffViewer />
+      {editing ? <SandboxEditor /> : <DiffViewer />}
       <ConfirmApply />
     </div>
   );

@@ -9,6 +9,7 @@ import { ChangeLinks } from '../components/ChangeLinks';
 import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
 import { AskAgentToFix } from './AskAgentToFix';
+import { FailureSandbox } from './FailureSandbox';
 
 /** The attempts at the step that failed last: same decision (or same phase, before any decision). */
 function attemptsOfLastFailure(errors: readonly ErrorRecord[]): ErrorRecord[] {
@@ -107,6 +108,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           </ul>
         </div>
       )}
+      <FailureSandbox plan={plan} failedId={failedId} />
       {plan.processingState === 'errored' && (
         <div className="failure-actions">
           <button type="button" className="button primary" data-testid="failure-retry" disabled={!allowed.retry} aria-keyshortcuts="r" onClick={() => void runAction('retry')}>

@@ -1,0 +1,26 @@
+import { useMemo } from 'react';
+import type { Plan } from '../../../shared/domain';
+import { CopyButton } from '../components/CopyButton';
+import { failedFilePath, sandboxOf } from '../lib/sandbox-edit';
+import { useAppStore } from '../store/react';
+
+/** Where to fix the cause: the plan's sandbox, and the file the failed call was about, to edit in the console. */
+export function FailureSandbox({ plan, failedId }: { plan: Plan; failedId: string | null }) {
+  const invocations = useAppStore((s) => s.invocations);
+  const openEditor = useAppStore((s) => s.openEditor);
+  const sandbox = sandboxOf(plan);
+  const path = useMemo(() => failedFilePath(invocations, failedId, plan.errorDetails), [invocations, failedId, plan.errorDetails]);
+  if (!sandbox) return null;
+  return (
+    <div className="failure-sandbox" data-testid="failure-sandbox">
+      <span id="failure-sandbox-label">Sandbox</span>
+      <code aria-labelledby="failure-sandbox-label">{sandbox}</code>
+      <CopyButton text={sandbox} label="Copy the sandbox path" />
+      {path && plan.processingState === 'errored' && (
+        <button type="button" className="button small" onClick={() => void openEditor(path)}>
+          Edit {path}
+        </button>
+      )}
+    </div>
+  );
+}
