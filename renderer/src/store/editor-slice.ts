@@ -17,8 +17,8 @@ export interface OpenEditor {
 
 export interface EditorSlice {
   editor: OpenEditor | null;
-  /** What the last save did, shown above the diff once the editor closes. */
-  editorNotice: string | null;
+  /** What the last save did, shown above the file's diff once the editor closes. */
+  editorNotice: { path: string; text: string } | null;
   /** Opens a file of the sandbox in the editor, on the Changes tab, changed by the plan or not. */
   openEditor(path: string): Promise<void>;
   /** Writes the text into the sandbox as the operator's change; false (editor still open, with the error) when the host refused. */
@@ -29,7 +29,7 @@ export interface EditorSlice {
 
 export const initialEditorState = {
   editor: null as OpenEditor | null,
-  editorNotice: null as string | null,
+  editorNotice: null as { path: string; text: string } | null,
 };
 
 export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => {
@@ -72,7 +72,7 @@ export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => 
         const { entry } = await deps.bridge['plans.saveFile']({ planId, path, content: text });
         if (get().planId !== planId) return true;
         const notice = entry ? `Saved ${path} in the sandbox: the changes show it as edited by you.` : `${path} is unchanged: nothing to save.`;
-        set({ editor: null, editorNotice: notice });
+        set({ editor: null, editorNotice: { path, text: notice } });
         get().announce(notice);
         // The change_recorded event folds the entry in; the host's review nets it with the plan's own changes.
         get().selectPath(path);

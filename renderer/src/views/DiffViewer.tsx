@@ -150,9 +150,9 @@ export function DiffViewer() {
         )}
         <ModeSwitch />
       </div>
-      {notice && (
+      {notice?.path === file.path && (
         <p className="inline-ok diff-notice" role="status">
-          {notice}
+          {notice.text}
         </p>
       )}
       {body}
