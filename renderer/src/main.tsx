@@ -13,6 +13,8 @@ document.body.dataset.appState = 'loading';
 const selected = selectBridge(window);
 const runtime = createAppRuntime({ bridge: selected.bridge });
 const { store } = runtime;
+// Only the desktop app's host can show a folder in the system's file manager.
+store.setState({ opensFolders: selected.transport === 'electron' });
 
 store.getState().setConnection(selected.connection.get());
 // After a lost connection, reload what may have changed meanwhile (events resume on their own).

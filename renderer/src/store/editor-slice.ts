@@ -17,6 +17,8 @@ export interface OpenEditor {
 
 export interface EditorSlice {
   editor: OpenEditor | null;
+  /** The host shows a plan's sandbox in the system's file manager (the desktop app). */
+  opensFolders: boolean;
   /** What the last save did, shown above the file's diff once the editor closes. */
   editorNotice: { path: string; text: string } | null;
   /** Opens a file of the sandbox in the editor, on the Changes tab, changed by the plan or not. */
@@ -25,6 +27,8 @@ export interface EditorSlice {
   saveEditor(text: string): Promise<boolean>;
   /** Closes the editor, dropping what was typed. */
   closeEditor(): void;
+  /** Shows the open plan's sandbox in the file manager; a refusal is announced. */
+  openSandboxFolder(): Promise<void>;
 }
 
 export const initialEditorState = {
@@ -45,6 +49,7 @@ export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => 
 
   return {
     ...initialEditorState,
+    opensFolders: false,
 
     async openEditor(requested) {
       const planId = get().planId;
@@ -88,6 +93,16 @@ export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => 
 
     closeEditor() {
       set({ editor: null });
+    },
+
+    async openSandboxFolder() {
+      const planId = get().planId;
+      if (!planId) return;
+      try {
+        await deps.bridge['plans.openSandbox']({ planId });
+      } catch (error) {
+        get().announce(`Couldn't open the sandbox folder: ${errorText(error)}`);
+      }
     },
   };
 };

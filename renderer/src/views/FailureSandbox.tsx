@@ -8,6 +8,8 @@ import { useAppStore } from '../store/react';
 export function FailureSandbox({ plan, failedId }: { plan: Plan; failedId: string | null }) {
   const invocations = useAppStore((s) => s.invocations);
   const openEditor = useAppStore((s) => s.openEditor);
+  const opensFolders = useAppStore((s) => s.opensFolders);
+  const openFolder = useAppStore((s) => s.openSandboxFolder);
   const sandbox = sandboxOf(plan);
   const path = useMemo(() => failedFilePath(invocations, failedId, plan.errorDetails), [invocations, failedId, plan.errorDetails]);
   if (!sandbox) return null;
@@ -16,6 +18,11 @@ export function FailureSandbox({ plan, failedId }: { plan: Plan; failedId: strin
       <span id="failure-sandbox-label">Sandbox</span>
       <code aria-labelledby="failure-sandbox-label">{sandbox}</code>
       <CopyButton text={sandbox} label="Copy the sandbox path" />
+      {opensFolders && (
+        <button type="button" className="button small" onClick={() => void openFolder()}>
+          Open folder
+        </button>
+      )}
       {path && plan.processingState === 'errored' && (
         <button type="button" className="button small" onClick={() => void openEditor(path)}>
           Edit {path}

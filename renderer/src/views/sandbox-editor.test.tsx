@@ -162,5 +162,11 @@ describe('the failure card', () => {
     expect(html).toMatch(new RegExp(`<code aria-labelledby="failure-sandbox-label">${SANDBOX}</code>`));
     expect(html).toContain('aria-description="Copy the sandbox path"');
     expect(html).toMatch(/<button[^>]*>Edit README.md<\/button>/);
+    // Open folder is the desktop app's: the web console has no file manager to show.
+    expect(html).not.toContain('Open folder');
+    t.store.setState({ opensFolders: true });
+    expect(render(t.store, <FailureCard plan={t.state().plan!} />)).toMatch(/<button[^>]*>Open folder<\/button>/);
+    await t.state().openSandboxFolder();
+    expect(fake.callsTo('plans.openSandbox')).toEqual([{ planId: 'P1' }]);
   });
 });
