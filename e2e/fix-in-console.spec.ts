@@ -31,9 +31,11 @@ test('an operator fixes the cause of a failure in the console: edit README.md in
 
   // Typed into the editor, letters are text, not the console's shortcuts ("r" would retry).
   await page.keyboard.press('Control+End');
-  await page.keyboard.type('\n## Configuration\n');
+  await page.keyboard.type('\n## Configuration\n?');
+  await page.keyboard.press('Backspace');
   await expect(text).toContainText('## Configuration');
-  await expect(card.getByLabel('Category')).toHaveText('tool');
+  await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toHaveCount(0);
+  await expect(header.getByText('Errored', { exact: true })).toBeVisible();
   await shot(page, 'sandbox-editor');
 
   const axe = await new AxeBuilder({ page }).include('.sandbox-editor').analyze();
@@ -87,6 +89,10 @@ test('a file the plan has not changed opens by its path; Escape cancels, and a p
   await page.keyboard.type('// a note\n');
   await page.keyboard.press('Escape');
   await expect(editor).toHaveCount(0);
+  // Outside the editor the shortcuts work again: 1 shows the decisions.
+  await page.keyboard.press('1');
+  await expect(page.getByRole('tab', { name: /^Decisions/ })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('2');
   // Cancelled: nothing was written, and the changes list only the plan's own file.
   await expect(page.getByRole('list', { name: 'Changed files' }).getByRole('listitem')).toHaveCount(1);
 });
