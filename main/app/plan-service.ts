@@ -738,7 +738,7 @@ export class PlanService {
    * Records what the operator changed by hand in the plan's sandbox as changes of origin
    * `operator` (main/engine/changeset/hand-edits.ts); with `only`, just those paths.
    */
-  private captureHandEdits(plan: Plan, only?: string[]) {
+  private captureHandEdits(plan: Pick<Plan, 'id' | 'projectPath' | 'sandboxRefs' | 'changesetId'>, only?: string[]) {
     const sandboxRoot = plan.sandboxRefs[0];
     if (!sandboxRoot) return Promise.resolve([]);
     return captureHandEdits(
@@ -838,9 +838,11 @@ export class PlanService {
     heartbeat.unref();
     const controller = new RunController(planId, this.lifecycle, { step: options.step, breakpoints: options.breakpoints });
     this.controllers.set(planId, controller);
+    let context: PlanExecutionContext | null = null;
     const run = (async () => {
       try {
         const { executor, plan: ready } = await this.executorFor(plan, options);
+        context = executor.executionContext;
         await body(executor, controller, ready);
       } catch (error) {
         // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
@@ -852,7 +854,11 @@ export class PlanService {
         }
       } finally {
         // What the run left is what the next capture compares against: files it wrote are not read again then.
-        await this.captureHandEdits(this.get(planId)).catch(() => undefined);
+        const ran = context as PlanExecutionContext | null;
+        if (ran?.sandboxRoot) {
+          const ended = { id: planId, projectPath: plan.projectPath, sandboxRefs: [ran.sandboxRoot], changesetId: ran.activeChangesetId ?? null };
+          await this.captureHandEdits(ended).catch(() => undefined);
+        }
         clearInterval(heartbeat);
         lease.release(planId, process.pid);
         this.controllers.delete(planId);

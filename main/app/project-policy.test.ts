@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkProjectDir, DEFAULT_MAX_PROJECT_BYTES, maxProjectBytesFrom } from './project-policy';
+import { checkProjectDir, DEFAULT_MAX_PROJECT_BYTES, maxProjectBytesFrom, resolveProjectDir } from './project-policy';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'agents-policy-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -41,6 +41,26 @@ describe('checkProjectDir with project roots, for plans from the console', () =>
     const link = path.join(scratch, 'out');
     symlinkSync(tmpdir(), link);
     expect(() => checkProjectDir(link, 'project', { roots: [scratch] })).toThrow('must be a folder inside the project root');
+  });
+});
+
+describe('resolveProjectDir: where a relative project is', () => {
+  it('is under the base folder for the command line', () => {
+    expect(resolveProjectDir('./demo', '/plans')).toEqual({ path: '/plans/demo', tried: ['/plans/demo'] });
+    expect(resolveProjectDir('/abs/demo', '/plans')).toEqual({ path: '/abs/demo', tried: ['/abs/demo'] });
+  });
+
+  it("for the console, is the first of the base folder and the roots that has it, looking only inside the roots", () => {
+    const real = realpathSync(scratch);
+    const [one, two] = ['one', 'two'].map((name) => path.join(real, name));
+    mkdirSync(path.join(two, 'demo'), { recursive: true });
+    mkdirSync(one, { recursive: true });
+    const policy = { roots: [one, two] };
+    expect(resolveProjectDir('./demo', '/plans', policy)).toEqual({ path: path.join(two, 'demo'), tried: [path.join(one, 'demo'), path.join(two, 'demo')] });
+    // Nowhere: the first place tried, and every place named.
+    expect(resolveProjectDir('nope', one, policy)).toEqual({ path: path.join(one, 'nope'), tried: [path.join(one, 'nope'), path.join(two, 'nope')] });
+    // Out of every root: not looked at, and the policy check refuses it.
+    expect(resolveProjectDir('../../etc', one, policy).path).toBe(path.resolve(one, '../../etc'));
   });
 });
 

@@ -75,10 +75,16 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
       `agents serve: warning: serving beyond this machine over plain HTTP; the access token travels in clear text, and anyone who reads it on the network controls the console (answering only Host ${remoteNames.join(', ')} and the loopback names)\n`,
     );
   }
-  const confinement = await (hooks.detectConfinement ?? (() => app.service.shellConfinement()))();
-  if (!confinement.ok) {
-    io.stderr(`agents serve: shell.run cannot be confined here (${confinement.reason}); it will refuse to run unless a plan's profile sets allowUnconfinedShell: true\n`);
-  }
+  // The check (as root, a walk of the system folders for what to hide) runs while the console is
+  // already served; it only warns.
+  const confinementChecked = (hooks.detectConfinement ?? (() => app.service.shellConfinement()))().then(
+    (confinement) => {
+      if (!confinement.ok) {
+        io.stderr(`agents serve: shell.run cannot be confined here (${confinement.reason}); it will refuse to run unless a plan's profile sets allowUnconfinedShell: true\n`);
+      }
+    },
+    (error: unknown) => log('checking shell.run confinement failed', error),
+  );
   if (!server.rendererBuilt) io.stderr('agents serve: the console is not built; run `npm run build` (the API is served meanwhile)\n');
   for (const id of app.recovered) io.stderr(`agents serve: plan ${id} was interrupted by a stopped process; retry it with: agents plan retry ${id}\n`);
   io.stdout(`agents console: ${server.url}\n`);
@@ -108,6 +114,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
   try {
     io.stderr(`agents serve: ${signal}, shutting down\n`);
     await server.close();
+    await confinementChecked;
     const settled = await settleRuns(app.service);
     for (const id of settled.paused) io.stderr(`agents serve: plan ${id} paused between steps; after a restart: agents plan retry ${id}\n`);
     for (const id of settled.stillRunning) io.stderr(`agents serve: plan ${id} was still inside a tool call; after a restart: agents plan retry ${id}\n`);

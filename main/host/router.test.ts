@@ -163,6 +163,73 @@ describe('router', () => {
       if (!reply.ok) expect(reply.error.message).toMatch(message);
       expect(t.app.service.list()).toHaveLength(0);
     });
+
+    it('checks every call against its tool before storing anything: one line per problem, each naming the field', async () => {
+      const content = [
+        'name: typo',
+        `project: ${JSON.stringify(t.project)}`,
+        'definitionOfDone:',
+        '  - step: Write',
+        '    tools:',
+        '      - tool: file.write',
+        '        args: { pth: a.txt, content: x }',
+        '  - step: Twiddle',
+        '    tools:',
+        '      - tool: file.frobnicate',
+      ].join('\n');
+      const reply = await router.handle('plans.create', { content });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'step 1, call 1 (file.write)' } });
+      if (!reply.ok) {
+        expect(reply.error.message.split('\n')).toEqual([
+          'step 1, call 1 (file.write): unknown field "pth"; missing field "path"',
+          `step 2, call 1: unknown tool "file.frobnicate"; the tools are ${t.app.service.registry.discover().map((tool) => tool.name).join(', ')}`,
+        ]);
+      }
+      expect(t.app.service.list()).toHaveLength(0);
+    });
+
+    it("finds a plan's relative project under a project root when the base folder has none", async () => {
+      const elsewhere = createRouter(t.app.service, { log, baseDir: path.join(t.root, 'data'), projectRoots: [t.root] });
+      const plan = expectOk<{ plan: Plan }>(await elsewhere.handle('plans.create', { content: 'name: x\nproject: ./project\ndefinitionOfDone: [a]' })).plan;
+      expect(plan.projectPath).toBe(path.join(realpathSync(t.root), 'project'));
+    });
+  });
+
+  describe('plans.checkProject', () => {
+    const check = async (request: unknown) => expectOk<{ project: string | null; path: string | null; problem: string | null }>(await router.handle('plans.checkProject', request));
+
+    it('finds a folder as typed, relative to the project root or absolute', async () => {
+      const found = path.join(realpathSync(t.root), 'project');
+      expect(await check({ project: 'project' })).toEqual({ project: 'project', path: found, problem: null });
+      expect(await check({ project: t.project })).toEqual({ project: t.project, path: t.project, problem: null });
+    });
+
+    it('answers a folder that is not there, or outside the roots, with the one-line problem naming the path it tried', async () => {
+      const missing = await check({ project: 'projekt' });
+      expect(missing).toMatchObject({ project: 'projekt', path: path.join(realpathSync(t.root), 'projekt') });
+      expect(missing.problem).toMatch(new RegExp(`^not a directory: .*${path.join(realpathSync(t.root), 'projekt')}`));
+      expect(await check({ project: '/usr/share' })).toEqual({
+        project: '/usr/share',
+        path: '/usr/share',
+        problem: `must be a folder inside the project root (${realpathSync(t.root)}), not /usr/share`,
+      });
+    });
+
+    it("takes the project a plan's text names, and none from text that names none or is not YAML", async () => {
+      expect(await check({ content: 'name: x\nproject: ./project\ndefinitionOfDone: [a]' })).toEqual({
+        project: './project',
+        path: path.join(realpathSync(t.root), 'project'),
+        problem: null,
+      });
+      expect(await check({ content: 'name: x\ndefinitionOfDone: [a]' })).toEqual({ project: null, path: null, problem: null });
+      expect(await check({ content: 'name: [unclosed' })).toEqual({ project: null, path: null, problem: null });
+      expect(await check({})).toEqual({ project: null, path: null, problem: null });
+    });
+
+    it('creates nothing', async () => {
+      await check({ project: 'project' });
+      expect(t.app.service.list()).toHaveLength(0);
+    });
   });
 
   it('pages the decision tree in display order, and reads the newest events of a log', async () => {

@@ -39,5 +39,5 @@ describe('agents CLI: project command rules', () => {
     expect(json.invocations).toEqual([
       expect.objectContaining({ tool: 'shell.run', ok: false, commandRule: { command: 'rm -rf docs', rule: 'denyCommands "rm -rf *"' } }),
     ]);
-  });
+  }, 90_000);
 });

@@ -28,6 +28,16 @@ describe('foldEntries', () => {
     expect(folded.files.map((f) => f.entryIds)).toEqual([['e1', 'e2']]);
   });
 
+  it("marks the row of an operator's change as edited by the operator, new or touched again", () => {
+    const files = reviewOf([makeEntry('e1', 'a.txt')]);
+    const folded = foldEntries(files, [makeEntry('e2', 'a.txt', { operation: 'modify', origin: 'operator' }), makeEntry('e3', 'b.txt', { origin: 'operator' }), makeEntry('e4', 'c.txt')], describe_);
+    expect(folded.files.map((f) => [f.path, f.editedByOperator])).toEqual([
+      ['a.txt', true],
+      ['b.txt', true],
+      ['c.txt', false],
+    ]);
+  });
+
   it('skips an entry the review already holds (replayed after a snapshot)', () => {
     const files = reviewOf([makeEntry('e1', 'a.txt')]);
     const folded = foldEntries(files, [makeEntry('e1', 'a.txt')], describe_);

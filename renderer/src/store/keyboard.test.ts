@@ -29,6 +29,19 @@ describe('the keyboard', () => {
     expect(t.state().planId).toBe('A');
   });
 
+  it('while the Create plan form is open, ignores shortcuts and closes it on Escape', async () => {
+    const t = await withPlans();
+    t.state().openPlan('P1');
+    await t.settle();
+    t.state().setCreateDraft({ content: 'name: x', fileName: 'x.yaml' });
+    expect(t.press('j', 'r', '2')).toEqual([false, false, false]);
+    expect(t.state().planCursorId).toBe('P1');
+    expect(t.state().tab).toBe('decisions');
+    expect(t.fake.callsTo('plans.retry')).toEqual([]);
+    t.press('Escape');
+    expect(t.state().createDraft).toBeNull();
+  });
+
   it('while the apply confirmation is open, ignores shortcuts and cancels on Escape', async () => {
     const t = await withPlans();
     t.store.setState({ applyStatus: 'confirming' });

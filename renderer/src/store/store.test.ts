@@ -86,6 +86,26 @@ describe('the plan list', () => {
     expect(t.state().planId).toBe('NEW');
   });
 
+  it('creates a picked file with the project folder of the Create plan form, and closes the form', async () => {
+    const t = testRuntime();
+    t.runtime.start();
+    await t.settle();
+    t.state().setCreateDraft({ content: 'name: x', fileName: 'x.yaml' });
+    expect(await t.state().checkProject({ project: 'demo' })).toEqual({ project: 'demo', path: '/projects/demo', problem: null });
+    expect(await t.state().createPlanFromFile({ content: 'name: x', fileName: 'x.yaml', project: '/projects/demo' })).toBe('NEW');
+    expect(t.fake.callsTo('plans.create')).toEqual([{ content: 'name: x', fileName: 'x.yaml', project: '/projects/demo' }]);
+    expect(t.state().createDraft).toBeNull();
+  });
+
+  it('keeps the form open with every problem of a refused plan on its own line', async () => {
+    const t = testRuntime();
+    t.fake.fail('plans.create', 'step 1, call 1: unknown tool "x"\nproject: not a directory: /p');
+    t.state().setCreateDraft({ content: 'name: x', fileName: 'x.yaml' });
+    expect(await t.state().createPlanFromFile({ content: 'name: x', fileName: 'x.yaml' })).toBeNull();
+    expect(t.state().createDraft).not.toBeNull();
+    expect(t.state().createStatus).toEqual({ state: 'error', message: 'Could not create a plan from x.yaml:\nstep 1, call 1: unknown tool "x"\nproject: not a directory: /p' });
+  });
+
   it('says why a plan file was refused', async () => {
     const t = testRuntime();
     t.fake.fail('plans.create', 'definitionOfDone: needs at least one step');
@@ -114,6 +134,24 @@ describe('opening a plan', () => {
     expect(t.fake.calls[t.fake.calls.findIndex((c) => c.channel === 'plans.get') - 1]).toMatchObject({ channel: 'plans.events', request: { newest: true } });
     expect(t.fake.callsTo('plans.decisions')).toHaveLength(1);
     expect(t.fake.callsTo('plans.get')).toHaveLength(1);
+  });
+
+  it("keeps whether the host can use the plan's model, from plans.get, and asks again after the settings change", async () => {
+    const t = testRuntime();
+    t.fake.plans = [makeListItem()];
+    t.fake.plan = makePlan({ agent: { model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', maxTurnsPerStep: 20, maxOutputTokens: 16000 } });
+    let usable = false;
+    t.fake.on('plans.get', async () => ({
+      plan: t.fake.plan,
+      model: { model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', usable, problem: usable ? null : 'AGENTS_API_KEY: needs a key' },
+    }));
+    t.state().openPlan('P1');
+    await t.settle();
+    expect(t.state().planModel).toMatchObject({ usable: false, problem: 'AGENTS_API_KEY: needs a key' });
+    usable = true;
+    await t.state().saveSettings({ apiKey: 'sk-ant' });
+    await t.settle();
+    expect(t.state().planModel).toMatchObject({ usable: true, problem: null });
   });
 
   it('knows the plan is paused before a step when the history comes before the plan itself', async () => {
