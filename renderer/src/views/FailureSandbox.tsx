@@ -15,8 +15,14 @@ export function FailureSandbox({ plan, failedId }: { plan: Plan; failedId: strin
   if (!sandbox) return null;
   return (
     <div className="failure-sandbox" data-testid="failure-sandbox">
-      <span id="failure-sandbox-label">Sandbox</span>
-      <code aria-labelledby="failure-sandbox-label">{sandbox}</code>
+      <dl>
+        <div>
+          <dt id="failure-sandbox-label">Sandbox</dt>
+          <dd aria-labelledby="failure-sandbox-label">
+            <code>{sandbox}</code>
+          </dd>
+        </div>
+      </dl>
       <CopyButton text={sandbox} label="Copy the sandbox path" />
       {opensFolders && (
         <button type="button" className="button small" onClick={() => void openFolder()}>

@@ -159,7 +159,7 @@ describe('the failure card', () => {
     t.state().openPlan('P1');
     await t.settle();
     const html = render(t.store, <FailureCard plan={t.state().plan!} />);
-    expect(html).toMatch(new RegExp(`<code aria-labelledby="failure-sandbox-label">${SANDBOX}</code>`));
+    expect(html).toMatch(new RegExp(`<dd aria-labelledby="failure-sandbox-label"><code>${SANDBOX}</code></dd>`));
     expect(html).toContain('aria-description="Copy the sandbox path"');
     expect(html).toMatch(/<button[^>]*>Edit README.md<\/button>/);
     // Open folder is the desktop app's: the web console has no file manager to show.
