@@ -2,6 +2,7 @@ import { useCallback, useMemo, useRef } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
+import { plural } from '../lib/format';
 import { allowedActions } from '../lib/plan-actions';
 import { reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { acceptedCount, acceptedPlan } from '../store/changes-slice';
@@ -9,8 +10,6 @@ import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
 import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
 import { OpenSandboxFile, SandboxEditor } from './SandboxEditor';
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function ApplyBar() {
   const files = useAppStore((s) => s.reviewFiles);
