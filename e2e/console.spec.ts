@@ -16,7 +16,8 @@ test('an operator steps through the demo plan, reads a diff in both modes, and a
   await openConsole(page, url);
   await planOption(page, 'add-license').click();
   const header = planHeader(page, 'add-license');
-  await expect(page.getByRole('region', { name: 'Before Run' }).getByText('Keep the greet() function signature unchanged')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Before Run' })).toBeVisible();
+  await expect(header.getByText('Keep the greet() function signature unchanged')).toBeVisible();
   await shot(page, 'before-run');
 
   // Step starts the plan in step mode: it pauses before the first decision.

@@ -13,6 +13,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
+const { demoPlanLine } = require('./demo-plans.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
 const args = process.argv.slice(2);
@@ -102,9 +103,7 @@ function seedDemoPlans() {
   const demo = path.join(dataDir(), 'demo');
   fs.cpSync(examples, demo, { recursive: true });
   for (const file of plans.sort()) {
-    const created = agents(['plan', 'create', path.join(demo, file)]);
-    if (created.status === 0) say(`demo plan ${file}: ${created.stdout.trim()}`);
-    else say(`demo plan ${file} not created: ${created.stderr.trim()}`);
+    say(demoPlanLine(file, agents(['plan', 'create', path.join(demo, file)])));
   }
 }
 

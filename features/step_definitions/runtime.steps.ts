@@ -4,19 +4,12 @@ import { PlanError, ValidationError } from '../../shared/errors';
 import { isUlid, newId } from '../../shared/ids';
 import { PlanExecutionContext } from '../../main/engine/execution-context';
 import { PlanExecutor } from '../../main/engine/plan-executor';
-import { InMemoryChangeSetStore, InMemoryEventLog, inMemoryLifecycle, inMemoryToolRunner } from '../../main/engine/test-support/in-memory-stores';
+import { InMemoryChangeSetStore } from '../../main/engine/in-memory-changeset-store';
+import { InMemoryEventLog, inMemoryLifecycle, inMemoryToolRunner } from '../../main/engine/test-support/in-memory-stores';
 import { EventPublisher } from '../../main/engine/event-stream';
 import { createRuntimeExecuteResult, RuntimeExecuteActor } from '../../main/engine/runtime-execute-actor';
 import { ToolRegistry } from '../../main/engine/tool-runner';
 import { type EngineWorld, sampleEntry, stubDecision } from '../support/world';
-
-/**
- * A context as the seed's scenarios make it: with no store named, the test support gives it an
- * in-memory one (production code always passes its SQLite store).
- */
-function testContext(options: { planId: string | null }): PlanExecutionContext {
-  return new PlanExecutionContext({ ...options, changesetStore: new InMemoryChangeSetStore() });
-}
 
 const testEvents = () => new EventPublisher(new InMemoryEventLog());
 
@@ -42,7 +35,7 @@ Given('a valid plan ID', function (this: EngineWorld) {
 // ---- context creation ------------------------------------------------------
 
 When('I create a PlanExecutionContext with a valid plan_id', function (this: EngineWorld) {
-  this.context = testContext({ planId: this.planId });
+  this.context = new PlanExecutionContext({ planId: this.planId });
 });
 
 Then('the context plan_id should match the provided value', function (this: EngineWorld) {
@@ -75,11 +68,11 @@ Then('the context should have the correct automation_profile', function (this: E
 });
 
 When('I attempt to create a PlanExecutionContext with empty plan_id', function (this: EngineWorld) {
-  attempt(this, () => testContext({ planId: '' }));
+  attempt(this, () => new PlanExecutionContext({ planId: '' }));
 });
 
 When('I attempt to create a PlanExecutionContext with None plan_id', function (this: EngineWorld) {
-  attempt(this, () => testContext({ planId: null }));
+  attempt(this, () => new PlanExecutionContext({ planId: null }));
 });
 
 Then('the plan execution context should raise a ValidationError containing {string}', function (this: EngineWorld, text: string) {
@@ -93,8 +86,14 @@ Then('the plan execution context should raise a ValidationError', function (this
   assert.ok(this.error instanceof ValidationError, `expected a ValidationError, got ${String(this.error)}`);
 });
 
-When('I attempt to create a PlanExecutionContext without specifying a changeset store', function (this: EngineWorld) {
-  attempt(this, () => new PlanExecutionContext({ planId: this.planId } as never));
+When('I create a PlanExecutionContext without specifying a changeset store', function (this: EngineWorld) {
+  this.context = new PlanExecutionContext({ planId: this.planId });
+});
+
+Then('the context changeset_store should be an InMemoryChangeSetStore', function (this: EngineWorld) {
+  // The context's own fallback, not a store the scenario passed in.
+  assert.ok(this.context?.changesetStore instanceof InMemoryChangeSetStore);
+  assert.notEqual(this.context?.changesetStore, this.store);
 });
 
 When('I create a PlanExecutionContext with a custom changeset store', function (this: EngineWorld) {

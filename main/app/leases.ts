@@ -1,4 +1,5 @@
 import type { ErrorRecord } from '../../shared/domain';
+import { stepsInOrder } from '../../shared/decision-tree';
 import { newId } from '../../shared/ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
 import type { PlanLifecycleService } from '../engine/lifecycle';
@@ -17,7 +18,11 @@ export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases:
     // Waiting for the operator's approval is a stop that outlives the process, not an interruption.
     if (plan.waitingFor === 'approval') continue;
     if (isLeaseLive(leases.get(plan.id))) continue;
-    const running = lifecycle.listDecisions(plan.id).find((d) => d.status === 'running');
+    const decisions = lifecycle.listDecisions(plan.id);
+    // The step that was running. Its status is committed a few milliseconds after it starts, so a
+    // process that died sooner left none running: the first step not done is the one it was in.
+    const running =
+      decisions.find((d) => d.status === 'running') ?? (plan.phase === 'execute' ? stepsInOrder(decisions).find((d) => d.status === 'pending' || d.status === 'failed') : undefined);
     // Stopped between storing its approval request and pausing: it waits for the operator, as it meant to.
     if (pendingApproval(approvals.listForPlan(plan.id))) {
       if (running) lifecycle.saveDecisionStatus({ id: running.id, status: 'pending', updatedAt: new Date().toISOString() });

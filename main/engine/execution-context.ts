@@ -1,6 +1,7 @@
 import type { ChangeEntry, ChangeEntryMeta, ChangeSet } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { ChangeSetStore } from './changeset-store';
+import { InMemoryChangeSetStore } from './in-memory-changeset-store';
 
 /** A resource the plan may use, resolved to where it lives. */
 export interface BoundResource {
@@ -17,7 +18,8 @@ export interface PlanExecutionContextOptions {
   automationProfile?: string | null;
   projectResources?: Record<string, unknown>;
   resourceBindings?: Record<string, BoundResource>;
-  changesetStore: ChangeSetStore;
+  /** Default: an in-memory store, as the seed specifies; the app always passes its SQLite store. */
+  changesetStore?: ChangeSetStore;
 }
 
 /** Bridges a plan's metadata into the tool runtime and tracks the changesets it opens. */
@@ -41,8 +43,7 @@ export class PlanExecutionContext {
     this.automationProfile = options.automationProfile ?? null;
     this.projectResources = options.projectResources ?? {};
     this.resourceBindings = options.resourceBindings ?? {};
-    if (!options.changesetStore) throw new ValidationError('changesetStore', 'is required');
-    this.changesetStore = options.changesetStore;
+    this.changesetStore = options.changesetStore ?? new InMemoryChangeSetStore();
   }
 
   /** Opens a new changeset for this plan; later changes are recorded into it. */

@@ -36,6 +36,7 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.discard': { request: undefined, field: '(root)' },
   'plans.readFile': { request: { planId: 'P', path: '' }, field: 'path' },
   'plans.saveFile': { request: { planId: 'P', path: 'a.txt' }, field: 'content' },
+  'plans.openSandbox': { request: { planId: 'P', path: '/etc' }, field: '(root)' },
   'plans.approvals': { request: { planId: 1 }, field: 'planId' },
   'plans.approve': { request: { planId: 'P', all: 'yes' }, field: 'all' },
   'plans.reject': { request: { planId: 'P', reason: '  ' }, field: 'reason' },
@@ -420,6 +421,29 @@ describe('router errors', () => {
     fail(new Error('executor crashed'));
     await new Promise((resolve) => setImmediate(resolve));
     expect(log).toHaveBeenCalledWith('the run of plan P failed', expect.any(Error));
+  });
+});
+
+describe('plans.openSandbox', () => {
+  it("is refused where there is no file manager, and opens the plan's own sandbox, never a folder the client names, where there is", async () => {
+    const temp = tempApp();
+    try {
+      const file = path.join(temp.root, 'sandbox-plan.yaml');
+      writeFileSync(file, planYaml(temp.project, { name: 'with-sandbox' }));
+      const plan = temp.app.service.createFromFile(file);
+      const browser = createRouter(temp.app.service, { log: () => undefined });
+      expect(await browser.handle('plans.openSandbox', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'unsupported' } });
+
+      const opened: string[] = [];
+      const desktop = createRouter(temp.app.service, { log: () => undefined, openFolder: async (folder) => void opened.push(folder) });
+      expect(await desktop.handle('plans.openSandbox', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state', message: `plan ${plan.id} has no sandbox` } });
+      await temp.app.service.run(plan.id);
+      expect(await desktop.handle('plans.openSandbox', { planId: plan.id, folder: '/etc' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      expect(await desktop.handle('plans.openSandbox', { planId: plan.id })).toEqual({ ok: true, data: {} });
+      expect(opened).toEqual([temp.app.service.get(plan.id).sandboxRefs[0]]);
+    } finally {
+      await temp.dispose();
+    }
   });
 });
 

@@ -1,17 +1,17 @@
 // Fakes of the engine's ports for tests: each keeps one process's memory. Production code never
-// creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies").
-import type { ChangeEntryMeta } from '../../../shared/contract';
-import type { Approval, ChangeEntry, ChangeSet, ChangeSetSummary, DecisionStatus, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+// creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies"). The
+// in-memory ChangeSetStore lives in the engine, as PlanExecutionContext's fallback.
+import type { Approval, DecisionStatus, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
-import { newId } from '../../../shared/ids';
 import type { ApprovalStore } from '../approvals';
-import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } from '../changeset-store';
 import { EventPublisher, type EventLog } from '../event-stream';
 import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
 import { PlanLifecycleService } from '../lifecycle';
 import type { PlanRepository } from '../plan-repository';
 import type { ErrorLog } from '../recovery';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../tool-runner';
+
+export { InMemoryChangeSetStore } from '../in-memory-changeset-store';
 
 export class InMemoryPlanRepository implements PlanRepository {
   private readonly plans = new Map<string, Plan>();
@@ -54,59 +54,6 @@ export class InMemoryPlanRepository implements PlanRepository {
       .filter((d) => d.planId === planId)
       .sort((a, b) => a.order - b.order || a.id.localeCompare(b.id))
       .map((d) => structuredClone(d));
-  }
-}
-
-export class InMemoryChangeSetStore implements ChangeSetStore {
-  private readonly changesets = new Map<string, ChangeSet>();
-
-  start(planId: string): string {
-    const id = newId();
-    this.changesets.set(id, { id, planId, createdAt: new Date().toISOString(), entries: [] });
-    return id;
-  }
-
-  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta {
-    const changeset = this.changesets.get(changesetId);
-    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    changeset.entries.push(entry);
-    return toEntryMeta(entry, entryLineCounts(entry));
-  }
-
-  get(changesetId: string): ChangeSet | undefined {
-    const changeset = this.changesets.get(changesetId);
-    return changeset && { ...changeset, entries: [...changeset.entries] };
-  }
-
-  getForPlan(planId: string): ChangeSet[] {
-    return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: [...c.entries] }));
-  }
-
-  summarize(changesetId: string): ChangeSetSummary {
-    const changeset = this.changesets.get(changesetId);
-    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    return summarizeEntries(changeset.id, changeset.planId, changeset.entries);
-  }
-
-  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {
-    return (this.changesets.get(changesetId)?.entries ?? []).slice(page.offset, page.offset + page.limit);
-  }
-
-  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[] {
-    return this.listEntries(changesetId, page).map((entry) => toEntryMeta(entry, entryLineCounts(entry)));
-  }
-
-  countEntries(changesetId: string): number {
-    return this.changesets.get(changesetId)?.entries.length ?? 0;
-  }
-
-  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
-    return this.changesets.get(changesetId)?.entries.find((e) => e.id === entryId);
-  }
-
-  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined {
-    const entry = this.getEntry(changesetId, entryId);
-    return entry && toEntryMeta(entry, entryLineCounts(entry));
   }
 }
 

@@ -10,13 +10,13 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
-export function CopyButton({ text, label, testId }: { text: string; label: string; testId?: string }) {
+export function CopyButton({ text, label, testId, copied: copiedMessage = 'Command copied' }: { text: string; label: string; testId?: string; copied?: string }) {
   const announce = useAppStore((s) => s.announce);
   const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
   const onClick = async () => {
     const ok = await copyText(text);
     setCopied(ok ? 'copied' : 'failed');
-    announce(ok ? 'Command copied' : 'Could not copy; select the command and copy it by hand');
+    announce(ok ? copiedMessage : 'Could not copy; select the command and copy it by hand');
     window.setTimeout(() => setCopied('idle'), 2000);
   };
   return (

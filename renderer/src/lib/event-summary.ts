@@ -1,5 +1,5 @@
 import type { StreamEvent } from '../../../shared/events';
-import { formatDuration } from './format';
+import { formatDuration, plural } from './format';
 
 export type EventTone = 'info' | 'progress' | 'good' | 'warn' | 'bad';
 
@@ -38,18 +38,18 @@ export function summarizeEvent(event: StreamEvent, describe: (decisionId: string
     }
     case 'apply_complete': {
       const { ok, applied, conflicts } = event.data;
-      return { text: ok ? `applied ${applied.length} files` : `apply stopped by ${conflicts.length} conflicts`, tone: ok ? 'good' : 'bad' };
+      return { text: ok ? `applied ${plural(applied.length, 'file')}` : `apply stopped by ${plural(conflicts.length, 'conflict')}`, tone: ok ? 'good' : 'bad' };
     }
     case 'strategize_decisions':
-      return { text: `${event.data.decisionCount} decisions`, tone: 'info' };
+      return { text: `${plural(event.data.decisionCount, 'decision')}`, tone: 'info' };
     case 'execute_step':
     case 'runtime_execute_step':
       return { text: `step ${event.data.index} of ${event.data.total}: ${event.data.description}`, tone: 'progress' };
     case 'execute_started':
     case 'runtime_execute_started':
-      return { text: `${event.data.decisionCount} decisions to run`, tone: 'info' };
+      return { text: `${plural(event.data.decisionCount, 'decision')} to run`, tone: 'info' };
     case 'runtime_execute_complete':
-      return { text: `${event.data.toolCallCount} tool calls in ${formatDuration(event.data.executionDurationMs)}`, tone: 'good' };
+      return { text: `${plural(event.data.toolCallCount, 'tool call')} in ${formatDuration(event.data.executionDurationMs)}`, tone: 'good' };
     case 'model_output':
       return { text: `model: ${event.data.text}`, tone: 'info' };
     case 'model_usage': {

@@ -254,7 +254,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     refreshInvocations,
     refreshErrors,
 
-    setTab: (tab) => set({ tab }),
+    // Leaving Changes closes an apply confirmation, so it never waits unseen on another tab.
+    setTab: (tab) => set(tab !== 'changes' && get().applyStatus === 'confirming' ? { tab, applyStatus: 'idle' } : { tab }),
 
     toggleExpanded(decisionId) {
       get().setExpanded(decisionId, !get().expanded[decisionId]);
@@ -297,6 +298,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         return;
       }
       if (action === 'apply') {
+        // The confirmation lives on the Changes tab: Apply from any tab goes there and opens it.
+        get().setTab('changes');
         await get().applySelected();
         return;
       }

@@ -2,14 +2,14 @@ import { useCallback, useMemo, useRef } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
+import { plural } from '../lib/format';
 import { allowedActions } from '../lib/plan-actions';
 import { reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { acceptedCount, acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
 import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+import { OpenSandboxFile, SandboxEditor } from './SandboxEditor';
 
 function ApplyBar() {
   const files = useAppStore((s) => s.reviewFiles);
@@ -180,6 +180,7 @@ export function ChangesetView() {
   const error = useAppStore((s) => s.changesError);
   const total = useAppStore((s) => s.reviewFiles.length);
   const phase = useAppStore((s) => s.plan?.phase);
+  const editing = useAppStore((s) => s.editor !== null);
 
   let list;
   if (total === 0 && (status === 'loading' || status === 'idle')) list = <StatePanel kind="loading" title="Loading changes…" />;
@@ -197,8 +198,9 @@ export function ChangesetView() {
     <div className="changeset">
       <section className="files-pane" aria-label="Files">
         {list}
+        <OpenSandboxFile />
       </section>
-      <DiffViewer />
+      {editing ? <SandboxEditor /> : <DiffViewer />}
       <ConfirmApply />
     </div>
   );

@@ -1,6 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
 import type { Confinement, StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
-import { StatusIcon } from '../components/Badges';
+import { DecisionIcon } from '../components/DecisionIcon';
 import { DECISION_TYPE_LABELS } from '../lib/decision-tree';
 import { formatArgs, formatDuration, formatTime } from '../lib/format';
 import { ChangeLinks } from '../components/ChangeLinks';
@@ -74,7 +74,7 @@ export function DecisionDetails() {
   return (
     <aside className="details" data-testid="decision-details" data-decision-id={decision.id} data-status={decision.status} aria-label="Decision details">
       <h3>
-        <StatusIcon status={decision.status} /> {decision.description}
+        <DecisionIcon decision={decision} /> {decision.description}
       </h3>
       <p className="muted">
         {DECISION_TYPE_LABELS[decision.type]} · {decision.status} · updated {formatTime(decision.updatedAt)}

@@ -1,7 +1,8 @@
 import { memo } from 'react';
-import { StatusIcon } from '../components/Badges';
+import { DecisionIcon } from '../components/DecisionIcon';
 import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
+import { plural } from '../lib/format';
 
 export const TREE_ROW_HEIGHT = 30;
 
@@ -26,16 +27,6 @@ interface DecisionRowProps {
   answer?: ApprovalAnswer;
   onSelect(id: string): void;
   onToggle(id: string): void;
-}
-
-/** An answer's own mark: a rejected call is not a failed decision, but it should not look approved. */
-function AnswerIcon({ approved }: { approved: boolean }) {
-  const label = approved ? 'approved' : 'rejected';
-  return (
-    <span className={`status-icon answer-${label}`} role="img" aria-label={label} title={label}>
-      {approved ? '✓' : '✕'}
-    </span>
-  );
 }
 
 function AnswerText({ answer, fallback }: { answer: ApprovalAnswer | undefined; fallback: string }) {
@@ -85,7 +76,7 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       ) : (
         <span className="twisty-space" />
       )}
-      {answer ? <AnswerIcon approved={answer.approved} /> : <StatusIcon status={decision.status} />}
+      <DecisionIcon decision={decision} answer={answer} />
       {breakpoint && <span className="breakpoint-dot" role="img" aria-label="breakpoint" title="Breakpoint" />}
       <span className="tree-type">{DECISION_TYPE_LABELS[decision.type]}</span>
       <span className="tree-desc">{decision.description}</span>
@@ -95,8 +86,9 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       {paused && <span className="tree-flag">paused here</span>}
       {awaitingApproval && <span className="tree-flag">waits for approval</span>}
       {(planned > 0 || (tally && tally.ran > 0)) && (
-        <span className="tree-tools" title="Tool calls planned / run">
-          {planned} planned · {tally?.ran ?? 0} ran
+        <span className="tree-tools" title={planned > 0 ? 'Tool calls planned / run' : 'Tool calls run'}>
+          {/* A model's step plans no calls ahead: it has only the ones it ran. */}
+          {planned > 0 ? `${planned} planned · ${tally?.ran ?? 0} ran` : plural(tally?.ran ?? 0, 'call')}
           {tally && tally.failed > 0 && <span className="del"> · {tally.failed} failed</span>}
         </span>
       )}

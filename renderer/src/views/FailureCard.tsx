@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { stepsInOrder } from '../../../shared/decision-tree';
 import type { ErrorRecord, Plan } from '../../../shared/domain';
 import { CopyButton } from '../components/CopyButton';
 import { useNow } from '../components/use-now';
@@ -9,6 +10,7 @@ import { ChangeLinks } from '../components/ChangeLinks';
 import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
 import { AskAgentToFix } from './AskAgentToFix';
+import { FailureSandboxActions } from './FailureSandbox';
 
 /** The attempts at the step that failed last: same decision (or same phase, before any decision). */
 function attemptsOfLastFailure(errors: readonly ErrorRecord[]): ErrorRecord[] {
@@ -28,9 +30,15 @@ export function FailureCard({ plan }: { plan: Plan }) {
 
   const attempts = useMemo(() => attemptsOfLastFailure(errors), [errors]);
   const last = attempts.at(-1);
+  const detailsDecision = typeof plan.errorDetails.decisionId === 'string' ? plan.errorDetails.decisionId : null;
   const failedId = useMemo(
-    () => Object.values(decisions).find((d) => d.status === 'failed' && d.type !== 'error_recovery')?.id ?? last?.decisionId ?? nextRetry?.decisionId ?? null,
-    [decisions, last, nextRetry],
+    () =>
+      Object.values(decisions).find((d) => d.status === 'failed' && d.type !== 'error_recovery')?.id ??
+      last?.decisionId ??
+      detailsDecision ??
+      nextRetry?.decisionId ??
+      null,
+    [decisions, last, detailsDecision, nextRetry],
   );
   const failedChanges = useAppStore(useShallow((s) => (failedId ? s.changeEntries.filter((e) => e.decisionId === failedId) : [])));
 
@@ -42,13 +50,22 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const hint = last?.hint ?? hints[0]?.message ?? null;
   const category = last?.category ?? (typeof plan.errorDetails.category === 'string' ? plan.errorDetails.category : 'unknown');
   const allowed = allowedActions(plan);
+  // Numbered as `agents plan tree` numbers steps.
+  const stepNumber = step ? stepsInOrder(Object.values(decisions)).findIndex((d) => d.id === step.id) + 1 : 0;
   const title = showRetry
     ? `Attempt ${Math.max(1, nextRetry.attempt - 1)} failed — retrying automatically ${formatCountdown(nextRetry.at - now)}`
-    : `${plan.phase === 'apply' ? 'Apply' : step ? 'Step' : plan.phase} failed${step ? `: ${step.description}` : ''}`;
+    : category === 'interrupted'
+      ? step
+        ? `Interrupted during step ${stepNumber}: ${step.description}`
+        : `Interrupted during ${plan.phase}`
+      : `${plan.phase === 'apply' ? 'Apply' : step ? 'Step' : plan.phase} failed${step ? `: ${step.description}` : ''}`;
+  const sandbox = plan.sandboxRefs[0] ?? null;
 
   return (
     <section className={`failure-card ${showRetry ? 'retrying' : ''}`} data-testid="failure-card" data-category={category} data-retrying={showRetry} aria-labelledby="failure-title">
       <h3 id="failure-title">{title}</h3>
+      {/* The details scroll; the title and the actions stay in view however long they get. */}
+      <div className="failure-body">
       <p className="failure-message" data-testid="failure-message">
         {plan.errorMessage ?? last?.message ?? nextRetry?.error ?? 'The plan stopped with an error.'}
       </p>
@@ -86,6 +103,14 @@ export function FailureCard({ plan }: { plan: Plan }) {
           <CopyButton text={command} label="Copy the recovery command" />
         </div>
       )}
+      {sandbox && plan.processingState === 'errored' && (
+        <div className="failure-command failure-sandbox">
+          <span className="muted">Sandbox</span>
+          <code data-testid="failure-sandbox">{sandbox}</code>
+          <CopyButton text={sandbox} label="Copy the sandbox path, where the plan's files are" copied="Sandbox path copied" />
+          <FailureSandboxActions plan={plan} failedId={failedId} />
+        </div>
+      )}
       {attempts.length > 0 && (
         <div className="failure-attempts">
           <h4>Attempts</h4>
@@ -107,6 +132,8 @@ export function FailureCard({ plan }: { plan: Plan }) {
           </ul>
         </div>
       )}
+      </div>
+      <div className="failure-footer">
       {plan.processingState === 'errored' && (
         <div className="failure-actions">
           <button type="button" className="button primary" data-testid="failure-retry" disabled={!allowed.retry} aria-keyshortcuts="r" onClick={() => void runAction('retry')}>
@@ -119,6 +146,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
       )}
       <AskAgentToFix plan={plan} />
       <RecoveryActions plan={plan} />
+      </div>
     </section>
   );
 }

@@ -95,8 +95,14 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         <h2 id="plan-header-name" data-testid="plan-name">
           {plan.name}
         </h2>
-        {plan.phase === 'apply' && plan.processingState === 'queued' ? <span className="badge state-awaiting-apply">Ready to apply</span> : <StateBadge state={plan.processingState} />}
-        {waitsForApproval(plan) && <ApprovalBadge />}
+        {/* One badge: a plan paused for an approval is waiting for the operator, and says only that. */}
+        {waitsForApproval(plan) ? (
+          <ApprovalBadge />
+        ) : plan.phase === 'apply' && plan.processingState === 'queued' ? (
+          <span className="badge state-awaiting-apply">Ready to apply</span>
+        ) : (
+          <StateBadge state={plan.processingState} />
+        )}
         <PhaseTrack plan={plan} />
         <span className="muted" title="Automation profile">
           {plan.automationProfile.name}
@@ -129,7 +135,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
               aria-busy={busy || undefined}
               onClick={() => onAction(action)}
             >
-              {confirming ? 'Confirm discard' : action === 'discard' && partlyApplied ? 'Discard the rest' : ACTION_LABELS[action]}
+              {confirming ? 'Confirm discard' : action === 'discard' && partlyApplied && allowed.discard ? 'Discard the rest' : ACTION_LABELS[action]}
             </button>
           );
         })}

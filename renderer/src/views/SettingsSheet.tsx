@@ -84,7 +84,8 @@ export function SettingsSheet() {
         </form>
         {settings && (
           <p className="muted" data-testid="settings-effective">
-            In effect: model {settings.effective.model ?? '(none)'} ({SOURCE[settings.effective.modelSource]}); API key {SOURCE[settings.effective.apiKeySource]}. The
+            In effect: {settings.effective.model === null ? 'no model' : `model ${settings.effective.model} (${SOURCE[settings.effective.modelSource]})`}; API key{' '}
+            {SOURCE[settings.effective.apiKeySource]}. The
             environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these settings.
           </p>
         )}
