@@ -131,8 +131,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
     'plans.openSandbox': async (r) => {
-      if (!options.openFolder) throw new PlanError('a file manager opens only from the desktop app; copy the sandbox path instead', 'unsupported');
+      // An unknown plan is bad input in any host; then, only the desktop app has a file manager to open.
       const found = service.get(r.planId);
+      if (!options.openFolder) throw new PlanError('a file manager opens only from the desktop app; copy the sandbox path instead', 'unsupported');
       const sandbox = found.sandboxRefs[0];
       if (!sandbox || found.processingState === 'cancelled') throw new PlanError(`plan ${r.planId} has no sandbox`, 'wrong_state');
       await options.openFolder(sandbox);
