@@ -5,7 +5,8 @@ import { cliStartBenchmark } from './engine/cli-start';
 import { diffBenchmark } from './engine/diff';
 import { executorBenchmark } from './engine/executor';
 import { sandboxBenchmark } from './engine/sandbox';
+import { searchBenchmark } from './engine/search';
 import { storeBenchmark } from './engine/store';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, storeBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark];

@@ -216,6 +216,8 @@ export const contract = {
     request: planId.extend({ path: z.string().min(1).max(4096), content: z.string().max(10 * 1024 * 1024) }).strict(),
     response: z.object({ entry: ChangeEntryMetaSchema.nullable() }),
   },
+  /** The desktop app only: shows the plan's sandbox folder in the system's file manager. */
+  'plans.openSandbox': { request: planId.strict(), response: z.object({}) },
   /** The seed's `correct`: the model runs the failed step again, told of the failure and the note. */
   'plans.correct': { request: planId.extend({ note: z.string().trim().max(4000).optional() }).strict(), response: planResponse },
   /** The model settings; the API key never comes back, only whether one is set. */

@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'too_many_subscriptions',
   // the caller
   'forbidden',
+  // a rule refused the operation: a symbolic link or .git where it would write, a protected path
+  'policy',
   // seen only by clients
   'bad_response',
   'disconnected',

@@ -8,12 +8,12 @@ import { paired, ratioFigure, scratchDir, seededRandom, syncDisk, textOfSize } f
 
 const run = promisify(execFile);
 
-const FILES = 10_000;
+export const FILES = 10_000;
 const DIRS = 200;
 const REPS = Number(process.env.BENCH_SANDBOX_REPS ?? 7);
 
 /** 10,000 files of 100-400 bytes in 200 directories two levels deep, like a small source tree. */
-function makeProject(root: string): void {
+export function makeProject(root: string): void {
   const random = seededRandom(7);
   for (let i = 0; i < FILES; i++) {
     const d = i % DIRS;

@@ -10,6 +10,7 @@ import { EXIT_INTERRUPTED, watchCtrlC } from './interrupt';
 import { readKey } from './keypress';
 import { writeDiffJson } from './diff-json';
 import { copyDemo } from './demo-command';
+import { clientError } from '../app/client-errors';
 import { type App, openApp } from '../app/open-app';
 import { formatApproval, formatApprovals, formatErrors, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
 import type { Approval } from '../../shared/domain';
@@ -579,9 +580,15 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       io.stderr(`error: ${error.message}\n`);
       return EXIT.waitingForApproval;
     }
-    if (error instanceof ValidationError || error instanceof PlanError) {
+    const known = clientError(error);
+    // A rule's refusal is not bad input: what stands in the way is in the project (README, exit status).
+    if (known instanceof PlanError && known.code === 'policy') {
+      io.stderr(`error: ${known.message}\n`);
+      return EXIT.planFailed;
+    }
+    if (known instanceof ValidationError || known instanceof PlanError) {
       // A plan file's check may find several problems: one line each.
-      io.stderr(error.message.split('\n').map((line) => `error: ${line}\n`).join(''));
+      io.stderr(known.message.split('\n').map((line) => `error: ${line}\n`).join(''));
       return EXIT.badInput;
     }
     io.stderr(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -67,7 +67,8 @@ const electron = vi.hoisted(() => {
   };
   const Menu = { buildFromTemplate: vi.fn((t: unknown) => ({ template: t })), setApplicationMenu: vi.fn() };
   const dialog = { showOpenDialog: vi.fn(async () => ({ canceled: true, filePaths: [] as string[] })) };
-  return { state, app, BrowserWindow, session, protocol, Menu, dialog };
+  const shell = { openPath: vi.fn(async () => '') };
+  return { state, app, BrowserWindow, session, protocol, Menu, dialog, shell };
 });
 
 // One recording ipcMain for the whole file: the mocked module is built once.
@@ -84,6 +85,7 @@ vi.mock('electron', async () => {
     session: electron.session,
     Menu: electron.Menu,
     dialog: electron.dialog,
+    shell: electron.shell,
     safeStorage: { isEncryptionAvailable: () => false, encryptString: () => Buffer.alloc(0), decryptString: () => '' },
   };
 });
@@ -167,6 +169,9 @@ describe('the desktop composition root', () => {
     const trusted = invokeEvent(ours, 'app://console/index.html');
     expect(await ipc().invoke('app.info', trusted, {})).toMatchObject({ ok: true, data: { dataDir: home } });
     expect(await ipc().invoke('plans.list', trusted, {})).toEqual({ ok: true, data: { plans: [] } });
+    // Open folder shows a plan's own sandbox, so a plan that does not exist opens nothing.
+    expect(await ipc().invoke('plans.openSandbox', trusted, { planId: 'NOPE' })).toMatchObject({ ok: false });
+    expect(electron.shell.openPath).not.toHaveBeenCalled();
     for (const channel of CHANNELS) {
       expect(await ipc().invoke(channel, trusted, { unexpected: true })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
       expect(await ipc().invoke(channel, invokeEvent(fakeWebContents(7), 'app://console/index.html'), {})).toMatchObject({ ok: false, error: { code: 'forbidden' } });

@@ -1,5 +1,6 @@
-import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Session } from 'electron';
+import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Session, Shell } from 'electron';
 import path from 'node:path';
+import { PlanError } from '../../shared/errors';
 import { type App, openApp } from '../app/open-app';
 import { contentSecurityPolicy } from '../host/csp';
 import { EventHub } from '../host/event-hub';
@@ -22,6 +23,8 @@ export interface ElectronApi {
   session: { defaultSession: Session };
   Menu: Pick<typeof ElectronMenu, 'buildFromTemplate' | 'setApplicationMenu'>;
   dialog: Pick<Dialog, 'showOpenDialog'>;
+  /** Shows a plan's sandbox in the system's file manager; absent in tests. */
+  shell?: Pick<Shell, 'openPath'>;
   /** Encrypts the model's API key at rest; absent in tests. */
   safeStorage?: Pick<SafeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString'>;
 }
@@ -85,6 +88,12 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
         const picked = window ? await electron.dialog.showOpenDialog(window, options) : await electron.dialog.showOpenDialog(options);
         return picked.canceled ? null : (picked.filePaths[0] ?? null);
       },
+      openFolder: electron.shell
+        ? async (folder) => {
+            const problem = await electron.shell!.openPath(folder);
+            if (problem) throw new PlanError(`the file manager could not open ${folder}: ${problem}`, 'unsupported');
+          }
+        : undefined,
     });
     const hub = new EventHub(opened.service, { onError: (error) => log('event delivery failed', error) });
     const ipc: IpcBinding = registerIpc({

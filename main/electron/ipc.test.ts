@@ -44,6 +44,7 @@ const INVALID: Record<Channel, unknown> = {
   'plans.discard': undefined,
   'plans.readFile': { planId: 'P' },
   'plans.saveFile': { planId: 'P', path: 'a.txt' },
+  'plans.openSandbox': { planId: 'P', path: '/etc' },
   'plans.approvals': { planId: 1 },
   'plans.approve': { planId: 'P', all: 'yes' },
   'plans.reject': { planId: 'P', reason: '  ' },

@@ -1,6 +1,7 @@
 import type { ZodError } from 'zod';
 import type { BridgeErrorPayload } from '../../shared/contract';
 import { PlanError, ValidationError } from '../../shared/errors';
+import { clientError } from '../app/client-errors';
 
 /** What every host error becomes before it crosses a boundary: a code and one line, never a stack. */
 export function invalidRequest(error: ZodError, prefix?: string): BridgeErrorPayload {
@@ -10,7 +11,8 @@ export function invalidRequest(error: ZodError, prefix?: string): BridgeErrorPay
   return { code: 'invalid_request', message: v.message, field: v.field };
 }
 
-export function toBridgeError(error: unknown, log: (message: string, error: unknown) => void): BridgeErrorPayload {
+export function toBridgeError(thrown: unknown, log: (message: string, error: unknown) => void): BridgeErrorPayload {
+  const error = clientError(thrown);
   if (error instanceof ValidationError) {
     // Fields are named as the contract names them (camelCase) where the error is raised.
     return { code: 'invalid_request', message: error.message, field: error.field };

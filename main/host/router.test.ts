@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -36,6 +36,7 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.discard': { request: undefined, field: '(root)' },
   'plans.readFile': { request: { planId: 'P', path: '' }, field: 'path' },
   'plans.saveFile': { request: { planId: 'P', path: 'a.txt' }, field: 'content' },
+  'plans.openSandbox': { request: { planId: 'P', path: '/etc' }, field: '(root)' },
   'plans.approvals': { request: { planId: 1 }, field: 'planId' },
   'plans.approve': { request: { planId: 'P', all: 'yes' }, field: 'all' },
   'plans.reject': { request: { planId: 'P', reason: '  ' }, field: 'reason' },
@@ -286,6 +287,20 @@ describe('router', () => {
     expect(existsSync(path.join(t.project, 'out/1.txt'))).toBe(true);
   });
 
+  it('plans.apply through a symbolic link out of the project is a policy refusal of one line, not internal', async () => {
+    const plan = await create();
+    expectOk(await router.handle('plans.run', { planId: plan.id }));
+    await t.app.service.idle();
+    const outside = path.join(t.root, 'outside');
+    mkdirSync(outside);
+    symlinkSync(outside, path.join(t.project, 'out'));
+    const reply = await router.handle('plans.apply', { planId: plan.id });
+    expect(reply).toEqual({ ok: false, error: { code: 'policy', message: `path "out/1.txt": resolves outside the project through symlink "out" -> ${JSON.stringify(outside)}` } });
+    expect(readdirSync(outside)).toEqual([]);
+    expect(log).not.toHaveBeenCalled();
+    expect(await router.handle('plans.apply', { planId: plan.id, paths: ['../x'] })).toMatchObject({ ok: false, error: { code: 'invalid_request', message: 'path "../x": escapes the project (.. outside the root)' } });
+  });
+
   it('plans.run answers at once, while the run goes on in the background', async () => {
     const plan = await create({ steps: 3 });
     const reply = expectOk<{ plan: Plan }>(await router.handle('plans.run', { planId: plan.id }));
@@ -406,6 +421,29 @@ describe('router errors', () => {
     fail(new Error('executor crashed'));
     await new Promise((resolve) => setImmediate(resolve));
     expect(log).toHaveBeenCalledWith('the run of plan P failed', expect.any(Error));
+  });
+});
+
+describe('plans.openSandbox', () => {
+  it("is refused where there is no file manager, and opens the plan's own sandbox, never a folder the client names, where there is", async () => {
+    const temp = tempApp();
+    try {
+      const file = path.join(temp.root, 'sandbox-plan.yaml');
+      writeFileSync(file, planYaml(temp.project, { name: 'with-sandbox' }));
+      const plan = temp.app.service.createFromFile(file);
+      const browser = createRouter(temp.app.service, { log: () => undefined });
+      expect(await browser.handle('plans.openSandbox', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'unsupported' } });
+
+      const opened: string[] = [];
+      const desktop = createRouter(temp.app.service, { log: () => undefined, openFolder: async (folder) => void opened.push(folder) });
+      expect(await desktop.handle('plans.openSandbox', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state', message: `plan ${plan.id} has no sandbox` } });
+      await temp.app.service.run(plan.id);
+      expect(await desktop.handle('plans.openSandbox', { planId: plan.id, folder: '/etc' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      expect(await desktop.handle('plans.openSandbox', { planId: plan.id })).toEqual({ ok: true, data: {} });
+      expect(opened).toEqual([temp.app.service.get(plan.id).sandboxRefs[0]]);
+    } finally {
+      await temp.dispose();
+    }
   });
 });
 

@@ -25,6 +25,8 @@ export interface RouterOptions {
   projectRoots?: readonly string[];
   /** The desktop app's file dialog: resolves to the chosen plan file, or null when cancelled. */
   pickPlanFile?: () => Promise<string | null>;
+  /** The desktop app's file manager: shows a folder of the host (a plan's sandbox, nothing else). */
+  openFolder?: (folder: string) => Promise<void>;
 }
 
 /** Contract channel -> engine call; the one host that Electron IPC and the WebSocket both bind. */
@@ -128,6 +130,15 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.correct': (r) => startRun(r.planId, () => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId) })),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
+    'plans.openSandbox': async (r) => {
+      // An unknown plan is bad input in any host; then, only the desktop app has a file manager to open.
+      const found = service.get(r.planId);
+      if (!options.openFolder) throw new PlanError('a file manager opens only from the desktop app; copy the sandbox path instead', 'unsupported');
+      const sandbox = found.sandboxRefs[0];
+      if (!sandbox || found.processingState === 'cancelled') throw new PlanError(`plan ${r.planId} has no sandbox`, 'wrong_state');
+      await options.openFolder(sandbox);
+      return {};
+    },
     'plans.discard': async (r) => {
       const discarded = await service.discard(r.planId);
       breakpoints.forget(r.planId);

@@ -6,12 +6,15 @@ import { StoreContext } from './store/react';
 import { App } from './views/App';
 import './styles.css';
 import './approvals.css';
+import './editor.css';
 
 // The composition root: pick the transport, build the store, start live updates, render.
 document.body.dataset.appState = 'loading';
 const selected = selectBridge(window);
 const runtime = createAppRuntime({ bridge: selected.bridge });
 const { store } = runtime;
+// Only the desktop app's host can show a folder in the system's file manager.
+store.setState({ opensFolders: selected.transport === 'electron' });
 
 store.getState().setConnection(selected.connection.get());
 // After a lost connection, reload what may have changed meanwhile (events resume on their own).

@@ -54,3 +54,19 @@ export function fileWritingAgent(files: Record<string, string>, options: { text?
     return { text: 'Done.', toolCalls: [{ name: 'finish_step', args: { summary: `Wrote ${path} and read it back.` } }], usage: { input: 200, output: 15 } };
   };
 }
+
+/**
+ * A model that searches during strategize: each of `patterns` in turn (a refused one comes back as
+ * an error and the next follows), then proposes one step, which it finishes at once.
+ */
+export function searchingAgent(patterns: string[]): Responder {
+  return (request): ScriptedReply => {
+    const results = toolResults(request);
+    if (isStrategize(request)) {
+      if (results < patterns.length) return { toolCalls: [{ name: 'file_search', args: { pattern: patterns[results] } }] };
+      const step = { description: 'Report what the search found', rationale: 'The definition of done asks for it', acceptance: 'The summary names the matches' };
+      return { toolCalls: [{ name: 'propose_plan', args: { steps: [step] } }] };
+    }
+    return { toolCalls: [{ name: 'finish_step', args: { summary: 'Reported the matches.' } }] };
+  };
+}

@@ -206,8 +206,8 @@ describe('applyChangeset confinement', () => {
     symlinkSync(outside, path.join(project, 'out-link'));
     const valid = toChangeEntry({ operation: 'modify', path: 'ok.txt', before: Buffer.from('ok\n'), after: Buffer.from('changed\n') }, { decisionId: null, invocationId: null });
     const forged = [
-      ['../escape.txt', 'escapes the sandbox'],
-      ['out-link/x.txt', 'resolves outside the sandbox through symlink "out-link"'],
+      ['../escape.txt', 'escapes the project'],
+      ['out-link/x.txt', 'resolves outside the project through symlink "out-link"'],
       ['.git/hooks/post-checkout', 'is inside .git'],
     ];
     for (const [forgedPath, rule] of forged) {

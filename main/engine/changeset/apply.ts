@@ -59,7 +59,7 @@ export async function applyChangeset(projectDir: string, entries: readonly Chang
   let selected = changes;
   const skipped: string[] = [];
   if (options.paths) {
-    const wanted = new Set(options.paths.map((p) => normalizeRelPath(p).join('/')));
+    const wanted = new Set(options.paths.map((p) => normalizeRelPath(p, { rootName: 'project' }).join('/')));
     const known = new Set(changes.flatMap(touchedPaths));
     for (const p of wanted) {
       if (!known.has(p)) throw new EngineError(`path ${showPath(p)} is not changed by this changeset`, 'validation', { path: p });
@@ -82,7 +82,7 @@ export async function applyChangeset(projectDir: string, entries: readonly Chang
         : [{ path: change.path, expected: change.beforeHash }];
     let conflicted = false;
     for (const check of checks) {
-      const target = await resolveInSandbox(projectDir, check.path, { forWrite: true });
+      const target = await resolveInSandbox(projectDir, check.path, { forWrite: true, rootName: 'project' });
       const actual = await currentHash(target.absolute);
       if (actual.hash !== check.expected || actual.directory) {
         conflicts.push({ path: check.path, expectedHash: check.expected, actualHash: actual.hash, reason: conflictReason(check.expected, actual.hash, actual.directory) });
@@ -99,7 +99,7 @@ export async function applyChangeset(projectDir: string, entries: readonly Chang
     for (const change of clean) {
       const removed = change.operation === 'delete' ? change.path : change.operation === 'rename' ? change.oldPath : null;
       if (!removed) continue;
-      const target = await resolveInSandbox(projectDir, removed, { forWrite: true });
+      const target = await resolveInSandbox(projectDir, removed, { forWrite: true, rootName: 'project' });
       await unlink(target.absolute);
       await pruneEmptyDirs(target.root, path.dirname(target.absolute));
       if (change.operation === 'delete') applied.push(change.path);
@@ -107,7 +107,7 @@ export async function applyChangeset(projectDir: string, entries: readonly Chang
     for (const change of clean) {
       if (change.operation === 'delete') continue;
       if (change.after === null) throw new EngineError(`the new content of ${showPath(change.path)} is missing`, 'internal', { path: change.path });
-      const target = await resolveInSandbox(projectDir, change.path, { forWrite: true });
+      const target = await resolveInSandbox(projectDir, change.path, { forWrite: true, rootName: 'project' });
       await writeFileAtomic(target.absolute, change.after);
       applied.push(change.path);
     }

@@ -147,7 +147,14 @@ interface Planned {
  */
 export async function applyReviewed(projectDir: string, entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], selection: ReviewSelection = {}): Promise<ReviewApplyResult> {
   const reviewed = reviewNet(entries, applied);
-  const norm = (p: string) => normalizeRelPath(p).join('/');
+  // A named path that leaves the project can name no change: bad input, not a rule's refusal.
+  const norm = (p: string) => {
+    try {
+      return normalizeRelPath(p, { rootName: 'project' }).join('/');
+    } catch (error) {
+      throw error instanceof EngineError ? new EngineError(error.message, 'validation', error.details) : error;
+    }
+  };
   const known = new Set(reviewed.flatMap((r) => [r.file.path, ...(r.file.oldPath ? [r.file.oldPath] : [])]));
   const wantedPaths = selection.paths ? new Set(selection.paths.map(norm)) : null;
   const wantedHunks = new Map(Object.entries(selection.hunks ?? {}).map(([p, h]) => [norm(p), h]));
@@ -206,7 +213,7 @@ export async function applyReviewed(projectDir: string, entries: readonly Change
     let conflicted = false;
     let blocked = false;
     for (const check of plan.checks) {
-      const target = await resolveInSandbox(projectDir, check.path, { forWrite: true });
+      const target = await resolveInSandbox(projectDir, check.path, { forWrite: true, rootName: 'project' });
       const actual = await currentHash(target.absolute);
       if (actual.hash !== check.expected || actual.directory) {
         conflicts.push({ path: check.path, expectedHash: check.expected, actualHash: actual.hash, reason: conflictReason(check.expected, actual.hash, actual.directory) });
@@ -223,7 +230,7 @@ export async function applyReviewed(projectDir: string, entries: readonly Change
   try {
     for (const plan of clean) {
       if (!plan.remove) continue;
-      const target = await resolveInSandbox(projectDir, plan.remove, { forWrite: true });
+      const target = await resolveInSandbox(projectDir, plan.remove, { forWrite: true, rootName: 'project' });
       // Forced over a conflict, the file may be gone already.
       await unlink(target.absolute).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error;
@@ -233,7 +240,7 @@ export async function applyReviewed(projectDir: string, entries: readonly Change
     }
     for (const plan of clean) {
       if (plan.content === null) continue;
-      const target = await resolveInSandbox(projectDir, plan.path, { forWrite: true });
+      const target = await resolveInSandbox(projectDir, plan.path, { forWrite: true, rootName: 'project' });
       await writeFileAtomic(target.absolute, plan.content);
       written.push(plan);
     }

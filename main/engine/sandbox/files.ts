@@ -65,6 +65,48 @@ export async function readFileOrNull(absolute: string): Promise<Buffer | null> {
   }
 }
 
+/**
+ * A reader for many files in a row that a directory listing has just named (a search): the bytes of
+ * a regular file of at most `maxBytes`, or null for anything else (gone, a symlink, a directory,
+ * bigger). A file that fits the reader's buffer costs three system calls (open, read, close), no
+ * allocation and no promise; the bytes returned are a view of that buffer, valid until the next
+ * call. A larger file is checked with fstat and read through the thread pool (the promise).
+ */
+export function listedFileReader(maxBytes: number): (absolute: string) => Buffer | null | Promise<Buffer | null> {
+  const scratch = Buffer.allocUnsafe(SYNC_IO_MAX_BYTES);
+  const readRest = async (fd: number): Promise<Buffer | null> => {
+    try {
+      return Buffer.concat([scratch, await readFd(fd)]).subarray(0, maxBytes);
+    } catch {
+      return null;
+    } finally {
+      closeQuietly(fd);
+    }
+  };
+  return (absolute) => {
+    let fd: number;
+    try {
+      // O_NONBLOCK: a FIFO put where the listing saw a file reads as empty instead of waiting for a writer.
+      fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch {
+      return null;
+    }
+    let large = false;
+    try {
+      const read = readSync(fd, scratch, 0, scratch.length, null);
+      if (read < scratch.length) return scratch.subarray(0, read);
+      const stats = fstatSync(fd);
+      if (!stats.isFile() || stats.size > maxBytes) return null;
+      large = true;
+      return readRest(fd);
+    } catch {
+      return null;
+    } finally {
+      if (!large) closeQuietly(fd);
+    }
+  };
+}
+
 async function writeAll(fd: number, content: Buffer): Promise<void> {
   let offset = 0;
   if (content.length <= SYNC_IO_MAX_BYTES) {

@@ -13,6 +13,8 @@ export interface ResolveOptions {
   forWrite?: boolean;
   /** Follow a symlink in the last component (default). False resolves to the link itself, as lstat/unlink/rename see it. */
   followFinal?: boolean;
+  /** What the root is called in messages: `sandbox` (default), or `project` when applying into one. */
+  rootName?: string;
 }
 
 export interface SandboxPath {
@@ -46,13 +48,14 @@ function isGitDir(component: string): boolean {
  * Throws for every rule that does not need the file system.
  */
 export function normalizeRelPath(relPath: unknown, options: ResolveOptions = {}): string[] {
+  const rootName = options.rootName ?? 'sandbox';
   if (typeof relPath !== 'string') throw refuse(String(relPath), 'must be a string', 'validation');
   if (relPath.trim() === '') throw refuse(relPath, 'is empty', 'validation');
   if (relPath.includes('\0')) throw refuse(relPath, 'contains a NUL byte', 'validation');
   const bytes = Buffer.byteLength(relPath);
   if (bytes > MAX_PATH_BYTES) throw refuse(relPath, `is ${bytes} bytes long (the limit is ${MAX_PATH_BYTES})`, 'validation');
   if (path.isAbsolute(relPath) || path.posix.isAbsolute(relPath) || /^[a-zA-Z]:/.test(relPath) || relPath.startsWith('\\')) {
-    throw refuse(relPath, 'is absolute (paths are relative to the sandbox root)', 'policy');
+    throw refuse(relPath, `is absolute (paths are relative to the ${rootName} root)`, 'policy');
   }
   const stack: string[] = [];
   for (const component of relPath.split(isWindows ? /[\\/]+/ : /\/+/)) {
@@ -61,14 +64,14 @@ export function normalizeRelPath(relPath: unknown, options: ResolveOptions = {})
     }
     if (component === '' || component === '.') continue;
     if (component === '..') {
-      if (stack.length === 0) throw refuse(relPath, 'escapes the sandbox (.. outside the root)', 'policy');
+      if (stack.length === 0) throw refuse(relPath, `escapes the ${rootName} (.. outside the root)`, 'policy');
       stack.pop();
       continue;
     }
     stack.push(component);
   }
   if (options.forWrite) {
-    if (stack.length === 0) throw refuse(relPath, 'is the sandbox root itself, not a file', 'validation');
+    if (stack.length === 0) throw refuse(relPath, `is the ${rootName} root itself, not a file`, 'validation');
     if (stack.some(isGitDir)) throw refuse(relPath, 'is inside .git (repository metadata is never changed by tools or apply)', 'policy');
   }
   return stack;
@@ -104,6 +107,7 @@ function lstatOrNull(p: string) {
  */
 export async function resolveInSandbox(sandboxRoot: string, relPath: string, options: ResolveOptions = {}): Promise<SandboxPath> {
   const components = normalizeRelPath(relPath, options);
+  const rootName = options.rootName ?? 'sandbox';
   let root: string;
   try {
     // libc's realpath: one native call, where fs.realpathSync walks the path in JavaScript, an lstat a component.
@@ -141,11 +145,11 @@ export async function resolveInSandbox(sandboxRoot: string, relPath: string, opt
 
   if (!isInside(root, current)) {
     const via = lastLink ? ` through symlink ${showPath(lastLink.link)} -> ${showPath(lastLink.target)}` : '';
-    throw refuse(relPath, `resolves outside the sandbox${via}`, 'policy', { resolved: current });
+    throw refuse(relPath, `resolves outside the ${rootName}${via}`, 'policy', { resolved: current });
   }
   const relative = path.relative(root, current).split(path.sep).join('/') || '.';
   if (options.forWrite) {
-    if (relative === '.') throw refuse(relPath, 'resolves to the sandbox root itself, not a file', 'validation');
+    if (relative === '.') throw refuse(relPath, `resolves to the ${rootName} root itself, not a file`, 'validation');
     if (relative.split('/').some(isGitDir)) {
       throw refuse(relPath, 'resolves inside .git (repository metadata is never changed by tools or apply)', 'policy');
     }

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { mapLimit } from './walk';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, tempDir } from '../tools/test-support';
+import { mapLimit, sortedFiles, walkTree } from './walk';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,5 +34,21 @@ describe('mapLimit', () => {
     await expect(run).rejects.toThrow('too large');
     expect(started).toEqual([0, 1]);
     expect(settled).toEqual([1]);
+  });
+});
+
+describe('sortedFiles', () => {
+  afterEach(cleanupTempDirs);
+
+  it('yields the regular files in walkTree order, without .git, links or FIFOs', async () => {
+    const root = tempDir('agents-walk-');
+    for (const dir of ['a', 'a/b', 'a-c', 'B', '.git', 'z/.GIT']) mkdirSync(path.join(root, dir), { recursive: true });
+    for (const file of ['a/b/x.txt', 'a/y.txt', 'a-c/z.txt', 'a.txt', 'a0', 'B/u', '.git/config', 'z/.GIT/HEAD', 'z/w']) writeFileSync(path.join(root, file), 'x');
+    symlinkSync('a.txt', path.join(root, 'link'));
+    execFileSync('mkfifo', [path.join(root, 'fifo')]);
+    const expected = (await walkTree(root, { skipGit: true })).entries.filter((e) => e.kind === 'file').map((e) => e.relative);
+    expect(expected).toEqual(['B/u', 'a-c/z.txt', 'a.txt', 'a/b/x.txt', 'a/y.txt', 'a0', 'z/w']);
+    expect([...sortedFiles(root)].map((f) => f.relative)).toEqual(expected);
+    expect([...sortedFiles(root)][0].absolute).toBe(path.join(root, 'B/u'));
   });
 });

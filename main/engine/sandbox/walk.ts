@@ -1,4 +1,5 @@
 import type { Dirent } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -78,7 +79,8 @@ export async function walkTree(root: string, options: WalkOptions = {}): Promise
           break;
         }
         const relative = dir.relative ? `${dir.relative}/${dirent.name}` : dirent.name;
-        const absolute = path.join(dir.absolute, dirent.name);
+        // Not path.join: both parts are normal already, and joining 10,000 names showed in a search's profile.
+        const absolute = `${dir.absolute}${dir.absolute.endsWith(path.sep) ? '' : path.sep}${dirent.name}`;
         const kind = kindOf(dirent);
         entries.push({ relative, absolute, kind });
         if (kind === 'directory') nextLevel.push({ absolute, relative });
@@ -88,4 +90,41 @@ export async function walkTree(root: string, options: WalkOptions = {}): Promise
   }
   entries.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
   return { entries, truncated };
+}
+
+/**
+ * The regular files below `root` one at a time, in walkTree's order (code-unit order of their
+ * relative paths), `.git` left out and symlinks never followed. For a caller that reads each file
+ * and yields to the event loop between them (a search): one small readdir per directory, made
+ * synchronously when the walk reaches it, costs a third of walkTree's thread-pool round trips and
+ * keeps no list of the whole tree.
+ */
+export function* sortedFiles(root: string): Generator<{ absolute: string; relative: string }> {
+  const listing = (absolute: string, relative: string) => {
+    let dirents: Dirent[];
+    try {
+      dirents = readdirSync(absolute, { withFileTypes: true });
+    } catch (error) {
+      // As in walkTree: a directory removed or made unreadable meanwhile is simply not listed.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return [];
+      throw error;
+    }
+    const base = absolute.endsWith(path.sep) ? absolute : absolute + path.sep;
+    // A directory sorts as its name and a slash: then walking each in turn gives the order of the whole paths.
+    return dirents
+      .filter((d) => (d.isFile() || d.isDirectory()) && d.name.toLowerCase() !== '.git')
+      .map((d) => ({ key: d.isDirectory() ? `${d.name}/` : d.name, directory: d.isDirectory(), absolute: base + d.name, relative: relative ? `${relative}/${d.name}` : d.name }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  };
+  const stack = [listing(root, '').reverse()];
+  while (stack.length > 0) {
+    const next = stack[stack.length - 1].pop();
+    if (!next) {
+      stack.pop();
+      continue;
+    }
+    if (next.directory) stack.push(listing(next.absolute, next.relative).reverse());
+    else yield { absolute: next.absolute, relative: next.relative };
+  }
 }

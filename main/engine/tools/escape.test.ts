@@ -143,6 +143,23 @@ describe('escape suite: no tool path leaves the sandbox', () => {
   });
 });
 
+// A model may also try to hold the host rather than leave the sandbox: a pattern that backtracks for
+// ever. file.search matches in linear time, and what RE2 cannot run is refused as bad input.
+describe('escape suite: no search pattern holds the host', () => {
+  it('^(a+)+$ over 40 a and a ! returns at once; a backreference is refused as validation, naming the pattern', async () => {
+    writeFileSync(path.join(sandbox, 'strings.txt'), `${'a'.repeat(40)}!\n`);
+    const started = performance.now();
+    expect(await h.call('file.search', { pattern: '^(a+)+$', path: 'strings.txt' })).toMatchObject({ matches: [], filesSearched: 1 });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    const error = await h.call('file.search', { pattern: '^(a+)\\1$' }).then(
+      () => null,
+      (e: unknown) => e as Error & { field?: string },
+    );
+    expect(error?.message).toMatch(/^args\.pattern: "\^\(a\+\)\\\\1\$" is not a valid regular expression in RE2 syntax: backreferences/);
+    expect(error?.field).toBe('args.pattern');
+  });
+});
+
 // The same rule for commands: whatever a shell command tries, it fails (the OS confinement has no
 // way out to offer) and nothing outside the sandbox changes. These run under the confinement the
 // platform provides; a machine without one fails here rather than passing unconfined.

@@ -182,4 +182,48 @@ describe('file.search', () => {
     expect(await h.call('file.search', { pattern: 'Hello', path: 'README.md' })).toMatchObject({ matches: [{ location: 'README.md:3', column: 1 }] });
     expect(await h.call('file.search', { pattern: 'world', path: 'src' })).toMatchObject({ matches: [] });
   });
+
+  it('matches in linear time: ^(a+)+$ over 40 a and a ! returns at once, and finds the line it matches', async () => {
+    writeFileSync(path.join(root, 'strings.txt'), `${'a'.repeat(40)}!\n${'a'.repeat(40)}\n`);
+    const started = performance.now();
+    const result = (await h.call('file.search', { pattern: '^(a+)+$' })) as { matches: { location: string }[] };
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(result.matches.map((m) => m.location)).toEqual(['strings.txt:2']);
+  });
+
+  it('refuses what RE2 cannot run, as a validation error of one line that names the pattern and why', async () => {
+    const cases: [string, RegExp][] = [
+      ['(a)\\1', /^args\.pattern: "\(a\)\\\\1" is not a valid regular expression in RE2 syntax: backreferences \(\\1, \\k<name>\) are not supported$/],
+      ['(?=x)y', /^args\.pattern: "\(\?=x\)y" is not a valid regular expression in RE2 syntax: lookahead and lookbehind/],
+      ['(?<!x)y', /lookahead and lookbehind/],
+      ['(', /^args\.pattern: "\(" is not a valid regular expression in RE2 syntax: missing closing \)/],
+      ['a{1000}'.repeat(10), /^args\.pattern: "a\{1000\}.*" is too large for a search: its repetitions expand to about 10000 instructions \(at most 5000\)$/],
+      ['x'.repeat(1001), /is too large for a search: 1001 characters \(at most 1000\)$/],
+    ];
+    for (const [pattern, message] of cases) {
+      const started = performance.now();
+      const error = await failure(h.call('file.search', { pattern }));
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain('\n');
+    }
+  });
+
+  it('keeps its line semantics: ^ and $ at each line, CRLF lines, UTF-16 columns, (?i), \\A per line', async () => {
+    writeFileSync(path.join(root, 'crlf.txt'), 'first\r\nend here\r\n');
+    writeFileSync(path.join(root, 'wide.txt'), '😀 café TODO\n');
+    expect(await h.call('file.search', { pattern: 'here$', path: 'crlf.txt' })).toMatchObject({ matches: [{ location: 'crlf.txt:2', column: 5, text: 'end here' }] });
+    expect(await h.call('file.search', { pattern: 'TODO', path: 'wide.txt' })).toMatchObject({ matches: [{ column: 9 }] });
+    expect(await h.call('file.search', { pattern: '(?i)^hello', path: 'README.md' })).toMatchObject({ matches: [{ location: 'README.md:3' }] });
+    expect(await h.call('file.search', { pattern: '\\Aconst b', path: 'src' })).toMatchObject({ matches: [{ location: 'src/main.ts:2' }] });
+    expect(await h.call('file.search', { pattern: 'a = 1;\\s+const', path: 'src' })).toMatchObject({ matches: [] });
+  });
+
+  it('leaves out a line too long to match within a few milliseconds, and says how many', async () => {
+    writeFileSync(path.join(root, 'bundle.min.js'), `${'x'.repeat(600_000)}needle\nneedle on a short line\n`);
+    const result = await h.call('file.search', { pattern: 'needle', path: 'bundle.min.js' });
+    expect(result).toMatchObject({ matches: [{ location: 'bundle.min.js:2' }], filesSearched: 1, longLinesSkipped: 1 });
+    expect(await h.call('file.search', { pattern: 'const', path: 'src' })).not.toHaveProperty('longLinesSkipped');
+  });
 });

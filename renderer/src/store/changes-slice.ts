@@ -2,6 +2,7 @@ import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } f
 import { coalesce } from '../lib/coalesce';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText } from '../lib/format';
+import { initialEditorState } from './editor-slice';
 import type { LoadStatus, SliceCreator } from './types';
 
 export const CHANGES_PAGE = 500;
@@ -112,6 +113,8 @@ export const initialChangesState = {
   rejectedHunks: {} as Record<string, number[]>,
   applyStatus: 'idle' as 'idle' | 'confirming' | 'applying',
   applyResult: null as ApplyResult | null,
+  // The editor shows a file of the open plan's sandbox: it closes with the plan.
+  ...initialEditorState,
 };
 
 export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) => {

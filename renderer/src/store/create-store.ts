@@ -4,6 +4,7 @@ import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/
 import { createAgentSlice } from './agent-slice';
 import { createApprovalsSlice } from './approvals-slice';
 import { createChangesSlice } from './changes-slice';
+import { createEditorSlice } from './editor-slice';
 import { createEventsSlice } from './events-slice';
 import { createLiveSlice } from './live-slice';
 import { createNavigationSlice } from './navigation-slice';
@@ -59,6 +60,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createAgentSlice(set, get, deps),
     ...createApprovalsSlice(set, get, deps),
     ...createRecoverySlice(set, get, deps),
+    ...createEditorSlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;

@@ -98,4 +98,5 @@ export const KEY_HELP: { keys: string; what: string }[] = [
   { keys: '1 / 2 / 3', what: 'Show decisions / changes / events' },
   { keys: '?', what: 'Show or hide this help' },
   { keys: 'Esc', what: 'Close this help' },
+  { keys: 'Ctrl/Cmd+S, Esc', what: 'In the file editor: save into the sandbox, or cancel (other keys there are text)' },
 ];

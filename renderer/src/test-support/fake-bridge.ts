@@ -233,6 +233,7 @@ export class FakeBridge {
       'plans.discard': () => ({ plan: { ...this.plan, processingState: 'cancelled' } }),
       'plans.readFile': (r) => ({ path: r.path, content: '', binary: false }),
       'plans.saveFile': () => ({ entry: null }),
+      'plans.openSandbox': () => ({}),
       'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'settings.get': () => this.settings,
       'settings.set': (r) => {

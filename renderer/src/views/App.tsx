@@ -25,8 +25,10 @@ function useKeyboard() {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-      if (event.key !== 'Escape' && isTextEntry(event.target)) return;
-      const target = event.target instanceof HTMLElement ? event.target : null;
+      // The element the key went to, also inside a shadow root (the editor's), where event.target is its host.
+      const origin = event.composedPath()[0] ?? event.target;
+      if (event.key !== 'Escape' && isTextEntry(origin)) return;
+      const target = origin instanceof HTMLElement ? origin : null;
       if ((event.key === 'Enter' || event.key === ' ') && target?.closest('button, a, input, [role="tab"]')) return;
       const inRegion = target?.dataset.region !== undefined;
       if (handleKey(store, event.key, { inRegion })) event.preventDefault();

@@ -9,6 +9,7 @@ import { acceptedCount, acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
 import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
+import { OpenSandboxFile, SandboxEditor } from './SandboxEditor';
 
 function ApplyBar() {
   const files = useAppStore((s) => s.reviewFiles);
@@ -179,6 +180,7 @@ export function ChangesetView() {
   const error = useAppStore((s) => s.changesError);
   const total = useAppStore((s) => s.reviewFiles.length);
   const phase = useAppStore((s) => s.plan?.phase);
+  const editing = useAppStore((s) => s.editor !== null);
 
   let list;
   if (total === 0 && (status === 'loading' || status === 'idle')) list = <StatePanel kind="loading" title="Loading changes…" />;
@@ -196,8 +198,9 @@ export function ChangesetView() {
     <div className="changeset">
       <section className="files-pane" aria-label="Files">
         {list}
+        <OpenSandboxFile />
       </section>
-      <DiffViewer />
+      {editing ? <SandboxEditor /> : <DiffViewer />}
       <ConfirmApply />
     </div>
   );

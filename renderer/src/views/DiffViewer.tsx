@@ -6,6 +6,7 @@ import { languageFor } from '../lib/highlight';
 import type { DiffHunk } from '../../../shared/domain';
 import { allowedActions } from '../lib/plan-actions';
 import { reviewFileAt } from '../lib/review-fold';
+import { canEditSandbox } from '../lib/sandbox-edit';
 import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
 import { useAppStore } from '../store/react';
 import type { DiffMode } from '../store/ui-slice';
@@ -97,6 +98,9 @@ export function DiffViewer() {
   const file = useAppStore((s) => reviewFileAt(s.reviewFiles, s.selectedPath));
   const diffState = useAppStore((s) => (s.selectedPath ? s.fileDiffs[s.selectedPath] : undefined));
   const mode = useAppStore((s) => s.diffMode);
+  const canEdit = useAppStore((s) => (s.plan ? canEditSandbox(s.plan) : false));
+  const openEditor = useAppStore((s) => s.openEditor);
+  const notice = useAppStore((s) => s.editorNotice);
 
   if (!path || !file) {
     return (
@@ -137,9 +141,20 @@ export function DiffViewer() {
             <span className="ins">+{file.insertions}</span> <span className="del">−{file.deletions}</span>
           </span>
         )}
+        {file.editedByOperator && <span className="tag">Edited by you</span>}
         <span className="grow" />
+        {canEdit && !file.binary && file.operation !== 'delete' && (
+          <button type="button" className="button small" aria-label={`Edit ${file.path}`} onClick={() => void openEditor(file.path)}>
+            Edit
+          </button>
+        )}
         <ModeSwitch />
       </div>
+      {notice?.path === file.path && (
+        <p className="inline-ok diff-notice" role="status">
+          {notice.text}
+        </p>
+      )}
       {body}
     </section>
   );

@@ -10,6 +10,7 @@ import { ChangeLinks } from '../components/ChangeLinks';
 import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
 import { AskAgentToFix } from './AskAgentToFix';
+import { FailureSandboxActions } from './FailureSandbox';
 
 /** The attempts at the step that failed last: same decision (or same phase, before any decision). */
 function attemptsOfLastFailure(errors: readonly ErrorRecord[]): ErrorRecord[] {
@@ -107,6 +108,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           <span className="muted">Sandbox</span>
           <code data-testid="failure-sandbox">{sandbox}</code>
           <CopyButton text={sandbox} label="Copy the sandbox path, where the plan's files are" copied="Sandbox path copied" />
+          <FailureSandboxActions plan={plan} failedId={failedId} />
         </div>
       )}
       {attempts.length > 0 && (

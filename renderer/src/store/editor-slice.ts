@@ -1,0 +1,108 @@
+import { errorText } from '../lib/format';
+import { reviewFileAt } from '../lib/review-fold';
+import { baseFromHunks } from '../lib/sandbox-edit';
+import type { SliceCreator } from './types';
+
+/** A file of the plan's sandbox open in the console's editor. */
+export interface OpenEditor {
+  path: string;
+  status: 'loading' | 'ready' | 'saving' | 'failed';
+  /** The file at the sandbox's base, the side the edit is compared with ('' for a file the plan created). */
+  original: string;
+  /** The text the editor opened with: the file in the sandbox now. */
+  content: string;
+  /** The last failure to open or save, one line; what was typed stays in the editor. */
+  error: string | null;
+}
+
+export interface EditorSlice {
+  editor: OpenEditor | null;
+  /** The host shows a plan's sandbox in the system's file manager (the desktop app). */
+  opensFolders: boolean;
+  /** What the last save did, shown above the file's diff once the editor closes. */
+  editorNotice: { path: string; text: string } | null;
+  /** Opens a file of the sandbox in the editor, on the Changes tab, changed by the plan or not. */
+  openEditor(path: string): Promise<void>;
+  /** Writes the text into the sandbox as the operator's change; false (editor still open, with the error) when the host refused. */
+  saveEditor(text: string): Promise<boolean>;
+  /** Closes the editor, dropping what was typed. */
+  closeEditor(): void;
+  /** Shows the open plan's sandbox in the file manager; a refusal is announced. */
+  openSandboxFolder(): Promise<void>;
+}
+
+export const initialEditorState = {
+  editor: null as OpenEditor | null,
+  editorNotice: null as { path: string; text: string } | null,
+};
+
+export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => {
+  /** The base text: the current text with the plan's net change to the file undone. */
+  const baseOf = async (planId: string, path: string, content: string): Promise<string> => {
+    const file = reviewFileAt(get().reviewFiles, path);
+    if (!file) return content;
+    if (file.operation === 'create') return '';
+    const loaded = get().fileDiffs[path];
+    const hunks = loaded?.status === 'loaded' ? loaded.data.hunks : (await deps.bridge['plans.reviewDiff']({ planId, path })).hunks;
+    return (hunks && baseFromHunks(content, hunks)) ?? content;
+  };
+
+  return {
+    ...initialEditorState,
+    opensFolders: false,
+
+    async openEditor(requested) {
+      const planId = get().planId;
+      const path = requested.trim();
+      if (!planId || path === '') return;
+      set({ tab: 'changes', editorNotice: null, editor: { path, status: 'loading', original: '', content: '', error: null } });
+      try {
+        const file = await deps.bridge['plans.readFile']({ planId, path });
+        if (file.binary || file.content === null) throw new Error(`${file.path} is a binary file; it cannot be edited here`);
+        const original = await baseOf(planId, file.path, file.content);
+        if (get().planId !== planId || get().editor?.path !== path) return;
+        set({ editor: { path: file.path, status: 'ready', original, content: file.content, error: null } });
+      } catch (error) {
+        if (get().planId !== planId || get().editor?.path !== path) return;
+        set({ editor: { path, status: 'failed', original: '', content: '', error: `Couldn't open ${path}: ${errorText(error)}` } });
+      }
+    },
+
+    async saveEditor(text) {
+      const { planId, editor } = get();
+      if (!planId || !editor || editor.status !== 'ready') return false;
+      const { path } = editor;
+      set({ editor: { ...editor, status: 'saving', error: null } });
+      try {
+        const { entry } = await deps.bridge['plans.saveFile']({ planId, path, content: text });
+        if (get().planId !== planId) return true;
+        const notice = entry ? `Saved ${path} in the sandbox: the changes show it as edited by you.` : `${path} is unchanged: nothing to save.`;
+        set({ editor: null, editorNotice: { path, text: notice } });
+        get().announce(notice);
+        // The change_recorded event folds the entry in; the host's review nets it with the plan's own changes.
+        get().selectPath(path);
+        get().refreshReview();
+        return true;
+      } catch (error) {
+        const message = `Couldn't save ${path}: ${errorText(error)}`;
+        if (get().planId === planId && get().editor?.path === path) set({ editor: { ...editor, status: 'ready', error: message } });
+        get().announce(message);
+        return false;
+      }
+    },
+
+    closeEditor() {
+      set({ editor: null });
+    },
+
+    async openSandboxFolder() {
+      const planId = get().planId;
+      if (!planId) return;
+      try {
+        await deps.bridge['plans.openSandbox']({ planId });
+      } catch (error) {
+        get().announce(`Couldn't open the sandbox folder: ${errorText(error)}`);
+      }
+    },
+  };
+};
