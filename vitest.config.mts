@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['{shared,main,renderer,preload,tests}/**/*.test.{ts,tsx}'],
     environment: 'node',
-    testTimeout: 20_000,
+    // The CLI journeys start several processes each (and, as root, the first shell.run walks the system folders).
+    testTimeout: 60_000,
   },
 });

@@ -35,7 +35,7 @@ test('an operator fixes the cause of a failure in the console: edit README.md in
   await page.keyboard.press('Backspace');
   await expect(text).toContainText('## Configuration');
   await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toHaveCount(0);
-  await expect(header.getByText('Errored', { exact: true })).toBeVisible();
+  await expect(header.getByText('Failed', { exact: true })).toBeVisible();
   await shot(page, 'sandbox-editor');
 
   const axe = await new AxeBuilder({ page }).include('.sandbox-editor').analyze();
@@ -60,7 +60,7 @@ test('an operator fixes the cause of a failure in the console: edit README.md in
 
   await header.getByRole('button', { name: 'Apply', exact: true }).click();
   await page.getByRole('dialog', { name: 'Apply 2 files to the project?' }).getByRole('button', { name: 'Write 2 files' }).click();
-  await expect(header.getByText('Complete', { exact: true })).toBeVisible();
+  await expect(header.getByText('Applied', { exact: true })).toBeVisible();
   const readme = readFileSync(join(examples, 'demo-project/README.md'), 'utf8');
   expect(readme).toContain('## Configuration\n\nSee docs/configuration.md.');
   expect(blocked).toEqual([]);

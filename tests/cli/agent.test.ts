@@ -46,9 +46,9 @@ describe('an agent plan driven by the CLI against an OpenAI-compatible server on
 
     const approve = await agents(['plan', 'approve', id, '--stream'], home, env);
     expect(approve.code, approve.stderr).toBe(0);
-    expect(approve.stdout).toMatch(/model_output .*I will write CHANGELOG\.md now\./);
-    expect(approve.stdout).toMatch(/tool_call_finished .*tool=file\.write ok=true/);
-    expect(approve.stdout).toMatch(/model_usage .*inputTokens=\d+ outputTokens=\d+/);
+    expect(approve.stdout).toMatch(/^model: .*I will write CHANGELOG\.md now\./m);
+    expect(approve.stdout).toMatch(/^file\.write ok in /m);
+    expect(approve.stdout).toMatch(/^\d+ tokens in, \d+ out \(plan: \d+ in, \d+ out\)$/m);
 
     const show = await agents(['plan', 'show', id], home, env);
     expect(show.stdout).toMatch(/tokens: +850 in, 145 out/);

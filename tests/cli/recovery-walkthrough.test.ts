@@ -43,7 +43,7 @@ describe("agents CLI: the README's broken-docs walkthrough", () => {
     const apply = await agents(['plan', 'apply', id], home);
     expect(apply.stderr).toBe('');
     expect(apply.code).toBe(0);
-    expect(apply.stdout).toContain('applied 2 file(s)');
+    expect(apply.stdout).toContain('applied 2 files');
     const text = readFileSync(join(project, 'README.md'), 'utf8');
     expect(text).toContain(`${HEADING}\n\n${LINK}`);
     expect(text.startsWith('# Demo')).toBe(true);

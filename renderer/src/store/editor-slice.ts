@@ -13,6 +13,8 @@ export interface OpenEditor {
   content: string;
   /** The last failure to open or save, one line; what was typed stays in the editor. */
   error: string | null;
+  /** What was typed and not saved when the editor left the screen (another tab), to open with again. */
+  draft?: string;
 }
 
 export interface EditorSlice {
@@ -25,6 +27,8 @@ export interface EditorSlice {
   openEditor(path: string): Promise<void>;
   /** Writes the text into the sandbox as the operator's change; false (editor still open, with the error) when the host refused. */
   saveEditor(text: string): Promise<boolean>;
+  /** Keeps the unsaved text of the file at `path` while the editor is off the screen. */
+  keepEditorDraft(path: string, text: string): void;
   /** Closes the editor, dropping what was typed. */
   closeEditor(): void;
   /** Shows the open plan's sandbox in the file manager; a refusal is announced. */
@@ -89,6 +93,12 @@ export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => 
         get().announce(message);
         return false;
       }
+    },
+
+    keepEditorDraft(path, text) {
+      const editor = get().editor;
+      if (!editor || editor.path !== path || editor.status === 'loading' || editor.status === 'failed') return;
+      if (text !== (editor.draft ?? editor.content)) set({ editor: { ...editor, draft: text === editor.content ? undefined : text } });
     },
 
     closeEditor() {

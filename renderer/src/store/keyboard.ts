@@ -20,7 +20,7 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
   }
   // While the Create plan form is open, only its own fields and buttons act; Escape closes it.
   if (state.createDraft) {
-    if (key === 'Escape') state.setCreateDraft(null);
+    if (key === 'Escape' && state.createStatus.state !== 'creating') state.setCreateDraft(null);
     return key === 'Escape';
   }
   if (key === '?') {

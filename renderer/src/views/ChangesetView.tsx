@@ -181,6 +181,7 @@ export function ChangesetView() {
   const total = useAppStore((s) => s.reviewFiles.length);
   const phase = useAppStore((s) => s.plan?.phase);
   const editing = useAppStore((s) => s.editor !== null);
+  const planId = useAppStore((s) => s.plan?.id);
 
   let list;
   if (total === 0 && (status === 'loading' || status === 'idle')) list = <StatePanel kind="loading" title="Loading changes…" />;
@@ -198,7 +199,7 @@ export function ChangesetView() {
     <div className="changeset">
       <section className="files-pane" aria-label="Files">
         {list}
-        <OpenSandboxFile />
+        <OpenSandboxFile key={planId} />
       </section>
       {editing ? <SandboxEditor /> : <DiffViewer />}
       <ConfirmApply />

@@ -35,6 +35,8 @@ export interface CodeEditorProps {
   content: string;
   /** Where the owner reads the text from when it saves. */
   viewRef: RefObject<EditorView | null>;
+  /** Called with the text as the editor leaves the screen, so what was typed survives a switch of tabs. */
+  onLeave?: (text: string) => void;
 }
 
 /**
@@ -42,8 +44,11 @@ export interface CodeEditorProps {
  * CodeMirror's styles go into a constructed style sheet, which the console's CSP (style-src 'self',
  * no inline <style>) allows, where in the document itself they would be an inline <style> element.
  */
-export default function CodeEditor({ label, original, content, viewRef }: CodeEditorProps) {
+export default function CodeEditor({ label, original, content, viewRef, onLeave }: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);
+  // Read at teardown, so a new callback does not make a new editor.
+  const leave = useRef(onLeave);
+  leave.current = onLeave;
 
   useEffect(() => {
     const element = host.current;
@@ -65,6 +70,7 @@ export default function CodeEditor({ label, original, content, viewRef }: CodeEd
     viewRef.current = view;
     view.focus();
     return () => {
+      leave.current?.(view.state.doc.toString());
       view.destroy();
       if (viewRef.current === view) viewRef.current = null;
     };

@@ -66,8 +66,11 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
       if (!id) input.current?.focus();
     });
   };
-  const close = () => setDraft(null);
   const creating = status.state === 'creating';
+  // While the host creates the plan the form stays, so a refusal still has a place to show.
+  const close = () => {
+    if (!creating) setDraft(null);
+  };
 
   return (
     <div className="sheet-backdrop" onClick={close}>

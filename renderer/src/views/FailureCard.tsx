@@ -57,7 +57,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
     : category === 'interrupted'
       ? step
         ? `Interrupted during step ${stepNumber}: ${step.description}`
-        : `Interrupted during ${plan.phase}`
+        : `Interrupted while ${plan.phase === 'strategize' ? 'planning the steps' : plan.phase === 'apply' ? 'applying' : 'running'}`
       : `${plan.phase === 'apply' ? 'Apply' : step ? 'Step' : plan.phase} failed${step ? `: ${step.description}` : ''}`;
   const sandbox = plan.sandboxRefs[0] ?? null;
 
@@ -65,7 +65,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
     <section className={`failure-card ${showRetry ? 'retrying' : ''}`} data-testid="failure-card" data-category={category} data-retrying={showRetry} aria-labelledby="failure-title">
       <h3 id="failure-title">{title}</h3>
       {/* The details scroll; the title and the actions stay in view however long they get. */}
-      <div className="failure-body">
+      <div className="failure-body" tabIndex={0} role="region" aria-label="Failure details">
       <p className="failure-message" data-testid="failure-message">
         {plan.errorMessage ?? last?.message ?? nextRetry?.error ?? 'The plan stopped with an error.'}
       </p>

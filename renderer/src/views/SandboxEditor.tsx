@@ -12,6 +12,7 @@ export function SandboxEditor() {
   const editor = useAppStore((s) => s.editor);
   const save = useAppStore((s) => s.saveEditor);
   const close = useAppStore((s) => s.closeEditor);
+  const keepDraft = useAppStore((s) => s.keepEditorDraft);
   const viewRef = useRef<EditorView | null>(null);
   if (!editor) return null;
 
@@ -36,7 +37,13 @@ export function SandboxEditor() {
   else
     body = (
       <Suspense fallback={<StatePanel kind="loading" title="Loading the editor…" />}>
-        <CodeEditor label={`Text of ${editor.path}`} original={editor.original} content={editor.content} viewRef={viewRef} />
+        <CodeEditor
+          label={`Text of ${editor.path}`}
+          original={editor.original}
+          content={editor.draft ?? editor.content}
+          viewRef={viewRef}
+          onLeave={(text) => keepDraft(editor.path, text)}
+        />
       </Suspense>
     );
 
