@@ -38,7 +38,8 @@ import { type ConfinementProbe, detectConfinement } from '../engine/tools/confin
 import { type LoadedPlanFile, loadPlanFile, loadProfile, loadProjectInvariants, loadStepFile, parsePlanText, validatePlanFile } from './plan-file';
 import { RunController } from './run-controller';
 import { resolveProfile } from '../../shared/domain';
-import type { LeaseStore } from '../engine/leases';
+import { isLeaseLive, type LeaseStore } from '../engine/leases';
+import { refuseProtected, requireSandboxPresent } from './sandbox-guards';
 import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../shared/agent';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
@@ -688,6 +689,7 @@ export class PlanService {
       throw new PlanError(wrongStateMessage(plan, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]), 'wrong_state');
     }
     if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
+    requireSandboxPresent(plan);
     this.pinModel(plan);
     const failed = this.failedStep(planId);
     new ErrorRecoveryService(this.stores.errors, this.lifecycle).addRecoveryDecision(
@@ -715,6 +717,7 @@ export class PlanService {
     if (!plan.projectPath) throw new PlanError(`plan ${planId} has no project directory to apply to`, 'no_project');
     await this.captureHandEdits(plan);
     const entries = this.changeEntries(planId);
+    refuseProtected(plan, reviewChanges(entries, this.stores.applied.list(planId)));
     const result = await applyReviewed(plan.projectPath, entries, this.stores.applied.list(planId), options);
     const left = () => reviewChanges(entries, this.stores.applied.list(planId)).filter((f) => f.state !== 'applied').map((f) => f.path);
     if (result.conflicts.length > 0 && !options.force) {
@@ -780,7 +783,7 @@ export class PlanService {
     const plan = this.get(planId);
     const sandboxRoot = plan.sandboxRefs[0];
     if (!sandboxRoot || plan.processingState === 'cancelled') throw new PlanError(`plan ${planId} has no sandbox${plan.processingState === 'cancelled' ? ' (it was discarded)' : ' yet; run it first'}`, 'wrong_state');
-    if (forWrite && (plan.processingState === 'processing' || this.isRunning(planId))) {
+    if (forWrite && (plan.processingState === 'processing' || this.isRunning(planId) || this.runElsewhere(planId))) {
       throw new PlanError(`plan ${planId} is ${STATUS_LABELS.running}; save when it has stopped`, 'wrong_state');
     }
     if (forWrite && plan.processingState === 'complete') throw new PlanError(`plan ${planId} is ${STATUS_LABELS.applied}; its changes are in the project`, 'wrong_state');
@@ -802,7 +805,7 @@ export class PlanService {
 
   async discard(planId: string): Promise<Plan> {
     const plan = this.get(planId);
-    if (plan.processingState === 'processing' || this.runs.has(planId)) {
+    if (plan.processingState === 'processing' || this.runs.has(planId) || this.runElsewhere(planId)) {
       throw new PlanError(`plan ${planId} is running; pause it or wait for it to finish before discarding`, 'wrong_state');
     }
     if (plan.processingState === 'cancelled' || plan.processingState === 'complete') {
@@ -836,6 +839,12 @@ export class PlanService {
     return this.runs.has(planId);
   }
 
+  /** Another live process holds the plan's lease: its run is using the sandbox. */
+  private runElsewhere(planId: string): boolean {
+    const lease = this.stores.leases.get(planId);
+    return lease !== undefined && lease.pid !== process.pid && isLeaseLive(lease);
+  }
+
   /** Resolves when every run started by this service has ended. */
   async idle(): Promise<void> {
     await Promise.allSettled([...this.runs.values()]);
@@ -845,6 +854,7 @@ export class PlanService {
 
   private track(planId: string, options: RunOptions, plan: Plan, body: (executor: PlanExecutor, controller: RunController, plan: Plan) => Promise<void>): Promise<Plan> {
     if (this.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
+    requireSandboxPresent(plan);
     const lease = this.stores.leases;
     if (!lease.acquire(planId, process.pid, hostname())) {
       throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');

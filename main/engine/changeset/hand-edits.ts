@@ -4,6 +4,7 @@ import type { ChangeEntry, ChangeEntryMeta } from '../../../shared/domain';
 import { sha256, toChangeEntry } from '../change-capture';
 import type { ChangeSetStore } from '../changeset-store';
 import type { EventPublisher } from '../event-stream';
+import { EngineError } from '../errors';
 import { ContentCache } from '../sandbox/content-cache';
 import { readFileOrNull } from '../sandbox/files';
 import { resolveInSandbox } from '../sandbox/paths';
@@ -42,11 +43,25 @@ function expectedByChangeset(changesets: ChangeSetStore, changesetId: string | n
   return expected;
 }
 
+/** Whether the sandbox folder is there; anything there but a folder is an error, not "empty". */
+export async function sandboxPresent(root: string): Promise<boolean> {
+  const stats = await lstat(root).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw new EngineError(`cannot read the sandbox ${root}: ${error.message}`, 'tool', { path: root, code: error.code });
+  });
+  if (stats && !stats.isDirectory()) throw new EngineError(`the sandbox ${root} is not a folder`, 'tool', { path: root });
+  return stats !== null;
+}
+
 /** One file's snapshot now (null: no regular file there), without the reuse a tree scan does. */
 async function snapshotFile(root: string, rel: string): Promise<FileSnapshot | null> {
   const absolute = path.join(root, ...rel.split('/'));
   const hashedAtMs = Date.now();
-  const stats = await lstat(absolute).catch(() => null);
+  const stats = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
+    // Not there is a deletion; a file we cannot look at is a change we cannot capture.
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+    throw new EngineError(`cannot read "${rel}" to capture changes: ${error.message}`, 'tool', { path: rel, code: error.code });
+  });
   if (!stats?.isFile()) return null;
   const content = await readFileOrNull(absolute);
   if (content === null) return null;
@@ -62,12 +77,15 @@ const sameSnapshot = (a: FileSnapshot | null, b: FileSnapshot | null) =>
  * as a change of origin `operator` from that content to the sandbox's, with its `change_recorded`
  * event, so the changeset stays the difference between the base and the sandbox. Only files whose
  * stat changed since they were last seen are read. With `only`, just those paths are looked at.
- * A sandbox without a recorded base (made by an older version) is left as it is.
+ * A sandbox without a recorded base (made by an older version) is left as it is, and so is a
+ * sandbox folder that is gone: nothing the operator did there can be known, and reading it as
+ * empty would record every file as deleted (and apply would delete them from the project).
  */
 export async function captureHandEdits(capture: HandEditCapture, only?: readonly string[]): Promise<ChangeEntryMeta[]> {
   const { planId, sandboxRoot: root, files } = capture;
   const records = files.load(planId);
   if (!records) return [];
+  if (!(await sandboxPresent(root))) return [];
   const previous: TreeSnapshot = new Map();
   for (const [rel, record] of records) if (record.seen) previous.set(rel, record.seen);
 

@@ -55,7 +55,11 @@ function reusable(previous: FileSnapshot | undefined, stats: { size: number; mti
 
 /** Regular files and symlinks below `root`, hashing only what changed since `previous`. */
 export async function scanTree(root: string, options: SnapshotOptions = {}): Promise<TreeScan> {
-  const { entries } = await walkTree(root, { skipGit: true });
+  const { entries } = await walkTree(root, { skipGit: true, strict: true }).catch((error: NodeJS.ErrnoException) => {
+    // A folder we cannot list is changes we cannot capture: never read as "everything in it was deleted".
+    const where = error.path ? path.relative(root, error.path).split(path.sep).join('/') : '';
+    throw new EngineError(`cannot read the folder "${where || root}" to capture changes: ${error.message}`, 'tool', { path: where, code: error.code });
+  });
   const files: TreeSnapshot = new Map();
   const symlinks = new Map<string, string>();
   await mapLimit(entries, 16, async (entry) => {

@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, tempDir } from '../tools/test-support';
+import { scanTree } from './snapshot';
 import { mapLimit, sortedFiles, walkTree } from './walk';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,5 +51,19 @@ describe('sortedFiles', () => {
     expect(expected).toEqual(['B/u', 'a-c/z.txt', 'a.txt', 'a/b/x.txt', 'a/y.txt', 'a0', 'z/w']);
     expect([...sortedFiles(root)].map((f) => f.relative)).toEqual(expected);
     expect([...sortedFiles(root)][0].absolute).toBe(path.join(root, 'B/u'));
+  });
+});
+
+describe('walkTree for change capture (strict)', () => {
+  afterEach(cleanupTempDirs);
+
+  it('rejects a root that is gone, where the lenient walk lists nothing', async () => {
+    const gone = path.join(tempDir(), 'sandbox');
+    expect(await walkTree(gone)).toEqual({ entries: [], truncated: false });
+    await expect(walkTree(gone, { strict: true })).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('scanTree names the folder it could not read instead of reporting its files deleted', async () => {
+    await expect(scanTree(path.join(tempDir(), 'sandbox'))).rejects.toThrow(/^cannot read the folder ".*sandbox" to capture changes: ENOENT/);
   });
 });

@@ -17,6 +17,12 @@ export interface WalkOptions {
   skipGit?: boolean;
   /** Stop after this many entries (the result is then marked truncated). */
   limit?: number;
+  /**
+   * For change capture: the root must be listable and a directory that cannot be read is an error,
+   * since reading it as empty would report every file in it as deleted. Only a directory removed
+   * while walking is still left out.
+   */
+  strict?: boolean;
 }
 
 function kindOf(dirent: Dirent): TreeEntryKind {
@@ -66,6 +72,7 @@ export async function walkTree(root: string, options: WalkOptions = {}): Promise
       } catch (error) {
         // A directory removed or made unreadable while walking is simply not listed.
         const code = (error as NodeJS.ErrnoException).code;
+        if (options.strict && (dir.relative === '' || code === 'EACCES')) throw error;
         if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return { dir, dirents: [] };
         throw error;
       }
