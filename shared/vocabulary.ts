@@ -20,6 +20,9 @@ export const STATUS_LABELS: Record<PlanStatus, string> = {
   discarded: 'Discarded',
 };
 
+/** The phases by the names the README gives them. */
+export const PHASE_LABELS: Record<Phase, string> = { strategize: 'Strategize phase', execute: 'Execute phase', apply: 'Apply phase' };
+
 export type PlanStanding = Pick<Plan, 'phase' | 'processingState'> & Partial<Pick<Plan, 'waitingFor' | 'errorDetails'>>;
 
 export function planStatus(plan: PlanStanding): PlanStatus {

@@ -5,7 +5,7 @@ import type { Plan } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { StreamEvent } from '../../shared/events';
 import { eventText } from '../../shared/event-text';
-import { plural, statusLabel } from '../../shared/vocabulary';
+import { PLAN_STATUSES, planStatus, plural, statusLabel } from '../../shared/vocabulary';
 import { EXIT_INTERRUPTED, watchCtrlC } from './interrupt';
 import { readKey } from './keypress';
 import { writeDiffJson } from './diff-json';
@@ -252,17 +252,17 @@ export function buildProgram(ctx: Ctx): Command {
   plan
     .command('list')
     .description('list plans, newest first')
-    .addOption(new Option('--state <state>', 'only plans in this processing state'))
+    .addOption(new Option('--state <status>', `only plans with this status: ${PLAN_STATUSES.join(', ')} (or a processing state)`))
     .addOption(json())
     .action((opts: { state?: string; json?: boolean }) => {
-      const plans = ctx.app().service.list().filter((p) => !opts.state || p.processingState === opts.state);
+      const plans = ctx.app().service.list().filter((p) => !opts.state || planStatus(p) === opts.state || p.processingState === opts.state);
       if (opts.json) printJson(ctx, { plans });
       else ctx.io.stdout(`${formatPlanList(plans)}\n`);
     });
 
   plan
     .command('show <id>')
-    .description("show a plan's phase, state, sandbox, changeset and last error")
+    .description("show a plan's status, model, sandbox, changeset and last error")
     .addOption(json())
     .action((id: string, opts: { json?: boolean }) => {
       const service = ctx.app().service;
@@ -437,7 +437,7 @@ export function buildProgram(ctx: Ctx): Command {
 
   plan
     .command('reset <id>')
-    .description('errored -> queued, for manual recovery')
+    .description('a Failed or Interrupted plan becomes Ready to run again, for manual recovery')
     .addOption(json())
     .action((id: string, opts: { json?: boolean }) => {
       const p = ctx.app().service.reset(id);

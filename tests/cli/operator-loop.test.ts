@@ -178,6 +178,9 @@ describe('one vocabulary', () => {
     expect(row(first)).toMatch(new RegExp(`Ready to apply .*add-license \\(created .*, …${first.slice(-6)}\\)$`));
     expect(row(second)).toMatch(new RegExp(`Ready to run .*add-license \\(created .*, …${second.slice(-6)}\\)$`));
 
+    const ready = await agentsJson<{ plans: { id: string }[] }>(['plan', 'list', '--state', 'ready_to_apply'], home);
+    expect(ready.plans.map((p) => p.id)).toEqual([first]);
+
     const shown = await agentsJson<{ sandboxPath: string; sandboxRefs: string[] }>(['plan', 'show', first], home);
     expect(shown.sandboxPath).toBe(shown.sandboxRefs[0]);
     expect(existsSync(join(shown.sandboxPath, 'LICENSE'))).toBe(true);

@@ -1,10 +1,12 @@
 import type { PlanListItem, RequestOf, ResponseOf } from '../../../shared/contract';
-import type { Plan, ProcessingState } from '../../../shared/domain';
+import type { Plan } from '../../../shared/domain';
+import { type PlanStatus, planStatus } from '../../../shared/vocabulary';
 import { coalesce } from '../lib/coalesce';
 import { errorText } from '../lib/format';
 import type { AppState, LoadStatus, SliceCreator } from './types';
 
-export type StateFilter = ProcessingState | 'all';
+/** A status in the operator's words (shared/vocabulary), or every plan. */
+export type StateFilter = PlanStatus | 'all';
 
 export interface PlansSlice {
   plans: PlanListItem[];
@@ -36,7 +38,7 @@ export interface PlansSlice {
 export function selectVisiblePlans(state: Pick<AppState, 'plans' | 'stateFilter' | 'search'>): PlanListItem[] {
   const search = state.search.trim().toLowerCase();
   return state.plans
-    .filter((p) => (state.stateFilter === 'all' || p.processingState === state.stateFilter) && (!search || p.name.toLowerCase().includes(search)))
+    .filter((p) => (state.stateFilter === 'all' || planStatus(p) === state.stateFilter) && (!search || p.name.toLowerCase().includes(search)))
     .sort((a, b) => Number(b.needsAttention) - Number(a.needsAttention) || b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
 }
 

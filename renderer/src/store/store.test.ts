@@ -49,7 +49,7 @@ describe('the plan list', () => {
     t.fake.plans = [makeListItem({ id: 'a', name: 'Add licence' }), makeListItem({ id: 'b', name: 'fix tests', processingState: 'errored' })];
     t.runtime.start();
     await t.settle();
-    t.state().setStateFilter('errored');
+    t.state().setStateFilter('failed');
     expect(selectVisiblePlans(t.state()).map((p) => p.id)).toEqual(['b']);
     t.state().setStateFilter('all');
     t.state().setSearch('LICENCE');

@@ -2,7 +2,7 @@ import type { PlanListItem } from '../../../shared/contract';
 import { ApprovalBadge } from '../components/ApprovalBadge';
 import { Progress, StateBadge } from '../components/Badges';
 import { formatAge } from '../lib/format';
-import { STATUS_LABELS } from '../../../shared/vocabulary';
+import { PHASE_LABELS, STATUS_LABELS } from '../../../shared/vocabulary';
 import { waitsForApproval } from '../store/approvals-slice';
 
 export const PLAN_ROW_HEIGHT = 60;
@@ -33,7 +33,7 @@ export function PlanRow({ plan, open, cursor, now, onOpen }: { plan: PlanListIte
         {waitsForApproval(plan) ? <ApprovalBadge /> : plan.awaitingApply ? <span className="badge state-awaiting-apply">{STATUS_LABELS.ready_to_apply}</span> : <StateBadge state={plan.processingState} plan={plan} />}
       </div>
       <div className="plan-row-line muted">
-        <span className="plan-row-phase">{plan.phase}</span>
+        <span className="plan-row-phase">{PHASE_LABELS[plan.phase]}</span>
         <Progress done={plan.progress.done} total={plan.progress.total} label={`${plan.name}: ${plan.progress.done} of ${plan.progress.total} steps done`} />
         <span className="plan-row-age" title={plan.updatedAt}>
           {formatAge(plan.updatedAt, now)}

@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { PROCESSING_STATES } from '../../../shared/domain';
+import { PLAN_STATUSES, STATUS_LABELS } from '../../../shared/vocabulary';
 import { StatePanel } from '../components/StatePanel';
 import { useNow } from '../components/use-now';
 import { VirtualList } from '../components/VirtualList';
@@ -34,10 +34,10 @@ function PlansToolbar({ nativeFileDialog }: { nativeFileDialog: boolean }) {
           onChange={(e) => setSearch(e.currentTarget.value)}
         />
         <select className="input" aria-label="Filter plans by state" data-testid="plan-state-filter" value={filter} onChange={(e) => setFilter(e.currentTarget.value as StateFilter)}>
-          <option value="all">All states</option>
-          {PROCESSING_STATES.map((state) => (
-            <option key={state} value={state}>
-              {state}
+          <option value="all">All plans</option>
+          {PLAN_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {STATUS_LABELS[status]}
             </option>
           ))}
         </select>
