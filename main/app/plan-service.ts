@@ -531,6 +531,7 @@ export class PlanService {
     const pending = pendingApproval(this.stores.approvals.listForPlan(planId));
     if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${statusLabel(plan)})`, 'wrong_state');
     if (this.isRunning(planId)) throw new PlanError(`plan ${planId} is still stopping; answer again in a moment`, 'wrong_state');
+    requireSandboxPresent(plan);
     const now = new Date().toISOString();
     const reason = answer.reason?.trim() || null;
     this.stores.approvals.update(pending.id, { status, scope, answeredBy: answer.by, answeredAt: now, reason });
