@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,6 +51,32 @@ describe('PlanService under the manual profile', () => {
         ],
       },
     ]);
+  });
+
+  it('an answer holds for the call the operator saw: a step edited while it waits asks again for its new call', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'agents-edited-'));
+    app = openApp({ dataDir: path.join(dir, 'home') });
+    const project = path.join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'notes.txt'), 'one\n');
+    writeFileSync(path.join(project, 'keep.txt'), 'keep\n');
+    const file = path.join(dir, 'plan.yaml');
+    writeFileSync(
+      file,
+      `name: tidy\nproject: ${JSON.stringify(project)}\nautomationProfile: supervised\ndefinitionOfDone:\n  - step: Remove the notes\n    tools:\n      - { tool: file.delete, args: { path: notes.txt } }\n`,
+    );
+    const plan = app.service.createFromFile(file);
+    await app.service.run(plan.id);
+    expect(app.service.approvals(plan.id).pending).toMatchObject({ tool: 'file.delete', args: { path: 'notes.txt' } });
+    const stepFile = path.join(dir, 'step.yaml');
+    writeFileSync(stepFile, 'step: Remove the other file\ntools:\n  - { tool: file.delete, args: { path: keep.txt } }\n');
+    app.service.editStep(plan.id, { by: 'test', step: 1, file: stepFile });
+    await app.service.approve(plan.id, { by: 'test' });
+    // The approval was for notes.txt: the edited call waits for its own answer, and keep.txt is still there.
+    expect(app.service.get(plan.id)).toMatchObject({ processingState: 'paused', waitingFor: 'approval' });
+    expect(app.service.approvals(plan.id).pending).toMatchObject({ tool: 'file.delete', args: { path: 'keep.txt' }, status: 'pending' });
+    const sandbox = app.service.get(plan.id).sandboxRefs[0]!;
+    expect(existsSync(path.join(sandbox, 'keep.txt'))).toBe(true);
   });
 
   it('takes the project size limit from the environment it is given, as the CLI passes it', async () => {

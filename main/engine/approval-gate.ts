@@ -46,8 +46,11 @@ export class ApprovalGate {
     if (!unanalysed && !needsApproval(this.profile, call.tool, toolsApprovedForPlan(approvals))) return;
     const key = `${decision.id}#${callIndex}`;
     const granted = this.granted.get(key);
-    if (granted && granted.tool === call.tool && isDeepStrictEqual(granted.args, call.args)) return;
-    const forCall = approvals.filter((a) => a.kind === 'tool' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
+    if (granted && sameCall(granted, call)) return;
+    const atCall = approvals.filter((a) => a.kind === 'tool' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
+    // An answer holds for the call the operator saw: a step edited since then asks again for what it now runs.
+    for (const stale of atCall.filter((a) => !sameCall(a, call))) this.store.update(stale.id, { usedAt: new Date().toISOString() });
+    const forCall = atCall.filter((a) => sameCall(a, call));
     const answered = forCall.find((a) => a.status !== 'pending');
     if (answered) {
       this.store.update(answered.id, { usedAt: new Date().toISOString() });
@@ -112,4 +115,9 @@ export class ApprovalGate {
       return none;
     }
   }
+}
+
+/** The same tool with the same arguments, compared as stored (JSON), so a key left undefined is no difference. */
+function sameCall(approval: Pick<Approval, 'tool' | 'args'>, call: ToolCallSpec): boolean {
+  return approval.tool === call.tool && isDeepStrictEqual(JSON.parse(JSON.stringify(approval.args ?? {})), JSON.parse(JSON.stringify(call.args ?? {})));
 }
