@@ -21,8 +21,12 @@ function packageName(request: string): string {
   return request.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
+/** Where Node finds the package from `from`: the first node_modules folder on its search path that holds it (its exports may not list package.json). */
 function packageDir(name: string, from: string): string {
-  return path.dirname(createRequire(path.join(from, 'package.json')).resolve(`${name}/package.json`));
+  const paths = createRequire(path.join(from, 'package.json')).resolve.paths(name) ?? [];
+  const dir = paths.map((p) => path.join(p, name)).find((candidate) => existsSync(path.join(candidate, 'package.json')));
+  if (!dir) throw new Error(`${name} is not installed where ${from} can require it`);
+  return dir;
 }
 
 /** Every file under `dir` whose name marks native code: a compiled addon or a build recipe for one. */

@@ -119,7 +119,8 @@ describe('one model per plan', () => {
     keyless.close();
     apps = [];
     server.respondWith((): ScriptedReply => ({ misbehave: 'cut' }));
-    const keyed = open({ AGENTS_API_KEY: 'sk-test' });
+    // The key goes only to the address its own source names, so this process gives the plan's.
+    const keyed = open({ AGENTS_BASE_URL: server.baseUrl, AGENTS_API_KEY: 'sk-test' });
     expect((await keyed.service.run(plan.id)).processingState).toBe('errored');
     keyed.close();
     apps = [];

@@ -66,6 +66,52 @@ describe('which model a plan uses', () => {
     expect(planModelView(plan, { AGENTS_API_KEY: 'sk-ant' }, store())).toEqual({ model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', usable: true, problem: null });
   });
 
+  describe('sends a key only to the address its own source names', () => {
+    const gpuBox = { ...spec, model: 'openai-compatible:m', baseUrl: 'http://gpu-box:8000/v1' };
+    const openRouter = 'https://openrouter.ai/api/v1';
+
+    it("refuses a plan recorded at one server when this process's key is for another, naming both addresses", () => {
+      const env = { AGENTS_MODEL: 'openai-compatible:x', AGENTS_BASE_URL: openRouter, AGENTS_API_KEY: 'sk-or-1' };
+      expect(() => resolveModelConfig(gpuBox, env, store())).toThrow(
+        "AGENTS_BASE_URL: the plan's model is at http://gpu-box:8000/v1, but AGENTS_API_KEY is for https://openrouter.ai/api/v1: set AGENTS_BASE_URL to the plan's address to send that key there, or run where no key is set for it",
+      );
+      // A key with no address of its own has none for openai-compatible either.
+      expect(() => resolveModelConfig(gpuBox, { AGENTS_API_KEY: 'sk-1' }, store())).toThrow(/^AGENTS_BASE_URL: .*gpu-box.*AGENTS_API_KEY is for no address/);
+      expect(planModelView(gpuBox, env, store())).toMatchObject({ usable: false, problem: expect.stringContaining('http://gpu-box:8000/v1') });
+    });
+
+    it('refuses an address pinned from the settings after the settings are reverted', () => {
+      const settings = store();
+      settings.patch({ model: 'openai:gpt-4.1', baseUrl: 'http://attacker:8000/v1', apiKey: 'sk-settings' });
+      const plan = recordModel(spec, {}, settings);
+      expect(plan.baseUrl).toBe('http://attacker:8000/v1');
+      settings.patch({ baseUrl: '' });
+      expect(() => resolveModelConfig(plan, {}, settings)).toThrow(
+        /^settings\.baseUrl: the plan's model is at http:\/\/attacker:8000\/v1, but the settings' apiKey is for https:\/\/api\.openai\.com\/v1: run `agents config set baseUrl`/,
+      );
+    });
+
+    it('does not send a key meant for AGENTS_BASE_URL to the default address of an openai: plan', () => {
+      const plan = { ...spec, model: 'openai:gpt-4.1', baseUrl: 'https://api.openai.com/v1' };
+      const env = { AGENTS_BASE_URL: 'https://proxy.corp.example/v1', AGENTS_API_KEY: 'sk-corp' };
+      expect(() => resolveModelConfig(plan, env, store())).toThrow(/^AGENTS_BASE_URL: .*at https:\/\/api\.openai\.com\/v1, but AGENTS_API_KEY is for https:\/\/proxy\.corp\.example\/v1/);
+      expect(() => resolveModelConfig({ ...plan, baseUrl: undefined }, env, store())).toThrow(/proxy\.corp\.example/);
+    });
+
+    it('sends the key to the same address, however its trailing slash is written; the settings key where the environment\'s belongs elsewhere', () => {
+      const env = { AGENTS_MODEL: 'openai-compatible:x', AGENTS_BASE_URL: 'http://GPU-box:8000/v1/', AGENTS_API_KEY: 'sk-gpu' };
+      expect(resolveModelConfig(gpuBox, env, store())).toMatchObject({ baseUrl: 'http://gpu-box:8000/v1', apiKey: 'sk-gpu' });
+      const settings = store();
+      settings.patch({ baseUrl: 'http://gpu-box:8000/v1', apiKey: 'sk-settings' });
+      expect(resolveModelConfig(gpuBox, { AGENTS_BASE_URL: openRouter, AGENTS_API_KEY: 'sk-or' }, settings).apiKey).toBe('sk-settings');
+    });
+
+    it('runs a keyless local server with no key when the process has none', () => {
+      expect(resolveModelConfig(gpuBox, { AGENTS_BASE_URL: openRouter }, store())).toMatchObject({ baseUrl: 'http://gpu-box:8000/v1', apiKey: null });
+      expect(resolveModelConfig({ ...spec, model: 'ollama:m', baseUrl: 'http://127.0.0.1:11434/v1' }, {}, store()).apiKey).toBeNull();
+    });
+  });
+
   it('reads the model timeout from AGENTS_MODEL_TIMEOUT_MS', () => {
     expect(resolveModelConfig(spec, { AGENTS_MODEL: 'ollama:m', AGENTS_MODEL_TIMEOUT_MS: '1500' }, store()).timeoutMs).toBe(1500);
   });

@@ -11,7 +11,7 @@ import {
   type SettingsView,
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import { baseUrlOf, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
+import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
 /** The settings file in the data directory (mode 0600: it may hold an API key). */
 export const SettingsFileSchema = z
@@ -125,6 +125,10 @@ interface ModelSource {
   model: string | undefined;
   baseUrl: string | undefined;
   apiKey: string | null;
+  /** How the operator names this source's key and changes its address, for a refusal. */
+  keyName: string;
+  addressField: string;
+  setAddress: string;
 }
 
 function providerOf(ref: string | undefined): Provider | null {
@@ -141,24 +145,74 @@ function baseUrlFrom(source: ModelSource, provider: Provider): string | undefine
   return own === provider || (own === null && provider === 'openai-compatible') ? source.baseUrl : undefined;
 }
 
-/** A source's key goes only to its own model's provider, or to any when it names no model. */
-function apiKeyFrom(source: ModelSource, provider: Provider): string | null {
-  const own = providerOf(source.model);
-  return own === null || own === provider ? source.apiKey : null;
+/** Where a source's key belongs: its own base URL, else the provider's default address (none for openai-compatible). */
+function keyAddress(source: ModelSource, provider: Provider): string | null {
+  return source.baseUrl ?? (provider === 'openai-compatible' ? null : DEFAULT_BASE_URLS[provider]);
+}
+
+/** Two spellings of one address (host case, default port, trailing slash) compare equal. */
+function sameAddress(a: string, b: string): boolean {
+  const norm = (url: string) => {
+    let href = url.trim();
+    try {
+      href = new URL(href).href;
+    } catch {
+      // Not a URL: compared as written.
+    }
+    return href.replace(/\/+$/, '');
+  };
+  return norm(a) === norm(b);
+}
+
+/**
+ * The key this process may send to `address` for `provider`. A source's key is for its own
+ * model's provider (any, when it names no model) and only for the address it resolves to, so a
+ * base URL recorded on a plan never receives a key meant for another server. A key for this
+ * provider that belongs elsewhere refuses, naming both addresses; no key at all is null (a
+ * server that needs none).
+ */
+function apiKeyFor(sources: readonly ModelSource[], provider: Provider, address: string): string | null {
+  const applicable = sources.filter((s) => s.apiKey && (providerOf(s.model) ?? provider) === provider);
+  const match = applicable.find((s) => {
+    const home = keyAddress(s, provider);
+    return home !== null && sameAddress(home, address);
+  });
+  if (match) return match.apiKey;
+  const other = applicable[0];
+  if (!other) return null;
+  const home = keyAddress(other, provider) ?? 'no address (openai-compatible has no default)';
+  throw new ModelSettingError(
+    other.addressField,
+    `the plan's model is at ${address}, but ${other.keyName} is for ${home}: ${other.setAddress} to send that key there, or run where no key is set for it`,
+  );
 }
 
 function sources(env: NodeJS.ProcessEnv, settings: SettingsStore, stored: SettingsFile): [ModelSource, ModelSource] {
   return [
-    { model: nonEmpty(env.AGENTS_MODEL), baseUrl: nonEmpty(env.AGENTS_BASE_URL), apiKey: nonEmpty(env.AGENTS_API_KEY) ?? null },
-    { model: stored.model, baseUrl: stored.baseUrl, apiKey: settings.apiKey(stored) },
+    {
+      model: nonEmpty(env.AGENTS_MODEL),
+      baseUrl: nonEmpty(env.AGENTS_BASE_URL),
+      apiKey: nonEmpty(env.AGENTS_API_KEY) ?? null,
+      keyName: 'AGENTS_API_KEY',
+      addressField: 'AGENTS_BASE_URL',
+      setAddress: "set AGENTS_BASE_URL to the plan's address",
+    },
+    {
+      model: stored.model,
+      baseUrl: stored.baseUrl,
+      apiKey: settings.apiKey(stored),
+      keyName: "the settings' apiKey",
+      addressField: 'settings.baseUrl',
+      setAddress: "run `agents config set baseUrl` with the plan's address (the console: Settings)",
+    },
   ];
 }
 
 /**
  * The model a plan uses. A plan keeps its own (`agent.model` and the base URL recorded with it);
  * one that names none takes this process's: the environment (AGENTS_MODEL), then the settings
- * file. The API key always comes from this process, for the model's provider. Throws a one-line
- * ModelSettingError naming the setting that is missing.
+ * file. The API key always comes from this process, for the model's provider, and is sent only to
+ * the address its own source names. Throws a one-line ModelSettingError naming the setting to change.
  */
 export function resolveModelConfig(spec: AgentSpec, env: NodeJS.ProcessEnv, settings: SettingsStore): ModelConfig {
   const stored = settings.read();
@@ -175,11 +229,11 @@ export function resolveModelConfig(spec: AgentSpec, env: NodeJS.ProcessEnv, sett
     provider,
     model,
     baseUrl: spec.baseUrl ?? baseUrlFrom(fromEnv, provider) ?? baseUrlFrom(fromFile, provider) ?? null,
-    apiKey: apiKeyFrom(fromEnv, provider) ?? apiKeyFrom(fromFile, provider),
+    apiKey: null,
     timeoutMs,
     chunkTimeoutMs: Math.min(timeoutMs, DEFAULT_CHUNK_TIMEOUT_MS),
   };
-  baseUrlOf(config);
+  config.apiKey = apiKeyFor([fromEnv, fromFile], provider, baseUrlOf(config));
   if (!config.apiKey && PROVIDERS_NEEDING_KEY.includes(provider)) {
     throw new ModelSettingError(
       'AGENTS_API_KEY',

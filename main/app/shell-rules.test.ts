@@ -71,6 +71,14 @@ describe('project command rules', () => {
     expect(existsSync(sandboxDocs(id))).toBe(true);
   });
 
+  it('a denied command with an option built at run time waits for the operator, naming the word; a harmless one runs', async () => {
+    const id = planRunning('denyCommands: ["rm -rf *"]\n', 'trusted', 'echo $HOME', 'rm -rf${u} docs');
+    await app.service.run(id);
+    expect(app.service.approvals(id).pending?.commandRule).toEqual({ command: 'rm -rf${u} docs', rule: 'unanalysable: its word -rf${u} is only known at run time, and a command rule names rm' });
+    expect(app.service.invocations(id).map((i) => [i.args.command, i.ok])).toEqual([['echo $HOME', true]]);
+    expect(existsSync(sandboxDocs(id))).toBe(true);
+  });
+
   it('the operator can approve such a command, and it runs', async () => {
     const id = planRunning('denyCommands: ["git push*"]\n', 'trusted', 'eval "$(echo touch made.txt)"');
     await app.service.run(id);

@@ -10,6 +10,22 @@ describe('InvariantRules: command rules on each simple command', () => {
     expect(refusal?.message).toBe('shell.run: "rm -rf docs" is denied by the project invariant denyCommands "rm -rf *"');
   });
 
+  it('only allowCommands is a boundary: denyCommands does not stop another way to delete', async () => {
+    const other = ['find docs -delete', `node -e "require('fs').rmSync('docs', { recursive: true })"`];
+    for (const command of other) {
+      expect(await rules(['rm -rf *']).commandRefusal(command)).toBeUndefined();
+      expect(await rules([], ['npm *']).commandRefusal(command)).toMatchObject({ category: 'invariant' });
+    }
+  });
+
+  it('names a command whose words a rule may turn on: a deny rule’s first word, by path too, or any under allowCommands', () => {
+    expect(rules(['rm -rf *', 'git push*']).namesCommand('rm')).toBe(true);
+    expect(rules(['rm -rf *']).namesCommand('/bin/rm')).toBe(true);
+    expect(rules(['/usr/bin/git push*']).namesCommand('git')).toBe(true);
+    expect(rules(['rm -rf *']).namesCommand('echo')).toBe(false);
+    expect(rules(['rm -rf *'], ['echo *']).namesCommand('cat')).toBe(true);
+  });
+
   it('compares words, not meanings: rm -fr is not rm -rf', async () => {
     expect(await rules(['rm -rf *']).commandRefusal('rm -fr docs')).toBeUndefined();
   });

@@ -44,6 +44,20 @@ export class InvariantRules {
     return this.deny.length > 0 || this.allow !== undefined;
   }
 
+  /**
+   * Whether a command rule may turn on the words of a command run as `program`: a deny rule's
+   * first word matches it (as written or without its directory), or allowCommands holds every command.
+   */
+  namesCommand(program: string): boolean {
+    if (this.allow !== undefined) return true;
+    const names = [program, path.posix.basename(program)];
+    return this.deny.some(({ glob }) => {
+      const first = glob.trim().split(/\s+/, 1)[0] ?? '';
+      const patterns = [commandPattern(first), commandPattern(path.posix.basename(first))];
+      return patterns.some((p) => names.some((name) => p.test(name)));
+    });
+  }
+
   /** The first simple command of `command` a command rule refuses, as the error the call fails with. */
   async commandRefusal(command: string): Promise<EngineError | undefined> {
     if (!this.hasCommandRules) return undefined;

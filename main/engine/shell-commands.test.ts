@@ -46,7 +46,7 @@ describe('analyseShellCommand: every simple command of a script', () => {
 
   it('keeps the words of each command: quotes removed, expansions as written', async () => {
     const [command] = (await analyseShellCommand('cp "my file" $HOME/x')).commands;
-    expect(command).toEqual({ words: ['cp', 'my file', '$HOME/x'], text: 'cp my file $HOME/x' });
+    expect(command).toEqual({ words: ['cp', 'my file', '$HOME/x'], text: 'cp my file $HOME/x', expanded: '$HOME/x' });
   });
 
   it('assignments alone and declarations are no commands', async () => {
@@ -68,6 +68,15 @@ describe('analyseShellCommand: what it cannot see through', () => {
     ['env -S', "env -S 'rm -rf docs'", 'env -S rm -rf docs', 'env -S splits a string into a command at run time'],
     ['a command name built inside sh -c', "sh -c '$x docs'", '$x docs', 'its command name is built at run time'],
     ['an unreadable script inside eval', "eval 'if then'", 'if then', 'the shell parser cannot read it'],
+    ['a shell reading a script from -', "echo 'rm -rf docs' | sh -", 'sh -', 'sh runs the script it reads from -'],
+    ['a shell reading /dev/stdin', "sh /dev/stdin <<'E'\nrm -rf docs\nE", 'sh /dev/stdin', 'sh runs the script it reads from /dev/stdin'],
+    ['a shell reading a descriptor', 'bash /dev/fd/3 3<x', 'bash /dev/fd/3', 'bash runs the script it reads from /dev/fd/3'],
+    ['a shell reading a process’s descriptor', 'sh /proc/self/fd/0 < x', 'sh /proc/self/fd/0', 'sh runs the script it reads from /proc/self/fd/0'],
+    ['a shell reading a process substitution', 'bash <(echo rm -rf docs)', 'bash <(echo rm -rf docs)', 'bash runs a script whose name is only known at run time (<(echo rm -rf docs))'],
+    ['a shell reading a script named by a variable', 'sh "$f"', 'sh $f', 'sh runs a script whose name is only known at run time ($f)'],
+    ['. of /dev/stdin', ". /dev/stdin <<< 'rm -rf docs'", '. /dev/stdin', '. runs the script it reads from /dev/stdin'],
+    ['source of a process substitution', 'source <(echo rm -rf docs)', 'source <(echo rm -rf docs)', 'source runs a script whose name is only known at run time'],
+    ['a shell reading a here-string built at run time', 'sh <<< "$x"', 'sh', 'sh reads the script it runs from its input'],
   ])('reports %s', async (_name, script, command, reason) => {
     const [first, ...more] = await reasons(script);
     expect(more).toEqual([]);
@@ -85,5 +94,35 @@ describe('analyseShellCommand: what it cannot see through', () => {
     let script = 'rm -rf docs';
     for (let i = 0; i < 10; i += 1) script = `eval ${JSON.stringify(script)}`;
     expect((await reasons(script))[0].reason).toContain('it nests scripts more than 8 deep');
+  });
+});
+
+describe('analyseShellCommand: words the shell builds at run time', () => {
+  it.each([
+    ['a parameter expansion inside an option', 'rm -rf${u} docs', '-rf${u}'],
+    ["$'…' quoting", "rm $'-rf' docs", "$'-rf'"],
+    ['a command substitution in double quotes', 'rm "$(printf -- -rf)" docs', '$(printf -- -rf)'],
+    ['arithmetic', 'rm -r$((1)) docs', '-r$((1))'],
+    ['an unquoted glob', 'rm -r[f] docs', '-r[f]'],
+    ['an unquoted brace', 'rm -{r,f} docs', '-{r,f}'],
+  ])('marks the first word built by %s', async (_name, script, word) => {
+    const [command] = (await analyseShellCommand(script)).commands;
+    expect(command.expanded).toBe(word);
+  });
+
+  it('marks no word of a command written out in full, quoted globs included', async () => {
+    const [command] = (await analyseShellCommand(`rm -rf 'd*' \\*.md "{a,b}"`)).commands;
+    expect(command).toEqual({ words: ['rm', '-rf', 'd*', '*.md', '{a,b}'], text: 'rm -rf d* *.md {a,b}' });
+  });
+
+  it('a shell running a script file of the sandbox is that one command', async () => {
+    expect(await analyseShellCommand('sh build.sh; . ./env.sh; source lib.sh')).toEqual({
+      commands: [
+        { words: ['sh', 'build.sh'], text: 'sh build.sh' },
+        { words: ['.', './env.sh'], text: '. ./env.sh' },
+        { words: ['source', 'lib.sh'], text: 'source lib.sh' },
+      ],
+      unanalysable: [],
+    });
   });
 });

@@ -5,6 +5,11 @@ import type { syntax as Syntax } from 'mvdan-sh';
 export interface SimpleCommand {
   words: string[];
   text: string;
+  /**
+   * The first word (as written) the shell turns into other text at run time: an expansion,
+   * a substitution, `$'…'`, an unquoted glob or brace. Rules held to `text` cannot see through it.
+   */
+  expanded?: string;
 }
 
 /** A part of a command the analysis cannot see through, and why. */
@@ -34,8 +39,10 @@ function loadParser(): Promise<Sh> {
  * `$(…)`, backticks, functions and here-documents, and into what wrappers run: the script of
  * `sh -c` / `bash -c`, `eval`'s words, `xargs`' command, `find -exec`, `trap` and `alias`
  * strings, and the command after `env`, `nohup`, `timeout`, `nice`, `command`, `exec`, `time`,
- * `sudo` and the like. A script the parser cannot read, or a command whose name (or whose
- * `eval` / `sh -c` script) is only known at run time, is reported as unanalysable.
+ * `sudo` and the like. A script the parser cannot read, a command whose name (or whose
+ * `eval` / `sh -c` script) is only known at run time, and a shell (`.` and `source` too) that
+ * reads its script from a stream or a name built at run time, are reported as unanalysable.
+ * A shell running a script file is that one command: the file's text is not read.
  */
 export async function analyseShellCommand(script: string): Promise<ShellAnalysis> {
   const sh = await loadParser();
@@ -148,10 +155,12 @@ function callCommand(ctx: Context, words: WordValue[], redirs: readonly Syntax.R
     ctx.out.unanalysable.push({ command: text, reason: 'its command name is a pattern the shell expands at run time' });
     return;
   }
-  ctx.out.commands.push({ words: words.map((w) => w.text), text });
+  const expanded = words.find((w) => !w.literal || w.pattern);
+  ctx.out.commands.push({ words: words.map((w) => w.text), text, ...(expanded ? { expanded: expanded.text } : {}) });
   const program = path.posix.basename(name.text);
   const args = words.slice(1);
   if (SHELLS.has(program)) shellScript(ctx, program, args, redirs, text);
+  else if (program === '.' || program === 'source') sourcedScript(ctx, program, args, text);
   else if (program === 'eval') evalScript(ctx, args, text);
   else if (program === 'xargs') xargsCommand(ctx, args, redirs);
   else if (program === 'find') findCommands(ctx, args, redirs);
@@ -250,10 +259,35 @@ function shellScript(ctx: Context, program: string, args: WordValue[], redirs: r
     else nested(ctx, script.text);
     return;
   }
-  if (rest.length > 0 && !flags.has('-s')) return; // a script file: the command as written is what the rules see
+  if (rest.length > 0 && !flags.has('-s')) {
+    scriptOperand(ctx, program, rest[0], text);
+    return;
+  }
   const input = hereText(ctx, redirs);
   if (input === null) ctx.out.unanalysable.push({ command: text, reason: `${program} reads the script it runs from its input` });
   else nested(ctx, input);
+}
+
+/** `. FILE` / `source FILE`: the shell runs the file's commands, as `sh FILE` does. */
+function sourcedScript(ctx: Context, program: string, args: WordValue[], text: string): void {
+  const operand = args[0]?.text === '--' ? args[1] : args[0];
+  if (operand) scriptOperand(ctx, program, operand, text);
+}
+
+/** Where a shell reads its script when it is not a file in the sandbox: standard input, a descriptor, a pipe. */
+const STREAM_SCRIPT = /^(-|\/dev\/stdin|\/dev\/fd\/.*|\/proc\/[^/]+\/fd\/.*)$/;
+
+/**
+ * A script file a shell runs: one in the sandbox is checked as the command that names it (its
+ * text is the agent's to write, and not read here); a stream or a name known only at run time
+ * is unanalysable.
+ */
+function scriptOperand(ctx: Context, program: string, operand: WordValue, text: string): void {
+  if (!operand.literal || operand.pattern) {
+    ctx.out.unanalysable.push({ command: text, reason: `${program} runs a script whose name is only known at run time (${operand.text})` });
+  } else if (STREAM_SCRIPT.test(operand.text)) {
+    ctx.out.unanalysable.push({ command: text, reason: `${program} runs the script it reads from ${operand.text}` });
+  }
 }
 
 /** The text a here-document or here-string feeds the command; null where there is none, or it holds an expansion. */

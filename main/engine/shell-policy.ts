@@ -17,8 +17,13 @@ export function shellRulesApply(profile: AutomationProfile, rules: InvariantRule
  */
 export async function unanalysedPart(call: ToolCallSpec, profile: AutomationProfile, rules: InvariantRules | undefined): Promise<CommandRule | null> {
   if (call.tool !== 'shell.run' || typeof call.args.command !== 'string' || !shellRulesApply(profile, rules)) return null;
-  const [first] = (await analyseShellCommand(call.args.command)).unanalysable;
-  return first ? { command: first.command, rule: `unanalysable: ${first.reason}` } : null;
+  const analysis = await analyseShellCommand(call.args.command);
+  const [first] = analysis.unanalysable;
+  if (first) return { command: first.command, rule: `unanalysable: ${first.reason}` };
+  // `rm -rf${u} docs` is held to the rules as written, yet runs as `rm -rf docs`: where a rule
+  // names the command, a word only known at run time leaves the rules unable to tell.
+  const hidden = analysis.commands.find((c) => c.expanded !== undefined && rules?.namesCommand(c.words[0]));
+  return hidden ? { command: hidden.text, rule: `unanalysable: its word ${hidden.expanded} is only known at run time, and a command rule names ${hidden.words[0]}` } : null;
 }
 
 /**

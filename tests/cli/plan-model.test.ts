@@ -102,4 +102,36 @@ describe("one model per plan, across processes", () => {
     const show = await agents(['plan', 'show', id], home, NO_MODEL);
     expect(show.stdout).toMatch(/model: +openai:scripted at .* \(not usable here: AGENTS_API_KEY: /);
   });
+
+  it("a process whose key is for another server refuses to approve or run a plan recorded at server A, and A never receives that key", LONG, async () => {
+    const other = await new ScriptedModelServer().start();
+    try {
+      const { home, examples } = sandboxWorkspace();
+      server.respondWith(fileWritingAgent({ 'CHANGELOG.md': CHANGELOG }));
+      const id = await strategizedPlan(home, join(examples, 'agent-changelog.yaml'), withModel);
+      const second = (await agents(['plan', 'create', join(examples, 'agent-changelog.yaml')], home, withModel)).stdout.trim();
+      const before = server.requests.length;
+      // The shell of another project: its key is for server B.
+      const elsewhere = { AGENTS_MODEL: '', AGENTS_BASE_URL: other.baseUrl, AGENTS_API_KEY: 'secret' };
+      const refusal = `AGENTS_BASE_URL: the plan's model is at ${server.baseUrl}, but AGENTS_API_KEY is for ${other.baseUrl}: set AGENTS_BASE_URL to the plan's address`;
+
+      for (const args of [['plan', 'approve', id], ['plan', 'run', second]]) {
+        const refused = await agents(args, home, elsewhere);
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+        expect(refused.stderr).toContain(refusal);
+      }
+      expect(server.requests).toHaveLength(before);
+      expect(other.headers).toHaveLength(0);
+      expect(server.headers.length).toBeGreaterThan(0);
+      expect(server.headers.some((h) => h.authorization?.includes('secret'))).toBe(false);
+
+      // The same key given for server A's own address does reach it.
+      const here = await agents(['plan', 'run', second], home, { ...elsewhere, AGENTS_BASE_URL: `${server.baseUrl}/` });
+      expect(here.code, here.stderr).toBe(3);
+      expect(server.headers.slice(before).some((h) => h.authorization === 'Bearer secret')).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -35,10 +35,12 @@ describe("agents CLI: the README's broken-docs walkthrough", () => {
     expect(docs).not.toContain('Edited by you');
 
     const files = (await agentsJson<{ files: { path: string; editedByOperator: boolean }[] }>(['plan', 'diff', id], home)).files;
-    expect(files.map((f) => [f.path, f.editedByOperator])).toEqual([
-      ['README.md', true],
-      ['docs/configuration.md', false],
-    ]);
+    expect(new Map(files.map((f) => [f.path, f.editedByOperator]))).toEqual(
+      new Map([
+        ['README.md', true],
+        ['docs/configuration.md', false],
+      ]),
+    );
 
     const apply = await agents(['plan', 'apply', id], home);
     expect(apply.stderr).toBe('');

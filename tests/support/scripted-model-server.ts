@@ -56,6 +56,8 @@ export function transcript(request: ChatRequest): string {
 
 export class ScriptedModelServer {
   readonly requests: ChatRequest[] = [];
+  /** The headers of every request that reached the server, any route (an Authorization header, say). */
+  readonly headers: IncomingMessage['headers'][] = [];
   private readonly queue: ScriptedReply[] = [];
   private responder: Responder | null = null;
   private server: Server | null = null;
@@ -98,11 +100,13 @@ export class ScriptedModelServer {
   reset(): void {
     this.queue.length = 0;
     this.requests.length = 0;
+    this.headers.length = 0;
     this.responder = null;
     this.knownModels = [];
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.headers.push(req.headers);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;

@@ -141,3 +141,36 @@ describe('hiding what only root may read', () => {
     ]);
   });
 });
+
+describe('a find that cannot walk for what to hide', () => {
+  const standIn = (script: string): string => {
+    const find = path.join(tempDir('agents-find-'), 'find');
+    writeFileSync(find, `#!/bin/sh\n${script}\n`);
+    chmodSync(find, 0o755);
+    return find;
+  };
+  const mounts = () => [{ source: tempDir('agents-find-mount-'), dest: NODE_MOUNT }];
+
+  it('fails, with the line find printed, where find (as BusyBox find) refuses -printf', async () => {
+    const busybox = standIn('echo "find: unrecognized: -printf" >&2\nexit 1');
+    const [mount] = mounts();
+    await expect(findUnreadable([mount], busybox)).rejects.toThrow(`${busybox} failed on ${mount.source}: find: unrecognized: -printf`);
+  });
+
+  it('fails where find exits non-zero having printed nothing, though it said nothing either', async () => {
+    const silent = standIn('exit 2');
+    await expect(findUnreadable(mounts(), silent)).rejects.toThrow(/failed on .*: exit status 2$/);
+  });
+
+  it('keeps what was found when the only complaint is an entry that vanished during the walk', async () => {
+    const [mount] = mounts();
+    const vanished = standIn(`printf 'f${mount.source}/secret\\0'\necho "find: '${mount.source}/gone': No such file or directory" >&2\nexit 1`);
+    expect(await findUnreadable([mount], vanished)).toEqual([{ source: `${mount.source}/secret`, dest: '/node/secret', dir: false }]);
+  });
+
+  it.runIf(process.platform === 'linux')('makes the probe refuse the shell in one line, rather than leave root-only files readable', async () => {
+    const probe = await probeConfinement('linux', { hideRootOnly: true, nodeDir: tempDir('agents-find-node-'), find: standIn('echo "find: unrecognized: -printf" >&2\nexit 1') });
+    expect(probe.ok).toBe(false);
+    if (!probe.ok) expect(probe.reason).toMatch(/^cannot list the files only root may read, to hide them \(.*find failed on .*: find: unrecognized: -printf\)$/);
+  });
+});

@@ -135,14 +135,20 @@ const FIND_UNREADABLE = ['-mindepth', '1', '(', '-type', 'd', '(', '!', '-perm',
  * cache is warm) stays off the event loop. Below a hidden folder nothing is listed: it is covered
  * whole.
  */
-export async function findUnreadable(mounts: readonly ReadOnlyMount[]): Promise<HiddenEntry[]> {
+export async function findUnreadable(mounts: readonly ReadOnlyMount[], find = 'find'): Promise<HiddenEntry[]> {
   const found: HiddenEntry[] = [];
   for (const mount of mounts) {
     const out = await new Promise<string>((resolve, reject) => {
-      // Errors (an entry removed during the walk) end in a non-zero status, but what was printed holds.
-      execFile('find', [mount.source, ...FIND_UNREADABLE], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } }, (error, stdout) => {
-        if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') reject(new Error('find is not installed'));
-        else resolve(stdout);
+      execFile(find, [mount.source, ...FIND_UNREADABLE], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' } }, (error, stdout, stderr) => {
+        if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') return reject(new Error(`${find} is not installed`));
+        // An entry removed during the walk ends in a non-zero status, but what was printed holds.
+        // Anything else (BusyBox find knows no -printf and prints nothing) would hide nothing.
+        const other = stderr.split('\n').find((line) => line.trim() !== '' && !line.includes('No such file or directory'));
+        if (other !== undefined || (error && stdout === '')) {
+          const status = error ? `exit status ${String((error as { code?: unknown }).code ?? (error as { signal?: unknown }).signal)}` : 'exit status 0';
+          return reject(new Error(`${find} failed on ${mount.source}: ${other?.trim() ?? status}`));
+        }
+        resolve(stdout);
       });
     });
     for (const line of out.split('\0')) {
@@ -226,6 +232,8 @@ export interface BwrapProbeOptions {
   nodeDir?: string;
   /** Hide what only root may read; default: when the engine runs as root (as in CI and containers). */
   hideRootOnly?: boolean;
+  /** The find that walks for them (a stand-in in tests; PATH is /usr/bin:/bin). */
+  find?: string;
 }
 
 /** Runs a layout once on a throwaway directory: bwrap may be installed yet refused user namespaces. */
@@ -262,7 +270,7 @@ async function probeBwrap(options: BwrapProbeOptions): Promise<ConfinementProbe>
   const bwrap = options.bwrap ?? BWRAP;
   const nodeDir = options.nodeDir ?? nodeFolder();
   const hide = options.hideRootOnly ?? process.geteuid?.() === 0;
-  const walk = hide ? findUnreadable(readOnlyMounts(nodeDir)) : Promise.resolve([]);
+  const walk = hide ? findUnreadable(readOnlyMounts(nodeDir), options.find) : Promise.resolve([]);
   walk.catch(() => undefined); // awaited below, unless bwrap fails first
   const plain = await tryLayout(bwrap, { nodeDir });
   if (!plain.ok) return plain;

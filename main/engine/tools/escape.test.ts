@@ -323,12 +323,37 @@ describe('escape suite: no form of a denied command runs', () => {
     ['through sh -c of a variable', 'C="rm -rf docs"; sh -c "$C"'],
     ['through a pipe into sh', 'echo "rm -rf docs" | sh'],
     ['through a glob for its name', '/bin/r? -rf docs'],
+    ['with its option from a variable', 'rm -rf${u} docs'],
+    ["with its option in $'…'", "rm $'-rf' docs"],
+    ['with its option from a command substitution', 'rm "$(printf -- -rf)" docs'],
+    ['through sh -', "echo 'rm -rf docs' | sh -"],
+    ['through sh /dev/stdin', "sh /dev/stdin <<'E'\nrm -rf docs\nE"],
+    ['through bash of a process substitution', 'bash <(echo rm -rf docs)'],
+    ['through . /dev/stdin', ". /dev/stdin <<< 'rm -rf docs'"],
+    ['through source of a process substitution', 'source <(echo rm -rf docs)'],
+    ['through bash -c running . of a here-string', `bash -c ". /dev/stdin <<< 'rm -rf docs'"`],
   ];
 
   it.each(hidden)('under restricted, refuses a command built at run time %s', async (_name, command) => {
     const restricted = harness(sandbox, { rules, profile: { ...BUILTIN_PROFILES.restricted, approvalRequired: [], allowShell: true } });
     await expect(restricted.call('shell.run', { command })).rejects.toMatchObject({ category: 'policy', message: expect.stringContaining('the restricted profile refuses it') });
     expect(existsSync(path.join(docs(), 'guide.md'))).toBe(true);
+  });
+
+  it('the same forms, with no rule in the way, do delete: the suite above is not vacuous', async () => {
+    const free = harness(sandbox);
+    // /bin/sh (dash) has no $'…', <(…) or <<<: bash runs those.
+    const forms = ['rm -rf${u} junk', `bash -c "rm \\$'-rf' junk"`, 'rm "$(printf -- -rf)" junk', "echo 'rm -rf junk' | sh -", "bash -c 'bash <(echo rm -rf junk)'", `bash -c ". /dev/stdin <<< 'rm -rf junk'"`];
+    for (const command of forms) {
+      mkdirSync(path.join(sandbox, 'junk', 'sub'), { recursive: true });
+      await free.call('shell.run', { command });
+      expect(existsSync(path.join(sandbox, 'junk')), command).toBe(false);
+    }
+  });
+
+  it('a harmless command with an expansion runs under restricted, where no rule names it', async () => {
+    const restricted = harness(sandbox, { rules, profile: { ...BUILTIN_PROFILES.restricted, approvalRequired: [], allowShell: true } });
+    expect(await restricted.call('shell.run', { command: 'echo "$HOME" $((1 + 1))' })).toMatchObject({ stdout: expect.stringMatching(/ 2\n$/) });
   });
 
   it('runs what the rules allow, confined, and a chained delete does run where no rule denies it', async () => {
