@@ -26,12 +26,13 @@ describe('PlanService under the manual profile', () => {
     expect(await run).toMatchObject({ phase: 'apply', processingState: 'queued' });
   });
 
-  it('asks before a delete under the supervised profile, with the diff as text and as the rows the console draws', async () => {
+  /** A supervised plan whose one step deletes notes.txt, run until the delete waits for approval. */
+  const runSupervisedDelete = async (files: Record<string, string>) => {
     dir = mkdtempSync(path.join(tmpdir(), 'agents-supervised-'));
     app = openApp({ dataDir: path.join(dir, 'home') });
     const project = path.join(dir, 'project');
     mkdirSync(project);
-    writeFileSync(path.join(project, 'notes.txt'), 'one\ntwo\n');
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(project, name), text);
     const file = path.join(dir, 'plan.yaml');
     writeFileSync(
       file,
@@ -39,6 +40,11 @@ describe('PlanService under the manual profile', () => {
     );
     const plan = app.service.createFromFile(file);
     await app.service.run(plan.id);
+    return plan;
+  };
+
+  it('asks before a delete under the supervised profile, with the diff as text and as the rows the console draws', async () => {
+    const plan = await runSupervisedDelete({ 'notes.txt': 'one\ntwo\n' });
     const { pending } = app.service.approvals(plan.id);
     expect(pending).toMatchObject({ tool: 'file.delete', status: 'pending' });
     expect(pending?.diff).toContain('-two');
@@ -54,19 +60,7 @@ describe('PlanService under the manual profile', () => {
   });
 
   it('an answer holds for the call the operator saw: a step edited while it waits asks again for its new call', async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'agents-edited-'));
-    app = openApp({ dataDir: path.join(dir, 'home') });
-    const project = path.join(dir, 'project');
-    mkdirSync(project);
-    writeFileSync(path.join(project, 'notes.txt'), 'one\n');
-    writeFileSync(path.join(project, 'keep.txt'), 'keep\n');
-    const file = path.join(dir, 'plan.yaml');
-    writeFileSync(
-      file,
-      `name: tidy\nproject: ${JSON.stringify(project)}\nautomationProfile: supervised\ndefinitionOfDone:\n  - step: Remove the notes\n    tools:\n      - { tool: file.delete, args: { path: notes.txt } }\n`,
-    );
-    const plan = app.service.createFromFile(file);
-    await app.service.run(plan.id);
+    const plan = await runSupervisedDelete({ 'notes.txt': 'one\n', 'keep.txt': 'keep\n' });
     expect(app.service.approvals(plan.id).pending).toMatchObject({ tool: 'file.delete', args: { path: 'notes.txt' } });
     const stepFile = path.join(dir, 'step.yaml');
     writeFileSync(stepFile, 'step: Remove the other file\ntools:\n  - { tool: file.delete, args: { path: keep.txt } }\n');
