@@ -39,7 +39,7 @@ describe('PlanLifecycleService', () => {
   it('refuses to begin a phase the plan is not in', () => {
     const service = newService();
     const { id } = create(service);
-    expect(() => service.beginPhase(id, 'execute')).toThrow(/is Ready to run in strategize; run needs it in execute/);
+    expect(() => service.beginPhase(id, 'execute')).toThrow(/is Ready to run in phase strategize; run needs it in phase execute/);
   });
 
   it('names planId for an unknown or empty id', () => {

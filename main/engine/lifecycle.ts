@@ -171,7 +171,7 @@ export class PlanLifecycleService {
       const needs = requiredStatuses(phase, states);
       // "Ready to run" before strategize and before execute read alike: then the phase tells them apart.
       const same = needs.includes(statusLabel(plan));
-      throw new PlanError(same ? `plan ${plan.id} is ${statusLabel(plan)} in ${plan.phase}; ${action} needs it in ${phase}` : wrongStateMessage(plan, action, needs), 'wrong_phase');
+      throw new PlanError(same ? `plan ${plan.id} is ${statusLabel(plan)} in phase ${plan.phase}; ${action} needs it in phase ${phase}` : wrongStateMessage(plan, action, needs), 'wrong_phase');
     }
   }
 
