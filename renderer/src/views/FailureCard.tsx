@@ -140,7 +140,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
             Retry from the failed step
           </button>
           <button type="button" className="button" data-testid="failure-reset" disabled={!allowed.reset} onClick={() => void runAction('reset')}>
-            Reset to queued
+            Mark ready to run
           </button>
         </div>
       )}

@@ -120,7 +120,7 @@ describe('the failure card', () => {
     store.setState({ decisions: { root: makeDecision('root', null, 0), s1: makeDecision('s1', 'root', 0, { status: 'failed' }) } });
     const html = render(store, <FailureCard plan={makePlan({ processingState: 'errored', automationProfile: { ...makePlan().automationProfile, name: 'supervised' } })} />);
     const found = buttons(html);
-    expect([...found.keys()]).toEqual(['Retry from the failed step', 'Reset to queued', 'Skip step', 'Change profile']);
+    expect([...found.keys()]).toEqual(['Retry from the failed step', 'Mark ready to run', 'Skip step', 'Change profile']);
     // The current profile is selected: nothing to change to yet.
     expect(found.get('Change profile')).toContain('disabled=""');
     expect(html).toContain('supervised (current) — approve shell.run, file.delete, file.rename');
