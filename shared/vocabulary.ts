@@ -21,7 +21,7 @@ export const STATUS_LABELS: Record<PlanStatus, string> = {
 };
 
 /** The phases by the names the README gives them. */
-export const PHASE_LABELS: Record<Phase, string> = { strategize: 'Strategize phase', execute: 'Execute phase', apply: 'Apply phase' };
+export const PHASE_LABELS: Record<Phase, string> = { strategize: 'Strategize', execute: 'Execute', apply: 'Apply' };
 
 export type PlanStanding = Pick<Plan, 'phase' | 'processingState'> & Partial<Pick<Plan, 'waitingFor' | 'errorDetails'>>;
 
