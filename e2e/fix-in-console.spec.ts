@@ -20,7 +20,7 @@ test('an operator fixes the cause of a failure in the console: edit README.md in
   const header = planHeader(page, 'broken-docs');
 
   const card = page.getByRole('region', { name: /failed/ });
-  await expect(card.getByTestId('failure-sandbox')).toHaveText(sandboxRefs[0]);
+  await expect(card.getByText(sandboxRefs[0], { exact: true })).toBeVisible();
   await card.getByRole('button', { name: 'Edit README.md' }).click();
 
   const editor = page.getByRole('region', { name: 'Editing README.md' });

@@ -39,7 +39,7 @@ export const fileSearchTool = defineTool({
     path: z.string().min(1, 'must not be empty').optional(),
   }),
   async run(args, context) {
-    const compiled = compileSearchPattern(args.pattern);
+    const compiled = await compileSearchPattern(args.pattern);
     if (!compiled.ok) throw new ValidationError('args.pattern', compiled.problem);
     const requested = args.path ?? '.';
     const target = await resolveInSandbox(sandboxRootOf(name, context), requested);

@@ -1,4 +1,9 @@
-import { RE2JS, RE2JSException } from 're2js';
+import type * as Re2Module from 're2js';
+import type { RE2JS } from 're2js';
+
+// Loaded with the first search, not with every process that opens the engine (it is a tenth of the CLI's start).
+let re2: Promise<typeof Re2Module> | undefined;
+const loadRe2 = () => (re2 ??= import('re2js'));
 
 /**
  * file.search's patterns: RE2 syntax, matched by re2js in time linear in the input (no backtracking,
@@ -114,20 +119,21 @@ export type CompiledPattern = { ok: true; regex: RE2JS; wholeText: RE2JS | null 
  * be split into lines. Null where that does not hold: `\A` and `\z` mean the ends of the text
  * whatever the flags, and a flag group with `-` may switch multi-line matching off.
  */
-function wholeTextFilter(pattern: string): RE2JS | null {
+function wholeTextFilter(Re2: typeof RE2JS, pattern: string): RE2JS | null {
   if (/\\[Az]|\(\?[a-zA-Z]*-/.test(pattern)) return null;
-  return RE2JS.compile(pattern, RE2JS.MULTILINE);
+  return Re2.compile(pattern, Re2.MULTILINE);
 }
 
 /** The pattern compiled, or one line naming the pattern and why RE2 cannot take it. */
-export function compileSearchPattern(pattern: string): CompiledPattern {
+export async function compileSearchPattern(pattern: string): Promise<CompiledPattern> {
   const tooLarge = (why: string): CompiledPattern => ({ ok: false, problem: `${showPattern(pattern)} is too large for a search: ${why}` });
   if (pattern.length > MAX_PATTERN_CHARS) return tooLarge(`${pattern.length} characters (at most ${MAX_PATTERN_CHARS})`);
   const size = expandedSize(pattern);
   if (size > MAX_EXPANDED_SIZE) return tooLarge(`its repetitions expand to about ${size} instructions (at most ${MAX_EXPANDED_SIZE})`);
+  const { RE2JS: Re2, RE2JSException } = await loadRe2();
   try {
-    const regex = RE2JS.compile(pattern);
-    return { ok: true, regex, wholeText: wholeTextFilter(pattern) };
+    const regex = Re2.compile(pattern);
+    return { ok: true, regex, wholeText: wholeTextFilter(Re2, pattern) };
   } catch (error) {
     if (!(error instanceof RE2JSException)) throw error;
     return { ok: false, problem: `${showPattern(pattern)} is not a valid regular expression in RE2 syntax: ${reasonOf(pattern, error)}` };
