@@ -57,6 +57,16 @@ export function wrongStateMessage(plan: PlanStanding & { id: string }, action: s
   return `plan ${plan.id} is ${statusLabel(plan)}; ${action} needs a plan that is ${needs.join(' or ')}`;
 }
 
+/**
+ * A refusal by phase: "plan P is Failed in phase execute; apply needs it in phase apply" where the
+ * status alone reads the same as one the action needs, else as `wrongStateMessage`.
+ */
+export function wrongPhaseMessage(plan: PlanStanding & { id: string }, action: string, phase: Phase, states: readonly ProcessingState[]): string {
+  const needs = requiredStatuses(phase, states);
+  // "Ready to run" before strategize and before execute read alike: then the phase tells them apart.
+  return needs.includes(statusLabel(plan)) ? `plan ${plan.id} is ${statusLabel(plan)} in phase ${plan.phase}; ${action} needs it in phase ${phase}` : wrongStateMessage(plan, action, needs);
+}
+
 /** "1 tool call", "3 tool calls". */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;

@@ -1,6 +1,7 @@
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import { costOf, type PlanModelView, type Price, type SettingsView } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
+import { describeProfile, failuresOf } from '../../shared/describe';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
 
@@ -53,7 +54,7 @@ export function formatPlan(
   const lines = [
     `${plan.name}  (${plan.id})`,
     `  status:     ${statusLabel(plan)}`,
-    `  profile:    ${plan.automationProfile.name} (auto-retry ${plan.automationProfile.autoRetryTransient}, shell ${describeShell(plan.automationProfile)})`,
+    `  profile:    ${plan.automationProfile.name} (${describeProfile(plan.automationProfile)})`,
     `  project:    ${plan.projectPath ?? '(none)'}`,
     `  sandbox:    ${plan.sandboxRefs.join(', ') || '(none yet)'}`,
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
@@ -72,8 +73,6 @@ export function formatPlan(
     }
   }
   if (plan.description) lines.splice(1, 0, `  ${plan.description}`);
-  const approve = plan.automationProfile.approvalRequired;
-  lines.splice(lines.findIndex((l) => l.startsWith('  profile:')) + 1, 0, `  approvals:  ${approve.length === 0 ? 'none' : approve.includes('*') ? 'every tool call' : approve.join(', ')}`);
   for (const invariant of plan.invariants) lines.push(`  invariant:  ${invariant}`);
   const project = plan.projectInvariants;
   if (project) {
@@ -111,11 +110,6 @@ function confinementsByDecision(invocations: readonly ToolInvocation[]): Map<str
     byDecision.set(invocation.decisionId, list);
   }
   return byDecision;
-}
-
-function describeShell(profile: Plan['automationProfile']): string {
-  if (!profile.allowShell) return 'denied';
-  return `allowed${profile.allowNetwork ? ' with network' : ', no network'}${profile.allowUnconfinedShell ? ', unconfined where nothing confines it' : ''}`;
 }
 
 /** Per decision: each shell command a rule refused, or that waited for the operator because no rule could check it. */
@@ -199,13 +193,7 @@ export function parseHunkSpec(spec: string): [string, number[]] | null {
  */
 export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision[], hints: RecoveryHint[]): string {
   if (errors.length === 0) return 'No errors recorded.';
-  const failures: ErrorRecord[][] = [];
-  for (const error of errors) {
-    const last = failures.at(-1)?.at(-1);
-    const same = last && last.decisionId === error.decisionId && last.phase === error.phase && error.attempt > last.attempt;
-    if (same) failures.at(-1)?.push(error);
-    else failures.push([error]);
-  }
+  const failures = failuresOf(errors);
   const lines: string[] = [];
   failures.forEach((attempts, index) => {
     const first = attempts[0];

@@ -8,7 +8,7 @@ import {
   type StrategyDecision,
   PHASES,
 } from '../../shared/domain';
-import { requiredStatuses, statusLabel, wrongStateMessage } from '../../shared/vocabulary';
+import { requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from '../../shared/vocabulary';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { EventPublisher } from './event-stream';
@@ -167,12 +167,7 @@ export class PlanLifecycleService {
 
   /** Checks that the plan is in `phase` and in one of `states`, with a message an operator can act on. */
   requirePhase(plan: Plan, phase: Phase, states: readonly ProcessingState[], action = phase === 'apply' ? 'apply' : 'run'): void {
-    if (plan.phase !== phase || !states.includes(plan.processingState)) {
-      const needs = requiredStatuses(phase, states);
-      // "Ready to run" before strategize and before execute read alike: then the phase tells them apart.
-      const same = needs.includes(statusLabel(plan));
-      throw new PlanError(same ? `plan ${plan.id} is ${statusLabel(plan)} in phase ${plan.phase}; ${action} needs it in phase ${phase}` : wrongStateMessage(plan, action, needs), 'wrong_phase');
-    }
+    if (plan.phase !== phase || !states.includes(plan.processingState)) throw new PlanError(wrongPhaseMessage(plan, action, phase, states), 'wrong_phase');
   }
 
   /**

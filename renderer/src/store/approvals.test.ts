@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedActions } from '../lib/plan-actions';
+import { verdict } from '../lib/plan-facts';
 import { makeApproval, makeEvent, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { handleKey } from './keyboard';
@@ -88,10 +88,10 @@ describe('approvals in the store', () => {
   });
 
   it('does not offer Step or Continue to a plan that waits for an answer', () => {
-    const allowed = allowedActions(makePlan({ processingState: 'paused', waitingFor: 'approval' }));
-    expect(allowed.step).toBe(false);
-    expect(allowed.continue).toBe(false);
-    expect(allowed.discard).toBe(true);
+    const plan = makePlan({ processingState: 'paused', waitingFor: 'approval' });
+    expect(verdict('step', plan)).toMatchObject({ allowed: false, reason: 'plan P1 is Waiting for approval; approve or reject the waiting call first' });
+    expect(verdict('continue', plan).allowed).toBe(false);
+    expect(verdict('discard', plan).allowed).toBe(true);
   });
 });
 

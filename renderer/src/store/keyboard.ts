@@ -1,5 +1,5 @@
-import type { PlanAction } from '../lib/plan-actions';
-import { waitsForApproval } from './approvals-slice';
+import { ACTION_IDS, ACTIONS, type ActionId } from '../../../shared/actions';
+import { verdict } from '../lib/plan-facts';
 import type { AppStore } from './types';
 
 export interface KeyContext {
@@ -7,7 +7,10 @@ export interface KeyContext {
   inRegion: boolean;
 }
 
-const ACTION_KEYS: Record<string, PlanAction> = { s: 'step', c: 'continue', r: 'retry', p: 'pause' };
+/** Each action's keys, from the action table. */
+const ACTION_KEYS = new Map<string, { action: ActionId; args: Record<string, unknown> }>(
+  ACTION_IDS.flatMap((action) => ACTIONS[action].keys.map((binding) => [binding.key, { action, args: binding.args ?? {} }] as const)),
+);
 const TAB_KEYS = { '1': 'decisions', '2': 'changes', '3': 'events' } as const;
 
 /** The console's keyboard map (see the help sheet). Returns whether the key was used. */
@@ -64,16 +67,19 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     state.jumpToNextFailure();
     return true;
   }
-  if (key === 'a' || key === 'A' || key === 'x') {
-    // Only while the open plan waits for an answer, so a stray key never approves anything else.
-    if (!waitsForApproval(state.plan) || !state.pendingApproval) return false;
-    if (key === 'x') state.requestRejectFocus();
-    else void state.approve(key === 'A');
-    return true;
-  }
-  if (key in ACTION_KEYS) {
-    if (!state.plan) return false;
-    void state.runAction(ACTION_KEYS[key]);
+  const bound = ACTION_KEYS.get(key);
+  if (bound) {
+    const { plan } = state;
+    if (!plan) return false;
+    // Approve and reject act only while the open plan waits for an answer, so a stray key never answers anything else.
+    if (bound.action === 'approve' || bound.action === 'reject') {
+      if (!state.pendingApproval || !verdict(bound.action, plan, { pendingApproval: true }).allowed) return false;
+      // A rejection needs a reason: the key takes the operator to its field.
+      if (bound.action === 'reject') state.requestRejectFocus();
+      else void state.approve(bound.args.all === true);
+      return true;
+    }
+    void state.runAction(bound.action, bound.args);
     return true;
   }
   if (key in TAB_KEYS && state.planId) {
@@ -88,13 +94,7 @@ export const KEY_HELP: { keys: string; what: string }[] = [
   { keys: 'Enter', what: 'Open the plan under the cursor; expand or collapse a tree node' },
   { keys: '← / →', what: 'Collapse / expand the selected tree node' },
   { keys: 'n', what: 'Next failure: the next failed step, then the next errored plan' },
-  { keys: 's', what: 'Step: run one decision (starts a queued plan in step mode)' },
-  { keys: 'c', what: 'Continue to the end or the next breakpoint' },
-  { keys: 'p', what: 'Pause before the next decision' },
-  { keys: 'r', what: 'Retry an errored plan from the failed step' },
-  { keys: 'a', what: 'Approve the tool call the plan waits for' },
-  { keys: 'Shift+A', what: 'Approve this call and every later call of its tool' },
-  { keys: 'x', what: 'Reject the waiting call: type the reason, then Enter' },
+  ...ACTION_IDS.flatMap((action) => ACTIONS[action].keys.map((b) => ({ keys: b.key.length === 1 && b.key !== b.key.toLowerCase() ? `Shift+${b.key}` : b.key, what: b.help }))),
   { keys: '1 / 2 / 3', what: 'Show decisions / changes / events' },
   { keys: '?', what: 'Show or hide this help' },
   { keys: 'Esc', what: 'Close this help' },

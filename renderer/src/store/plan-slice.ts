@@ -5,7 +5,9 @@ import { statusLabel } from '../../../shared/vocabulary';
 import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
-import { ACTION_LABELS, allowedActions, isRunnable, type PlanAction } from '../lib/plan-actions';
+import { ACTIONS, type ActionArgs, type ActionId } from '../../../shared/actions';
+import { isConsoleAction, sendAction } from '../lib/action-dispatch';
+import { verdict } from '../lib/plan-facts';
 import { initialApprovalsState } from './approvals-slice';
 import { initialChangesState, isStaleRefusal } from './changes-slice';
 import { initialEventsState } from './events-slice';
@@ -39,7 +41,7 @@ export interface PlanSlice {
   recoveryHints: RecoveryHint[];
   nextRetry: NextRetry | null;
   breakpoints: string[];
-  pendingAction: PlanAction | null;
+  pendingAction: ActionId | null;
   actionError: string | null;
   tab: PlanTab;
   /** Select the first failed decision once the decisions arrive (after `n` opened a plan). */
@@ -57,7 +59,8 @@ export interface PlanSlice {
   moveDecisionSelection(delta: number): void;
   /** Selects the first failed decision, if any; returns whether one was found. */
   selectFirstFailure(): boolean;
-  runAction(action: PlanAction): Promise<void>;
+  /** Takes an operator action (shared/actions.ts) on the open plan, if its rule allows it now. */
+  runAction<A extends ActionId>(action: A, args?: ActionArgs<A>): Promise<void>;
   toggleBreakpoint(decisionId: string): Promise<void>;
 }
 
@@ -77,7 +80,7 @@ export const initialPlanState = {
   recoveryHints: [] as RecoveryHint[],
   nextRetry: null as NextRetry | null,
   breakpoints: [] as string[],
-  pendingAction: null as PlanAction | null,
+  pendingAction: null as ActionId | null,
   actionError: null as string | null,
   selectFailedOnLoad: false,
 };
@@ -278,11 +281,13 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
       return true;
     },
 
-    async runAction(action) {
+    async runAction(action, args) {
       const { planId, plan } = get();
       if (!planId || !plan) return;
-      if (!allowedActions(plan)[action]) {
-        get().announce(`${ACTION_LABELS[action]} is not available while the plan is ${statusLabel(plan)}`);
+      const { label } = ACTIONS[action];
+      const decided = verdict(action, plan, { decisions: get().decisions, pendingApproval: get().pendingApproval !== null });
+      if (!decided.allowed) {
+        get().announce(`${label} is not available: ${decided.reason}`);
         return;
       }
       if (action === 'apply') {
@@ -291,33 +296,24 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         await get().applySelected();
         return;
       }
+      if (!isConsoleAction(action)) return;
       set({ pendingAction: action, actionError: null });
       try {
-        let result: { plan: Plan };
-        switch (action) {
-          case 'run':
-            result = await bridge['plans.run']({ planId, step: false });
-            break;
-          case 'step':
-            result = isRunnable(plan) ? await bridge['plans.run']({ planId, step: true }) : await bridge['plans.step']({ planId });
-            break;
-          default:
-            result = await bridge[`plans.${action}`]({ planId });
-        }
+        const result = await sendAction(bridge, plan, action, (args ?? {}) as never);
         if (get().planId === planId) {
           deps.flushEvents();
           set({ plan: result.plan, planStatus: 'loaded' });
           if (action === 'retry' || action === 'reset') refreshErrors();
         }
       } catch (error) {
-        let message = `${ACTION_LABELS[action]} failed: ${errorText(error)}`;
+        let message = `${label} failed: ${errorText(error)}`;
         if (isStaleRefusal(error) && get().planId === planId) {
           // The view was stale (the plan moved on in another process): say where it really is, and catch up.
           const fresh = await bridge['plans.get']({ planId }).catch(() => null);
           if (fresh && get().planId === planId) {
             deps.flushEvents();
             set({ plan: fresh.plan, planStatus: 'loaded' });
-            message = `${ACTION_LABELS[action]} refused: the plan is ${statusLabel(fresh.plan)} now. The view has been refreshed.`;
+            message = `${label} refused: the plan is ${statusLabel(fresh.plan)} now. The view has been refreshed.`;
           }
           refreshAll();
         }

@@ -390,7 +390,7 @@ describe('plan controls', () => {
     const t = await openDemoPlan();
     await t.state().runAction('retry');
     expect(t.fake.callsTo('plans.retry')).toEqual([]);
-    expect(t.state().status.text).toBe('Retry is not available while the plan is Ready to run');
+    expect(t.state().status.text).toBe('Retry is not available: plan P1 is Ready to run; retry needs a plan that is Failed or Interrupted');
   });
 
   it('a refusal on a stale view says the plan\'s real state and refreshes the view', async () => {

@@ -3,7 +3,7 @@ import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
 import { plural } from '../lib/format';
-import { allowedActions } from '../lib/plan-actions';
+import { verdict } from '../lib/plan-facts';
 import { reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { acceptedCount, acceptedPlan } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
@@ -18,7 +18,7 @@ function ApplyBar() {
   const setAll = useAppStore((s) => s.setAllIncluded);
   const apply = useAppStore((s) => s.applySelected);
   const applyStatus = useAppStore((s) => s.applyStatus);
-  const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
+  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
   const result = useAppStore((s) => s.applyResult);
 
   const { applied, left, insertions, deletions } = reviewSummary(files);
@@ -133,7 +133,7 @@ function FileList() {
   const excluded = useAppStore((s) => s.excludedPaths);
   const rejected = useAppStore((s) => s.rejectedHunks);
   const result = useAppStore((s) => s.applyResult);
-  const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
+  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
   const select = useAppStore((s) => s.selectPath);
   const toggle = useAppStore((s) => s.togglePath);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);

@@ -4,7 +4,7 @@ import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
 import type { DiffHunk } from '../../../shared/domain';
-import { allowedActions } from '../lib/plan-actions';
+import { verdict } from '../lib/plan-facts';
 import { reviewFileAt } from '../lib/review-fold';
 import { canEditSandbox } from '../lib/sandbox-edit';
 import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
@@ -49,7 +49,7 @@ function HunkCheck({ file, index, canApply }: { file: ReviewFile; index: number;
 
 function DiffBody({ file, hunks }: { file: ReviewFile; hunks: readonly DiffHunk[] }) {
   const mode = useAppStore((s) => s.diffMode);
-  const canApply = useAppStore((s) => (s.plan ? allowedActions(s.plan).apply : false));
+  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
   const [openLarge, setOpenLarge] = useState<string | null>(null);
   const rows = useMemo(() => rowsFromHunks(hunks), [hunks]);
   const split = useMemo(() => (mode === 'split' ? toSplitRows(rows) : []), [rows, mode]);

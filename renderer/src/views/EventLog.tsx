@@ -2,7 +2,7 @@ import { memo, useCallback, useMemo, useState } from 'react';
 import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from '../../../shared/events';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
-import { summarizeEvent } from '../lib/event-summary';
+import { eventText } from '../../../shared/event-text';
 import { formatTime } from '../lib/format';
 import { findSeq, windowAtHead } from '../store/merge-events';
 import { useAppStore } from '../store/react';
@@ -12,7 +12,7 @@ const EVENT_ROW_HEIGHT = 24;
 const ROW_SLOTS = 512;
 
 const EventRow = memo(function EventRow({ event, describe }: { event: StreamEvent; describe: (id: string) => string | undefined }) {
-  const { text, tone } = summarizeEvent(event, describe);
+  const { text, tone } = eventText(event, describe);
   return (
     <div className={`event-row tone-${tone}`} data-testid="event-row" data-event-type={event.type} data-seq={event.seq}>
       <span className="event-seq">#{event.seq}</span>

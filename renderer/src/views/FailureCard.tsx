@@ -1,23 +1,18 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { stepsInOrder } from '../../../shared/decision-tree';
-import type { ErrorRecord, Plan } from '../../../shared/domain';
+import type { Plan } from '../../../shared/domain';
+import { failuresOf } from '../../../shared/describe';
 import { CopyButton } from '../components/CopyButton';
 import { useNow } from '../components/use-now';
 import { formatCountdown, formatTime } from '../lib/format';
-import { allowedActions } from '../lib/plan-actions';
+import { ActionButton } from '../components/ActionButton';
+import { usePlanFacts } from './use-plan-facts';
 import { ChangeLinks } from '../components/ChangeLinks';
 import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
 import { AskAgentToFix } from './AskAgentToFix';
 import { FailureSandboxActions } from './FailureSandbox';
-
-/** The attempts at the step that failed last: same decision (or same phase, before any decision). */
-function attemptsOfLastFailure(errors: readonly ErrorRecord[]): ErrorRecord[] {
-  const last = errors.at(-1);
-  if (!last) return [];
-  return errors.filter((e) => (last.decisionId ? e.decisionId === last.decisionId : e.decisionId === null && e.phase === last.phase));
-}
 
 export function FailureCard({ plan }: { plan: Plan }) {
   const errors = useAppStore((s) => s.errors);
@@ -27,8 +22,9 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const runAction = useAppStore((s) => s.runAction);
   const retrying = nextRetry !== null && plan.processingState === 'processing';
   const now = useNow(250, retrying);
+  const facts = usePlanFacts(plan);
 
-  const attempts = useMemo(() => attemptsOfLastFailure(errors), [errors]);
+  const attempts = useMemo(() => failuresOf(errors).at(-1) ?? [], [errors]);
   const last = attempts.at(-1);
   const detailsDecision = typeof plan.errorDetails.decisionId === 'string' ? plan.errorDetails.decisionId : null;
   const failedId = useMemo(
@@ -49,7 +45,6 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const command = last?.command ?? hints.find((h) => h.command)?.command ?? null;
   const hint = last?.hint ?? hints[0]?.message ?? null;
   const category = last?.category ?? (typeof plan.errorDetails.category === 'string' ? plan.errorDetails.category : 'unknown');
-  const allowed = allowedActions(plan);
   // Numbered as `agents plan tree` numbers steps.
   const stepNumber = step ? stepsInOrder(Object.values(decisions)).findIndex((d) => d.id === step.id) + 1 : 0;
   const title = showRetry
@@ -136,12 +131,8 @@ export function FailureCard({ plan }: { plan: Plan }) {
       <div className="failure-footer">
       {plan.processingState === 'errored' && (
         <div className="failure-actions">
-          <button type="button" className="button primary" data-testid="failure-retry" disabled={!allowed.retry} aria-keyshortcuts="r" onClick={() => void runAction('retry')}>
-            Retry from the failed step
-          </button>
-          <button type="button" className="button" data-testid="failure-reset" disabled={!allowed.reset} onClick={() => void runAction('reset')}>
-            Mark ready to run
-          </button>
+          <ActionButton action="retry" facts={facts} primary testId="failure-retry" onClick={() => void runAction('retry')} />
+          <ActionButton action="reset" facts={facts} testId="failure-reset" onClick={() => void runAction('reset')} />
         </div>
       )}
       <AskAgentToFix plan={plan} />

@@ -5,14 +5,13 @@ import { PHASES } from '../../../shared/domain';
 import { ApprovalBadge } from '../components/ApprovalBadge';
 import { StateBadge } from '../components/Badges';
 import { STATUS_LABELS } from '../../../shared/vocabulary';
-import { ACTION_LABELS, PLAN_ACTIONS, actionDescription, allowedActions, type PlanAction } from '../lib/plan-actions';
+import { ACTIONS, TOOLBAR_ACTIONS, type ActionId } from '../../../shared/actions';
+import { usePlanFacts } from './use-plan-facts';
 import { waitsForApproval } from '../store/approvals-slice';
 import { reviewSummary } from '../lib/review-fold';
 import { useAppStore } from '../store/react';
 import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
-
-const ACTION_KEYS: Partial<Record<PlanAction, string>> = { step: 's', continue: 'c', pause: 'p', retry: 'r' };
 
 function PhaseTrack({ plan }: { plan: Plan }) {
   const current = PHASES.indexOf(plan.phase);
@@ -62,7 +61,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const applying = useAppStore((s) => s.applyStatus === 'applying');
   const actionError = useAppStore((s) => s.actionError);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
-  const allowed = allowedActions(plan);
+  const facts = usePlanFacts(plan);
   const steps = useAppStore((s) => stepCounts(s.decisions));
   const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
   const model = useAppStore((s) => s.planModel);
@@ -73,7 +72,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
     return () => window.clearTimeout(timer);
   }, [confirmDiscard]);
 
-  const onAction = (action: PlanAction) => {
+  const onAction = (action: ActionId) => {
     if (action === 'discard' && !confirmDiscard) {
       setConfirmDiscard(true);
       return;
@@ -119,24 +118,28 @@ export function PlanHeader({ plan }: { plan: Plan }) {
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />
       <div className="plan-controls" role="toolbar" aria-label="Plan controls">
-        {PLAN_ACTIONS.map((action) => {
+        {TOOLBAR_ACTIONS.map((action) => {
+          const spec = ACTIONS[action];
+          const verdict = spec.allowed(facts);
           const busy = pending === action || (action === 'apply' && applying);
           const confirming = action === 'discard' && confirmDiscard;
-          const key = ACTION_KEYS[action];
+          const key = spec.keys[0]?.key;
+          // A control that is off says why, in the reason the host would give.
+          const description = confirming ? 'Press again to discard' : verdict.allowed ? spec.description : verdict.reason;
           return (
             <button
               key={action}
               type="button"
               className={`button ${action === 'discard' ? 'danger' : ''} ${confirming ? 'confirming' : ''}`}
               data-testid={`action-${action}`}
-              disabled={!allowed[action] || busy}
-              aria-description={confirming ? 'Press again to discard' : actionDescription(action, plan)}
+              disabled={!verdict.allowed || busy}
+              aria-description={description}
               aria-keyshortcuts={key}
-              title={actionDescription(action, plan) + (key ? ` (${key})` : '')}
+              title={description + (key && verdict.allowed ? ` (${key})` : '')}
               aria-busy={busy || undefined}
               onClick={() => onAction(action)}
             >
-              {confirming ? 'Confirm discard' : action === 'discard' && partlyApplied && allowed.discard ? 'Discard the rest' : ACTION_LABELS[action]}
+              {confirming ? 'Confirm discard' : action === 'discard' && partlyApplied && verdict.allowed ? 'Discard the rest' : spec.label}
             </button>
           );
         })}

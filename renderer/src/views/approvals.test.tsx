@@ -124,7 +124,7 @@ describe('the failure card', () => {
     // The current profile is selected: nothing to change to yet.
     expect(found.get('Change profile')).toContain('disabled=""');
     expect(html).toContain('supervised (current) — approve shell.run, file.delete, file.rename');
-    expect(html).toContain('restricted — no approvals; no shell');
+    expect(html).toContain('restricted — no approvals; shell refused; auto-retry 3');
   });
 
   it('offers no recovery in place once the plan reached apply', () => {

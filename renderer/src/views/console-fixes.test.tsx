@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorRecord } from '../../../shared/domain';
 import { flattenTree } from '../lib/decision-tree';
-import { summarizeEvent } from '../lib/event-summary';
+import { eventText } from '../../../shared/event-text';
 import { makeDecision, makeEntry, makeEvent, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { render } from '../test-support/render';
 import { testRuntime } from '../test-support/runtime';
@@ -169,6 +169,6 @@ describe('words', () => {
 
   it('event summaries count in the singular for one', () => {
     const event = makeEvent(1, 'runtime_execute_complete', { toolCallCount: 1, executionDurationMs: 12 });
-    expect(summarizeEvent(event, () => undefined).text).toMatch(/^1 tool call in /);
+    expect(eventText(event, () => undefined).text).toMatch(/^1 tool call in /);
   });
 });

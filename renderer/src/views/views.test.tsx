@@ -24,7 +24,9 @@ describe('the plan header', () => {
     const { store } = testRuntime();
     const html = render(store, <PlanHeader plan={makePlan({ processingState: 'paused' })} />);
     expect(attrs(html, 'plan-header', 'data-plan-state')).toEqual(['paused']);
-    expect(enabledActions(html)).toEqual(['step', 'continue', 'discard']);
+    // A run paused in step mode still holds the plan: the engine refuses to discard it until it stops.
+    expect(enabledActions(html)).toEqual(['step', 'continue']);
+    expect(attrs(html, 'action-discard', 'title')).toEqual(['plan P1 is running; pause it or wait for it to finish before discarding']);
   });
 });
 

@@ -1,0 +1,46 @@
+import type { ReactNode } from 'react';
+import { ACTIONS, type ActionId, type PlanFacts } from '../../../shared/actions';
+
+/**
+ * A control for one operator action, from the action table: its text, its key, and, when the
+ * plan does not allow it, the rule's reason as its description and tooltip.
+ */
+export function ActionButton({
+  action,
+  facts,
+  onClick,
+  busy = false,
+  disabled = false,
+  primary = false,
+  testId,
+  children,
+}: {
+  action: ActionId;
+  facts: PlanFacts;
+  onClick: () => void;
+  busy?: boolean;
+  /** Off for a reason of the control's own (nothing chosen yet), beside the rule's. */
+  disabled?: boolean;
+  primary?: boolean;
+  testId?: string;
+  children?: ReactNode;
+}) {
+  const spec = ACTIONS[action];
+  const verdict = spec.allowed(facts);
+  const description = verdict.allowed ? spec.description : verdict.reason;
+  return (
+    <button
+      type="button"
+      className={`button${primary ? ' primary' : ''}`}
+      data-testid={testId}
+      disabled={!verdict.allowed || busy || disabled}
+      aria-busy={busy || undefined}
+      aria-description={description}
+      aria-keyshortcuts={spec.keys[0]?.key}
+      title={description}
+      onClick={onClick}
+    >
+      {children ?? spec.title}
+    </button>
+  );
+}

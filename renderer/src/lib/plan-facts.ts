@@ -1,0 +1,61 @@
+import { type ActionId, allowed, type PlanFacts, type Verdict } from '../../../shared/actions';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
+
+/** What the store knows beyond the plan row: the tree and the call waiting for an answer. */
+export interface ConsoleKnowledge {
+  decisions?: Record<string, StrategyDecision>;
+  pendingApproval?: boolean;
+}
+
+const stepFactsOf = new WeakMap<Record<string, StrategyDecision>, { steps: number; failedStep: boolean }>();
+
+/** Steps in the tree and whether one failed (or was cut off while running), once per tree. */
+function stepFacts(decisions: Record<string, StrategyDecision>): { steps: number; failedStep: boolean } {
+  let facts = stepFactsOf.get(decisions);
+  if (!facts) {
+    facts = { steps: 0, failedStep: false };
+    for (const d of Object.values(decisions)) {
+      if (d.type !== 'strategy_choice') continue;
+      facts.steps += 1;
+      if (d.status === 'failed' || d.status === 'running') facts.failedStep = true;
+    }
+    stepFactsOf.set(decisions, facts);
+  }
+  return facts;
+}
+
+/**
+ * The facts the action rules (shared/actions.ts) read, as the console sees them. A run the console
+ * cannot see into counts as this host's: if it is another process's, the host refuses and says so.
+ */
+export function consoleFacts(plan: Plan, known: ConsoleKnowledge = {}): PlanFacts {
+  const waiting = plan.waitingFor === 'approval';
+  // A plan paused in step mode is held by its run; one paused for an answer has no process at all.
+  const running = plan.processingState === 'processing' || (plan.processingState === 'paused' && !waiting);
+  const { steps, failedStep } = known.decisions ? stepFacts(known.decisions) : { steps: 0, failedStep: false };
+  return {
+    id: plan.id,
+    phase: plan.phase,
+    processingState: plan.processingState,
+    waitingFor: plan.waitingFor,
+    errorDetails: plan.errorDetails,
+    projectPath: plan.projectPath,
+    agent: Boolean(plan.agent),
+    running,
+    runHere: running,
+    pendingApproval: waiting || Boolean(known.pendingApproval),
+    failedStep,
+    steps,
+    hasTree: plan.decisionRootId !== null,
+  };
+}
+
+/** Whether the console offers `action` for the plan, or why not. */
+export function verdict(action: ActionId, plan: Plan, known?: ConsoleKnowledge): Verdict {
+  return allowed(action, consoleFacts(plan, known));
+}
+
+/** A queued plan that has not reached apply can run (strategize, then execute). */
+export function isRunnable(plan: Pick<Plan, 'phase' | 'processingState'>): boolean {
+  return plan.processingState === 'queued' && (plan.phase === 'strategize' || plan.phase === 'execute');
+}

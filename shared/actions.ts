@@ -1,0 +1,337 @@
+import { z } from 'zod';
+import type { ErrorCode } from './errors';
+import type { ProcessingState } from './domain';
+import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
+
+/**
+ * Every operator action, declared once: its words, its keys, its arguments, when a plan allows it
+ * and how the command line spells it. The engine enforces `allowed` (`requireAllowed`), and the CLI,
+ * the router and the console's buttons, failure card and keyboard are all driven by this table
+ * (docs/ARCHITECTURE.md, "Operator actions").
+ */
+
+/** What the rules read about a plan: its standing and what the stores and processes say about it. */
+export interface PlanFacts extends PlanStanding {
+  id: string;
+  projectPath: string | null;
+  /** An agent plan: a model proposes its steps and can correct one. */
+  agent: boolean;
+  /** A run holds the plan: a process is running it (this one or another), or its state says so. */
+  running: boolean;
+  /** That run is this process's: step, continue and pause reach only a run of the process asked. */
+  runHere: boolean;
+  /** A call (or a proposed tree) waits for the operator's answer. */
+  pendingApproval: boolean;
+  /** A step failed, or was cut off while it ran. */
+  failedStep: boolean;
+  /** The decision tree's steps so far. */
+  steps: number;
+  /** The tree has a root: strategize has run at least once. */
+  hasTree: boolean;
+}
+
+export type Verdict = { allowed: true } | { allowed: false; reason: string; code: ErrorCode };
+
+const ALLOWED: Verdict = { allowed: true };
+const refuse = (reason: string, code: ErrorCode = 'wrong_state'): Verdict => ({ allowed: false, reason, code });
+
+const isRunnable = (p: PlanFacts) => p.processingState === 'queued' && (p.phase === 'strategize' || p.phase === 'execute');
+const inRun = (p: PlanFacts) => p.processingState === 'processing' || p.processingState === 'paused';
+const waitsForAnswer = (p: PlanFacts) => p.waitingFor === 'approval';
+
+/** A run already holds the plan: by this process, or by another. */
+function alreadyRunning(p: PlanFacts): Verdict | null {
+  if (p.runHere) return refuse(`plan ${p.id} is already running`);
+  return p.running ? refuse(`plan ${p.id} is being run by another process`) : null;
+}
+
+/** Step, continue and pause act on a run of this process that is not waiting for an answer. */
+function controlsRun(p: PlanFacts, action: string, needs: string[]): Verdict {
+  if (waitsForAnswer(p)) return refuse(`plan ${p.id} is ${statusLabel(p)}; approve or reject the waiting call first`);
+  if (!inRun(p)) return refuse(wrongStateMessage(p, action, needs));
+  return p.runHere ? ALLOWED : refuse(`plan ${p.id} is not running in this process`, 'not_running');
+}
+
+/** Fixing in place (skip, edit a step, change the profile, replan): the plan is stopped before apply. */
+function fixable(p: PlanFacts, action: string): Verdict {
+  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop`);
+  if (p.phase === 'apply' || p.processingState === 'complete' || p.processingState === 'cancelled') {
+    return refuse(wrongStateMessage(p, action, [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.paused]));
+  }
+  return ALLOWED;
+}
+
+/** Skip and edit a step: a fixable plan that has steps. */
+function stepFixable(p: PlanFacts, action: string): Verdict {
+  const verdict = fixable(p, action);
+  if (!verdict.allowed) return verdict;
+  return p.steps === 0 ? refuse(`plan ${p.id} has no steps yet; run it to strategize`) : ALLOWED;
+}
+
+const none = z.object({}).strict();
+const stepNumber = z.number().int().positive();
+
+export interface KeyBinding {
+  /** As KeyboardEvent.key gives it: `a`, `A` (with Shift). */
+  key: string;
+  /** Arguments the key gives the action. */
+  args?: Record<string, unknown>;
+  /** What the key does, for the console's help sheet. */
+  help: string;
+}
+
+export interface ActionSpec<Args extends z.ZodType = z.ZodType> {
+  id: string;
+  /** The control's text where space is short (the plan's toolbar). */
+  label: string;
+  /** The control's text where it stands alone (the failure card). */
+  title: string;
+  /** What the action does, for a control's accessible description and tooltip. */
+  description: string;
+  keys: readonly KeyBinding[];
+  args: Args;
+  /** `read`: shows something and changes nothing, so it is always allowed. */
+  kind: 'change' | 'read';
+  allowed(plan: PlanFacts): Verdict;
+  /** The command line's words, `agents plan <command> <id> ...options(args)`; none where only the console has the action. */
+  cli?: { command: string; options?: (args: Record<string, unknown>) => string };
+}
+
+function action<Args extends z.ZodType>(spec: Omit<ActionSpec<Args>, 'keys' | 'kind'> & Partial<Pick<ActionSpec<Args>, 'keys' | 'kind'>>): ActionSpec<Args> {
+  return { keys: [], kind: 'change', ...spec };
+}
+
+export const ACTIONS = {
+  run: action({
+    id: 'run',
+    label: 'Run',
+    title: 'Run the plan',
+    description: 'Run the plan: strategize and execute, stopping before apply',
+    args: z.object({ step: z.boolean().optional() }).strict(),
+    allowed: (p) => {
+      if (!isRunnable(p)) {
+        const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? '; retry it to go on from the failed step' : '';
+        return refuse(wrongStateMessage(p, 'run', [STATUS_LABELS.ready_to_run]) + after);
+      }
+      return alreadyRunning(p) ?? ALLOWED;
+    },
+    cli: { command: 'run' },
+  }),
+  step: action({
+    id: 'step',
+    label: 'Step',
+    title: 'Run one step',
+    description: 'Run exactly one decision, then pause (starts a Ready to run plan in step mode)',
+    keys: [{ key: 's', help: 'Step: run one decision (starts a queued plan in step mode)' }],
+    args: none,
+    allowed: (p) => (isRunnable(p) ? (alreadyRunning(p) ?? ALLOWED) : controlsRun(p, 'step', [STATUS_LABELS.ready_to_run, STATUS_LABELS.running, STATUS_LABELS.paused])),
+  }),
+  continue: action({
+    id: 'continue',
+    label: 'Continue',
+    title: 'Continue',
+    description: 'Continue to the end or the next breakpoint',
+    keys: [{ key: 'c', help: 'Continue to the end or the next breakpoint' }],
+    args: none,
+    allowed: (p) => controlsRun(p, 'continue', [STATUS_LABELS.running, STATUS_LABELS.paused]),
+  }),
+  pause: action({
+    id: 'pause',
+    label: 'Pause',
+    title: 'Pause',
+    description: 'Pause before the next decision',
+    keys: [{ key: 'p', help: 'Pause before the next decision' }],
+    args: none,
+    allowed: (p) => (p.processingState === 'paused' && !waitsForAnswer(p) ? refuse(wrongStateMessage(p, 'pause', [STATUS_LABELS.running])) : controlsRun(p, 'pause', [STATUS_LABELS.running])),
+  }),
+  retry: action({
+    id: 'retry',
+    label: 'Retry',
+    title: 'Retry from the failed step',
+    description: 'Retry the failed phase from the failed step',
+    keys: [{ key: 'r', help: 'Retry an errored plan from the failed step' }],
+    args: none,
+    allowed: (p) => {
+      if (p.processingState !== 'errored') return refuse(wrongStateMessage(p, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]));
+      if (p.phase === 'apply') return refuse(`plan ${p.id} failed to apply; resolve the conflicts, then apply again`);
+      return alreadyRunning(p) ?? ALLOWED;
+    },
+    cli: { command: 'retry' },
+  }),
+  reset: action({
+    id: 'reset',
+    label: 'Reset',
+    title: 'Mark ready to run',
+    description: `Mark the plan ${STATUS_LABELS.ready_to_run} again, for manual recovery`,
+    args: none,
+    allowed: (p) => (p.processingState === 'errored' ? ALLOWED : refuse(wrongStateMessage(p, 'reset', requiredStatuses(p.phase, ['errored'])))),
+    cli: { command: 'reset' },
+  }),
+  apply: action({
+    id: 'apply',
+    label: 'Apply',
+    title: 'Apply the changes',
+    description: 'Apply the changeset (or the files and hunks chosen) to the project',
+    args: z
+      .object({ paths: z.array(z.string().min(1)).optional(), hunks: z.record(z.string().min(1), z.array(stepNumber).min(1)).optional(), force: z.boolean().optional() })
+      .strict(),
+    allowed: (p) => {
+      const states: ProcessingState[] = ['queued', 'errored'];
+      if (p.phase !== 'apply' || !states.includes(p.processingState)) return refuse(wrongPhaseMessage(p, 'apply', 'apply', states), 'wrong_phase');
+      return p.projectPath === null ? refuse(`plan ${p.id} has no project directory to apply to`, 'no_project') : ALLOWED;
+    },
+    cli: { command: 'apply' },
+  }),
+  discard: action({
+    id: 'discard',
+    label: 'Discard',
+    title: 'Discard the plan',
+    description: 'Discard the plan and its sandbox (after a partial apply: drop the rest)',
+    args: none,
+    allowed: (p) => {
+      if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to finish before discarding`);
+      if (p.processingState === 'cancelled' || p.processingState === 'complete') return refuse(`plan ${p.id} is already ${statusLabel(p)}`);
+      return ALLOWED;
+    },
+    cli: { command: 'discard' },
+  }),
+  approve: action({
+    id: 'approve',
+    label: 'Approve',
+    title: 'Approve',
+    description: 'Approve the call the plan waits for (with all: every later call of its tool), then go on with the run',
+    keys: [
+      { key: 'a', args: { all: false }, help: 'Approve the tool call the plan waits for' },
+      { key: 'A', args: { all: true }, help: 'Approve this call and every later call of its tool' },
+    ],
+    args: z.object({ all: z.boolean().optional() }).strict(),
+    allowed: (p) => answerable(p),
+    cli: { command: 'approve', options: (a) => (a.all ? '--all' : '') },
+  }),
+  reject: action({
+    id: 'reject',
+    label: 'Reject',
+    title: 'Reject',
+    description: 'Reject the call the plan waits for, with a reason; the run goes on and the step fails',
+    keys: [{ key: 'x', help: 'Reject the waiting call: type the reason, then Enter' }],
+    args: z.object({ reason: z.string().trim().min(1, 'say why the call is rejected') }).strict(),
+    allowed: (p) => answerable(p),
+    cli: { command: 'reject', options: (a) => `--reason ${quoted(a.reason, 'why')}` },
+  }),
+  skip: action({
+    id: 'skip',
+    label: 'Skip step',
+    title: 'Skip step',
+    description: 'Mark the failed step (or the step named) skipped; Run then goes on with the next step',
+    args: z.object({ step: stepNumber.optional() }).strict(),
+    allowed: (p) => stepFixable(p, 'skip'),
+    cli: { command: 'skip', options: (a) => (a.step ? `--step ${String(a.step)}` : '') },
+  }),
+  edit_step: action({
+    id: 'edit_step',
+    label: 'Edit step',
+    title: 'Edit the step',
+    description: "Replace a step's tool calls (and description) from a file with step: and tools:",
+    args: z.object({ step: stepNumber, file: z.string().min(1) }).strict(),
+    allowed: (p) => stepFixable(p, 'edit-step'),
+    cli: { command: 'edit-step', options: (a) => `--step ${typeof a.step === 'number' ? a.step : 'N'} --file ${typeof a.file === 'string' ? a.file : 'step.yaml'}` },
+  }),
+  set_profile: action({
+    id: 'set_profile',
+    label: 'Change profile',
+    title: 'Change profile',
+    description: 'Switch the plan to another automation profile; Run then goes on from the failed step',
+    args: z.object({ profile: z.string().min(1) }).strict(),
+    allowed: (p) => fixable(p, 'profile'),
+    cli: { command: 'profile', options: (a) => (typeof a.profile === 'string' ? a.profile : 'PROFILE') },
+  }),
+  replan: action({
+    id: 'replan',
+    label: 'Replan',
+    title: 'Replan the steps not done',
+    description: 'Go back to strategize for the steps not done: a plan file (or, for an agent plan, the model) gives new ones',
+    args: z.object({ file: z.string().min(1).optional() }).strict(),
+    allowed: (p) => {
+      const verdict = fixable(p, 'replan');
+      if (!verdict.allowed) return verdict;
+      return p.hasTree ? ALLOWED : refuse(`plan ${p.id} has no decision tree yet; run it to strategize`);
+    },
+    cli: { command: 'replan', options: (a) => `--file ${typeof a.file === 'string' ? a.file : 'plan.yaml'}` },
+  }),
+  correct: action({
+    id: 'correct',
+    label: 'Ask the agent',
+    title: 'Ask the agent to fix it',
+    description: 'The model runs the failed step again, told of the failure and your note',
+    args: z.object({ note: z.string().trim().max(4000).optional() }).strict(),
+    allowed: (p) => {
+      if (!p.agent) return refuse(`plan ${p.id} is not an agent plan; only a model can correct a step (retry it instead)`, 'not_agent');
+      if (p.processingState !== 'errored' || p.phase !== 'execute') return refuse(wrongStateMessage(p, 'correct', [STATUS_LABELS.failed]));
+      if (!p.failedStep) return refuse(`plan ${p.id} has no failed step to correct`);
+      return alreadyRunning(p) ?? ALLOWED;
+    },
+    cli: { command: 'correct', options: (a) => `--note ${quoted(a.note, 'what to do differently')}` },
+  }),
+  show_errors: action({
+    id: 'show_errors',
+    label: 'Errors',
+    title: 'Read the error history',
+    description: 'Read the full error history: every attempt, and what was done about it',
+    kind: 'read',
+    args: none,
+    allowed: () => ALLOWED,
+    cli: { command: 'errors' },
+  }),
+} as const satisfies Record<string, ActionSpec>;
+
+/** Approve and reject: a call waits for the answer, and the run it stopped has ended. */
+function answerable(p: PlanFacts): Verdict {
+  if (!p.pendingApproval) return refuse(`plan ${p.id} has no call waiting for approval (it is ${statusLabel(p)})`);
+  return p.runHere ? refuse(`plan ${p.id} is still stopping; answer again in a moment`) : ALLOWED;
+}
+
+function quoted(value: unknown, placeholder: string): string {
+  return JSON.stringify(typeof value === 'string' && value !== '' ? value : placeholder);
+}
+
+export type ActionId = keyof typeof ACTIONS;
+export const ACTION_IDS = Object.keys(ACTIONS) as ActionId[];
+export const ActionIdSchema = z.enum(ACTION_IDS as [ActionId, ...ActionId[]]);
+export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']>;
+
+/** The toolbar's controls, in order. */
+export const TOOLBAR_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard'] as const satisfies readonly ActionId[];
+
+export function allowed(action: ActionId, plan: PlanFacts): Verdict {
+  return ACTIONS[action].allowed(plan);
+}
+
+/** Each action with whether the plan allows it and, if not, why: what `plan show --json` and `plans.get` list. */
+export function actionList(plan: PlanFacts): ActionState[] {
+  return ACTION_IDS.map((id) => {
+    const verdict = allowed(id, plan);
+    return verdict.allowed ? { id, allowed: true, reason: null } : { id, allowed: false, reason: verdict.reason };
+  });
+}
+
+export const ActionStateSchema = z.object({ id: ActionIdSchema, allowed: z.boolean(), reason: z.string().nullable() });
+export type ActionState = z.infer<typeof ActionStateSchema>;
+
+/**
+ * A next step: an action with its arguments, and why it is suggested. Stored with a failure and
+ * shown by each client its own way: a command at the command line, a button in the console.
+ */
+export const NextStepSchema = z.object({
+  action: ActionIdSchema,
+  args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  message: z.string(),
+});
+export type NextStep = z.infer<typeof NextStepSchema>;
+
+/** `agents plan skip P --step 2`: the command that takes a next step, with placeholders for what the operator supplies. */
+export function commandLine(planId: string, step: Pick<NextStep, 'action' | 'args'>): string | null {
+  const { cli } = ACTIONS[step.action] as ActionSpec;
+  if (!cli) return null;
+  const options = cli.options?.(step.args) ?? '';
+  return `agents plan ${cli.command} ${planId}${options ? ` ${options}` : ''}`;
+}

@@ -1,0 +1,31 @@
+import { ANY_TOOL, type AutomationProfile, type ErrorRecord } from './domain';
+
+/**
+ * The words for things an operator reads in more than one place, written once: the CLI, the
+ * console and the engine's records all use these.
+ */
+
+/** "approve shell.run, file.delete; shell allowed, no network; auto-retry 3": what a profile lets through. */
+export function describeProfile(profile: AutomationProfile): string {
+  const approve = profile.approvalRequired;
+  const approvals = approve.includes(ANY_TOOL) ? 'approve every tool call' : approve.length > 0 ? `approve ${approve.join(', ')}` : 'no approvals';
+  const shell = profile.allowShell
+    ? `shell allowed${profile.allowNetwork ? ' with network' : ', no network'}${profile.allowUnconfinedShell ? ', unconfined where nothing confines it' : ''}`
+    : 'shell refused';
+  return [approvals, shell, `auto-retry ${profile.autoRetryTransient}`, profile.pauseBeforeEachDecision && 'pause before each step'].filter(Boolean).join('; ');
+}
+
+/**
+ * The error history as failures: each the attempts at one step (or one phase, before any step),
+ * recorded one after another with rising attempt numbers. A retry by the operator starts a new one.
+ */
+export function failuresOf(errors: readonly ErrorRecord[]): ErrorRecord[][] {
+  const failures: ErrorRecord[][] = [];
+  for (const error of errors) {
+    const current = failures.at(-1);
+    const last = current?.at(-1);
+    if (current && last && last.decisionId === error.decisionId && last.phase === error.phase && error.attempt > last.attempt) current.push(error);
+    else failures.push([error]);
+  }
+  return failures;
+}
