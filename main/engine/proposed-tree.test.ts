@@ -6,7 +6,7 @@ import { reviewProposedTree } from './proposed-tree';
 import { InMemoryApprovalStore, inMemoryLifecycle } from './test-support/in-memory-stores';
 
 /** An agent plan whose model proposed two steps under a root, as strategize leaves it. */
-function proposed(profile: string) {
+function proposed(profile: 'supervised' | 'full-auto') {
   const lifecycle = inMemoryLifecycle();
   const ports = { lifecycle, approvals: new InMemoryApprovalStore(), events: lifecycle.events };
   const plan = lifecycle.createPlan({ name: 'agent', definitionOfDone: ['Write a licence'], automationProfile: resolveProfile(profile), agent: { model: 'openai-compatible:m', maxTurnsPerStep: 5, maxOutputTokens: 100 } });
