@@ -48,8 +48,9 @@ function alreadyRunning(p: PlanFacts): Verdict | null {
 /** Step, continue and pause act on a run of this process that is not waiting for an answer. */
 function controlsRun(p: PlanFacts, action: string, needs: string[]): Verdict {
   if (waitsForAnswer(p)) return refuse(`plan ${p.id} is ${statusLabel(p)}; approve or reject the waiting call first`);
-  if (!inRun(p)) return refuse(wrongStateMessage(p, action, needs));
-  return p.runHere ? ALLOWED : refuse(`plan ${p.id} is not running in this process`, 'not_running');
+  // A run this process has just started may not have moved the plan's state yet.
+  if (p.runHere) return ALLOWED;
+  return inRun(p) ? refuse(`plan ${p.id} is not running in this process`, 'not_running') : refuse(wrongStateMessage(p, action, needs));
 }
 
 /** Fixing in place (skip, edit a step, change the profile, replan): the plan is stopped before apply. */
@@ -124,7 +125,7 @@ export const ACTIONS = {
     description: 'Run exactly one decision, then pause (starts a Ready to run plan in step mode)',
     keys: [{ key: 's', help: 'Step: run one decision (starts a queued plan in step mode)' }],
     args: none,
-    allowed: (p) => (isRunnable(p) ? (alreadyRunning(p) ?? ALLOWED) : controlsRun(p, 'step', [STATUS_LABELS.ready_to_run, STATUS_LABELS.running, STATUS_LABELS.paused])),
+    allowed: (p) => (isRunnable(p) && !p.runHere ? (alreadyRunning(p) ?? ALLOWED) : controlsRun(p, 'step', [STATUS_LABELS.ready_to_run, STATUS_LABELS.running, STATUS_LABELS.paused])),
   }),
   continue: action({
     id: 'continue',

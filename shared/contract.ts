@@ -9,11 +9,11 @@ import {
   PlanSchema,
   ProcessingStateSchema,
   ProfileNameSchema,
-  RecoveryActionSchema,
   StrategyDecisionSchema,
   ToolInvocationSchema,
 } from './domain';
 import { ErrorCodeSchema } from './errors';
+import { ActionStateSchema, NextStepSchema } from './actions';
 import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 
@@ -37,7 +37,8 @@ export const PlanListItemSchema = PlanSchema.extend({
 export type PlanListItem = z.infer<typeof PlanListItemSchema>;
 
 
-export const RecoveryHintSchema = z.object({ action: RecoveryActionSchema, message: z.string(), command: z.string() });
+/** A suggested next step: an action with its arguments, and why (the CLI shows it as a command, the console as a button). */
+export const RecoveryHintSchema = NextStepSchema;
 export type RecoveryHint = z.infer<typeof RecoveryHintSchema>;
 
 
@@ -85,7 +86,8 @@ export const contract = {
   'plans.get': {
     request: planId.strict(),
     /** With the agent plan's model and whether the host can use it (null for a scripted plan), so the console can say why it cannot approve. */
-    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional() }),
+    /** `actions`: every operator action, whether the plan allows it now and, if not, why (shared/actions.ts). */
+    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional(), actions: z.array(ActionStateSchema).optional() }),
   },
   'plans.create': {
     // The plan's content only, never a file path on the host: a client must not learn which host

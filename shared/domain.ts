@@ -1,3 +1,4 @@
+import { NextStepSchema } from './actions';
 import { z } from 'zod';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 
@@ -418,7 +419,8 @@ export const ErrorRecordSchema = z.object({
   message: z.string(),
   stack: z.string().nullable(),
   hint: z.string(),
-  command: z.string().nullable(),
+  /** The suggested next step: an action and its arguments (shared/actions.ts), never a command line. */
+  next: NextStepSchema.nullable(),
   /** What happened next: retried automatically, or gave up. */
   outcome: z.enum(['retried', 'gave_up']),
   createdAt: timestamp,

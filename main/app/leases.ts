@@ -42,14 +42,13 @@ function runningStep(lifecycle: PlanLifecycleService, plan: Plan): StrategyDecis
 
 /**
  * Marks a plan interrupted: errored with category `interrupted` (the operator reads "Interrupted"),
- * the step it was in failed so retry resumes there, and the resume command in its hints.
+ * the step it was in failed so retry resumes there, and retry as its next step.
  * `cause` opens the message: a process that died, or an operator's Ctrl-C.
  */
 export function markInterrupted(lifecycle: PlanLifecycleService, errors: ErrorLog, plan: Plan, cause: string): void {
   const running = runningStep(lifecycle, plan);
   if (running) lifecycle.saveDecisions([{ ...running, status: 'failed', updatedAt: new Date().toISOString() }]);
   const policy = CATEGORY_POLICIES.interrupted;
-  const hints = recoveryHints(plan.id, 'interrupted');
   const message = `${cause}${running ? ` at step "${running.description}"` : ''}`;
   const record: ErrorRecord = {
     id: newId(),
@@ -63,7 +62,7 @@ export function markInterrupted(lifecycle: PlanLifecycleService, errors: ErrorLo
     message,
     stack: null,
     hint: policy.hint,
-    command: hints[0]?.command ?? null,
+    next: recoveryHints('interrupted')[0] ?? null,
     outcome: 'gave_up',
     createdAt: new Date().toISOString(),
   };
@@ -81,6 +80,6 @@ export function markInterrupted(lifecycle: PlanLifecycleService, errors: ErrorLo
     retriable: policy.retriable,
     recoveryAction: policy.action,
     hint: policy.hint,
-    recoveryCommand: record.command,
+    next: record.next,
   });
 }

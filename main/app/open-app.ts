@@ -15,6 +15,7 @@ import { planApprovals } from './use-cases/approvals';
 import { planFixing } from './use-cases/fixing';
 import { planApplying } from './use-cases/applying';
 import { planSandboxFiles } from './use-cases/sandbox-files';
+import { planActions } from './use-cases/actions';
 
 export interface App {
   dataDir: string;
@@ -43,6 +44,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     ...planFixing(ctx, runs, running.run),
     ...planApplying(ctx, runs, reading),
     ...planSandboxFiles(ctx, runs),
+    ...planActions(ctx, runs),
   };
 }
 

@@ -6,6 +6,7 @@ import type { PlanFixing } from './use-cases/fixing';
 import type { PlanReading } from './use-cases/reading';
 import type { PlanRunning } from './use-cases/running';
 import type { PlanSandboxFiles } from './use-cases/sandbox-files';
+import type { PlanActions } from './use-cases/actions';
 
 export type { Answer, EngineStores, PlanServiceOptions, RunOptions } from './use-cases/plan-context';
 export type { ChangesetReview, DecisionNode, DiffEntry, ExternalEvents, ReviewStep } from './use-cases/reading';
@@ -24,4 +25,5 @@ export type PlanService = Pick<PlanContext, 'stores' | 'lifecycle' | 'events' | 
   PlanApprovals &
   PlanFixing &
   PlanApplying &
-  PlanSandboxFiles;
+  PlanSandboxFiles &
+  PlanActions;

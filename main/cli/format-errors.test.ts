@@ -15,7 +15,7 @@ const failure = (id: string, s: number): ErrorRecord => ({
   message: `failed ${id}`,
   stack: null,
   hint: 'fix it',
-  command: 'agents plan retry P',
+  next: { action: 'retry', args: {}, message: 'fix it' },
   outcome: 'gave_up',
   createdAt: at(s),
 });

@@ -2,6 +2,7 @@ import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolIn
 import { costOf, type PlanModelView, type Price, type SettingsView } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, failuresOf } from '../../shared/describe';
+import { formatNextSteps, nextCommand } from './next-steps';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
 
@@ -88,7 +89,8 @@ export function formatPlan(
   if (plan.processingState === 'errored') {
     if (plan.errorMessage) lines.push(`  error:      ${plan.errorMessage}`);
     if (typeof plan.errorDetails.hint === 'string') lines.push(`  hint:       ${plan.errorDetails.hint}`);
-    if (typeof plan.errorDetails.recoveryCommand === 'string') lines.push(`  next:       ${plan.errorDetails.recoveryCommand}`);
+    const next = nextCommand(plan.id, plan.errorDetails.next);
+    if (next) lines.push(`  next:       ${next}`);
   }
   return lines.join('\n');
 }
@@ -207,8 +209,7 @@ export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision
     for (const d of decided) lines.push(`  [recovery] ${d.rationale.startsWith(d.description) ? d.rationale : `${d.description}: ${d.rationale}`}`);
   });
   if (hints.length > 0) {
-    lines.push('', 'What to do now:');
-    for (const hint of hints) lines.push(`  ${hint.message}\n    $ ${hint.command}`);
+    lines.push('', 'What to do now:', ...formatNextSteps(errors[0].planId, hints));
   }
   return lines.join('\n');
 }

@@ -10,6 +10,7 @@ import { EXIT_INTERRUPTED, watchCtrlC } from './interrupt';
 import { readKey } from './keypress';
 import { writeDiffJson } from './diff-json';
 import { copyDemo } from './demo-command';
+import { errorsWithCommands, nextCommand, planWithCommand } from './next-steps';
 import { clientError } from '../app/client-errors';
 import { type App, openApp } from '../app/open-app';
 import { formatApproval, formatApprovals, formatErrors, formatPlan, formatPlanList, formatReview, formatSettings, formatTree, parseHunkSpec } from './format';
@@ -172,7 +173,7 @@ async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; 
       printer.done();
       const stopped = app.service.interrupt(planId);
       ctx.exitCode = EXIT.interrupted;
-      if (opts.json && !opts.stream) printJson(ctx, stopped);
+      if (opts.json && !opts.stream) printJson(ctx, planWithCommand(stopped));
       ctx.io.stderr(`${stopped.name}: ${statusLabel(stopped)} — ${stopped.errorMessage ?? ''}\nresume with: agents plan retry ${planId}\n`);
       return;
     }
@@ -195,7 +196,7 @@ async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; 
   }
   if (plan.waitingFor === 'approval') {
     ctx.exitCode = EXIT.waitingForApproval;
-    if (opts.json && !opts.stream) printJson(ctx, plan);
+    if (opts.json && !opts.stream) printJson(ctx, planWithCommand(plan));
     else if (!opts.json) {
       const pending = app.service.approvals(planId).pending;
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
@@ -203,24 +204,19 @@ async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; 
     }
     return;
   }
-  if (opts.json && !opts.stream) printJson(ctx, plan);
+  if (opts.json && !opts.stream) printJson(ctx, planWithCommand(plan));
   else if (!opts.json) ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${plan.errorMessage && plan.processingState === 'errored' ? ` — ${plan.errorMessage}` : ''}\n`);
   if (plan.processingState === 'errored') {
     ctx.exitCode = EXIT.planFailed;
-    if (!opts.json && typeof plan.errorDetails.recoveryCommand === 'string') {
-      ctx.io.stderr(`hint: ${String(plan.errorDetails.hint)}\nnext: ${plan.errorDetails.recoveryCommand}\n`);
-    }
+    const next = nextCommand(plan.id, plan.errorDetails.next);
+    if (!opts.json && next) ctx.io.stderr(`hint: ${String(plan.errorDetails.hint)}\nnext: ${next}\n`);
   } else if (!opts.json && plan.phase === 'apply' && plan.processingState === 'queued') {
     ctx.io.stderr(`review with: agents plan diff ${plan.id}\napply with:  agents plan apply ${plan.id}\n`);
   }
 }
 
-/** `run` on a plan that already waits for an answer: exit 3, as a run that stops for one does. */
-class WaitingForApproval extends Error {
-  constructor(planId: string) {
-    super(`plan ${planId} waits for approval; answer with: agents plan approve ${planId} | agents plan reject ${planId} --reason TEXT`);
-  }
-}
+/** The engine refused `run` because the plan waits for an answer: exit 3, as a run that stops for one does. */
+class WaitingForApproval extends Error {}
 
 export function buildProgram(ctx: Ctx): Command {
   const program = new Command('agents')
@@ -269,7 +265,8 @@ export function buildProgram(ctx: Ctx): Command {
       const p = service.get(id);
       // sandboxPath: where the operator fixes a file by hand before a retry; model: the plan's own, and whether this process can use it.
       const model = service.planModel(p);
-      if (opts.json) printJson(ctx, { ...p, status: statusLabel(p), sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}) });
+      // actions: what the plan allows now, and why not, from the same rules the engine enforces.
+      if (opts.json) printJson(ctx, { ...planWithCommand(p), status: statusLabel(p), sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}), actions: service.actions(id) });
       else {
         const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
         ctx.io.stdout(`${formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model)}\n`);
@@ -317,7 +314,7 @@ export function buildProgram(ctx: Ctx): Command {
     .addOption(json())
     .action((id: string, opts: { json?: boolean }) => {
       const result = ctx.app().service.errors(id);
-      if (opts.json) printJson(ctx, result);
+      if (opts.json) printJson(ctx, errorsWithCommands(result));
       else ctx.io.stdout(`${formatErrors(result.errors, result.recoveryDecisions, result.recoveryHints)}\n`);
     });
 
@@ -332,9 +329,12 @@ export function buildProgram(ctx: Ctx): Command {
       if (opts.step === undefined && ctx.io.isTTY && !opts.json && ctx.app().service.get(id).automationProfile.pauseBeforeEachDecision) opts.step = true;
       await runAndReport(ctx, id, opts, (onEvent) => {
         const service = ctx.app().service;
-        const plan = service.get(id);
-        if (plan.waitingFor === 'approval') throw new WaitingForApproval(id);
-        return service.run(id, { streamCallback: onEvent, step: opts.step ?? false });
+        try {
+          return service.run(id, { streamCallback: onEvent, step: opts.step ?? false });
+        } catch (error) {
+          if (error instanceof PlanError && service.get(id).waitingFor === 'approval') throw new WaitingForApproval(error.message);
+          throw error;
+        }
       });
     });
 
@@ -388,7 +388,7 @@ export function buildProgram(ctx: Ctx): Command {
     });
 
   const recovered = (p: Plan, opts: { json?: boolean }, what: string) => {
-    if (opts.json) return printJson(ctx, p);
+    if (opts.json) return printJson(ctx, planWithCommand(p));
     ctx.io.stdout(`${what}; ${p.id} is ${statusLabel(p)}\n`);
     if (p.processingState === 'queued') ctx.io.stderr(`go on with: agents plan run ${p.id}\n`);
   };
@@ -441,7 +441,7 @@ export function buildProgram(ctx: Ctx): Command {
     .addOption(json())
     .action((id: string, opts: { json?: boolean }) => {
       const p = ctx.app().service.reset(id);
-      if (opts.json) printJson(ctx, p);
+      if (opts.json) printJson(ctx, planWithCommand(p));
       else ctx.io.stdout(`${p.id} is ${statusLabel(p)}\n`);
     });
 
@@ -478,7 +478,7 @@ export function buildProgram(ctx: Ctx): Command {
     .addOption(json())
     .action(async (id: string, opts: { json?: boolean }) => {
       const p = await ctx.app().service.discard(id);
-      if (opts.json) printJson(ctx, p);
+      if (opts.json) printJson(ctx, planWithCommand(p));
       else ctx.io.stdout(`${p.id} discarded\n`);
     });
 

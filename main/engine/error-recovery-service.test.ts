@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
-import { ErrorRecoveryService, classifyError, recoveryHints } from './error-recovery-service';
+import { NextStepSchema } from '../../shared/actions';
+import { CATEGORY_POLICIES, ErrorRecoveryService, classifyError, recoveryHints } from './error-recovery-service';
 import { EngineError, ToolCallError } from './errors';
 import { PlanExecutor } from './plan-executor';
 import { PlanExecutionContext } from './execution-context';
@@ -23,12 +24,19 @@ describe('classifyError', () => {
     expect(classifyError(new ToolCallError(invocation, new EngineError('x', 'policy')))).toBe('policy');
   });
 
-  it('gives an exact command for every hint', () => {
-    for (const category of ['transient', 'validation', 'policy', 'tool', 'conflict', 'interrupted', 'internal'] as const) {
-      const hints = recoveryHints('P1', category);
+  it('suggests next steps as actions and their arguments, the category\'s own advice first', () => {
+    for (const category of Object.keys(CATEGORY_POLICIES) as (keyof typeof CATEGORY_POLICIES)[]) {
+      const hints = recoveryHints(category, 2);
       expect(hints.length).toBeGreaterThan(0);
-      for (const hint of hints) expect(hint.command).toMatch(/^agents plan (retry|reset|errors|discard|skip|edit-step|profile|replan) P1( |$)/);
+      expect(hints[0].message).toBe(CATEGORY_POLICIES[category].hint);
+      for (const hint of hints) expect(NextStepSchema.parse(hint)).toEqual(hint);
     }
+    expect(recoveryHints('rejected', 2).map((h) => [h.action, h.args])).toEqual([
+      ['skip', { step: 2 }],
+      ['edit_step', { step: 2 }],
+      ['replan', {}],
+    ]);
+    expect(recoveryHints('tool')[1]).toEqual({ action: 'skip', args: {}, message: 'Skip the failed step and go on with the next one' });
   });
 });
 
@@ -97,7 +105,7 @@ describe('ErrorRecoveryService with the executor', () => {
       maxRetries: 0,
       retriable: true,
       recoveryAction: 'retry',
-      recoveryCommand: `agents plan retry ${plan.id}`,
+      next: { action: 'retry', args: {}, message: CATEGORY_POLICIES.transient.hint },
       exceptionType: 'ToolCallError',
       mode: 'runtime',
     });

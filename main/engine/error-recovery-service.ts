@@ -1,3 +1,4 @@
+import type { ActionId, NextStep } from '../../shared/actions';
 import type { ErrorCategory, ErrorRecord, Phase, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
@@ -63,45 +64,56 @@ export function classifyError(error: unknown): ErrorCategory {
   return 'internal';
 }
 
-import type { RecoveryHint } from '../../shared/contract';
-export type { RecoveryHint };
+/** Each suggestion once; the category's own advice replaces the message of the first. */
+const SUGGESTED = {
+  retry: 'Retry the failed phase from the failed step',
+  show_errors: 'Read the full error history',
+  discard: 'Discard this plan, correct the plan file and create it again',
+  skip: 'Skip the failed step and go on with the next one',
+  edit_step: "Replace the failed step's tool calls (a file with step: and tools:)",
+  set_profile: 'Change the automation profile, e.g. to one that allows the shell',
+  replan: 'Replace the steps not done yet with those of a plan file',
+  correct: 'Ask the agent to fix the step, with a note on what to do differently',
+} as const satisfies Partial<Record<ActionId, string>>;
 
 /**
- * Plain-language suggestions with the exact CLI command for each, the category's own first.
+ * What the operator can do next, the category's own suggestion first: each an action with its
+ * arguments (shared/actions.ts), which the CLI shows as a command and the console as a button.
  * `step` is the failed step's number as `agents plan tree` counts them, when a step failed.
  */
-export function recoveryHints(planId: string, category: ErrorCategory, step?: number | null): RecoveryHint[] {
+export function recoveryHints(category: ErrorCategory, step?: number | null): NextStep[] {
   const policy = CATEGORY_POLICIES[category];
-  const at = step ? ` --step ${step}` : '';
-  const hint = {
-    retry: { action: 'retry', message: 'Retry the failed phase from the failed step', command: `agents plan retry ${planId}` },
-    reset: { action: 'manual', message: 'Reset the plan to queued and run it again', command: `agents plan reset ${planId}` },
-    inspect: { action: 'manual', message: 'Read the full error history', command: `agents plan errors ${planId}` },
-    discard: { action: 'correct_input', message: 'Discard this plan, correct the plan file and create it again', command: `agents plan discard ${planId}` },
-    skip: { action: 'skip', message: 'Skip the failed step and go on with the next one', command: `agents plan skip ${planId}${at}` },
-    edit: { action: 'edit_step', message: "Replace the failed step's tool calls (a file with step: and tools:)", command: `agents plan edit-step ${planId} --step ${step ?? 'N'} --file step.yaml` },
-    profile: { action: 'change_profile', message: 'Change the automation profile, e.g. to one that allows the shell', command: `agents plan profile ${planId} trusted` },
-    replan: { action: 'revert_to_strategize', message: 'Replace the steps not done yet with those of a plan file', command: `agents plan replan ${planId} --file plan.yaml` },
-  } satisfies Record<string, RecoveryHint>;
-  const first = (h: RecoveryHint): RecoveryHint => ({ ...h, message: policy.hint });
-  if (category === 'conflict') return [first(hint.inspect), hint.discard];
+  const at: NextStep['args'] = step ? { step } : {};
+  const hint = (action: keyof typeof SUGGESTED, args: NextStep['args'] = {}): NextStep => ({ action, args, message: SUGGESTED[action] });
+  const h = {
+    retry: hint('retry'),
+    inspect: hint('show_errors'),
+    discard: hint('discard'),
+    skip: hint('skip', at),
+    edit: hint('edit_step', at),
+    profile: hint('set_profile', { profile: 'trusted' }),
+    replan: hint('replan'),
+    correct: hint('correct'),
+  };
+  const first = (next: NextStep): NextStep => ({ ...next, message: policy.hint });
+  if (category === 'conflict') return [first(h.inspect), h.discard];
   switch (policy.action) {
     case 'retry':
-      return [first(hint.retry), hint.skip, hint.edit, hint.inspect];
+      return [first(h.retry), h.skip, h.edit, h.inspect];
     case 'correct_input':
-      return [first(hint.edit), hint.skip, hint.replan, hint.discard];
+      return [first(h.edit), h.skip, h.replan, h.discard];
     case 'revert_to_strategize':
-      return [first(hint.replan), hint.skip, hint.inspect];
+      return [first(h.replan), h.skip, h.inspect];
     case 'skip':
-      return [first(hint.skip), hint.edit, hint.replan];
+      return [first(h.skip), h.edit, h.replan];
     case 'edit_step':
-      return [first(hint.edit), hint.skip, hint.replan];
+      return [first(h.edit), h.skip, h.replan];
     case 'change_profile':
-      return [first(hint.profile), hint.skip, hint.edit];
+      return [first(h.profile), h.skip, h.edit];
     case 'manual':
-      return category === 'policy' ? [first(hint.profile), hint.skip, hint.edit, hint.inspect] : [first(hint.inspect), hint.retry, hint.discard];
+      return category === 'policy' ? [first(h.profile), h.skip, h.edit, h.inspect] : [first(h.inspect), h.retry, h.discard];
     case 'correct':
-      return [{ action: 'correct', message: policy.hint, command: `agents plan correct ${planId} --note "what to do differently"` }, hint.retry, hint.inspect];
+      return [first(h.correct), h.retry, h.inspect];
   }
 }
 
@@ -167,7 +179,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
     const category = retry ? classifyError(error) : (spentCategoryOf(error) ?? classifyError(error));
     const policy = CATEGORY_POLICIES[category];
     const err = error instanceof Error ? error : new Error(String(error));
-    const hints = recoveryHints(plan.id, category);
+    const first = recoveryHints(category)[0];
     // A broken invariant names its rule, so the operator knows which line of invariants.yaml refused it.
     const rule = error instanceof ToolCallError && error.cause instanceof EngineError ? error.cause.details.rule : undefined;
     const hint = hintOf(error) ?? (typeof rule === 'string' ? `${policy.hint} Rule: ${rule}.` : policy.hint);
@@ -183,7 +195,8 @@ export class ErrorRecoveryService implements ErrorRecovery {
       message: err.message,
       stack: err.stack ?? null,
       hint,
-      command: hints[0]?.command ?? null,
+      // The error's own hint says why, as the category's words do for a hint of its own.
+      next: first ? { ...first, message: hint } : null,
       outcome: retry ? 'retried' : 'gave_up',
       createdAt: new Date().toISOString(),
     };
@@ -208,7 +221,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
       retriable: policy.retriable,
       recoveryAction: policy.action,
       hint,
-      recoveryCommand: record.command,
+      next: record.next,
     };
     return retry ? { retry: true, delayMs, details: { category, maxRetries } } : { retry: false, details };
   }

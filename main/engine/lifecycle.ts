@@ -61,7 +61,7 @@ export function mergeErrorDetails(
 /** What `fail` writes into errorDetails about the current failure; the rest (counts, history) is not an error. */
 const CURRENT_ERROR_KEYS = [
   'exceptionType', 'traceback', 'mode', 'phase', 'decisionId', 'attempt', 'category', 'retryCount', 'maxRetries',
-  'retriable', 'recoveryAction', 'hint', 'recoveryCommand',
+  'retriable', 'recoveryAction', 'hint', 'next',
 ] as const;
 
 /** A plan that leaves `errored` has no current error any more: its details move to `history`, nothing is lost. */

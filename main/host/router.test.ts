@@ -313,8 +313,9 @@ describe('router', () => {
 
   it('steps, pauses and continues a run in step mode', async () => {
     const plan = await create({ steps: 3 });
-    expect(await router.handle('plans.step', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'not_running' } });
-    expectOk(await router.handle('plans.run', { planId: plan.id, step: true }));
+    expect(await router.handle('plans.continue', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
+    // Step on a plan that is ready to run starts it in step mode.
+    expectOk(await router.handle('plans.step', { planId: plan.id }));
     const done = () => t.app.service.decisions(plan.id).filter((d) => d.type === 'strategy_choice' && d.status === 'done').length;
     await waitFor(() => t.app.service.get(plan.id).processingState === 'paused');
     expect(done()).toBe(0);
@@ -363,7 +364,7 @@ describe('router', () => {
     const plan = await create();
     expect(await router.handle('plans.retry', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
     expect(await router.handle('plans.apply', { planId: plan.id })).toMatchObject({ ok: false, error: { code: expect.any(String), message: expect.stringMatching(/apply|phase/) } });
-    expect(await router.handle('plans.pause', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'not_running' } });
+    expect(await router.handle('plans.pause', { planId: plan.id })).toEqual({ ok: false, error: { code: 'wrong_state', message: `plan ${plan.id} is Ready to run; pause needs a plan that is Running` } });
     const discarded = expectOk<{ plan: Plan }>(await router.handle('plans.discard', { planId: plan.id }));
     expect(discarded.plan.processingState).toBe('cancelled');
     expect(await router.handle('plans.discard', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
@@ -397,11 +398,11 @@ describe('router errors', () => {
   it('passes a PlanError code through', async () => {
     const service = {
       get: () => plan,
-      controller: () => {
+      control: () => {
         throw new PlanError('plan P is not running in this process', 'not_running');
       },
     } as unknown as PlanService;
-    expect(await createRouter(service, { log: vi.fn() }).handle('plans.step', { planId: 'P' })).toEqual({
+    expect(await createRouter(service, { log: vi.fn() }).handle('plans.continue', { planId: 'P' })).toEqual({
       ok: false,
       error: { code: 'not_running', message: 'plan P is not running in this process' },
     });

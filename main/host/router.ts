@@ -61,7 +61,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.list': (r) => ({ plans: service.listItems({ state: r.state, search: r.search }) }),
     'plans.get': (r) => {
       const found = service.get(r.planId);
-      return { plan: found, model: service.planModel(found) };
+      return { plan: found, model: service.planModel(found), actions: service.actions(r.planId) };
     },
     'plans.create': (r) => ({
       plan: service.createFromContent(
@@ -93,21 +93,14 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.errors': (r) => service.errors(r.planId),
     'plans.run': (r) => startRun(r.planId, () => service.run(r.planId, { step: r.step, breakpoints: breakpoints.list(r.planId) })),
     'plans.retry': (r) => startRun(r.planId, () => service.retry(r.planId, { breakpoints: breakpoints.list(r.planId) })),
+    // Step on a plan that is ready to run starts it in step mode; on a run of this process it runs one decision.
     'plans.step': (r) => {
-      service.get(r.planId);
-      service.controller(r.planId).step();
-      return plan(r.planId);
+      service.requireAllowed('step', r.planId);
+      if (!service.isRunning(r.planId)) return startRun(r.planId, () => service.run(r.planId, { step: true, breakpoints: breakpoints.list(r.planId) }));
+      return { plan: service.control(r.planId, 'step') };
     },
-    'plans.continue': (r) => {
-      service.get(r.planId);
-      service.controller(r.planId).continue();
-      return plan(r.planId);
-    },
-    'plans.pause': (r) => {
-      service.get(r.planId);
-      service.controller(r.planId).pause();
-      return plan(r.planId);
-    },
+    'plans.continue': (r) => ({ plan: service.control(r.planId, 'continue') }),
+    'plans.pause': (r) => ({ plan: service.control(r.planId, 'pause') }),
     'plans.breakpoint': (r) => {
       service.get(r.planId);
       const pending = breakpoints.set(r.planId, r.decisionId, r.enabled);

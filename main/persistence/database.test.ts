@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase, openDataDirDatabase, pragma, runMigrations, schemaVersion } from './database';
+import { SqliteErrorLog } from './error-log';
 import { SqliteEventLog } from './event-log';
 import { MIGRATIONS } from './migrations';
 import { SqlitePlanRepository } from './plan-repository';
@@ -77,6 +78,33 @@ describe('openDatabase', () => {
     expect(events[0].data).toEqual({
       entry: { id: 'e1', path: 'LICENSE', oldPath: null, operation: 'create', beforeHash: null, afterHash: 'h', binary: false, decisionId: 'd1', invocationId: null, insertions: 3, deletions: 0 },
     });
+    db.close();
+  });
+
+  it('turns the command lines stored before migration 7 into next steps: error records, their events and plans', () => {
+    const file = fresh();
+    const old = openDatabase(file, MIGRATIONS.slice(0, 6));
+    const record = (id: string, command: string | null) =>
+      old.exec(`INSERT INTO error_records (id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action, message, stack, hint, command, outcome, created_at)
+        VALUES ('${id}', 'P1', 'execute', NULL, 1, 'tool', 0, 'retry', 'failed', NULL, 'Fix it', ${command === null ? 'NULL' : `'${command}'`}, 'gave_up', '2026-01-01T00:00:0${id.length}.000Z')`);
+    record('e1', 'agents plan retry P1');
+    record('e22', 'agents plan profile P1 trusted');
+    record('e333', 'agents plan edit-step P1 --step N --file step.yaml');
+    record('e4444', null);
+    old.exec(`INSERT INTO events (plan_id, seq, ts, type, data) VALUES ('P1', 1, 't', 'error_recorded',
+      json_object('id', 'e1', 'planId', 'P1', 'phase', 'execute', 'decisionId', NULL, 'attempt', 1, 'category', 'tool', 'retriable', json('false'),
+        'recoveryAction', 'retry', 'message', 'failed', 'hint', 'Fix it', 'command', 'agents plan correct P1 --note "what to do differently"', 'outcome', 'gave_up', 'createdAt', '2026-01-01T00:00:00.000Z'))`);
+    const history = [{ hint: 'Read it', recoveryCommand: 'agents plan errors P1' }, { category: 'transient' }];
+    new SqlitePlanRepository(old).insert(makePlan({ id: 'P1', errorDetails: { hint: 'Fix it', recoveryCommand: 'agents plan retry P1', history } }));
+    old.close();
+
+    const db = openDatabase(file);
+    const next = (action: string, args: Record<string, unknown> = {}, message = 'Fix it') => ({ action, args, message });
+    expect(new SqliteErrorLog(db).listForPlan('P1').map((r) => r.next)).toEqual([next('retry'), next('set_profile', { profile: 'trusted' }), next('edit_step'), null]);
+    expect(new SqliteEventLog(db).list('P1')[0].data).toMatchObject({ next: next('correct') });
+    expect(new SqliteEventLog(db).list('P1')[0].data).not.toHaveProperty('command');
+    expect(new SqlitePlanRepository(db).get('P1')?.errorDetails).toEqual({ hint: 'Fix it', next: next('retry'), history: [{ hint: 'Read it', next: next('show_errors', {}, 'Read it') }, { category: 'transient' }] });
+    expect(db.prepare("SELECT count(*) AS n FROM pragma_table_info('error_records') WHERE name = 'command'").get()).toEqual({ n: 0 });
     db.close();
   });
 

@@ -2,7 +2,7 @@ import { type ErrorRecord, ErrorRecordSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import type { ErrorLog } from '../engine/recovery';
 import type { SqliteDatabase } from './database';
-import { fromBit, prepare, toBit, type Statement } from './sql';
+import { fromBit, fromJson, prepare, toBit, toJson, type Statement } from './sql';
 
 interface ErrorRow {
   id: string;
@@ -16,7 +16,7 @@ interface ErrorRow {
   message: string;
   stack: string | null;
   hint: string;
-  command: string | null;
+  next: string | null;
   outcome: string;
   created_at: string;
 }
@@ -29,19 +29,19 @@ export class SqliteErrorLog implements ErrorLog {
   constructor(readonly db: SqliteDatabase) {
     this.insert = prepare(db, 
       `INSERT INTO error_records (id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action,
-         message, stack, hint, command, outcome, created_at)
+         message, stack, hint, next, outcome, created_at)
        VALUES (@id, @planId, @phase, @decisionId, @attempt, @category, @retriable, @recoveryAction,
-         @message, @stack, @hint, @command, @outcome, @createdAt)`,
+         @message, @stack, @hint, @next, @outcome, @createdAt)`,
     );
     this.selectForPlan = prepare(db, 
       `SELECT id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action, message, stack, hint,
-         command, outcome, created_at FROM error_records WHERE plan_id = ? ORDER BY pos`,
+         next, outcome, created_at FROM error_records WHERE plan_id = ? ORDER BY pos`,
     );
   }
 
   record(record: ErrorRecord): void {
     const valid = parseOrThrow(ErrorRecordSchema, record, 'error record');
-    this.insert.run({ ...valid, retriable: toBit(valid.retriable) });
+    this.insert.run({ ...valid, retriable: toBit(valid.retriable), next: valid.next ? toJson(valid.next) : null });
   }
 
   listForPlan(planId: string): ErrorRecord[] {
@@ -60,7 +60,7 @@ export class SqliteErrorLog implements ErrorLog {
           message: row.message,
           stack: row.stack,
           hint: row.hint,
-          command: row.command,
+          next: row.next === null ? null : fromJson(row.next),
           outcome: row.outcome,
           createdAt: row.created_at,
         },

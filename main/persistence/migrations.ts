@@ -5,6 +5,30 @@
  * No foreign keys point at plans: every store works on its own (as the in-memory ones do), and a
  * plan id in an event or changeset is a reference, not an ownership the database must enforce.
  */
+/**
+ * For migration 7: the next step (shared/actions.ts) a stored `agents plan <command> <id> ...`
+ * line stood for, as SQL over the column `line` with `message` its reason; NULL for a line it
+ * does not know. The lines were written by one function, so these are all the forms there are.
+ */
+const COMMAND_ACTIONS: readonly [string, string][] = [
+  ['retry', 'retry'],
+  ['reset', 'reset'],
+  ['errors', 'show_errors'],
+  ['discard', 'discard'],
+  ['skip', 'skip'],
+  ['edit-step', 'edit_step'],
+  ['profile', 'set_profile'],
+  ['replan', 'replan'],
+  ['correct', 'correct'],
+];
+function nextStepOf(line: string, message: string): string {
+  const action = `CASE ${COMMAND_ACTIONS.map(([command, id]) => `WHEN ${line} LIKE 'agents plan ${command} %' THEN '${id}'`).join(' ')} END`;
+  // `agents plan profile <id> <profile>`: the profile is the word after the id.
+  const rest = `substr(${line}, length('agents plan profile ') + 1)`;
+  const args = `CASE WHEN ${line} LIKE 'agents plan profile %' THEN json_object('profile', substr(${rest}, instr(${rest}, ' ') + 1)) ELSE json_object() END`;
+  return `(CASE WHEN (${action}) IS NULL THEN NULL ELSE json_object('action', ${action}, 'args', json(${args}), 'message', ${message}) END)`;
+}
+
 export const MIGRATIONS: readonly string[] = [
   /* 1: initial schema */ `
   CREATE TABLE plans (
@@ -191,5 +215,24 @@ export const MIGRATIONS: readonly string[] = [
     hashed_at_ms REAL,
     PRIMARY KEY (plan_id, path)
   ) WITHOUT ROWID;
+  `,
+  // 7: a failure's next step is an action and its arguments, not a command line: the error
+  // records, their error_recorded events and the plans' error details (current and history).
+  `
+  ALTER TABLE error_records ADD COLUMN next TEXT CHECK (next IS NULL OR json_valid(next));
+  UPDATE error_records SET next = ${nextStepOf('command', 'hint')} WHERE command IS NOT NULL;
+  ALTER TABLE error_records DROP COLUMN command;
+
+  UPDATE events SET data = json_remove(json_set(data, '$.next', json(${nextStepOf("json_extract(data, '$.command')", "json_extract(data, '$.hint')")})), '$.command')
+   WHERE type = 'error_recorded';
+
+  UPDATE plans SET data = json_remove(json_set(data, '$.errorDetails.next',
+      json(${nextStepOf("json_extract(data, '$.errorDetails.recoveryCommand')", "json_extract(data, '$.errorDetails.hint')")})), '$.errorDetails.recoveryCommand')
+   WHERE json_type(data, '$.errorDetails.recoveryCommand') IS NOT NULL;
+  UPDATE plans SET data = json_set(data, '$.errorDetails.history', json((
+      SELECT json_group_array(json(CASE WHEN json_type(h.value, '$.recoveryCommand') IS NULL THEN h.value ELSE
+        json_remove(json_set(h.value, '$.next', json(${nextStepOf("json_extract(h.value, '$.recoveryCommand')", "json_extract(h.value, '$.hint')")})), '$.recoveryCommand') END))
+        FROM json_each(plans.data, '$.errorDetails.history') AS h)))
+   WHERE json_type(data, '$.errorDetails.history') = 'array';
   `,
 ];

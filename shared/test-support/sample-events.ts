@@ -42,7 +42,7 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
     recoveryAction: 'manual',
     message: 'failed',
     hint: 'fix it',
-    command: null,
+    next: null,
     outcome: 'gave_up',
     createdAt: '2026-01-01T00:00:00.000Z',
   },

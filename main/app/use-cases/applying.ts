@@ -1,12 +1,11 @@
 import type { Plan } from '../../../shared/domain';
-import { PlanError } from '../../../shared/errors';
-import { statusLabel } from '../../../shared/vocabulary';
 import { applyReviewed, remainingAfter, reviewNet } from '../../engine/changeset/review';
 import { removeSandbox } from '../../engine/sandbox/sandbox';
 import { refuseProtected } from '../sandbox-guards';
 import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';
 import type { RunRegistry } from './run-registry';
+import { actionGuard } from './actions';
 
 export interface ApplyResult {
   planId: string;
@@ -22,6 +21,7 @@ export interface ApplyResult {
 /** Ending a plan: its accepted changes written into the project, or the rest discarded. */
 export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: Pick<PlanReading, 'changeEntries' | 'review'>) {
   const { lifecycle, stores } = ctx;
+  const guard = actionGuard(ctx, registry);
   return {
     /**
      * Writes what was accepted into the project: every file with something left, or only `paths`,
@@ -29,9 +29,9 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
      * (or the rest is discarded), so apply can be repeated.
      */
     async apply(planId: string, options: { paths?: string[]; hunks?: Record<string, number[]>; force?: boolean } = {}): Promise<ApplyResult> {
-      const plan = ctx.get(planId);
-      lifecycle.requirePhase(plan, 'apply', ['queued', 'errored']);
-      if (!plan.projectPath) throw new PlanError(`plan ${planId} has no project directory to apply to`, 'no_project');
+      const plan = guard.require('apply', planId);
+      // The rule asks for a project directory.
+      const projectPath = plan.projectPath as string;
       await ctx.captureHandEdits(plan);
       // One review serves the protect check, the apply and what is left after it.
       const applied = stores.applied.list(planId);
@@ -40,7 +40,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
         plan,
         reviewed.map((r) => r.file),
       );
-      const result = await applyReviewed(plan.projectPath, reviewed, applied, options);
+      const result = await applyReviewed(projectPath, reviewed, applied, options);
       if (result.conflicts.length > 0 && !options.force) {
         const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false };
         ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
@@ -62,13 +62,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
     },
 
     async discard(planId: string): Promise<Plan> {
-      const plan = ctx.get(planId);
-      if (plan.processingState === 'processing' || registry.runs.has(planId) || registry.runElsewhere(planId)) {
-        throw new PlanError(`plan ${planId} is running; pause it or wait for it to finish before discarding`, 'wrong_state');
-      }
-      if (plan.processingState === 'cancelled' || plan.processingState === 'complete') {
-        throw new PlanError(`plan ${planId} is already ${statusLabel(plan)}`, 'wrong_state');
-      }
+      const plan = guard.require('discard', planId);
       const partlyApplied = plan.phase === 'apply' && stores.applied.list(planId).length > 0;
       const discarded = partlyApplied ? reading.review(planId).files.filter((f) => f.state !== 'applied').length : 0;
       for (const ref of plan.sandboxRefs) {

@@ -1,22 +1,22 @@
-import type { Plan } from '../../../shared/domain';
-import { PlanError, ValidationError } from '../../../shared/errors';
-import { statusLabel } from '../../../shared/vocabulary';
+import type { Approval, Plan } from '../../../shared/domain';
+import { ValidationError } from '../../../shared/errors';
 import { pendingApproval } from '../../engine/approvals';
 import { requireSandboxPresent } from '../sandbox-guards';
 import type { Answer, PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
 import type { PlanRunning } from './running';
+import { actionGuard } from './actions';
 
 /** The operator's answers to what a plan waits for: the call (or the proposed tree) it stopped before. */
 export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: PlanRunning['runFrom']) {
   const { lifecycle, stores } = ctx;
+  const guard = actionGuard(ctx, registry);
 
   const answer = (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer, options: RunOptions): Promise<Plan> => {
     // The run goes on in this process: refuse before the answer is recorded if it cannot use the plan's model.
-    const plan = ctx.pinModel(ctx.get(planId));
-    const pending = pendingApproval(stores.approvals.listForPlan(planId));
-    if (!pending) throw new PlanError(`plan ${planId} has no call waiting for approval (it is ${statusLabel(plan)})`, 'wrong_state');
-    if (registry.isRunning(planId)) throw new PlanError(`plan ${planId} is still stopping; answer again in a moment`, 'wrong_state');
+    const plan = ctx.pinModel(guard.require(status === 'approved' ? 'approve' : 'reject', planId));
+    // The rule asks for a pending approval.
+    const pending = pendingApproval(stores.approvals.listForPlan(planId)) as Approval;
     requireSandboxPresent(plan);
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
@@ -51,7 +51,10 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
 
     /** Rejects the call the plan waits for: the run goes on, and the step fails with category `rejected`. */
     reject(planId: string, given: Answer, options: RunOptions = {}): Promise<Plan> {
-      if (!given.reason?.trim()) throw new ValidationError('reason', 'is required: say why the call is rejected');
+      if (!given.reason?.trim()) {
+        guard.require('reject', planId);
+        throw new ValidationError('reason', 'is required: say why the call is rejected');
+      }
       return answer(planId, 'rejected', null, given, options);
     },
   };

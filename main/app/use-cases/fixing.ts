@@ -2,34 +2,25 @@ import type { Plan, RecoveryAction, StrategyDecision } from '../../../shared/dom
 import { stepsInOrder } from '../../../shared/decision-tree';
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
-import { STATUS_LABELS, plural, wrongStateMessage } from '../../../shared/vocabulary';
+import { plural } from '../../../shared/vocabulary';
+import { describeProfile } from '../../../shared/describe';
 import { parseDefinitionOfDone } from '../../engine/strategize-actor';
 import { loadPlanFile, loadProfile, loadStepFile } from '../plan-file';
 import { requireSandboxPresent } from '../sandbox-guards';
 import type { Answer, PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
+import { actionGuard } from './actions';
 import type { PlanRunning } from './running';
 
 /** Fixing a failed (or queued) plan in place: skip, edit a step, change the profile, replan, correct, retry. */
 export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRunning['run']) {
   const { lifecycle } = ctx;
+  const guard = actionGuard(ctx, registry);
 
-  /** A plan that can be fixed in place: stopped with an error, or queued between runs. */
-  const requireFixable = (planId: string): Plan => {
-    const plan = ctx.get(planId);
-    if (registry.isRunning(planId) || plan.processingState === 'processing') {
-      throw new PlanError(`plan ${planId} is running; pause it or wait for it to stop`, 'wrong_state');
-    }
-    if (plan.phase === 'apply' || plan.processingState === 'complete' || plan.processingState === 'cancelled') {
-      throw new PlanError(wrongStateMessage(plan, 'this change', [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.paused]), 'wrong_state');
-    }
-    return plan;
-  };
-
-  const targetStep = (planId: string, step: number | undefined): StrategyDecision => {
-    requireFixable(planId);
+  /** The step to skip or edit, once the action's rule allows it: step `step`, else the failed one. */
+  const targetStep = (action: 'skip' | 'edit_step', planId: string, step: number | undefined): StrategyDecision => {
+    guard.require(action, planId);
     const steps = stepsInOrder(lifecycle.listDecisions(planId));
-    if (steps.length === 0) throw new PlanError(`plan ${planId} has no steps yet; run it to strategize`, 'wrong_state');
     if (step !== undefined && (!Number.isInteger(step) || step < 1 || step > steps.length)) {
       throw new ValidationError('step', `must be a step number from 1 to ${steps.length}`);
     }
@@ -73,14 +64,14 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
   return {
     /** Marks the failed step (or step `step`, numbered as `plan tree` shows them) skipped; the run goes on with the next one. */
     skip(planId: string, answer: Answer & { step?: number }): Plan {
-      const target = targetStep(planId, answer.step);
+      const target = targetStep('skip', planId, answer.step);
       lifecycle.saveDecisions([{ ...target, status: 'skipped', updatedAt: new Date().toISOString() }]);
       return recovered(planId, target.id, 'skip', `Skipped step "${target.description}"`, answer);
     },
 
     /** Replaces the tool calls (and the description) of a step that has not completed, from a file in the plan-file format. */
     editStep(planId: string, answer: Answer & { step: number; file: string }): Plan {
-      const target = targetStep(planId, answer.step);
+      const target = targetStep('edit_step', planId, answer.step);
       const number = stepsInOrder(lifecycle.listDecisions(planId)).findIndex((d) => d.id === target.id) + 1;
       const step = loadStepFile(answer.file, ctx.registry, number);
       lifecycle.saveDecisions([
@@ -92,13 +83,13 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
 
     /** Changes the plan's automation profile: a built-in name, or a file with a profile as a plan file writes it. */
     setProfile(planId: string, answer: Answer & { profile: string }): Plan {
-      const plan = requireFixable(planId);
+      const plan = guard.require('set_profile', planId);
       const profile = loadProfile(answer.profile);
       lifecycle.update(planId, { automationProfile: profile });
       const failed = ctx.failedStep(planId);
       return recovered(planId, failed?.id ?? null, 'change_profile', `Profile ${plan.automationProfile.name} -> ${profile.name}`, {
         ...answer,
-        reason: answer.reason ?? `approve: ${profile.approvalRequired.join(', ') || 'none'}; shell ${profile.allowShell ? 'allowed' : 'denied'}; auto-retry ${profile.autoRetryTransient}`,
+        reason: answer.reason ?? describeProfile(profile),
       });
     },
 
@@ -107,8 +98,7 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
      * `file` (a plan file) take their place. Completed steps and the changeset are kept.
      */
     replan(planId: string, answer: Answer & { file?: string }): Plan {
-      const plan = requireFixable(planId);
-      if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
+      const plan = guard.require('replan', planId);
       if (answer.file === undefined) return replanByModel(plan, answer);
       const { plan: file } = loadPlanFile(answer.file, ctx.registry);
       const decisions = lifecycle.listDecisions(planId);
@@ -136,14 +126,10 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
      * operator's note. Recorded as an error_recovery decision with action `correct`.
      */
     correct(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
-      const plan = ctx.get(planId);
-      if (!plan.agent) throw new PlanError(`plan ${planId} is not an agent plan; only a model can correct a step (use: agents plan retry ${planId})`, 'not_agent');
-      if (plan.processingState !== 'errored' || plan.phase !== 'execute') {
-        throw new PlanError(wrongStateMessage(plan, 'correct', [STATUS_LABELS.failed]), 'wrong_state');
-      }
-      const failed = ctx.failedStep(planId);
-      if (!failed) throw new PlanError(`plan ${planId} has no failed step to correct`, 'wrong_state');
-      ctx.modelConfig(plan.agent);
+      const plan = guard.require('correct', planId);
+      // The rule asks for an agent plan with a failed step.
+      const failed = ctx.failedStep(planId) as StrategyDecision;
+      if (plan.agent) ctx.modelConfig(plan.agent);
       const failure = plan.errorMessage ?? 'the step failed';
       const note = answer.reason?.trim() || null;
       recovered(planId, failed.id, 'correct', `Asked the agent to fix step "${failed.description}"`, { by: answer.by, reason: note ?? undefined });
@@ -152,11 +138,7 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
 
     /** Re-runs the failed phase from the failed decision; decisions already done are not run again. */
     retry(planId: string, options: RunOptions = {}): Promise<Plan> {
-      const plan = ctx.get(planId);
-      if (plan.processingState !== 'errored') {
-        throw new PlanError(wrongStateMessage(plan, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]), 'wrong_state');
-      }
-      if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
+      const plan = guard.require('retry', planId);
       requireSandboxPresent(plan);
       ctx.pinModel(plan);
       const failed = ctx.failedStep(planId);
@@ -170,7 +152,10 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
       return run(planId, options);
     },
 
-    reset: (planId: string): Plan => lifecycle.reset(planId),
+    reset(planId: string): Plan {
+      guard.require('reset', planId);
+      return lifecycle.reset(planId);
+    },
   };
 }
 

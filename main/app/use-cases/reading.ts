@@ -7,7 +7,8 @@ import { entryLineCounts, toEntryMeta } from '../../engine/changeset-store';
 import { entryHunks, unifiedDiff } from '../../engine/changeset/diff';
 import { type ReviewFile, reviewChanges, reviewDiffs, reviewFileHunks, reviewNet } from '../../engine/changeset/review';
 import { exportPatch } from '../../engine/changeset/patch';
-import { classifyError, recoveryHints, type RecoveryHint } from '../../engine/error-recovery-service';
+import type { RecoveryHint } from '../../../shared/contract';
+import { classifyError, recoveryHints } from '../../engine/error-recovery-service';
 import { pendingApproval } from '../../engine/approvals';
 import { type ConfinementProbe, detectConfinement } from '../../engine/tools/confinement';
 import type { PlanContext } from './plan-context';
@@ -186,14 +187,14 @@ export function planReading(ctx: PlanContext) {
       return found;
     },
 
-    /** The error history, the tree's error decisions, and the commands that apply now (none unless the plan is errored). */
+    /** The error history, the tree's error decisions, and the next steps that apply now (none unless the plan is errored). */
     errors(planId: string): { planId: string; errors: ErrorRecord[]; recoveryDecisions: StrategyDecision[]; recoveryHints: RecoveryHint[] } {
       const plan = get(planId);
       const errors = stores.errors.listForPlan(planId);
       const all = lifecycle.listDecisions(planId);
       const last = errors.at(-1);
       const step = last?.decisionId ? stepsInOrder(all).findIndex((d) => d.id === last.decisionId) + 1 : 0;
-      const hints = plan.processingState === 'errored' ? recoveryHints(planId, last?.category ?? classifyError(null), step || null) : [];
+      const hints = plan.processingState === 'errored' ? recoveryHints(last?.category ?? classifyError(null), step || null) : [];
       return { planId, errors, recoveryDecisions: all.filter((d) => d.type === 'error_recovery'), recoveryHints: hints };
     },
 

@@ -39,6 +39,6 @@ describe('running plans', () => {
     expect(h.ctx.stores.errors.listForPlan(plan.id)).toHaveLength(1);
     expect(h.ctx.stores.leases.get(plan.id)).toBeUndefined();
     expect(() => running.controller(plan.id)).toThrow(/not running in this process/);
-    expect(() => running.run(plan.id)).toThrow(/use: agents plan retry/);
+    expect(() => running.run(plan.id)).toThrow(`plan ${plan.id} is Failed; run needs a plan that is Ready to run; retry it to go on from the failed step`);
   });
 });

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Plan } from '../../../shared/domain';
 import { PlanError } from '../../../shared/errors';
-import { STATUS_LABELS, wrongStateMessage } from '../../../shared/vocabulary';
 import { ApprovalGate } from '../../engine/approval-gate';
 import { classifyError } from '../../engine/error-recovery-service';
 import { ApprovalPending } from '../../engine/errors';
@@ -18,6 +17,7 @@ import { RunController } from '../run-controller';
 import { requireSandboxPresent } from '../sandbox-guards';
 import type { PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
+import { actionGuard } from './actions';
 
 /** Where a run resumes: the call an approval answered. */
 export type ResumeAt = { decisionId: string; callIndex: number };
@@ -142,16 +142,7 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
 
     /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
     run(planId: string, options: RunOptions = {}): Promise<Plan> {
-      const plan = ctx.pinModel(ctx.get(planId));
-      const runnable =
-        (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
-      if (!runnable) {
-        throw new PlanError(
-          wrongStateMessage(plan, 'run', [STATUS_LABELS.ready_to_run]) +
-            (plan.processingState === 'errored' ? ` (use: agents plan retry ${planId})` : ''),
-          'wrong_state',
-        );
-      }
+      const plan = ctx.pinModel(actionGuard(ctx, registry).require('run', planId));
       return runFrom(planId, options, undefined, plan);
     },
 

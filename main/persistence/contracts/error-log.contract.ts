@@ -25,7 +25,7 @@ export function errorLogContract(name: string, factory: HarnessFactory<ErrorLog>
         retriable: false,
         recoveryAction: 'manual',
         stack: null,
-        command: null,
+        next: null,
         outcome: 'gave_up',
       });
       log.record(first);

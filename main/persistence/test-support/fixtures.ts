@@ -152,7 +152,7 @@ export function makeErrorRecord(planId: string, overrides: Partial<ErrorRecord> 
     message: 'shell.run exited with status 75',
     stack: 'Error: shell.run exited with status 75\n    at run (tools.ts:1:1)',
     hint: 'Retry the plan',
-    command: 'agents plan retry X',
+    next: { action: 'retry', args: {}, message: 'Retry the plan' },
     outcome: 'retried',
     createdAt: iso(),
     ...overrides,

@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
+import { ACTIONS } from '../../../shared/actions';
 import type { Plan } from '../../../shared/domain';
 import { useAppStore } from '../store/react';
+import { usePlanFacts } from './use-plan-facts';
 
 /** The seed's `correct`: the model runs the failed step again, told of the failure and the operator's note. */
 export function AskAgentToFix({ plan }: { plan: Plan }) {
@@ -10,7 +12,8 @@ export function AskAgentToFix({ plan }: { plan: Plan }) {
   const [busy, setBusy] = useState(false);
   // Only where the host can use the plan's model: otherwise the button could only fail.
   const usable = useAppStore((s) => s.planModel?.usable === true);
-  if (!plan.agent || !usable || plan.phase !== 'execute' || plan.processingState !== 'errored') return null;
+  const facts = usePlanFacts(plan);
+  if (!usable || !ACTIONS.correct.allowed(facts).allowed) return null;
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
@@ -25,8 +28,8 @@ export function AskAgentToFix({ plan }: { plan: Plan }) {
     <form className="ask-agent" onSubmit={(e) => void onSubmit(e)}>
       <label htmlFor="correct-note">Note for the agent</label>
       <input id="correct-note" className="input" value={note} maxLength={4000} placeholder="What to do differently (optional)" onChange={(e) => setNote(e.currentTarget.value)} />
-      <button type="submit" className="button primary" disabled={busy} aria-busy={busy || undefined}>
-        Ask the agent to fix it
+      <button type="submit" className="button primary" disabled={busy} aria-busy={busy || undefined} aria-description={ACTIONS.correct.description}>
+        {ACTIONS.correct.title}
       </button>
       {error && (
         <p className="inline-error" role="alert">

@@ -13,6 +13,7 @@ import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
 import { AskAgentToFix } from './AskAgentToFix';
 import { FailureSandboxActions } from './FailureSandbox';
+import { NextSteps } from './NextSteps';
 
 export function FailureCard({ plan }: { plan: Plan }) {
   const errors = useAppStore((s) => s.errors);
@@ -42,7 +43,8 @@ export function FailureCard({ plan }: { plan: Plan }) {
   if (plan.processingState !== 'errored' && !showRetry) return null;
 
   const step = failedId ? decisions[failedId] : undefined;
-  const command = last?.command ?? hints.find((h) => h.command)?.command ?? null;
+  // The host's hints once loaded; until then the step the failure itself suggests.
+  const steps = hints.length > 0 ? hints : last?.next ? [last.next] : [];
   const hint = last?.hint ?? hints[0]?.message ?? null;
   const category = last?.category ?? (typeof plan.errorDetails.category === 'string' ? plan.errorDetails.category : 'unknown');
   // Numbered as `agents plan tree` numbers steps.
@@ -92,12 +94,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           <strong>Hint:</strong> {hint}
         </p>
       )}
-      {command && (
-        <div className="failure-command">
-          <code data-testid="failure-command">{command}</code>
-          <CopyButton text={command} label="Copy the recovery command" />
-        </div>
-      )}
+      <NextSteps planId={plan.id} steps={steps} facts={facts} />
       {sandbox && plan.processingState === 'errored' && (
         <div className="failure-command failure-sandbox">
           <span className="muted">Sandbox</span>

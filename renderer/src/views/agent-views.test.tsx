@@ -47,7 +47,8 @@ describe('the agent in the console', () => {
   it('offers Ask the agent to fix it on the failure card of an agent plan that failed in execute', () => {
     const { store } = testRuntime();
     const failed = makePlan({ agent, phase: 'execute', processingState: 'errored', errorMessage: 'step "Write" used its 3 turns without finishing' });
-    store.setState({ planModel: usable });
+    // The engine corrects a step that failed: the store holds one.
+    store.setState({ planModel: usable, decisions: { s1: makeDecision('s1', 'root', 0, { status: 'failed' }) } });
     const html = render(store, <FailureCard plan={failed} />);
     expect(html).toContain('Ask the agent to fix it');
     expect(html).toMatch(/<label for="correct-note">Note for the agent<\/label>/);

@@ -27,7 +27,7 @@ const errorRecord = (overrides: Partial<ErrorRecord> = {}): ErrorRecord => ({
   message: 'find text not found',
   stack: null,
   hint: 'Fix the cause in the sandbox, then retry',
-  command: 'agents plan retry P1',
+  next: { action: 'retry', args: {}, message: 'Fix the cause in the sandbox, then retry' },
   outcome: 'gave_up',
   createdAt: '2026-01-01T00:00:00.000Z',
   ...overrides,

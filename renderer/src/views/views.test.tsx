@@ -68,7 +68,7 @@ describe('the failure card', () => {
       message: 'find text not found',
       stack: null,
       hint: 'Fix the file, then retry',
-      command: 'agents plan retry P1',
+      next: { action: 'retry' as const, args: {}, message: 'Fix the file, then retry' },
       outcome: 'gave_up' as const,
       createdAt: '2026-01-01T00:00:00.000Z',
     };

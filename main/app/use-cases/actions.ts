@@ -1,0 +1,41 @@
+import { type ActionId, type ActionState, actionList, type PlanFacts } from '../../../shared/actions';
+import type { Plan } from '../../../shared/domain';
+import { planFacts, requireAllowed } from '../../engine/action-guard';
+import type { PlanContext } from './plan-context';
+import type { RunRegistry } from './run-registry';
+
+/** The guard every use case calls first: the action table's rule for the plan as this process sees it. */
+export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
+  const facts = (plan: Plan): PlanFacts =>
+    planFacts(plan, { decisions: (id) => ctx.lifecycle.listDecisions(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => registry.isRunning(id) });
+  return {
+    facts,
+    /** The plan, read once, when `action`'s rule allows it; else the rule's refusal (shared/actions.ts). */
+    require(action: ActionId, planId: string): Plan {
+      const plan = ctx.get(planId);
+      requireAllowed(action, facts(plan));
+      return plan;
+    },
+  };
+}
+
+/** What the operator may do to a plan now, and the run controls (step, continue, pause) under the same rules. */
+export function planActions(ctx: PlanContext, registry: RunRegistry) {
+  const guard = actionGuard(ctx, registry);
+  return {
+    /** The facts the action rules read, for this process. */
+    facts: (planId: string): PlanFacts => guard.facts(ctx.get(planId)),
+    /** Every action with whether the plan allows it now and, if not, why (`plans.get`, `plan show --json`). */
+    actions: (planId: string): ActionState[] => actionList(guard.facts(ctx.get(planId))),
+    /** Throws the rule's refusal unless `action` is allowed now; the plan otherwise. */
+    requireAllowed: (action: ActionId, planId: string): Plan => guard.require(action, planId),
+    /** Step, continue or pause this process's run of the plan. */
+    control(planId: string, action: 'step' | 'continue' | 'pause'): Plan {
+      guard.require(action, planId);
+      registry.controller(planId)[action]();
+      return ctx.get(planId);
+    },
+  };
+}
+
+export type PlanActions = ReturnType<typeof planActions>;

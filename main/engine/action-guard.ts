@@ -1,0 +1,45 @@
+import { type ActionId, allowed, type PlanFacts } from '../../shared/actions';
+import { stepsInOrder } from '../../shared/decision-tree';
+import type { Plan, StrategyDecision } from '../../shared/domain';
+import { PlanError } from '../../shared/errors';
+import { type ApprovalStore, pendingApproval } from './approvals';
+import { isLeaseLive, type LeaseStore } from './leases';
+
+/** Where the facts of a plan come from: its tree, its approvals, its lease, and whether this process runs it. */
+export interface FactSources {
+  decisions(planId: string): StrategyDecision[];
+  approvals: Pick<ApprovalStore, 'listForPlan'>;
+  leases: Pick<LeaseStore, 'get'>;
+  /** This process runs the plan now. */
+  runningHere(planId: string): boolean;
+}
+
+/** The facts the action rules (shared/actions.ts) read, as the stores and this process know them. */
+export function planFacts(plan: Plan, sources: FactSources): PlanFacts {
+  const lease = sources.leases.get(plan.id);
+  const runHere = sources.runningHere(plan.id);
+  const elsewhere = lease !== undefined && lease.pid !== process.pid && isLeaseLive(lease);
+  const steps = stepsInOrder(sources.decisions(plan.id));
+  return {
+    id: plan.id,
+    phase: plan.phase,
+    processingState: plan.processingState,
+    waitingFor: plan.waitingFor,
+    errorDetails: plan.errorDetails,
+    projectPath: plan.projectPath,
+    agent: Boolean(plan.agent),
+    running: runHere || elsewhere || plan.processingState === 'processing',
+    runHere,
+    pendingApproval: pendingApproval(sources.approvals.listForPlan(plan.id)) !== undefined,
+    // A step still marked running in a stopped plan was cut off: it counts as the failed one.
+    failedStep: steps.some((d) => d.status === 'failed' || d.status === 'running'),
+    steps: steps.length,
+    hasTree: plan.decisionRootId !== null,
+  };
+}
+
+/** The one guard of every action: refuses with the rule's reason and code (wrong_state unless the rule says otherwise). */
+export function requireAllowed(action: ActionId, facts: PlanFacts): void {
+  const verdict = allowed(action, facts);
+  if (!verdict.allowed) throw new PlanError(verdict.reason, verdict.code);
+}
