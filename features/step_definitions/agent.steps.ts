@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { After, Given, Then, When } from '@cucumber/cucumber';
 import type { Plan } from '../../shared/domain';
 import { type App, openApp } from '../../main/app/open-app';
+import { nextCommand } from '../../main/cli/next-steps';
 import { type ChatRequest, type Responder, ScriptedModelServer, transcript } from '../../tests/support/scripted-model-server';
 import { fileWritingAgent, isStrategize, stepOf, toolResults } from '../../tests/support/scripted-agent';
 import type { EngineWorld } from '../support/world';
@@ -365,7 +366,9 @@ Then('the model was asked {int} times', function (this: World, count: number) {
 });
 
 Then('the next command is {string}', function (this: World, command: string) {
-  assert.match(String(plan(this).errorDetails.recoveryCommand), new RegExp(`^${command}`));
+  const shown = plan(this);
+  // The engine stores the next step as an action; the CLI shows it as this command.
+  assert.match(String(nextCommand(shown.id, shown.errorDetails.next)), new RegExp(`^${command}`));
 });
 
 Then("the model's last prompt for the step names the failure and the note {string}", function (this: World, note: string) {
