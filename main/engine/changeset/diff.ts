@@ -123,9 +123,10 @@ function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Sid
 
 /**
  * The entry as a git-style unified diff (`diff --git`, `--- a/path`, `+++ b/path`, `/dev/null` for a
- * side that does not exist, rename headers), or null when the entry is binary.
+ * side that does not exist, rename headers), or null when the entry is binary. `diff`: the line diff
+ * of its texts, when the caller has it already.
  */
-export function unifiedDiff(entry: ChangeEntry): string | null {
+export function unifiedDiff(entry: ChangeEntry, diff?: LineDiff): string | null {
   if (entry.binary) return null;
   // Straight from the stored texts: no round trip through bytes.
   return formatSides(
@@ -139,6 +140,7 @@ export function unifiedDiff(entry: ChangeEntry): string | null {
       afterHash: entry.afterHash,
     },
     { binary: 'omit' },
+    diff,
   );
 }
 

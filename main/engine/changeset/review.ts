@@ -70,12 +70,13 @@ function involvedEntries(change: NetChange, entries: readonly ChangeEntry[]): Ch
   return involved;
 }
 
-export function reviewNet(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): Reviewed[] {
+/** `diffOf`: how a net change's texts are diffed; a caller that diffed the same texts already can hand that diff back. */
+export function reviewNet(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], diffOf: (before: string, after: string) => LineDiff = lineDiff): Reviewed[] {
   const records = new Map(applied.map((r) => [r.path, r]));
   return netChanges(entries).map((change) => {
     const involved = involvedEntries(change, entries);
     const binary = involved.some((e) => e.binary) || isBinary(change.before) || isBinary(change.after);
-    const diff = binary ? null : lineDiff(change.before?.toString('utf8') ?? '', change.after?.toString('utf8') ?? '');
+    const diff = binary ? null : diffOf(change.before?.toString('utf8') ?? '', change.after?.toString('utf8') ?? '');
     const hunks = diff ? listHunks(diff) : [];
     const units = Math.max(1, hunks.length);
     const done = new Set(records.get(change.path)?.hunks ?? []);
