@@ -8,7 +8,7 @@ import { type LineDiff, lineDiff } from '../engine/changeset/line-diff';
 import { reviewDiffs, reviewNet } from '../engine/changeset/review';
 import type { PlanService } from './plan-service';
 
-/** Entries read from the store at a time: the texts of one page at most are in memory. */
+/** Entries' metadata read from the store at a time; texts are read one entry at a time. */
 const PAGE = 64;
 
 /**
@@ -62,10 +62,9 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
     let end = 0;
     let separator = '\n    ';
     for (let offset = 0; changesetId && offset < total; offset += PAGE) {
-      const metas = store.listEntryMeta(changesetId, { offset, limit: PAGE });
-      const texts = new Map(store.listEntries(changesetId, { offset, limit: PAGE }).map((e) => [e.id, e]));
-      for (const meta of metas) {
-        const entry = texts.get(meta.id);
+      for (const meta of store.listEntryMeta(changesetId, { offset, limit: PAGE })) {
+        // One entry's texts at a time: a page of them could be more than the heap holds.
+        const entry = store.getEntry(changesetId, meta.id);
         const before = entry && !entry.binary ? (entryText(entry, 'before') ?? '') : null;
         const after = entry && !entry.binary ? (entryText(entry, 'after') ?? '') : null;
         const known = before !== null && after !== null ? lineDiff(before, after) : undefined;
