@@ -54,8 +54,8 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
   const applied = service.stores.applied.list(planId);
   const fileRows = (entries: ChangeEntry[], diffOf?: (before: string, after: string) => LineDiff) =>
     reviewDiffs(reviewNet(entries, applied, diffOf)).map(({ file, diff }) => JSON.stringify({ ...file, diff }));
-  const spillDir = mkdtempSync(path.join(tmpdir(), 'agents-diff-'));
-  const spill = openSync(path.join(spillDir, 'files.json'), 'w+');
+  const scratch = scratchFile();
+  const spill = scratch.fd;
   try {
     /** Where the rows of each file changed by one entry are in the temporary file, by that entry's id. */
     const spilled = new Map<string, { at: number; bytes: number }>();
@@ -104,7 +104,29 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
     }
     yield '\n  ]\n}\n';
   } finally {
-    closeSync(spill);
-    rmSync(spillDir, { recursive: true, force: true });
+    scratch.dispose();
   }
+}
+
+/**
+ * A scratch file that is gone from the disk as soon as it is open, where the system allows it: a
+ * reader that closes the pipe ends the process at once (main/cli/main.ts), and nothing stays behind.
+ */
+function scratchFile(): { fd: number; dispose(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agents-diff-'));
+  const fd = openSync(path.join(dir, 'files.json'), 'w+', 0o600);
+  let removed = false;
+  try {
+    rmSync(dir, { recursive: true });
+    removed = true;
+  } catch {
+    // Windows keeps an open file: it is removed when the stream ends.
+  }
+  return {
+    fd,
+    dispose() {
+      closeSync(fd);
+      if (!removed) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
