@@ -2,15 +2,19 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangeEntry } from '../../../shared/domain';
 import { sha256, toChangeEntry } from '../change-capture';
 import { EngineError } from '../errors';
 import { createSandbox } from '../sandbox/sandbox';
 import { cleanupTempDirs, harness, tempDir, treeState } from '../tools/test-support';
 import { unifiedDiff } from './diff';
 import { exportPatch } from './patch';
-import { applyReviewed } from './review';
+import { type AppliedRecord, applyReviewed, type ReviewSelection, reviewNet } from './review';
 
 afterEach(cleanupTempDirs);
+
+/** Applies as the app does: the changeset reviewed against what earlier applies wrote, then applied. */
+const apply = (project: string, entries: ChangeEntry[], applied: AppliedRecord[], selection?: ReviewSelection) => applyReviewed(project, reviewNet(entries, applied), applied, selection);
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' });
 
@@ -111,7 +115,7 @@ describe('exportPatch and applyReviewed', () => {
 
     const viaApply = path.join(base, 'via-apply');
     cpSync(project, viaApply, { recursive: true, verbatimSymlinks: true });
-    const result = await applyReviewed(viaApply, entries, []);
+    const result = await apply(viaApply, entries, []);
     expect(result.conflicts).toEqual([]);
     expect(result.skipped).toEqual([]);
     expect(result.applied).toContain('lib2/util.ts');
@@ -153,7 +157,7 @@ describe('applyReviewed conflicts', () => {
     const { project, entries } = await setup();
     writeFileSync(path.join(project, 'a.txt'), 'the operator edited this\n');
     const before = treeState(project);
-    const result = await applyReviewed(project, entries, []);
+    const result = await apply(project, entries, []);
     expect(result).toEqual({
       applied: [],
       skipped: [],
@@ -166,7 +170,7 @@ describe('applyReviewed conflicts', () => {
   it('with force, writes every file as the review shows it, over the conflicting one too, and still reports the conflict', async () => {
     const { project, entries } = await setup();
     writeFileSync(path.join(project, 'a.txt'), 'the operator edited this\n');
-    const result = await applyReviewed(project, entries, [], { force: true });
+    const result = await apply(project, entries, [], { force: true });
     expect(result.applied).toEqual(['a.txt', 'b.txt', 'c.txt']);
     expect(result.conflicts.map((c) => c.path)).toEqual(['a.txt']);
     expect(result.records.map((r) => [r.path, r.contentHash])).toEqual([
@@ -183,10 +187,10 @@ describe('applyReviewed conflicts', () => {
     const { project, entries } = await setup();
     mkdirSync(path.join(project, 'b.txt'));
     writeFileSync(path.join(project, 'b.txt', 'inside.txt'), 'mine\n');
-    const refused = await applyReviewed(project, entries, []);
+    const refused = await apply(project, entries, []);
     expect(refused.conflicts).toEqual([{ path: 'b.txt', expectedHash: null, actualHash: null, reason: 'a directory is in the way' }]);
     expect(refused.applied).toEqual([]);
-    const forced = await applyReviewed(project, entries, [], { force: true });
+    const forced = await apply(project, entries, [], { force: true });
     expect(forced.applied).toEqual(['a.txt', 'c.txt']);
     expect(readFileSync(path.join(project, 'b.txt', 'inside.txt'), 'utf8')).toBe('mine\n');
   });
@@ -194,26 +198,26 @@ describe('applyReviewed conflicts', () => {
   it('reports a file the changeset creates that now exists in the project', async () => {
     const { project, entries } = await setup();
     writeFileSync(path.join(project, 'b.txt'), 'someone was first\n');
-    const { conflicts, applied } = await applyReviewed(project, entries, []);
+    const { conflicts, applied } = await apply(project, entries, []);
     expect(conflicts).toEqual([{ path: 'b.txt', expectedHash: null, actualHash: sha256('someone was first\n'), reason: expect.stringContaining('created in the project') }]);
     expect(applied).toEqual([]);
   });
 
   it('applies only the chosen paths and reports the others as skipped', async () => {
     const { project, entries } = await setup();
-    const result = await applyReviewed(project, entries, [], { paths: ['./c.txt'] });
+    const result = await apply(project, entries, [], { paths: ['./c.txt'] });
     expect(result).toMatchObject({ applied: ['c.txt'], conflicts: [], skipped: ['a.txt', 'b.txt'] });
     expect(readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('a\n');
-    await expect(applyReviewed(project, entries, [], { paths: ['nope.txt'] })).rejects.toThrow('path "nope.txt" is not changed by this changeset');
+    await expect(apply(project, entries, [], { paths: ['nope.txt'] })).rejects.toThrow('path "nope.txt" is not changed by this changeset');
   });
 
   it('with the records of an earlier apply, applying again writes nothing; without them, every file is a conflict', async () => {
     const { project, entries } = await setup();
-    const first = await applyReviewed(project, entries, []);
+    const first = await apply(project, entries, []);
     const after = treeState(project);
-    expect(await applyReviewed(project, entries, first.records)).toEqual({ applied: [], conflicts: [], skipped: [], records: [] });
+    expect(await apply(project, entries, first.records)).toEqual({ applied: [], conflicts: [], skipped: [], records: [] });
     expect(treeState(project)).toEqual(after);
-    const again = await applyReviewed(project, entries, []);
+    const again = await apply(project, entries, []);
     expect(again.conflicts.map((c) => c.path)).toEqual(['a.txt', 'b.txt', 'c.txt']);
     expect(treeState(project)).toEqual(after);
   });
@@ -235,7 +239,7 @@ describe('applyReviewed confinement', () => {
     ];
     for (const [forgedPath, rule] of forged) {
       const bad = toChangeEntry({ operation: 'create', path: forgedPath, before: null, after: Buffer.from('x') }, { decisionId: null, invocationId: null });
-      const error = await applyReviewed(project, [valid, bad], []).then(
+      const error = await apply(project, [valid, bad], []).then(
         () => null,
         (e: unknown) => e,
       );
@@ -254,7 +258,7 @@ describe('applyReviewed confinement', () => {
     const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     const entry = toChangeEntry({ operation: 'create', path: 'all-bytes.bin', before: null, after: bytes }, { decisionId: null, invocationId: null });
     expect(entry.binary).toBe(true);
-    await applyReviewed(project, [entry], []);
+    await apply(project, [entry], []);
     expect(readFileSync(path.join(project, 'all-bytes.bin'))).toEqual(bytes);
   });
 });
