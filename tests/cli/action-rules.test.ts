@@ -3,13 +3,14 @@
 // refused by the CLI (exit 2 and the rule's reason as its one line) and by the router (the rule's
 // code and reason); one the rule allows is not refused for its state. The states are made once on
 // real SQLite in one data directory, which the CLI's processes and the in-process router share.
+// plans.get and `plan show --json` list the same answers (README, "agents plan show --json").
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS, type ActionId, allowed, type PlanFacts } from '../../shared/actions';
+import { ACTION_IDS, type ActionId, actionList, allowed, type PlanFacts } from '../../shared/actions';
 import type { Channel } from '../../shared/contract';
 import type { Plan } from '../../shared/domain';
 import { type App, openApp } from '../../main/app/open-app';
@@ -249,6 +250,14 @@ describe('every action in every state: the declared rule and the engine agree', 
       // The facts the engine reads are the ones this table states for the state.
       const here = planFacts(app.service.get(plan.id), { decisions: (id) => app.service.decisions(id), approvals: app.service.stores.approvals, leases: app.service.stores.leases, runningHere: (id) => app.service.isRunning(id) });
       expect({ state, ...here }).toEqual({ state, ...factsOf(state, app.service.get(plan.id), true) });
+
+      // plans.get and plan show --json list the actions as the rules answer them, for each side.
+      const got = await router.handle('plans.get', { planId: plan.id });
+      expect({ state, actions: got.ok ? (got.data as { actions: unknown }).actions : got }).toEqual({ state, actions: actionList(factsOf(state, plan, true)) });
+      cliChecks.push(async () => {
+        const shown = await agents(['plan', 'show', plan.id, '--json'], home);
+        expect({ state, actions: (JSON.parse(shown.stdout) as { actions: unknown }).actions }).toEqual({ state, actions: actionList(factsOf(state, plan, false)) });
+      });
 
       for (const action of ACTION_IDS) {
         const rule = allowed(action, factsOf(state, plan, true));
