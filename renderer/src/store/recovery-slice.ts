@@ -1,6 +1,4 @@
-import { ACTIONS } from '../../../shared/actions';
 import type { BuiltinProfileName, Plan } from '../../../shared/domain';
-import { sendAction } from '../lib/action-dispatch';
 import { errorText } from '../lib/format';
 import type { SliceCreator } from './types';
 
@@ -21,17 +19,17 @@ export const initialRecoveryState = {
   recoveryError: null as string | null,
 };
 
-const LABELS: Record<ConsoleRecovery, string> = { skip: ACTIONS.skip.label, change_profile: ACTIONS.set_profile.label };
+const LABELS: Record<ConsoleRecovery, string> = { skip: 'Skip step', change_profile: 'Change profile' };
 
 export const createRecoverySlice: SliceCreator<RecoverySlice> = (set, get, deps) => {
   const { bridge } = deps;
 
-  const recover = async (action: ConsoleRecovery, send: (plan: Plan) => Promise<{ plan: Plan }>, done: (plan: Plan) => string) => {
-    const { planId, plan: open, recovering } = get();
-    if (!planId || !open || recovering) return;
+  const recover = async (action: ConsoleRecovery, send: (planId: string) => Promise<{ plan: Plan }>, done: (plan: Plan) => string) => {
+    const { planId, recovering } = get();
+    if (!planId || recovering) return;
     set({ recovering: action, recoveryError: null });
     try {
-      const { plan } = await send(open);
+      const { plan } = await send(planId);
       if (get().planId !== planId) return;
       deps.flushEvents();
       // The host cleared the current error: the failure card goes, the tree shows the recovery.
@@ -52,8 +50,8 @@ export const createRecoverySlice: SliceCreator<RecoverySlice> = (set, get, deps)
 
   return {
     ...initialRecoveryState,
-    skipStep: () => recover('skip', (open) => sendAction(bridge, open, 'skip', {}), (plan) => `Step skipped${next(plan)}`),
+    skipStep: () => recover('skip', (planId) => bridge['plans.skip']({ planId }), (plan) => `Step skipped${next(plan)}`),
     changeProfile: (profile) =>
-      recover('change_profile', (open) => sendAction(bridge, open, 'set_profile', { profile }), (plan) => `Profile changed to ${plan.automationProfile.name}${next(plan)}`),
+      recover('change_profile', (planId) => bridge['plans.setProfile']({ planId, profile }), (plan) => `Profile changed to ${plan.automationProfile.name}${next(plan)}`),
   };
 };
