@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AgentSpec } from '../../../shared/agent';
 import { parseOrThrow } from '../../../shared/errors';
 import { EngineError } from '../errors';
-import { type ModelToolCall, ModelToolCallSchema, ToolResultSchema, type TurnResult, withToolResults } from './model-turn';
+import { type ModelToolCall, ModelToolCallSchema, type ToolResult, ToolResultSchema, type TurnResult, withToolResults } from './model-turn';
 
 /** The loop's state; `message` checks each message of the conversation. */
 function toolLoopStateSchema(message: z.ZodType<ModelMessage>) {
@@ -70,10 +70,7 @@ export class Budget {
 }
 
 /** The answer to a call: its text for the model, and whether it reports a failure. */
-export interface ToolAnswer {
-  text: string;
-  isError: boolean;
-}
+export type ToolAnswer = Pick<ToolResult, 'text' | 'isError'>;
 
 /** What a phase (strategize, a step of execute) brings to the tool loop. */
 export interface ToolLoopHandlers<T> {
