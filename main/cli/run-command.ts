@@ -3,6 +3,7 @@ import { PlanError, ValidationError } from '../../shared/errors';
 import { clientError } from '../app/client-errors';
 import type { App } from '../app/open-app';
 import { EXIT_INTERRUPTED } from './interrupt';
+import { commandLine } from '../../shared/actions';
 
 /** Exit statuses of docs/ARCHITECTURE.md "Stable interfaces"; 3 leaves the plan resumable, waiting for the operator's approval. */
 export const EXIT = { ok: 0, planFailed: 1, badInput: 2, waitingForApproval: 3, interrupted: EXIT_INTERRUPTED } as const;
@@ -39,7 +40,14 @@ export interface Output {
 }
 
 /** The engine refused `agents plan run` because the plan waits for an answer: exit 3, as a run that stops for one does. */
-export class WaitingForApproval extends Error {}
+export class WaitingForApproval extends Error {
+  constructor(
+    readonly planId: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
 
 /**
  * A command's action: runs `action` with commander's arguments and prints what it returns; an
@@ -70,7 +78,8 @@ export function exitStatusOf(error: unknown, io: CliIo): number {
     return EXIT.badInput;
   }
   if (error instanceof WaitingForApproval) {
-    io.stderr(`error: ${error.message}\n`);
+    const answer = (['approve', 'reject'] as const).map((action) => commandLine(error.planId, { action, args: {} })).join(' | ');
+    io.stderr(`error: ${error.message}\nanswer with: ${answer}\n`);
     return EXIT.waitingForApproval;
   }
   const known = clientError(error);

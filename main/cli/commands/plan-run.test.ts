@@ -17,7 +17,7 @@ describe('agents plan run', () => {
     expect(again).toEqual({
       code: 3,
       stdout: '',
-      stderr: `error: plan ${id} waits for approval; answer with: agents plan approve ${id} | agents plan reject ${id} --reason TEXT\n`,
+      stderr: `error: plan ${id} is Waiting for approval; run needs a plan that is Ready to run; approve or reject the waiting call first\nanswer with: agents plan approve ${id} | agents plan reject ${id} --reason "why"\n`,
     });
   });
 });

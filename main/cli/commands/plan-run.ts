@@ -38,7 +38,7 @@ export const planRunCommands = {
               return service.run(id, { streamCallback: onEvent, step: opts.step ?? false });
             } catch (error) {
               // The engine's refusal, with exit 3 when the plan waits for an answer, as for a run that stops for one.
-              if (error instanceof PlanError && service.get(id).waitingFor === 'approval') throw new WaitingForApproval(error.message);
+              if (error instanceof PlanError && service.get(id).waitingFor === 'approval') throw new WaitingForApproval(id, error.message);
               throw error;
             }
           });
