@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { stepsInOrder } from '../../../shared/decision-tree';
+import type { ActionId } from '../../../shared/actions';
 import type { Plan } from '../../../shared/domain';
 import { failuresOf } from '../../../shared/describe';
 import { CopyButton } from '../components/CopyButton';
@@ -14,6 +15,10 @@ import { useAppStore } from '../store/react';
 import { AskAgentToFix } from './AskAgentToFix';
 import { FailureSandboxActions } from './FailureSandbox';
 import { NextSteps } from './NextSteps';
+
+/** The actions the failure card has a button for. */
+const CARD_ACTIONS = new Set<ActionId | undefined>(['retry', 'reset', 'skip', 'set_profile']);
+const onCard = (action: ActionId | undefined) => CARD_ACTIONS.has(action);
 
 export function FailureCard({ plan }: { plan: Plan }) {
   const errors = useAppStore((s) => s.errors);
@@ -45,6 +50,8 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const step = failedId ? decisions[failedId] : undefined;
   // The host's hints once loaded; until then the step the failure itself suggests.
   const steps = hints.length > 0 ? hints : last?.next ? [last.next] : [];
+  // The first next step is the card's primary button (Retry where the step is not one the card has).
+  const suggested = steps[0]?.action;
   const hint = last?.hint ?? hints[0]?.message ?? null;
   const category = last?.category ?? (typeof plan.errorDetails.category === 'string' ? plan.errorDetails.category : 'unknown');
   // Numbered as `agents plan tree` numbers steps.
@@ -94,7 +101,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           <strong>Hint:</strong> {hint}
         </p>
       )}
-      <NextSteps planId={plan.id} steps={steps} facts={facts} />
+      <NextSteps planId={plan.id} steps={steps} />
       {sandbox && plan.processingState === 'errored' && (
         <div className="failure-command failure-sandbox">
           <span className="muted">Sandbox</span>
@@ -128,12 +135,12 @@ export function FailureCard({ plan }: { plan: Plan }) {
       <div className="failure-footer">
       {plan.processingState === 'errored' && (
         <div className="failure-actions">
-          <ActionButton action="retry" facts={facts} primary testId="failure-retry" onClick={() => void runAction('retry')} />
-          <ActionButton action="reset" facts={facts} testId="failure-reset" onClick={() => void runAction('reset')} />
+          <ActionButton action="retry" facts={facts} primary={suggested === 'retry' || !onCard(suggested)} testId="failure-retry" onClick={() => void runAction('retry')} />
+          <ActionButton action="reset" facts={facts} primary={suggested === 'reset'} testId="failure-reset" onClick={() => void runAction('reset')} />
         </div>
       )}
       <AskAgentToFix plan={plan} />
-      <RecoveryActions plan={plan} />
+      <RecoveryActions plan={plan} suggested={suggested} />
       </div>
     </section>
   );

@@ -1,30 +1,18 @@
-import { ACTIONS, commandLine, type NextStep, type PlanFacts } from '../../../shared/actions';
-import { ActionButton } from '../components/ActionButton';
+import { commandLine, type NextStep } from '../../../shared/actions';
 import { CopyButton } from '../components/CopyButton';
-import { isConsoleAction } from '../lib/action-dispatch';
-import { useAppStore } from '../store/react';
 
 /**
- * A failure's next steps: each one a button where the console can take it in one click (not
- * discard, which the toolbar asks to confirm, nor correct, whose form takes a note), and the
- * command that takes it at the command line, to copy.
+ * A failure's next steps: why each is suggested, and the command that takes it at the command line,
+ * to copy. The card's own buttons take them in the console; the first step's button is the primary one.
  */
-export function NextSteps({ planId, steps, facts }: { planId: string; steps: readonly NextStep[]; facts: PlanFacts }) {
-  const runAction = useAppStore((s) => s.runAction);
-  const pending = useAppStore((s) => s.pendingAction);
+export function NextSteps({ planId, steps }: { planId: string; steps: readonly NextStep[] }) {
   if (steps.length === 0) return null;
   return (
     <ul className="next-steps" aria-label="Next steps" data-testid="next-steps">
       {steps.map((step, index) => {
         const command = commandLine(planId, step);
-        const button = isConsoleAction(step.action) && step.action !== 'discard' && step.action !== 'correct';
         return (
           <li key={`${step.action}-${index}`} className="failure-command" data-action={step.action}>
-            {button && (
-              <ActionButton action={step.action} facts={facts} busy={pending === step.action} onClick={() => void runAction(step.action, step.args as never)}>
-                {ACTIONS[step.action].label}
-              </ActionButton>
-            )}
             <span className="next-step-message">{step.message}</span>
             {command && (
               <>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ACTIONS } from '../../../shared/actions';
+import { ACTIONS, type ActionId } from '../../../shared/actions';
 import { describeProfile } from '../../../shared/describe';
 import { BUILTIN_PROFILES, type BuiltinProfileName, type Plan } from '../../../shared/domain';
 import { ActionButton } from '../components/ActionButton';
@@ -9,7 +9,8 @@ import { usePlanFacts } from './use-plan-facts';
 const PROFILE_NAMES = Object.keys(BUILTIN_PROFILES) as BuiltinProfileName[];
 
 /** Fixes a failed plan in place: skip the failed step, or change the profile; Run then goes on. */
-export function RecoveryActions({ plan }: { plan: Plan }) {
+/** `suggested`: the failure's first next step; its control here is the primary one. */
+export function RecoveryActions({ plan, suggested }: { plan: Plan; suggested?: ActionId }) {
   const facts = usePlanFacts(plan);
   const recovering = useAppStore((s) => s.recovering);
   const error = useAppStore((s) => s.recoveryError);
@@ -29,7 +30,7 @@ export function RecoveryActions({ plan }: { plan: Plan }) {
         Or fix it in place
       </span>
       {/* "Skip step" skips the failed step; a step that did not fail is skipped by number at the command line. */}
-      {facts.failedStep && <ActionButton action="skip" facts={facts} busy={recovering === 'skip'} disabled={busy} onClick={() => void skipStep()} />}
+      {facts.failedStep && <ActionButton action="skip" facts={facts} primary={suggested === 'skip'} busy={recovering === 'skip'} disabled={busy} onClick={() => void skipStep()} />}
       <span className="recovery-profile">
         <label htmlFor="recovery-profile">Profile</label>
         <select id="recovery-profile" className="input" value={profile || current} disabled={busy} onChange={(e) => setProfile(e.currentTarget.value as BuiltinProfileName)}>
@@ -40,7 +41,7 @@ export function RecoveryActions({ plan }: { plan: Plan }) {
             </option>
           ))}
         </select>
-        <ActionButton action="set_profile" facts={facts} busy={recovering === 'change_profile'} disabled={busy || chosen === null} onClick={() => chosen && void changeProfile(chosen)} />
+        <ActionButton action="set_profile" facts={facts} primary={suggested === 'set_profile'} busy={recovering === 'change_profile'} disabled={busy || chosen === null} onClick={() => chosen && void changeProfile(chosen)} />
       </span>
       {error && (
         <p className="inline-error" role="alert">

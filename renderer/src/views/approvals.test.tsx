@@ -127,6 +127,23 @@ describe('the failure card', () => {
     expect(html).toContain('restricted — no approvals; shell refused; auto-retry 3');
   });
 
+  it('lists the next steps as the commands that take them, and makes the first one the primary button', () => {
+    const { store } = testRuntime();
+    store.setState({
+      decisions: { root: makeDecision('root', null, 0), s1: makeDecision('s1', 'root', 0, { status: 'failed' }) },
+      recoveryHints: [
+        { action: 'skip', args: { step: 1 }, message: 'The operator rejected a call of this step.' },
+        { action: 'edit_step', args: { step: 1 }, message: "Replace the failed step's tool calls" },
+      ],
+    });
+    const html = render(store, <FailureCard plan={makePlan({ processingState: 'errored' })} />);
+    expect(html).toContain('<code data-testid="failure-command">agents plan skip P1 --step 1</code>');
+    expect(html).toContain('<code>agents plan edit-step P1 --step 1 --file step.yaml</code>');
+    const found = buttons(html);
+    expect(found.get('Skip step')).toContain('class="button primary"');
+    expect(found.get('Retry from the failed step')).toContain('class="button"');
+  });
+
   it('offers no recovery in place once the plan reached apply', () => {
     const { store } = testRuntime();
     const html = render(store, <FailureCard plan={makePlan({ processingState: 'errored', phase: 'apply' })} />);
