@@ -101,7 +101,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           <strong>Hint:</strong> {hint}
         </p>
       )}
-      <NextSteps planId={plan.id} steps={steps} />
+      <NextSteps planId={plan.id} steps={steps} hint={hint} />
       {sandbox && plan.processingState === 'errored' && (
         <div className="failure-command failure-sandbox">
           <span className="muted">Sandbox</span>
