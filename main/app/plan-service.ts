@@ -5,7 +5,7 @@ import { markInterrupted } from './leases';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Approval, ChangeEntry, DiffHunk, ErrorRecord, Plan, RecoveryAction, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import type { ChangeEntryMeta, PlanListItem } from '../../shared/contract';
+import type { ChangeEntryMeta, PlanListItem, ToolTally } from '../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../shared/decision-tree';
 import type { StreamEvent } from '../../shared/events';
 import { PlanError, ValidationError } from '../../shared/errors';
@@ -230,6 +230,17 @@ export class PlanService {
   invocations(planId: string): ToolInvocation[] {
     this.get(planId);
     return this.stores.invocations.listForPlan(planId);
+  }
+
+  invocationsForDecision(planId: string, decisionId: string): ToolInvocation[] {
+    this.get(planId);
+    return this.stores.invocations.listForDecision(decisionId).filter((i) => i.planId === planId);
+  }
+
+  /** With the last seq read in the same synchronous call (no commit of this process comes between), the events after it are those not counted. */
+  toolTallies(planId: string): { tallies: ToolTally[]; throughSeq: number } {
+    this.get(planId);
+    return { tallies: this.stores.invocations.talliesForPlan(planId), throughSeq: this.stores.events.lastSeq(planId) };
   }
 
   eventsAfter(planId: string, afterSeq = 0, limit = 1000): { events: StreamEvent[]; lastSeq: number } {

@@ -79,7 +79,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
       if (state.planId) {
         state.refreshPlan();
         state.refreshDecisions();
-        state.refreshInvocations();
+        state.refreshToolCalls();
         state.refreshErrors();
         state.refreshChanges();
         state.refreshApprovals();

@@ -1,6 +1,6 @@
 import type { ResponseOf } from '../../../shared/contract';
 import type { PlanModelView } from '../../../shared/agent';
-import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
 import { statusLabel } from '../../../shared/vocabulary';
 import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
@@ -11,6 +11,7 @@ import { initialChangesState, isStaleRefusal } from './changes-slice';
 import { initialEventsState } from './events-slice';
 import { deriveFromHistory, type NextRetry } from './plan-events';
 import { initialRecoveryState } from './recovery-slice';
+import { callsOver, initialToolCallsState, talliesOver, type ToolCallsState } from './tool-calls';
 import type { LoadStatus, SliceCreator } from './types';
 
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
@@ -20,7 +21,7 @@ export type PlanTab = 'decisions' | 'changes' | 'events';
 /** Decisions in the first request for a plan's tree: enough to fill the view at once. */
 export const FIRST_DECISIONS_PAGE = 500;
 
-export interface PlanSlice {
+export interface PlanSlice extends ToolCallsState {
   planId: string | null;
   plan: Plan | null;
   planStatus: LoadStatus;
@@ -34,7 +35,6 @@ export interface PlanSlice {
   selectedDecisionId: string | null;
   /** The decision a paused plan waits before. */
   pausedDecisionId: string | null;
-  invocations: ToolInvocation[];
   errors: ErrorRecord[];
   recoveryHints: RecoveryHint[];
   nextRetry: NextRetry | null;
@@ -48,7 +48,10 @@ export interface PlanSlice {
   closePlan(): void;
   refreshPlan(): void;
   refreshDecisions(): void;
-  refreshInvocations(): void;
+  /** Reads the tallies again, and the calls of every decision opened: after a gap in seq or a resync. */
+  refreshToolCalls(): void;
+  /** Reads a decision's calls when it is opened (once: events keep them current). */
+  loadDecisionCalls(decisionId: string): void;
   refreshErrors(): void;
   setTab(tab: PlanTab): void;
   toggleExpanded(decisionId: string): void;
@@ -72,7 +75,7 @@ export const initialPlanState = {
   expanded: {} as Record<string, boolean>,
   selectedDecisionId: null as string | null,
   pausedDecisionId: null as string | null,
-  invocations: [] as ToolInvocation[],
+  ...initialToolCallsState,
   errors: [] as ErrorRecord[],
   recoveryHints: [] as RecoveryHint[],
   nextRetry: null as NextRetry | null,
@@ -171,10 +174,43 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     }
   });
 
-  const refreshInvocations = forOpenPlan(
-    (planId) => bridge['plans.invocations']({ planId }),
-    ({ invocations }) => set({ invocations }),
-  );
+  // Calls that finish while the tallies are asked for are kept in the backlog and counted again over the answer.
+  const refreshToolTallies = coalesce(async () => {
+    const planId = get().planId;
+    if (!planId) return;
+    set({ toolTallyBacklog: get().toolTallyBacklog ?? [] });
+    try {
+      const { tallies, throughSeq } = await bridge['plans.toolTallies']({ planId });
+      if (get().planId !== planId) return;
+      deps.flushEvents();
+      set({ toolTallies: talliesOver(tallies, throughSeq, get().toolTallyBacklog), toolTalliesSeq: throughSeq, toolTallyBacklog: null });
+    } catch {
+      // The rows show what the events counted; a resync asks again.
+      if (get().planId === planId) set({ toolTallyBacklog: null });
+    }
+  });
+
+  const loadDecisionCalls = async (decisionId: string, again = false) => {
+    const planId = get().planId;
+    const known = get().decisionCalls[decisionId];
+    if (!planId || (known && known.status !== 'error' && !again)) return;
+    // While it loads, events already add the calls that finish; the answer goes before them.
+    if (!known || known.status === 'error') set({ decisionCalls: { ...get().decisionCalls, [decisionId]: { status: 'loading', invocations: [], startedArgs: null, error: null } } });
+    try {
+      const { invocations } = await bridge['plans.invocationsForDecision']({ planId, decisionId });
+      if (get().planId !== planId) return;
+      deps.flushEvents();
+      const pushed = get().decisionCalls[decisionId];
+      set({ decisionCalls: { ...get().decisionCalls, [decisionId]: { status: 'loaded', invocations: callsOver(invocations, pushed), startedArgs: pushed?.startedArgs ?? null, error: null } } });
+    } catch (error) {
+      if (get().planId === planId) set({ decisionCalls: { ...get().decisionCalls, [decisionId]: { status: 'error', invocations: [], startedArgs: null, error: errorText(error) } } });
+    }
+  };
+
+  const refreshToolCalls = () => {
+    refreshToolTallies();
+    for (const decisionId of Object.keys(get().decisionCalls)) void loadDecisionCalls(decisionId, true);
+  };
 
   const refreshErrors = forOpenPlan(
     (planId) => bridge['plans.errors']({ planId }),
@@ -184,7 +220,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
   const refreshAll = () => {
     refreshPlan();
     refreshDecisions();
-    refreshInvocations();
+    refreshToolCalls();
     refreshErrors();
     get().refreshChanges();
     get().refreshApprovals();
@@ -239,7 +275,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
 
     refreshPlan,
     refreshDecisions,
-    refreshInvocations,
+    refreshToolCalls,
+    loadDecisionCalls: (decisionId) => void loadDecisionCalls(decisionId),
     refreshErrors,
 
     // Leaving Changes closes an apply confirmation, so it never waits unseen on another tab.
