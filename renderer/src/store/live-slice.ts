@@ -27,7 +27,7 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
       });
       if (reduced.changes.length > 0 || reduced.changesetId) get().appendChanges(reduced.changes, reduced.changesetId);
       if (merged.gap) {
-        void get().backfillEvents(planId, merged.gap.after, merged.gap.before);
+        void get().backfillEvents(merged.gap.after, merged.gap.before);
         // Events were missed, a change or a call among them: the only time these are read again.
         get().refreshChanges();
         get().refreshToolCalls();

@@ -204,6 +204,44 @@ describe('opening a plan', () => {
     const planSubs = [...t.fake.subscriptions.values()].map((s) => s.subscription.planId).filter((id) => id !== null);
     expect(planSubs).toEqual(['P2']);
   });
+
+  it('drops what was asked for the previous plan: its late answers, failures and pushed entries never reach the next plan\'s state', async () => {
+    const t = testRuntime();
+    t.fake.decisions = demoTree();
+    const held: (() => void)[] = [];
+    const hold = <T,>(value: T) => new Promise<T>((resolve) => held.push(() => resolve(value)));
+    t.fake.on('plans.changes', (r) => (r.planId === 'P1' ? hold({ changesetId: 'CS1', total: 1, entries: [makeEntry('old', 'OLD.md')] }) : { changesetId: 'CS2', total: 0, entries: [] }));
+    t.fake.on('plans.get', (r) => (r.planId === 'P1' ? hold({ plan: makePlan({ name: 'old plan' }) }) : { plan: makePlan({ id: 'P2', name: 'new plan' }) }));
+    t.fake.on('plans.errors', (r) => {
+      if (r.planId === 'P1') return hold(null).then(() => Promise.reject(new Error('P1 failed late')));
+      return { planId: 'P2', errors: [], recoveryDecisions: [], recoveryHints: [] };
+    });
+    t.state().openPlan('P1');
+    await t.settle();
+    const first = t.state().session!;
+    // An entry pushed while P1's list loads waits for that list, in P1's session only.
+    t.fake.emit(makeEvent(1, 'change_recorded', { entry: makeEntry('pushed', 'PUSHED.md') }));
+    await t.frame();
+    expect(first.changes.arrivedWhileLoading.map((e) => e.id)).toEqual(['pushed']);
+    t.state().openPlan('P2');
+    await t.settle();
+    expect(first.closed).toBe(true);
+    expect(t.state().session).not.toBe(first);
+    expect(t.state().session!.changes.arrivedWhileLoading).toEqual([]);
+    for (const answer of held) answer();
+    await t.settle();
+    expect(t.state()).toMatchObject({ planId: 'P2', plan: { name: 'new plan' }, changeEntries: [], changesetId: 'CS2', planError: null });
+    expect(t.state().status.text).not.toContain('P1 failed late');
+  });
+
+  it('closing the plan closes its session and starts the next from nothing', async () => {
+    const t = await openDemoPlan();
+    const session = t.state().session!;
+    t.state().closePlan();
+    expect(session.closed).toBe(true);
+    expect(t.state()).toMatchObject({ session: null, planId: null, plan: null, decisions: {}, changeEntries: [], toolTallies: {}, events: [] });
+    expect([...t.fake.subscriptions.values()].filter((s) => s.subscription.planId !== null)).toEqual([]);
+  });
 });
 
 describe('a long event log', () => {
