@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { BUILTIN_PROFILES } from '../../shared/domain';
 import { ToolRegistry, ToolRunner } from '../../main/engine/tool-runner';
 import { registerBuiltinTools } from '../../main/engine/tools';
-import type { Benchmark, BenchResult } from '../bench-result';
+import { CATASTROPHIC_PATTERN, searchProject } from '../../tests/support/search-project';
+import { type Benchmark, type BenchResult, median } from '../bench-result';
 import { FILES, makeProject } from './sandbox';
 import { paired, ratioFigure, scratchDir } from './util';
 
@@ -16,6 +18,8 @@ const BUDGET = 2.0;
 /** Every 100th file gets a line the pattern matches; the rest have none, as in most searches. */
 const EVERY = 100;
 const PATTERN = 'TODO\\([a-z]+\\): file [0-9]+';
+/** The executor's budget for the host's event-loop delay (docs/ARCHITECTURE.md): a search must not take the host's thread. */
+const DELAY_BUDGET_MS = 30;
 
 export const searchBenchmark: Benchmark = {
   name: 'file.search',
@@ -45,7 +49,30 @@ export const searchBenchmark: Benchmark = {
       };
       const runs = await paired(REPS, timed(ours), timed(grep));
       const { ratio, figure, details } = ratioFigure(runs);
-      return [{ name: `file.search: ${FILES.toLocaleString('en-US')} files`, figure, budget: `<= ${BUDGET}x grep -rE`, pass: ratio <= BUDGET, details: { ...details, files: FILES, matches: found } }];
+      // A catastrophic pattern over many files: the p99 of the event loop's delay while it searches.
+      const hostile = path.join(scratch.dir, 'hostile');
+      searchProject(hostile);
+      const hostileContext = { ...context, sandboxRoot: hostile };
+      await runner.execute({ tool: 'file.search', args: { pattern: CATASTROPHIC_PATTERN } }, hostileContext);
+      const delays: number[] = [];
+      for (let i = 0; i < REPS; i++) {
+        const loop = monitorEventLoopDelay({ resolution: 5 });
+        loop.enable();
+        await runner.execute({ tool: 'file.search', args: { pattern: CATASTROPHIC_PATTERN } }, hostileContext);
+        loop.disable();
+        delays.push(loop.percentile(99) / 1e6);
+      }
+      const delay = median(delays);
+      return [
+        { name: `file.search: ${FILES.toLocaleString('en-US')} files`, figure, budget: `<= ${BUDGET}x grep -rE`, pass: ratio <= BUDGET, details: { ...details, files: FILES, matches: found } },
+        {
+          name: 'file.search: event-loop delay p99 during a catastrophic pattern',
+          figure: `${delay.toFixed(1)} ms`,
+          budget: `< ${DELAY_BUDGET_MS} ms`,
+          pass: delay < DELAY_BUDGET_MS,
+          details: { medianP99Ms: Number(delay.toFixed(1)), worstP99Ms: Number(Math.max(...delays).toFixed(1)), pattern: CATASTROPHIC_PATTERN },
+        },
+      ];
     } finally {
       scratch.cleanup();
     }

@@ -3,8 +3,18 @@ import { resolveDataDir, secureDataDir } from '../persistence/data-dir';
 import { type SecretCodec, SettingsStore } from './settings';
 import { openStores } from '../persistence';
 import { recoverInterruptedPlans } from './leases';
-import { PlanService, type PlanServiceOptions } from './plan-service';
+import type { PlanService } from './plan-service';
 import { maxProjectBytesFrom } from './project-policy';
+import { sandboxExecutorFactory } from './executor-factory';
+import { PlanContext, type PlanServiceOptions } from './use-cases/plan-context';
+import { RunRegistry } from './use-cases/run-registry';
+import { planReading } from './use-cases/reading';
+import { planAuthoring } from './use-cases/authoring';
+import { planRunning } from './use-cases/running';
+import { planApprovals } from './use-cases/approvals';
+import { planFixing } from './use-cases/fixing';
+import { planApplying } from './use-cases/applying';
+import { planSandboxFiles } from './use-cases/sandbox-files';
 
 export interface App {
   dataDir: string;
@@ -15,6 +25,27 @@ export interface App {
   close(): void;
 }
 
+/** The use cases over one context and one registry of runs, side by side as one PlanService. */
+export function composePlanService(options: PlanServiceOptions): PlanService {
+  const runs = new RunRegistry(options.stores.leases);
+  const ctx = new PlanContext(options, runs);
+  const reading = planReading(ctx);
+  const running = planRunning(ctx, runs, sandboxExecutorFactory(ctx));
+  return {
+    stores: ctx.stores,
+    lifecycle: ctx.lifecycle,
+    events: ctx.events,
+    registry: ctx.registry,
+    ...reading,
+    ...planAuthoring(ctx),
+    ...running,
+    ...planApprovals(ctx, runs, running.runFrom),
+    ...planFixing(ctx, runs, running.run),
+    ...planApplying(ctx, runs, reading),
+    ...planSandboxFiles(ctx, runs),
+  };
+}
+
 /** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
 export function openApp(
   options: { dataDir?: string; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
@@ -23,7 +54,7 @@ export function openApp(
   secureDataDir(dataDir);
   const stores = openStores(dataDir);
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);
-  const service = new PlanService({ maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env), ...options, settings, stores, dataDir });
+  const service = composePlanService({ maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env), ...options, settings, stores, dataDir });
   const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   return { dataDir, service, settings, recovered, close: () => stores.close() };
 }

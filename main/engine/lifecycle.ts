@@ -11,6 +11,7 @@ import {
 import { requiredStatuses, statusLabel, wrongStateMessage } from '../../shared/vocabulary';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
+import { stepsInOrder } from '../../shared/decision-tree';
 import type { EventPublisher } from './event-stream';
 import type { PlanRepository } from './plan-repository';
 
@@ -131,6 +132,17 @@ export class PlanLifecycleService {
 
   saveDecisions(decisions: readonly StrategyDecision[]): void {
     this.repository.saveDecisions(decisions);
+  }
+
+  /**
+   * Marks the plan's steps that are neither done nor skipped as skipped, saved together with
+   * `alongWith` (the steps that replace them); returns the open steps as they were, in order.
+   */
+  skipOpenSteps(planId: string, alongWith: readonly StrategyDecision[] = []): StrategyDecision[] {
+    const now = new Date().toISOString();
+    const open = stepsInOrder(this.listDecisions(planId)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
+    this.saveDecisions([...open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })), ...alongWith]);
+    return open;
   }
 
   /** Saves a decision's new status (and updatedAt) without rewriting its tool calls. */

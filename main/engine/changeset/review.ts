@@ -105,6 +105,12 @@ export function reviewNet(entries: readonly ChangeEntry[], applied: readonly App
   });
 }
 
+/** The paths with something still to apply once `written` (an apply's new records) is recorded over the review. */
+export function remainingAfter(reviewed: readonly Reviewed[], written: readonly AppliedRecord[]): string[] {
+  const now = new Map(written.map((r) => [r.path, r.hunks.length]));
+  return reviewed.filter(({ file }) => file.state !== 'applied' && (now.get(file.path) ?? file.appliedHunks.length) < file.units).map(({ file }) => file.path);
+}
+
 /** The changeset as files to review, in path order, with what earlier applies wrote. */
 export function reviewChanges(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): ReviewFile[] {
   return reviewNet(entries, applied).map((r) => r.file);
@@ -145,8 +151,7 @@ interface Planned {
  * as the review shows it, the conflicting ones included (except where a directory is in the way).
  * A conflict means the project's file is no longer what the sandbox started from (the base).
  */
-export async function applyReviewed(projectDir: string, entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], selection: ReviewSelection = {}): Promise<ReviewApplyResult> {
-  const reviewed = reviewNet(entries, applied);
+export async function applyReviewed(projectDir: string, reviewed: readonly Reviewed[], applied: readonly AppliedRecord[], selection: ReviewSelection = {}): Promise<ReviewApplyResult> {
   // A named path that leaves the project can name no change: bad input, not a rule's refusal.
   const norm = (p: string) => {
     try {

@@ -1,0 +1,91 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Plan } from '../../shared/domain';
+import { recordSandboxBase } from '../engine/changeset/hand-edits';
+import { PlanExecutionContext } from '../engine/execution-context';
+import { ModelAgent } from '../engine/model/model-agent';
+import { createLanguageModel } from '../engine/model/provider';
+import { PlanExecutor } from '../engine/plan-executor';
+import { createSandbox } from '../engine/sandbox/sandbox';
+import { ToolRunner } from '../engine/tool-runner';
+import { SANDBOXES_FOLDER } from '../persistence/data-dir';
+import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
+import type { PlanContext, RunOptions } from './use-cases/plan-context';
+
+/** Builds the executor of one run, with the plan as it is once its sandbox exists. */
+export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan }>;
+
+/** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
+function projectInvariantRecords(plan: Plan): string[] {
+  const rules = plan.projectInvariants;
+  if (!rules) return [];
+  return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...(rules.allowCommands ?? []).map((g) => `allow command ${g}`), ...rules.notes];
+}
+
+/**
+ * Executors over a sandbox in `<dataDir>/sandboxes/<planId>` (made at the first run, a copy of the
+ * project), the context's tools and stores, and the plan's model when it is an agent plan.
+ */
+export function sandboxExecutorFactory(ctx: PlanContext): ExecutorFactory {
+  const { options, lifecycle, stores } = ctx;
+  return async (known, runOptions) => {
+    let plan = known;
+    const planId = plan.id;
+    let sandboxRoot = plan.sandboxRefs[0] ?? null;
+    if (!sandboxRoot) {
+      const sandboxesDir = join(options.dataDir, SANDBOXES_FOLDER);
+      // Private: a sandbox is a copy of the operator's project.
+      mkdirSync(sandboxesDir, { recursive: true, mode: 0o700 });
+      if (plan.projectPath) {
+        sandboxRoot = await createSandbox(plan.projectPath, sandboxesDir, planId, { maxBytes: options.maxProjectBytes ?? DEFAULT_MAX_PROJECT_BYTES });
+      } else {
+        sandboxRoot = join(sandboxesDir, planId);
+        mkdirSync(sandboxRoot, { recursive: true });
+      }
+      await recordSandboxBase(stores.sandboxFiles, planId, sandboxRoot);
+      plan = lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
+    } else if ((await ctx.captureHandEdits(plan)).length > 0) {
+      plan = ctx.get(planId);
+    }
+    const context = new PlanExecutionContext({
+      planId,
+      decisionRootId: plan.decisionRootId,
+      sandboxRoot,
+      automationProfile: plan.automationProfile.name,
+      projectResources: {
+        ...(plan.projectPath ? { project: { path: plan.projectPath } } : {}),
+        // The project's rules as text records, as the strategize actor records the plan's own invariants.
+        invariants: projectInvariantRecords(plan),
+      },
+      resourceBindings: {
+        sandbox: { name: 'sandbox', kind: 'directory', path: sandboxRoot },
+        ...(plan.projectPath ? { project: { name: 'project', kind: 'directory', path: plan.projectPath } } : {}),
+      },
+      changesetStore: stores.changesets,
+    });
+    const toolRunner = new ToolRunner(ctx.registry, stores.invocations);
+    let agent: ModelAgent | null = null;
+    if (plan.agent) {
+      const config = ctx.modelConfig(plan.agent);
+      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle, sandboxRoot });
+    }
+    const executor = new PlanExecutor({
+      lifecycleService: lifecycle,
+      strategizer: agent
+        ? {
+            strategize: async (p, invariants, emit) => {
+              const result = await agent.strategize(p, invariants, emit, p.agentFeedback ?? undefined);
+              if (p.agentFeedback) lifecycle.update(planId, { agentFeedback: null });
+              return result;
+            },
+          }
+        : undefined,
+      stepRunner: agent ? agent.stepRunner(plan, runOptions.corrections) : undefined,
+      toolRunner,
+      executionContext: context,
+      errorRecoveryService: ctx.recovery,
+      sleep: options.sleep,
+    });
+    return { executor, plan };
+  };
+}

@@ -1,0 +1,90 @@
+import type { Plan } from '../../../shared/domain';
+import { PlanError } from '../../../shared/errors';
+import { statusLabel } from '../../../shared/vocabulary';
+import { applyReviewed, remainingAfter, reviewNet } from '../../engine/changeset/review';
+import { removeSandbox } from '../../engine/sandbox/sandbox';
+import { refuseProtected } from '../sandbox-guards';
+import type { PlanContext } from './plan-context';
+import type { PlanReading } from './reading';
+import type { RunRegistry } from './run-registry';
+
+export interface ApplyResult {
+  planId: string;
+  applied: string[];
+  conflicts: { path: string; expectedHash: string | null; actualHash: string | null; reason?: string }[];
+  skipped: string[];
+  /** Files with something still to apply after this apply. */
+  remaining: string[];
+  /** True when nothing is left: the plan is complete. */
+  complete: boolean;
+}
+
+/** Ending a plan: its accepted changes written into the project, or the rest discarded. */
+export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: Pick<PlanReading, 'changeEntries' | 'review'>) {
+  const { lifecycle, stores } = ctx;
+  return {
+    /**
+     * Writes what was accepted into the project: every file with something left, or only `paths`,
+     * and for the files in `hunks` only those hunks. The plan stays in apply until nothing is left
+     * (or the rest is discarded), so apply can be repeated.
+     */
+    async apply(planId: string, options: { paths?: string[]; hunks?: Record<string, number[]>; force?: boolean } = {}): Promise<ApplyResult> {
+      const plan = ctx.get(planId);
+      lifecycle.requirePhase(plan, 'apply', ['queued', 'errored']);
+      if (!plan.projectPath) throw new PlanError(`plan ${planId} has no project directory to apply to`, 'no_project');
+      await ctx.captureHandEdits(plan);
+      // One review serves the protect check, the apply and what is left after it.
+      const applied = stores.applied.list(planId);
+      const reviewed = reviewNet(reading.changeEntries(planId), applied);
+      refuseProtected(
+        plan,
+        reviewed.map((r) => r.file),
+      );
+      const result = await applyReviewed(plan.projectPath, reviewed, applied, options);
+      if (result.conflicts.length > 0 && !options.force) {
+        const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false };
+        ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
+        return outcome;
+      }
+      stores.applied.record(planId, result.records);
+      const remaining = remainingAfter(reviewed, result.records);
+      const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0 };
+      if (plan.processingState === 'errored') lifecycle.reset(planId);
+      const totals = { applied: stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
+      if (remaining.length === 0) {
+        lifecycle.beginPhase(planId, 'apply');
+        lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
+      } else {
+        lifecycle.update(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
+      }
+      ctx.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
+      return outcome;
+    },
+
+    async discard(planId: string): Promise<Plan> {
+      const plan = ctx.get(planId);
+      if (plan.processingState === 'processing' || registry.runs.has(planId) || registry.runElsewhere(planId)) {
+        throw new PlanError(`plan ${planId} is running; pause it or wait for it to finish before discarding`, 'wrong_state');
+      }
+      if (plan.processingState === 'cancelled' || plan.processingState === 'complete') {
+        throw new PlanError(`plan ${planId} is already ${statusLabel(plan)}`, 'wrong_state');
+      }
+      const partlyApplied = plan.phase === 'apply' && stores.applied.list(planId).length > 0;
+      const discarded = partlyApplied ? reading.review(planId).files.filter((f) => f.state !== 'applied').length : 0;
+      for (const ref of plan.sandboxRefs) {
+        await registry.tracker.forget(ref);
+        await removeSandbox(ref);
+      }
+      stores.sandboxFiles.forget(planId);
+      if (!partlyApplied) return lifecycle.cancel(planId);
+      // Part of the changeset is in the project already: discarding the rest finishes the apply.
+      if (plan.processingState === 'errored') lifecycle.reset(planId);
+      lifecycle.beginPhase(planId, 'apply');
+      const done = lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, remaining: 0, discarded } });
+      ctx.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
+      return done;
+    },
+  };
+}
+
+export type PlanApplying = ReturnType<typeof planApplying>;

@@ -1,0 +1,60 @@
+import type { Plan } from '../../../shared/domain';
+import { resolveProfile } from '../../../shared/domain';
+import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../../shared/agent';
+import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from '../plan-file';
+import type { ProjectPolicy } from '../project-policy';
+import { planModelView, recordModel } from '../settings';
+import type { PlanContext } from './plan-context';
+
+/** Making plans from plan files, and the model settings they run with. */
+export function planAuthoring(ctx: PlanContext) {
+  const { settings } = ctx.options;
+
+  const createFromLoaded = ({ plan, projectPath }: LoadedPlanFile): Plan => {
+    const spec = agentSpecOf(plan.agent);
+    const agent = spec && recordModel(spec, ctx.env, settings);
+    return ctx.lifecycle.createPlan({
+      agent,
+      name: plan.name,
+      description: plan.description,
+      definitionOfDone: plan.definitionOfDone,
+      invariants: plan.invariants,
+      automationProfile: resolveProfile(plan.automationProfile),
+      projectPath,
+    });
+  };
+
+  const settingsView = (): SettingsView => settings.view(ctx.env);
+
+  return {
+    createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Plan {
+      return createFromLoaded(loadPlanFile(file, ctx.registry, overrides));
+    },
+
+    /**
+     * From a plan file's text, as a browser's file picker sends it; nothing is written to disk. An
+     * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir` (and,
+     * with a policy, its roots).
+     */
+    createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Plan {
+      const raw = parsePlanText(input.content, 'content', input.fileName);
+      return createFromLoaded(validatePlanFile(raw, baseDir, ctx.registry, { project: input.project, profile: input.profile }, policy));
+    },
+
+    modelConfig: ctx.modelConfig.bind(ctx),
+
+    /** The agent plan's model and whether this process can use it; null for a scripted plan. */
+    planModel(plan: Plan): PlanModelView | null {
+      return plan.agent ? planModelView(plan.agent, ctx.env, settings) : null;
+    },
+
+    settingsView,
+
+    updateSettings(patch: SettingsPatch): SettingsView {
+      settings.patch(patch);
+      return settingsView();
+    },
+  };
+}
+
+export type PlanAuthoring = ReturnType<typeof planAuthoring>;

@@ -1,0 +1,61 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import { PlanError } from '../../../shared/errors';
+import { sandboxExecutorFactory } from '../executor-factory';
+import { planYaml } from '../test-support';
+import { planFixing } from './fixing';
+import { planRunning } from './running';
+import { useCaseHarness } from './test-support';
+
+describe('fixing a failed plan in place', () => {
+  let h: ReturnType<typeof useCaseHarness>;
+  afterEach(() => h.dispose());
+
+  const failedRun = async () => {
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
+    const fixing = planFixing(h.ctx, h.runs, running.run);
+    const plan = h.createPlan({ steps: 3, failAt: 2 });
+    await running.run(plan.id);
+    return { plan, fixing, steps: () => stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => [d.description, d.status]) };
+  };
+
+  it('skips the failed step, and a retry runs on from the next one to apply', async () => {
+    h = useCaseHarness();
+    const { plan, fixing, steps } = await failedRun();
+    expect(fixing.skip(plan.id, { by: 'ada' }).processingState).toBe('queued');
+    expect(() => fixing.retry(plan.id)).toThrow(/retry/);
+    expect(await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx)).run(plan.id)).toMatchObject({ phase: 'apply' });
+    expect(steps()).toEqual([
+      ['Step 1', 'done'],
+      ['Step 2 edits a heading that is not there', 'skipped'],
+      ['Step 3', 'done'],
+    ]);
+  });
+
+  it('replans from a file: the steps not done are skipped and the file’s steps follow them', async () => {
+    h = useCaseHarness();
+    const { plan, fixing, steps } = await failedRun();
+    const file = path.join(h.root, 'replan.yaml');
+    writeFileSync(file, planYaml(h.project, { name: 'fixed', steps: 1 }));
+    const replanned = fixing.replan(plan.id, { by: 'ada', file });
+    expect(replanned.processingState).toBe('queued');
+    expect(steps()).toEqual([
+      ['Step 1', 'done'],
+      ['Step 2 edits a heading that is not there', 'skipped'],
+      ['Step 3', 'skipped'],
+      ['Step 1', 'pending'],
+    ]);
+    expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery').at(-1)?.description).toBe('Replanned: 2 steps replaced by 1 from fixed');
+  });
+
+  it('refuses to change a plan that is running', async () => {
+    h = useCaseHarness();
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
+    const plan = h.createPlan();
+    const run = running.run(plan.id);
+    expect(() => planFixing(h.ctx, h.runs, running.run).setProfile(plan.id, { by: 'ada', profile: 'manual' })).toThrow(PlanError);
+    await run;
+  });
+});

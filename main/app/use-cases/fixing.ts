@@ -1,0 +1,177 @@
+import type { Plan, RecoveryAction, StrategyDecision } from '../../../shared/domain';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import { PlanError, ValidationError } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { STATUS_LABELS, plural, wrongStateMessage } from '../../../shared/vocabulary';
+import { parseDefinitionOfDone } from '../../engine/strategize-actor';
+import { loadPlanFile, loadProfile, loadStepFile } from '../plan-file';
+import { requireSandboxPresent } from '../sandbox-guards';
+import type { Answer, PlanContext, RunOptions } from './plan-context';
+import type { RunRegistry } from './run-registry';
+import type { PlanRunning } from './running';
+
+/** Fixing a failed (or queued) plan in place: skip, edit a step, change the profile, replan, correct, retry. */
+export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRunning['run']) {
+  const { lifecycle } = ctx;
+
+  /** A plan that can be fixed in place: stopped with an error, or queued between runs. */
+  const requireFixable = (planId: string): Plan => {
+    const plan = ctx.get(planId);
+    if (registry.isRunning(planId) || plan.processingState === 'processing') {
+      throw new PlanError(`plan ${planId} is running; pause it or wait for it to stop`, 'wrong_state');
+    }
+    if (plan.phase === 'apply' || plan.processingState === 'complete' || plan.processingState === 'cancelled') {
+      throw new PlanError(wrongStateMessage(plan, 'this change', [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.paused]), 'wrong_state');
+    }
+    return plan;
+  };
+
+  const targetStep = (planId: string, step: number | undefined): StrategyDecision => {
+    requireFixable(planId);
+    const steps = stepsInOrder(lifecycle.listDecisions(planId));
+    if (steps.length === 0) throw new PlanError(`plan ${planId} has no steps yet; run it to strategize`, 'wrong_state');
+    if (step !== undefined && (!Number.isInteger(step) || step < 1 || step > steps.length)) {
+      throw new ValidationError('step', `must be a step number from 1 to ${steps.length}`);
+    }
+    const target = step !== undefined ? steps[step - 1] : ctx.failedStep(planId);
+    if (!target) throw new ValidationError('step', 'no step failed; name one with --step N');
+    if (target.status === 'done') throw new PlanError(`step ${steps.indexOf(target) + 1} ("${target.description}") is already done`, 'wrong_state');
+    return target;
+  };
+
+  /** Records a recovery under the step (or the root), clears the current error, and leaves the plan queued to run on. */
+  const recovered = (planId: string, decisionId: string | null, action: RecoveryAction, description: string, answer: Answer): Plan => {
+    const plan = ctx.get(planId);
+    lifecycle.addDecisionUnder(planId, decisionId, 'error_recovery', description, `${action} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''}`);
+    ctx.events.publish(planId, 'recovery_applied', { action, decisionId, description, by: answer.by });
+    if (plan.processingState === 'errored' || plan.processingState === 'paused') {
+      // Execute goes on from the next step not done; an errored strategize starts over.
+      lifecycle.transition(planId, 'queued', plan.decisionRootId && plan.phase === 'strategize' ? { phase: 'execute' } : {});
+    }
+    return ctx.get(planId);
+  };
+
+  /**
+   * Replan of an agent plan without a file: the steps not done are marked skipped and the next run
+   * goes back to strategize, where the model proposes them again (told what is done) for approval.
+   */
+  const replanByModel = (plan: Plan, answer: Answer): Plan => {
+    if (!plan.agent) throw new ValidationError('--file', 'is required: a scripted plan takes its new steps from a plan file');
+    ctx.modelConfig(plan.agent);
+    const open = lifecycle.skipOpenSteps(plan.id);
+    const failed = plan.errorMessage && plan.processingState === 'errored' ? ` The last attempt failed: ${plan.errorMessage}.` : '';
+    const done = stepsInOrder(lifecycle.listDecisions(plan.id)).filter((d) => d.status === 'done');
+    const agentFeedback = {
+      reason: `the operator asked for new steps for what is not done yet${answer.reason ? `: ${answer.reason}` : ''}.${failed} Done already: ${done.map((d) => d.description).join('; ') || 'nothing'}.`,
+      previous: open.map((d, i) => `${i + 1}. ${d.description}`).join('\n'),
+    };
+    const result = recovered(plan.id, null, 'revert_to_strategize', `Replanned by the model: ${plural(open.length, 'step')} to propose again`, answer);
+    // The tree's root stays; the next run strategizes again under it.
+    return lifecycle.update(plan.id, { phase: 'strategize', processingState: result.processingState, agentFeedback });
+  };
+
+  return {
+    /** Marks the failed step (or step `step`, numbered as `plan tree` shows them) skipped; the run goes on with the next one. */
+    skip(planId: string, answer: Answer & { step?: number }): Plan {
+      const target = targetStep(planId, answer.step);
+      lifecycle.saveDecisions([{ ...target, status: 'skipped', updatedAt: new Date().toISOString() }]);
+      return recovered(planId, target.id, 'skip', `Skipped step "${target.description}"`, answer);
+    },
+
+    /** Replaces the tool calls (and the description) of a step that has not completed, from a file in the plan-file format. */
+    editStep(planId: string, answer: Answer & { step: number; file: string }): Plan {
+      const target = targetStep(planId, answer.step);
+      const number = stepsInOrder(lifecycle.listDecisions(planId)).findIndex((d) => d.id === target.id) + 1;
+      const step = loadStepFile(answer.file, ctx.registry, number);
+      lifecycle.saveDecisions([
+        { ...target, description: step.step, rationale: step.rationale ?? target.rationale, toolCalls: step.tools, status: 'pending', updatedAt: new Date().toISOString() },
+      ]);
+      const calls = step.tools.map((t) => t.tool).join(', ') || 'no tool calls';
+      return recovered(planId, target.id, 'edit_step', `Edited step ${answer.step}: "${step.step}" (${calls})`, answer);
+    },
+
+    /** Changes the plan's automation profile: a built-in name, or a file with a profile as a plan file writes it. */
+    setProfile(planId: string, answer: Answer & { profile: string }): Plan {
+      const plan = requireFixable(planId);
+      const profile = loadProfile(answer.profile);
+      lifecycle.update(planId, { automationProfile: profile });
+      const failed = ctx.failedStep(planId);
+      return recovered(planId, failed?.id ?? null, 'change_profile', `Profile ${plan.automationProfile.name} -> ${profile.name}`, {
+        ...answer,
+        reason: answer.reason ?? `approve: ${profile.approvalRequired.join(', ') || 'none'}; shell ${profile.allowShell ? 'allowed' : 'denied'}; auto-retry ${profile.autoRetryTransient}`,
+      });
+    },
+
+    /**
+     * Goes back to strategize for the steps not done: they are marked skipped and the steps of
+     * `file` (a plan file) take their place. Completed steps and the changeset are kept.
+     */
+    replan(planId: string, answer: Answer & { file?: string }): Plan {
+      const plan = requireFixable(planId);
+      if (!plan.decisionRootId) throw new PlanError(`plan ${planId} has no decision tree yet; run it to strategize`, 'wrong_state');
+      if (answer.file === undefined) return replanByModel(plan, answer);
+      const { plan: file } = loadPlanFile(answer.file, ctx.registry);
+      const decisions = lifecycle.listDecisions(planId);
+      const now = new Date().toISOString();
+      let order = Math.max(0, ...decisions.filter((d) => d.parentId === plan.decisionRootId).map((d) => d.order)) + 1;
+      const added: StrategyDecision[] = parseDefinitionOfDone(file.definitionOfDone).map((step) => ({
+        id: newId(),
+        planId,
+        parentId: plan.decisionRootId,
+        type: 'strategy_choice',
+        order: order++,
+        description: step.step,
+        rationale: step.rationale ?? `Replanned: ${step.tools.map((t) => t.tool).join(', ') || 'no tool calls'}`,
+        toolCalls: step.tools,
+        status: 'pending',
+        createdAt: now,
+        updatedAt: now,
+      }));
+      const replaced = lifecycle.skipOpenSteps(planId, added);
+      return recovered(planId, null, 'revert_to_strategize', `Replanned: ${plural(replaced.length, 'step')} replaced by ${added.length} from ${file.name}`, answer);
+    },
+
+    /**
+     * The seed's `correct` action: the model runs the failed step again, told of the failure and the
+     * operator's note. Recorded as an error_recovery decision with action `correct`.
+     */
+    correct(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
+      const plan = ctx.get(planId);
+      if (!plan.agent) throw new PlanError(`plan ${planId} is not an agent plan; only a model can correct a step (use: agents plan retry ${planId})`, 'not_agent');
+      if (plan.processingState !== 'errored' || plan.phase !== 'execute') {
+        throw new PlanError(wrongStateMessage(plan, 'correct', [STATUS_LABELS.failed]), 'wrong_state');
+      }
+      const failed = ctx.failedStep(planId);
+      if (!failed) throw new PlanError(`plan ${planId} has no failed step to correct`, 'wrong_state');
+      ctx.modelConfig(plan.agent);
+      const failure = plan.errorMessage ?? 'the step failed';
+      const note = answer.reason?.trim() || null;
+      recovered(planId, failed.id, 'correct', `Asked the agent to fix step "${failed.description}"`, { by: answer.by, reason: note ?? undefined });
+      return run(planId, { ...options, corrections: new Map([[failed.id, { failure, note }]]) });
+    },
+
+    /** Re-runs the failed phase from the failed decision; decisions already done are not run again. */
+    retry(planId: string, options: RunOptions = {}): Promise<Plan> {
+      const plan = ctx.get(planId);
+      if (plan.processingState !== 'errored') {
+        throw new PlanError(wrongStateMessage(plan, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]), 'wrong_state');
+      }
+      if (plan.phase === 'apply') throw new PlanError(`plan ${planId} failed to apply; resolve the conflicts, then apply again`, 'wrong_state');
+      requireSandboxPresent(plan);
+      ctx.pinModel(plan);
+      const failed = ctx.failedStep(planId);
+      ctx.recovery.addRecoveryDecision(
+        plan,
+        failed?.id ?? null,
+        'Retried by the operator',
+        `Manual retry of the ${plan.phase} phase${failed ? ` from step "${failed.description}"` : ''}`,
+      );
+      lifecycle.reset(planId);
+      return run(planId, options);
+    },
+
+    reset: (planId: string): Plan => lifecycle.reset(planId),
+  };
+}
+
+export type PlanFixing = ReturnType<typeof planFixing>;

@@ -1,0 +1,140 @@
+import type { Plan, StrategyDecision } from '../../../shared/domain';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import type { StreamCallback } from '../../../shared/events';
+import type { AppliedLog } from '../../engine/changeset/review';
+import type { ChangeSetStore } from '../../engine/changeset-store';
+import { captureHandEdits } from '../../engine/changeset/hand-edits';
+import { ErrorRecoveryService, type ErrorRecoveryOptions } from '../../engine/error-recovery-service';
+import { EventPublisher, type EventLog } from '../../engine/event-stream';
+import { PlanLifecycleService } from '../../engine/lifecycle';
+import type { PlanRepository } from '../../engine/plan-repository';
+import type { ErrorLog } from '../../engine/recovery';
+import type { ApprovalStore } from '../../engine/approvals';
+import type { LeaseStore } from '../../engine/leases';
+import type { SandboxFileStore } from '../../engine/sandbox/sandbox-files';
+import { type InvocationLog, ToolRegistry } from '../../engine/tool-runner';
+import { registerBuiltinTools } from '../../engine/tools';
+import type { CorrectionContext } from '../../engine/model/prompts';
+import type { ModelConfig } from '../../engine/model/model-config';
+import { recordModel, resolveModelConfig, type SettingsStore } from '../settings';
+import type { RunRegistry } from './run-registry';
+
+/** Everything the use cases keep; SQLite in the app, in memory in some tests. */
+export interface EngineStores {
+  plans: PlanRepository;
+  changesets: ChangeSetStore;
+  events: EventLog;
+  invocations: InvocationLog;
+  errors: ErrorLog;
+  leases: LeaseStore;
+  applied: AppliedLog;
+  approvals: ApprovalStore;
+  sandboxFiles: SandboxFileStore;
+}
+
+export interface PlanServiceOptions {
+  stores: EngineStores;
+  /** Where sandboxes live: `<dataDir>/sandboxes/<planId>`. */
+  dataDir: string;
+  registry?: ToolRegistry;
+  recovery?: ErrorRecoveryOptions;
+  sleep?: (ms: number) => Promise<void>;
+  /** How often a running plan's lease is renewed. */
+  heartbeatMs?: number;
+  /** The model settings of the data directory (`agents config`, the console's Settings). */
+  settings: SettingsStore;
+  /** Where AGENTS_MODEL, AGENTS_BASE_URL and AGENTS_API_KEY are read; default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** The largest project a sandbox copies; default 1 GiB. */
+  maxProjectBytes?: number;
+}
+
+export interface RunOptions {
+  streamCallback?: StreamCallback;
+  /** Pause before each decision; by default as the plan's profile says (`manual` does). */
+  step?: boolean;
+  breakpoints?: string[];
+  /** For `correct`: the failed step's failure and the operator's note, in the model's context. */
+  corrections?: ReadonlyMap<string, CorrectionContext>;
+}
+
+/** Who answers an approval or applies a recovery: the OS user at the CLI, "console" in the console. */
+export interface Answer {
+  by: string;
+  reason?: string;
+}
+
+/** What every use case shares: the stores, the lifecycle and its events, the tools, the model settings. */
+export class PlanContext {
+  readonly stores: EngineStores;
+  readonly events: EventPublisher;
+  readonly lifecycle: PlanLifecycleService;
+  readonly registry: ToolRegistry;
+  /** One for the process: the executor, a failed start and a manual retry record through it. */
+  readonly recovery: ErrorRecoveryService;
+
+  constructor(
+    readonly options: PlanServiceOptions,
+    runs: RunRegistry,
+  ) {
+    this.stores = options.stores;
+    this.events = new EventPublisher(options.stores.events);
+    this.lifecycle = new PlanLifecycleService(options.stores.plans, this.events);
+    this.registry = options.registry ?? registerBuiltinTools(new ToolRegistry(), { tracker: runs.tracker });
+    this.recovery = new ErrorRecoveryService(options.stores.errors, this.lifecycle, options.recovery);
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
+  get(planId: string): Plan {
+    return this.lifecycle.getPlan(planId);
+  }
+
+  /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */
+  modelConfig(agent: NonNullable<Plan['agent']>): ModelConfig {
+    return resolveModelConfig(agent, this.env, this.options.settings);
+  }
+
+  /**
+   * The plan's model recorded on it if it has none yet (a plan made before plans kept theirs);
+   * throws a one-line ModelSettingError when this process cannot use it.
+   */
+  pinModel(plan: Plan): Plan {
+    if (!plan.agent) return plan;
+    const agent = recordModel(plan.agent, this.env, this.options.settings);
+    this.modelConfig(agent);
+    return agent === plan.agent ? plan : this.lifecycle.update(plan.id, { agent });
+  }
+
+  failedStep(planId: string): StrategyDecision | undefined {
+    return stepsInOrder(this.lifecycle.listDecisions(planId)).find((d) => d.status === 'failed' || d.status === 'running');
+  }
+
+  /**
+   * Records what the operator changed by hand in the plan's sandbox as changes of origin
+   * `operator` (main/engine/changeset/hand-edits.ts); with `only`, just those paths.
+   */
+  captureHandEdits(plan: Pick<Plan, 'id' | 'projectPath' | 'sandboxRefs' | 'changesetId'>, only?: string[]) {
+    const sandboxRoot = plan.sandboxRefs[0];
+    if (!sandboxRoot) return Promise.resolve([]);
+    return captureHandEdits(
+      {
+        planId: plan.id,
+        sandboxRoot,
+        projectDir: plan.projectPath,
+        files: this.stores.sandboxFiles,
+        changesets: this.stores.changesets,
+        events: this.events,
+        changesetId: plan.changesetId,
+        startChangeset: () => {
+          const changesetId = this.stores.changesets.start(plan.id);
+          this.lifecycle.update(plan.id, { changesetId });
+          return changesetId;
+        },
+      },
+      only,
+    );
+  }
+}

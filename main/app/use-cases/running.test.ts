@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PlanError } from '../../../shared/errors';
+import { type ExecutorFactory, sandboxExecutorFactory } from '../executor-factory';
+import { planRunning } from './running';
+import { useCaseHarness } from './test-support';
+
+describe('running plans', () => {
+  let h: ReturnType<typeof useCaseHarness>;
+  afterEach(() => h.dispose());
+
+  it('builds each run through the executor factory it is given, and ends the run at apply', async () => {
+    h = useCaseHarness();
+    const real = sandboxExecutorFactory(h.ctx);
+    const built: string[] = [];
+    const counting: ExecutorFactory = (plan, options) => {
+      built.push(plan.id);
+      return real(plan, options);
+    };
+    const running = planRunning(h.ctx, h.runs, counting);
+    const plan = h.createPlan({ steps: 2 });
+    const run = running.run(plan.id);
+    expect(running.isRunning(plan.id)).toBe(true);
+    expect(() => running.run(plan.id)).toThrow(PlanError);
+    const done = await run;
+    expect(built).toEqual([plan.id]);
+    expect(done).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(existsSync(done.sandboxRefs[0]!)).toBe(true);
+    expect(running.isRunning(plan.id)).toBe(false);
+    expect(h.ctx.stores.leases.get(plan.id)).toBeUndefined();
+  });
+
+  it('records a failure to build the executor as the plan error every client sees, and frees the plan', async () => {
+    h = useCaseHarness();
+    const running = planRunning(h.ctx, h.runs, () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })));
+    const plan = h.createPlan();
+    const failed = await running.run(plan.id);
+    expect(failed).toMatchObject({ processingState: 'errored', errorMessage: 'no space left on device' });
+    expect(h.ctx.stores.errors.listForPlan(plan.id)).toHaveLength(1);
+    expect(h.ctx.stores.leases.get(plan.id)).toBeUndefined();
+    expect(() => running.controller(plan.id)).toThrow(/not running in this process/);
+    expect(() => running.run(plan.id)).toThrow(/use: agents plan retry/);
+  });
+});

@@ -1,0 +1,176 @@
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { Plan } from '../../../shared/domain';
+import { PlanError } from '../../../shared/errors';
+import { STATUS_LABELS, wrongStateMessage } from '../../../shared/vocabulary';
+import { ApprovalGate } from '../../engine/approval-gate';
+import { classifyError } from '../../engine/error-recovery-service';
+import { ApprovalPending } from '../../engine/errors';
+import type { PlanExecutionContext } from '../../engine/execution-context';
+import { InvariantRules } from '../../engine/invariants';
+import type { PlanExecutor } from '../../engine/plan-executor';
+import { reviewProposedTree } from '../../engine/proposed-tree';
+import { removeTemporaryFiles } from '../../engine/sandbox/files';
+import type { ExecutorFactory } from '../executor-factory';
+import { markInterrupted } from '../leases';
+import { loadProjectInvariants } from '../plan-file';
+import { RunController } from '../run-controller';
+import { requireSandboxPresent } from '../sandbox-guards';
+import type { PlanContext, RunOptions } from './plan-context';
+import type { RunRegistry } from './run-registry';
+
+/** Where a run resumes: the call an approval answered. */
+export type ResumeAt = { decisionId: string; callIndex: number };
+
+/** Running plans: start, resume, stop, and the step controls of a run in this process. */
+export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor: ExecutorFactory) {
+  const { lifecycle, stores } = ctx;
+
+  /**
+   * A failure outside the executor (making the sandbox: a missing project, one past the size limit,
+   * a full disk) is recorded like any other: an error with a category and hints, published to every
+   * client, and the plan errored. Retry then tries again. False when the plan's state cannot fail.
+   */
+  const recordFailure = (planId: string, error: unknown): boolean => {
+    const plan = ctx.get(planId);
+    if (plan.processingState === 'queued') lifecycle.beginPhase(planId, plan.phase);
+    else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
+    // Not retried automatically: the operator sees the cause at once.
+    const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
+    const verdict = ctx.recovery.onFailure({
+      plan: noRetry,
+      phase: plan.phase,
+      error,
+      attempt: 1,
+      decisionId: null,
+      mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
+    });
+    const message = error instanceof Error ? error.message : String(error);
+    lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
+    return true;
+  };
+
+  const track = (planId: string, options: RunOptions, plan: Plan, body: (executor: PlanExecutor, controller: RunController, plan: Plan) => Promise<void>): Promise<Plan> => {
+    if (registry.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
+    requireSandboxPresent(plan);
+    const lease = stores.leases;
+    if (!lease.acquire(planId, process.pid, hostname())) {
+      throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
+    }
+    const heartbeat = setInterval(() => lease.heartbeat(planId, process.pid), ctx.options.heartbeatMs ?? 2_000);
+    heartbeat.unref();
+    const controller = new RunController(planId, lifecycle, { step: options.step, breakpoints: options.breakpoints });
+    registry.controllers.set(planId, controller);
+    let context: PlanExecutionContext | null = null;
+    const run = (async () => {
+      try {
+        const { executor, plan: ready } = await executorFor(plan, options);
+        context = executor.executionContext;
+        await body(executor, controller, ready);
+      } catch (error) {
+        // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
+        // else (making the sandbox, or a bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
+        const state = ctx.get(planId).processingState;
+        if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) {
+          const recorded = recordFailure(planId, error);
+          if (!recorded || classifyError(error) === 'internal') throw error;
+        }
+      } finally {
+        // What the run left is what the next capture compares against: files it wrote are not read again then.
+        const ran = context as PlanExecutionContext | null;
+        if (ran?.sandboxRoot) {
+          const ended = { id: planId, projectPath: plan.projectPath, sandboxRefs: [ran.sandboxRoot], changesetId: ran.activeChangesetId ?? null };
+          await ctx.captureHandEdits(ended).catch(() => undefined);
+        }
+        clearInterval(heartbeat);
+        lease.release(planId, process.pid);
+        registry.controllers.delete(planId);
+        registry.runs.delete(planId);
+      }
+      return ctx.get(planId);
+    })();
+    registry.runs.set(planId, run);
+    return run;
+  };
+
+  /** The project's `.agents/invariants.yaml`, read once at strategize and kept on the plan. */
+  const recordProjectInvariants = (plan: Plan): Plan => {
+    const invariants = plan.projectPath ? loadProjectInvariants(plan.projectPath) : null;
+    return invariants ? lifecycle.update(plan.id, { projectInvariants: invariants }) : plan;
+  };
+
+  /**
+   * Runs what is left of the plan. The plan is read once per phase: the copy read here (or by the
+   * caller) serves strategize, one read after strategize serves execute, and each phase carries the
+   * plan the lifecycle hands back instead of reading the store again.
+   */
+  const runFrom = (planId: string, options: RunOptions, resumeAt?: ResumeAt, known?: Plan): Promise<Plan> => {
+    let plan = known ?? ctx.get(planId);
+    const step = options.step ?? plan.automationProfile.pauseBeforeEachDecision;
+    // Read before the run starts, so a broken invariants file is bad input, and the context carries the rules.
+    if (plan.phase === 'strategize') plan = recordProjectInvariants(plan);
+    const ports = { lifecycle, approvals: stores.approvals, events: ctx.events };
+    return track(planId, { ...options, step }, plan, async (executor, controller, planNow) => {
+      if (planNow.phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback, plan: planNow });
+      let review = reviewProposedTree(ports, planId);
+      for (; review.next !== 'execute'; review = reviewProposedTree(ports, planId)) {
+        if (review.next === 'wait') {
+          // Stopped between strategize and execute, as a tool call's approval stops before the call.
+          lifecycle.transition(planId, 'processing');
+          lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          throw new ApprovalPending(review.approvalId);
+        }
+        await executor.runStrategize(planId, { streamCallback: options.streamCallback });
+      }
+      // The review's read of the plan serves execute.
+      const plan = review.plan;
+      const sandboxRoot = executor.executionContext?.sandboxRoot ?? null;
+      const rules = plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined;
+      await executor.runExecute(planId, {
+        plan,
+        streamCallback: options.streamCallback,
+        beforeDecision: controller.beforeDecision,
+        gate: new ApprovalGate(stores.approvals, ctx.events, planId, plan.automationProfile, sandboxRoot, rules),
+        resumeAt,
+        rules,
+      });
+    });
+  };
+
+  return {
+    runFrom,
+
+    /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
+    run(planId: string, options: RunOptions = {}): Promise<Plan> {
+      const plan = ctx.pinModel(ctx.get(planId));
+      const runnable =
+        (plan.phase === 'strategize' && plan.processingState === 'queued') || (plan.phase === 'execute' && plan.processingState === 'queued');
+      if (!runnable) {
+        throw new PlanError(
+          wrongStateMessage(plan, 'run', [STATUS_LABELS.ready_to_run]) +
+            (plan.processingState === 'errored' ? ` (use: agents plan retry ${planId})` : ''),
+          'wrong_state',
+        );
+      }
+      return runFrom(planId, options, undefined, plan);
+    },
+
+    /**
+     * The operator stopped the run (Ctrl-C): the plan is marked interrupted, as a run whose process
+     * died is at the next start, and no half-written temporary file stays in its sandbox. Retry resumes it.
+     */
+    interrupt(planId: string): Plan {
+      markInterrupted(lifecycle, stores.errors, ctx.get(planId), 'Stopped by the operator (Ctrl-C)');
+      stores.leases.release(planId, process.pid);
+      const plan = ctx.get(planId);
+      for (const root of plan.sandboxRefs) if (existsSync(root)) removeTemporaryFiles(root);
+      return plan;
+    },
+
+    controller: registry.controller.bind(registry),
+    isRunning: registry.isRunning.bind(registry),
+    idle: registry.idle.bind(registry),
+  };
+}
+
+export type PlanRunning = ReturnType<typeof planRunning>;
