@@ -313,7 +313,10 @@ export const PlanSchema = z.object({
   usage: PlanUsageSchema.optional(),
   /** The operator's answer to the model's last proposal (a rejection, or replan), for its next one. */
   agentFeedback: z.object({ reason: z.string(), previous: z.string() }).nullable().optional(),
-  /** A model step stopped for an approval: its conversation, so answering continues it where it stopped. */
+  /**
+   * A model step stopped for an approval: its conversation, so answering continues it where it
+   * stopped. Only the engine reads `state`, and parses it with its own schema (ToolLoopState).
+   */
   agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
   createdAt: timestamp,
   updatedAt: timestamp,

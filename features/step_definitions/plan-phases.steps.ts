@@ -27,6 +27,7 @@ function engine(world: PhaseWorld) {
     const registry = registerBuiltinTools(new ToolRegistry());
     registry.register({
       name: 'boom',
+      effect: 'write',
       description: 'always fails (a test tool)',
       schema: z.object({}),
       run: async () => {

@@ -37,9 +37,6 @@ export interface SecretCodec {
 export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_CHUNK_TIMEOUT_MS = 60_000;
 
-/** Keys of `agents config`, and how each one is read from the command line. */
-export const CONFIG_KEYS = ['model', 'baseUrl', 'apiKey', 'priceInput', 'priceOutput', 'timeoutMs'] as const;
-export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
@@ -78,9 +75,9 @@ export class SettingsStore {
   }
 
   /** Applies a change from the console or the CLI; an empty string clears a field. */
-  patch(patch: SettingsPatch & { timeoutMs?: number }): SettingsFile {
+  patch(patch: SettingsChange): SettingsFile {
     const next: SettingsFile = { ...this.read() };
-    if (patch.timeoutMs !== undefined) next.timeoutMs = patch.timeoutMs;
+    if (patch.timeoutMs !== undefined) next.timeoutMs = patch.timeoutMs ?? undefined;
     if (patch.model !== undefined) next.model = patch.model || undefined;
     if (patch.baseUrl !== undefined) next.baseUrl = patch.baseUrl || undefined;
     if (patch.apiKey !== undefined) {
@@ -264,26 +261,59 @@ export function planModelView(spec: AgentSpec, env: NodeJS.ProcessEnv, settings:
   }
 }
 
-/** `agents config set KEY VALUE` as a settings change. */
-export function configPatch(key: string, value: string, current: SettingsFile): SettingsPatch & { timeoutMs?: number } {
-  switch (key as ConfigKey) {
-    case 'model':
+/** A change from the console (SettingsPatch) or `agents config`; a null timeout clears it. */
+export type SettingsChange = SettingsPatch & { timeoutMs?: number | null };
+
+/** One setting of `agents config`: how it is stored, shown and read from the command line. */
+interface ConfigSetting {
+  /** The stored value (`config get` prints it, `config list` adds the unit); null when not set. */
+  value(file: SettingsFile): string | number | null;
+  unit?: string;
+  /** `config set KEY VALUE` as a change; an empty value clears the setting. */
+  patch(value: string, current: SettingsFile): SettingsChange;
+}
+
+function pricePatch(side: 'inputPerMTok' | 'outputPerMTok', key: string) {
+  return (value: string, current: SettingsFile): SettingsChange => {
+    if (value === '') return { price: null };
+    const n = parseOrThrow(z.coerce.number().nonnegative(), value, key);
+    return { price: { ...(current.price ?? { inputPerMTok: 0, outputPerMTok: 0 }), [side]: n } };
+  };
+}
+
+/** The settings of `agents config`, in the order `config list` shows them. */
+export const CONFIG_SETTINGS = {
+  model: {
+    value: (file) => file.model ?? null,
+    patch: (value) => {
       if (value !== '') parseOrThrow(ModelRefSchema, value, 'model');
       return { model: value };
-    case 'baseUrl':
-      return parseOrThrow(z.object({ baseUrl: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]) }), { baseUrl: value });
-    case 'apiKey':
-      return { apiKey: value };
-    case 'priceInput':
-    case 'priceOutput': {
-      if (value === '') return { price: null };
-      const n = parseOrThrow(z.coerce.number().nonnegative(), value, key);
-      const price = current.price ?? { inputPerMTok: 0, outputPerMTok: 0 };
-      return { price: key === 'priceInput' ? { ...price, inputPerMTok: n } : { ...price, outputPerMTok: n } };
-    }
-    case 'timeoutMs':
-      return { timeoutMs: parseOrThrow(z.coerce.number().int().positive(), value, key) };
-    default:
-      throw new ValidationError('key', `unknown setting "${key}"; the settings are ${CONFIG_KEYS.join(', ')}`);
-  }
+    },
+  },
+  baseUrl: {
+    value: (file) => file.baseUrl ?? null,
+    patch: (value) => parseOrThrow(z.object({ baseUrl: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]) }), { baseUrl: value }),
+  },
+  // Never the key itself.
+  apiKey: { value: (file) => (file.apiKey || file.apiKeyEncrypted ? '(set)' : '(not set)'), patch: (value) => ({ apiKey: value }) },
+  priceInput: { value: (file) => file.price?.inputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('inputPerMTok', 'priceInput') },
+  priceOutput: { value: (file) => file.price?.outputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('outputPerMTok', 'priceOutput') },
+  timeoutMs: {
+    value: (file) => file.timeoutMs ?? null,
+    unit: 'ms',
+    patch: (value) => ({ timeoutMs: value === '' ? null : parseOrThrow(z.coerce.number().int().positive(), value, 'timeoutMs') }),
+  },
+} satisfies Record<string, ConfigSetting>;
+export type ConfigKey = keyof typeof CONFIG_SETTINGS;
+export const CONFIG_KEYS = Object.keys(CONFIG_SETTINGS) as ConfigKey[];
+
+/** The setting named on the command line; an unknown name is bad input that lists the known ones. */
+export function configSetting(key: string): ConfigSetting {
+  if (!Object.hasOwn(CONFIG_SETTINGS, key)) throw new ValidationError('key', `unknown setting "${key}"; the settings are ${CONFIG_KEYS.join(', ')}`);
+  return CONFIG_SETTINGS[key as ConfigKey];
+}
+
+/** `agents config set KEY VALUE` as a settings change. */
+export function configPatch(key: string, value: string, current: SettingsFile): SettingsChange {
+  return configSetting(key).patch(value, current);
 }

@@ -1,5 +1,5 @@
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { costOf, type PlanModelView, type Price, type SettingsView } from '../../shared/agent';
+import { costOf, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
@@ -29,19 +29,6 @@ export function formatPlanList(plans: Plan[]): string {
 export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): string {
   const cost = costOf(usage, price);
   return `${usage.inputTokens} in, ${usage.outputTokens} out${cost !== null ? ` (cost ${cost.toFixed(4)})` : ''}`;
-}
-
-export function formatSettings(view: SettingsView): string {
-  const source = { env: 'from the environment', settings: 'from the settings file', none: 'not set' } as const;
-  return [
-    `model:        ${view.model ?? '(not set)'}`,
-    `baseUrl:      ${view.baseUrl ?? '(not set)'}`,
-    `apiKey:       ${view.apiKeySet ? '(set)' : '(not set)'}`,
-    `priceInput:   ${view.price ? `${view.price.inputPerMTok} per million tokens` : '(not set)'}`,
-    `priceOutput:  ${view.price ? `${view.price.outputPerMTok} per million tokens` : '(not set)'}`,
-    '',
-    `in effect:    model ${view.effective.model ?? '(none)'} (${source[view.effective.modelSource]}), base URL ${view.effective.baseUrl ?? '(provider default)'}, API key ${source[view.effective.apiKeySource]}`,
-  ].join('\n');
 }
 
 export function formatPlan(

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parsePort, serveCommand } from './serve-command';
-import type { CliIo } from './program';
+import type { CliIo } from './run-command';
 import { tempApp, type TempApp } from '../app/test-support';
 import type { RunningServer } from '../web/server';
 

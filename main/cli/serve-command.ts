@@ -7,7 +7,7 @@ import { settleRuns } from '../host/settle-runs';
 import type { ConfinementProbe } from '../app/plan-service';
 import { isLoopbackHost } from '../web/auth';
 import { startServer, type RunningServer } from '../web/server';
-import type { CliIo } from './program';
+import type { CliIo } from './run-command';
 
 export interface ServeOptions {
   host: string;

@@ -9,6 +9,7 @@ import type { InvariantRules } from './invariants';
 import { readFileOrNull } from './sandbox/files';
 import { resolveInSandbox } from './sandbox/paths';
 import { shellRulesApply, unanalysedPart } from './shell-policy';
+import type { ToolEffect } from './tool-runner';
 
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores
@@ -36,9 +37,10 @@ export class ApprovalGate {
     return needsApproval(this.profile, call.tool) || (call.tool === 'shell.run' && shellRulesApply(this.profile, this.rules));
   }
 
-  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number): Promise<void> {
+  /** `effect`: the called tool's (ToolDefinition.effect), undefined for a tool not registered. */
+  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined): Promise<void> {
     // A call the rules refuse anyway does not wait for the operator: the tool runner refuses it.
-    if (await this.refused(call)) return;
+    if (await this.refused(call, effect)) return;
     const unanalysed = await unanalysedPart(call, this.profile, this.rules);
     // Restricted refuses such a command outright (the tool runner does); `--all` answers never cover one.
     if (unanalysed && this.profile.name === 'restricted') return;
@@ -68,9 +70,9 @@ export class ApprovalGate {
     throw new ApprovalPending(waiting.id);
   }
 
-  private async refused(call: ToolCallSpec): Promise<boolean> {
+  private async refused(call: ToolCallSpec, effect: ToolEffect | undefined): Promise<boolean> {
     try {
-      await this.rules?.checkCall(call.tool, call.args);
+      await this.rules?.checkCall(call.tool, call.args, effect);
       return false;
     } catch {
       return true;

@@ -39,6 +39,7 @@ async function flakyPlan(autoRetryTransient: number, failures: number) {
   let calls = 0;
   const registry = new ToolRegistry().register({
     name: 'flaky',
+    effect: 'write',
     description: 'fails transiently, then succeeds',
     schema: z.object({}),
     run: async () => {

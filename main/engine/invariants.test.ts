@@ -49,7 +49,15 @@ describe('InvariantRules: command rules on each simple command', () => {
     expect(rules([], []).hasCommandRules).toBe(true);
   });
 
+  it('checkCall holds a protected path against a tool that writes or is not registered, never against one that only reads', async () => {
+    const protecting = new InvariantRules({ protect: ['secrets/**'], denyCommands: [], allowCommands: undefined, notes: [] });
+    await expect(protecting.checkCall('file.read', { path: 'secrets/key' }, 'read')).resolves.toBeUndefined();
+    await expect(protecting.checkCall('file.write', { path: 'secrets/key', content: '' }, 'write')).rejects.toThrow('secrets/key is protected by the project invariant protect "secrets/**"');
+    await expect(protecting.checkCall('file.rename', { from: 'a', to: 'secrets/b' }, 'write')).rejects.toThrow('protect "secrets/**"');
+    await expect(protecting.checkCall('custom.tool', { path: 'secrets/key' }, undefined)).rejects.toThrow('protect "secrets/**"');
+  });
+
   it('checkCall throws the refusal for shell.run', async () => {
-    await expect(rules(['git push*']).checkCall('shell.run', { command: 'git add . && git push origin main' })).rejects.toThrow('"git push origin main" is denied');
+    await expect(rules(['git push*']).checkCall('shell.run', { command: 'git add . && git push origin main' }, 'exec')).rejects.toThrow('"git push origin main" is denied');
   });
 });

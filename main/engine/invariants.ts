@@ -4,7 +4,7 @@ import ignore, { type Ignore } from 'ignore';
 import type { ProjectInvariants } from '../../shared/domain';
 import { EngineError } from './errors';
 import { analyseShellCommand, type SimpleCommand } from './shell-commands';
-import type { CapturedChange } from './tool-runner';
+import type { CapturedChange, ToolEffect } from './tool-runner';
 
 /** `*` matches anything, the rest is literal; the glob must match the whole command. */
 function commandPattern(glob: string): RegExp {
@@ -81,13 +81,17 @@ export class InvariantRules {
     return this.protect.find((rule) => clean !== '' && rule.matcher.ignores(clean))?.glob;
   }
 
-  /** Before a call runs: the paths it names and, for shell.run, each simple command of its command. */
-  async checkCall(tool: string, args: Record<string, unknown>): Promise<void> {
+  /**
+   * Before a call runs: the paths a tool that changes files names and, for shell.run, each simple
+   * command of its command. `effect` is the tool's own (undefined for a tool not registered): a
+   * tool that only reads may name a protected path.
+   */
+  async checkCall(tool: string, args: Record<string, unknown>, effect: ToolEffect | undefined): Promise<void> {
     if (tool === 'shell.run' && typeof args.command === 'string') {
       const refused = await this.commandRefusal(args.command);
       if (refused) throw refused;
     }
-    if (tool === 'file.read' || tool === 'file.list' || tool === 'file.search') return;
+    if (effect === 'read') return;
     for (const key of ['path', 'from', 'to'] as const) {
       const value = args[key];
       const rule = typeof value === 'string' ? this.protectedBy(value) : undefined;

@@ -146,7 +146,7 @@ export class RuntimeExecuteActor {
           if (opts.gate?.applies(call)) {
             // Everything before the call is committed before the run may stop for the operator.
             group.flush();
-            await opts.gate.check(decision, call, callIndex);
+            await opts.gate.check(decision, call, callIndex, this.toolRunner.registry.get(call.tool)?.effect);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
           toolCallCount += 1;

@@ -118,15 +118,15 @@ describe('automatic retry under supervised', () => {
     if (!step) throw new Error('no step');
     const gate = new ApprovalGate(approvals, lifecycle.events, plan.id, profile, sandbox);
     const call = { tool: 'shell.run', args: { command: 'true' } };
-    await expect(gate.check(step, call, 0)).rejects.toBeInstanceOf(ApprovalPending);
+    await expect(gate.check(step, call, 0, 'exec')).rejects.toBeInstanceOf(ApprovalPending);
     const [request] = approvals.listForPlan(plan.id);
     approvals.update(request.id, { status: 'approved', scope: 'once', answeredBy: 'operator', answeredAt: new Date().toISOString() });
-    await gate.check(step, call, 0);
-    await gate.check(step, { tool: 'shell.run', args: { command: 'true' } }, 0);
-    await expect(gate.check(step, { tool: 'shell.run', args: { command: 'rm -f x' } }, 0)).rejects.toBeInstanceOf(ApprovalPending);
+    await gate.check(step, call, 0, 'exec');
+    await gate.check(step, { tool: 'shell.run', args: { command: 'true' } }, 0, 'exec');
+    await expect(gate.check(step, { tool: 'shell.run', args: { command: 'rm -f x' } }, 0, 'exec')).rejects.toBeInstanceOf(ApprovalPending);
     // A new run (an operator's retry) asks again for the same call.
     const nextRun = new ApprovalGate(approvals, lifecycle.events, plan.id, profile, sandbox);
-    await expect(nextRun.check(step, call, 0)).rejects.toBeInstanceOf(ApprovalPending);
+    await expect(nextRun.check(step, call, 0, 'exec')).rejects.toBeInstanceOf(ApprovalPending);
   });
 
   it('goes on counting a step\'s attempts when the run resumes it after an approval', async () => {

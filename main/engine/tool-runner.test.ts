@@ -7,9 +7,10 @@ import { ToolRegistry, ToolRunner } from './tool-runner';
 
 function runner() {
   const registry = new ToolRegistry()
-    .register({ name: 'echo', description: 'returns its text', schema: z.object({ text: z.string() }).strict(), run: async ({ text }) => ({ text }) })
+    .register({ name: 'echo', effect: 'write', description: 'returns its text', schema: z.object({ text: z.string() }).strict(), run: async ({ text }) => ({ text }) })
     .register({
       name: 'flaky',
+      effect: 'write',
       description: 'fails transiently',
       schema: z.object({}),
       run: async () => {
@@ -25,8 +26,8 @@ describe('ToolRunner', () => {
   });
 
   it('refuses a second tool with the same name', () => {
-    const registry = new ToolRegistry().register({ name: 'a', description: '', schema: z.object({}), run: async () => null });
-    expect(() => registry.register({ name: 'a', description: '', schema: z.object({}), run: async () => null })).toThrow(/already registered/);
+    const registry = new ToolRegistry().register({ name: 'a', effect: 'write', description: '', schema: z.object({}), run: async () => null });
+    expect(() => registry.register({ name: 'a', effect: 'write', description: '', schema: z.object({}), run: async () => null })).toThrow(/already registered/);
   });
 
   it('records a successful invocation with its arguments, result and duration', async () => {
@@ -57,6 +58,7 @@ describe('ToolRunner', () => {
     const order: string[] = [];
     const registry = new ToolRegistry().register({
       name: 'touch',
+      effect: 'write',
       description: 'reports two changes',
       schema: z.object({}),
       run: async (_args, context) => {
@@ -93,6 +95,7 @@ describe('ToolRunner', () => {
   it('when recording a change fails, the unit is dropped and the call is recorded as failed in a unit of its own', async () => {
     const registry = new ToolRegistry().register({
       name: 'touch',
+      effect: 'write',
       description: 'reports a change',
       schema: z.object({}),
       run: async (_args, context) => {

@@ -28,9 +28,17 @@ export interface ToolContext {
   recordConfinement?(confinement: Confinement): void;
 }
 
+/**
+ * What a tool does to the sandbox: `read` only reads it, `write` changes the files its arguments
+ * name, `exec` runs commands that may change anything in it. The lists of read-only, writing and
+ * command tools are derived from it (ToolRegistry.names).
+ */
+export type ToolEffect = 'read' | 'write' | 'exec';
+
 export interface ToolDefinition<Args = Record<string, unknown>> {
   name: string;
   description: string;
+  effect: ToolEffect;
   schema: z.ZodType<Args>;
   run(args: Args, context: ToolContext): Promise<unknown>;
 }
@@ -64,6 +72,11 @@ export class ToolRegistry {
     return [...this.tools.values()]
       .map(({ name, description }) => ({ name, description }))
       .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The names of the registered tools with one of `effects` (every tool when none is given), in the order they were registered. */
+  names(...effects: ToolEffect[]): string[] {
+    return [...this.tools.values()].filter((tool) => effects.length === 0 || effects.includes(tool.effect)).map((tool) => tool.name);
   }
 
   get size(): number {
@@ -143,7 +156,7 @@ export class ToolRunner {
       const parsed = tool.schema.safeParse(call.args);
       if (!parsed.success) throw ValidationError.fromZod(parsed.error, 'args');
       const args = parsed.data as Record<string, unknown>;
-      await context.rules?.checkCall(call.tool, args);
+      await context.rules?.checkCall(call.tool, args, tool.effect);
       await checkShellPolicy({ tool: call.tool, args }, context.profile ?? BUILTIN_PROFILES.trusted, context.rules);
       const result = await tool.run(parsed.data, {
         planId: context.planId,

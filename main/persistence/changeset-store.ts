@@ -116,6 +116,11 @@ function isCompleteEntry(value: unknown): value is ChangeEntry {
   );
 }
 
+/** The entry as stored: checked once, whether one is recorded or many. */
+function validEntry(input: ChangeEntry): ChangeEntry {
+  return isCompleteEntry(input) ? input : parseOrThrow(ChangeEntrySchema, input, 'entry');
+}
+
 function fromBlob(hash: string | null, content: string | null): string | null {
   if (hash === null || content === null) return null;
   return hash.startsWith(JSON_BLOB) ? (JSON.parse(content) as string) : content;
@@ -143,6 +148,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly selectMetaPage: Statement<[string, number, number], MetaRow>;
   private readonly countEntriesStmt: Statement<[string], { n: number }>;
   private readonly summaryStmt: Statement<[string], SummaryRow>;
+  /** Inserts entries already checked by validEntry. */
   private readonly recordTx: (changesetId: string, entries: readonly ChangeEntry[]) => { insertions: number; deletions: number } | undefined;
   private readonly selectMeta: Statement<[string, string], MetaRow>;
   private readonly getTx: (changesetId: string) => ChangeSet | undefined;
@@ -197,8 +203,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
       if (!this.selectChangeset.get(changesetId)) throw new Error(`unknown changeset ${changesetId}`);
       let seq = this.nextSeq.get(changesetId)?.next ?? 1;
       let counts: { insertions: number; deletions: number } | undefined;
-      for (const input of entries) {
-        const entry = isCompleteEntry(input) ? input : parseOrThrow(ChangeEntrySchema, input, 'entry');
+      for (const entry of entries) {
         const before = entry.beforeText === null ? null : toBlob(entry.beforeText);
         const after = entry.afterText === null ? null : toBlob(entry.afterText);
         if (before) this.insertBlob.run(before.hash, before.content);
@@ -224,13 +229,14 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   }
 
   record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta {
-    const counts = this.recordTx(changesetId, [entry]) ?? { insertions: 0, deletions: 0 };
-    return toEntryMeta(isCompleteEntry(entry) ? entry : parseOrThrow(ChangeEntrySchema, entry, 'entry'), counts);
+    const valid = validEntry(entry);
+    const counts = this.recordTx(changesetId, [valid]) ?? { insertions: 0, deletions: 0 };
+    return toEntryMeta(valid, counts);
   }
 
   /** Records several entries in one transaction: all or none. */
   recordMany(changesetId: string, entries: readonly ChangeEntry[]): void {
-    this.recordTx(changesetId, entries);
+    this.recordTx(changesetId, entries.map(validEntry));
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Approval, ChangeEntry, DiffHunk, ErrorRecord, Plan, StrategyDecisi
 import type { ChangeEntryMeta, PlanListItem, ToolTally } from '../../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../../shared/decision-tree';
 import type { StreamEvent } from '../../../shared/events';
+import { comparePlansForList, needsAttention } from '../../../shared/plan-order';
 import { ValidationError } from '../../../shared/errors';
 import { entryLineCounts, toEntryMeta } from '../../engine/changeset-store';
 import { entryHunks, unifiedDiff } from '../../engine/changeset/diff';
@@ -96,13 +97,11 @@ export function planReading(ctx: PlanContext) {
         .filter((p) => (!filter.state || p.processingState === filter.state) && (!search || p.name.toLowerCase().includes(search)))
         .map((plan) => {
           const steps = lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
-          // A failure, a call waiting for approval, or an interrupted run (errored too, category interrupted);
-          // waiting to be applied is its own state.
-          const needsAttention = plan.processingState === 'errored' || (plan.processingState === 'paused' && plan.waitingFor === 'approval');
+          // Waiting to be applied is its own state, not one that needs attention.
           const awaitingApply = plan.phase === 'apply' && plan.processingState === 'queued';
-          return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention, awaitingApply };
+          return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention: needsAttention(plan), awaitingApply };
         })
-        .sort((a, b) => Number(b.needsAttention) - Number(a.needsAttention));
+        .sort(comparePlansForList);
     },
 
     /** One page of the changeset's entries, without file contents. */

@@ -2,15 +2,19 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ChangeEntry } from '../../../shared/domain';
 import { sha256, toChangeEntry } from '../change-capture';
 import { EngineError } from '../errors';
 import { createSandbox } from '../sandbox/sandbox';
 import { cleanupTempDirs, harness, tempDir, treeState } from '../tools/test-support';
-import { applyChangeset } from './apply';
 import { unifiedDiff } from './diff';
 import { exportPatch } from './patch';
+import { type AppliedRecord, applyReviewed, type ReviewSelection, reviewNet } from './review';
 
 afterEach(cleanupTempDirs);
+
+/** Applies as the app does: the changeset reviewed against what earlier applies wrote, then applied. */
+const apply = (project: string, entries: ChangeEntry[], applied: AppliedRecord[], selection?: ReviewSelection) => applyReviewed(project, reviewNet(entries, applied), applied, selection);
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' });
 
@@ -86,8 +90,8 @@ function filesOnly(state: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(state).filter(([, v]) => v !== 'dir'));
 }
 
-describe('exportPatch and applyChangeset', () => {
-  it('export a patch that git applies to the original project, giving the same tree as applyChangeset and the sandbox', async () => {
+describe('exportPatch and applyReviewed', () => {
+  it('export a patch that git applies to the original project, giving the same tree as applying every file and the sandbox', async () => {
     const base = realpathSync(tempDir('agents-apply-'));
     const project = makeProject(base);
     const { sandbox, entries } = await captureChanges(project, base);
@@ -111,7 +115,7 @@ describe('exportPatch and applyChangeset', () => {
 
     const viaApply = path.join(base, 'via-apply');
     cpSync(project, viaApply, { recursive: true, verbatimSymlinks: true });
-    const result = await applyChangeset(viaApply, entries);
+    const result = await apply(viaApply, entries, []);
     expect(result.conflicts).toEqual([]);
     expect(result.skipped).toEqual([]);
     expect(result.applied).toContain('lib2/util.ts');
@@ -136,7 +140,7 @@ describe('exportPatch and applyChangeset', () => {
   });
 });
 
-describe('applyChangeset conflicts', () => {
+describe('applyReviewed conflicts', () => {
   async function setup() {
     const base = realpathSync(tempDir('agents-conflict-'));
     const project = path.join(base, 'project');
@@ -153,50 +157,73 @@ describe('applyChangeset conflicts', () => {
     const { project, entries } = await setup();
     writeFileSync(path.join(project, 'a.txt'), 'the operator edited this\n');
     const before = treeState(project);
-    const result = await applyChangeset(project, entries);
+    const result = await apply(project, entries, []);
     expect(result).toEqual({
       applied: [],
       skipped: [],
+      records: [],
       conflicts: [{ path: 'a.txt', expectedHash: sha256('a\n'), actualHash: sha256('the operator edited this\n'), reason: expect.stringContaining('modified in the project') }],
     });
     expect(treeState(project)).toEqual(before);
   });
 
-  it('with force, applies the rest and leaves the conflicting file as the operator left it', async () => {
+  it('with force, writes every file as the review shows it, over the conflicting one too, and still reports the conflict', async () => {
     const { project, entries } = await setup();
     writeFileSync(path.join(project, 'a.txt'), 'the operator edited this\n');
-    const result = await applyChangeset(project, entries, { force: true });
-    expect(result.applied).toEqual(['b.txt', 'c.txt']);
+    const result = await apply(project, entries, [], { force: true });
+    expect(result.applied).toEqual(['a.txt', 'b.txt', 'c.txt']);
     expect(result.conflicts.map((c) => c.path)).toEqual(['a.txt']);
-    expect(readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('the operator edited this\n');
+    expect(result.records.map((r) => [r.path, r.contentHash])).toEqual([
+      ['a.txt', sha256('a from the plan\n')],
+      ['b.txt', sha256('b from the plan\n')],
+      ['c.txt', sha256('c from the plan\n')],
+    ]);
+    expect(readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('a from the plan\n');
     expect(readFileSync(path.join(project, 'b.txt'), 'utf8')).toBe('b from the plan\n');
     expect(readFileSync(path.join(project, 'c.txt'), 'utf8')).toBe('c from the plan\n');
+  });
+
+  it('with force, leaves alone a file whose place a directory now takes, and writes the rest', async () => {
+    const { project, entries } = await setup();
+    mkdirSync(path.join(project, 'b.txt'));
+    writeFileSync(path.join(project, 'b.txt', 'inside.txt'), 'mine\n');
+    const refused = await apply(project, entries, []);
+    expect(refused.conflicts).toEqual([{ path: 'b.txt', expectedHash: null, actualHash: null, reason: 'a directory is in the way' }]);
+    expect(refused.applied).toEqual([]);
+    const forced = await apply(project, entries, [], { force: true });
+    expect(forced.applied).toEqual(['a.txt', 'c.txt']);
+    expect(readFileSync(path.join(project, 'b.txt', 'inside.txt'), 'utf8')).toBe('mine\n');
   });
 
   it('reports a file the changeset creates that now exists in the project', async () => {
     const { project, entries } = await setup();
     writeFileSync(path.join(project, 'b.txt'), 'someone was first\n');
-    const { conflicts, applied } = await applyChangeset(project, entries);
+    const { conflicts, applied } = await apply(project, entries, []);
     expect(conflicts).toEqual([{ path: 'b.txt', expectedHash: null, actualHash: sha256('someone was first\n'), reason: expect.stringContaining('created in the project') }]);
     expect(applied).toEqual([]);
   });
 
   it('applies only the chosen paths and reports the others as skipped', async () => {
     const { project, entries } = await setup();
-    expect(await applyChangeset(project, entries, { paths: ['./c.txt'] })).toEqual({ applied: ['c.txt'], conflicts: [], skipped: ['a.txt', 'b.txt'] });
+    const result = await apply(project, entries, [], { paths: ['./c.txt'] });
+    expect(result).toMatchObject({ applied: ['c.txt'], conflicts: [], skipped: ['a.txt', 'b.txt'] });
     expect(readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('a\n');
-    await expect(applyChangeset(project, entries, { paths: ['nope.txt'] })).rejects.toThrow('path "nope.txt" is not changed by this changeset');
+    await expect(apply(project, entries, [], { paths: ['nope.txt'] })).rejects.toThrow('path "nope.txt" is not changed by this changeset');
   });
 
-  it('is idempotent-safe: applying twice reports every file as a conflict the second time', async () => {
+  it('with the records of an earlier apply, applying again writes nothing; without them, every file is a conflict', async () => {
     const { project, entries } = await setup();
-    await applyChangeset(project, entries);
-    const again = await applyChangeset(project, entries);
+    const first = await apply(project, entries, []);
+    const after = treeState(project);
+    expect(await apply(project, entries, first.records)).toEqual({ applied: [], conflicts: [], skipped: [], records: [] });
+    expect(treeState(project)).toEqual(after);
+    const again = await apply(project, entries, []);
     expect(again.conflicts.map((c) => c.path)).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(treeState(project)).toEqual(after);
   });
 });
 
-describe('applyChangeset confinement', () => {
+describe('applyReviewed confinement', () => {
   it('refuses entries whose paths leave the project, before writing anything', async () => {
     const base = realpathSync(tempDir('agents-confine-'));
     const project = path.join(base, 'project');
@@ -212,7 +239,7 @@ describe('applyChangeset confinement', () => {
     ];
     for (const [forgedPath, rule] of forged) {
       const bad = toChangeEntry({ operation: 'create', path: forgedPath, before: null, after: Buffer.from('x') }, { decisionId: null, invocationId: null });
-      const error = await applyChangeset(project, [valid, bad]).then(
+      const error = await apply(project, [valid, bad], []).then(
         () => null,
         (e: unknown) => e,
       );
@@ -231,7 +258,7 @@ describe('applyChangeset confinement', () => {
     const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     const entry = toChangeEntry({ operation: 'create', path: 'all-bytes.bin', before: null, after: bytes }, { decisionId: null, invocationId: null });
     expect(entry.binary).toBe(true);
-    await applyChangeset(project, [entry]);
+    await apply(project, [entry], []);
     expect(readFileSync(path.join(project, 'all-bytes.bin'))).toEqual(bytes);
   });
 });

@@ -3,8 +3,8 @@ import { deflateSync } from 'node:zlib';
 import type { ChangeEntry } from '../../../shared/domain';
 import { isBinary } from '../change-capture';
 import { countLineChanges } from '../line-changes';
-import type { DiffHunk, DiffRow } from '../../../shared/domain';
-import { splitLines, structuredHunks, unifiedHunks } from './line-diff';
+import type { DiffHunk } from '../../../shared/domain';
+import { type LineDiff, lineDiff, structuredHunks, unifiedHunks } from './line-diff';
 import { entryText, type NetChange } from './net';
 
 /** Git's object id of a blob: the `index` line of a patch names contents this way. */
@@ -26,26 +26,6 @@ export function quoteGitPath(name: string): string {
     else quoted += char;
   }
   return `${quoted}"`;
-}
-
-/** Every old line removed and every new line added: always correct, used when the real diff gives up. */
-function wholeFileHunk(before: string, after: string): string[] {
-  const old = splitLines(before);
-  const neu = splitLines(after);
-  if (old.lines.length === 0 && neu.lines.length === 0) return [];
-  const body: string[] = [];
-  for (const line of old.lines) body.push(`-${line}`);
-  if (old.lines.length > 0 && !old.finalNewline) body.push('\\ No newline at end of file');
-  for (const line of neu.lines) body.push(`+${line}`);
-  if (neu.lines.length > 0 && !neu.finalNewline) body.push('\\ No newline at end of file');
-  const range = (count: number) => `${count === 0 ? 0 : 1},${count}`;
-  return [`@@ -${range(old.lines.length)} +${range(neu.lines.length)} @@`, ...body];
-}
-
-/** Hunks in unified format with 3 lines of context, git's numbering for empty sides (`-0,0`). */
-function textHunks(before: string, after: string): string[] {
-  // Bound the work: a huge rewrite falls back to one whole-file hunk instead of stalling the engine.
-  return unifiedHunks(before, after, 3) ?? wholeFileHunk(before, after);
 }
 
 const BASE85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~';
@@ -93,12 +73,15 @@ function sideBlobId(side: Side): string {
 
 const sideBytes = (side: Side): Buffer => (side === null ? Buffer.alloc(0) : typeof side === 'string' ? Buffer.from(side, 'utf8') : side);
 
-/** One file's section of a git-style patch (ending with a newline), or null for a binary change when omitted. */
-export function formatGitDiff(change: NetChange, options: FormatOptions): string | null {
-  return formatSides(change, options);
+/**
+ * One file's section of a git-style patch (ending with a newline), or null for a binary change when
+ * omitted. `diff`: the line diff of the change's texts, when the caller has it already.
+ */
+export function formatGitDiff(change: NetChange, options: FormatOptions, diff?: LineDiff): string | null {
+  return formatSides(change, options, diff);
 }
 
-function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Side; after: Side }, options: FormatOptions): string | null {
+function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Side; after: Side }, options: FormatOptions, known?: LineDiff): string | null {
   const oldName = change.oldPath ?? change.path;
   const newName = change.path;
   const lines = [`diff --git ${quoteGitPath(`a/${oldName}`)} ${quoteGitPath(`b/${newName}`)}`];
@@ -108,13 +91,17 @@ function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Sid
   const text = (side: Side) => (binary || side === null ? '' : typeof side === 'string' ? side : side.toString('utf8'));
   const beforeText = text(change.before);
   const afterText = text(change.after);
+  const diff = () => (known ??= lineDiff(beforeText, afterText));
 
   if (change.operation === 'create') lines.push('new file mode 100644');
   if (change.operation === 'delete') lines.push('deleted file mode 100644');
   if (change.operation === 'rename') {
-    const lineCount = Math.max(splitLines(beforeText).lines.length, splitLines(afterText).lines.length, 1);
-    const { insertions, deletions } = countLineChanges(beforeText, afterText);
-    const similarity = change.beforeHash === change.afterHash ? 100 : Math.max(0, Math.min(99, Math.round(100 * (1 - Math.max(insertions, deletions) / lineCount))));
+    let similarity = 100;
+    if (change.beforeHash !== change.afterHash) {
+      const { a, b, hunks } = diff();
+      const changed = Math.max(hunks.reduce((n, h) => n + h.insertions, 0), hunks.reduce((n, h) => n + h.deletions, 0));
+      similarity = Math.max(0, Math.min(99, Math.round(100 * (1 - changed / Math.max(a.lines.length, b.lines.length, 1)))));
+    }
     lines.push(`similarity index ${similarity}%`, `rename from ${quoteGitPath(oldName)}`, `rename to ${quoteGitPath(newName)}`);
     if (change.beforeHash === change.afterHash) return `${lines.join('\n')}\n`;
   }
@@ -124,7 +111,7 @@ function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Sid
     lines.push('GIT binary patch', ...binaryLiteral(sideBytes(change.after)), ...binaryLiteral(sideBytes(change.before)));
     return `${lines.join('\n')}\n`;
   }
-  const hunks = textHunks(beforeText, afterText);
+  const hunks = unifiedHunks(diff());
   // An empty file created or deleted has no hunks, and then git writes no ---/+++ lines either.
   if (hunks.length > 0) {
     lines.push(`--- ${change.before === null ? '/dev/null' : quoteGitPath(`a/${oldName}`)}`);
@@ -136,9 +123,10 @@ function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Sid
 
 /**
  * The entry as a git-style unified diff (`diff --git`, `--- a/path`, `+++ b/path`, `/dev/null` for a
- * side that does not exist, rename headers), or null when the entry is binary.
+ * side that does not exist, rename headers), or null when the entry is binary. `diff`: the line diff
+ * of its texts, when the caller has it already.
  */
-export function unifiedDiff(entry: ChangeEntry): string | null {
+export function unifiedDiff(entry: ChangeEntry, diff?: LineDiff): string | null {
   if (entry.binary) return null;
   // Straight from the stored texts: no round trip through bytes.
   return formatSides(
@@ -152,6 +140,7 @@ export function unifiedDiff(entry: ChangeEntry): string | null {
       afterHash: entry.afterHash,
     },
     { binary: 'omit' },
+    diff,
   );
 }
 
@@ -166,22 +155,7 @@ export function entryHunks(entry: ChangeEntry): DiffHunk[] | null {
 
 /** The hunks between two texts as rows, 3 lines of context: hunk n is the n-th `@@` of the unified diff. */
 export function textDiffHunks(before: string, after: string): DiffHunk[] {
-  return structuredHunks(before, after, 3) ?? wholeFileHunks(before, after);
-}
-
-/** Every old line removed and every new line added, as rows: when the real diff gives up. */
-function wholeFileHunks(before: string, after: string): DiffHunk[] {
-  const old = splitLines(before);
-  const neu = splitLines(after);
-  if (old.lines.length === 0 && neu.lines.length === 0) return [];
-  const rows: DiffRow[] = [];
-  const note = (): DiffRow => ({ kind: 'note', text: 'No newline at end of file', oldLine: null, newLine: null });
-  old.lines.forEach((text, i) => rows.push({ kind: 'del', text, oldLine: i + 1, newLine: null }));
-  if (old.lines.length > 0 && !old.finalNewline) rows.push(note());
-  neu.lines.forEach((text, i) => rows.push({ kind: 'add', text, oldLine: null, newLine: i + 1 }));
-  if (neu.lines.length > 0 && !neu.finalNewline) rows.push(note());
-  const range = (count: number) => `${count === 0 ? 0 : 1},${count}`;
-  return [{ header: `@@ -${range(old.lines.length)} +${range(neu.lines.length)} @@`, rows }];
+  return structuredHunks(lineDiff(before, after));
 }
 
 export interface DiffStats {

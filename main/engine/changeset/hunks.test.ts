@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unifiedHunks } from './line-diff';
+import { lineDiff, unifiedHunks } from './line-diff';
 import { applyHunks, listHunks } from './hunks';
 
 const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
@@ -9,9 +9,9 @@ describe('hunks of a file', () => {
   const after = lines(40, { 2: 'two', 20: 'twenty', 38: 'thirty-eight' });
 
   it('numbers hunks as the unified diff shows them', () => {
-    const headers = (unifiedHunks(before, after) ?? []).filter((l) => l.startsWith('@@'));
-    expect(listHunks(before, after).map((h) => h.header)).toEqual(headers);
-    expect(listHunks(before, after).map((h) => [h.index, h.insertions, h.deletions])).toEqual([
+    const headers = unifiedHunks(lineDiff(before, after)).filter((l) => l.startsWith('@@'));
+    expect(listHunks(lineDiff(before, after)).map((h) => h.header)).toEqual(headers);
+    expect(listHunks(lineDiff(before, after)).map((h) => [h.index, h.insertions, h.deletions])).toEqual([
       [1, 1, 1],
       [2, 1, 1],
       [3, 1, 1],
@@ -19,14 +19,25 @@ describe('hunks of a file', () => {
   });
 
   it('applies only the accepted hunks; all of them give the new text, none the old', () => {
-    expect(applyHunks(before, after, new Set([1, 3]))).toBe(lines(40, { 2: 'two', 38: 'thirty-eight' }));
-    expect(applyHunks(before, after, new Set([1, 2, 3]))).toBe(after);
-    expect(applyHunks(before, after, new Set())).toBe(before);
+    expect(applyHunks(lineDiff(before, after), new Set([1, 3]))).toBe(lines(40, { 2: 'two', 38: 'thirty-eight' }));
+    expect(applyHunks(lineDiff(before, after), new Set([1, 2, 3]))).toBe(after);
+    expect(applyHunks(lineDiff(before, after), new Set())).toBe(before);
   });
 
   it('keeps a missing final newline, and handles lines added at the end', () => {
-    expect(applyHunks('a\nb', 'a\nb\nc\n', new Set([1]))).toBe('a\nb\nc\n');
-    expect(applyHunks('a\nb', 'a\nb\nc\n', new Set())).toBe('a\nb');
-    expect(applyHunks('', 'new\n', new Set([1]))).toBe('new\n');
+    expect(applyHunks(lineDiff('a\nb', 'a\nb\nc\n'), new Set([1]))).toBe('a\nb\nc\n');
+    expect(applyHunks(lineDiff('a\nb', 'a\nb\nc\n'), new Set())).toBe('a\nb');
+    expect(applyHunks(lineDiff('', 'new\n'), new Set([1]))).toBe('new\n');
+  });
+
+  it('past the comparison budget, the middle between the common head and tail is one hunk an operator can still apply', () => {
+    const p = Array.from({ length: 1000 }, () => 'p');
+    const q = Array.from({ length: 1000 }, () => 'q');
+    const old = `head\n${[...p, ...q].join('\n')}\ntail\n`;
+    const neu = `head\n${[...q, ...p].join('\n')}\ntail\n`;
+    const diff = lineDiff(old, neu, 3, 1000);
+    expect(listHunks(diff)).toEqual([{ index: 1, header: '@@ -1,2002 +1,2002 @@', insertions: 2000, deletions: 2000 }]);
+    expect(applyHunks(diff, new Set([1]))).toBe(neu);
+    expect(applyHunks(diff, new Set())).toBe(old);
   });
 });

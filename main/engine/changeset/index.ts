@@ -1,4 +1,3 @@
-export * from './apply';
 export * from './diff';
 export * from './net';
 export * from './patch';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { commonRuns, countLineChanges, splitLines, structuredHunks, unifiedHunks } from './line-diff';
+import { commonRuns, countLineChanges, lineDiff, splitLines, structuredHunks, unifiedHunks } from './line-diff';
 
 /** Applies unified hunks to `before`, checking every context and removed line. */
 function applyHunks(before: string, hunks: string[]): string {
@@ -53,7 +53,7 @@ describe('line diff', () => {
   it('gives hunks that turn the old text into the new one', () => {
     fc.assert(
       fc.property(text, text, (before, after) => {
-        expect(applyHunks(before, unifiedHunks(before, after) ?? [])).toBe(after);
+        expect(applyHunks(before, unifiedHunks(lineDiff(before, after)))).toBe(after);
       }),
       { numRuns: 2000 },
     );
@@ -62,12 +62,12 @@ describe('line diff', () => {
   it('gives the diff view the same hunks as the text, as rows with line numbers', () => {
     fc.assert(
       fc.property(text, text, (before, after) => {
-        const asText = structuredHunks(before, after)!.flatMap((hunk) => [
+        const asText = structuredHunks(lineDiff(before, after)).flatMap((hunk) => [
           hunk.header,
           ...hunk.rows.map((row) => (row.kind === 'note' ? `\\ ${row.text}` : `${row.kind === 'add' ? '+' : row.kind === 'del' ? '-' : ' '}${row.text}`)),
         ]);
-        expect(asText).toEqual(unifiedHunks(before, after));
-        for (const hunk of structuredHunks(before, after)!) {
+        expect(asText).toEqual(unifiedHunks(lineDiff(before, after)));
+        for (const hunk of structuredHunks(lineDiff(before, after))) {
           for (const row of hunk.rows) {
             if (row.oldLine !== null) expect(splitLines(before).lines[row.oldLine - 1]).toBe(row.text);
             if (row.newLine !== null) expect(splitLines(after).lines[row.newLine - 1]).toBe(row.text);
@@ -95,21 +95,21 @@ describe('line diff', () => {
   });
 
   it('numbers hunks as git does, with three lines of context and "No newline" markers', () => {
-    expect(unifiedHunks('1\n2\n3\n4\n5\n6\n7\n8\n9\n', '1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n')).toEqual([
+    expect(unifiedHunks(lineDiff('1\n2\n3\n4\n5\n6\n7\n8\n9\n', '1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n'))).toEqual([
       '@@ -2,7 +2,7 @@', ' 2', ' 3', ' 4', '-5', '+FIVE', ' 6', ' 7', ' 8',
     ]);
-    expect(unifiedHunks('', 'a\n')).toEqual(['@@ -0,0 +1,1 @@', '+a']);
-    expect(unifiedHunks('a\n', '')).toEqual(['@@ -1,1 +0,0 @@', '-a']);
-    expect(unifiedHunks('a\nb', 'a\nb\n')).toEqual(['@@ -1,2 +1,2 @@', ' a', '-b', '\\ No newline at end of file', '+b']);
-    expect(unifiedHunks('same\n', 'same\n')).toEqual([]);
+    expect(unifiedHunks(lineDiff('', 'a\n'))).toEqual(['@@ -0,0 +1,1 @@', '+a']);
+    expect(unifiedHunks(lineDiff('a\n', ''))).toEqual(['@@ -1,1 +0,0 @@', '-a']);
+    expect(unifiedHunks(lineDiff('a\nb', 'a\nb\n'))).toEqual(['@@ -1,2 +1,2 @@', ' a', '-b', '\\ No newline at end of file', '+b']);
+    expect(unifiedHunks(lineDiff('same\n', 'same\n'))).toEqual([]);
   });
 
   it('keeps changes up to six lines apart in one hunk and splits farther ones', () => {
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`);
     const edit = (at: number[]) => lines.map((l, i) => (at.includes(i) ? `${l}!` : l)).join('\n') + '\n';
     const before = `${lines.join('\n')}\n`;
-    expect(unifiedHunks(before, edit([5, 12]))?.filter((l) => l.startsWith('@@'))).toHaveLength(1);
-    expect(unifiedHunks(before, edit([5, 13]))?.filter((l) => l.startsWith('@@'))).toHaveLength(2);
+    expect(unifiedHunks(lineDiff(before, edit([5, 12]))).filter((l) => l.startsWith('@@'))).toHaveLength(1);
+    expect(unifiedHunks(lineDiff(before, edit([5, 13]))).filter((l) => l.startsWith('@@'))).toHaveLength(2);
   });
 
   it('gives up past its comparison budget instead of stalling, keeping the common head and tail', () => {
@@ -119,7 +119,11 @@ describe('line diff', () => {
     const before = `head\n${[...p, ...q].join('\n')}\ntail\n`;
     const after = `head\n${[...q, ...p].join('\n')}\ntail\n`;
     expect(commonRuns(splitLines(before), splitLines(after), 1000)).toBeNull();
-    expect(unifiedHunks(before, after, 3, 1000)).toBeNull();
+    // The patch then replaces everything between the common head and tail, as countLineChanges counts it.
+    const whole = unifiedHunks(lineDiff(before, after, 3, 1000));
+    expect(whole[0]).toBe('@@ -1,2002 +1,2002 @@');
+    expect(whole.filter((l) => l.startsWith('-'))).toHaveLength(2000);
+    expect(applyHunks(before, whole)).toBe(after);
     expect(countLineChanges(before, after, 1000)).toEqual({ insertions: 2000, deletions: 2000 });
     // Within the default budget the same texts diff exactly.
     expect(countLineChanges(before, after)).toEqual({ insertions: 1000, deletions: 1000 });

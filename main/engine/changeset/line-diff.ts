@@ -143,16 +143,45 @@ export function countLineChanges(before: string | null, after: string | null, bu
   return { insertions: b.lines.length - common, deletions: a.lines.length - common };
 }
 
-interface Change {
+/** Lines `oldStart..oldEnd` of the old text replaced by `newStart..newEnd` of the new one (0-based, end exclusive). */
+export interface LineChange {
   oldStart: number;
   oldEnd: number;
   newStart: number;
   newEnd: number;
 }
 
-/** The changed blocks between common runs, then grouped into hunks with `context` lines around. */
-function hunkGroups(a: SplitText, b: SplitText, runs: readonly CommonRun[], context: number) {
-  const changes: Change[] = [];
+/** Changes with the common lines drawn around them: lines `oldFrom..oldTo` and `newFrom..newTo` (0-based, end exclusive). */
+export interface LineHunk {
+  changes: LineChange[];
+  oldFrom: number;
+  oldTo: number;
+  newFrom: number;
+  newTo: number;
+  /** `@@ -a,b +c,d @@`, an empty side numbered as git does (`-0,0`). */
+  header: string;
+  insertions: number;
+  deletions: number;
+}
+
+/** Two texts' lines and the hunks between them. */
+export interface LineDiff {
+  a: SplitText;
+  b: SplitText;
+  hunks: LineHunk[];
+}
+
+/**
+ * The one grouping of a diff into hunks, which every view of a diff uses (the patch text, the rows
+ * the diff view draws, the hunks an operator accepts): `context` lines around each change, and
+ * changes at most 2 x context lines apart share a hunk. Past the comparison budget, everything
+ * between the common head and tail is one change, as countLineChanges counts it.
+ */
+export function lineDiff(before: string, after: string, context = 3, budget = DEFAULT_COMPARISON_BUDGET): LineDiff {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  const runs = commonRuns(a, b, budget) ?? commonRuns(a, b, 0, true) ?? [];
+  const changes: LineChange[] = [];
   let i = 0;
   let j = 0;
   for (const run of [...runs, { oldStart: a.lines.length, newStart: b.lines.length, length: 0 }]) {
@@ -160,47 +189,53 @@ function hunkGroups(a: SplitText, b: SplitText, runs: readonly CommonRun[], cont
     i = run.oldStart + run.length;
     j = run.newStart + run.length;
   }
-  const groups: { changes: Change[]; oldFrom: number; oldTo: number; newFrom: number; newTo: number }[] = [];
+  const hunks: LineHunk[] = [];
   for (let c = 0; c < changes.length; ) {
     let last = c;
     while (last + 1 < changes.length && changes[last + 1].oldStart - changes[last].oldEnd <= 2 * context) last++;
-    const first = changes[c];
-    const end = changes[last];
+    const group = changes.slice(c, last + 1);
+    const first = group[0];
+    const end = group[group.length - 1];
     const oldFrom = Math.max(0, first.oldStart - context);
     const oldTo = Math.min(a.lines.length, end.oldEnd + context);
-    groups.push({ changes: changes.slice(c, last + 1), oldFrom, oldTo, newFrom: first.newStart - (first.oldStart - oldFrom), newTo: end.newEnd + (oldTo - end.oldEnd) });
+    const newFrom = first.newStart - (first.oldStart - oldFrom);
+    const newTo = end.newEnd + (oldTo - end.oldEnd);
+    const oldCount = oldTo - oldFrom;
+    const newCount = newTo - newFrom;
+    hunks.push({
+      changes: group,
+      oldFrom,
+      oldTo,
+      newFrom,
+      newTo,
+      header: `@@ -${oldCount === 0 ? oldFrom : oldFrom + 1},${oldCount} +${newCount === 0 ? newFrom : newFrom + 1},${newCount} @@`,
+      insertions: group.reduce((n, x) => n + x.newEnd - x.newStart, 0),
+      deletions: group.reduce((n, x) => n + x.oldEnd - x.oldStart, 0),
+    });
     c = last + 1;
   }
-  return groups;
+  return { a, b, hunks };
 }
-
-const hunkHeader = (oldFrom: number, oldCount: number, newFrom: number, newCount: number) =>
-  `@@ -${oldCount === 0 ? oldFrom : oldFrom + 1},${oldCount} +${newCount === 0 ? newFrom : newFrom + 1},${newCount} @@`;
 
 /**
  * The hunks as the diff view draws them: a header and rows with their line numbers (1-based), and a
  * note where a side ends without a newline. Same hunks as unifiedHunks, never formatted as text.
- * Null when the diff ran out of budget.
  */
-export function structuredHunks(before: string, after: string, context = 3, budget = DEFAULT_COMPARISON_BUDGET): DiffHunk[] | null {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  const runs = commonRuns(a, b, budget);
-  if (!runs) return null;
-  return hunkGroups(a, b, runs, context).map((group) => {
+export function structuredHunks({ a, b, hunks }: LineDiff): DiffHunk[] {
+  return hunks.map((hunk) => {
     const rows: DiffRow[] = [];
     const noNewline = (side: SplitText, index: number) => {
       if (index === side.lines.length - 1 && !side.finalNewline) rows.push({ kind: 'note', text: 'No newline at end of file', oldLine: null, newLine: null });
     };
-    let at = group.oldFrom;
-    let atNew = group.newFrom;
+    let at = hunk.oldFrom;
+    let atNew = hunk.newFrom;
     const context = (end: number) => {
       for (; at < end; at++, atNew++) {
         rows.push({ kind: 'context', text: a.lines[at], oldLine: at + 1, newLine: atNew + 1 });
         noNewline(a, at);
       }
     };
-    for (const change of group.changes) {
+    for (const change of hunk.changes) {
       context(change.oldStart);
       for (let x = change.oldStart; x < change.oldEnd; x++) {
         rows.push({ kind: 'del', text: a.lines[x], oldLine: x + 1, newLine: null });
@@ -213,88 +248,29 @@ export function structuredHunks(before: string, after: string, context = 3, budg
       at = change.oldEnd;
       atNew = change.newEnd;
     }
-    context(group.oldTo);
-    const oldCount = group.oldTo - group.oldFrom;
-    const newCount = group.newTo - group.newFrom;
-    return { header: hunkHeader(group.oldFrom, oldCount, group.newFrom, newCount), rows };
+    context(hunk.oldTo);
+    return { header: hunk.header, rows };
   });
 }
 
-/**
- * Unified-diff hunks (`@@ -a,b +c,d @@` and their lines) with `context` lines around each change;
- * changes at most 2 x context lines apart share a hunk. An empty side is numbered as git does
- * (`-0,0`). Null when the diff ran out of budget.
- */
-export function unifiedHunks(before: string, after: string, context = 3, budget = DEFAULT_COMPARISON_BUDGET): string[] | null {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  const runs = commonRuns(a, b, budget);
-  if (!runs) return null;
+/** Unified-diff hunks as lines: each hunk's `@@` header, then its lines with their ` `, `-`, `+` prefixes. */
+export function unifiedHunks({ a, b, hunks }: LineDiff): string[] {
   const out: string[] = [];
-  const oldLine = (i: number) => (i === a.lines.length - 1 && !a.finalNewline ? [` ${a.lines[i]}`, '\\ No newline at end of file'] : [` ${a.lines[i]}`]);
-  const removed = (i: number, body: string[]) => {
-    body.push(`-${a.lines[i]}`);
-    if (i === a.lines.length - 1 && !a.finalNewline) body.push('\\ No newline at end of file');
+  const line = (prefix: string, side: SplitText, i: number) => {
+    out.push(`${prefix}${side.lines[i]}`);
+    if (i === side.lines.length - 1 && !side.finalNewline) out.push('\\ No newline at end of file');
   };
-  const added = (j: number, body: string[]) => {
-    body.push(`+${b.lines[j]}`);
-    if (j === b.lines.length - 1 && !b.finalNewline) body.push('\\ No newline at end of file');
-  };
-
-  for (const group of groupChanges(changesBetween(runs, a.lines.length, b.lines.length), context)) {
-    const first = group[0];
-    const end = group[group.length - 1];
-    const oldFrom = Math.max(0, first.oldStart - context);
-    const oldTo = Math.min(a.lines.length, end.oldEnd + context);
-    const newFrom = first.newStart - (first.oldStart - oldFrom);
-    const newTo = end.newEnd + (oldTo - end.oldEnd);
-    const body: string[] = [];
-    let at = oldFrom;
-    for (const change of group) {
-      for (; at < change.oldStart; at++) body.push(...oldLine(at));
-      for (let x = change.oldStart; x < change.oldEnd; x++) removed(x, body);
-      for (let y = change.newStart; y < change.newEnd; y++) added(y, body);
+  // One push per line: spreading a huge hunk into push() would overflow the call stack.
+  for (const hunk of hunks) {
+    out.push(hunk.header);
+    let at = hunk.oldFrom;
+    for (const change of hunk.changes) {
+      for (; at < change.oldStart; at++) line(' ', a, at);
+      for (let x = change.oldStart; x < change.oldEnd; x++) line('-', a, x);
+      for (let y = change.newStart; y < change.newEnd; y++) line('+', b, y);
       at = change.oldEnd;
     }
-    for (; at < oldTo; at++) body.push(...oldLine(at));
-    const oldCount = oldTo - oldFrom;
-    const newCount = newTo - newFrom;
-    out.push(`@@ -${oldCount === 0 ? oldFrom : oldFrom + 1},${oldCount} +${newCount === 0 ? newFrom : newFrom + 1},${newCount} @@`);
-    // One push per line: spreading a huge hunk into push() would overflow the call stack.
-    for (const line of body) out.push(line);
+    for (; at < hunk.oldTo; at++) line(' ', a, at);
   }
   return out;
-}
-
-/** Lines `oldStart..oldEnd` of the old text replaced by `newStart..newEnd` of the new one (0-based, end exclusive). */
-export interface LineChange {
-  oldStart: number;
-  oldEnd: number;
-  newStart: number;
-  newEnd: number;
-}
-
-/** The changes between consecutive common runs (and before the first, after the last). */
-export function changesBetween(runs: readonly CommonRun[], oldLength: number, newLength: number): LineChange[] {
-  const changes: LineChange[] = [];
-  let i = 0;
-  let j = 0;
-  for (const run of [...runs, { oldStart: oldLength, newStart: newLength, length: 0 }]) {
-    if (run.oldStart > i || run.newStart > j) changes.push({ oldStart: i, oldEnd: run.oldStart, newStart: j, newEnd: run.newStart });
-    i = run.oldStart + run.length;
-    j = run.newStart + run.length;
-  }
-  return changes;
-}
-
-/** Changes whose gaps of common lines are at most 2 x context share a hunk, as in a unified diff. */
-export function groupChanges(changes: readonly LineChange[], context = 3): LineChange[][] {
-  const groups: LineChange[][] = [];
-  for (let c = 0; c < changes.length; ) {
-    let last = c;
-    while (last + 1 < changes.length && changes[last + 1].oldStart - changes[last].oldEnd <= 2 * context) last++;
-    groups.push(changes.slice(c, last + 1));
-    c = last + 1;
-  }
-  return groups;
 }

@@ -1,13 +1,13 @@
-import { unlink } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeEntry, ChangeOperation, DiffHunk } from '../../../shared/domain';
 import { isBinary, sha256 } from '../change-capture';
 import { EngineError } from '../errors';
-import { pruneEmptyDirs, writeFileAtomic } from '../sandbox/files';
+import { pruneEmptyDirs, readFileOrNull, writeFileAtomic } from '../sandbox/files';
 import { normalizeRelPath, resolveInSandbox, showPath } from '../sandbox/paths';
-import { type ApplyConflict, conflictReason, currentHash } from './apply';
-import { formatGitDiff, textDiffHunks } from './diff';
+import { formatGitDiff } from './diff';
 import { applyHunks, type HunkInfo, listHunks } from './hunks';
+import { type LineDiff, lineDiff, structuredHunks } from './line-diff';
 import { type NetChange, netChanges } from './net';
 
 /** What an earlier apply wrote for one path of a plan's changeset. */
@@ -53,8 +53,8 @@ export interface ReviewFile {
 export interface Reviewed {
   change: NetChange;
   file: ReviewFile;
-  beforeText: string | null;
-  afterText: string | null;
+  /** The net change's line diff, made once for its hunks, its patch and what apply writes (null when binary). */
+  diff: LineDiff | null;
 }
 
 function involvedEntries(change: NetChange, entries: readonly ChangeEntry[]): ChangeEntry[] {
@@ -70,22 +70,21 @@ function involvedEntries(change: NetChange, entries: readonly ChangeEntry[]): Ch
   return involved;
 }
 
-export function reviewNet(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): Reviewed[] {
+/** `diffOf`: how a net change's texts are diffed; a caller that diffed the same texts already can hand that diff back. */
+export function reviewNet(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[], diffOf: (before: string, after: string) => LineDiff = lineDiff): Reviewed[] {
   const records = new Map(applied.map((r) => [r.path, r]));
   return netChanges(entries).map((change) => {
     const involved = involvedEntries(change, entries);
     const binary = involved.some((e) => e.binary) || isBinary(change.before) || isBinary(change.after);
-    const beforeText = binary || change.before === null ? null : change.before.toString('utf8');
-    const afterText = binary || change.after === null ? null : change.after.toString('utf8');
-    const hunks = binary ? [] : listHunks(beforeText ?? '', afterText ?? '');
+    const diff = binary ? null : diffOf(change.before?.toString('utf8') ?? '', change.after?.toString('utf8') ?? '');
+    const hunks = diff ? listHunks(diff) : [];
     const units = Math.max(1, hunks.length);
     const done = new Set(records.get(change.path)?.hunks ?? []);
     const appliedHunks = [...done].filter((h) => h >= 1 && h <= units).sort((x, y) => x - y);
     const state: ReviewState = appliedHunks.length === 0 ? 'remaining' : appliedHunks.length === units ? 'applied' : 'partial';
     return {
       change,
-      beforeText,
-      afterText,
+      diff,
       file: {
         path: change.path,
         oldPath: change.oldPath,
@@ -114,6 +113,29 @@ export function remainingAfter(reviewed: readonly Reviewed[], written: readonly 
 /** The changeset as files to review, in path order, with what earlier applies wrote. */
 export function reviewChanges(entries: readonly ChangeEntry[], applied: readonly AppliedRecord[]): ReviewFile[] {
   return reviewNet(entries, applied).map((r) => r.file);
+}
+
+export interface ApplyConflict {
+  path: string;
+  /** sha256 the changeset expects to find (null: the file should not exist). */
+  expectedHash: string | null;
+  /** sha256 found (null: no file). */
+  actualHash: string | null;
+  reason: string;
+}
+
+async function currentHash(absolute: string): Promise<{ hash: string | null; directory: boolean }> {
+  const stats = await lstat(absolute).catch(() => null);
+  if (stats?.isDirectory()) return { hash: null, directory: true };
+  const content = await readFileOrNull(absolute);
+  return { hash: content === null ? null : sha256(content), directory: false };
+}
+
+function conflictReason(expected: string | null, actual: string | null, directory: boolean): string {
+  if (directory) return 'a directory is in the way';
+  if (expected === null) return "the file was created in the project since the plan's sandbox was made";
+  if (actual === null) return "the file was deleted in the project since the plan's sandbox was made";
+  return "the file was modified in the project since the plan's sandbox was made";
 }
 
 export interface ReviewSelection {
@@ -171,7 +193,7 @@ export async function applyReviewed(projectDir: string, reviewed: readonly Revie
   const planned: Planned[] = [];
   const skipped: string[] = [];
 
-  for (const { change, file, beforeText, afterText } of reviewed) {
+  for (const { change, file, diff } of reviewed) {
     if (file.state === 'applied') continue;
     const names = [file.path, ...(file.oldPath ? [file.oldPath] : [])];
     const hunkChoice = names.map((n) => wantedHunks.get(n)).find((h) => h !== undefined);
@@ -190,7 +212,7 @@ export async function applyReviewed(projectDir: string, reviewed: readonly Revie
     const next = new Set([...done, ...(hunkChoice ?? Array.from({ length: file.units }, (_, i) => i + 1))]);
     if (next.size === done.size) continue;
     const complete = next.size === file.units;
-    const content = complete ? change.after : Buffer.from(applyHunks(beforeText ?? '', afterText ?? '', next), 'utf8');
+    const content = complete || !diff ? change.after : Buffer.from(applyHunks(diff, next), 'utf8');
     const record: AppliedRecord = { path: file.path, hunks: [...next].sort((x, y) => x - y), contentHash: content === null ? null : sha256(content), appliedAt: now };
     const earlier = records.get(file.path);
     if (earlier) {
@@ -257,7 +279,7 @@ export async function applyReviewed(projectDir: string, reviewed: readonly Revie
 }
 
 function withDiff(r: Reviewed): { file: ReviewFile; diff: string | null } {
-  return { file: r.file, diff: r.file.binary ? null : formatGitDiff(r.change, { binary: 'omit' }) };
+  return { file: r.file, diff: r.diff ? formatGitDiff(r.change, { binary: 'omit' }, r.diff) : null };
 }
 
 /** Every reviewed file with the unified diff of its net change, in path order. */
@@ -269,5 +291,5 @@ export function reviewDiffs(reviewed: readonly Reviewed[]): { file: ReviewFile; 
 export function reviewFileHunks(reviewed: readonly Reviewed[], filePath: string): { file: ReviewFile; hunks: DiffHunk[] | null } | null {
   const found = reviewed.find((r) => r.file.path === filePath || r.file.oldPath === filePath);
   if (!found) return null;
-  return { file: found.file, hunks: found.file.binary ? null : textDiffHunks(found.beforeText ?? '', found.afterText ?? '') };
+  return { file: found.file, hunks: found.diff ? structuredHunks(found.diff) : null };
 }

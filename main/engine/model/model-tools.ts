@@ -9,7 +9,6 @@ export function modelToolName(name: string): string {
 
 export const FINISH_STEP = 'finish_step';
 export const PROPOSE_PLAN = 'propose_plan';
-export const READ_ONLY_TOOLS = ['file.read', 'file.list', 'file.search'] as const;
 
 export const FinishStepSchema = z.object({
   summary: z.string().min(1).describe('What the step changed and how you checked it, in a few sentences'),

@@ -1,15 +1,22 @@
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
+import { z } from 'zod';
 import type { ModelConfig } from './provider';
 import { classifyProviderError } from './provider-errors';
 
-export interface ModelToolCall {
-  id: string;
-  name: string;
-  input: unknown;
+/** A tool call the model made in a turn. */
+export const ModelToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
   /** The SDK could not parse or validate the arguments, or the tool does not exist. */
-  invalid: boolean;
-  error: string | null;
-}
+  invalid: z.boolean(),
+  error: z.string().nullable(),
+});
+export type ModelToolCall = z.infer<typeof ModelToolCallSchema>;
+
+/** Our answer to one of the model's tool calls, sent back with the next turn. */
+export const ToolResultSchema = z.object({ id: z.string(), name: z.string(), text: z.string(), isError: z.boolean() });
+export type ToolResult = z.infer<typeof ToolResultSchema>;
 
 export interface TurnResult {
   text: string;
@@ -88,7 +95,7 @@ function describe(error: unknown): string {
 }
 
 /** Appends our results for the turn's calls, merged into the SDK's tool message when it made one. */
-export function withToolResults(messages: ModelMessage[], results: { id: string; name: string; text: string; isError: boolean }[]): ModelMessage[] {
+export function withToolResults(messages: ModelMessage[], results: readonly ToolResult[]): ModelMessage[] {
   if (results.length === 0) return messages;
   const parts = results.map((r) => ({
     type: 'tool-result' as const,

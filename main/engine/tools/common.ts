@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { EngineError } from '../errors';
 import { showPath } from '../sandbox/paths';
-import type { ToolContext, ToolDefinition } from '../tool-runner';
+import type { ToolContext, ToolDefinition, ToolEffect } from '../tool-runner';
 
 /** Builds a ToolDefinition whose `run` receives the schema's parsed output. */
 export function defineTool<S extends z.ZodType>(definition: {
   name: string;
+  effect: ToolEffect;
   description: string;
   schema: S;
   run(args: z.infer<S>, context: ToolContext): Promise<unknown>;

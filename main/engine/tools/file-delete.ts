@@ -9,6 +9,7 @@ const name = 'file.delete';
 
 export const fileDeleteTool = defineTool({
   name,
+  effect: 'write',
   description: 'Delete a file of the sandbox (directories left empty are removed, as git does).',
   schema: z.strictObject({ path: z.string().min(1, 'must not be empty') }),
   async run(args, context) {

@@ -20,6 +20,7 @@ function preview(text: string): string {
 
 export const fileEditTool = defineTool({
   name,
+  effect: 'write',
   description: 'Replace literal text in a text file of the sandbox: `find` must occur exactly once, or pass `all: true`.',
   schema: z.strictObject({
     path: z.string().min(1, 'must not be empty'),

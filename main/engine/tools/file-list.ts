@@ -20,6 +20,7 @@ export function joinRel(base: string, rel: string): string {
 
 export const fileListTool = defineTool({
   name,
+  effect: 'read',
   description: 'List the files and directories below a directory of the sandbox (default: the root), recursively, sorted by path. `.git` is left out.',
   schema: z.strictObject({ path: z.string().min(1, 'must not be empty').optional() }),
   async run(args, context) {

@@ -33,6 +33,7 @@ const PatternSchema = z.string().min(1, 'must not be empty').describe('RE2 synta
 
 export const fileSearchTool = defineTool({
   name,
+  effect: 'read',
   description: 'Search the text files below a path of the sandbox (default: the root) for a regular expression in RE2 syntax, matched in linear time; returns path:line matches.',
   schema: z.strictObject({
     pattern: PatternSchema,

@@ -37,6 +37,15 @@ describe('built-in tools', () => {
     expect(builtinTools()).toHaveLength(8);
   });
 
+  it('each declares its effect; the read-only, writing and command tools are the registry’s lists by effect', () => {
+    const registry = registerBuiltinTools(new ToolRegistry());
+    expect(registry.names('read')).toEqual(['file.read', 'file.list', 'file.search']);
+    expect(registry.names('write')).toEqual(['file.write', 'file.edit', 'file.delete', 'file.rename']);
+    expect(registry.names('exec')).toEqual(['shell.run']);
+    expect(registry.names()).toEqual(['file.read', 'file.write', 'file.edit', 'file.delete', 'file.rename', 'file.list', 'file.search', 'shell.run']);
+    expect(registry.names('write', 'exec')).toEqual(['file.write', 'file.edit', 'file.delete', 'file.rename', 'shell.run']);
+  });
+
   it('validates arguments strictly: unknown keys and wrong types are refused before anything runs', async () => {
     await expect(h.call('file.write', { path: 'x', content: 'y', mode: 'force' })).rejects.toBeInstanceOf(ValidationError);
     await expect(h.call('file.edit', { path: 'README.md', find: '', replace: 'x' })).rejects.toThrow(/args.find: must not be empty/);

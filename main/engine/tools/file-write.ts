@@ -7,6 +7,7 @@ const name = 'file.write';
 
 export const fileWriteTool = defineTool({
   name,
+  effect: 'write',
   description: 'Create or overwrite a text file of the sandbox (parent directories are created).',
   schema: z.strictObject({ path: z.string().min(1, 'must not be empty'), content: z.string() }),
   async run(args, context) {

@@ -115,6 +115,7 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
   const tracker = options.tracker ?? new TreeChangeTracker();
   return defineTool({
     name,
+    effect: 'exec',
     description:
       'Run a shell command (/bin/sh -c) in the sandbox root, confined by the OS: only the sandbox is writable, no network unless the profile allows it. Exit status 75 and a timeout are transient failures; every file it changes is captured.',
     schema: z.strictObject({

@@ -1,6 +1,7 @@
 import type { PlanListItem, RequestOf, ResponseOf } from '../../../shared/contract';
 import type { Plan } from '../../../shared/domain';
 import { type PlanStatus, planStatus } from '../../../shared/vocabulary';
+import { comparePlansForList } from '../../../shared/plan-order';
 import { coalesce } from '../lib/coalesce';
 import { errorText } from '../lib/format';
 import type { AppState, LoadStatus, SliceCreator } from './types';
@@ -39,7 +40,7 @@ export function selectVisiblePlans(state: Pick<AppState, 'plans' | 'stateFilter'
   const search = state.search.trim().toLowerCase();
   return state.plans
     .filter((p) => (state.stateFilter === 'all' || planStatus(p) === state.stateFilter) && (!search || p.name.toLowerCase().includes(search)))
-    .sort((a, b) => Number(b.needsAttention) - Number(a.needsAttention) || b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+    .sort(comparePlansForList);
 }
 
 export const createPlansSlice: SliceCreator<PlansSlice> = (set, get, deps) => {

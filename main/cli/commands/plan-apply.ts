@@ -1,0 +1,58 @@
+import { ValidationError } from '../../../shared/errors';
+import { plural } from '../../../shared/vocabulary';
+import { parseHunkSpec } from '../format';
+import { jsonOption, type Register } from '../options';
+import { EXIT, runCommand } from '../run-command';
+
+/** --hunks README.md:1,3 --hunks src/a.ts:2 as hunk numbers by file. */
+function hunksByFile(specs: readonly string[] | undefined): Record<string, number[]> | undefined {
+  let hunks: Record<string, number[]> | undefined;
+  for (const spec of specs ?? []) {
+    const parsed = parseHunkSpec(spec);
+    if (!parsed) throw new ValidationError('--hunks', `"${spec}" is not FILE:N[,N...], e.g. README.md:1,3`);
+    hunks = { ...hunks, [parsed[0]]: [...(hunks?.[parsed[0]] ?? []), ...parsed[1]] };
+  }
+  return hunks;
+}
+
+/** The commands that end a plan: its changeset written into the project, or dropped. */
+export const planApplyCommands = {
+  apply: (plan, ctx) =>
+    plan
+      .command('apply <id>')
+      .description('write the changeset, or the files and hunks named, into the project; conflicts stop it unless --force. Repeat to apply the rest')
+      .option('--path <path...>', 'apply only these files')
+      .option('--hunks <file:n,m...>', 'apply only these hunks of a file (numbered as agents plan diff shows them), e.g. README.md:1,3')
+      .option('--force', "write every selected file as the review shows it, over the project's own changes")
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, opts: { path?: string[]; hunks?: string[]; force?: boolean }) => {
+          const result = await ctx.app().service.apply(id, { paths: opts.path, hunks: hunksByFile(opts.hunks), force: opts.force });
+          const { applied, skipped, remaining, conflicts } = result;
+          const print = () => {
+            for (const c of conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);
+            if (conflicts.length > 0 && !opts.force) {
+              ctx.io.stderr('nothing was written; resolve the conflicts, or use --force to write the files as the review shows them\n');
+              return;
+            }
+            ctx.io.stdout(`applied ${plural(applied.length, 'file')}${skipped.length ? `, skipped ${skipped.length}` : ''}\n`);
+            if (remaining.length > 0) {
+              ctx.io.stdout(`${plural(remaining.length, 'file')} ${remaining.length === 1 ? 'remains' : 'remain'}: agents plan apply ${id} to apply them, agents plan discard ${id} to drop them\n`);
+            }
+          };
+          return { json: result, print, exitCode: conflicts.length > 0 ? EXIT.planFailed : undefined };
+        }),
+      ),
+
+  discard: (plan, ctx) =>
+    plan
+      .command('discard <id>')
+      .description('remove the sandbox and cancel the plan')
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string) => {
+          const p = await ctx.app().service.discard(id);
+          return { json: p, text: `${p.id} discarded` };
+        }),
+      ),
+} satisfies Record<string, Register>;

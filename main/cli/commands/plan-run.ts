@@ -1,0 +1,93 @@
+import { jsonOption, type Register, streamOption } from '../options';
+import { WaitingForApproval, runCommand } from '../run-command';
+import { operator, runAndReport } from '../run-report';
+
+type RunOptions = { stream?: boolean; json?: boolean };
+
+/** The commands that create a plan and run it in the foreground, answering its approvals. */
+export const planRunCommands = {
+  create: (plan, ctx) =>
+    plan
+      .command('create <plan-file>')
+      .description('validate a plan file (YAML or JSON) and store it; prints the new plan id')
+      .option('--project <dir>', 'project directory (overrides the plan file)')
+      .option('--profile <name>', 'automation profile: manual, restricted, supervised, trusted, full-auto')
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, (file: string, opts: { project?: string; profile?: string }) => {
+          const created = ctx.app().service.createFromFile(file, opts);
+          return { json: created, text: created.id };
+        }),
+      ),
+
+  run: (plan, ctx) =>
+    plan
+      .command('run <id>')
+      .description('strategize and execute a queued plan; stops before apply')
+      .addOption(streamOption())
+      .option('--step', 'pause before each decision: Enter steps, c continues')
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, opts: RunOptions & { step?: boolean }) => {
+          // `manual` pauses before each decision where someone can press Enter; elsewhere only its approvals stop the run.
+          if (opts.step === undefined && ctx.io.isTTY && !opts.json && ctx.app().service.get(id).automationProfile.pauseBeforeEachDecision) opts.step = true;
+          await runAndReport(ctx, id, opts, (onEvent) => {
+            const service = ctx.app().service;
+            // The engine refuses this run too (exit 2); waiting is exit 3, as for a run that stops for an answer.
+            if (service.get(id).waitingFor === 'approval') throw new WaitingForApproval(id);
+            return service.run(id, { streamCallback: onEvent, step: opts.step ?? false });
+          });
+        }),
+      ),
+
+  retry: (plan, ctx) =>
+    plan
+      .command('retry <id>')
+      .description('re-run the failed phase of an errored plan from the failed step')
+      .addOption(streamOption())
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, opts: RunOptions) => {
+          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.retry(id, { streamCallback: onEvent }));
+        }),
+      ),
+
+  correct: (plan, ctx) =>
+    plan
+      .command('correct <id>')
+      .description("ask the agent to fix the failed step: it runs again with the failure (and your note) in the model's context")
+      .option('--note <text>', 'what the model should do differently')
+      .addOption(streamOption())
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, opts: RunOptions & { note?: string }) => {
+          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.correct(id, { by: operator(), reason: opts.note }, { streamCallback: onEvent }));
+        }),
+      ),
+
+  approve: (plan, ctx) =>
+    plan
+      .command('approve <id>')
+      .description('approve the call the plan waits for, then go on with the run in the foreground')
+      .option('--all', 'approve every later call of the same tool in this plan too')
+      .addOption(streamOption())
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean }) => {
+          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.approve(id, { by: operator(), all: opts.all }, { streamCallback: onEvent, step: false }));
+        }),
+      ),
+
+  reject: (plan, ctx) =>
+    plan
+      .command('reject <id>')
+      .description('reject the call the plan waits for; the run goes on and the step fails (exit 1)')
+      .requiredOption('--reason <text>', 'why, recorded in the decision tree')
+      .addOption(streamOption())
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, opts: RunOptions & { reason: string }) => {
+          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.reject(id, { by: operator(), reason: opts.reason }, { streamCallback: onEvent, step: false }));
+        }),
+      ),
+} satisfies Record<string, Register>;

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { ServeOptions } from '../serve-command';
+import { type Ctx, runCommand } from '../run-command';
+
+export function registerServe(program: Command, ctx: Ctx): void {
+  program
+    .command('serve')
+    .description('serve the operator console to a browser')
+    .option('--host <host>', 'address to bind (anything but loopback needs --allow-remote)', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '4477')
+    .option('--allow-remote <names>', 'serve beyond this machine, answering these comma-separated host names (the token travels in clear text)')
+    .option('--project-root <dir>', 'a folder the projects of plans created in the console must lie inside (repeatable; default: your home)', (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ])
+    .option('--open', 'open a browser')
+    .action(
+      runCommand(ctx, async (opts: ServeOptions) => {
+        // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.
+        const { serveCommand } = await import('../serve-command');
+        await serveCommand(ctx.app(), opts, ctx.io);
+      }),
+    );
+}

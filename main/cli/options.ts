@@ -1,0 +1,27 @@
+import { type Command, Option } from 'commander';
+import { ValidationError } from '../../shared/errors';
+import type { Ctx } from './run-command';
+
+/** The options several commands share, declared once. */
+export const jsonOption = () => new Option('--json', 'print one JSON document on stdout');
+export const streamOption = () => new Option('--stream', 'print one line per event as it happens (NDJSON with --json)');
+
+/** --step N: a step as `plan tree` numbers them, from 1. */
+export function stepNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ValidationError('--step', `must be a step number (1, 2, ...), not "${value}"`);
+  return n;
+}
+
+/** Adds commands to a group; a group's commands are registered by name, in the order its help lists them. */
+export type Register = (group: Command, ctx: Ctx) => void;
+
+/** A group of subcommands (`agents plan`, `agents config`) that prints and fails as the program does. */
+export function commandGroup(program: Command, ctx: Ctx, name: string, description: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .exitOverride()
+    .configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr })
+    .showHelpAfterError('(run with --help for usage)');
+}

@@ -1,0 +1,178 @@
+import { userInfo } from 'node:os';
+import { createInterface } from 'node:readline';
+import type { Approval, Plan } from '../../shared/domain';
+import type { StreamEvent } from '../../shared/events';
+import { eventText } from '../../shared/event-text';
+import { statusLabel } from '../../shared/vocabulary';
+import type { App } from '../app/open-app';
+import { formatApproval } from './format';
+import { watchCtrlC } from './interrupt';
+import { readKey } from './keypress';
+import { type Ctx, EXIT, printJson } from './run-command';
+
+/**
+ * Shows one readable line per event (--stream; NDJSON with --json), worded as the console's event
+ * log, and, on a terminal, a live "step k of n" line.
+ */
+function streamPrinter(ctx: Ctx, planId: string, options: { stream?: boolean; json?: boolean }) {
+  let progress = '';
+  const descriptions = new Map<string, string>();
+  const describe = (decisionId: string): string | undefined => {
+    if (!descriptions.has(decisionId)) for (const d of ctx.app().service.decisions(planId)) descriptions.set(d.id, d.description);
+    return descriptions.get(decisionId);
+  };
+  const clear = () => {
+    if (progress) ctx.io.stderr('\r\x1b[2K');
+  };
+  const showProgress = (event: StreamEvent) => {
+    if (!ctx.io.isTTY) return;
+    if (event.type === 'runtime_execute_step') progress = `step ${event.data.index} of ${event.data.total}: ${event.data.description}`;
+    else if (event.type === 'tool_call_started') progress = `${progress.split(' · ')[0]} · ${event.data.tool}`;
+    else if (event.type === 'retry_scheduled') progress = `${progress.split(' · ')[0]} · retry ${event.data.attempt} in ${event.data.delayMs} ms`;
+    else if (event.type === 'strategize_started') progress = 'strategizing…';
+    else return;
+    ctx.io.stderr(`\r\x1b[2K${progress.slice(0, 120)}`);
+  };
+  return {
+    onEvent(event: StreamEvent) {
+      if (event.type === 'runtime_execute_step') descriptions.set(event.data.decisionId, event.data.description);
+      if (options.stream) {
+        clear();
+        ctx.io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${eventText(event, describe).text}\n`);
+      }
+      showProgress(event);
+    },
+    done() {
+      clear();
+      progress = '';
+    },
+  };
+}
+
+/** In step mode on a terminal: Enter steps one decision, c continues, q leaves it paused... */
+function attachStepKeys(ctx: Ctx, app: App, planId: string): () => void {
+  const rl = createInterface({ input: process.stdin });
+  ctx.io.stderr('step mode: Enter = step, c = continue to the end, p = pause\n');
+  rl.on('line', (line) => {
+    const controller = app.service.isRunning(planId) ? app.service.controller(planId) : null;
+    const key = line.trim().toLowerCase();
+    if (!controller) return;
+    if (key === 'c') controller.continue();
+    else if (key === 'p') controller.pause();
+    else controller.step();
+  });
+  rl.on('close', () => {
+    if (app.service.isRunning(planId)) app.service.controller(planId).continue();
+  });
+  return () => rl.close();
+}
+
+/** The OS user, as the decision tree records who answered at the command line. */
+export function operator(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'cli';
+  }
+}
+
+type Reply = { approve: true; all: boolean } | { approve: false; reason: string };
+
+/** Asks on the terminal: y approves the call, a every call of its tool, n rejects it with a reason. */
+async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> {
+  // Made at the first line asked for: on a terminal the keys are read raw until then.
+  let rl: ReturnType<typeof createInterface> | undefined;
+  let lines: AsyncIterator<string> | undefined;
+  const ask = async (question: string): Promise<string | null> => {
+    ctx.io.stderr(question);
+    rl ??= createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+    lines ??= rl[Symbol.asyncIterator]();
+    const next = await lines.next();
+    return next.done ? null : String(next.value).trim();
+  };
+  // On a terminal one key answers, without Enter; piped answers come a line each.
+  const askKey = async (question: string): Promise<string | null> => {
+    if (!process.stdin.isTTY) return ask(question);
+    ctx.io.stderr(question);
+    const key = await readKey();
+    ctx.io.stderr(`${key ?? ''}\n`);
+    return key;
+  };
+  try {
+    ctx.io.stderr(`${formatApproval(approval)}\n`);
+    for (;;) {
+      const key = (await askKey(approval.kind === 'plan' ? 'approve the proposed tree? [y]es, [n]o, [?] help: ' : `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `))?.toLowerCase();
+      if (key === null || key === undefined) return null;
+      if (key === 'y' || key === 'yes') return { approve: true, all: false };
+      if ((key === 'a' || key === 'all') && approval.kind === 'tool') return { approve: true, all: true };
+      if (key === 'n' || key === 'no') {
+        const reason = await ask('reason for rejecting: ');
+        if (reason) return { approve: false, reason };
+        ctx.io.stderr('a rejection needs a reason\n');
+        continue;
+      }
+      ctx.io.stderr(`y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails) · leave with Ctrl-D or Esc: the plan stays waiting for approval\n`);
+    }
+  } finally {
+    rl?.close();
+  }
+}
+
+/**
+ * Runs a plan in the foreground, answering its approvals on a terminal, and reports how it ended:
+ * exit 1 failed, 3 waiting for approval, 130 interrupted by Ctrl-C.
+ */
+export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; json?: boolean; step?: boolean }, start: (onEvent: (e: StreamEvent) => void) => Promise<Plan>) {
+  const printer = streamPrinter(ctx, planId, opts);
+  const app = ctx.app();
+  const detach = opts.step ? attachStepKeys(ctx, app, planId) : () => undefined;
+  const ctrlC = watchCtrlC(app, planId, (line) => ctx.io.stderr(`${line}\n`));
+  let plan: Plan;
+  try {
+    const ended = await Promise.race([start(printer.onEvent), ctrlC.stopped.then(() => null)]);
+    if (ended === null) {
+      printer.done();
+      const stopped = app.service.interrupt(planId);
+      ctx.exitCode = EXIT.interrupted;
+      if (opts.json && !opts.stream) printJson(ctx, stopped);
+      ctx.io.stderr(`${stopped.name}: ${statusLabel(stopped)} — ${stopped.errorMessage ?? ''}\nresume with: agents plan retry ${planId}\n`);
+      return;
+    }
+    plan = ended;
+    // On a terminal, each call that waits for approval is asked about inline and the run goes on.
+    while (plan.waitingFor === 'approval' && ctx.io.isTTY && !opts.json) {
+      const pending = app.service.approvals(planId).pending;
+      const reply = pending ? await askApproval(ctx, pending) : null;
+      if (!reply) break;
+      const by = operator();
+      const options = { streamCallback: printer.onEvent, step: opts.step ?? false };
+      plan = reply.approve
+        ? await app.service.approve(planId, { by, all: reply.all }, options)
+        : await app.service.reject(planId, { by, reason: reply.reason }, options);
+    }
+  } finally {
+    printer.done();
+    detach();
+    ctrlC.dispose();
+  }
+  if (plan.waitingFor === 'approval') {
+    ctx.exitCode = EXIT.waitingForApproval;
+    if (opts.json && !opts.stream) printJson(ctx, plan);
+    else if (!opts.json) {
+      const pending = app.service.approvals(planId).pending;
+      ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
+      ctx.io.stderr(`approve with: agents plan approve ${planId} [--all]\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
+    }
+    return;
+  }
+  if (opts.json && !opts.stream) printJson(ctx, plan);
+  else if (!opts.json) ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${plan.errorMessage && plan.processingState === 'errored' ? ` — ${plan.errorMessage}` : ''}\n`);
+  if (plan.processingState === 'errored') {
+    ctx.exitCode = EXIT.planFailed;
+    if (!opts.json && typeof plan.errorDetails.recoveryCommand === 'string') {
+      ctx.io.stderr(`hint: ${String(plan.errorDetails.hint)}\nnext: ${plan.errorDetails.recoveryCommand}\n`);
+    }
+  } else if (!opts.json && plan.phase === 'apply' && plan.processingState === 'queued') {
+    ctx.io.stderr(`review with: agents plan diff ${plan.id}\napply with:  agents plan apply ${plan.id}\n`);
+  }
+}
