@@ -44,6 +44,16 @@ test('a run started from the CLI in another process shows live in the open conso
   await expect(header.getByRole('listitem').filter({ hasText: 'apply' })).toHaveAttribute('aria-current', 'step');
   await shot(page, 'live-run-from-cli');
 
+  // Each step's row counted its call as it finished, and an opened step lists the call it ran.
+  const steps = page.getByTestId('decision-row').filter({ hasText: /Step \d waits/ });
+  await expect(steps).toHaveCount(8);
+  for (let i = 0; i < 8; i++) await expect(steps.nth(i)).toContainText('1 planned · 1 ran');
+  await steps.nth(7).click();
+  const ran = page.getByTestId('decision-details').getByTestId('ran-call');
+  await expect(ran).toHaveCount(1);
+  await expect(ran).toHaveAttribute('data-tool', 'shell.run');
+  await expect(ran).toContainText('sleep 0.25');
+
   // The log and the changes followed too.
   await page.getByRole('tab', { name: /^Events, \d+$/ }).click();
   await expect(page.getByRole('tabpanel').getByText(/8 tool calls in/)).toBeVisible();

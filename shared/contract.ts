@@ -68,6 +68,10 @@ export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 
 const planResponse = z.object({ plan: PlanSchema });
 
+/** How many of a decision's calls ran and how many failed: what the tree's row shows. */
+export const ToolTallySchema = z.object({ decisionId: z.string(), ran: z.number().int().nonnegative(), failed: z.number().int().nonnegative() });
+export type ToolTally = z.infer<typeof ToolTallySchema>;
+
 export const contract = {
   'app.info': {
     request: z.object({}).strict(),
@@ -130,6 +134,19 @@ export const contract = {
     response: z.object({ decisions: z.array(StrategyDecisionSchema), total: z.number().int().nonnegative() }),
   },
   'plans.invocations': { request: planId.strict(), response: z.object({ invocations: z.array(ToolInvocationSchema) }) },
+  /** One decision's calls in recording order: a console reads them when the decision is opened, not the plan's whole list. */
+  'plans.invocationsForDecision': {
+    request: planId.extend({ decisionId: z.string().min(1).max(64) }).strict(),
+    response: z.object({ invocations: z.array(ToolInvocationSchema) }),
+  },
+  /**
+   * Per decision, how many calls ran and failed, as of event `throughSeq`: tool_call_finished
+   * events after it move the tallies on.
+   */
+  'plans.toolTallies': {
+    request: planId.strict(),
+    response: z.object({ tallies: z.array(ToolTallySchema), throughSeq: z.number().int().nonnegative() }),
+  },
   /** Events after `afterSeq`, oldest first; with `newest`, the last `limit` of them (a log opens at its end). */
   'plans.events': {
     request: planId

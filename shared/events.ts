@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ApplyResultSchema,
   ChangeEntryMetaSchema,
+  ConfinementSchema,
   DecisionStatusSchema,
   ErrorRecordSchema,
   PhaseSchema,
@@ -57,6 +58,9 @@ export const EVENT_DATA = {
     ok: z.boolean(),
     durationMs: z.number().nonnegative(),
     error: z.object({ name: z.string(), message: z.string(), category: z.string().optional() }).nullable().optional(),
+    /** With the args of its tool_call_started, all an open decision lists for the call (events stored before these fields lack them). */
+    startedAt: z.string().optional(),
+    confinement: ConfinementSchema.optional(),
   }),
   /** The recorded entry as the changes list shows it: a view appends it without asking the host. */
   change_recorded: z.object({ entry: ChangeEntryMetaSchema }),

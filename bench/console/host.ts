@@ -10,6 +10,7 @@ import { startServer } from '../../main/web/server';
 export type HostRequest =
   | { type: 'publish'; planId: string; ratePerSecond: number; durationMs: number }
   | { type: 'publish-changes'; planId: string; ratePerSecond: number; durationMs: number }
+  | { type: 'publish-calls'; planId: string; decisionId: string; ratePerSecond: number; durationMs: number }
   | { type: 'memory' }
   | { type: 'profile-start' }
   | { type: 'profile-stop' }
@@ -19,6 +20,7 @@ export type HostReply =
   | { type: 'ready'; url: string }
   | { type: 'published'; firstSeq: number; hostTs: number[]; elapsedMs: number }
   | { type: 'published-changes'; hostTs: number[]; elapsedMs: number; listReads: number }
+  | { type: 'published-calls'; hostTs: number[]; elapsedMs: number; invocationReads: number }
   | { type: 'memory'; rss: number; heapUsed: number }
   | { type: 'profile'; totalMs: number; top: { fn: string; selfMs: number }[] }
   | { type: 'ok' }
@@ -115,6 +117,49 @@ async function publishChanges(app: ReturnType<typeof openApp>, planId: string, r
   return { hostTs, elapsedMs: performance.now() - start, listReads: listReads - reads };
 }
 
+/**
+ * Records `ratePerSecond` tool calls of one decision for `durationMs` as the executor does: each
+ * invocation and its tool_call_finished event in the same commit, grouped per millisecond tick.
+ * Each call's host time is Date.now() just after its commit. Also counts the page's reads of
+ * invocations meanwhile (the plan's list, the tallies, a decision's calls).
+ */
+async function publishCalls(app: ReturnType<typeof openApp>, planId: string, decisionId: string, ratePerSecond: number, durationMs: number) {
+  const { service } = app;
+  const total = Math.round((ratePerSecond * durationMs) / 1000);
+  const hostTs: number[] = [];
+  const reads = invocationReads;
+  const start = performance.now();
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) * ratePerSecond) / 1000));
+      const from = hostTs.length;
+      if (due > from) {
+        service.events.deferDelivery(() =>
+          service.stores.changesets.atomically!(() => {
+            for (let i = from; i < due; i++) {
+              recordedCalls += 1;
+              const id = `bench-call-${process.pid}-${recordedCalls}`;
+              const ok = recordedCalls % 10 !== 0;
+              const error = ok ? null : { name: 'ToolError', message: 'exit 1', category: 'tool' };
+              const startedAt = new Date().toISOString();
+              service.stores.invocations.record({ id, planId, decisionId, tool: 'file.write', args: { path: `streamed/call-${recordedCalls}.txt` }, ok, error, startedAt, durationMs: 1 });
+              service.events.publish(planId, 'tool_call_finished', { decisionId, invocationId: id, tool: 'file.write', ok, durationMs: 1, startedAt, ...(error ? { error } : {}) });
+            }
+          }),
+        );
+        const committed = Date.now();
+        for (let i = from; i < due; i++) hostTs.push(committed);
+      }
+      if (hostTs.length >= total) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  return { hostTs, elapsedMs: performance.now() - start, invocationReads: invocationReads - reads };
+}
+
+let invocationReads = 0;
+let recordedCalls = 0;
 let listReads = 0;
 /** Entries recorded so far by publishChanges, across calls: their ids and paths stay unique. */
 let recordedChanges = 0;
@@ -150,12 +195,22 @@ async function main(): Promise<void> {
     listReads += 1;
     return changes(...args);
   };
+  // Counts the reads of invocations, which pushing the calls in events should make unnecessary during a run.
+  for (const method of ['invocations', 'invocationsForDecision', 'toolTallies'] as const) {
+    const read = app.service[method].bind(app.service) as (...args: unknown[]) => never;
+    (app.service as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      invocationReads += 1;
+      return read(...args);
+    };
+  }
   const server = await startServer({ service: app.service, rendererDir, dataDir, log: () => undefined });
   let profiler: Session | null = null;
   process.on('message', (message: HostRequest) => {
     void (async () => {
       if (message.type === 'publish-changes') {
         send({ type: 'published-changes', ...(await publishChanges(app, message.planId, message.ratePerSecond, message.durationMs)) });
+      } else if (message.type === 'publish-calls') {
+        send({ type: 'published-calls', ...(await publishCalls(app, message.planId, message.decisionId, message.ratePerSecond, message.durationMs)) });
       } else if (message.type === 'publish') {
         send({ type: 'published', ...(await publish(app, message.planId, message.ratePerSecond, message.durationMs)) });
       } else if (message.type === 'profile-start') {

@@ -136,6 +136,23 @@ export const PAGE_PROBE = String.raw`
     stopChanges() {
       return window.__benchChanges();
     },
+
+    /** Follows one row of the open tree the same way: each change of its count of calls run, and when it was painted. */
+    startCalls(decisionId) {
+      const frames = [];
+      const row = document.querySelector('[data-testid="decision-row"][data-decision-id="' + decisionId + '"]');
+      const stop = this.watchPaints(row, 'data-ran', (whenPainted) => {
+        const ran = Number(row.getAttribute('data-ran'));
+        if (frames.length > 0 && frames[frames.length - 1].ran === ran) return;
+        const record = { ran, painted: 0 };
+        frames.push(record);
+        whenPainted(record);
+      });
+      window.__benchCalls = () => { stop(); return frames; };
+    },
+    stopCalls() {
+      return window.__benchCalls();
+    },
   };
 })();
 `;

@@ -27,6 +27,8 @@ const INVALID: Record<Channel, unknown> = {
   'plans.checkProject': { project: '' },
   'plans.decisions': { planId: '' },
   'plans.invocations': { planId: 7 },
+  'plans.invocationsForDecision': { planId: 'P' },
+  'plans.toolTallies': { planId: '' },
   'plans.events': { planId: 'P', afterSeq: -1 },
   'plans.changes': { planId: 'P', limit: 0 },
   'plans.change': { planId: 'P' },

@@ -171,7 +171,9 @@ export class RuntimeExecuteActor {
                 tool: call.tool,
                 ok: invocation.ok,
                 durationMs: invocation.durationMs,
+                startedAt: invocation.startedAt,
                 ...(invocation.ok ? {} : { error: invocation.error }),
+                ...(invocation.confinement ? { confinement: invocation.confinement } : {}),
               });
             },
           });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ToolTally } from '../../shared/contract';
 import type { AutomationProfile, Confinement, ToolCallSpec, ToolInvocation } from '../../shared/domain';
 import { BUILTIN_PROFILES } from '../../shared/domain';
 import { ValidationError } from '../../shared/errors';
@@ -46,6 +47,10 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
 export interface InvocationLog {
   record(invocation: ToolInvocation): void;
   listForPlan(planId: string): ToolInvocation[];
+  /** One decision's calls in recording order: what the console lists when the decision is opened. */
+  listForDecision(decisionId: string): ToolInvocation[];
+  /** Per decision with calls, how many ran and how many failed: what the tree's rows show. */
+  talliesForPlan(planId: string): ToolTally[];
 }
 
 

@@ -19,6 +19,8 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.checkProject': { request: { project: '' }, field: 'project' },
   'plans.decisions': { request: { planId: '' }, field: 'planId' },
   'plans.invocations': { request: { planId: 7 }, field: 'planId' },
+  'plans.invocationsForDecision': { request: { planId: 'P' }, field: 'decisionId' },
+  'plans.toolTallies': { request: { planId: '' }, field: 'planId' },
   'plans.events': { request: { planId: 'P', afterSeq: -1 }, field: 'afterSeq' },
   'plans.changes': { request: { planId: 'P', limit: 0 }, field: 'limit' },
   'plans.change': { request: { planId: 'P' }, field: 'entryId' },
@@ -268,6 +270,13 @@ describe('router', () => {
     expect(expectOk<{ plan: Plan }>(await router.handle('plans.get', { planId: plan.id })).plan).toMatchObject({ phase: 'apply', processingState: 'queued' });
     expect(expectOk<{ decisions: unknown[] }>(await router.handle('plans.decisions', { planId: plan.id })).decisions.length).toBeGreaterThanOrEqual(3);
     expect(expectOk<{ invocations: unknown[] }>(await router.handle('plans.invocations', { planId: plan.id })).invocations).toHaveLength(2);
+    const ran = expectOk<{ invocations: { decisionId: string; tool: string }[] }>(await router.handle('plans.invocations', { planId: plan.id })).invocations;
+    const first = expectOk<{ invocations: unknown[] }>(await router.handle('plans.invocationsForDecision', { planId: plan.id, decisionId: ran[0].decisionId }));
+    expect(first.invocations).toEqual(ran.filter((i) => i.decisionId === ran[0].decisionId));
+    const tallies = expectOk<{ tallies: { decisionId: string; ran: number; failed: number }[]; throughSeq: number }>(await router.handle('plans.toolTallies', { planId: plan.id }));
+    expect(tallies.tallies.reduce((n, t) => n + t.ran, 0)).toBe(2);
+    expect(tallies.tallies.every((t) => t.failed === 0)).toBe(true);
+    expect(tallies.throughSeq).toBe(expectOk<{ lastSeq: number }>(await router.handle('plans.events', { planId: plan.id, limit: 1, newest: true })).lastSeq);
     const events = expectOk<{ events: { seq: number }[]; lastSeq: number }>(await router.handle('plans.events', { planId: plan.id, afterSeq: 1, limit: 3 }));
     expect(events.events.map((e) => e.seq)).toEqual([2, 3, 4]);
     expect(events.lastSeq).toBeGreaterThan(4);
@@ -279,7 +288,7 @@ describe('router', () => {
     expect(change.hunks).toEqual([{ header: '@@ -0,0 +1,1 @@', rows: [{ kind: 'add', text: '1', oldLine: null, newLine: 1 }, { kind: 'note', text: 'No newline at end of file', oldLine: null, newLine: null }] }]);
     expect(expectOk<{ errors: unknown[] }>(await router.handle('plans.errors', { planId: plan.id })).errors).toEqual([]);
     expect(await router.handle('plans.change', { planId: plan.id, entryId: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'entryId' } });
-    for (const channel of ['plans.get', 'plans.decisions', 'plans.events', 'plans.run', 'plans.reset', 'plans.discard'] as const) {
+    for (const channel of ['plans.get', 'plans.decisions', 'plans.events', 'plans.toolTallies', 'plans.run', 'plans.reset', 'plans.discard'] as const) {
       expect(await router.handle(channel, { planId: 'NOPLAN' })).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'planId' } });
     }
     const applied = expectOk<{ applied: string[] }>(await router.handle('plans.apply', { planId: plan.id }));

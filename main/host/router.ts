@@ -81,6 +81,8 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       return { decisions: all.slice(r.offset, r.limit === undefined ? undefined : r.offset + r.limit), total: all.length };
     },
     'plans.invocations': (r) => ({ invocations: service.invocations(r.planId) }),
+    'plans.invocationsForDecision': (r) => ({ invocations: service.invocationsForDecision(r.planId, r.decisionId) }),
+    'plans.toolTallies': (r) => service.toolTallies(r.planId),
     'plans.events': (r) => {
       // Seqs run 1, 2, ... per plan, so the newest `limit` are the ones after lastSeq - limit.
       const after = r.newest ? Math.max(r.afterSeq, service.eventsAfter(r.planId, 0, 0).lastSeq - r.limit) : r.afterSeq;

@@ -1,3 +1,4 @@
+import type { ToolTally } from '../../shared/contract';
 import { CONFINEMENTS, type ToolInvocation, ToolInvocationSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import type { InvocationLog } from '../engine/tool-runner';
@@ -50,6 +51,7 @@ export class SqliteInvocationLog implements InvocationLog {
   private readonly selectForPlan: Statement<[string], InvocationRow>;
   private readonly selectForDecision: Statement<[string], InvocationRow>;
   private readonly selectOne: Statement<[string], InvocationRow>;
+  private readonly selectTallies: Statement<[string], { decision_id: string; ran: number; failed: number }>;
 
   constructor(readonly db: SqliteDatabase) {
     this.insert = prepare(db, 
@@ -60,6 +62,11 @@ export class SqliteInvocationLog implements InvocationLog {
     this.selectForPlan = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE plan_id = ? ORDER BY pos`);
     this.selectForDecision = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE decision_id = ? ORDER BY pos`);
     this.selectOne = prepare(db, `SELECT ${columns} FROM tool_invocations WHERE id = ?`);
+    this.selectTallies = prepare(
+      db,
+      `SELECT decision_id, COUNT(*) AS ran, SUM(ok = 0) AS failed FROM tool_invocations
+       WHERE plan_id = ? AND decision_id IS NOT NULL GROUP BY decision_id ORDER BY MIN(pos)`,
+    );
   }
 
   record(invocation: ToolInvocation): void {
@@ -86,6 +93,10 @@ export class SqliteInvocationLog implements InvocationLog {
 
   listForDecision(decisionId: string): ToolInvocation[] {
     return this.selectForDecision.all(decisionId).map(readInvocation);
+  }
+
+  talliesForPlan(planId: string): ToolTally[] {
+    return this.selectTallies.all(planId).map((row) => ({ decisionId: row.decision_id, ran: row.ran, failed: row.failed }));
   }
 
   get(id: string): ToolInvocation | undefined {

@@ -73,6 +73,10 @@ describe('a run\'s writes over SQLite: grouped commits, events after the commit'
     ]);
     const started = stores.events.list(planId).filter((e) => e.type === 'tool_call_started').map((e) => (e.data.args as { path: string }).path);
     expect(started).toEqual(['a.txt', 'b.txt']);
+    // A finished call's event carries what the tree shows of it: the stored invocation less its args and result.
+    const finished = stores.events.list(planId).flatMap((e) => (e.type === 'tool_call_finished' ? [e.data] : []));
+    const recorded = stores.invocations.listForPlan(planId);
+    expect(finished).toEqual(recorded.map((i) => ({ decisionId: i.decisionId, invocationId: i.id, tool: i.tool, ok: i.ok, durationMs: i.durationMs, startedAt: i.startedAt })));
   });
 
   it('atomically keeps all of a unit (entries, invocations, events) or none of it', () => {

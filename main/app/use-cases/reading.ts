@@ -1,5 +1,5 @@
 import type { Approval, ChangeEntry, DiffHunk, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
-import type { ChangeEntryMeta, PlanListItem } from '../../../shared/contract';
+import type { ChangeEntryMeta, PlanListItem, ToolTally } from '../../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../../shared/decision-tree';
 import type { StreamEvent } from '../../../shared/events';
 import { comparePlansForList, needsAttention } from '../../../shared/plan-order';
@@ -128,6 +128,17 @@ export function planReading(ctx: PlanContext) {
     invocations(planId: string): ToolInvocation[] {
       get(planId);
       return stores.invocations.listForPlan(planId);
+    },
+
+    invocationsForDecision(planId: string, decisionId: string): ToolInvocation[] {
+      get(planId);
+      return stores.invocations.listForDecision(decisionId).filter((i) => i.planId === planId);
+    },
+
+    /** With the last seq read in the same synchronous call (no commit of this process comes between), the events after it are those not counted. */
+    toolTallies(planId: string): { tallies: ToolTally[]; throughSeq: number } {
+      get(planId);
+      return { tallies: stores.invocations.talliesForPlan(planId), throughSeq: stores.events.lastSeq(planId) };
     },
 
     eventsAfter(planId: string, afterSeq = 0, limit = 1000): { events: StreamEvent[]; lastSeq: number } {

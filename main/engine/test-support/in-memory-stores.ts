@@ -2,6 +2,7 @@
 // creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies"). The
 // in-memory ChangeSetStore lives in the engine, as PlanExecutionContext's fallback.
 import type { Approval, DecisionStatus, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import type { ApprovalStore } from '../approvals';
 import { EventPublisher, type EventLog } from '../event-stream';
@@ -85,6 +86,20 @@ export class InMemoryInvocationLog implements InvocationLog {
   }
   listForPlan(planId: string): ToolInvocation[] {
     return this.invocations.filter((i) => i.planId === planId);
+  }
+  listForDecision(decisionId: string): ToolInvocation[] {
+    return this.invocations.filter((i) => i.decisionId === decisionId);
+  }
+  talliesForPlan(planId: string): ToolTally[] {
+    const tallies = new Map<string, ToolTally>();
+    for (const { decisionId, ok } of this.listForPlan(planId)) {
+      if (decisionId === null) continue;
+      const tally = tallies.get(decisionId) ?? { decisionId, ran: 0, failed: 0 };
+      tally.ran += 1;
+      if (!ok) tally.failed += 1;
+      tallies.set(decisionId, tally);
+    }
+    return [...tallies.values()];
   }
 }
 

@@ -42,6 +42,22 @@ export function invocationLogContract(name: string, factory: HarnessFactory<Invo
       expect(log.listForPlan('01OTHER')).toHaveLength(1);
     });
 
+    it('lists one decision\'s calls, and tallies the calls that ran and failed per decision in the order decisions first ran', () => {
+      const failed = (decisionId: string) => makeInvocation('01PLAN', { decisionId, ok: false, error: { name: 'EngineError', message: 'no', category: 'tool' } });
+      const d2 = makeInvocation('01PLAN', { decisionId: 'D2' });
+      const d1 = makeInvocation('01PLAN', { decisionId: 'D1' });
+      const d2failed = failed('D2');
+      for (const invocation of [d2, d1, d2failed, failed('D3'), makeInvocation('01PLAN', { decisionId: null }), makeInvocation('01OTHER', { decisionId: 'D9' })]) log.record(invocation);
+      expect(log.listForDecision('D2')).toEqual([d2, d2failed]);
+      expect(log.listForDecision('D8')).toEqual([]);
+      expect(log.talliesForPlan('01PLAN')).toEqual([
+        { decisionId: 'D2', ran: 2, failed: 1 },
+        { decisionId: 'D1', ran: 1, failed: 0 },
+        { decisionId: 'D3', ran: 1, failed: 1 },
+      ]);
+      expect(log.talliesForPlan('01NONE')).toEqual([]);
+    });
+
     it('keeps how a command was confined, and nothing for tools that run none', () => {
       const asNobody = makeInvocation('01PLAN', { tool: 'shell.run', args: { command: 'true' }, confinement: 'bwrap-nobody' });
       // As older versions recorded a bubblewrap call, before it ran as nobody.

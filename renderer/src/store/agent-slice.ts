@@ -1,5 +1,6 @@
 import type { SettingsPatch, SettingsView } from '../../../shared/agent';
 import { errorText } from '../lib/format';
+import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
 
 /** The model settings (never the API key, only whether one is set) and asking the agent to fix a step. */
@@ -16,6 +17,9 @@ export interface AgentSlice {
   /** The seed's `correct`: the model runs the failed step again with the failure and the note. */
   correctStep(note: string): Promise<void>;
 }
+
+/** The open plan's part: the last failure to ask for a correction. */
+export const initialAgentState = { correctError: null as string | null };
 
 export const createAgentSlice: SliceCreator<AgentSlice> = (set, get, deps) => ({
   settings: null,
@@ -45,15 +49,9 @@ export const createAgentSlice: SliceCreator<AgentSlice> = (set, get, deps) => ({
       return false;
     }
   },
-  correctError: null,
-  async correctStep(note) {
-    const planId = get().planId;
-    if (!planId) return;
-    set({ correctError: null });
-    try {
-      await deps.bridge['plans.correct']({ planId, note: note.trim() || undefined });
-    } catch (error) {
-      set({ correctError: errorText(error) });
-    }
-  },
+  ...initialAgentState,
+  correctStep: (note) =>
+    track({ getState: get, setState: set }, { error: 'correctError' }, 'correct', async ({ bridge, planId }) => {
+      await bridge['plans.correct']({ planId, note: note.trim() || undefined });
+    }),
 });

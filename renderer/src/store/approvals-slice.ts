@@ -1,6 +1,7 @@
 import type { Approval, Plan } from '../../../shared/domain';
-import { coalesce } from '../lib/coalesce';
 import { errorText } from '../lib/format';
+import type { PlanSession } from './plan-session';
+import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
 
 export type ApprovalChoice = 'approve' | 'approve_all' | 'reject';
@@ -40,44 +41,41 @@ export function waitsForApproval(plan: Pick<Plan, 'processingState' | 'waitingFo
 }
 
 export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, deps) => {
-  const { bridge } = deps;
+  const store = { getState: get, setState: set };
 
-  const refreshApprovals = coalesce(async () => {
-    const planId = get().planId;
-    if (!planId) return;
-    if (get().approvalsStatus === 'idle') set({ approvalsStatus: 'loading' });
-    try {
-      const { pending, approvals } = await bridge['plans.approvals']({ planId });
-      if (get().planId !== planId) return;
-      const asked = pending !== null && pending.id !== get().pendingApproval?.id;
-      set({ pendingApproval: pending, approvals, approvalsStatus: 'loaded' });
-      // The state change only says "paused"; a screen reader hears what the plan waits for.
-      if (asked) get().announce(`${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
-    } catch (error) {
-      if (get().planId === planId && get().approvalsStatus !== 'loaded') set({ approvalsStatus: 'error', approvalError: errorText(error) });
-    }
-  });
+  const refreshApprovals = () =>
+    get().session?.task('approvals', async ({ bridge, planId }) => {
+      if (get().approvalsStatus === 'idle') set({ approvalsStatus: 'loading' });
+      try {
+        const { pending, approvals } = await bridge['plans.approvals']({ planId });
+        const asked = pending !== null && pending.id !== get().pendingApproval?.id;
+        set({ pendingApproval: pending, approvals, approvalsStatus: 'loaded' });
+        // The state change only says "paused"; a screen reader hears what the plan waits for.
+        if (asked) get().announce(`${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
+      } catch (error) {
+        if (get().approvalsStatus !== 'loaded') set({ approvalsStatus: 'error', approvalError: errorText(error) });
+      }
+    })();
 
-  const answer = async (choice: ApprovalChoice, send: (planId: string) => Promise<{ plan: Plan }>, done: string) => {
-    const { planId, pendingApproval, answering } = get();
-    if (!planId || !pendingApproval || answering) return;
-    set({ answering: choice, approvalError: null });
-    try {
-      const { plan } = await send(planId);
-      if (get().planId !== planId) return;
-      deps.flushEvents();
-      // The host has the answer: the card goes at once, the run's events bring the rest.
-      set({ plan, planStatus: 'loaded', pendingApproval: null });
-      get().announce(done);
-      refreshApprovals();
-    } catch (error) {
-      const message = `${CHOICE_LABELS[choice]} failed: ${errorText(error)}`;
-      if (get().planId === planId) set({ approvalError: message });
-      get().announce(message);
-      refreshApprovals();
-    } finally {
-      if (get().answering === choice) set({ answering: null });
-    }
+  const answer = (choice: ApprovalChoice, send: (session: PlanSession) => Promise<{ plan: Plan }>, done: string) => {
+    if (!get().pendingApproval) return Promise.resolve();
+    return track(
+      store,
+      { busy: 'answering', error: 'approvalError' },
+      choice,
+      async (session) => {
+        const { plan } = await send(session);
+        deps.flushEvents();
+        // The host has the answer: the card goes at once, the run's events bring the rest.
+        set({ plan, planStatus: 'loaded', pendingApproval: null });
+        get().announce(done);
+        refreshApprovals();
+      },
+      (error) => {
+        refreshApprovals();
+        return `${CHOICE_LABELS[choice]} failed: ${errorText(error)}`;
+      },
+    );
   };
 
   return {
@@ -86,7 +84,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
     refreshApprovals,
     approve(all) {
       const tool = get().pendingApproval?.tool ?? 'the call';
-      return answer(all ? 'approve_all' : 'approve', (planId) => bridge['plans.approve']({ planId, all }), all ? `Approved every ${tool} call` : `Approved ${tool}`);
+      return answer(all ? 'approve_all' : 'approve', ({ bridge, planId }) => bridge['plans.approve']({ planId, all }), all ? `Approved every ${tool} call` : `Approved ${tool}`);
     },
     reject(reason) {
       const trimmed = reason.trim();
@@ -95,7 +93,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
         return Promise.resolve();
       }
       const tool = get().pendingApproval?.tool ?? 'the call';
-      return answer('reject', (planId) => bridge['plans.reject']({ planId, reason: trimmed }), `Rejected ${tool}`);
+      return answer('reject', ({ bridge, planId }) => bridge['plans.reject']({ planId, reason: trimmed }), `Rejected ${tool}`);
     },
     requestRejectFocus: () => set({ rejectFocusRequest: get().rejectFocusRequest + 1 }),
   };

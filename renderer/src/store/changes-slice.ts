@@ -1,8 +1,8 @@
 import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
-import { coalesce } from '../lib/coalesce';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText } from '../lib/format';
 import { initialEditorState } from './editor-slice';
+import type { PlanSession } from './plan-session';
 import type { LoadStatus, SliceCreator } from './types';
 
 export const CHANGES_PAGE = 500;
@@ -119,19 +119,15 @@ export const initialChangesState = {
 
 export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) => {
   // Ids of the listed entries, for appendChanges: events replayed after a snapshot repeat entries it had.
-  let listed = new Set<string>();
-  let listedFrom: readonly ChangeEntryMeta[] = [];
-  const listedIds = (entries: readonly ChangeEntryMeta[]) => {
-    if (entries !== listedFrom) {
-      listed = new Set(entries.map((e) => e.id));
-      listedFrom = entries;
+  const listedIds = ({ changes }: PlanSession, entries: readonly ChangeEntryMeta[]) => {
+    if (entries !== changes.listedFrom) {
+      changes.listed = new Set(entries.map((e) => e.id));
+      changes.listedFrom = entries;
     }
-    return listed;
+    return changes.listed;
   };
-  // Entries that arrived while the list was loading: applied over the snapshot once it is in.
-  let arrivedWhileLoading: ChangeEntryMeta[] = [];
 
-  const loadFileDiff = async (planId: string, path: string) => {
+  const loadFileDiff = async ({ bridge, planId }: PlanSession, path: string) => {
     const file = reviewFileAt(get().reviewFiles, path);
     if (!file) return;
     const key = reviewKey(file);
@@ -140,11 +136,10 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     set({ fileDiffs: { ...get().fileDiffs, [path]: { status: 'loading', key } } });
     let next: FileDiffState;
     try {
-      next = { status: 'loaded', key, data: await deps.bridge['plans.reviewDiff']({ planId, path }) };
+      next = { status: 'loaded', key, data: await bridge['plans.reviewDiff']({ planId, path }) };
     } catch (error) {
       next = { status: 'error', key, message: errorText(error) };
     }
-    if (get().planId !== planId) return;
     const update: Partial<ChangesSlice> = { fileDiffs: { ...get().fileDiffs, [path]: next } };
     // The host's row of the file comes with its diff: a row folded from an entry gets its hunks.
     if (next.status === 'loaded') {
@@ -160,111 +155,93 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     set(update);
   };
 
-  // Entries pushed while the review was being asked for: its answer may not hold them yet.
-  let pushedSinceAsked: ChangeEntryMeta[] = [];
-  let asking = 0;
-  // The plan whose review reviewFiles holds; pushed entries fold into no other.
-  let reviewPlanId: string | null = null;
   const describe = (decisionId: string) => get().decisions[decisionId]?.description ?? decisionId;
 
-  const reloadReview = async (planId: string) => {
-    if (asking === 0) pushedSinceAsked = [];
-    asking += 1;
+  const reloadReview = async (session: PlanSession) => {
+    const { changes } = session;
+    // Entries pushed while the review is asked for: its answer may not hold them yet.
+    if (changes.asking === 0) changes.pushedSinceAsked = [];
+    changes.asking += 1;
     let answer: ResponseOf<'plans.review'>;
     try {
-      answer = await deps.bridge['plans.review']({ planId });
+      answer = await session.bridge['plans.review']({ planId: session.planId });
     } finally {
-      asking -= 1;
+      changes.asking -= 1;
     }
-    const pushed = pushedSinceAsked;
-    if (asking === 0) pushedSinceAsked = [];
-    if (get().planId !== planId) return;
+    const pushed = changes.pushedSinceAsked;
+    if (changes.asking === 0) changes.pushedSinceAsked = [];
     const folded = foldEntries(answer.files, pushed, describe);
     const files = folded.files;
-    reviewPlanId = planId;
+    changes.reviewLoaded = true;
     if (folded.needsHost) refreshReview();
     const paths = new Set(files.map((f) => f.path));
     const selected = get().selectedPath;
     set({ reviewFiles: files, selectedPath: selected && paths.has(selected) ? selected : (files[0]?.path ?? null) });
     const shown = get().selectedPath;
-    if (shown) void loadFileDiff(planId, shown);
+    if (shown) void loadFileDiff(session, shown);
   };
 
-  const reload = async () => {
-    const planId = get().planId;
-    if (!planId) return;
-    const review = reloadReview(planId).catch((error: unknown) => {
-      if (get().planId === planId) set({ changesError: errorText(error) });
-    });
-    if (get().changesStatus !== 'loaded') {
-      // A plan being opened: nothing that arrived before is this plan's.
-      arrivedWhileLoading = [];
-      reviewPlanId = null;
-      set({ changesStatus: 'loading' });
-    }
+  const reload = async (session: PlanSession) => {
+    const { bridge, planId, changes } = session;
+    const review = reloadReview(session).catch((error: unknown) => set({ changesError: errorText(error) }));
+    if (get().changesStatus !== 'loaded') set({ changesStatus: 'loading' });
     try {
       const wanted = Math.max(CHANGES_PAGE, get().changeEntries.length);
       const entries: ChangeEntryMeta[] = [];
       let total = 0;
       let changesetId: string | null = null;
       while (entries.length < wanted) {
-        const page = await deps.bridge['plans.changes']({ planId, offset: entries.length, limit: CHANGES_PAGE });
+        const page = await bridge['plans.changes']({ planId, offset: entries.length, limit: CHANGES_PAGE });
         entries.push(...page.entries);
         total = page.total;
         changesetId = page.changesetId;
         if (page.entries.length < CHANGES_PAGE) break;
       }
-      if (get().planId !== planId) return;
       set({ changeEntries: entries, changesTotal: total, changesetId, changesStatus: 'loaded', changesError: null });
-      const arrived = arrivedWhileLoading;
-      arrivedWhileLoading = [];
+      const arrived = changes.arrivedWhileLoading;
+      changes.arrivedWhileLoading = [];
       if (arrived.length > 0) get().appendChanges(arrived, null);
     } catch (error) {
-      if (get().planId === planId) set({ changesStatus: get().changesStatus === 'loaded' ? 'loaded' : 'error', changesError: errorText(error) });
+      set({ changesStatus: get().changesStatus === 'loaded' ? 'loaded' : 'error', changesError: errorText(error) });
     }
     await review;
   };
 
-  const refreshReview = coalesce(
-    async () => {
-      const planId = get().planId;
-      if (!planId) return;
-      await reloadReview(planId).catch((error: unknown) => {
-        if (get().planId === planId) set({ changesError: errorText(error) });
-      });
-    },
-    { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now },
-  );
+  const rateLimited = { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now };
+
+  const refreshReview = () =>
+    get().session?.task('review', (session) => reloadReview(session).catch((error: unknown) => set({ changesError: errorText(error) })), rateLimited)();
 
   /** The review with pushed entries in it, until the host's next answer. */
-  const foldIntoReview = (entries: readonly ChangeEntryMeta[]) => {
-    if (asking > 0) pushedSinceAsked.push(...entries);
-    if (reviewPlanId !== get().planId) return;
+  const foldIntoReview = (session: PlanSession, entries: readonly ChangeEntryMeta[]) => {
+    const { changes } = session;
+    if (changes.asking > 0) changes.pushedSinceAsked.push(...entries);
+    if (!changes.reviewLoaded) return;
     const folded = foldEntries(get().reviewFiles, entries, describe);
     if (folded.files === get().reviewFiles) return;
     const selected = get().selectedPath;
     set({ reviewFiles: folded.files, selectedPath: selected ?? folded.files[0]?.path ?? null });
     if (folded.needsHost) refreshReview();
     const shown = get().selectedPath;
-    const planId = get().planId;
-    if (shown && planId) void loadFileDiff(planId, shown);
+    if (shown) void loadFileDiff(session, shown);
   };
 
   return {
     ...initialChangesState,
-    refreshChanges: coalesce(reload, { minIntervalMs: 250, setTimeout: deps.setTimeout, now: deps.now }),
+    refreshChanges: () => get().session?.task('changes', reload, rateLimited)(),
     refreshReview,
 
     appendChanges(entries, changesetId) {
       const state = get();
-      if (!state.planId) return;
-      if (entries.length > 0) foldIntoReview(entries);
+      const session = state.session;
+      if (!session) return;
+      if (entries.length > 0) foldIntoReview(session, entries);
       if (state.changesStatus !== 'loaded') {
-        arrivedWhileLoading.push(...entries);
+        session.changes.arrivedWhileLoading.push(...entries);
         if (changesetId) set({ changesetId });
         return;
       }
-      const ids = listedIds(state.changeEntries);
+      const ids = listedIds(session, state.changeEntries);
       const fresh: ChangeEntryMeta[] = [];
       const seen = new Set<string>();
       for (const entry of entries) {
@@ -281,7 +258,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       }
       const changeEntries = fresh.length === 0 ? state.changeEntries : state.changeEntries.concat(fresh);
       for (const entry of fresh) ids.add(entry.id);
-      listedFrom = changeEntries;
+      session.changes.listedFrom = changeEntries;
       set({ changeEntries, changesTotal: state.changesTotal + fresh.length, changesetId: nextChangeset });
     },
 
@@ -292,8 +269,8 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
 
     selectPath(path) {
       set({ selectedPath: path });
-      const planId = get().planId;
-      if (path && planId) void loadFileDiff(planId, path);
+      const session = get().session;
+      if (path && session) void loadFileDiff(session, path);
     },
 
     moveEntrySelection(delta) {
@@ -337,8 +314,9 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     },
 
     async confirmApply() {
-      const { planId, reviewFiles, excludedPaths, rejectedHunks } = get();
-      if (!planId || get().applyStatus !== 'confirming') return;
+      const { session, reviewFiles, excludedPaths, rejectedHunks } = get();
+      if (!session || get().applyStatus !== 'confirming') return;
+      const { planId } = session;
       const accepted = acceptedPlan(reviewFiles, excludedPaths, rejectedHunks);
       const left = reviewFiles.filter((f) => f.state !== 'applied');
       const everything = accepted.length === left.length && accepted.every((f) => f.hunks === null);
@@ -347,8 +325,7 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       const request = everything ? { planId } : { planId, paths, ...(Object.keys(hunks).length > 0 ? { hunks } : {}) };
       set({ applyStatus: 'applying', applyResult: null });
       try {
-        const result = await deps.bridge['plans.apply'](request);
-        if (get().planId !== planId) return;
+        const result = await session.bridge['plans.apply'](request);
         set({ applyResult: result, excludedPaths: {}, rejectedHunks: {} });
         const s = (n: number) => (n === 1 ? '' : 's');
         get().announce(
@@ -359,17 +336,17 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
         // The host's apply_complete event brings the plan and the review up to date.
       } catch (error) {
         let message = `Apply failed: ${errorText(error)}`;
-        if (isStaleRefusal(error) && get().planId === planId) {
+        if (isStaleRefusal(error)) {
           // The plan moved on elsewhere (applied or discarded by another process): the host's
           // message names its state; catch the view up.
           message = `Apply refused: ${errorText(error)}. The view has been refreshed.`;
           get().refreshPlan();
           get().refreshReview();
         }
-        if (get().planId === planId) set({ actionError: message });
+        set({ actionError: message });
         get().announce(message);
       } finally {
-        if (get().planId === planId) set({ applyStatus: 'idle' });
+        if (!session.closed) set({ applyStatus: 'idle' });
       }
     },
   };

@@ -1,17 +1,17 @@
 import { createStore } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/frame-buffer';
-import { createAgentSlice } from './agent-slice';
-import { createApprovalsSlice } from './approvals-slice';
-import { createChangesSlice } from './changes-slice';
+import { createAgentSlice, initialAgentState } from './agent-slice';
+import { createApprovalsSlice, initialApprovalsState } from './approvals-slice';
+import { createChangesSlice, initialChangesState } from './changes-slice';
 import { createEditorSlice } from './editor-slice';
-import { createEventsSlice } from './events-slice';
+import { createEventsSlice, initialEventsState } from './events-slice';
 import { createLiveSlice } from './live-slice';
 import { createNavigationSlice } from './navigation-slice';
-import { createPlanSlice } from './plan-slice';
+import { createPlanSlice, initialPlanState } from './plan-slice';
 import { LIST_EVENT_TYPES } from './plan-events';
 import { createPlansSlice } from './plans-slice';
-import { createRecoverySlice } from './recovery-slice';
+import { createRecoverySlice, initialRecoveryState } from './recovery-slice';
 import type { AppState, AppStore, IngestItem, StoreDeps } from './types';
 import { createUiSlice } from './ui-slice';
 
@@ -48,6 +48,8 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     subscribePlan: (planId, afterSeq) => options.bridge.subscribe({ planId, afterSeq }, (event) => buffer.push({ scope: 'plan', event })),
     now: options.now ?? Date.now,
     setTimeout: setTimer,
+    // What belongs to the open plan, from every slice that holds some: it starts and ends with the plan's session.
+    openPlanState: { ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState, ...initialAgentState },
   };
   store = createStore<AppState>()((set, get) => ({
     ...createUiSlice(set, get, deps),
@@ -79,7 +81,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
       if (state.planId) {
         state.refreshPlan();
         state.refreshDecisions();
-        state.refreshInvocations();
+        state.refreshToolCalls();
         state.refreshErrors();
         state.refreshChanges();
         state.refreshApprovals();

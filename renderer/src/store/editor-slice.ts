@@ -1,6 +1,7 @@
 import { errorText } from '../lib/format';
 import { reviewFileAt } from '../lib/review-fold';
 import { baseFromHunks } from '../lib/sandbox-edit';
+import type { PlanSession } from './plan-session';
 import type { SliceCreator } from './types';
 
 /** A file of the plan's sandbox open in the console's editor. */
@@ -40,14 +41,14 @@ export const initialEditorState = {
   editorNotice: null as { path: string; text: string } | null,
 };
 
-export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => {
+export const createEditorSlice: SliceCreator<EditorSlice> = (set, get) => {
   /** The base text: the current text with the plan's net change to the file undone. */
-  const baseOf = async (planId: string, path: string, content: string): Promise<string> => {
+  const baseOf = async ({ bridge, planId }: PlanSession, path: string, content: string): Promise<string> => {
     const file = reviewFileAt(get().reviewFiles, path);
     if (!file) return content;
     if (file.operation === 'create') return '';
     const loaded = get().fileDiffs[path];
-    const hunks = loaded?.status === 'loaded' ? loaded.data.hunks : (await deps.bridge['plans.reviewDiff']({ planId, path })).hunks;
+    const hunks = loaded?.status === 'loaded' ? loaded.data.hunks : (await bridge['plans.reviewDiff']({ planId, path })).hunks;
     return (hunks && baseFromHunks(content, hunks)) ?? content;
   };
 
@@ -56,30 +57,29 @@ export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => 
     opensFolders: false,
 
     async openEditor(requested) {
-      const planId = get().planId;
+      const session = get().session;
       const path = requested.trim();
-      if (!planId || path === '') return;
+      if (!session || path === '') return;
       set({ tab: 'changes', editorNotice: null, editor: { path, status: 'loading', original: '', content: '', error: null } });
       try {
-        const file = await deps.bridge['plans.readFile']({ planId, path });
+        const file = await session.bridge['plans.readFile']({ planId: session.planId, path });
         if (file.binary || file.content === null) throw new Error(`${file.path} is a binary file; it cannot be edited here`);
-        const original = await baseOf(planId, file.path, file.content);
-        if (get().planId !== planId || get().editor?.path !== path) return;
+        const original = await baseOf(session, file.path, file.content);
+        if (get().editor?.path !== path) return;
         set({ editor: { path: file.path, status: 'ready', original, content: file.content, error: null } });
       } catch (error) {
-        if (get().planId !== planId || get().editor?.path !== path) return;
+        if (get().editor?.path !== path) return;
         set({ editor: { path, status: 'failed', original: '', content: '', error: `Couldn't open ${path}: ${errorText(error)}` } });
       }
     },
 
     async saveEditor(text) {
-      const { planId, editor } = get();
-      if (!planId || !editor || editor.status !== 'ready') return false;
+      const { session, editor } = get();
+      if (!session || !editor || editor.status !== 'ready') return false;
       const { path } = editor;
       set({ editor: { ...editor, status: 'saving', error: null } });
       try {
-        const { entry } = await deps.bridge['plans.saveFile']({ planId, path, content: text });
-        if (get().planId !== planId) return true;
+        const { entry } = await session.bridge['plans.saveFile']({ planId: session.planId, path, content: text });
         const notice = entry ? `Saved ${path} in the sandbox: the changes show it as edited by you.` : `${path} is unchanged: nothing to save.`;
         set({ editor: null, editorNotice: { path, text: notice } });
         get().announce(notice);
@@ -89,7 +89,7 @@ export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => 
         return true;
       } catch (error) {
         const message = `Couldn't save ${path}: ${errorText(error)}`;
-        if (get().planId === planId && get().editor?.path === path) set({ editor: { ...editor, status: 'ready', error: message } });
+        if (get().editor?.path === path) set({ editor: { ...editor, status: 'ready', error: message } });
         get().announce(message);
         return false;
       }
@@ -106,10 +106,10 @@ export const createEditorSlice: SliceCreator<EditorSlice> = (set, get, deps) => 
     },
 
     async openSandboxFolder() {
-      const planId = get().planId;
-      if (!planId) return;
+      const session = get().session;
+      if (!session) return;
       try {
-        await deps.bridge['plans.openSandbox']({ planId });
+        await session.bridge['plans.openSandbox']({ planId: session.planId });
       } catch (error) {
         get().announce(`Couldn't open the sandbox folder: ${errorText(error)}`);
       }

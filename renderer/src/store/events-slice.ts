@@ -1,6 +1,8 @@
 import type { StreamEvent, StreamEventType } from '../../../shared/events';
 import { errorText } from '../lib/format';
 import { appendEvents, MAX_EVENTS, mergeEvents, prependEvents, windowAtHead } from './merge-events';
+import type { PlanSession } from './plan-session';
+import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
 
 /** Events per request: the newest page when a plan opens, and each older or newer page after. */
@@ -20,7 +22,7 @@ export interface EventsSlice {
   eventTypeFilter: StreamEventType | 'all';
   setEventTypeFilter(filter: StreamEventType | 'all'): void;
   /** Loads the open plan's newest stored events; resolves with the last seq loaded. */
-  loadEventHistory(planId: string): Promise<number>;
+  loadEventHistory(): Promise<number>;
   /** Reads the page before the window from the host (the operator scrolled to its top). */
   loadOlderEvents(): Promise<void>;
   /** Reads the page after a window that stopped short of the newest events. */
@@ -28,7 +30,7 @@ export interface EventsSlice {
   /** Moves the window back to the newest events. */
   showLatestEvents(): Promise<void>;
   /** Fetches events skipped between two seqs (a gap seen in the live stream). */
-  backfillEvents(planId: string, after: number, before: number): Promise<void>;
+  backfillEvents(after: number, before: number): Promise<void>;
 }
 
 export const initialEventsState = {
@@ -39,81 +41,70 @@ export const initialEventsState = {
   eventsPaging: false,
 };
 
-export const createEventsSlice: SliceCreator<EventsSlice> = (set, get, deps) => {
-  const page = (planId: string, afterSeq: number, limit = EVENT_PAGE) =>
-    deps.bridge['plans.events']({ planId, afterSeq: Math.max(0, afterSeq), limit: Math.max(1, Math.min(limit, 5000)) });
+export const createEventsSlice: SliceCreator<EventsSlice> = (set, get) => {
+  const store = { getState: get, setState: set };
+  const page = ({ bridge, planId }: PlanSession, afterSeq: number, limit = EVENT_PAGE) =>
+    bridge['plans.events']({ planId, afterSeq: Math.max(0, afterSeq), limit: Math.max(1, Math.min(limit, 5000)) });
 
-  /** Runs one paging request for the open plan at a time; drops its result if the plan changed. */
-  const paging = async (load: (planId: string) => Promise<void>) => {
-    const planId = get().planId;
-    if (!planId || get().eventsPaging) return;
-    set({ eventsPaging: true });
-    try {
-      await load(planId);
-    } catch (error) {
-      if (get().planId === planId) set({ eventsError: errorText(error) });
-    } finally {
-      if (get().planId === planId) set({ eventsPaging: false });
-    }
-  };
+  /** One paging request for the open plan at a time. */
+  const paging = (load: (session: PlanSession) => Promise<void>) => track(store, { busy: 'eventsPaging', error: 'eventsError' }, true, load);
 
   return {
     ...initialEventsState,
     eventTypeFilter: 'all',
     setEventTypeFilter: (eventTypeFilter) => set({ eventTypeFilter }),
 
-    async loadEventHistory(planId) {
+    async loadEventHistory() {
+      const session = get().session;
+      if (!session) return 0;
       set({ eventsStatus: 'loading', eventsError: null });
       try {
         // The log opens at its end: the newest page, however long the log is.
-        const result = await deps.bridge['plans.events']({ planId, afterSeq: 0, limit: EVENT_PAGE, newest: true });
-        if (get().planId !== planId) return 0;
+        const result = await session.bridge['plans.events']({ planId: session.planId, afterSeq: 0, limit: EVENT_PAGE, newest: true });
         // History only fills the log; state comes from snapshots, so old events never roll it back.
         const merged = mergeEvents(get().events, get().lastSeq, result.events);
         set({ events: merged.events, lastSeq: merged.lastSeq, eventsStatus: 'loaded' });
       } catch (error) {
-        if (get().planId === planId) set({ eventsStatus: 'error', eventsError: errorText(error) });
+        set({ eventsStatus: 'error', eventsError: errorText(error) });
       }
-      return get().planId === planId ? get().lastSeq : 0;
+      return get().lastSeq;
     },
 
     loadOlderEvents: () =>
-      paging(async (planId) => {
+      paging(async (session) => {
         const first = get().events[0]?.seq ?? 0;
         if (first <= 1) return;
         const after = Math.max(0, first - 1 - EVENT_PAGE);
-        const { events } = await page(planId, after, first - 1 - after);
-        if (get().planId !== planId) return;
+        const { events } = await page(session, after, first - 1 - after);
         set({ events: prependEvents(get().events, events, MAX_EVENTS) });
       }),
 
     loadNewerEvents: () =>
-      paging(async (planId) => {
+      paging(async (session) => {
         const { events: window, lastSeq } = get();
         if (windowAtHead(window, lastSeq)) return;
-        const { events } = await page(planId, window[window.length - 1].seq);
-        if (get().planId !== planId) return;
+        const { events } = await page(session, window[window.length - 1].seq);
         set({ events: appendEvents(get().events, events, MAX_EVENTS) });
       }),
 
     showLatestEvents: () =>
-      paging(async (planId) => {
+      paging(async (session) => {
         if (windowAtHead(get().events, get().lastSeq)) return;
-        let { events } = await page(planId, get().lastSeq - EVENT_PAGE);
+        let { events } = await page(session, get().lastSeq - EVENT_PAGE);
         // Events that arrived meanwhile moved lastSeq only: read up to it before joining the stream.
-        for (let round = 0; round < MAX_CATCH_UP_PAGES && get().planId === planId && (events.at(-1)?.seq ?? 0) < get().lastSeq; round++) {
-          const next = await page(planId, events.at(-1)?.seq ?? 0);
+        for (let round = 0; round < MAX_CATCH_UP_PAGES && (events.at(-1)?.seq ?? 0) < get().lastSeq; round++) {
+          const next = await page(session, events.at(-1)?.seq ?? 0);
           if (next.events.length === 0) break;
           events = appendEvents(events, next.events, MAX_EVENTS);
         }
-        if (get().planId !== planId) return;
         set({ events });
       }),
 
-    async backfillEvents(planId, after, before) {
+    async backfillEvents(after, before) {
+      const session = get().session;
+      if (!session) return;
       try {
-        const { events } = await page(planId, after, before - after - 1);
-        if (get().planId !== planId) return;
+        const { events } = await page(session, after, before - after - 1);
         const merged = mergeEvents(get().events, get().lastSeq, events.filter((e) => e.seq < before));
         set({ events: merged.events });
       } catch {

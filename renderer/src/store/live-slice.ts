@@ -1,5 +1,6 @@
 import { mergeEvents } from './merge-events';
 import { LIST_EVENT_TYPES, reducePlanEvents } from './plan-events';
+import { foldToolCalls } from './tool-calls';
 import type { IngestItem, SliceCreator } from './types';
 
 export interface LiveSlice {
@@ -22,18 +23,19 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
         decisions: reduced.decisions,
         pausedDecisionId: reduced.pausedDecisionId,
         nextRetry: reduced.nextRetry,
+        ...foldToolCalls(state, planId, merged.appended),
       });
       if (reduced.changes.length > 0 || reduced.changesetId) get().appendChanges(reduced.changes, reduced.changesetId);
       if (merged.gap) {
-        void get().backfillEvents(planId, merged.gap.after, merged.gap.before);
-        // Events were missed, and a change among them: the only time the list is read again.
+        void get().backfillEvents(merged.gap.after, merged.gap.before);
+        // Events were missed, a change or a call among them: the only time these are read again.
         get().refreshChanges();
+        get().refreshToolCalls();
       }
       const next = get();
       for (const followUp of reduced.followUps) {
         if (followUp === 'plan') next.refreshPlan();
         else if (followUp === 'decisions') next.refreshDecisions();
-        else if (followUp === 'invocations') next.refreshInvocations();
         else if (followUp === 'errors') next.refreshErrors();
         else if (followUp === 'approvals') next.refreshApprovals();
         else next.refreshReview();

@@ -10,9 +10,8 @@ export interface NextRetry {
   error: string | null;
 }
 
-/** A snapshot to refetch after events said it changed. */
 /** What to read again; `review` is the changeset's review (what is applied), never the list of entries. */
-export type FollowUp = 'plan' | 'decisions' | 'invocations' | 'errors' | 'approvals' | 'review';
+export type FollowUp = 'plan' | 'decisions' | 'errors' | 'approvals' | 'review';
 
 export interface LivePlanState {
   plan: Plan | null;
@@ -46,7 +45,8 @@ const RUN_STARTS: ReadonlySet<StreamEventType> = new Set(['strategize_started', 
 /**
  * Moves the open plan's live state forward by events newer than anything applied before. Events
  * carry what changed (typed by shared/events.ts), so most of it is applied here; the richer
- * snapshots that events only point at are refetched (the returned follow-ups).
+ * snapshots that events only point at are refetched (the returned follow-ups). Tool calls are
+ * folded by foldToolCalls (tool-calls.ts).
  */
 export function reducePlanEvents(state: LivePlanState, events: readonly StreamEvent[]): ReducedEvents {
   let { plan, decisions, pausedDecisionId, nextRetry } = state;
@@ -112,9 +112,6 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         followUps.add('decisions');
         followUps.add('errors');
         followUps.add('plan');
-        break;
-      case 'tool_call_finished':
-        followUps.add('invocations');
         break;
       case 'model_usage': {
         const { planInputTokens: inputTokens, planOutputTokens: outputTokens } = event.data;

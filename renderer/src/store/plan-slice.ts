@@ -1,18 +1,17 @@
 import type { ResponseOf } from '../../../shared/contract';
 import type { PlanModelView } from '../../../shared/agent';
-import type { ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
 import { statusLabel } from '../../../shared/vocabulary';
-import { coalesce } from '../lib/coalesce';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
 import { ACTIONS, type ActionArgs, type ActionId } from '../../../shared/actions';
 import { isConsoleAction, sendAction } from '../lib/action-dispatch';
 import { verdict } from '../lib/plan-facts';
-import { initialApprovalsState } from './approvals-slice';
-import { initialChangesState, isStaleRefusal } from './changes-slice';
-import { initialEventsState } from './events-slice';
+import { isStaleRefusal } from './changes-slice';
 import { deriveFromHistory, type NextRetry } from './plan-events';
-import { initialRecoveryState } from './recovery-slice';
+import { PlanSession } from './plan-session';
+import { callsOver, initialToolCallsState, talliesOver, type ToolCallsState } from './tool-calls';
+import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
 
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
@@ -22,7 +21,9 @@ export type PlanTab = 'decisions' | 'changes' | 'events';
 /** Decisions in the first request for a plan's tree: enough to fill the view at once. */
 export const FIRST_DECISIONS_PAGE = 500;
 
-export interface PlanSlice {
+export interface PlanSlice extends ToolCallsState {
+  /** The open plan's requests, subscription and bookkeeping; closed when another plan is opened. */
+  session: PlanSession | null;
   planId: string | null;
   plan: Plan | null;
   planStatus: LoadStatus;
@@ -36,7 +37,6 @@ export interface PlanSlice {
   selectedDecisionId: string | null;
   /** The decision a paused plan waits before. */
   pausedDecisionId: string | null;
-  invocations: ToolInvocation[];
   errors: ErrorRecord[];
   recoveryHints: RecoveryHint[];
   nextRetry: NextRetry | null;
@@ -50,7 +50,10 @@ export interface PlanSlice {
   closePlan(): void;
   refreshPlan(): void;
   refreshDecisions(): void;
-  refreshInvocations(): void;
+  /** Reads the tallies again, and the calls of every decision opened: after a gap in seq or a resync. */
+  refreshToolCalls(): void;
+  /** Reads a decision's calls when it is opened (once: events keep them current). */
+  loadDecisionCalls(decisionId: string): void;
   refreshErrors(): void;
   setTab(tab: PlanTab): void;
   toggleExpanded(decisionId: string): void;
@@ -65,6 +68,7 @@ export interface PlanSlice {
 }
 
 export const initialPlanState = {
+  session: null as PlanSession | null,
   planId: null as string | null,
   plan: null as Plan | null,
   planStatus: 'idle' as LoadStatus,
@@ -75,7 +79,7 @@ export const initialPlanState = {
   expanded: {} as Record<string, boolean>,
   selectedDecisionId: null as string | null,
   pausedDecisionId: null as string | null,
-  invocations: [] as ToolInvocation[],
+  ...initialToolCallsState,
   errors: [] as ErrorRecord[],
   recoveryHints: [] as RecoveryHint[],
   nextRetry: null as NextRetry | null,
@@ -86,27 +90,24 @@ export const initialPlanState = {
 };
 
 export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
-  const { bridge } = deps;
-  let unsubscribe: (() => void) | null = null;
+  const store = { getState: get, setState: set };
 
-  /** Runs `load` for the open plan and applies its result only if that plan is still open. */
-  const forOpenPlan = <T>(load: (planId: string) => Promise<T>, apply: (result: T) => void, fail?: (message: string) => void) =>
-    coalesce(async () => {
-      const planId = get().planId;
-      if (!planId) return;
-      try {
-        const result = await load(planId);
-        if (get().planId !== planId) return;
-        // Older buffered events go first, so they never overwrite this fresher snapshot.
-        deps.flushEvents();
-        apply(result);
-      } catch (error) {
-        if (get().planId === planId) fail?.(errorText(error));
-      }
-    });
-
-  /** The plan whose history is loaded but whose snapshot has not come yet (see deriveOpenState). */
-  let deriveWhenPlanLoads: string | null = null;
+  /**
+   * A refresh of the open plan, coalesced per session: `load` asks the host, `apply` takes the
+   * answer in (after the buffered events, so they never overwrite it), `fail` words a failure.
+   */
+  const forOpenPlan =
+    <T>(key: string, load: (session: PlanSession) => Promise<T>, apply: (result: T) => void, fail?: (message: string) => void) =>
+    () =>
+      get().session?.task(key, async (session) => {
+        try {
+          const result = await load(session);
+          deps.flushEvents();
+          apply(result);
+        } catch (error) {
+          fail?.(errorText(error));
+        }
+      })();
 
   /** What the history says about the pause and a pending retry: it needs both the history and the plan. */
   const deriveOpenState = () => {
@@ -115,11 +116,13 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
   };
 
   const refreshPlan = forOpenPlan(
-    (planId) => bridge['plans.get']({ planId }),
+    'plan',
+    ({ bridge, planId }) => bridge['plans.get']({ planId }),
     ({ plan, model }) => {
       set({ plan, planModel: model ?? null, planStatus: 'loaded', planError: null });
-      if (deriveWhenPlanLoads === plan.id) {
-        deriveWhenPlanLoads = null;
+      const session = get().session;
+      if (session?.deriveWhenPlanLoads) {
+        session.deriveWhenPlanLoads = false;
         deriveOpenState();
       }
     },
@@ -147,55 +150,78 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
    * (the top of the tree, parents before children) at once and the rest when it has arrived;
    * a refresh replaces the tree in one go.
    */
-  const refreshDecisions = coalesce(async () => {
-    const planId = get().planId;
-    if (!planId) return;
-    try {
-      const first = await bridge['plans.decisions']({ planId, offset: 0, limit: FIRST_DECISIONS_PAGE });
-      if (get().planId !== planId) return;
-      const list = [...first.decisions];
-      let total = first.total;
-      if (list.length < total && get().decisionsStatus !== 'loaded') {
+  const refreshDecisions = () =>
+    get().session?.task('decisions', async ({ bridge, planId }) => {
+      try {
+        const first = await bridge['plans.decisions']({ planId, offset: 0, limit: FIRST_DECISIONS_PAGE });
+        const list = [...first.decisions];
+        let total = first.total;
+        if (list.length < total && get().decisionsStatus !== 'loaded') {
+          deps.flushEvents();
+          applyDecisions(list, false);
+        }
+        while (list.length < total) {
+          const page = await bridge['plans.decisions']({ planId, offset: list.length, limit: Math.min(100_000, Math.max(1, total - list.length)) });
+          if (page.decisions.length === 0) break;
+          list.push(...page.decisions);
+          total = page.total;
+        }
+        // Older buffered events go first, so they never overwrite this fresher snapshot.
         deps.flushEvents();
-        applyDecisions(list, false);
+        applyDecisions(list, true);
+      } catch (error) {
+        if (get().decisionsStatus !== 'loaded') set({ decisionsStatus: 'error', planError: errorText(error) });
       }
-      while (list.length < total) {
-        const page = await bridge['plans.decisions']({ planId, offset: list.length, limit: Math.min(100_000, Math.max(1, total - list.length)) });
-        if (get().planId !== planId) return;
-        if (page.decisions.length === 0) break;
-        list.push(...page.decisions);
-        total = page.total;
-      }
-      // Older buffered events go first, so they never overwrite this fresher snapshot.
-      deps.flushEvents();
-      applyDecisions(list, true);
-    } catch (error) {
-      if (get().planId === planId && get().decisionsStatus !== 'loaded') set({ decisionsStatus: 'error', planError: errorText(error) });
-    }
-  });
+    })();
 
-  const refreshInvocations = forOpenPlan(
-    (planId) => bridge['plans.invocations']({ planId }),
-    ({ invocations }) => set({ invocations }),
-  );
+  // Calls that finish while the tallies are asked for are kept in the backlog and counted again over the answer.
+  const refreshToolTallies = () =>
+    get().session?.task('tallies', async ({ bridge, planId }) => {
+      set({ toolTallyBacklog: get().toolTallyBacklog ?? [] });
+      try {
+        const { tallies, throughSeq } = await bridge['plans.toolTallies']({ planId });
+        deps.flushEvents();
+        set({ toolTallies: talliesOver(tallies, throughSeq, get().toolTallyBacklog), toolTalliesSeq: throughSeq, toolTallyBacklog: null });
+      } catch {
+        // The rows show what the events counted; a resync asks again.
+        set({ toolTallyBacklog: null });
+      }
+    })();
+
+  const loadDecisionCalls = async (decisionId: string, again = false) => {
+    const session = get().session;
+    const known = get().decisionCalls[decisionId];
+    if (!session || (known && known.status !== 'error' && !again)) return;
+    // While it loads, events already add the calls that finish; the answer goes before them.
+    if (!known || known.status === 'error') set({ decisionCalls: { ...get().decisionCalls, [decisionId]: { status: 'loading', invocations: [], startedArgs: null, error: null } } });
+    try {
+      const { invocations } = await session.bridge['plans.invocationsForDecision']({ planId: session.planId, decisionId });
+      deps.flushEvents();
+      const pushed = get().decisionCalls[decisionId];
+      set({ decisionCalls: { ...get().decisionCalls, [decisionId]: { status: 'loaded', invocations: callsOver(invocations, pushed), startedArgs: pushed?.startedArgs ?? null, error: null } } });
+    } catch (error) {
+      set({ decisionCalls: { ...get().decisionCalls, [decisionId]: { status: 'error', invocations: [], startedArgs: null, error: errorText(error) } } });
+    }
+  };
+
+  const refreshToolCalls = () => {
+    refreshToolTallies();
+    for (const decisionId of Object.keys(get().decisionCalls)) void loadDecisionCalls(decisionId, true);
+  };
 
   const refreshErrors = forOpenPlan(
-    (planId) => bridge['plans.errors']({ planId }),
+    'errors',
+    ({ bridge, planId }) => bridge['plans.errors']({ planId }),
     ({ errors, recoveryHints }) => set({ errors, recoveryHints }),
   );
 
   const refreshAll = () => {
     refreshPlan();
     refreshDecisions();
-    refreshInvocations();
+    refreshToolCalls();
     refreshErrors();
     get().refreshChanges();
     get().refreshApprovals();
-  };
-
-  const stopSession = () => {
-    unsubscribe?.();
-    unsubscribe = null;
   };
 
   return {
@@ -207,13 +233,11 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         if (options.selectFailure && !get().selectFirstFailure()) set({ selectFailedOnLoad: true });
         return;
       }
-      stopSession();
+      get().session?.close();
+      const session = new PlanSession(planId, deps.bridge);
       set({
-        ...initialPlanState,
-        ...initialEventsState,
-        ...initialChangesState,
-        ...initialApprovalsState,
-        ...initialRecoveryState,
+        ...deps.openPlanState,
+        session,
         planId,
         planStatus: 'loading',
         decisionsStatus: 'loading',
@@ -225,24 +249,24 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
       // seq replays whatever happened after it (events replayed onto a newer snapshot end in the
       // same state). One round of snapshots, not one before and one after subscribing: a tree of
       // 10,000 decisions is several MB.
-      const history = get().loadEventHistory(planId);
+      const history = get().loadEventHistory();
       refreshAll();
       void history.then((lastSeq) => {
-        if (get().planId !== planId) return;
         if (get().plan) deriveOpenState();
-        else deriveWhenPlanLoads = planId;
-        unsubscribe = deps.subscribePlan(planId, lastSeq);
+        else session.deriveWhenPlanLoads = true;
+        session.onClose(deps.subscribePlan(planId, lastSeq));
       });
     },
 
     closePlan() {
-      stopSession();
-      set({ ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState });
+      get().session?.close();
+      set({ ...deps.openPlanState });
     },
 
     refreshPlan,
     refreshDecisions,
-    refreshInvocations,
+    refreshToolCalls,
+    loadDecisionCalls: (decisionId) => void loadDecisionCalls(decisionId),
     refreshErrors,
 
     // Leaving Changes closes an apply confirmation, so it never waits unseen on another tab.
@@ -297,46 +321,42 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         return;
       }
       if (!isConsoleAction(action)) return;
-      set({ pendingAction: action, actionError: null });
-      try {
-        const result = await sendAction(bridge, plan, action, (args ?? {}) as never);
-        if (get().planId === planId) {
+      await track(
+        store,
+        { busy: 'pendingAction', error: 'actionError', concurrent: true },
+        action,
+        async ({ bridge }) => {
+          const result = await sendAction(bridge, plan, action, (args ?? {}) as never);
           deps.flushEvents();
           set({ plan: result.plan, planStatus: 'loaded' });
           if (action === 'retry' || action === 'reset') refreshErrors();
-        }
-      } catch (error) {
-        let message = `${label} failed: ${errorText(error)}`;
-        if (isStaleRefusal(error) && get().planId === planId) {
+        },
+        async (error, { bridge, planId }) => {
+          if (!isStaleRefusal(error)) return `${label} failed: ${errorText(error)}`;
           // The view was stale (the plan moved on in another process): say where it really is, and catch up.
           const fresh = await bridge['plans.get']({ planId }).catch(() => null);
-          if (fresh && get().planId === planId) {
-            deps.flushEvents();
-            set({ plan: fresh.plan, planStatus: 'loaded' });
-            message = `${label} refused: the plan is ${statusLabel(fresh.plan)} now. The view has been refreshed.`;
-          }
           refreshAll();
-        }
-        if (get().planId === planId) set({ actionError: message });
-        get().announce(message);
-      } finally {
-        if (get().pendingAction === action) set({ pendingAction: null });
-      }
+          if (!fresh) return `${label} failed: ${errorText(error)}`;
+          deps.flushEvents();
+          set({ plan: fresh.plan, planStatus: 'loaded' });
+          return `${label} refused: the plan is ${statusLabel(fresh.plan)} now. The view has been refreshed.`;
+        },
+      );
     },
 
-    async toggleBreakpoint(decisionId) {
-      const planId = get().planId;
-      if (!planId) return;
+    toggleBreakpoint(decisionId) {
       const enabled = !get().breakpoints.includes(decisionId);
-      try {
-        const { breakpoints } = await bridge['plans.breakpoint']({ planId, decisionId, enabled });
-        if (get().planId === planId) set({ breakpoints });
-        get().announce(enabled ? 'Breakpoint set' : 'Breakpoint removed');
-      } catch (error) {
-        const message = `Breakpoint not changed: ${errorText(error)}`;
-        if (get().planId === planId) set({ actionError: message });
-        get().announce(message);
-      }
+      return track(
+        store,
+        { error: 'actionError' },
+        'breakpoint',
+        async ({ bridge, planId }) => {
+          const { breakpoints } = await bridge['plans.breakpoint']({ planId, decisionId, enabled });
+          set({ breakpoints });
+          get().announce(enabled ? 'Breakpoint set' : 'Breakpoint removed');
+        },
+        (error) => `Breakpoint not changed: ${errorText(error)}`,
+      );
     },
   };
 };

@@ -204,6 +204,44 @@ describe('opening a plan', () => {
     const planSubs = [...t.fake.subscriptions.values()].map((s) => s.subscription.planId).filter((id) => id !== null);
     expect(planSubs).toEqual(['P2']);
   });
+
+  it('drops what was asked for the previous plan: its late answers, failures and pushed entries never reach the next plan\'s state', async () => {
+    const t = testRuntime();
+    t.fake.decisions = demoTree();
+    const held: (() => void)[] = [];
+    const hold = <T,>(value: T) => new Promise<T>((resolve) => held.push(() => resolve(value)));
+    t.fake.on('plans.changes', (r) => (r.planId === 'P1' ? hold({ changesetId: 'CS1', total: 1, entries: [makeEntry('old', 'OLD.md')] }) : { changesetId: 'CS2', total: 0, entries: [] }));
+    t.fake.on('plans.get', (r) => (r.planId === 'P1' ? hold({ plan: makePlan({ name: 'old plan' }) }) : { plan: makePlan({ id: 'P2', name: 'new plan' }) }));
+    t.fake.on('plans.errors', (r) => {
+      if (r.planId === 'P1') return hold(null).then(() => Promise.reject(new Error('P1 failed late')));
+      return { planId: 'P2', errors: [], recoveryDecisions: [], recoveryHints: [] };
+    });
+    t.state().openPlan('P1');
+    await t.settle();
+    const first = t.state().session!;
+    // An entry pushed while P1's list loads waits for that list, in P1's session only.
+    t.fake.emit(makeEvent(1, 'change_recorded', { entry: makeEntry('pushed', 'PUSHED.md') }));
+    await t.frame();
+    expect(first.changes.arrivedWhileLoading.map((e) => e.id)).toEqual(['pushed']);
+    t.state().openPlan('P2');
+    await t.settle();
+    expect(first.closed).toBe(true);
+    expect(t.state().session).not.toBe(first);
+    expect(t.state().session!.changes.arrivedWhileLoading).toEqual([]);
+    for (const answer of held) answer();
+    await t.settle();
+    expect(t.state()).toMatchObject({ planId: 'P2', plan: { name: 'new plan' }, changeEntries: [], changesetId: 'CS2', planError: null });
+    expect(t.state().status.text).not.toContain('P1 failed late');
+  });
+
+  it('closing the plan closes its session and starts the next from nothing', async () => {
+    const t = await openDemoPlan();
+    const session = t.state().session!;
+    t.state().closePlan();
+    expect(session.closed).toBe(true);
+    expect(t.state()).toMatchObject({ session: null, planId: null, plan: null, decisions: {}, changeEntries: [], toolTallies: {}, events: [] });
+    expect([...t.fake.subscriptions.values()].filter((s) => s.subscription.planId !== null)).toEqual([]);
+  });
 });
 
 describe('a long event log', () => {
@@ -325,20 +363,75 @@ describe('live events', () => {
     expect(t.state().nextRetry).toBeNull();
   });
 
-  it('refetch tool invocations when tools ran, and append recorded changes without asking the host', async () => {
+  it('fold finished tool calls into the tree\'s tallies, and append recorded changes, without asking the host', async () => {
     const t = await openDemoPlan();
-    const invocations = t.fake.callsTo('plans.invocations').length;
     const changes = t.fake.callsTo('plans.changes').length;
+    const tallies = t.fake.callsTo('plans.toolTallies').length;
     t.fake.emit(makeEvent(3, 'tool_call_finished', { decisionId: 's2' }));
     t.fake.emit(makeEvent(4, 'change_recorded', { entry: makeEntry('e1', 'LICENSE', { decisionId: 's2' }) }));
     t.fake.emit(makeEvent(5, 'change_recorded', { entry: makeEntry('e2', 'README.md', { decisionId: 's2' }) }));
     // Replayed after a snapshot that already had it: listed once.
     t.fake.emit(makeEvent(6, 'change_recorded', { entry: makeEntry('e1', 'LICENSE', { decisionId: 's2' }) }));
+    t.fake.emit(makeEvent(7, 'tool_call_finished', { decisionId: 's2', invocationId: 'I7', ok: false }));
     await t.frame();
-    expect(t.fake.callsTo('plans.invocations').length).toBe(invocations + 1);
+    expect(t.state().toolTallies).toEqual({ s2: { ran: 2, failed: 1 } });
+    expect(t.fake.callsTo('plans.invocations')).toEqual([]);
+    expect(t.fake.callsTo('plans.invocationsForDecision')).toEqual([]);
+    expect(t.fake.callsTo('plans.toolTallies').length).toBe(tallies);
     expect(t.fake.callsTo('plans.changes').length).toBe(changes);
     expect(t.state().changeEntries.map((e) => e.path)).toEqual(['LICENSE', 'README.md']);
     expect(t.state().changesTotal).toBe(2);
+  });
+
+  it('count each call once over the tallies\' snapshot: not again if the snapshot had it, again if it came after', async () => {
+    const t = testRuntime();
+    t.fake.decisions = demoTree();
+    const call = (id: string, decisionId: string, ok = true) => ({ id, planId: 'P1', decisionId, tool: 'file.write', args: {}, ok, error: null, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1 });
+    t.fake.invocations = [call('I1', 's1'), call('I2', 's2', false)];
+    t.fake.events = [makeEvent(1, 'plan_created'), makeEvent(2, 'tool_call_finished', { decisionId: 's1', invocationId: 'I1' })];
+    // The snapshot counts through seq 3; seq 3 arrives live only after it, seq 4 while it is on its way.
+    let answer: (() => void) | null = null;
+    let host = { tallies: [{ decisionId: 's1', ran: 1, failed: 0 }, { decisionId: 's2', ran: 1, failed: 1 }], throughSeq: 3 };
+    t.fake.on('plans.toolTallies', () => new Promise((resolve) => (answer = () => resolve(host))));
+    t.state().openPlan('P1');
+    await t.settle();
+    t.fake.emit(makeEvent(4, 'tool_call_finished', { decisionId: 's3', invocationId: 'I4' }));
+    await t.frame();
+    expect(t.state().toolTallies).toEqual({ s3: { ran: 1, failed: 0 } });
+    answer!();
+    await t.settle();
+    expect(t.state().toolTallies).toEqual({ s1: { ran: 1, failed: 0 }, s2: { ran: 1, failed: 1 }, s3: { ran: 1, failed: 0 } });
+    // Seq 3 was missing when seq 4 came: the gap asks for the tallies once more.
+    expect(t.fake.callsTo('plans.toolTallies')).toHaveLength(2);
+    host = { tallies: [...host.tallies, { decisionId: 's3', ran: 1, failed: 0 }], throughSeq: 4 };
+    answer!();
+    await t.settle();
+    t.fake.emit(makeEvent(3, 'tool_call_finished', { decisionId: 's2', invocationId: 'I2', ok: false }));
+    t.fake.emit(makeEvent(5, 'tool_call_finished', { decisionId: 's2', invocationId: 'I5' }));
+    await t.frame();
+    expect(t.state().toolTallies).toEqual({ s1: { ran: 1, failed: 0 }, s2: { ran: 2, failed: 1 }, s3: { ran: 1, failed: 0 } });
+    expect(t.state().toolTallyBacklog).toBeNull();
+  });
+
+  it('read a decision\'s calls when it is opened, once, and list the calls that finish after with the args they started with', async () => {
+    const t = await openDemoPlan();
+    t.fake.invocations = [{ id: 'I1', planId: 'P1', decisionId: 's2', tool: 'file.read', args: { path: 'a' }, ok: true, error: null, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1 }];
+    t.state().loadDecisionCalls('s2');
+    t.state().loadDecisionCalls('s2');
+    await t.settle();
+    expect(t.fake.callsTo('plans.invocationsForDecision')).toEqual([{ planId: 'P1', decisionId: 's2' }]);
+    t.fake.emit(makeEvent(3, 'tool_call_started', { decisionId: 's2', tool: 'shell.run', args: { command: 'make' } }));
+    await t.frame();
+    t.fake.emit(makeEvent(4, 'tool_call_finished', { decisionId: 's2', invocationId: 'I2', tool: 'shell.run', ok: false, durationMs: 7, error: { name: 'ToolError', message: 'exit 2' }, confinement: 'bwrap-nobody', startedAt: '2026-01-01T00:00:01.000Z' }));
+    t.fake.emit(makeEvent(5, 'tool_call_finished', { decisionId: 's3', invocationId: 'I3' }));
+    await t.frame();
+    expect(t.state().decisionCalls.s2.invocations).toEqual([
+      t.fake.invocations[0],
+      { id: 'I2', planId: 'P1', decisionId: 's2', tool: 'shell.run', args: { command: 'make' }, ok: false, error: { name: 'ToolError', message: 'exit 2' }, startedAt: '2026-01-01T00:00:01.000Z', durationMs: 7, confinement: 'bwrap-nobody' },
+    ]);
+    expect(t.state().decisionCalls.s3).toBeUndefined();
+    expect(t.fake.callsTo('plans.invocationsForDecision')).toHaveLength(1);
+    expect(t.fake.callsTo('plans.invocations')).toEqual([]);
   });
 
   it('fold recorded changes into the review: a new path is a row at once, a path changed again is netted by the host', async () => {

@@ -33,6 +33,8 @@ export interface StoreDeps {
   subscribePlan(planId: string, afterSeq: number): () => void;
   now(): number;
   setTimeout(callback: () => void, ms: number): unknown;
+  /** The state of an open plan, as it starts: every slice's part, set in one go when a plan is opened or closed. */
+  openPlanState: Partial<AppState>;
 }
 
 export type SliceCreator<T> = (set: AppStore['setState'], get: AppStore['getState'], deps: StoreDeps) => T;

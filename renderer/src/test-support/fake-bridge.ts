@@ -195,6 +195,18 @@ export class FakeBridge {
         total: this.decisions.length,
       }),
       'plans.invocations': () => ({ invocations: this.invocations }),
+      'plans.invocationsForDecision': (r) => ({ invocations: this.invocations.filter((i) => i.decisionId === r.decisionId) }),
+      'plans.toolTallies': () => {
+        const tallies = new Map<string, { decisionId: string; ran: number; failed: number }>();
+        for (const { decisionId, ok } of this.invocations) {
+          if (!decisionId) continue;
+          const tally = tallies.get(decisionId) ?? { decisionId, ran: 0, failed: 0 };
+          tally.ran += 1;
+          if (!ok) tally.failed += 1;
+          tallies.set(decisionId, tally);
+        }
+        return { tallies: [...tallies.values()], throughSeq: this.events.at(-1)?.seq ?? 0 };
+      },
       'plans.events': (r) => {
         const after = this.events.filter((e) => e.seq > (r.afterSeq ?? 0));
         const limit = r.limit ?? 1000;

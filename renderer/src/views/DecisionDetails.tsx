@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Confinement, StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
 import { DecisionIcon } from '../components/DecisionIcon';
@@ -35,6 +36,8 @@ function RanCall({ invocation }: { invocation: ToolInvocation }) {
   );
 }
 
+const NO_CALLS: ToolInvocation[] = [];
+
 /** The tool calls a decision planned, beside those that actually ran (retries add more). */
 function ToolCalls({ decision, ran }: { decision: StrategyDecision; ran: ToolInvocation[] }) {
   if (decision.toolCalls.length === 0 && ran.length === 0) return <p className="muted">No tool calls.</p>;
@@ -57,12 +60,19 @@ function ToolCalls({ decision, ran }: { decision: StrategyDecision; ran: ToolInv
 
 export function DecisionDetails() {
   const decision = useAppStore((s) => (s.selectedDecisionId ? s.decisions[s.selectedDecisionId] : undefined));
-  const ran = useAppStore(useShallow((s) => (s.selectedDecisionId ? s.invocations.filter((i) => i.decisionId === s.selectedDecisionId) : [])));
+  const calls = useAppStore((s) => (s.selectedDecisionId ? s.decisionCalls[s.selectedDecisionId] : undefined));
+  const loadCalls = useAppStore((s) => s.loadDecisionCalls);
   const changes = useAppStore(useShallow((s) => (s.selectedDecisionId ? s.changeEntries.filter((e) => e.decisionId === s.selectedDecisionId) : [])));
   const errors = useAppStore(useShallow((s) => (s.selectedDecisionId ? s.errors.filter((e) => e.decisionId === s.selectedDecisionId) : [])));
   const breakpoint = useAppStore((s) => (s.selectedDecisionId ? s.breakpoints.includes(s.selectedDecisionId) : false));
   const running = useAppStore((s) => s.plan?.processingState === 'processing' || s.plan?.processingState === 'paused');
   const toggleBreakpoint = useAppStore((s) => s.toggleBreakpoint);
+
+  // A decision's calls are read when it is opened; events keep them current after that.
+  const decisionId = decision?.id;
+  useEffect(() => {
+    if (decisionId) loadCalls(decisionId);
+  }, [decisionId, loadCalls]);
 
   if (!decision) {
     return (
@@ -86,7 +96,7 @@ export function DecisionDetails() {
         </button>
       )}
       <h4>Tool calls</h4>
-      <ToolCalls decision={decision} ran={ran} />
+      {calls?.status === 'error' ? <p className="muted">Couldn't load the calls: {calls.error}</p> : <ToolCalls decision={decision} ran={calls?.invocations ?? NO_CALLS} />}
       <h4>Changes it made</h4>
       {changes.length === 0 ? (
         <p className="muted">No file changes.</p>

@@ -3,13 +3,10 @@ import { DecisionIcon } from '../components/DecisionIcon';
 import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
 import { plural } from '../lib/format';
+import type { CallTally } from '../store/tool-calls';
 
 export const TREE_ROW_HEIGHT = 30;
 
-export interface ToolTally {
-  ran: number;
-  failed: number;
-}
 
 export function treeItemId(decisionId: string): string {
   return `decision-${decisionId}`;
@@ -22,7 +19,7 @@ interface DecisionRowProps {
   /** The step whose call waits for the operator's approval. */
   awaitingApproval?: boolean;
   breakpoint: boolean;
-  tally: ToolTally | undefined;
+  tally: CallTally | undefined;
   /** For an `approval` decision: who answered, and why. */
   answer?: ApprovalAnswer;
   onSelect(id: string): void;
@@ -57,6 +54,7 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       data-status={decision.status}
       data-type={decision.type}
       data-paused={paused || undefined}
+      data-ran={tally?.ran ?? 0}
       onClick={() => onSelect(decision.id)}
     >
       <span className="tree-indent" style={{ width: depth * 18 }} />

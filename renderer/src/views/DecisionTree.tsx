@@ -5,7 +5,7 @@ import { answersByDecision } from '../lib/approvals';
 import { flattenTree } from '../lib/decision-tree';
 import { useAppStore } from '../store/react';
 import { PlanDefinition } from './PlanDefinition';
-import { DecisionRow, TREE_ROW_HEIGHT, treeItemId, type ToolTally } from './DecisionRow';
+import { DecisionRow, TREE_ROW_HEIGHT, treeItemId } from './DecisionRow';
 
 export function DecisionTree() {
   const decisions = useAppStore((s) => s.decisions);
@@ -14,7 +14,7 @@ export function DecisionTree() {
   const selectedId = useAppStore((s) => s.selectedDecisionId);
   const pausedId = useAppStore((s) => s.pausedDecisionId);
   const breakpoints = useAppStore((s) => s.breakpoints);
-  const invocations = useAppStore((s) => s.invocations);
+  const tallies = useAppStore((s) => s.toolTallies);
   const select = useAppStore((s) => s.selectDecision);
   const toggle = useAppStore((s) => s.toggleExpanded);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);
@@ -25,17 +25,6 @@ export function DecisionTree() {
   const rootId = plan?.decisionRootId ?? null;
 
   const rows = useMemo(() => flattenTree(decisions, expanded), [decisions, expanded]);
-  const tallies = useMemo(() => {
-    const map = new Map<string, ToolTally>();
-    for (const inv of invocations) {
-      if (!inv.decisionId) continue;
-      const tally = map.get(inv.decisionId) ?? { ran: 0, failed: 0 };
-      tally.ran++;
-      if (!inv.ok) tally.failed++;
-      map.set(inv.decisionId, tally);
-    }
-    return map;
-  }, [invocations]);
   const answers = useMemo(() => answersByDecision(decisions, approvals, rootId), [decisions, approvals, rootId]);
   const onSelect = useCallback((id: string) => select(id), [select]);
 
@@ -70,7 +59,7 @@ export function DecisionTree() {
             paused={id === pausedId}
             awaitingApproval={id === awaitingId}
             breakpoint={breakpoints.includes(id)}
-            tally={tallies.get(id)}
+            tally={tallies[id]}
             answer={answers.get(id)}
             onSelect={onSelect}
             onToggle={toggle}

@@ -158,6 +158,11 @@ describe('the failure card', () => {
     ];
     t.state().openPlan('P1');
     await t.settle();
+    // What the card's effect does when it shows (a static render runs no effects): read the failed step's calls.
+    t.state().loadDecisionCalls('s2');
+    await t.settle();
+    expect(fake.callsTo('plans.invocationsForDecision')).toEqual([{ planId: 'P1', decisionId: 's2' }]);
+    expect(fake.callsTo('plans.invocations')).toEqual([]);
     const html = render(t.store, <FailureCard plan={t.state().plan!} />);
     expect(html).toContain(`<code data-testid="failure-sandbox">${SANDBOX}</code>`);
     expect(html).toMatch(/<button[^>]*>Edit README.md<\/button>/);

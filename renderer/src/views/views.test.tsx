@@ -36,11 +36,18 @@ describe('the decision details', () => {
     const call = { planId: 'P1', decisionId: 's1', tool: 'shell.run', args: { command: 'make' }, ok: true, result: {}, error: null, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5 };
     store.setState({
       decisions: { s1: makeDecision('s1', 'root', 0, { toolCalls: [{ tool: 'shell.run', args: { command: 'make' } }, { tool: 'shell.run', args: { command: 'make' } }] }) },
-      invocations: [
-        { ...call, id: 'I1', confinement: 'bwrap-nobody' },
-        { ...call, id: 'I2', confinement: 'none' },
-        { ...call, id: 'I3', confinement: 'bwrap' },
-      ],
+      decisionCalls: {
+        s1: {
+          status: 'loaded',
+          invocations: [
+            { ...call, id: 'I1', confinement: 'bwrap-nobody' },
+            { ...call, id: 'I2', confinement: 'none' },
+            { ...call, id: 'I3', confinement: 'bwrap' },
+          ],
+          startedArgs: null,
+          error: null,
+        },
+      },
       selectedDecisionId: 's1',
     });
     const html = render(store, <DecisionDetails />);

@@ -1,0 +1,109 @@
+import type { ToolTally } from '../../../shared/contract';
+import type { ToolInvocation } from '../../../shared/domain';
+import type { StreamEvent, StreamEventOf } from '../../../shared/events';
+import type { LoadStatus } from './types';
+
+/** What a decision's row shows about its calls. */
+export type CallTally = Omit<ToolTally, 'decisionId'>;
+
+/** The calls of a decision that was opened: read once from the host, then moved on by events. */
+export interface DecisionCalls {
+  status: LoadStatus;
+  invocations: ToolInvocation[];
+  /** The args of the call that started and has not finished: its tool_call_finished does not repeat them. */
+  startedArgs: Record<string, unknown> | null;
+  error: string | null;
+}
+
+export interface ToolCallsState {
+  /** Per decision, the calls that ran and failed: folded from tool_call_finished events over one snapshot. */
+  toolTallies: Record<string, CallTally>;
+  /** The tallies count every call whose event's seq is at most this (the snapshot's); older events are not folded again. */
+  toolTalliesSeq: number;
+  /** Calls folded while a snapshot of the tallies is on its way, with their seq: applied again over it. Null when none is. */
+  toolTallyBacklog: { seq: number; decisionId: string; ok: boolean }[] | null;
+  /** The decisions opened so far, by id. */
+  decisionCalls: Record<string, DecisionCalls>;
+}
+
+export const initialToolCallsState: ToolCallsState = {
+  toolTallies: {},
+  toolTalliesSeq: 0,
+  toolTallyBacklog: null,
+  decisionCalls: {},
+};
+
+const count = (tallies: Record<string, CallTally>, decisionId: string, ok: boolean) => {
+  const tally = tallies[decisionId];
+  tallies[decisionId] = { ran: (tally?.ran ?? 0) + 1, failed: (tally?.failed ?? 0) + (ok ? 0 : 1) };
+};
+
+/** The invocation an opened decision lists for a finished call, from its two events. */
+function invocationOf(planId: string, event: StreamEventOf<'tool_call_finished'>, args: Record<string, unknown> | null): ToolInvocation {
+  const { invocationId, decisionId, tool, ok, durationMs, error, startedAt, confinement } = event.data;
+  return {
+    id: invocationId,
+    planId,
+    decisionId,
+    tool,
+    args: args ?? {},
+    ok,
+    error: error ?? null,
+    startedAt: startedAt ?? event.ts,
+    durationMs,
+    ...(confinement ? { confinement } : {}),
+  };
+}
+
+/**
+ * Folds a frame's events into the tallies and into the decisions that are open. Returns only what
+ * changed (nothing when no event was a tool call), copying each record once per frame.
+ */
+export function foldToolCalls(state: ToolCallsState, planId: string, events: readonly StreamEvent[]): Partial<ToolCallsState> | null {
+  let tallies: Record<string, CallTally> | null = null;
+  let backlog: ToolCallsState['toolTallyBacklog'] = null;
+  let opened: Record<string, DecisionCalls> | null = null;
+  const openedCalls = (decisionId: string): DecisionCalls | undefined => {
+    const calls = (opened ?? state.decisionCalls)[decisionId];
+    if (!calls) return undefined;
+    opened ??= { ...state.decisionCalls };
+    if (opened[decisionId] === state.decisionCalls[decisionId]) opened[decisionId] = { ...calls, invocations: [...calls.invocations] };
+    return opened[decisionId];
+  };
+  for (const event of events) {
+    if (event.type === 'tool_call_started') {
+      if (state.decisionCalls[event.data.decisionId]) openedCalls(event.data.decisionId)!.startedArgs = event.data.args;
+    } else if (event.type === 'tool_call_finished') {
+      const { decisionId, invocationId, ok } = event.data;
+      if (event.seq > state.toolTalliesSeq) {
+        tallies ??= { ...state.toolTallies };
+        count(tallies, decisionId, ok);
+        if (state.toolTallyBacklog) {
+          backlog ??= [...state.toolTallyBacklog];
+          backlog.push({ seq: event.seq, decisionId, ok });
+        }
+      }
+      const calls = state.decisionCalls[decisionId] ? openedCalls(decisionId)! : undefined;
+      if (calls && !calls.invocations.some((i) => i.id === invocationId)) {
+        calls.invocations.push(invocationOf(planId, event, calls.startedArgs));
+        calls.startedArgs = null;
+      }
+    }
+  }
+  if (!tallies && !opened) return null;
+  return { ...(tallies ? { toolTallies: tallies } : {}), ...(backlog ? { toolTallyBacklog: backlog } : {}), ...(opened ? { decisionCalls: opened } : {}) };
+}
+
+/** The host's tallies as of `throughSeq`, with the calls folded meanwhile that came after it. */
+export function talliesOver(snapshot: readonly ToolTally[], throughSeq: number, backlog: ToolCallsState['toolTallyBacklog']): Record<string, CallTally> {
+  const tallies: Record<string, CallTally> = {};
+  for (const { decisionId, ran, failed } of snapshot) tallies[decisionId] = { ran, failed };
+  for (const call of backlog ?? []) if (call.seq > throughSeq) count(tallies, call.decisionId, call.ok);
+  return tallies;
+}
+
+/** A decision's calls as the host listed them, followed by those events brought while it was asked. */
+export function callsOver(listed: readonly ToolInvocation[], pushed: DecisionCalls | undefined): ToolInvocation[] {
+  const known = new Set(listed.map((i) => i.id));
+  return [...listed, ...(pushed?.invocations ?? []).filter((i) => !known.has(i.id))];
+}
