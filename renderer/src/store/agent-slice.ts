@@ -2,6 +2,7 @@ import type { SettingsPatch, SettingsView } from '../../../shared/agent';
 import { errorText } from '../lib/format';
 import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
+import { sendAction } from '../lib/action-dispatch';
 
 /** The model settings (never the API key, only whether one is set) and asking the agent to fix a step. */
 export interface AgentSlice {
@@ -52,6 +53,6 @@ export const createAgentSlice: SliceCreator<AgentSlice> = (set, get, deps) => ({
   ...initialAgentState,
   correctStep: (note) =>
     track({ getState: get, setState: set }, { error: 'correctError' }, 'correct', async ({ bridge, planId }) => {
-      await bridge['plans.correct']({ planId, note: note.trim() || undefined });
+      await sendAction(bridge, planId, 'correct', { note });
     }),
 });

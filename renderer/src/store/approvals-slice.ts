@@ -3,6 +3,7 @@ import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';
 import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
+import { sendAction } from '../lib/action-dispatch';
 
 export type ApprovalChoice = 'approve' | 'approve_all' | 'reject';
 
@@ -84,7 +85,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
     refreshApprovals,
     approve(all) {
       const tool = get().pendingApproval?.tool ?? 'the call';
-      return answer(all ? 'approve_all' : 'approve', ({ bridge, planId }) => bridge['plans.approve']({ planId, all }), all ? `Approved every ${tool} call` : `Approved ${tool}`);
+      return answer(all ? 'approve_all' : 'approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { all }), all ? `Approved every ${tool} call` : `Approved ${tool}`);
     },
     reject(reason) {
       const trimmed = reason.trim();
@@ -93,7 +94,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
         return Promise.resolve();
       }
       const tool = get().pendingApproval?.tool ?? 'the call';
-      return answer('reject', ({ bridge, planId }) => bridge['plans.reject']({ planId, reason: trimmed }), `Rejected ${tool}`);
+      return answer('reject', ({ bridge, planId }) => sendAction(bridge, planId, 'reject', { reason: trimmed }), `Rejected ${tool}`);
     },
     requestRejectFocus: () => set({ rejectFocusRequest: get().rejectFocusRequest + 1 }),
   };

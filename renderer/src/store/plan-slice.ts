@@ -325,8 +325,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         store,
         { busy: 'pendingAction', error: 'actionError', concurrent: true },
         action,
-        async ({ bridge }) => {
-          const result = await sendAction(bridge, plan, action, (args ?? {}) as never);
+        async ({ bridge, planId }) => {
+          const result = await sendAction(bridge, planId, action, (args ?? {}) as never, plan);
           deps.flushEvents();
           set({ plan: result.plan, planStatus: 'loaded' });
           if (action === 'retry' || action === 'reset') refreshErrors();

@@ -3,6 +3,7 @@ import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';
 import { track } from './track';
 import type { SliceCreator } from './types';
+import { sendAction } from '../lib/action-dispatch';
 
 /** The in-place recoveries the console offers; edit-step and replan take a file, so they stay on the command line. */
 export type ConsoleRecovery = 'skip' | 'change_profile';
@@ -45,8 +46,8 @@ export const createRecoverySlice: SliceCreator<RecoverySlice> = (set, get, deps)
 
   return {
     ...initialRecoveryState,
-    skipStep: () => recover('skip', ({ bridge, planId }) => bridge['plans.skip']({ planId }), (plan) => `Step skipped${next(plan)}`),
+    skipStep: () => recover('skip', ({ bridge, planId }) => sendAction(bridge, planId, 'skip', {}), (plan) => `Step skipped${next(plan)}`),
     changeProfile: (profile) =>
-      recover('change_profile', ({ bridge, planId }) => bridge['plans.setProfile']({ planId, profile }), (plan) => `Profile changed to ${plan.automationProfile.name}${next(plan)}`),
+      recover('change_profile', ({ bridge, planId }) => sendAction(bridge, planId, 'set_profile', { profile }), (plan) => `Profile changed to ${plan.automationProfile.name}${next(plan)}`),
   };
 };
