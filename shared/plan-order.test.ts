@@ -12,7 +12,7 @@ const row = (id: string, createdAt: string, processingState: Plan['processingSta
 });
 
 describe('the order plans are listed in', () => {
-  it('puts failed, interrupted and waiting plans first, then the newest, then the id', () => {
+  it('puts failed, interrupted and waiting plans first, then the newest, then the later id', () => {
     const plans = [
       row('old', '2026-01-01T00:00:00.000Z'),
       row('failed', '2025-12-01T00:00:00.000Z', 'errored'),
@@ -21,7 +21,7 @@ describe('the order plans are listed in', () => {
       row('a-same', '2026-01-02T00:00:00.000Z'),
       row('waiting', '2025-11-01T00:00:00.000Z', 'paused', 'approval'),
     ];
-    expect(plans.sort(comparePlansForList).map((p) => p.id)).toEqual(['failed', 'waiting', 'paused', 'a-same', 'b-same', 'old']);
+    expect(plans.sort(comparePlansForList).map((p) => p.id)).toEqual(['failed', 'waiting', 'paused', 'b-same', 'a-same', 'old']);
   });
 
   it('needs the operator for a failure or an unanswered call, not for a pause between steps', () => {

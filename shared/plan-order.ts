@@ -8,8 +8,8 @@ export function needsAttention(plan: PlanStanding): boolean {
 
 /**
  * The order plans are listed in, by the console and by `agents plan list`: those that need the
- * operator first, then newest first (the id breaks a tie of one millisecond).
+ * operator first, then newest first (a later id breaks a tie of one millisecond: ids grow with time).
  */
 export function comparePlansForList(a: PlanStanding & Pick<Plan, 'createdAt' | 'id'>, b: PlanStanding & Pick<Plan, 'createdAt' | 'id'>): number {
-  return Number(needsAttention(b)) - Number(needsAttention(a)) || b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
+  return Number(needsAttention(b)) - Number(needsAttention(a)) || b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
 }

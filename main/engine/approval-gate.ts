@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type Approval, type AutomationProfile, needsApproval, type StrategyDecision, type ToolCallSpec } from '../../shared/domain';
 import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
 import { toChangeEntry } from './change-capture';
-import { entryHunks, unifiedDiff } from './changeset/diff';
+import { entryHunks, entryLineDiff, unifiedDiff } from './changeset/diff';
 import { ApprovalPending, EngineError } from './errors';
 import type { EventPublisher } from './event-stream';
 import type { InvariantRules } from './invariants';
@@ -111,7 +111,9 @@ export class ApprovalGate {
       if (before === null && after === null) return none;
       const operation = before === null ? 'create' : after === null ? 'delete' : 'modify';
       const entry = toChangeEntry({ operation, path: target.relative, before, after }, { decisionId: null, invocationId: null });
-      return { diff: unifiedDiff(entry), hunks: entryHunks(entry) };
+      // One line diff serves the patch and the hunks.
+      const lines = entry.binary ? undefined : entryLineDiff(entry);
+      return { diff: unifiedDiff(entry, lines), hunks: entryHunks(entry, lines) };
     } catch {
       // A path the tool itself would refuse: the call's own error says why, once it runs.
       return none;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, pragma } from './database';
 import { transaction } from './sql';
 import { createStores, type SqliteStores } from './stores';
-import { makeEntry, makePlan, tempDatabase } from './test-support/fixtures';
+import { makeEntry, makeEvent, makePlan, tempDatabase } from './test-support/fixtures';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const WRITER = path.join(__dirname, 'test-support', 'writer.ts');
@@ -153,4 +153,27 @@ describe('two processes on one database file', () => {
       reopened.close();
     }
   }, 30_000);
+});
+
+describe('readTogether', () => {
+  it('reads on one snapshot: a commit of another connection between two reads is seen by neither', () => {
+    const temp = tempDatabase();
+    try {
+      const stores = createStores(temp.db);
+      const other = createStores(openDatabase(temp.file));
+      const plan = makePlan();
+      stores.plans.insert(plan);
+      stores.events.append(makeEvent(plan.id, 1));
+      const [first, second] = stores.readTogether(() => {
+        const before = stores.events.lastSeq(plan.id);
+        other.events.append(makeEvent(plan.id, 2));
+        return [before, stores.events.lastSeq(plan.id)];
+      });
+      expect([first, second]).toEqual([1, 1]);
+      expect(stores.events.lastSeq(plan.id)).toBe(2);
+      other.close();
+    } finally {
+      temp.dispose();
+    }
+  });
 });

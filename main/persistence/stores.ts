@@ -8,6 +8,7 @@ import { SqliteInvocationLog } from './invocation-log';
 import { type LeaseStoreOptions, SqliteLeaseStore } from './lease-store';
 import { SqlitePlanRepository } from './plan-repository';
 import { SqliteSandboxFileStore } from './sandbox-file-store';
+import { transaction } from './sql';
 
 /** Every store over one connection to `<dataDir>/agents.db`. */
 export interface SqliteStores {
@@ -21,6 +22,8 @@ export interface SqliteStores {
   applied: SqliteAppliedLog;
   approvals: SqliteApprovalStore;
   sandboxFiles: SqliteSandboxFileStore;
+  /** Runs several reads on one snapshot of the database, so another process's commit cannot fall between them. */
+  readTogether<T>(read: () => T): T;
   close(): void;
 }
 
@@ -40,6 +43,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     applied: new SqliteAppliedLog(db),
     approvals: new SqliteApprovalStore(db),
     sandboxFiles: new SqliteSandboxFileStore(db),
+    readTogether: (read) => transaction(db, 'deferred', read),
     close: () => {
       if (db.isOpen) db.close();
     },

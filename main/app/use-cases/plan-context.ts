@@ -30,6 +30,8 @@ export interface EngineStores {
   applied: AppliedLog;
   approvals: ApprovalStore;
   sandboxFiles: SandboxFileStore;
+  /** Several reads on one snapshot, where the stores share a database other processes write to. */
+  readTogether?<T>(read: () => T): T;
 }
 
 export interface PlanServiceOptions {

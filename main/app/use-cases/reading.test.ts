@@ -13,8 +13,9 @@ describe('reading plans', () => {
     h = useCaseHarness();
     const reading = planReading(h.ctx);
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
-    const fine = h.createPlan({ steps: 2 });
+    // The failed plan is the older one: it comes first because it needs the operator, not by age.
     const broken = h.createPlan({ steps: 3, failAt: 2 });
+    const fine = h.createPlan({ steps: 2 });
     expect(reading.errors(fine.id).recoveryHints).toEqual([]);
     await running.run(broken.id);
     const items = reading.listItems();

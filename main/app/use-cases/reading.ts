@@ -135,10 +135,11 @@ export function planReading(ctx: PlanContext) {
       return stores.invocations.listForDecision(decisionId).filter((i) => i.planId === planId);
     },
 
-    /** With the last seq read in the same synchronous call (no commit of this process comes between), the events after it are those not counted. */
+    /** The tallies and the last seq they count through, read on one snapshot: the events after it are those not counted. */
     toolTallies(planId: string): { tallies: ToolTally[]; throughSeq: number } {
       get(planId);
-      return { tallies: stores.invocations.talliesForPlan(planId), throughSeq: stores.events.lastSeq(planId) };
+      const read = () => ({ tallies: stores.invocations.talliesForPlan(planId), throughSeq: stores.events.lastSeq(planId) });
+      return stores.readTogether ? stores.readTogether(read) : read();
     },
 
     eventsAfter(planId: string, afterSeq = 0, limit = 1000): { events: StreamEvent[]; lastSeq: number } {

@@ -145,17 +145,18 @@ export function unifiedDiff(entry: ChangeEntry, diff?: LineDiff): string | null 
 }
 
 /**
- * The entry's hunks as the diff view draws them (rows with line numbers), or null when the entry is
- * binary. The same hunks as unifiedDiff, computed from the stored texts and never formatted as text.
+ * The entry's hunks as the diff view draws them (rows with line numbers, 3 lines of context), or
+ * null when the entry is binary: hunk n is the n-th `@@` of unifiedDiff. `diff`: the line diff of
+ * its texts, when the caller has it already.
  */
-export function entryHunks(entry: ChangeEntry): DiffHunk[] | null {
+export function entryHunks(entry: ChangeEntry, diff?: LineDiff): DiffHunk[] | null {
   if (entry.binary) return null;
-  return textDiffHunks(entryText(entry, 'before') ?? '', entryText(entry, 'after') ?? '');
+  return structuredHunks(diff ?? entryLineDiff(entry));
 }
 
-/** The hunks between two texts as rows, 3 lines of context: hunk n is the n-th `@@` of the unified diff. */
-export function textDiffHunks(before: string, after: string): DiffHunk[] {
-  return structuredHunks(lineDiff(before, after));
+/** The line diff of the entry's stored texts, for a caller that wants both its patch and its hunks. */
+export function entryLineDiff(entry: ChangeEntry): LineDiff {
+  return lineDiff(entryText(entry, 'before') ?? '', entryText(entry, 'after') ?? '');
 }
 
 export interface DiffStats {

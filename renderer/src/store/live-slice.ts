@@ -16,6 +16,7 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
     if (planId && planEvents.length > 0) {
       const merged = mergeEvents(state.events, state.lastSeq, planEvents);
       const reduced = reducePlanEvents(state, merged.appended);
+      const calls = foldToolCalls(state, planId, merged.appended);
       set({
         events: merged.events,
         lastSeq: merged.lastSeq,
@@ -23,9 +24,10 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
         decisions: reduced.decisions,
         pausedDecisionId: reduced.pausedDecisionId,
         nextRetry: reduced.nextRetry,
-        ...foldToolCalls(state, planId, merged.appended),
+        ...calls.changes,
       });
       if (reduced.changes.length > 0 || reduced.changesetId) get().appendChanges(reduced.changes, reduced.changesetId);
+      for (const decisionId of calls.reload) get().reloadDecisionCalls(decisionId);
       if (merged.gap) {
         void get().backfillEvents(merged.gap.after, merged.gap.before);
         // Events were missed, a change or a call among them: the only time these are read again.

@@ -54,6 +54,8 @@ export interface PlanSlice extends ToolCallsState {
   refreshToolCalls(): void;
   /** Reads a decision's calls when it is opened (once: events keep them current). */
   loadDecisionCalls(decisionId: string): void;
+  /** Reads an opened decision's calls again (a call finished whose start the page did not see). */
+  reloadDecisionCalls(decisionId: string): void;
   refreshErrors(): void;
   setTab(tab: PlanTab): void;
   toggleExpanded(decisionId: string): void;
@@ -267,6 +269,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     refreshDecisions,
     refreshToolCalls,
     loadDecisionCalls: (decisionId) => void loadDecisionCalls(decisionId),
+    reloadDecisionCalls: (decisionId) => void loadDecisionCalls(decisionId, true),
     refreshErrors,
 
     // Leaving Changes closes an apply confirmation, so it never waits unseen on another tab.

@@ -434,6 +434,21 @@ describe('live events', () => {
     expect(t.fake.callsTo('plans.invocations')).toEqual([]);
   });
 
+  it('read a decision\'s calls again when one finishes that started before it was opened, so no call is listed without its args', async () => {
+    const t = await openDemoPlan();
+    t.state().loadDecisionCalls('s2');
+    await t.settle();
+    expect(t.state().decisionCalls.s2.invocations).toEqual([]);
+    // The call started before the step was opened: the page saw only its end.
+    const made = { id: 'I2', planId: 'P1', decisionId: 's2', tool: 'shell.run', args: { command: 'make' }, ok: true, error: null, startedAt: '2026-01-01T00:00:01.000Z', durationMs: 7 };
+    t.fake.invocations = [made];
+    t.fake.emit(makeEvent(3, 'tool_call_finished', { decisionId: 's2', invocationId: 'I2', tool: 'shell.run' }));
+    await t.frame();
+    await t.settle();
+    expect(t.state().decisionCalls.s2.invocations).toEqual([made]);
+    expect(t.fake.callsTo('plans.invocationsForDecision')).toHaveLength(2);
+  });
+
   it('fold recorded changes into the review: a new path is a row at once, a path changed again is netted by the host', async () => {
     const t = await openDemoPlan();
     await t.settle();

@@ -39,14 +39,14 @@ const count = (tallies: Record<string, CallTally>, decisionId: string, ok: boole
 };
 
 /** The invocation an opened decision lists for a finished call, from its two events. */
-function invocationOf(planId: string, event: StreamEventOf<'tool_call_finished'>, args: Record<string, unknown> | null): ToolInvocation {
+function invocationOf(planId: string, event: StreamEventOf<'tool_call_finished'>, args: Record<string, unknown>): ToolInvocation {
   const { invocationId, decisionId, tool, ok, durationMs, error, startedAt, confinement } = event.data;
   return {
     id: invocationId,
     planId,
     decisionId,
     tool,
-    args: args ?? {},
+    args,
     ok,
     error: error ?? null,
     startedAt: startedAt ?? event.ts,
@@ -56,10 +56,13 @@ function invocationOf(planId: string, event: StreamEventOf<'tool_call_finished'>
 }
 
 /**
- * Folds a frame's events into the tallies and into the decisions that are open. Returns only what
- * changed (nothing when no event was a tool call), copying each record once per frame.
+ * Folds a frame's events into the tallies and into the decisions that are open: `changes` holds only
+ * what changed (null when no event was a tool call), copying each record once per frame. `reload`
+ * names the open decisions a call finished in whose start the page did not see (it was opened
+ * meanwhile): their calls are read again, so no call is listed without its arguments.
  */
-export function foldToolCalls(state: ToolCallsState, planId: string, events: readonly StreamEvent[]): Partial<ToolCallsState> | null {
+export function foldToolCalls(state: ToolCallsState, planId: string, events: readonly StreamEvent[]): { changes: Partial<ToolCallsState> | null; reload: string[] } {
+  const reload = new Set<string>();
   let tallies: Record<string, CallTally> | null = null;
   let backlog: ToolCallsState['toolTallyBacklog'] = null;
   let opened: Record<string, DecisionCalls> | null = null;
@@ -85,13 +88,17 @@ export function foldToolCalls(state: ToolCallsState, planId: string, events: rea
       }
       const calls = state.decisionCalls[decisionId] ? openedCalls(decisionId)! : undefined;
       if (calls && !calls.invocations.some((i) => i.id === invocationId)) {
-        calls.invocations.push(invocationOf(planId, event, calls.startedArgs));
+        if (calls.startedArgs) calls.invocations.push(invocationOf(planId, event, calls.startedArgs));
+        else reload.add(decisionId);
         calls.startedArgs = null;
       }
     }
   }
-  if (!tallies && !opened) return null;
-  return { ...(tallies ? { toolTallies: tallies } : {}), ...(backlog ? { toolTallyBacklog: backlog } : {}), ...(opened ? { decisionCalls: opened } : {}) };
+  if (!tallies && !opened) return { changes: null, reload: [] };
+  return {
+    changes: { ...(tallies ? { toolTallies: tallies } : {}), ...(backlog ? { toolTallyBacklog: backlog } : {}), ...(opened ? { decisionCalls: opened } : {}) },
+    reload: [...reload],
+  };
 }
 
 /** The host's tallies as of `throughSeq`, with the calls folded meanwhile that came after it. */
