@@ -237,7 +237,7 @@ export const contract = {
   },
   /** The desktop app only: shows the plan's sandbox folder in the system's file manager. */
   'plans.openSandbox': { request: planId.strict(), response: z.object({}) },
-  /** The seed's `correct`: the model runs the failed step again, told of the failure and the note. */
+  /** `correct`: the model runs the failed step again, told of the failure and the note. */
   'plans.correct': { request: planId.extend({ note: z.string().trim().max(4000).optional() }).strict(), response: planResponse },
   /** The model settings; the API key never comes back, only whether one is set. */
   'settings.get': { request: z.object({}).strict(), response: SettingsViewSchema },

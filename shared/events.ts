@@ -11,7 +11,7 @@ import {
   RuntimeExecuteResultSchema,
 } from './domain';
 
-/** The nine event types of the seed, in the order a successful run emits them per mode. */
+/** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
   'strategize_started',
   'strategize_decisions',
@@ -119,7 +119,7 @@ export const EVENT_DATA = {
 
 export type StreamEventType = keyof typeof EVENT_DATA;
 
-/** Events the engine adds beyond the seed's. */
+/** Events beyond the core nine: lifecycle, tool calls, changes, errors, the model, approvals and recovery. */
 export const ENGINE_EVENT_TYPES = [
   'plan_created',
   'state_changed',

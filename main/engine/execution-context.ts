@@ -18,7 +18,7 @@ export interface PlanExecutionContextOptions {
   automationProfile?: string | null;
   projectResources?: Record<string, unknown>;
   resourceBindings?: Record<string, BoundResource>;
-  /** Default: an in-memory store, as the seed specifies; the app always passes its SQLite store. */
+  /** Default: an in-memory store; the app always passes its SQLite store. */
   changesetStore?: ChangeSetStore;
 }
 

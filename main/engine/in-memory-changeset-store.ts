@@ -5,7 +5,7 @@ import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } f
 
 /**
  * A ChangeSetStore in one process's memory: what a PlanExecutionContext uses when it is given no
- * store (the seed's default). The app always gives it the SQLite store.
+ * store. The app always gives it the SQLite store.
  */
 export class InMemoryChangeSetStore implements ChangeSetStore {
   private readonly changesets = new Map<string, ChangeSet>();

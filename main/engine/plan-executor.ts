@@ -20,7 +20,7 @@ export interface Strategizer {
 }
 
 export interface PlanExecutorOptions {
-  /** Default: the seed's stub actor. */
+  /** Default: the stub actor, which copies the plan file's steps into the tree. */
   strategizer?: Strategizer;
   /** How each decision is carried out in runtime mode; default: its scripted tool calls. */
   stepRunner?: StepRunner;

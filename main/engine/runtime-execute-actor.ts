@@ -52,7 +52,7 @@ export interface StepRunner {
   run(decision: StrategyDecision, context: StepContext): Promise<void>;
 }
 
-/** The seed's way: the decision's own tool calls, in order. */
+/** A scripted plan's way: the decision's own tool calls, in order. */
 export const scriptedStepRunner: StepRunner = {
   async run(decision, { runCall, firstCall }) {
     for (const [callIndex, call] of decision.toolCalls.entries()) {

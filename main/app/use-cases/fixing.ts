@@ -122,7 +122,7 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
     },
 
     /**
-     * The seed's `correct` action: the model runs the failed step again, told of the failure and the
+     * The `correct` action: the model runs the failed step again, told of the failure and the
      * operator's note. Recorded as an error_recovery decision with action `correct`.
      */
     correct(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {

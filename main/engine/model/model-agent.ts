@@ -46,7 +46,7 @@ function backToModel(error: unknown): boolean {
 }
 
 /**
- * A model that strategizes and executes a plan: model-driven implementations of the seed's actors,
+ * A model that strategizes and executes a plan: the model-driven strategize and execute actors,
  * chosen per plan. Every tool call goes through the ToolRunner.
  */
 export class ModelAgent {

@@ -15,7 +15,7 @@ export interface AgentSlice {
   /** Resolves true when the host saved the change. */
   saveSettings(patch: SettingsPatch): Promise<boolean>;
   correctError: string | null;
-  /** The seed's `correct`: the model runs the failed step again with the failure and the note. */
+  /** `correct`: the model runs the failed step again with the failure and the note. */
   correctStep(note: string): Promise<void>;
 }
 

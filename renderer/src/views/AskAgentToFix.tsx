@@ -4,7 +4,7 @@ import type { Plan } from '../../../shared/domain';
 import { useAppStore } from '../store/react';
 import { usePlanFacts } from './use-plan-facts';
 
-/** The seed's `correct`: the model runs the failed step again, told of the failure and the operator's note. */
+/** `correct`: the model runs the failed step again, told of the failure and the operator's note. */
 export function AskAgentToFix({ plan }: { plan: Plan }) {
   const correct = useAppStore((s) => s.correctStep);
   const error = useAppStore((s) => s.correctError);
