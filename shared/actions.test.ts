@@ -4,7 +4,7 @@ import type { Phase, ProcessingState } from './domain';
 
 const facts = (phase: Phase, processingState: ProcessingState, more: Partial<PlanFacts> = {}): PlanFacts => {
   const running = processingState === 'processing';
-  return { id: 'P1', phase, processingState, projectPath: '/p', agent: false, running, runHere: running, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, ...more };
+  return { id: 'P1', phase, processingState, projectPath: '/p', agent: false, running, runHere: running, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, missingSandbox: null, ...more };
 };
 const toolbar = (plan: PlanFacts): ActionId[] => TOOLBAR_ACTIONS.filter((action) => allowed(action, plan).allowed);
 

@@ -28,6 +28,8 @@ export interface PlanFacts extends PlanStanding {
   steps: number;
   /** The tree has a root: strategize has run at least once. */
   hasTree: boolean;
+  /** The sandbox folder the plan ran in, when it is gone from the disk: nothing can run in it again. */
+  missingSandbox: string | null;
 }
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string; code: ErrorCode };
@@ -35,7 +37,8 @@ export type Verdict = { allowed: true } | { allowed: false; reason: string; code
 const ALLOWED: Verdict = { allowed: true };
 const refuse = (reason: string, code: ErrorCode = 'wrong_state'): Verdict => ({ allowed: false, reason, code });
 
-const isRunnable = (p: PlanFacts) => p.processingState === 'queued' && (p.phase === 'strategize' || p.phase === 'execute');
+/** A queued plan that has not reached apply can run (strategize, then execute). */
+export const isRunnable = (p: Pick<PlanStanding, 'phase' | 'processingState'>): boolean => p.processingState === 'queued' && (p.phase === 'strategize' || p.phase === 'execute');
 const inRun = (p: PlanFacts) => p.processingState === 'processing' || p.processingState === 'paused';
 const waitsForAnswer = (p: PlanFacts) => p.waitingFor === 'approval';
 
@@ -43,6 +46,12 @@ const waitsForAnswer = (p: PlanFacts) => p.waitingFor === 'approval';
 function alreadyRunning(p: PlanFacts): Verdict | null {
   if (p.runHere) return refuse(`plan ${p.id} is already running`);
   return p.running ? refuse(`plan ${p.id} is being run by another process`) : null;
+}
+
+/** A run (or the rest of one) needs the plan's sandbox: one whose folder is gone can only be applied from what it recorded. */
+function sandboxGone(p: PlanFacts): Verdict | null {
+  if (p.missingSandbox === null) return null;
+  return refuse(`plan ${p.id} cannot run: its sandbox ${p.missingSandbox} is gone; apply what it recorded, or discard the plan and create it again`);
 }
 
 /** Step, continue and pause act on a run of this process that is not waiting for an answer. */
@@ -91,15 +100,13 @@ export interface ActionSpec<Args extends z.ZodType = z.ZodType> {
   description: string;
   keys: readonly KeyBinding[];
   args: Args;
-  /** `read`: shows something and changes nothing, so it is always allowed. */
-  kind: 'change' | 'read';
   allowed(plan: PlanFacts): Verdict;
   /** The command line's words, `agents plan <command> <id> ...options(args)`; none where only the console has the action. */
   cli?: { command: string; options?: (args: Record<string, unknown>) => string };
 }
 
-function action<Args extends z.ZodType>(spec: Omit<ActionSpec<Args>, 'keys' | 'kind'> & Partial<Pick<ActionSpec<Args>, 'keys' | 'kind'>>): ActionSpec<Args> {
-  return { keys: [], kind: 'change', ...spec };
+function action<Args extends z.ZodType>(spec: Omit<ActionSpec<Args>, 'keys'> & Partial<Pick<ActionSpec<Args>, 'keys'>>): ActionSpec<Args> {
+  return { keys: [], ...spec };
 }
 
 export const ACTIONS = {
@@ -114,7 +121,7 @@ export const ACTIONS = {
         const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? '; retry it to go on from the failed step' : '';
         return refuse(wrongStateMessage(p, 'run', [STATUS_LABELS.ready_to_run]) + after);
       }
-      return alreadyRunning(p) ?? ALLOWED;
+      return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'run' },
   }),
@@ -125,7 +132,7 @@ export const ACTIONS = {
     description: 'Run exactly one decision, then pause (starts a Ready to run plan in step mode)',
     keys: [{ key: 's', help: 'Step: run one decision (starts a queued plan in step mode)' }],
     args: none,
-    allowed: (p) => (isRunnable(p) && !p.runHere ? (alreadyRunning(p) ?? ALLOWED) : controlsRun(p, 'step', [STATUS_LABELS.ready_to_run, STATUS_LABELS.running, STATUS_LABELS.paused])),
+    allowed: (p) => (isRunnable(p) && !p.runHere ? (alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED) : controlsRun(p, 'step', [STATUS_LABELS.ready_to_run, STATUS_LABELS.running, STATUS_LABELS.paused])),
   }),
   continue: action({
     id: 'continue',
@@ -155,7 +162,7 @@ export const ACTIONS = {
     allowed: (p) => {
       if (p.processingState !== 'errored') return refuse(wrongStateMessage(p, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]));
       if (p.phase === 'apply') return refuse(`plan ${p.id} failed to apply; resolve the conflicts, then apply again`);
-      return alreadyRunning(p) ?? ALLOWED;
+      return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'retry' },
   }),
@@ -269,7 +276,7 @@ export const ACTIONS = {
       if (!p.agent) return refuse(`plan ${p.id} is not an agent plan; only a model can correct a step (retry it instead)`, 'not_agent');
       if (p.processingState !== 'errored' || p.phase !== 'execute') return refuse(wrongStateMessage(p, 'correct', [STATUS_LABELS.failed]));
       if (!p.failedStep) return refuse(`plan ${p.id} has no failed step to correct`);
-      return alreadyRunning(p) ?? ALLOWED;
+      return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'correct', options: (a) => `--note ${quoted(a.note, 'what to do differently')}` },
   }),
@@ -278,7 +285,6 @@ export const ACTIONS = {
     label: 'Errors',
     title: 'Read the error history',
     description: 'Read the full error history: every attempt, and what was done about it',
-    kind: 'read',
     args: none,
     allowed: () => ALLOWED,
     cli: { command: 'errors' },
@@ -288,7 +294,7 @@ export const ACTIONS = {
 /** Approve and reject: a call waits for the answer, and the run it stopped has ended. */
 function answerable(p: PlanFacts): Verdict {
   if (!p.pendingApproval) return refuse(`plan ${p.id} has no call waiting for approval (it is ${statusLabel(p)})`);
-  return p.runHere ? refuse(`plan ${p.id} is still stopping; answer again in a moment`) : ALLOWED;
+  return p.runHere ? refuse(`plan ${p.id} is still stopping; answer again in a moment`) : (sandboxGone(p) ?? ALLOWED);
 }
 
 function quoted(value: unknown, placeholder: string): string {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { type ActionId, allowed, type PlanFacts } from '../../shared/actions';
 import { stepsInOrder } from '../../shared/decision-tree';
 import type { Plan, StrategyDecision } from '../../shared/domain';
@@ -35,6 +36,7 @@ export function planFacts(plan: Plan, sources: FactSources): PlanFacts {
     failedStep: steps.some((d) => d.status === 'failed' || d.status === 'running'),
     steps: steps.length,
     hasTree: plan.decisionRootId !== null,
+    missingSandbox: plan.sandboxRefs[0] && !existsSync(plan.sandboxRefs[0]) ? plan.sandboxRefs[0] : null,
   };
 }
 

@@ -145,6 +145,11 @@ const STATES: Record<string, () => Promise<Plan>> = {
   },
   'waiting for approval': async () => app.service.run(create(app, 'waiting', { approve: ['file.write'] }).id),
   'failed in execute (scripted)': fail,
+  'failed, its sandbox folder gone': async () => {
+    const plan = await fail();
+    rmSync(plan.sandboxRefs[0], { recursive: true, force: true });
+    return plan;
+  },
   'failed in execute (agent)': async () => {
     const plan = create(app, 'agent-failed', { agent: true, profile: 'full-auto' });
     return app.service.run(plan.id);
@@ -169,23 +174,25 @@ const STATES: Record<string, () => Promise<Plan>> = {
 };
 
 /** What each state's plan is, as the rules read it; `here` is the router's process, which runs the running plan. */
-const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 'errorDetails'>> = {
+const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 'errorDetails' | 'missingSandbox'> & { sandboxGone?: true }> = {
   'ready to run (scripted, before strategize)': { phase: 'strategize', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 0, hasTree: false },
   'running (agent, strategizing)': { phase: 'strategize', processingState: 'processing', waitingFor: null, agent: true, running: true, runHere: true, pendingApproval: false, failedStep: false, steps: 0, hasTree: false },
   'waiting for approval': { phase: 'execute', processingState: 'paused', waitingFor: 'approval', agent: false, running: false, runHere: false, pendingApproval: true, failedStep: false, steps: 2, hasTree: true },
   'failed in execute (scripted)': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 2, hasTree: true },
+  'failed, its sandbox folder gone': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 2, hasTree: true, sandboxGone: true },
   'failed in execute (agent)': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: true, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 1, hasTree: true },
   interrupted: { phase: 'strategize', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 0, hasTree: false },
   'ready to apply': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
   'partly applied': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
   applied: { phase: 'apply', processingState: 'complete', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
-  discarded: { phase: 'apply', processingState: 'cancelled', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
+  discarded: { phase: 'apply', processingState: 'cancelled', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, sandboxGone: true },
 };
 
 /** The facts of `plan` in `state` as seen from the router's process (`here`) or from another (the CLI's). */
 const factsOf = (state: keyof typeof STATES, plan: Plan, here: boolean): PlanFacts => {
-  const known = FACTS[state];
-  return { ...known, id: plan.id, projectPath: plan.projectPath, errorDetails: plan.errorDetails, runHere: here && known.runHere };
+  const { sandboxGone, ...known } = FACTS[state];
+  const missingSandbox = sandboxGone ? plan.sandboxRefs[0] : null;
+  return { ...known, id: plan.id, projectPath: plan.projectPath, errorDetails: plan.errorDetails, runHere: here && known.runHere, missingSandbox };
 };
 
 /** Runs `tasks` a few at a time: each CLI check is a process of its own. */

@@ -23,8 +23,6 @@ export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
 export function planActions(ctx: PlanContext, registry: RunRegistry) {
   const guard = actionGuard(ctx, registry);
   return {
-    /** The facts the action rules read, for this process. */
-    facts: (planId: string): PlanFacts => guard.facts(ctx.get(planId)),
     /** Every action with whether the plan allows it now and, if not, why (`plans.get`, `plan show --json`). */
     actions: (planId: string): ActionState[] => actionList(guard.facts(ctx.get(planId))),
     /** Throws the rule's refusal unless `action` is allowed now; the plan otherwise. */

@@ -1,7 +1,7 @@
 import type { ActionArgs, ActionId } from '../../../shared/actions';
 import type { Bridge } from '../../../shared/contract';
 import type { BuiltinProfileName, Plan } from '../../../shared/domain';
-import { isRunnable } from './plan-facts';
+import { isRunnable } from '../../../shared/actions';
 
 /** The actions the console takes itself; edit-step and replan take a file, so they stay on the command line. */
 export const CONSOLE_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'discard', 'skip', 'set_profile', 'correct', 'approve', 'reject'] as const satisfies readonly ActionId[];

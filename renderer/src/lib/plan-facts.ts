@@ -47,6 +47,8 @@ export function consoleFacts(plan: Plan, known: ConsoleKnowledge = {}): PlanFact
     failedStep,
     steps,
     hasTree: plan.decisionRootId !== null,
+    // The page cannot look at the disk: a sandbox gone is refused by the host, with its reason.
+    missingSandbox: null,
   };
 }
 
@@ -55,7 +57,3 @@ export function verdict(action: ActionId, plan: Plan, known?: ConsoleKnowledge):
   return allowed(action, consoleFacts(plan, known));
 }
 
-/** A queued plan that has not reached apply can run (strategize, then execute). */
-export function isRunnable(plan: Pick<Plan, 'phase' | 'processingState'>): boolean {
-  return plan.processingState === 'queued' && (plan.phase === 'strategize' || plan.phase === 'execute');
-}

@@ -5,7 +5,7 @@ import { useAppStore } from '../store/react';
 import { usePlanFacts } from './use-plan-facts';
 
 /** `correct`: the model runs the failed step again, told of the failure and the operator's note. */
-export function AskAgentToFix({ plan }: { plan: Plan }) {
+export function AskAgentToFix({ plan, primary }: { plan: Plan; primary: boolean }) {
   const correct = useAppStore((s) => s.correctStep);
   const error = useAppStore((s) => s.correctError);
   const [note, setNote] = useState('');
@@ -28,7 +28,7 @@ export function AskAgentToFix({ plan }: { plan: Plan }) {
     <form className="ask-agent" onSubmit={(e) => void onSubmit(e)}>
       <label htmlFor="correct-note">Note for the agent</label>
       <input id="correct-note" className="input" value={note} maxLength={4000} placeholder="What to do differently (optional)" onChange={(e) => setNote(e.currentTarget.value)} />
-      <button type="submit" className="button primary" disabled={busy} aria-busy={busy || undefined} aria-description={ACTIONS.correct.description}>
+      <button type="submit" className={primary ? 'button primary' : 'button'} disabled={busy} aria-busy={busy || undefined} aria-description={ACTIONS.correct.description}>
         {ACTIONS.correct.title}
       </button>
       {error && (

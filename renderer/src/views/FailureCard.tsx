@@ -17,7 +17,7 @@ import { FailureSandboxActions } from './FailureSandbox';
 import { NextSteps } from './NextSteps';
 
 /** The actions the failure card has a button for. */
-const CARD_ACTIONS = new Set<ActionId | undefined>(['retry', 'reset', 'skip', 'set_profile']);
+const CARD_ACTIONS = new Set<ActionId | undefined>(['retry', 'reset', 'skip', 'set_profile', 'correct']);
 const onCard = (action: ActionId | undefined) => CARD_ACTIONS.has(action);
 
 export function FailureCard({ plan }: { plan: Plan }) {
@@ -139,7 +139,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
           <ActionButton action="reset" facts={facts} primary={suggested === 'reset'} testId="failure-reset" onClick={() => void runAction('reset')} />
         </div>
       )}
-      <AskAgentToFix plan={plan} />
+      <AskAgentToFix plan={plan} primary={suggested === 'correct'} />
       <RecoveryActions plan={plan} suggested={suggested} />
       </div>
     </section>

@@ -1,5 +1,5 @@
 import type { Plan } from '../../../shared/domain';
-import { isRunnable } from '../lib/plan-facts';
+import { isRunnable } from '../../../shared/actions';
 
 /** The definition of done as the operator wrote it: a markdown list as one string, or steps. */
 function DoneSteps({ definition }: { definition: Plan['definitionOfDone'] }) {
