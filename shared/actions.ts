@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors';
-import type { ProcessingState } from './domain';
+import type { Plan, ProcessingState } from './domain';
 import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
 
 /**
@@ -30,6 +30,12 @@ export interface PlanFacts extends PlanStanding {
   hasTree: boolean;
   /** The sandbox folder the plan ran in, when it is gone from the disk: nothing can run in it again. */
   missingSandbox: string | null;
+}
+
+/** The facts read off the plan itself, as the engine and the console both see them. */
+export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree'> {
+  const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
+  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null };
 }
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string; code: ErrorCode };

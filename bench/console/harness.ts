@@ -103,6 +103,21 @@ export async function openConsole(browser: Browser, url: string): Promise<Page> 
   return page;
 }
 
+/**
+ * Joins each published item's host time with the paint of the first frame that showed it (whose
+ * count reached `before` plus the item's place); items no frame showed are lost.
+ */
+export function paintLatencies(frames: readonly { count: number; painted: number }[], before: number, hostTs: readonly number[], clockOffset: number): { latencies: number[]; lost: number } {
+  const latencies: number[] = [];
+  let f = 0;
+  for (let i = 0; i < hostTs.length; i++) {
+    while (f < frames.length && frames[f].count < before + i + 1) f++;
+    if (f === frames.length) return { latencies, lost: hostTs.length - i };
+    latencies.push(frames[f].painted - clockOffset - hostTs[i]);
+  }
+  return { latencies, lost: 0 };
+}
+
 export function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
 }

@@ -63,71 +63,14 @@ async function publish(app: ReturnType<typeof openApp>, planId: string, ratePerS
 }
 
 /**
- * Records `ratePerSecond` change entries for `durationMs` as tool calls do: each entry and its
- * change_recorded event in the same commit, the commits grouped per millisecond tick like the
- * executor's CommitGroup. Each entry's host time is Date.now() just after its commit, when the event
- * is delivered. Also counts the page's reads of the changes list (plans.changes) meanwhile.
+ * Commits `ratePerSecond` items for `durationMs` as the executor does: the items due at each
+ * millisecond tick in one commit (like its CommitGroup), their events delivered after it. Each
+ * item's host time is Date.now() just after its commit, when its event is delivered.
  */
-async function publishChanges(app: ReturnType<typeof openApp>, planId: string, ratePerSecond: number, durationMs: number) {
-  const { service } = app;
-  const changesetId = service.get(planId).changesetId;
-  if (!changesetId) throw new Error('the streaming plan has no changeset');
-  const store = service.stores.changesets;
-  const total = Math.round((ratePerSecond * durationMs) / 1000);
-  const hostTs: number[] = [];
-  const reads = listReads;
-  const start = performance.now();
-  await new Promise<void>((resolve) => {
-    const tick = () => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) * ratePerSecond) / 1000));
-      const from = hostTs.length;
-      if (due > from) {
-        service.events.deferDelivery(() =>
-          store.atomically!(() => {
-            for (let i = from; i < due; i++) {
-              recordedChanges += 1;
-              const n = recordedChanges;
-              const text = `line ${n}\n`;
-              const entry = store.record(changesetId, {
-                id: `bench-${process.pid}-${n}`,
-                path: `streamed/file-${n}.txt`,
-                oldPath: null,
-                operation: 'create',
-                beforeHash: null,
-                afterHash: `h${n}`,
-                beforeText: null,
-                afterText: text,
-                binary: false,
-                decisionId: null,
-                invocationId: null,
-                createdAt: new Date().toISOString(),
-              });
-              service.events.publish(planId, 'change_recorded', { entry });
-            }
-          }),
-        );
-        const committed = Date.now();
-        for (let i = from; i < due; i++) hostTs.push(committed);
-      }
-      if (hostTs.length >= total) resolve();
-      else setTimeout(tick, 1);
-    };
-    tick();
-  });
-  return { hostTs, elapsedMs: performance.now() - start, listReads: listReads - reads };
-}
-
-/**
- * Records `ratePerSecond` tool calls of one decision for `durationMs` as the executor does: each
- * invocation and its tool_call_finished event in the same commit, grouped per millisecond tick.
- * Each call's host time is Date.now() just after its commit. Also counts the page's reads of
- * invocations meanwhile (the plan's list, the tallies, a decision's calls).
- */
-async function publishCalls(app: ReturnType<typeof openApp>, planId: string, decisionId: string, ratePerSecond: number, durationMs: number) {
+async function commitPaced(app: ReturnType<typeof openApp>, ratePerSecond: number, durationMs: number, commitOne: () => void) {
   const { service } = app;
   const total = Math.round((ratePerSecond * durationMs) / 1000);
   const hostTs: number[] = [];
-  const reads = invocationReads;
   const start = performance.now();
   await new Promise<void>((resolve) => {
     const tick = () => {
@@ -136,15 +79,7 @@ async function publishCalls(app: ReturnType<typeof openApp>, planId: string, dec
       if (due > from) {
         service.events.deferDelivery(() =>
           service.stores.changesets.atomically!(() => {
-            for (let i = from; i < due; i++) {
-              recordedCalls += 1;
-              const id = `bench-call-${process.pid}-${recordedCalls}`;
-              const ok = recordedCalls % 10 !== 0;
-              const error = ok ? null : { name: 'ToolError', message: 'exit 1', category: 'tool' };
-              const startedAt = new Date().toISOString();
-              service.stores.invocations.record({ id, planId, decisionId, tool: 'file.write', args: { path: `streamed/call-${recordedCalls}.txt` }, ok, error, startedAt, durationMs: 1 });
-              service.events.publish(planId, 'tool_call_finished', { decisionId, invocationId: id, tool: 'file.write', ok, durationMs: 1, startedAt, ...(error ? { error } : {}) });
-            }
+            for (let i = from; i < due; i++) commitOne();
           }),
         );
         const committed = Date.now();
@@ -155,7 +90,59 @@ async function publishCalls(app: ReturnType<typeof openApp>, planId: string, dec
     };
     tick();
   });
-  return { hostTs, elapsedMs: performance.now() - start, invocationReads: invocationReads - reads };
+  return { hostTs, elapsedMs: performance.now() - start };
+}
+
+/**
+ * Records change entries, each with its change_recorded event in the same commit, as tool calls
+ * do. Also counts the page's reads of the changes list (plans.changes) meanwhile.
+ */
+async function publishChanges(app: ReturnType<typeof openApp>, planId: string, ratePerSecond: number, durationMs: number) {
+  const { service } = app;
+  const changesetId = service.get(planId).changesetId;
+  if (!changesetId) throw new Error('the streaming plan has no changeset');
+  const store = service.stores.changesets;
+  const reads = listReads;
+  const paced = await commitPaced(app, ratePerSecond, durationMs, () => {
+    recordedChanges += 1;
+    const n = recordedChanges;
+    const entry = store.record(changesetId, {
+      id: `bench-${process.pid}-${n}`,
+      path: `streamed/file-${n}.txt`,
+      oldPath: null,
+      operation: 'create',
+      beforeHash: null,
+      afterHash: `h${n}`,
+      beforeText: null,
+      afterText: `line ${n}\n`,
+      binary: false,
+      decisionId: null,
+      invocationId: null,
+      createdAt: new Date().toISOString(),
+    });
+    service.events.publish(planId, 'change_recorded', { entry });
+  });
+  return { ...paced, listReads: listReads - reads };
+}
+
+/**
+ * Records tool calls of one decision, each invocation with its tool_call_finished event in the same
+ * commit, as the executor does. Also counts the page's reads of invocations meanwhile (the plan's
+ * list, the tallies, a decision's calls).
+ */
+async function publishCalls(app: ReturnType<typeof openApp>, planId: string, decisionId: string, ratePerSecond: number, durationMs: number) {
+  const { service } = app;
+  const reads = invocationReads;
+  const paced = await commitPaced(app, ratePerSecond, durationMs, () => {
+    recordedCalls += 1;
+    const id = `bench-call-${process.pid}-${recordedCalls}`;
+    const ok = recordedCalls % 10 !== 0;
+    const error = ok ? null : { name: 'ToolError', message: 'exit 1', category: 'tool' };
+    const startedAt = new Date().toISOString();
+    service.stores.invocations.record({ id, planId, decisionId, tool: 'file.write', args: { path: `streamed/call-${recordedCalls}.txt` }, ok, error, startedAt, durationMs: 1 });
+    service.events.publish(planId, 'tool_call_finished', { decisionId, invocationId: id, tool: 'file.write', ok, durationMs: 1, startedAt, ...(error ? { error } : {}) });
+  });
+  return { ...paced, invocationReads: invocationReads - reads };
 }
 
 let invocationReads = 0;

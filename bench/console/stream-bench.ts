@@ -1,5 +1,5 @@
 import { type Benchmark, type BenchResult, median, percentile } from '../bench-result';
-import { ensureRendererBuilt, type Host, launchBrowser, ms, openConsole, PROFILING, profileRound, startHost, tempDataDir } from './harness';
+import { ensureRendererBuilt, type Host, launchBrowser, ms, openConsole, paintLatencies, PROFILING, profileRound, startHost, tempDataDir } from './harness';
 import { PAGE_PROBE } from './page-probe';
 import { seedPlans } from './seed';
 
@@ -100,17 +100,7 @@ async function changesOnce(host: Host, page: Awaited<ReturnType<typeof openConso
   }
   await page.waitForTimeout(100);
   const frames = ((await page.evaluate('window.__bench.stopChanges()')) as { count: number; painted: number }[]).filter((f) => f.painted > 0);
-  const latencies: number[] = [];
-  let lost = 0;
-  let f = 0;
-  for (let i = 0; i < published.hostTs.length; i++) {
-    while (f < frames.length && frames[f].count < before + i + 1) f++;
-    if (f === frames.length) {
-      lost = published.hostTs.length - i;
-      break;
-    }
-    latencies.push(frames[f].painted - offset - published.hostTs[i]);
-  }
+  const { latencies, lost } = paintLatencies(frames, before, published.hostTs, offset);
   return { p95: percentile(latencies, 95), p50: percentile(latencies, 50), published: published.hostTs.length, lost, listReads: published.listReads };
 }
 

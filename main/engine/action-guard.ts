@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type ActionId, allowed, type PlanFacts } from '../../shared/actions';
+import { type ActionId, allowed, factsOfPlan, type PlanFacts } from '../../shared/actions';
 import { stepsInOrder } from '../../shared/decision-tree';
 import type { Plan, StrategyDecision } from '../../shared/domain';
 import { PlanError } from '../../shared/errors';
@@ -22,20 +22,13 @@ export function planFacts(plan: Plan, sources: FactSources): PlanFacts {
   const elsewhere = lease !== undefined && lease.pid !== process.pid && isLeaseLive(lease);
   const steps = stepsInOrder(sources.decisions(plan.id));
   return {
-    id: plan.id,
-    phase: plan.phase,
-    processingState: plan.processingState,
-    waitingFor: plan.waitingFor,
-    errorDetails: plan.errorDetails,
-    projectPath: plan.projectPath,
-    agent: Boolean(plan.agent),
+    ...factsOfPlan(plan),
     running: runHere || elsewhere || plan.processingState === 'processing',
     runHere,
     pendingApproval: pendingApproval(sources.approvals.listForPlan(plan.id)) !== undefined,
     // A step still marked running in a stopped plan was cut off: it counts as the failed one.
     failedStep: steps.some((d) => d.status === 'failed' || d.status === 'running'),
     steps: steps.length,
-    hasTree: plan.decisionRootId !== null,
     missingSandbox: plan.sandboxRefs[0] && !existsSync(plan.sandboxRefs[0]) ? plan.sandboxRefs[0] : null,
   };
 }

@@ -1,4 +1,4 @@
-import { type ActionId, allowed, type PlanFacts, type Verdict } from '../../../shared/actions';
+import { type ActionId, allowed, factsOfPlan, type PlanFacts, type Verdict } from '../../../shared/actions';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 
 /** What the store knows beyond the plan row: the tree and the call waiting for an answer. */
@@ -34,19 +34,12 @@ export function consoleFacts(plan: Plan, known: ConsoleKnowledge = {}): PlanFact
   const running = plan.processingState === 'processing' || (plan.processingState === 'paused' && !waiting);
   const { steps, failedStep } = known.decisions ? stepFacts(known.decisions) : { steps: 0, failedStep: false };
   return {
-    id: plan.id,
-    phase: plan.phase,
-    processingState: plan.processingState,
-    waitingFor: plan.waitingFor,
-    errorDetails: plan.errorDetails,
-    projectPath: plan.projectPath,
-    agent: Boolean(plan.agent),
+    ...factsOfPlan(plan),
     running,
     runHere: running,
     pendingApproval: waiting || Boolean(known.pendingApproval),
     failedStep,
     steps,
-    hasTree: plan.decisionRootId !== null,
     // The page cannot look at the disk: a sandbox gone is refused by the host, with its reason.
     missingSandbox: null,
   };
