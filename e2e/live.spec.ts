@@ -45,14 +45,17 @@ test('a run started from the CLI in another process shows live in the open conso
   await shot(page, 'live-run-from-cli');
 
   // Each step's row counted its call as it finished, and an opened step lists the call it ran.
-  const steps = page.getByTestId('decision-row').filter({ hasText: /Step \d waits/ });
+  const steps = page.getByRole('treeitem').filter({ hasText: /Step \d waits/ });
   await expect(steps).toHaveCount(8);
   for (let i = 0; i < 8; i++) await expect(steps.nth(i)).toContainText('1 planned · 1 ran');
   await steps.nth(7).click();
-  const ran = page.getByTestId('decision-details').getByTestId('ran-call');
-  await expect(ran).toHaveCount(1);
-  await expect(ran).toHaveAttribute('data-tool', 'shell.run');
+  const calls = page.getByRole('complementary', { name: 'Decision details' }).getByRole('table', { name: 'Planned and actual tool calls' });
+  // A header row, then one row per call: its planned cell and the one that ran.
+  await expect(calls.getByRole('row')).toHaveCount(2);
+  const ran = calls.getByRole('row').nth(1).getByRole('cell').nth(1);
+  await expect(ran).toContainText('shell.run');
   await expect(ran).toContainText('sleep 0.25');
+  await expect(ran).not.toContainText('not run');
 
   // The log and the changes followed too.
   await page.getByRole('tab', { name: /^Events, \d+$/ }).click();

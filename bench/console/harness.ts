@@ -118,6 +118,16 @@ export function paintLatencies(frames: readonly { count: number; painted: number
   return { latencies, lost: 0 };
 }
 
+/** The console with the page probe installed, the given plan open: where the console benches measure. */
+export async function openProbedPlan(browser: Browser, url: string, planId: string, probe: string): Promise<Page> {
+  const page = await openConsole(browser, url);
+  await page.addInitScript({ content: probe });
+  await page.reload();
+  await page.waitForSelector('body[data-app-state="loaded"]');
+  await page.locator(`[data-testid="plan-row"][data-plan-id="${planId}"]`).click();
+  return page;
+}
+
 export function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
 }

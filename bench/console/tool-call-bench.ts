@@ -1,5 +1,5 @@
 import { type Benchmark, type BenchResult, median, percentile } from '../bench-result';
-import { ensureRendererBuilt, type Host, launchBrowser, ms, openConsole, paintLatencies, PROFILING, profileRound, startHost, tempDataDir } from './harness';
+import { ensureRendererBuilt, type Host, launchBrowser, ms, type openConsole, openProbedPlan, paintLatencies, PROFILING, profileRound, startHost, tempDataDir } from './harness';
 import { PAGE_PROBE } from './page-probe';
 import { seedPlans } from './seed';
 
@@ -54,11 +54,7 @@ export async function runToolCallBench(): Promise<BenchResult[]> {
   try {
     const [plan] = seedPlans(data.dir, [{ name: 'Tool-calling plan', decisions: 20, events: 10, changedFiles: 5 }]);
     host = await startHost(data.dir);
-    const page = await openConsole(browser, host.url);
-    await page.addInitScript({ content: PAGE_PROBE });
-    await page.reload();
-    await page.waitForSelector('body[data-app-state="loaded"]');
-    await page.locator(`[data-testid="plan-row"][data-plan-id="${plan.planId}"]`).click();
+    const page = await openProbedPlan(browser, host.url, plan.planId, PAGE_PROBE);
     // A step in view: the calls land in its row, as a running step's do.
     const step = plan.decisionIds[2];
     await page.waitForSelector(`[data-testid="decision-row"][data-decision-id="${step}"]`);
