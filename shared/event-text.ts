@@ -76,7 +76,15 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: `model: ${event.data.text}`, tone: 'info' };
     case 'model_usage': {
       const d = event.data;
-      return { text: `${d.inputTokens} tokens in, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+      const cached = d.cachedInputTokens ? ` (${d.cachedInputTokens} cached)` : '';
+      return { text: `${d.inputTokens} tokens in${cached}, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+    }
+    case 'context_folded': {
+      const d = event.data;
+      const what = [d.resultsCut ? `${plural(d.resultsCut, 'tool result')} cut to one line` : '', d.turnsFolded ? `${plural(d.turnsFolded, 'turn')} folded into a summary` : '']
+        .filter(Boolean)
+        .join(', ');
+      return { text: `context kept within ${d.contextTokens} tokens: ${what} (about ${d.beforeTokens} -> ${d.afterTokens})`, tone: 'info' };
     }
     case 'approval_requested':
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };

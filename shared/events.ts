@@ -109,11 +109,24 @@ export const EVENT_DATA = {
     decisionId: z.string().nullable(),
     phase: modelPhase,
     inputTokens: count,
+    /** Of the call's input tokens, those read from the provider's prompt cache. */
+    cachedInputTokens: count.optional(),
     outputTokens: count,
     stepInputTokens: count,
     stepOutputTokens: count,
     planInputTokens: count,
     planOutputTokens: count,
+  }),
+  /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
+  context_folded: z.object({
+    decisionId: z.string().nullable(),
+    phase: modelPhase,
+    contextTokens: count,
+    /** Estimated tokens of the request before and after. */
+    beforeTokens: count,
+    afterTokens: count,
+    resultsCut: count,
+    turnsFolded: count,
   }),
 } as const;
 
@@ -135,6 +148,8 @@ export const ENGINE_EVENT_TYPES = [
   'model_output',
   /** Tokens after each model call: the call's, the step's and the plan's. */
   'model_usage',
+  /** A step's conversation cut and folded to stay within its context. */
+  'context_folded',
   'approval_requested',
   'approval_resolved',
   'recovery_applied',

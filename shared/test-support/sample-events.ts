@@ -54,6 +54,7 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   recovery_applied: { action: 'skip', decisionId: null, description: 'skipped', by: 'operator' },
   model_output: { decisionId: null, phase: 'strategize', text: 'thinking' },
   model_usage: { decisionId: null, phase: 'strategize', inputTokens: 10, outputTokens: 5, stepInputTokens: 10, stepOutputTokens: 5, planInputTokens: 10, planOutputTokens: 5 },
+  context_folded: { decisionId: 'D1', phase: 'execute', contextTokens: 4000, beforeTokens: 4600, afterTokens: 2100, resultsCut: 3, turnsFolded: 1 },
 };
 
 /** Valid data for an event of `type`, with `overrides` merged in. */
