@@ -80,7 +80,7 @@ export const CheckResultSchema = z.object({
   refused: z.string().nullable(),
   /** The last lines of stdout and stderr, interleaved as written. */
   outputTail: z.string(),
-  /** Where the whole output is kept, in the data directory; null when nothing was written. */
+  /** Where the whole output is kept, in the data directory; null where it is not kept. */
   outputPath: z.string().nullable(),
   /** How the command was confined: bwrap-nobody, sandbox-exec, none. */
   confinement: z.string().nullable(),

@@ -119,16 +119,11 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.reject': (r) => startRun(r.planId, () => service.reject(r.planId, { by: CONSOLE, reason: r.reason }, { breakpoints: breakpoints.list(r.planId) })),
     'plans.skip': (r) => ({ plan: service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
     'plans.setProfile': (r) => ({ plan: service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),
-    'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, hunks: r.hunks, force: r.force }),
+    'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, hunks: r.hunks, force: r.force, acceptFailedChecks: r.acceptFailedChecks }),
     'plans.readFile': (r) => service.readFile(r.planId, r.path),
     'plans.saveFile': (r) => service.saveFile(r.planId, r.path, r.content),
-    // Filled by the verifying use case in the next change; until then the host says it has no checks.
-    'plans.checks': () => {
-      throw new PlanError('this host does not run checks yet', 'unsupported');
-    },
-    'plans.verify': () => {
-      throw new PlanError('this host does not run checks yet', 'unsupported');
-    },
+    'plans.checks': (r) => service.checks(r.planId),
+    'plans.verify': (r) => startRun(r.planId, () => service.verify(r.planId)),
     'plans.correct': (r) => startRun(r.planId, () => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId) })),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
