@@ -1,3 +1,4 @@
+import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import { type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
@@ -69,6 +70,7 @@ export function formatPlan(
     for (const glob of project.allowCommands ?? []) lines.push(`  allow:      ${glob}  (.agents/invariants.yaml)`);
     for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
   }
+  if (plan.checks) lines.push(`  checks:     ${checksSummaryLine(plan.checks).slice('Checks: '.length)}  (agents plan checks ${plan.id})`);
   if (plan.waitingFor === 'approval') {
     lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
   }

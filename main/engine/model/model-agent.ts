@@ -1,3 +1,4 @@
+import { normalizeCheck } from '../../../shared/checks';
 import type { LanguageModel, ToolSet } from 'ai';
 import { addUsage, type AgentSpec, contextTokensOf, type PlanUsage, type StepUsage } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
@@ -122,6 +123,7 @@ export class ModelAgent {
       order: first + index,
       description: step.description,
       rationale: `${step.rationale}\nAcceptance: ${step.acceptance}`,
+      ...(step.check ? { check: normalizeCheck({ name: step.check, run: step.check }, 'step') } : {}),
       toolCalls: (step.toolCalls ?? []).map((c) => ({ tool: this.sandboxToolName(c.tool) ?? c.tool, args: c.args })),
       status: 'pending',
       createdAt: now,
