@@ -1,6 +1,7 @@
 import { NextStepSchema } from './actions';
 import { z } from 'zod';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
+import { RewindRecordSchema } from './checkpoints';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
 export const PhaseSchema = z.enum(PHASES);
@@ -103,6 +104,8 @@ export const ChangeEntrySchema = z.object({
   decisionId: z.string().nullable().default(null),
   invocationId: z.string().nullable().default(null),
   origin: ChangeOriginSchema.optional(),
+  /** A rewind made the entry history: listed, never applied. */
+  rewound: z.boolean().optional(),
   createdAt: timestamp,
 });
 export type ChangeEntry = z.infer<typeof ChangeEntrySchema>;
@@ -120,6 +123,8 @@ export const ChangeEntryMetaSchema = z.object({
   decisionId: z.string().nullable(),
   invocationId: z.string().nullable(),
   origin: ChangeOriginSchema.optional(),
+  /** A rewind made the entry history: listed, never applied. */
+  rewound: z.boolean().optional(),
   insertions: z.number().int().nonnegative(),
   deletions: z.number().int().nonnegative(),
 });
@@ -319,6 +324,8 @@ export const PlanSchema = z.object({
    * stopped. Only the engine reads `state`, and parses it with its own schema (ToolLoopState).
    */
   agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
+  /** The last rewind: to which step, by whom, and whether it was completed after an interruption. */
+  lastRewind: RewindRecordSchema.nullable().optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

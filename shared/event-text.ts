@@ -86,5 +86,15 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
     }
     case 'recovery_applied':
       return { text: `${event.data.action.replaceAll('_', ' ')}: ${event.data.description}`, tone: 'info' };
+    case 'checkpoint_created':
+      return { text: `checkpoint before step ${event.data.step}: ${plural(event.data.filesChanged, 'file')} changed since the previous one`, tone: 'info' };
+    case 'plan_rewound': {
+      const { toStep, by, files, recovered } = event.data;
+      return { text: `rewound to before step ${toStep} by ${by}: ${plural(files, 'file')} put back${recovered ? ' (completed after an interruption)' : ''}`, tone: 'warn' };
+    }
+    case 'plan_forked': {
+      const { originPlanId, forkPlanId, atStep } = event.data;
+      return { text: event.planId === originPlanId ? `forked at step ${atStep} as plan ${forkPlanId}` : `forked from plan ${originPlanId} at step ${atStep}`, tone: 'info' };
+    }
   }
 }

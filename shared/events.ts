@@ -10,6 +10,7 @@ import {
   RecoveryActionSchema,
   RuntimeExecuteResultSchema,
 } from './domain';
+import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -115,6 +116,12 @@ export const EVENT_DATA = {
     planInputTokens: count,
     planOutputTokens: count,
   }),
+  /** A step is about to start and what the plan held is recorded: it can be rewound to, or forked from. */
+  checkpoint_created: CheckpointCreatedSchema,
+  /** The sandbox and the changeset are back to a checkpoint; the steps from there are pending again. */
+  plan_rewound: PlanRewoundSchema,
+  /** A new plan goes on from a checkpoint of this one (emitted on both plans). */
+  plan_forked: PlanForkedSchema,
 } as const;
 
 export type StreamEventType = keyof typeof EVENT_DATA;
@@ -138,6 +145,9 @@ export const ENGINE_EVENT_TYPES = [
   'approval_requested',
   'approval_resolved',
   'recovery_applied',
+  'checkpoint_created',
+  'plan_rewound',
+  'plan_forked',
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;

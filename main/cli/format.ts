@@ -69,6 +69,10 @@ export function formatPlan(
     for (const glob of project.allowCommands ?? []) lines.push(`  allow:      ${glob}  (.agents/invariants.yaml)`);
     for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
   }
+  if (plan.lastRewind) {
+    const { toStep, by, at, recovered } = plan.lastRewind;
+    lines.push(`  rewound:    to before step ${toStep} by ${by} at ${at}${recovered ? ' (completed after an interruption)' : ''}`);
+  }
   if (plan.waitingFor === 'approval') {
     lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
   }

@@ -123,6 +123,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.readFile': (r) => service.readFile(r.planId, r.path),
     'plans.saveFile': (r) => service.saveFile(r.planId, r.path, r.content),
     'plans.correct': (r) => startRun(r.planId, () => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId) })),
+    'plans.checkpoints': (r) => ({ checkpoints: service.checkpoints(r.planId) }),
+    'plans.rewindPreview': (r) => service.rewindPreview(r.planId, r.toStep),
+    'plans.rewind': (r) => service.rewind(r.planId, { by: CONSOLE, toStep: r.toStep }),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
     'plans.openSandbox': async (r) => {

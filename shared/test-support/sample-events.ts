@@ -54,6 +54,9 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   recovery_applied: { action: 'skip', decisionId: null, description: 'skipped', by: 'operator' },
   model_output: { decisionId: null, phase: 'strategize', text: 'thinking' },
   model_usage: { decisionId: null, phase: 'strategize', inputTokens: 10, outputTokens: 5, stepInputTokens: 10, stepOutputTokens: 5, planInputTokens: 10, planOutputTokens: 5 },
+  checkpoint_created: { id: 'C1', step: 1, decisionId: 'D1', description: 'step 1', createdAt: '2026-01-01T00:00:00.000Z', filesChanged: 3, entries: 0, inputTokens: 0, outputTokens: 0 },
+  plan_rewound: { toStep: 1, fromStep: 2, decisionId: 'D9', by: 'operator', files: 2, entriesRewound: 2, recovered: false },
+  plan_forked: { originPlanId: 'P1', forkPlanId: 'P2', atStep: 2, profile: null, model: null },
 };
 
 /** Valid data for an event of `type`, with `overrides` merged in. */

@@ -18,6 +18,7 @@ import { requireSandboxPresent } from '../sandbox-guards';
 import type { PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
+import { checkpointAtStepStart } from './checkpoints';
 
 /** Where a run resumes: the call an approval answered. */
 export type ResumeAt = { decisionId: string; callIndex: number };
@@ -130,6 +131,7 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
         plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
+        onStepStart: sandboxRoot ? (decision) => checkpointAtStepStart(ctx, planId, sandboxRoot, decision) : undefined,
         gate: new ApprovalGate(stores.approvals, ctx.events, planId, plan.automationProfile, sandboxRoot, rules),
         resumeAt,
         rules,
