@@ -114,6 +114,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
     const at = new Date().toISOString();
     const commit = () => {
+      const history = [...new Set(laterEntries(plan, checkpoint).map((e) => e.path))].sort();
       const rewound = plan.changesetId
         ? stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
         : 0;
@@ -126,8 +127,8 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
       }
       const target = steps[journal.toStep - 1];
       const paths = journal.files.map((f) => f.path);
-      const listed = paths.length > 10 ? `${paths.slice(0, 10).join(', ')} and ${paths.length - 10} more` : paths.join(', ');
-      const from = journal.fromStep === null ? 'after the last step' : `from step ${journal.fromStep}`;
+      const listed = history.length > 20 ? `${history.slice(0, 20).join(', ')} and ${history.length - 20} more` : history.join(', ');
+      const from = journal.fromStep === null ? 'from the end' : `from step ${journal.fromStep}`;
       lifecycle.saveDecisions([
         {
           id: journal.decisionId,
@@ -136,7 +137,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
           type: 'error_recovery',
           order: lifecycle.listDecisions(plan.id).filter((d) => d.parentId === (target?.id ?? plan.decisionRootId)).length,
           description: `Rewound to before step ${journal.toStep} (${from}): ${plural(paths.length, 'file')} put back, ${plural(rewound, 'change')} rewound`,
-          rationale: `rewind by ${journal.by} at ${journal.createdAt}${recovered ? '; completed after an interruption' : ''}${paths.length ? `. Files: ${listed}` : ''}`,
+          rationale: `rewind by ${journal.by} at ${journal.createdAt}${recovered ? '; completed after an interruption' : ''}${history.length ? `. Changes rewound: ${listed}` : ''}`,
           toolCalls: [],
           status: 'done',
           createdAt: journal.createdAt,
