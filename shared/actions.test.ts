@@ -4,7 +4,7 @@ import type { Phase, ProcessingState } from './domain';
 
 const facts = (phase: Phase, processingState: ProcessingState, more: Partial<PlanFacts> = {}): PlanFacts => {
   const running = processingState === 'processing';
-  return { id: 'P1', phase, processingState, projectPath: '/p', agent: false, running, runHere: running, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, missingSandbox: null, checkpoints: 0, ...more };
+  return { id: 'P1', phase, processingState, projectPath: '/p', agent: false, running, runHere: running, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, missingSandbox: null, checkpoints: 0, partlyApplied: false, ...more };
 };
 const toolbar = (plan: PlanFacts): ActionId[] => TOOLBAR_ACTIONS.filter((action) => allowed(action, plan).allowed);
 
@@ -67,6 +67,9 @@ describe('the action rules', () => {
     expect(allowed('rewind', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before rewinding' });
     expect(allowed('rewind', facts('apply', 'complete', { checkpoints: 2 }))).toMatchObject({
       reason: 'plan P1 is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply',
+    });
+    expect(allowed('rewind', facts('apply', 'queued', { checkpoints: 2, partlyApplied: true }))).toMatchObject({
+      reason: 'plan P1 is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)',
     });
     expect(allowed('rewind', facts('execute', 'queued'))).toMatchObject({ reason: 'plan P1 has no checkpoint yet; one is recorded as each step starts' });
     expect(allowed('rewind', facts('execute', 'paused', { waitingFor: 'approval', pendingApproval: true, checkpoints: 1 }))).toMatchObject({

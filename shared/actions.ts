@@ -32,6 +32,8 @@ export interface PlanFacts extends PlanStanding {
   missingSandbox: string | null;
   /** Checkpoints recorded so far (one as each step starts): what rewind and fork go back to. */
   checkpoints: number;
+  /** Part of the changeset is in the project already: a rewind would leave the two apart. */
+  partlyApplied: boolean;
 }
 
 /** The facts read off the plan itself, as the engine and the console both see them. */
@@ -342,6 +344,7 @@ function rewindable(p: PlanFacts): Verdict {
   if (p.processingState === 'complete' || p.processingState === 'cancelled') {
     return refuse(wrongStateMessage(p, 'rewind', [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.ready_to_apply]));
   }
+  if (p.partlyApplied) return refuse(`plan ${p.id} is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)`);
   return sandboxGone(p) ?? (p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED);
 }
 

@@ -64,9 +64,6 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
       const last = stores.checkpoints.summaries(planId).at(-1)?.step ?? 0;
       throw new ValidationError('toStep', `step ${toStep} has no checkpoint: it has not started yet (plan ${planId} has checkpoints before steps 1 to ${last})`);
     }
-    if (stores.applied.list(planId).length > 0) {
-      throw new PlanError(`plan ${planId} is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)`, 'wrong_state');
-    }
     requireSandboxPresent(known);
     const sandboxRoot = known.sandboxRefs[0];
     // The operator's edits since the last run are recorded first: they are among what the rewind undoes.

@@ -1,3 +1,4 @@
+import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { newId } from '../../../shared/ids';
 import type { ChangeSetStore } from '../changeset-store';
@@ -25,7 +26,7 @@ export interface StepStart {
  */
 export class CheckpointRecorder {
   /** The last manifest taken per plan, so the next checkpoint need not fold every delta again. */
-  private readonly last = new Map<string, { id: string; manifest: Manifest }>();
+  private readonly last = new Map<string, { id: string; changesetId: string | null; manifest: Manifest }>();
 
   constructor(
     private readonly store: CheckpointStore,
@@ -37,10 +38,10 @@ export class CheckpointRecorder {
   /** The checkpoint taken, or null when the step has one already (it started before: a retry keeps what it held before its first start). */
   async record(start: StepStart): Promise<StoredCheckpoint | null> {
     const { plan, decision, step } = start;
-    const existing = this.store.list(plan.id);
+    // Summaries only: the deltas (the first holds every file) are read when this process has no manifest of its own.
+    const existing = this.store.summaries(plan.id);
     if (existing.some((c) => c.step === step && c.decisionId === decision.id)) return null;
-    const earlier = existing.filter((c) => c.step < step);
-    const previous = earlier.at(-1);
+    const previous = existing.filter((c) => c.step < step).at(-1);
     const changesetId = plan.changesetId;
     const entries = changesetId ? this.changesets.countEntries(changesetId) : 0;
 
@@ -52,13 +53,17 @@ export class CheckpointRecorder {
       delta = Object.fromEntries(manifest);
       changed = [...manifest.values()].filter((e) => e.kind !== 'dir').length;
     } else {
-      const cached = this.last.get(plan.id);
-      manifest = cached?.id === previous.id ? cached.manifest : foldDeltas(earlier.map((c) => c.delta));
+      let cached = this.last.get(plan.id);
+      if (cached?.id !== previous.id) {
+        const earlier = this.store.list(plan.id).filter((c) => c.step <= previous.step);
+        cached = { id: previous.id, changesetId: earlier.at(-1)?.changesetId ?? null, manifest: foldDeltas(earlier.map((c) => c.delta)) };
+      }
+      manifest = cached.manifest;
       if (this.shellRanSince(previous, start)) {
         const now = await scanManifest(start.sandboxRoot, this.objects, manifest);
         delta = deltaBetween(manifest, now);
       } else {
-        delta = await refreshPaths(start.sandboxRoot, this.objects, manifest, this.pathsSince(changesetId, previous));
+        delta = await refreshPaths(start.sandboxRoot, this.objects, manifest, this.pathsSince(changesetId, previous, cached.changesetId));
       }
       changed = filesChanged(manifest, delta);
       for (const [rel, entry] of Object.entries(delta)) {
@@ -83,20 +88,20 @@ export class CheckpointRecorder {
       usage: plan.usage ?? null,
     };
     this.store.add(checkpoint);
-    this.last.set(plan.id, { id: checkpoint.id, manifest });
+    this.last.set(plan.id, { id: checkpoint.id, changesetId, manifest });
     return checkpoint;
   }
 
   /** The paths the changeset's entries since `previous` touched (rewound ones too: a rewind put those paths back). */
-  private pathsSince(changesetId: string | null, previous: StoredCheckpoint): string[] {
+  private pathsSince(changesetId: string | null, previous: CheckpointSummary, previousChangeset: string | null): string[] {
     if (!changesetId) return [];
-    const offset = previous.changesetId === changesetId ? previous.entries : 0;
+    const offset = previousChangeset === changesetId ? previous.entries : 0;
     const metas = this.changesets.listEntryMeta(changesetId, { offset, limit: Math.max(1, this.changesets.countEntries(changesetId) - offset) });
     return metas.flatMap((m) => (m.oldPath ? [m.path, m.oldPath] : [m.path]));
   }
 
   /** Whether a step run since `previous` called shell.run. */
-  private shellRanSince(previous: StoredCheckpoint, start: StepStart): boolean {
+  private shellRanSince(previous: CheckpointSummary, start: StepStart): boolean {
     const from = start.steps.findIndex((d) => d.id === previous.decisionId);
     const ran = start.steps.slice(Math.max(0, from), start.step - 1);
     return ran.some((d) => this.invocations.listForDecision(d.id).some((i) => i.tool === 'shell.run'));

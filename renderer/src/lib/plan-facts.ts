@@ -7,6 +7,8 @@ export interface ConsoleKnowledge {
   pendingApproval?: boolean;
   /** The plan's checkpoints, once listed; until then every step that has started counts as one. */
   checkpoints?: number;
+  /** Part of the changeset is applied (the review says so). */
+  partlyApplied?: boolean;
 }
 
 type StepFacts = { steps: number; failedStep: boolean; started: number };
@@ -47,6 +49,7 @@ export function consoleFacts(plan: Plan, known: ConsoleKnowledge = {}): PlanFact
     // The page cannot look at the disk: a sandbox gone is refused by the host, with its reason.
     missingSandbox: null,
     checkpoints: known.checkpoints ?? started,
+    partlyApplied: known.partlyApplied ?? false,
   };
 }
 
