@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AutomationProfile, Confinement } from '../../../shared/domain';
@@ -64,14 +64,17 @@ function realProgram(command: string, cwd: string): string | null {
   return realpathSync(found);
 }
 
+/** Programs whose first argument is the script they run. */
+const INTERPRETERS = /^(node|nodejs|bun|deno|python[0-9.]*|ruby|perl|php)$/;
+
 /** What runs for a local server: the program by its real path, and the folders it must read. */
 export function resolveLocalCommand(command: string, args: readonly string[], cwd = process.cwd()): { file: string; args: string[]; readable: string[] } {
   const program = realProgram(command, cwd);
   if (!program) return { file: command, args: [...args], readable: [] };
   const readable = [installationFolder(program)];
   // An interpreter's script (`node server.js`): the script's package too.
-  const script = args[0] !== undefined && !args[0].startsWith('-') && /[/.]/.test(args[0]) ? path.resolve(cwd, args[0]) : null;
-  const realScript = script && existsSync(script) ? realpathSync(script) : null;
+  const script = INTERPRETERS.test(path.basename(program)) && args[0] !== undefined && !args[0].startsWith('-') ? path.resolve(cwd, args[0]) : null;
+  const realScript = script && statSync(script, { throwIfNoEntry: false })?.isFile() ? realpathSync(script) : null;
   if (realScript) readable.push(installationFolder(realScript));
   return { file: program, args: realScript ? [realScript, ...args.slice(1)] : [...args], readable: readable.filter((dir, i) => readable.indexOf(dir) === i) };
 }
