@@ -42,7 +42,16 @@ export function isStdioServer(server: McpServer): server is z.infer<typeof McpSt
 /** `mcp:` in a plan file and in settings.json. */
 export const McpConfigSchema = z
   .object({
-    servers: z.record(McpServerNameSchema, McpServerSchema).default({}),
+    // Names are checked one by one, so a bad one is reported at its own path with its own reason.
+    servers: z
+      .record(z.string(), McpServerSchema)
+      .superRefine((servers, ctx) => {
+        for (const name of Object.keys(servers)) {
+          const problem = McpServerNameSchema.safeParse(name).error?.issues[0];
+          if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `the name ${problem.message}` });
+        }
+      })
+      .default({}),
   })
   .strict();
 export type McpConfig = z.infer<typeof McpConfigSchema>;

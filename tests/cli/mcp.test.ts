@@ -94,6 +94,11 @@ describe('agents mcp: the MCP servers of the settings', () => {
       expect([result.code, result.stderr], args.join(' ')).toEqual([2, line]);
     }
     expect(existsSync(join(home, 'settings.json'))).toBe(false);
+    // The same checks hold for a plan file's servers.
+    const { examples } = sandboxWorkspace();
+    const plan = agentPlan(examples, 'mcp:\n  servers:\n    "my files": { command: x }\n');
+    const create = await agents(['plan', 'create', plan], home, env);
+    expect([create.code, create.stderr]).toEqual([2, 'error: mcp.servers.my files: the name must be a simple identifier (a letter, then letters, digits, _ or -; at most 40)\n']);
   });
 });
 

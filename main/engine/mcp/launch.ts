@@ -13,13 +13,13 @@ export const DEFAULT_MCP_START_TIMEOUT_MS = 30_000;
 /** How long one call may take, unless the server's `timeoutMs` says otherwise. */
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
 
-/** The failure of one server, named, with a hint the failure card and the CLI show. */
+/** The failure of one server, with a hint naming it that the failure card and the CLI show; `message` names it too. */
 export function serverFailure(name: string, message: string, category: 'tool' | 'transient' | 'policy', details: Record<string, unknown> = {}): EngineError {
   const hint =
     category === 'policy'
       ? `The MCP server "${name}" cannot be confined here. Allow unconfined commands in the profile (allowUnconfinedShell), or remove the server (agents mcp remove ${name}).`
       : `The MCP server "${name}" failed. Check it with \`agents mcp list\`, fix its command or URL (or remove it: agents mcp remove ${name}), then retry.`;
-  return new EngineError(`MCP server "${name}": ${message}`, category, { server: name, hint, ...details });
+  return new EngineError(message, category, { server: name, hint, ...details });
 }
 
 function isUnder(child: string, parent: string): boolean {
@@ -57,6 +57,13 @@ export function installationFolder(file: string): string {
   return path.dirname(file);
 }
 
+/** A package folder and, where its node_modules is a link elsewhere, the folder it links to. */
+function withDependencies(folder: string): string[] {
+  const modules = path.join(folder, 'node_modules');
+  const real = existsSync(modules) ? realpathSync(modules) : modules;
+  return real === modules ? [folder] : [folder, real];
+}
+
 /** The real path of an executable named by a path (relative to `cwd`) or found on PATH; null when there is none. */
 function realProgram(command: string, cwd: string): string | null {
   const found = command.includes('/') ? path.resolve(cwd, command) : onPath(command);
@@ -71,11 +78,11 @@ const INTERPRETERS = /^(node|nodejs|bun|deno|python[0-9.]*|ruby|perl|php)$/;
 export function resolveLocalCommand(command: string, args: readonly string[], cwd = process.cwd()): { file: string; args: string[]; readable: string[] } {
   const program = realProgram(command, cwd);
   if (!program) return { file: command, args: [...args], readable: [] };
-  const readable = [installationFolder(program)];
+  const readable = withDependencies(installationFolder(program));
   // An interpreter's script (`node server.js`): the script's package too.
   const script = INTERPRETERS.test(path.basename(program)) && args[0] !== undefined && !args[0].startsWith('-') ? path.resolve(cwd, args[0]) : null;
   const realScript = script && statSync(script, { throwIfNoEntry: false })?.isFile() ? realpathSync(script) : null;
-  if (realScript) readable.push(installationFolder(realScript));
+  if (realScript) readable.push(...withDependencies(installationFolder(realScript)));
   return { file: program, args: realScript ? [realScript, ...args.slice(1)] : [...args], readable: readable.filter((dir, i) => readable.indexOf(dir) === i) };
 }
 
@@ -111,7 +118,7 @@ export async function localLaunch(
 ): Promise<LocalLaunch> {
   const probe = await confinement();
   if (!probe.ok && !profile.allowUnconfinedShell) {
-    throw serverFailure(name, `refused: a local server cannot be confined here (${probe.reason})`, 'policy', { reason: probe.reason });
+    throw serverFailure(name, `MCP server "${name}": refused: a local server cannot be confined here (${probe.reason})`, 'policy', { reason: probe.reason });
   }
   const confiner = probe.ok ? probe.confiner : unconfined;
   const resolved = resolveLocalCommand(server.command, server.args);

@@ -50,7 +50,7 @@ export async function connectMcpServer(name: string, server: McpServer, options:
     try {
       client = await createMCPClient({ transport: { type: 'http', url: server.url, headers: server.headers }, initializationOptions, clientName: 'cleveragents' });
     } catch (error) {
-      throw serverFailure(name, `did not start: ${messageOf(error)}`, 'tool', { url: server.url });
+      throw serverFailure(name, `MCP server "${name}": did not start: ${messageOf(error)}`, 'tool', { url: server.url });
     }
     return listed(name, client, null, () => client.close());
   }
@@ -66,7 +66,7 @@ export async function connectMcpServer(name: string, server: McpServer, options:
     const said = launch.stderrTail();
     launch.dispose();
     const why = /closed/i.test(messageOf(error)) ? 'it exited before answering' : messageOf(error);
-    throw serverFailure(name, `did not start (${server.command}): ${why}${said ? `; it said: ${said}` : ''}`, 'tool', { command: server.command });
+    throw serverFailure(name, `MCP server "${name}": did not start (${server.command}): ${why}${said ? `; it said: ${said}` : ''}`, 'tool', { command: server.command });
   }
   return listed(name, client, launch.confinement, async () => {
     await client.close().catch(() => undefined);
@@ -91,7 +91,7 @@ async function listed(name: string, client: MCPClient, confinement: Confinement 
     };
   } catch (error) {
     await close();
-    throw serverFailure(name, `started but did not list its tools: ${messageOf(error)}`, 'tool');
+    throw serverFailure(name, `MCP server "${name}": started but did not list its tools: ${messageOf(error)}`, 'tool');
   }
 }
 
@@ -136,7 +136,8 @@ export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: 
         if (!tracked.outcome.ok) {
           const message = messageOf(tracked.outcome.error);
           const timedOut = /timed out/i.test(message);
-          throw serverFailure(server.name, timedOut ? `${tool.name} did not answer within ${timeout} ms` : `${tool.name} failed: ${message}`, 'transient', { tool: name, timeoutMs: timeout });
+          const what = timedOut ? `did not answer within ${timeout} ms` : `failed: ${message}`;
+          throw serverFailure(server.name, `${name}: the MCP server "${server.name}" ${what}`, 'transient', { tool: name, timeoutMs: timeout });
         }
         const result = tracked.outcome.value;
         const value = resultOf(result);
