@@ -48,15 +48,16 @@ const lastToolResult = (request: ChatRequest | undefined) => String(request?.mes
 describe('agents mcp: the MCP servers of the settings', () => {
   it('adds a local and a remote server, lists them with their tools and whether they start, and removes them', LONG, async () => {
     const { home } = sandboxWorkspace();
-    const added = await agents(['mcp', 'add', 'files', '--env', 'LOG_LEVEL=quiet', '--', FILESYSTEM_SERVER, '.'], home);
+    // As the README writes it: a path relative to where the command runs, kept absolute.
+    const added = await agents(['mcp', 'add', 'files', '--env', 'LOG_LEVEL=quiet', '--', 'node_modules/.bin/mcp-server-filesystem', '.'], home);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toBe(`MCP server files added: ${FILESYSTEM_SERVER} . (env: LOG_LEVEL)\n`);
-    const remote = await agents(['mcp', 'add', 'tracker', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization=Bearer x'], home);
+    const remote = await agents(['mcp', 'add', 'tracker', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization=Bearer-xyz'], home);
     expect(remote.code, remote.stderr).toBe(0);
     const settings = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'));
     expect(settings.mcp.servers).toEqual({
       files: { command: FILESYSTEM_SERVER, args: ['.'], env: { LOG_LEVEL: 'quiet' } },
-      tracker: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer x' } },
+      tracker: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer-xyz' } },
     });
 
     // The filesystem server starts confined and lists its tools; nothing answers on port 9.

@@ -1,13 +1,13 @@
 // The MCP session against real servers: the filesystem server from npm and a probe server built on
 // the official SDK, run confined by bubblewrap over a real temp sandbox, and the probe over
 // streamable HTTP on 127.0.0.1. Calls go through the real ToolRunner.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUILTIN_PROFILES } from '../../../shared/domain';
+import { type AutomationProfile, BUILTIN_PROFILES } from '../../../shared/domain';
 import { probeServer } from '../../../tests/support/mcp-probe-server.mjs';
 import type { EngineError } from '../errors';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
@@ -20,7 +20,7 @@ import { McpSession } from './mcp-servers';
 const ROOT = path.resolve(__dirname, '../../..');
 const FILESYSTEM = { command: path.join(ROOT, 'node_modules/.bin/mcp-server-filesystem'), args: ['.'], env: {} };
 const PROBE = { command: process.execPath, args: [path.join(ROOT, 'tests/support/mcp-probe-server.mjs')], env: {} };
-const profile = BUILTIN_PROFILES.trusted;
+const profile: AutomationProfile = { ...BUILTIN_PROFILES.trusted, approvalRequired: [] };
 const sessions: McpSession[] = [];
 const servers: Server[] = [];
 
@@ -30,16 +30,35 @@ afterEach(async () => {
   cleanupTempDirs();
 });
 
-function setup(config: ConstructorParameters<typeof McpSession>[0]) {
+function setup(config: ConstructorParameters<typeof McpSession>[0], runProfile = profile) {
   const sandbox = realpathSync(tempDir('agents-mcp-'));
   const registry = registerBuiltinTools(new ToolRegistry());
-  const session = new McpSession(config, registry, { sandboxRoot: sandbox, profile });
+  const session = new McpSession(config, registry, { sandboxRoot: sandbox, profile: runProfile });
   sessions.push(session);
   const runner = new ToolRunner(registry, new InMemoryInvocationLog());
   const changes: CapturedChange[] = [];
   const call = (tool: string, args: Record<string, unknown>) =>
     runner.execute({ tool, args }, { planId: 'P', decisionId: 'D', sandboxRoot: sandbox, profile, recordChange: (change) => changes.push(change) });
   return { sandbox, registry, session, runner, changes, call };
+}
+
+/** Host pids of live (not zombie) processes whose command line contains `marker`. */
+function processesNaming(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function eventually(check: () => boolean, ms = 5_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true;
+  return check();
 }
 
 const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('should have failed'), (e: unknown) => e as EngineError & { cause?: EngineError });
@@ -83,17 +102,25 @@ describe('the MCP servers of a run', () => {
     const port = (listener.address() as AddressInfo).port;
     const offline = await failure(call('probe.connect', { port }));
     expect(offline.message).toMatch(/cannot connect: (ECONNREFUSED|ENETUNREACH)/);
+
+    // A profile that allows the network lets the server reach it.
+    const online = setup({ probe: PROBE }, { ...profile, allowNetwork: true });
+    await online.session.start();
+    expect((await online.call('probe.connect', { port })).result).toBe('connected');
   });
 
   it('fails a call that hangs past its time limit, naming the server, and stops the server at close', async () => {
-    const { session, call } = setup({ probe: { ...PROBE, timeoutMs: 500 } });
+    const { session, call, sandbox } = setup({ probe: { ...PROBE, timeoutMs: 500 } });
     await session.start();
     const started = performance.now();
     const hung = await failure(call('probe.hang', {}));
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(hung.cause).toMatchObject({ category: 'transient', details: { server: 'probe', hint: expect.stringContaining('The MCP server "probe" failed') } });
     expect(hung.message).toBe('probe.hang: the MCP server "probe" did not answer within 500 ms');
+    // bubblewrap's command line names the sandbox it binds: that process is running now.
+    expect(processesNaming(sandbox).length).toBeGreaterThan(0);
     await session.close();
+    expect(await eventually(() => processesNaming(sandbox).length === 0)).toBe(true);
     const closed = await failure(call('probe.echo', { text: 'still there?' }));
     expect(closed.cause?.category).toBe('transient');
   });

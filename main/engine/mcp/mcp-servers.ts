@@ -68,10 +68,24 @@ export async function connectMcpServer(name: string, server: McpServer, options:
     const why = /closed/i.test(messageOf(error)) ? 'it exited before answering' : messageOf(error);
     throw serverFailure(name, `MCP server "${name}": did not start (${server.command}): ${why}${said ? `; it said: ${said}` : ''}`, 'tool', { command: server.command });
   }
+  // The transport keeps its process to itself; its pid lets closing wait (briefly) until it is gone, so a stopped run leaves no server behind.
+  const pid = (transport as unknown as { process?: { pid?: number } }).process?.pid;
   return listed(name, client, launch.confinement, async () => {
     await client.close().catch(() => undefined);
+    if (pid !== undefined) await exited(pid, 2_000);
     launch.dispose();
   });
+}
+
+/** Resolves once `pid` has exited (or after `ms`). */
+async function exited(pid: number, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+  }
 }
 
 async function listed(name: string, client: MCPClient, confinement: Confinement | null, close: () => Promise<void>): Promise<ConnectedServer> {
