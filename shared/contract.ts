@@ -16,6 +16,7 @@ import { ErrorCodeSchema } from './errors';
 import { ActionStateSchema, NextStepSchema } from './actions';
 import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
+import { PlanChecksViewSchema } from './checks';
 
 /**
  * The one contract between the renderer and the host, bound to Electron IPC and to the
@@ -217,10 +218,16 @@ export const contract = {
         /** Per file, the hunks (1-based) to apply; the file's other hunks stay for later. */
         hunks: z.record(z.string().min(1).max(4096), z.array(z.number().int().positive()).min(1).max(100_000)).optional(),
         force: z.boolean().default(false),
+        /** Apply although a check failed: the operator's confirmation (README.md, "Verify"). */
+        acceptFailedChecks: z.boolean().default(false),
       })
       .strict(),
     response: ApplyResultSchema,
   },
+  /** The plan's checks, their latest results and each criterion's verdict with its evidence. */
+  'plans.checks': { request: planId.strict(), response: PlanChecksViewSchema },
+  /** Runs the plan's checks again in its sandbox (a plan ready to apply, or whose checks failed). */
+  'plans.verify': { request: planId.strict(), response: planResponse },
   'plans.discard': { request: planId.strict(), response: planResponse },
   /** A file of the plan's sandbox as it is now (text, or binary without its content), changed by the plan or not. */
   'plans.readFile': {

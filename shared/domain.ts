@@ -2,6 +2,7 @@ import { NextStepSchema } from './actions';
 import { z } from 'zod';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 import { allowedByName, McpCallInfoSchema, McpConfigSchema } from './mcp';
+import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
 export const PhaseSchema = z.enum(PHASES);
@@ -74,6 +75,8 @@ export const StrategyDecisionSchema = z.object({
   rationale: z.string(),
   toolCalls: z.array(ToolCallSpecSchema),
   status: DecisionStatusSchema,
+  /** The step's own check (a plan file's `check:`, or the command a model proposed with the step's acceptance). */
+  check: CheckSchema.nullable().optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -252,6 +255,8 @@ export const PlanStepSchema = z.strictObject({
   step: nonEmpty,
   rationale: z.string().optional(),
   tools: z.array(ToolCallSpecSchema).default([]),
+  /** A command that checks the step is done (README.md, "Verify"). */
+  check: CheckSpecSchema.optional(),
 });
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 
@@ -275,6 +280,10 @@ export const PlanFileSchema = z
     agent: AgentFileSchema.optional(),
     /** MCP servers whose tools the model may call, beside those of the settings. */
     mcp: McpConfigSchema.optional(),
+    /** Checks run in the sandbox after execute, before apply: a command, or `{ name, run, timeoutSeconds, criteria }`. */
+    verify: z.array(CheckSpecSchema).optional(),
+    /** Run each step's `check:` right after the step, too. */
+    verifyEach: z.boolean().optional(),
   })
   .strict();
 export type PlanFile = z.infer<typeof PlanFileSchema>;
@@ -328,6 +337,10 @@ export const PlanSchema = z.object({
   agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
   /** The plan file's MCP servers. */
   mcp: McpConfigSchema.optional(),
+  /** The plan-level checks (the project's defaults and the plan file's) and `verifyEach`. */
+  verify: PlanVerifySchema.optional(),
+  /** How the last verify pass came out; null or absent before one ran. */
+  checks: PlanChecksSummarySchema.nullable().optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -392,6 +405,8 @@ export const ERROR_CATEGORIES = [
   'model_output',
   /** A step used up its turn or token budget. */
   'budget',
+  /** A check of the plan failed in its sandbox (README.md, "Verify"): apply needs the operator's confirmation. */
+  'verification',
 ] as const;
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;

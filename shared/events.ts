@@ -10,6 +10,7 @@ import {
   RecoveryActionSchema,
   RuntimeExecuteResultSchema,
 } from './domain';
+import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -109,12 +110,44 @@ export const EVENT_DATA = {
     decisionId: z.string().nullable(),
     phase: modelPhase,
     inputTokens: count,
+    /** Of the call's input tokens, those read from the provider's prompt cache. */
+    cachedInputTokens: count.optional(),
     outputTokens: count,
     stepInputTokens: count,
     stepOutputTokens: count,
     planInputTokens: count,
     planOutputTokens: count,
   }),
+  /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
+  context_folded: z.object({
+    decisionId: z.string().nullable(),
+    phase: modelPhase,
+    contextTokens: count,
+    /** Estimated tokens of the request before and after. */
+    beforeTokens: count,
+    afterTokens: count,
+    resultsCut: count,
+    turnsFolded: count,
+  }),
+  /** A check starts in the sandbox: check `index` of the pass's `total` (README.md, "Verify"). */
+  check_started: z.object({
+    runId: id,
+    resultId: id,
+    name: z.string(),
+    run: z.string(),
+    source: CheckSourceSchema,
+    decisionId: z.string().nullable(),
+    index: z.number().int().positive(),
+    total: count,
+  }),
+  /** A check's output as it is written, stdout and stderr interleaved, chunks batched. */
+  check_output: z.object({ runId: id, resultId: id, name: z.string(), decisionId: z.string().nullable(), text: z.string() }),
+  /** A check ended (or was refused, or ran past its time limit): its whole result, the output's tail included. */
+  check_finished: CheckResultSchema,
+  /** A verify pass ended: the plan's summary as it now stands. */
+  checks_complete: z.object({ runId: id, summary: PlanChecksSummarySchema }),
+  /** The sandbox changed after the checks ran: their verdicts are stale until they run again. */
+  checks_stale: z.object({ reason: z.string(), summary: PlanChecksSummarySchema }),
 } as const;
 
 export type StreamEventType = keyof typeof EVENT_DATA;
@@ -135,9 +168,16 @@ export const ENGINE_EVENT_TYPES = [
   'model_output',
   /** Tokens after each model call: the call's, the step's and the plan's. */
   'model_usage',
+  /** A step's conversation cut and folded to stay within its context. */
+  'context_folded',
   'approval_requested',
   'approval_resolved',
   'recovery_applied',
+  'check_started',
+  'check_output',
+  'check_finished',
+  'checks_complete',
+  'checks_stale',
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;

@@ -13,6 +13,21 @@ import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
 import type { PlanContext, RunOptions } from './use-cases/plan-context';
+import type { PlanVerifying } from './use-cases/verifying';
+import { scriptedStepRunner, type StepRunner } from '../engine/runtime-execute-actor';
+
+/** With `verifyEach: true`, each step's own check runs right after the step, and its failure fails the step. */
+function checkedSteps(plan: Plan, steps: StepRunner, checkStep: PlanVerifying['checkStep']): StepRunner {
+  if (!plan.verify?.verifyEach) return steps;
+  return {
+    async run(decision, context) {
+      await steps.run(decision, context);
+      // What the step queued is committed first, so the log has the step before its check.
+      context.flush();
+      await checkStep(plan, decision);
+    },
+  };
+}
 
 /** Builds the executor of one run, with the plan as it is once its sandbox exists; `close` ends what the run started (its MCP servers). */
 export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan; close?: () => Promise<void> }>;
@@ -28,7 +43,7 @@ function projectInvariantRecords(plan: Plan): string[] {
  * Executors over a sandbox in `<dataDir>/sandboxes/<planId>` (made at the first run, a copy of the
  * project), the context's tools and stores, and the plan's model when it is an agent plan.
  */
-export function sandboxExecutorFactory(ctx: PlanContext): ExecutorFactory {
+export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifying['checkStep']): ExecutorFactory {
   const { options, lifecycle, stores } = ctx;
   return async (known, runOptions) => {
     let plan = known;
@@ -86,7 +101,7 @@ export function sandboxExecutorFactory(ctx: PlanContext): ExecutorFactory {
             },
           }
         : undefined,
-      stepRunner: agent ? agent.stepRunner(plan, runOptions.corrections) : undefined,
+      stepRunner: checkedSteps(plan, agent ? agent.stepRunner(plan, runOptions.corrections) : scriptedStepRunner, checkStep),
       toolRunner,
       executionContext: context,
       errorRecoveryService: ctx.recovery,

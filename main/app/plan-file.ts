@@ -17,6 +17,7 @@ import {
   type ToolCallSpec,
 } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
+import { normalizeCheck, type PlanVerify, ProjectVerifySchema } from '../../shared/checks';
 import { checkProjectDir, type ProjectPolicy, resolveProjectDir } from './project-policy';
 
 /** Bad input with several problems: its message is one `field: problem` line per problem. */
@@ -96,6 +97,18 @@ export function loadProfile(nameOrFile: string): AutomationProfile {
 }
 
 export const INVARIANTS_FILE = '.agents/invariants.yaml';
+export const VERIFY_FILE = '.agents/verify.yaml';
+
+/**
+ * The checks a plan runs (README.md, "Verify"): the project's `.agents/verify.yaml` first, then
+ * the plan file's `verify:`; undefined when there are none and `verifyEach` is not set.
+ */
+export function planVerify(plan: Pick<PlanFile, 'verify' | 'verifyEach'>, projectPath: string | null): PlanVerify | undefined {
+  const file = projectPath ? join(projectPath, VERIFY_FILE) : null;
+  const project = file && existsSync(file) ? parseOrThrow(ProjectVerifySchema, readYamlFile(file, VERIFY_FILE) ?? {}, VERIFY_FILE).verify : [];
+  const checks = [...project.map((c) => normalizeCheck(c, 'project')), ...(plan.verify ?? []).map((c) => normalizeCheck(c, 'plan'))];
+  return checks.length > 0 || plan.verifyEach ? { checks, verifyEach: plan.verifyEach ?? false } : undefined;
+}
 
 /** The project's `.agents/invariants.yaml`, or null where there is none. */
 export function loadProjectInvariants(projectPath: string): ProjectInvariants | null {

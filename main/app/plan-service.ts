@@ -7,6 +7,7 @@ import type { PlanReading } from './use-cases/reading';
 import type { PlanRunning } from './use-cases/running';
 import type { PlanSandboxFiles } from './use-cases/sandbox-files';
 import type { PlanActions } from './use-cases/actions';
+import type { PlanVerifying } from './use-cases/verifying';
 
 export type { Answer, EngineStores, PlanServiceOptions, RunOptions } from './use-cases/plan-context';
 export type { ChangesetReview, DecisionNode, DiffEntry, ExternalEvents, ReviewStep } from './use-cases/reading';
@@ -26,4 +27,5 @@ export type PlanService = Pick<PlanContext, 'stores' | 'lifecycle' | 'events' | 
   PlanFixing &
   PlanApplying &
   PlanSandboxFiles &
-  PlanActions;
+  PlanActions &
+  PlanVerifying;

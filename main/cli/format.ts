@@ -1,7 +1,8 @@
+import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { costOf, type PlanModelView, type Price } from '../../shared/agent';
+import { type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
-import { describeProfile, failuresOf } from '../../shared/describe';
+import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
 import { formatNextSteps, nextCommand } from './next-steps';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
@@ -28,9 +29,9 @@ export function formatPlanList(plans: Plan[]): string {
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
-export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): string {
-  const cost = costOf(usage, price);
-  return `${usage.inputTokens} in, ${usage.outputTokens} out${cost !== null ? ` (cost ${cost.toFixed(4)})` : ''}`;
+export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, price: Price | null | undefined): string {
+  const { tokens, cost } = describeUsage(usage, price);
+  return `${tokens}${cost !== null ? ` (cost ${cost})` : ''}`;
 }
 
 export function formatPlan(
@@ -69,6 +70,7 @@ export function formatPlan(
     for (const glob of project.allowCommands ?? []) lines.push(`  allow:      ${glob}  (.agents/invariants.yaml)`);
     for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
   }
+  if (plan.checks) lines.push(`  checks:     ${checksSummaryLine(plan.checks).slice('Checks: '.length)}  (agents plan checks ${plan.id})`);
   if (plan.waitingFor === 'approval') {
     lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
   }

@@ -7,13 +7,14 @@ import { planApplyCommands } from './commands/plan-apply';
 import { planFixCommands } from './commands/plan-fix';
 import { planReadCommands } from './commands/plan-read';
 import { planRunCommands } from './commands/plan-run';
+import { planVerifyCommands } from './commands/plan-verify';
 import { registerServe } from './commands/serve';
 import { commandGroup, type Register } from './options';
 import { type CliIo, type Ctx, EXIT, exitStatusOf } from './run-command';
 
 export { type CliIo, EXIT } from './run-command';
 
-const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planApplyCommands } satisfies Record<string, Register>;
+const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planVerifyCommands, ...planApplyCommands } satisfies Record<string, Register>;
 
 type PlanCommand = keyof typeof PLAN_COMMANDS;
 
@@ -36,6 +37,8 @@ const PLAN_HELP_ORDER: readonly PlanCommand[] = [
   'profile',
   'replan',
   'reset',
+  'checks',
+  'verify',
   'apply',
   'discard',
 ];

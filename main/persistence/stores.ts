@@ -1,6 +1,7 @@
 import { SqliteAppliedLog } from './applied-log';
 import { SqliteApprovalStore } from './approval-store';
 import { SqliteChangeSetStore } from './changeset-store';
+import { SqliteCheckResultStore } from './check-result-store';
 import { openDataDirDatabase, type SqliteDatabase } from './database';
 import { SqliteErrorLog } from './error-log';
 import { SqliteEventLog } from './event-log';
@@ -22,6 +23,7 @@ export interface SqliteStores {
   applied: SqliteAppliedLog;
   approvals: SqliteApprovalStore;
   sandboxFiles: SqliteSandboxFileStore;
+  checks: SqliteCheckResultStore;
   /** Runs several reads on one snapshot of the database, so another process's commit cannot fall between them. */
   readTogether<T>(read: () => T): T;
   close(): void;
@@ -43,6 +45,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     applied: new SqliteAppliedLog(db),
     approvals: new SqliteApprovalStore(db),
     sandboxFiles: new SqliteSandboxFileStore(db),
+    checks: new SqliteCheckResultStore(db),
     readTogether: (read) => transaction(db, 'deferred', read),
     close: () => {
       if (db.isOpen) db.close();

@@ -1,7 +1,7 @@
 import type { Plan } from '../../../shared/domain';
 import { resolveProfile } from '../../../shared/domain';
 import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../../shared/agent';
-import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from '../plan-file';
+import { type LoadedPlanFile, loadPlanFile, parsePlanText, planVerify, validatePlanFile } from '../plan-file';
 import type { ProjectPolicy } from '../project-policy';
 import { planModelView, recordModel } from '../settings';
 import type { PlanContext } from './plan-context';
@@ -21,6 +21,7 @@ export function planAuthoring(ctx: PlanContext) {
       invariants: plan.invariants,
       automationProfile: resolveProfile(plan.automationProfile),
       projectPath,
+      verify: planVerify(plan, projectPath),
     });
     // The plan file's MCP servers are kept with the plan: every run starts the same ones.
     return plan.mcp ? ctx.lifecycle.update(created.id, { mcp: plan.mcp }) : created;

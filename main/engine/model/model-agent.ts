@@ -1,5 +1,6 @@
+import { normalizeCheck } from '../../../shared/checks';
 import type { LanguageModel, ToolSet } from 'ai';
-import { addUsage, type AgentSpec, type PlanUsage, type StepUsage } from '../../../shared/agent';
+import { addUsage, type AgentSpec, contextTokensOf, type PlanUsage, type StepUsage } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
@@ -9,6 +10,7 @@ import type { StepRunner } from '../runtime-execute-actor';
 import { type InvariantRecord, rootDecision, type StrategizeResult } from '../strategize-actor';
 import type { ToolRunner } from '../tool-runner';
 import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, ProposedPlanSchema, proposePlanTool, resultText } from './model-tools';
+import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';
 import { type CorrectionContext, EXECUTE_SYSTEM, executePrompt, STRATEGIZE_SYSTEM, strategizePrompt } from './prompts';
 import type { ModelConfig } from './provider';
@@ -64,10 +66,16 @@ export class ModelAgent {
   ): Promise<T> {
     const { planId, decisionId, phase, emit } = args;
     const batcher = new DeltaBatcher((text) => emit('model_output', { decisionId, phase, text }));
+    const { spec, config } = this.options;
     return runToolLoop({
       state: args.state,
       budget: args.budget,
       handlers,
+      context: {
+        limitTokens: contextTokensOf({ contextTokens: spec.contextTokens, model: `${config.provider}:${config.model}` }),
+        fixedTokens: estimateTokens(args.system) + estimateToolTokens(args.tools),
+        onFold: (report) => emit('context_folded', { decisionId, phase, ...report }),
+      },
       turn: async (messages, maxOutputTokens) => {
         let turn: TurnResult;
         try {
@@ -75,7 +83,8 @@ export class ModelAgent {
         } finally {
           batcher.flush();
         }
-        this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+        const cached = turn.cachedInputTokens ? { cachedInputTokens: turn.cachedInputTokens } : {};
+        this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
         return turn;
       },
     });
@@ -90,6 +99,7 @@ export class ModelAgent {
       decisionId: delta.decisionId,
       phase: delta.phase,
       inputTokens: delta.inputTokens,
+      ...(delta.cachedInputTokens ? { cachedInputTokens: delta.cachedInputTokens } : {}),
       outputTokens: delta.outputTokens,
       stepInputTokens: step?.inputTokens ?? 0,
       stepOutputTokens: step?.outputTokens ?? 0,
@@ -115,6 +125,7 @@ export class ModelAgent {
       order: first + index,
       description: step.description,
       rationale: `${step.rationale}\nAcceptance: ${step.acceptance}`,
+      ...(step.check ? { check: normalizeCheck({ name: step.check, run: step.check }, 'step') } : {}),
       toolCalls: (step.toolCalls ?? []).map((c) => ({ tool: this.sandboxToolName(c.tool) ?? c.tool, args: c.args })),
       status: 'pending',
       createdAt: now,

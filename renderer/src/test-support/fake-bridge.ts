@@ -247,6 +247,8 @@ export class FakeBridge {
       'plans.saveFile': () => ({ entry: null }),
       'plans.openSandbox': () => ({}),
       'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.checks': () => ({ planId: this.plan.id, summary: this.plan.checks ?? null, checks: [], results: [], criteria: [] }),
+      'plans.verify': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'settings.get': () => this.settings,
       'settings.set': (r) => {
         const patch = r as { model?: string; apiKey?: string };
