@@ -116,6 +116,8 @@ describe('an agent plan that calls the tools of a real MCP server, run confined 
     expect(run.code, run.stderr).toBe(3); // the proposed tree waits
     const tree = await agents(['plan', 'approve', id], home, env);
     expect(tree.code, tree.stderr).toBe(3); // now the MCP call waits
+    expect(tree.stderr).toContain('files.write_file wants to run in step "Write NOTES.md through the files server"');
+    expect(tree.stderr).toMatch(/^ {2}MCP server files, tool write_file: Create a new file/m);
     // The model was offered the server's tools beside the sandbox's.
     const offered = (server.requests.at(-1)?.tools ?? []).map((t) => t.function.name);
     expect(offered).toEqual(expect.arrayContaining(['file_write', 'shell_run', 'files_write_file', 'files_list_directory', 'finish_step']));
