@@ -17,7 +17,7 @@ export const DEFAULT_MCP_CALL_TIMEOUT_MS = 60_000;
 export function serverFailure(name: string, message: string, category: 'tool' | 'transient' | 'policy', details: Record<string, unknown> = {}): EngineError {
   const hint =
     category === 'policy'
-      ? `The MCP server "${name}" cannot be confined here. Allow unconfined commands in the profile (allowUnconfinedShell), or remove the server (agents mcp remove ${name}).`
+      ? `The MCP server "${name}" is a local command the profile does not run here (no shell, or no confinement). Change the profile, or remove the server (agents mcp remove ${name}).`
       : `The MCP server "${name}" failed. Check it with \`agents mcp list\`, fix its command or URL (or remove it: agents mcp remove ${name}), then retry.`;
   return new EngineError(message, category, { server: name, hint, ...details });
 }
@@ -113,9 +113,11 @@ export async function localLaunch(
   name: string,
   server: Extract<McpServer, { command: string }>,
   sandboxRoot: string,
-  profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'>,
+  profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'> & { allowShell?: boolean },
   confinement: () => Promise<ConfinementProbe> = detectConfinement,
 ): Promise<LocalLaunch> {
+  // A local server is a command: a profile that runs none (restricted) starts none.
+  if (profile.allowShell === false) throw serverFailure(name, `MCP server "${name}": refused: the automation profile runs no commands, and a local server is one`, 'policy');
   const probe = await confinement();
   if (!probe.ok && !profile.allowUnconfinedShell) {
     throw serverFailure(name, `MCP server "${name}": refused: a local server cannot be confined here (${probe.reason})`, 'policy', { reason: probe.reason });

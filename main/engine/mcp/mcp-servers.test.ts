@@ -148,6 +148,9 @@ describe('the MCP servers of a run', () => {
     expect(notFound.message).toMatch(/^MCP server "gone": did not start \(\/nonexistent\/server\): it exited before answering; it said: .*not found/);
     // Every later caller gets the same failure; nothing is left half-registered.
     await expect(missing.session.start()).rejects.toBe(notFound);
+    // A profile that runs no commands starts no local server.
+    const restricted = setup({ probe: PROBE }, BUILTIN_PROFILES.restricted);
+    expect(await failure(restricted.session.start())).toMatchObject({ category: 'policy', message: 'MCP server "probe": refused: the automation profile runs no commands, and a local server is one' });
     const quits = setup({ quits: { command: '/bin/sh', args: ['-c', 'echo no config >&2; exit 3'], env: {} } });
     expect((await failure(quits.session.start())).message).toBe('MCP server "quits": did not start (/bin/sh): it exited before answering; it said: no config');
   });

@@ -29,7 +29,7 @@ export interface ConnectedServer {
 
 export interface ConnectOptions {
   sandboxRoot: string;
-  profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'>;
+  profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'> & { allowShell?: boolean };
   confinement?: () => Promise<ConfinementProbe>;
   startTimeoutMs?: number;
 }
