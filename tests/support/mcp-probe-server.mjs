@@ -29,6 +29,7 @@ export function probeServer() {
       socket.on('error', (error) => resolve(text(`cannot connect: ${error.code ?? error.message}`, true)));
     }),
   );
+  server.registerTool('getenv', { description: 'One variable of its environment', inputSchema: { name: z.string() } }, ({ name }) => text(process.env[name] ?? '(unset)'));
   server.registerTool('hang', { description: 'Never answers' }, () => new Promise(() => undefined));
   server.registerTool('echo', { description: 'Says its text back', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, ({ text: said }) => text(said));
   return server;

@@ -144,7 +144,8 @@ export async function localLaunch(
     }
   };
   if (confiner.kind === 'none') {
-    return { command: resolved.file, args: resolved.args, env: { ...process.env, ...env } as Record<string, string>, cwd: sandboxRoot, stderr, confinement: 'none', stderrTail, dispose };
+    // As shell.run's unconfined commands: the host's PATH, nothing else of our environment (no API key).
+    return { command: resolved.file, args: resolved.args, env: { ...env, PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' }, cwd: sandboxRoot, stderr, confinement: 'none', stderrTail, dispose };
   }
   const readOnlyPaths = resolved.readable.filter((dir) => !isUnder(sandboxRoot, dir) && !isUnder(dir, sandboxRoot));
   const launch = confiner.launch({ command: `exec ${[resolved.file, ...resolved.args].map(shellWord).join(' ')}`, sandboxRoot, allowNetwork: profile.allowNetwork, readOnlyPaths });

@@ -156,6 +156,34 @@ describe('the MCP servers of a run', () => {
   });
 });
 
+describe('where nothing confines a local server', () => {
+  const none = async () => ({ ok: false as const, reason: 'bubblewrap (bwrap) is not installed' });
+
+  it('refuses it, unless the profile allows unconfined commands; then it runs with none of our environment', async () => {
+    const sandbox = realpathSync(tempDir('agents-mcp-'));
+    const refused = new McpSession({ probe: PROBE }, new ToolRegistry(), { sandboxRoot: sandbox, profile, confinement: none });
+    sessions.push(refused);
+    expect(await failure(refused.start())).toMatchObject({ category: 'policy', message: expect.stringContaining('MCP server "probe": refused: a local server cannot be confined here (bubblewrap (bwrap) is not installed)') });
+
+    process.env.AGENTS_TEST_SECRET = 'not for servers';
+    try {
+      const registry = new ToolRegistry();
+      const allowed = new McpSession({ env: { command: '/bin/sh', args: ['-c', `exec ${process.execPath} ${PROBE.args[0]}`], env: {} } }, registry, { sandboxRoot: sandbox, profile: { ...profile, allowUnconfinedShell: true }, confinement: none });
+      sessions.push(allowed);
+      await allowed.start();
+      const runner = new ToolRunner(registry, new InMemoryInvocationLog());
+      const invocation = await runner.execute({ tool: 'env.echo', args: { text: 'hi' } }, { planId: 'P', decisionId: 'D', sandboxRoot: sandbox, profile });
+      expect(invocation).toMatchObject({ ok: true, result: 'hi', confinement: 'none' });
+      const secret = await runner.execute({ tool: 'env.getenv', args: { name: 'AGENTS_TEST_SECRET' } }, { planId: 'P', decisionId: 'D', sandboxRoot: sandbox, profile });
+      expect(secret.result).toBe('(unset)');
+      const home = await runner.execute({ tool: 'env.getenv', args: { name: 'HOME' } }, { planId: 'P', decisionId: 'D', sandboxRoot: sandbox, profile });
+      expect(home.result).toBe(sandbox);
+    } finally {
+      delete process.env.AGENTS_TEST_SECRET;
+    }
+  });
+});
+
 describe('where a local server is installed', () => {
   it('is the outermost node_modules for a package from npm, with the script an interpreter runs', () => {
     expect(installationFolder('/srv/app/node_modules/@scope/pkg/dist/index.js')).toBe('/srv/app/node_modules');
