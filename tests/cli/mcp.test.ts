@@ -100,6 +100,9 @@ describe('agents mcp: the MCP servers of the settings', () => {
     const plan = agentPlan(examples, 'mcp:\n  servers:\n    "my files": { command: x }\n');
     const create = await agents(['plan', 'create', plan], home, env);
     expect([create.code, create.stderr]).toEqual([2, 'error: mcp.servers.my files: the name must be a simple identifier (a letter, then letters, digits, _ or -; at most 40)\n']);
+    writeFileSync(plan, 'name: scripted\ndefinitionOfDone: Nothing\nmcp:\n  servers:\n    files: { command: x }\n');
+    const scripted = await agents(['plan', 'create', plan], home, env);
+    expect([scripted.code, scripted.stderr]).toEqual([2, 'error: mcp: only an agent plan (agent: true) calls MCP tools\n']);
   });
 });
 
