@@ -100,11 +100,9 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
       if (failed.length > 0) throw new EngineError(failedChecksMessage(failed), 'verification', { failedChecks: failed.map((r) => r.name) });
     },
 
-    /** Runs the plan's checks again (the `verify` action): a plan ready to apply, or whose checks failed. */
+    /** Runs the plan's checks again (the `verify` action): a plan ready to apply, or whose checks failed. A plan without checks is left as it is. */
     verify(planId: string, options: { streamCallback?: StreamCallback } = {}): Promise<Plan> {
-      const plan = guard.require('verify', planId);
-      if (declaredChecks(plan, lifecycle.listDecisions(planId)).length === 0) throw new PlanError(`plan ${planId} has no checks: add verify: to its plan file, or check: to a step`, 'wrong_state');
-      return verifyHeld(plan, options.streamCallback);
+      return verifyHeld(guard.require('verify', planId), options.streamCallback);
     },
 
     /** Before apply: checks whose verdicts went stale run again, so apply never rests on an old verdict. */
