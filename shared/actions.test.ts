@@ -4,7 +4,7 @@ import type { Phase, ProcessingState } from './domain';
 
 const facts = (phase: Phase, processingState: ProcessingState, more: Partial<PlanFacts> = {}): PlanFacts => {
   const running = processingState === 'processing';
-  return { id: 'P1', phase, processingState, projectPath: '/p', agent: false, running, runHere: running, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, missingSandbox: null, ...more };
+  return { id: 'P1', phase, processingState, projectPath: '/p', agent: false, running, runHere: running, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, missingSandbox: null, checkpoints: 0, partlyApplied: false, ...more };
 };
 const toolbar = (plan: PlanFacts): ActionId[] => TOOLBAR_ACTIONS.filter((action) => allowed(action, plan).allowed);
 
@@ -57,8 +57,30 @@ describe('the action rules', () => {
 
   it('offer nothing that changes a finished plan', () => {
     for (const done of [facts('apply', 'complete'), facts('execute', 'cancelled')]) {
-      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['show_errors']);
+      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['compare', 'show_errors']);
     }
+  });
+
+  it('offer Rewind to a stopped plan with a checkpoint before it is applied, and say why not otherwise', () => {
+    expect(allowed('rewind', facts('apply', 'queued', { checkpoints: 2 })).allowed).toBe(true);
+    expect(allowed('rewind', facts('execute', 'errored', { checkpoints: 1, failedStep: true })).allowed).toBe(true);
+    expect(allowed('rewind', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before rewinding' });
+    expect(allowed('rewind', facts('apply', 'complete', { checkpoints: 2 }))).toMatchObject({
+      reason: 'plan P1 is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply',
+    });
+    expect(allowed('rewind', facts('apply', 'queued', { checkpoints: 2, partlyApplied: true }))).toMatchObject({
+      reason: 'plan P1 is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)',
+    });
+    expect(allowed('rewind', facts('execute', 'queued'))).toMatchObject({ reason: 'plan P1 has no checkpoint yet; one is recorded as each step starts' });
+    expect(allowed('rewind', facts('execute', 'paused', { waitingFor: 'approval', pendingApproval: true, checkpoints: 1 }))).toMatchObject({
+      reason: 'plan P1 is Waiting for approval; approve or reject the waiting call first',
+    });
+  });
+
+  it('offer Fork from a plan with a checkpoint that is not running, applied or not', () => {
+    expect(allowed('fork', facts('apply', 'complete', { checkpoints: 2 })).allowed).toBe(true);
+    expect(allowed('fork', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before forking' });
+    expect(allowed('fork', facts('execute', 'queued'))).toMatchObject({ reason: 'plan P1 has no checkpoint yet; one is recorded as each step starts' });
   });
 
   it('list every action with its reason, as plan show --json does', () => {
@@ -77,6 +99,9 @@ describe('next steps', () => {
     expect(commandLine('P1', { action: 'correct', args: {} })).toBe('agents plan correct P1 --note "what to do differently"');
     expect(commandLine('P1', { action: 'show_errors', args: {} })).toBe('agents plan errors P1');
     expect(commandLine('P1', { action: 'pause', args: {} })).toBeNull();
+    expect(commandLine('P1', { action: 'rewind', args: { toStep: 2 } })).toBe('agents plan rewind P1 --to-step 2');
+    expect(commandLine('P1', { action: 'fork', args: { atStep: 3, profile: 'manual' } })).toBe('agents plan fork P1 --at-step 3 --profile manual');
+    expect(commandLine('P1', { action: 'compare', args: { other: 'P2' } })).toBe('agents plan compare P1 P2');
   });
 
   it('hold an action and its arguments, never a command', () => {

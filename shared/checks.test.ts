@@ -28,6 +28,8 @@ const facts = (over: Partial<PlanFacts> = {}): PlanFacts => ({
   steps: 2,
   hasTree: true,
   missingSandbox: null,
+  checkpoints: 0,
+  partlyApplied: false,
   ...over,
 });
 

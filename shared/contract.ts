@@ -17,6 +17,7 @@ import { ActionStateSchema, NextStepSchema } from './actions';
 import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
+import { CheckpointSummarySchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
 
 /**
  * The one contract between the renderer and the host, bound to Electron IPC and to the
@@ -246,6 +247,12 @@ export const contract = {
   'plans.openSandbox': { request: planId.strict(), response: z.object({}) },
   /** `correct`: the model runs the failed step again, told of the failure and the note. */
   'plans.correct': { request: planId.extend({ note: z.string().trim().max(4000).optional() }).strict(), response: planResponse },
+  /** The plan's checkpoints, oldest first: one as each step started. */
+  'plans.checkpoints': { request: planId.strict(), response: z.object({ checkpoints: z.array(CheckpointSummarySchema) }) },
+  /** What a rewind to before step `toStep` would change (the files, the operator's edits among them), for the confirmation. */
+  'plans.rewindPreview': { request: planId.extend({ toStep: z.number().int().positive() }).strict(), response: RewindPreviewSchema },
+  /** Puts the sandbox and the changeset back to the checkpoint of step `toStep`; that step and the later ones are pending again. */
+  'plans.rewind': { request: planId.extend({ toStep: z.number().int().positive() }).strict(), response: planResponse.extend({ rewind: RewindResultSchema }) },
   /** The model settings; the API key never comes back, only whether one is set. */
   'settings.get': { request: z.object({}).strict(), response: SettingsViewSchema },
   'settings.set': { request: SettingsPatchSchema, response: SettingsViewSchema },

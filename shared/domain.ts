@@ -2,6 +2,7 @@ import { NextStepSchema } from './actions';
 import { z } from 'zod';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
+import { RewindRecordSchema } from './checkpoints';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
 export const PhaseSchema = z.enum(PHASES);
@@ -106,6 +107,8 @@ export const ChangeEntrySchema = z.object({
   decisionId: z.string().nullable().default(null),
   invocationId: z.string().nullable().default(null),
   origin: ChangeOriginSchema.optional(),
+  /** A rewind made the entry history: listed, never applied. */
+  rewound: z.boolean().optional(),
   createdAt: timestamp,
 });
 export type ChangeEntry = z.infer<typeof ChangeEntrySchema>;
@@ -123,6 +126,8 @@ export const ChangeEntryMetaSchema = z.object({
   decisionId: z.string().nullable(),
   invocationId: z.string().nullable(),
   origin: ChangeOriginSchema.optional(),
+  /** A rewind made the entry history: listed, never applied. */
+  rewound: z.boolean().optional(),
   insertions: z.number().int().nonnegative(),
   deletions: z.number().int().nonnegative(),
 });
@@ -332,6 +337,8 @@ export const PlanSchema = z.object({
   verify: PlanVerifySchema.optional(),
   /** How the last verify pass came out; null or absent before one ran. */
   checks: PlanChecksSummarySchema.nullable().optional(),
+  /** The last rewind: to which step, by whom, and whether it was completed after an interruption. */
+  lastRewind: RewindRecordSchema.nullable().optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

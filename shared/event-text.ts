@@ -77,7 +77,15 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: `model: ${event.data.text}`, tone: 'info' };
     case 'model_usage': {
       const d = event.data;
-      return { text: `${d.inputTokens} tokens in, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+      const cached = d.cachedInputTokens ? ` (${d.cachedInputTokens} cached)` : '';
+      return { text: `${d.inputTokens} tokens in${cached}, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+    }
+    case 'context_folded': {
+      const d = event.data;
+      const what = [d.resultsCut ? `${plural(d.resultsCut, 'tool result')} cut to one line` : '', d.turnsFolded ? `${plural(d.turnsFolded, 'turn')} folded into a summary` : '']
+        .filter(Boolean)
+        .join(', ');
+      return { text: `context kept within ${d.contextTokens} tokens: ${what} (about ${d.beforeTokens} -> ${d.afterTokens})`, tone: 'info' };
     }
     case 'approval_requested':
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
@@ -103,5 +111,15 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: checksSummaryLine(event.data.summary), tone: event.data.summary.failed > 0 ? 'bad' : event.data.summary.notChecked > 0 ? 'warn' : 'good' };
     case 'checks_stale':
       return { text: `checks stale: ${event.data.reason}`, tone: 'warn' };
+    case 'checkpoint_created':
+      return { text: `checkpoint before step ${event.data.step}: ${plural(event.data.filesChanged, 'file')} changed since the previous one`, tone: 'info' };
+    case 'plan_rewound': {
+      const { toStep, by, files, recovered } = event.data;
+      return { text: `rewound to before step ${toStep} by ${by}: ${plural(files, 'file')} put back${recovered ? ' (completed after an interruption)' : ''}`, tone: 'warn' };
+    }
+    case 'plan_forked': {
+      const { originPlanId, forkPlanId, atStep } = event.data;
+      return { text: event.planId === originPlanId ? `forked at step ${atStep} as plan ${forkPlanId}` : `forked from plan ${originPlanId} at step ${atStep}`, tone: 'info' };
+    }
   }
 }

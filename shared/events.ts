@@ -11,6 +11,7 @@ import {
   RuntimeExecuteResultSchema,
 } from './domain';
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
+import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -110,11 +111,24 @@ export const EVENT_DATA = {
     decisionId: z.string().nullable(),
     phase: modelPhase,
     inputTokens: count,
+    /** Of the call's input tokens, those read from the provider's prompt cache. */
+    cachedInputTokens: count.optional(),
     outputTokens: count,
     stepInputTokens: count,
     stepOutputTokens: count,
     planInputTokens: count,
     planOutputTokens: count,
+  }),
+  /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
+  context_folded: z.object({
+    decisionId: z.string().nullable(),
+    phase: modelPhase,
+    contextTokens: count,
+    /** Estimated tokens of the request before and after. */
+    beforeTokens: count,
+    afterTokens: count,
+    resultsCut: count,
+    turnsFolded: count,
   }),
   /** A check starts in the sandbox: check `index` of the pass's `total` (README.md, "Verify"). */
   check_started: z.object({
@@ -135,6 +149,12 @@ export const EVENT_DATA = {
   checks_complete: z.object({ runId: id, summary: PlanChecksSummarySchema }),
   /** The sandbox changed after the checks ran: their verdicts are stale until they run again. */
   checks_stale: z.object({ reason: z.string(), summary: PlanChecksSummarySchema }),
+  /** A step is about to start and what the plan held is recorded: it can be rewound to, or forked from. */
+  checkpoint_created: CheckpointCreatedSchema,
+  /** The sandbox and the changeset are back to a checkpoint; the steps from there are pending again. */
+  plan_rewound: PlanRewoundSchema,
+  /** A new plan goes on from a checkpoint of this one (emitted on both plans). */
+  plan_forked: PlanForkedSchema,
 } as const;
 
 export type StreamEventType = keyof typeof EVENT_DATA;
@@ -155,6 +175,8 @@ export const ENGINE_EVENT_TYPES = [
   'model_output',
   /** Tokens after each model call: the call's, the step's and the plan's. */
   'model_usage',
+  /** A step's conversation cut and folded to stay within its context. */
+  'context_folded',
   'approval_requested',
   'approval_resolved',
   'recovery_applied',
@@ -163,6 +185,9 @@ export const ENGINE_EVENT_TYPES = [
   'check_finished',
   'checks_complete',
   'checks_stale',
+  'checkpoint_created',
+  'plan_rewound',
+  'plan_forked',
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;

@@ -38,6 +38,8 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
   const order: { id: string; path: string }[] = [];
   for (let offset = 0; changesetId && offset < total; offset += PAGE) {
     for (const meta of store.listEntryMeta(changesetId, { offset, limit: PAGE })) {
+      // A rewound entry is history: the diff is what apply would write.
+      if (meta.rewound) continue;
       if (!parent.has(meta.path)) parent.set(meta.path, meta.path);
       if (meta.oldPath) parent.set(root(meta.path), root(meta.oldPath));
       order.push({ id: meta.id, path: meta.path });
@@ -63,6 +65,7 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
     let separator = '\n    ';
     for (let offset = 0; changesetId && offset < total; offset += PAGE) {
       for (const meta of store.listEntryMeta(changesetId, { offset, limit: PAGE })) {
+        if (meta.rewound) continue;
         // One entry's texts at a time: a page of them could be more than the heap holds.
         const entry = store.getEntry(changesetId, meta.id);
         const before = entry && !entry.binary ? (entryText(entry, 'before') ?? '') : null;

@@ -17,6 +17,7 @@ import { planApplying } from './use-cases/applying';
 import { planSandboxFiles } from './use-cases/sandbox-files';
 import { planActions } from './use-cases/actions';
 import { planVerifying } from './use-cases/verifying';
+import { planCheckpoints } from './use-cases/checkpoints';
 
 export interface App {
   dataDir: string;
@@ -48,6 +49,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     ...verifying,
     ...planSandboxFiles(ctx, runs),
     ...planActions(ctx, runs),
+    ...planCheckpoints(ctx, runs),
   };
 }
 
@@ -61,5 +63,7 @@ export function openApp(
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);
   const service = composePlanService({ maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env), ...options, settings, stores, dataDir });
   const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
+  // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
+  service.finishInterruptedRewinds();
   return { dataDir, service, settings, recovered, close: () => stores.close() };
 }

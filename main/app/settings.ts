@@ -273,7 +273,7 @@ interface ConfigSetting {
   patch(value: string, current: SettingsFile): SettingsChange;
 }
 
-function pricePatch(side: 'inputPerMTok' | 'outputPerMTok', key: string) {
+function pricePatch(side: 'inputPerMTok' | 'outputPerMTok' | 'cachedInputPerMTok', key: string) {
   return (value: string, current: SettingsFile): SettingsChange => {
     if (value === '') return { price: null };
     const n = parseOrThrow(z.coerce.number().nonnegative(), value, key);
@@ -298,6 +298,8 @@ export const CONFIG_SETTINGS = {
   apiKey: { value: (file) => (file.apiKey || file.apiKeyEncrypted ? '(set)' : '(not set)'), patch: (value) => ({ apiKey: value }) },
   priceInput: { value: (file) => file.price?.inputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('inputPerMTok', 'priceInput') },
   priceOutput: { value: (file) => file.price?.outputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('outputPerMTok', 'priceOutput') },
+  // Input read from the provider's prompt cache; unset, it costs what other input costs.
+  priceCachedInput: { value: (file) => file.price?.cachedInputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('cachedInputPerMTok', 'priceCachedInput') },
   timeoutMs: {
     value: (file) => file.timeoutMs ?? null,
     unit: 'ms',

@@ -1,8 +1,8 @@
 import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { costOf, type PlanModelView, type Price } from '../../shared/agent';
+import { type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
-import { describeProfile, failuresOf } from '../../shared/describe';
+import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
 import { formatNextSteps, nextCommand } from './next-steps';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
@@ -29,9 +29,9 @@ export function formatPlanList(plans: Plan[]): string {
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
-export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): string {
-  const cost = costOf(usage, price);
-  return `${usage.inputTokens} in, ${usage.outputTokens} out${cost !== null ? ` (cost ${cost.toFixed(4)})` : ''}`;
+export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, price: Price | null | undefined): string {
+  const { tokens, cost } = describeUsage(usage, price);
+  return `${tokens}${cost !== null ? ` (cost ${cost})` : ''}`;
 }
 
 export function formatPlan(
@@ -71,6 +71,10 @@ export function formatPlan(
     for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
   }
   if (plan.checks) lines.push(`  checks:     ${checksSummaryLine(plan.checks).slice('Checks: '.length)}  (agents plan checks ${plan.id})`);
+  if (plan.lastRewind) {
+    const { toStep, by, at, recovered } = plan.lastRewind;
+    lines.push(`  rewound:    to before step ${toStep} by ${by} at ${at}${recovered ? ' (completed after an interruption)' : ''}`);
+  }
   if (plan.waitingFor === 'approval') {
     lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
   }
@@ -183,7 +187,9 @@ export function parseHunkSpec(spec: string): [string, number[]] | null {
  * attempt with its time, the tree's recovery decisions for it, and what to do now.
  */
 export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision[], hints: RecoveryHint[]): string {
-  if (errors.length === 0) return 'No errors recorded.';
+  // A rewind is history of its own, failure or not: what it put back and which changes it made history.
+  const rewinds = recoveries.filter((d) => REWIND.test(d.description)).map((d) => `[rewind] ${d.description}: ${d.rationale}`);
+  if (errors.length === 0) return rewinds.length > 0 ? ['No errors recorded.', ...rewinds].join('\n') : 'No errors recorded.';
   const failures = failuresOf(errors);
   const lines: string[] = [];
   failures.forEach((attempts, index) => {
@@ -194,14 +200,18 @@ export function formatErrors(errors: ErrorRecord[], recoveries: StrategyDecision
     lines.push(`  hint: ${lastAttempt.hint}`);
     // This failure's decisions: from its first attempt until the step's next failure.
     const next = failures.slice(index + 1).find((f) => f[0].decisionId === first.decisionId)?.[0].createdAt;
-    const decided = recoveries.filter((d) => d.parentId === first.decisionId && d.createdAt >= first.createdAt && (next === undefined || d.createdAt < next));
+    const decided = recoveries.filter((d) => !REWIND.test(d.description) && d.parentId === first.decisionId && d.createdAt >= first.createdAt && (next === undefined || d.createdAt < next));
     for (const d of decided) lines.push(`  [recovery] ${d.rationale.startsWith(d.description) ? d.rationale : `${d.description}: ${d.rationale}`}`);
   });
+  lines.push(...rewinds);
   if (hints.length > 0) {
     lines.push('', 'What to do now:', ...formatNextSteps(errors[0].planId, hints));
   }
   return lines.join('\n');
 }
+
+/** The description of a rewind's decision (main/app/use-cases/checkpoints.ts). */
+const REWIND = /^Rewound to before step \d+/;
 
 /** One call that waits for the operator: the tool, its arguments, the step, and the diff it would make. */
 export function formatApproval(approval: Approval): string {

@@ -3,6 +3,7 @@ import { type App, openApp } from '../app/open-app';
 import { registerConfig } from './commands/config';
 import { registerDemo } from './commands/demo';
 import { planApplyCommands } from './commands/plan-apply';
+import { planCheckpointCommands } from './commands/plan-checkpoints';
 import { planFixCommands } from './commands/plan-fix';
 import { planReadCommands } from './commands/plan-read';
 import { planRunCommands } from './commands/plan-run';
@@ -13,7 +14,7 @@ import { type CliIo, type Ctx, EXIT, exitStatusOf } from './run-command';
 
 export { type CliIo, EXIT } from './run-command';
 
-const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planVerifyCommands, ...planApplyCommands } satisfies Record<string, Register>;
+const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planVerifyCommands, ...planApplyCommands, ...planCheckpointCommands } satisfies Record<string, Register>;
 
 type PlanCommand = keyof typeof PLAN_COMMANDS;
 
@@ -38,6 +39,8 @@ const PLAN_HELP_ORDER: readonly PlanCommand[] = [
   'reset',
   'checks',
   'verify',
+  'checkpoints',
+  'rewind',
   'apply',
   'discard',
 ];

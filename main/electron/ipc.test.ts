@@ -55,6 +55,9 @@ const INVALID: Record<Channel, unknown> = {
   'plans.skip': { planId: 'P', step: 0 },
   'plans.setProfile': { planId: 'P', profile: 'reckless' },
   'plans.correct': { planId: 'P', note: 5 },
+  'plans.checkpoints': { planId: '' },
+  'plans.rewindPreview': { planId: 'P', toStep: 0 },
+  'plans.rewind': { planId: 'P' },
   'settings.get': { apiKey: 'x' },
   'settings.set': { model: 'no-provider' },
 };

@@ -13,6 +13,10 @@ export interface FactSources {
   leases: Pick<LeaseStore, 'get'>;
   /** This process runs the plan now. */
   runningHere(planId: string): boolean;
+  /** How many checkpoints the plan has. */
+  checkpoints(planId: string): number;
+  /** Whether part of the plan's changeset is applied to its project. */
+  partlyApplied(planId: string): boolean;
 }
 
 /** The facts the action rules (shared/actions.ts) read, as the stores and this process know them. */
@@ -30,6 +34,8 @@ export function planFacts(plan: Plan, sources: FactSources): PlanFacts {
     failedStep: steps.some((d) => d.status === 'failed' || d.status === 'running'),
     steps: steps.length,
     missingSandbox: plan.sandboxRefs[0] && !existsSync(plan.sandboxRefs[0]) ? plan.sandboxRefs[0] : null,
+    checkpoints: sources.checkpoints(plan.id),
+    partlyApplied: sources.partlyApplied(plan.id),
   };
 }
 

@@ -24,6 +24,12 @@ export interface ChangeSetStore {
    * leave it out, and `fn` then simply runs.
    */
   atomically?<T>(fn: () => T): T;
+  /**
+   * Marks the entries from position `from` (0-based, in recorded order) on as made history by the
+   * rewind `rewindId`: listed still, with `rewound`, but no longer part of the changeset as a whole
+   * (`get`, `summarize`: what review, diff and apply read). Returns how many it marked.
+   */
+  markRewound(changesetId: string, from: number, rewindId: string): number;
 }
 
 export function summarizeEntries(changesetId: string, planId: string, entries: readonly ChangeEntry[]): ChangeSetSummary {
@@ -59,6 +65,7 @@ export function toEntryMeta(entry: ChangeEntry, counts: { insertions: number; de
     decisionId: entry.decisionId,
     invocationId: entry.invocationId,
     ...(entry.origin === 'operator' ? { origin: 'operator' as const } : {}),
+    ...(entry.rewound ? { rewound: true } : {}),
     ...counts,
   };
 }

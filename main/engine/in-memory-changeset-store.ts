@@ -25,17 +25,27 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
 
   get(changesetId: string): ChangeSet | undefined {
     const changeset = this.changesets.get(changesetId);
-    return changeset && { ...changeset, entries: [...changeset.entries] };
+    return changeset && { ...changeset, entries: changeset.entries.filter((e) => !e.rewound) };
   }
 
   getForPlan(planId: string): ChangeSet[] {
-    return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: [...c.entries] }));
+    return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: c.entries.filter((e) => !e.rewound) }));
   }
 
   summarize(changesetId: string): ChangeSetSummary {
     const changeset = this.changesets.get(changesetId);
     if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    return summarizeEntries(changeset.id, changeset.planId, changeset.entries);
+    return summarizeEntries(changeset.id, changeset.planId, changeset.entries.filter((e) => !e.rewound));
+  }
+
+  markRewound(changesetId: string, from: number, _rewindId: string): number {
+    let marked = 0;
+    for (const entry of this.changesets.get(changesetId)?.entries.slice(from) ?? []) {
+      if (entry.rewound) continue;
+      entry.rewound = true;
+      marked += 1;
+    }
+    return marked;
   }
 
   listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {

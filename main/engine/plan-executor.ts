@@ -38,6 +38,8 @@ export interface RunOptions {
   streamCallback?: StreamCallback;
   /** Awaited before each execute decision: step mode and breakpoints. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
+  /** Awaited as each execute decision starts, after beforeDecision: where a checkpoint is taken. */
+  onStepStart?: (decision: StrategyDecision) => Promise<void>;
   /** Approvals: the gate that holds calls for the operator, and where a run that stopped for one goes on. */
   gate?: ApprovalGate;
   resumeAt?: { decisionId: string; callIndex: number };
@@ -130,7 +132,7 @@ export class PlanExecutor {
   }
 
   private async execute(planId: string, options: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
-    const { beforeDecision, gate, resumeAt, rules } = options;
+    const { beforeDecision, onStepStart, gate, resumeAt, rules } = options;
     const plan = options.plan?.id === planId ? options.plan : this.lifecycle.getPlan(planId);
     if (!plan.decisionRootId) {
       throw new PlanError(`plan ${planId} has not completed strategize; run strategize first`, 'strategize_incomplete');
@@ -175,6 +177,7 @@ export class PlanExecutor {
         profile: running.automationProfile,
         onDecisionStatus,
         beforeDecision,
+        onStepStart,
         gate,
         resumeAt,
         rules,

@@ -68,6 +68,8 @@ export interface RuntimeExecuteOptions {
   onDecisionStatus?: (decision: StrategyDecision, status: DecisionStatus) => void;
   /** Awaited before each decision runs; step mode and breakpoints wait here, never mid-tool-call. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
+  /** Awaited as each decision starts, once the writes before it are committed: a checkpoint is taken here. */
+  onStepStart?: (decision: StrategyDecision) => Promise<void>;
   /** Default: the scripted runner. */
   stepRunner?: StepRunner;
   /** Holds the calls that wait for the operator's approval. */
@@ -139,6 +141,7 @@ export class RuntimeExecuteActor {
         const index = decisions.indexOf(decision);
         group.flush();
         await opts.beforeDecision?.(decision, index, total);
+        await opts.onStepStart?.(decision);
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total, description: decision.description });
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;

@@ -47,6 +47,9 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.correct': { request: { planId: 'P', note: 5 }, field: 'note' },
   'plans.checks': { request: { planId: '' }, field: 'planId' },
   'plans.verify': { request: { planId: 'P', all: true }, field: '(root)' },
+  'plans.checkpoints': { request: { planId: '' }, field: 'planId' },
+  'plans.rewindPreview': { request: { planId: 'P', toStep: 0 }, field: 'toStep' },
+  'plans.rewind': { request: { planId: 'P' }, field: 'toStep' },
   'settings.get': { request: { apiKey: 'x' }, field: '(root)' },
   'settings.set': { request: { model: 'no-provider' }, field: 'model' },
 };

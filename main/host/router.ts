@@ -125,6 +125,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.checks': (r) => service.checks(r.planId),
     'plans.verify': (r) => startRun(r.planId, () => service.verify(r.planId)),
     'plans.correct': (r) => startRun(r.planId, () => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId) })),
+    'plans.checkpoints': (r) => ({ checkpoints: service.checkpoints(r.planId) }),
+    'plans.rewindPreview': (r) => service.rewindPreview(r.planId, r.toStep),
+    'plans.rewind': (r) => service.rewind(r.planId, { by: CONSOLE, toStep: r.toStep }),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
     'plans.openSandbox': async (r) => {

@@ -40,6 +40,7 @@ interface EntryRow {
   decision_id: string | null;
   invocation_id: string | null;
   origin: string;
+  rewound_by: string | null;
   created_at: string;
 }
 
@@ -56,6 +57,7 @@ interface MetaRow {
   origin: string;
   insertions: number;
   deletions: number;
+  rewound_by: string | null;
 }
 
 interface SummaryRow {
@@ -127,7 +129,7 @@ function fromBlob(hash: string | null, content: string | null): string | null {
 }
 
 const ENTRY_COLUMNS = `e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e.before_blob, e.after_blob,
-  e.binary, e.decision_id, e.invocation_id, e.origin, e.created_at, b.content AS before_text, a.content AS after_text`;
+  e.binary, e.decision_id, e.invocation_id, e.origin, e.rewound_by, e.created_at, b.content AS before_text, a.content AS after_text`;
 const ENTRY_JOINS = `LEFT JOIN blobs b ON b.hash = e.before_blob LEFT JOIN blobs a ON a.hash = e.after_blob`;
 
 /**
@@ -154,6 +156,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly getTx: (changesetId: string) => ChangeSet | undefined;
   private readonly getForPlanTx: (planId: string) => ChangeSet[];
   private readonly atomicallyTx: <T>(fn: () => T) => T;
+  private readonly markRewoundStmt: Statement<[string, string, string, number]>;
 
   constructor(readonly db: SqliteDatabase) {
     this.insertChangeset = prepare(db, 'INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
@@ -166,18 +169,19 @@ export class SqliteChangeSetStore implements ChangeSetStore {
          before_blob, after_blob, binary, decision_id, invocation_id, insertions, deletions, created_at, origin)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.selectEntries = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq`);
+    // A changeset as a whole (what review, diff and apply read) leaves out the entries a rewind made history.
+    this.selectEntries = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? AND e.rewound_by IS NULL ORDER BY e.seq`);
     this.selectEntryPage = prepare(db, 
       `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? ORDER BY e.seq LIMIT ? OFFSET ?`,
     );
     this.selectEntry = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? AND e.id = ?`);
     this.selectMetaPage = prepare(db, 
-      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, origin, insertions, deletions
+      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, origin, insertions, deletions, rewound_by
        FROM change_entries WHERE changeset_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
     );
     this.selectMeta = prepare(
       db,
-      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, origin, insertions, deletions
+      `SELECT id, path, old_path, operation, before_hash, after_hash, binary, decision_id, invocation_id, origin, insertions, deletions, rewound_by
        FROM change_entries WHERE changeset_id = ? AND id = ?`,
     );
     this.countEntriesStmt = prepare(db, 'SELECT COUNT(*) AS n FROM change_entries WHERE changeset_id = ?');
@@ -186,7 +190,12 @@ export class SqliteChangeSetStore implements ChangeSetStore {
          COALESCE(SUM(operation = 'create'), 0) AS creates, COALESCE(SUM(operation = 'modify'), 0) AS modifies,
          COALESCE(SUM(operation = 'delete'), 0) AS deletes, COALESCE(SUM(operation = 'rename'), 0) AS renames,
          COALESCE(SUM(insertions), 0) AS insertions, COALESCE(SUM(deletions), 0) AS deletions
-       FROM change_entries WHERE changeset_id = ?`,
+       FROM change_entries WHERE changeset_id = ? AND rewound_by IS NULL`,
+    );
+    this.markRewoundStmt = prepare(
+      db,
+      `UPDATE change_entries SET rewound_by = ? WHERE changeset_id = ? AND rewound_by IS NULL
+         AND seq IN (SELECT seq FROM change_entries WHERE changeset_id = ? ORDER BY seq LIMIT -1 OFFSET ?)`,
     );
 
     // A changeset and its entries are read in one snapshot, so another process's commit cannot land between them.
@@ -286,6 +295,10 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     return row && readMeta(row);
   }
 
+  markRewound(changesetId: string, from: number, rewindId: string): number {
+    return Number(this.markRewoundStmt.run(rewindId, changesetId, changesetId, from).changes);
+  }
+
   summarize(changesetId: string): ChangeSetSummary {
     const changeset = this.selectChangeset.get(changesetId);
     if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
@@ -338,7 +351,8 @@ function commonFields(row: MetaRow | EntryRow) {
 }
 
 function readMeta(row: MetaRow): ChangeEntryMeta {
-  return parseOrThrow(ChangeEntryMetaSchema, { ...commonFields(row), insertions: row.insertions, deletions: row.deletions }, `change_entries[${row.id}]`);
+  const rewound = row.rewound_by ? { rewound: true } : {};
+  return parseOrThrow(ChangeEntryMetaSchema, { ...commonFields(row), insertions: row.insertions, deletions: row.deletions, ...rewound }, `change_entries[${row.id}]`);
 }
 
 function readEntry(row: EntryRow): ChangeEntry {
@@ -348,6 +362,7 @@ function readEntry(row: EntryRow): ChangeEntry {
       ...commonFields(row),
       beforeText: fromBlob(row.before_blob, row.before_text),
       afterText: fromBlob(row.after_blob, row.after_text),
+      ...(row.rewound_by ? { rewound: true } : {}),
       createdAt: row.created_at,
     },
     `change_entries[${row.id}]`,

@@ -45,6 +45,8 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env, options: Da
 }
 
 export const SANDBOXES_FOLDER = 'sandboxes';
+/** Checkpoints' file contents by hash (main/engine/checkpoints/object-store.ts). */
+export const OBJECTS_FOLDER = 'objects';
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
 

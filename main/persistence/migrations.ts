@@ -248,4 +248,24 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX check_results_plan ON check_results (plan_id, pos);
   `,
+  // 9: checkpoints (one as each step starts: the sandbox's files as a delta against the previous
+  // one, the changeset's length, the decisions' states and the usage), the journal of a rewind in
+  // flight, and which rewind made a change entry history.
+  `
+  CREATE TABLE checkpoints (
+    pos     INTEGER PRIMARY KEY,
+    id      TEXT NOT NULL UNIQUE,
+    plan_id TEXT NOT NULL,
+    step    INTEGER NOT NULL,
+    summary TEXT NOT NULL CHECK (json_valid(summary)),
+    delta   TEXT NOT NULL CHECK (json_valid(delta)),
+    state   TEXT NOT NULL CHECK (json_valid(state)),
+    UNIQUE (plan_id, step)
+  );
+  CREATE TABLE rewind_journals (
+    plan_id TEXT PRIMARY KEY,
+    data    TEXT NOT NULL CHECK (json_valid(data))
+  );
+  ALTER TABLE change_entries ADD COLUMN rewound_by TEXT;
+  `,
 ];

@@ -2,6 +2,7 @@ import { SqliteAppliedLog } from './applied-log';
 import { SqliteApprovalStore } from './approval-store';
 import { SqliteChangeSetStore } from './changeset-store';
 import { SqliteCheckResultStore } from './check-result-store';
+import { SqliteCheckpointStore } from './checkpoint-store';
 import { openDataDirDatabase, type SqliteDatabase } from './database';
 import { SqliteErrorLog } from './error-log';
 import { SqliteEventLog } from './event-log';
@@ -24,6 +25,7 @@ export interface SqliteStores {
   approvals: SqliteApprovalStore;
   sandboxFiles: SqliteSandboxFileStore;
   checks: SqliteCheckResultStore;
+  checkpoints: SqliteCheckpointStore;
   /** Runs several reads on one snapshot of the database, so another process's commit cannot fall between them. */
   readTogether<T>(read: () => T): T;
   close(): void;
@@ -46,6 +48,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     approvals: new SqliteApprovalStore(db),
     sandboxFiles: new SqliteSandboxFileStore(db),
     checks: new SqliteCheckResultStore(db),
+    checkpoints: new SqliteCheckpointStore(db),
     readTogether: (read) => transaction(db, 'deferred', read),
     close: () => {
       if (db.isOpen) db.close();

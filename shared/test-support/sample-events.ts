@@ -54,6 +54,7 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   recovery_applied: { action: 'skip', decisionId: null, description: 'skipped', by: 'operator' },
   model_output: { decisionId: null, phase: 'strategize', text: 'thinking' },
   model_usage: { decisionId: null, phase: 'strategize', inputTokens: 10, outputTokens: 5, stepInputTokens: 10, stepOutputTokens: 5, planInputTokens: 10, planOutputTokens: 5 },
+  context_folded: { decisionId: 'D1', phase: 'execute', contextTokens: 4000, beforeTokens: 4600, afterTokens: 2100, resultsCut: 3, turnsFolded: 1 },
   check_started: { runId: '01RUN', resultId: '01RESULT', name: 'tests', run: 'npm test', source: 'plan', decisionId: null, index: 1, total: 1 },
   check_output: { runId: '01RUN', resultId: '01RESULT', name: 'tests', decisionId: null, text: 'ok 1\n' },
   check_finished: {
@@ -78,6 +79,9 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   },
   checks_complete: { runId: '01RUN', summary: { total: 1, passed: 1, failed: 0, notChecked: 0, failedChecks: [], stale: false, ranAt: '2026-01-01T00:00:00.012Z' } },
   checks_stale: { reason: 'README.md edited', summary: { total: 1, passed: 1, failed: 0, notChecked: 0, failedChecks: [], stale: true, ranAt: '2026-01-01T00:00:00.012Z' } },
+  checkpoint_created: { id: 'C1', step: 1, decisionId: 'D1', description: 'step 1', createdAt: '2026-01-01T00:00:00.000Z', filesChanged: 3, entries: 0, inputTokens: 0, outputTokens: 0 },
+  plan_rewound: { toStep: 1, fromStep: 2, decisionId: 'D9', by: 'operator', files: 2, entriesRewound: 2, recovered: false },
+  plan_forked: { originPlanId: 'P1', forkPlanId: 'P2', atStep: 2, profile: null, model: null },
 };
 
 /** Valid data for an event of `type`, with `overrides` merged in. */

@@ -38,6 +38,7 @@ const CLI: Partial<Record<ActionId, (id: string, files: { step: string; plan: st
   correct: (id) => ['correct', id],
   verify: (id) => ['verify', id],
   show_errors: (id) => ['errors', id],
+  rewind: (id) => ['rewind', id, '--to-step', '1', '--yes'],
 };
 
 /** How the console takes each action it has: the contract's channel and request. */
@@ -58,6 +59,7 @@ const ROUTER: Partial<Record<ActionId, (planId: string) => [Channel, Record<stri
   correct: (planId) => ['plans.correct', { planId }],
   verify: (planId) => ['plans.verify', { planId }],
   show_errors: (planId) => ['plans.errors', { planId }],
+  rewind: (planId) => ['plans.rewind', { planId, toStep: 1 }],
 };
 
 /** The codes of a refusal by state; anything else (a missing argument, say) is not the rule's. */
@@ -180,18 +182,18 @@ const STATES: Record<string, () => Promise<Plan>> = {
 
 /** What each state's plan is, as the rules read it; `here` is the router's process, which runs the running plan. */
 const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 'errorDetails' | 'missingSandbox'> & { sandboxGone?: true }> = {
-  'ready to run (scripted, before strategize)': { phase: 'strategize', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 0, hasTree: false },
-  'running (agent, strategizing)': { phase: 'strategize', processingState: 'processing', waitingFor: null, agent: true, running: true, runHere: true, pendingApproval: false, failedStep: false, steps: 0, hasTree: false },
-  'waiting for approval': { phase: 'execute', processingState: 'paused', waitingFor: 'approval', agent: false, running: false, runHere: false, pendingApproval: true, failedStep: false, steps: 2, hasTree: true },
-  'failed in execute (scripted)': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 2, hasTree: true },
-  'failed, its sandbox folder gone': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 2, hasTree: true, sandboxGone: true },
-  'failed in execute (agent)': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: true, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 1, hasTree: true },
-  interrupted: { phase: 'strategize', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 0, hasTree: false },
-  'checks failed': { phase: 'apply', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
-  'ready to apply': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
-  'partly applied': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
-  applied: { phase: 'apply', processingState: 'complete', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true },
-  discarded: { phase: 'apply', processingState: 'cancelled', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, sandboxGone: true },
+  'ready to run (scripted, before strategize)': { phase: 'strategize', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 0, hasTree: false, partlyApplied: false, checkpoints: 0 },
+  'running (agent, strategizing)': { phase: 'strategize', processingState: 'processing', waitingFor: null, agent: true, running: true, runHere: true, pendingApproval: false, failedStep: false, steps: 0, hasTree: false, partlyApplied: false, checkpoints: 0 },
+  'waiting for approval': { phase: 'execute', processingState: 'paused', waitingFor: 'approval', agent: false, running: false, runHere: false, pendingApproval: true, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 1 },
+  'failed in execute (scripted)': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2 },
+  'failed, its sandbox folder gone': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2, sandboxGone: true },
+  'failed in execute (agent)': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: true, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 1, hasTree: true, partlyApplied: false, checkpoints: 1 },
+  interrupted: { phase: 'strategize', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 0, hasTree: false, partlyApplied: false, checkpoints: 0 },
+  'checks failed': { phase: 'apply', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2 },
+  'ready to apply': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2 },
+  'partly applied': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: true, checkpoints: 2 },
+  applied: { phase: 'apply', processingState: 'complete', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: true, checkpoints: 2 },
+  discarded: { phase: 'apply', processingState: 'cancelled', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2, sandboxGone: true },
 };
 
 /** The facts of `plan` in `state` as seen from the router's process (`here`) or from another (the CLI's). */
@@ -261,7 +263,7 @@ describe('every action in every state: the declared rule and the engine agree', 
       const plan = await make();
       const name = `${state}: `;
       // The facts the engine reads are the ones this table states for the state.
-      const here = planFacts(app.service.get(plan.id), { decisions: (id) => app.service.decisions(id), approvals: app.service.stores.approvals, leases: app.service.stores.leases, runningHere: (id) => app.service.isRunning(id) });
+      const here = planFacts(app.service.get(plan.id), { decisions: (id) => app.service.decisions(id), approvals: app.service.stores.approvals, leases: app.service.stores.leases, runningHere: (id) => app.service.isRunning(id), checkpoints: (id) => app.service.checkpoints(id).length, partlyApplied: (id) => app.service.stores.applied.list(id).length > 0 });
       expect({ state, ...here }).toEqual({ state, ...factsOf(state, app.service.get(plan.id), true) });
 
       // plans.get and plan show --json list the actions as the rules answer them, for each side.

@@ -7,7 +7,7 @@ import type { RunRegistry } from './run-registry';
 /** The guard every use case calls first: the action table's rule for the plan as this process sees it. */
 export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
   const facts = (plan: Plan): PlanFacts =>
-    planFacts(plan, { decisions: (id) => ctx.lifecycle.listDecisions(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => registry.isRunning(id) });
+    planFacts(plan, { decisions: (id) => ctx.lifecycle.listDecisions(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => registry.isRunning(id), checkpoints: (id) => ctx.stores.checkpoints.count(id), partlyApplied: (id) => ctx.stores.applied.list(id).length > 0 });
   return {
     facts,
     /** The plan, read once, when `action`'s rule allows it; else the rule's refusal (shared/actions.ts). */

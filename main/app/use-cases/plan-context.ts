@@ -13,6 +13,11 @@ import type { ApprovalStore } from '../../engine/approvals';
 import type { LeaseStore } from '../../engine/leases';
 import type { SandboxFileStore } from '../../engine/sandbox/sandbox-files';
 import type { CheckResultStore } from '../../engine/checks/check-store';
+import type { CheckpointStore } from '../../engine/checkpoints/checkpoint-store';
+import { ObjectStore } from '../../engine/checkpoints/object-store';
+import { CheckpointRecorder } from '../../engine/checkpoints/recorder';
+import { join } from 'node:path';
+import { OBJECTS_FOLDER } from '../../persistence/data-dir';
 import { type InvocationLog, ToolRegistry } from '../../engine/tool-runner';
 import { registerBuiltinTools } from '../../engine/tools';
 import type { CorrectionContext } from '../../engine/model/prompts';
@@ -32,6 +37,7 @@ export interface EngineStores {
   approvals: ApprovalStore;
   sandboxFiles: SandboxFileStore;
   checks: CheckResultStore;
+  checkpoints: CheckpointStore;
   /** Several reads on one snapshot, where the stores share a database other processes write to. */
   readTogether?<T>(read: () => T): T;
 }
@@ -76,6 +82,9 @@ export class PlanContext {
   readonly registry: ToolRegistry;
   /** One for the process: the executor, a failed start and a manual retry record through it. */
   readonly recovery: ErrorRecoveryService;
+  /** Checkpoints' file contents, `<dataDir>/objects`, and what takes a checkpoint as each step starts. */
+  readonly objects: ObjectStore;
+  readonly checkpoints: CheckpointRecorder;
 
   constructor(
     readonly options: PlanServiceOptions,
@@ -86,6 +95,8 @@ export class PlanContext {
     this.lifecycle = new PlanLifecycleService(options.stores.plans, this.events);
     this.registry = options.registry ?? registerBuiltinTools(new ToolRegistry(), { tracker: runs.tracker });
     this.recovery = new ErrorRecoveryService(options.stores.errors, this.lifecycle, options.recovery);
+    this.objects = new ObjectStore(join(options.dataDir, OBJECTS_FOLDER));
+    this.checkpoints = new CheckpointRecorder(options.stores.checkpoints, this.objects, options.stores.changesets, options.stores.invocations);
   }
 
   get env(): NodeJS.ProcessEnv {

@@ -63,7 +63,8 @@ export function planReading(ctx: PlanContext) {
     const plan = get(planId);
     if (!plan.changesetId) return [];
     const applied = stores.applied.list(planId);
-    const key = `${plan.changesetId}:${stores.changesets.countEntries(plan.changesetId)}:${JSON.stringify(applied)}`;
+    // A rewind changes what is part of the review without adding an entry: its time is part of the key.
+    const key = `${plan.changesetId}:${stores.changesets.countEntries(plan.changesetId)}:${plan.lastRewind?.at ?? ''}:${JSON.stringify(applied)}`;
     const cached = reviewCache.get(planId);
     if (cached?.key === key) return cached.files;
     const files = reviewChanges(changeEntries(planId), applied);

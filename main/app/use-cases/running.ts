@@ -19,6 +19,7 @@ import type { PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
 import type { PlanVerifying } from './verifying';
+import { checkpointAtStepStart } from './checkpoints';
 
 /** Where a run resumes: the call an approval answered. */
 export type ResumeAt = { decisionId: string; callIndex: number };
@@ -132,6 +133,7 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
         plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
+        onStepStart: sandboxRoot ? (decision) => checkpointAtStepStart(ctx, planId, sandboxRoot, decision) : undefined,
         gate: new ApprovalGate(stores.approvals, ctx.events, planId, plan.automationProfile, sandboxRoot, rules),
         resumeAt,
         rules,

@@ -37,6 +37,8 @@ function expectedByChangeset(changesets: ChangeSetStore, changesetId: string | n
   if (!changesetId) return expected;
   const metas = changesets.listEntryMeta(changesetId, { offset: 0, limit: changesets.countEntries(changesetId) });
   for (const meta of metas) {
+    // A rewound entry is history: the sandbox was put back to before it.
+    if (meta.rewound) continue;
     if (meta.operation === 'rename' && meta.oldPath) expected.set(meta.oldPath, { hash: null, entryId: null });
     expected.set(meta.path, { hash: meta.afterHash, entryId: meta.afterHash === null ? null : meta.id });
   }

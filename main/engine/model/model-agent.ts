@@ -1,6 +1,6 @@
 import { normalizeCheck } from '../../../shared/checks';
 import type { LanguageModel, ToolSet } from 'ai';
-import { addUsage, type AgentSpec, type PlanUsage, type StepUsage } from '../../../shared/agent';
+import { addUsage, type AgentSpec, contextTokensOf, type PlanUsage, type StepUsage } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
@@ -10,6 +10,7 @@ import type { StepRunner } from '../runtime-execute-actor';
 import { type InvariantRecord, rootDecision, type StrategizeResult } from '../strategize-actor';
 import type { ToolRunner } from '../tool-runner';
 import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, ProposedPlanSchema, proposePlanTool, resultText } from './model-tools';
+import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';
 import { type CorrectionContext, EXECUTE_SYSTEM, executePrompt, STRATEGIZE_SYSTEM, strategizePrompt } from './prompts';
 import type { ModelConfig } from './provider';
@@ -63,10 +64,16 @@ export class ModelAgent {
   ): Promise<T> {
     const { planId, decisionId, phase, emit } = args;
     const batcher = new DeltaBatcher((text) => emit('model_output', { decisionId, phase, text }));
+    const { spec, config } = this.options;
     return runToolLoop({
       state: args.state,
       budget: args.budget,
       handlers,
+      context: {
+        limitTokens: contextTokensOf({ contextTokens: spec.contextTokens, model: `${config.provider}:${config.model}` }),
+        fixedTokens: estimateTokens(args.system) + estimateToolTokens(args.tools),
+        onFold: (report) => emit('context_folded', { decisionId, phase, ...report }),
+      },
       turn: async (messages, maxOutputTokens) => {
         let turn: TurnResult;
         try {
@@ -74,7 +81,8 @@ export class ModelAgent {
         } finally {
           batcher.flush();
         }
-        this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+        const cached = turn.cachedInputTokens ? { cachedInputTokens: turn.cachedInputTokens } : {};
+        this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
         return turn;
       },
     });
@@ -89,6 +97,7 @@ export class ModelAgent {
       decisionId: delta.decisionId,
       phase: delta.phase,
       inputTokens: delta.inputTokens,
+      ...(delta.cachedInputTokens ? { cachedInputTokens: delta.cachedInputTokens } : {}),
       outputTokens: delta.outputTokens,
       stepInputTokens: step?.inputTokens ?? 0,
       stepOutputTokens: step?.outputTokens ?? 0,

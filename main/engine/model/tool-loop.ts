@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AgentSpec } from '../../../shared/agent';
 import { parseOrThrow } from '../../../shared/errors';
 import { EngineError } from '../errors';
+import { estimateTokens, type FoldReport, fitContext } from './context-window';
 import { type ModelToolCall, ModelToolCallSchema, type ToolResult, ToolResultSchema, type TurnResult, withToolResults } from './model-turn';
 
 /** The loop's state; `message` checks each message of the conversation. */
@@ -101,15 +102,29 @@ export async function runToolLoop<T>(args: {
   state: ToolLoopState;
   budget: Budget;
   handlers: ToolLoopHandlers<T>;
+  /** The window every request must fit in, what the system prompt and tools take of it, and who hears of a fold. */
+  context?: { limitTokens: number; fixedTokens: number; onFold(report: FoldReport & { contextTokens: number }): void };
   /** One model call over the conversation so far. */
   turn(messages: ModelMessage[], maxOutputTokens: number): Promise<TurnResult>;
 }): Promise<T> {
-  const { state, budget, handlers } = args;
+  const { state, budget, handlers, context } = args;
   for (;;) {
     if (state.pending.length === 0) {
       budget.check();
       handlers.beforeTurn?.();
-      const turn = await args.turn(state.messages, budget.remainingTokens);
+      let maxOutputTokens = budget.remainingTokens;
+      if (context) {
+        // The answer needs room in the window too: up to a quarter of it is kept free for the output.
+        const reserve = Math.min(maxOutputTokens, Math.floor(context.limitTokens / 4));
+        const fit = fitContext(state.messages, context.limitTokens - reserve, context.fixedTokens);
+        if (fit) {
+          state.messages = fit.messages;
+          context.onFold({ ...fit.report, contextTokens: context.limitTokens });
+        }
+        const used = fit?.report.afterTokens ?? context.fixedTokens + estimateTokens(state.messages);
+        maxOutputTokens = Math.min(maxOutputTokens, Math.max(reserve, context.limitTokens - used));
+      }
+      const turn = await args.turn(state.messages, maxOutputTokens);
       budget.spend(1, turn.outputTokens);
       state.messages = [...state.messages, ...turn.messages];
       state.pending = turn.toolCalls;

@@ -6,7 +6,9 @@ import type { CheckResultStore } from '../checks/check-store';
 import type { Approval, DecisionStatus, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
+import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { ApprovalStore } from '../approvals';
+import type { CheckpointStore, RewindJournal, StoredCheckpoint } from '../checkpoints/checkpoint-store';
 import { EventPublisher, type EventLog } from '../event-stream';
 import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
 import { PlanLifecycleService } from '../lifecycle';
@@ -176,4 +178,48 @@ export function inMemoryLifecycle(repository: PlanRepository = new InMemoryPlanR
 /** A tool runner whose invocations are kept in memory. */
 export function inMemoryToolRunner(registry: ToolRegistry = new ToolRegistry()): ToolRunner {
   return new ToolRunner(registry, new InMemoryInvocationLog());
+}
+
+/** Checkpoints and rewind journals in memory. */
+export class InMemoryCheckpointStore implements CheckpointStore {
+  private readonly checkpoints: StoredCheckpoint[] = [];
+  private readonly journals = new Map<string, RewindJournal>();
+
+  add(checkpoint: StoredCheckpoint): void {
+    this.removeAfter(checkpoint.planId, checkpoint.step - 1);
+    this.checkpoints.push(structuredClone(checkpoint));
+  }
+
+  list(planId: string): StoredCheckpoint[] {
+    return this.checkpoints
+      .filter((c) => c.planId === planId)
+      .sort((a, b) => a.step - b.step)
+      .map((c) => structuredClone(c));
+  }
+
+  summaries(planId: string): CheckpointSummary[] {
+    return this.list(planId).map(({ delta: _delta, changesetId: _changeset, decisions: _decisions, usage: _usage, ...summary }) => summary);
+  }
+
+  count(planId: string): number {
+    return this.checkpoints.filter((c) => c.planId === planId).length;
+  }
+
+  removeAfter(planId: string, step: number): void {
+    for (let i = this.checkpoints.length - 1; i >= 0; i--) {
+      if (this.checkpoints[i].planId === planId && this.checkpoints[i].step > step) this.checkpoints.splice(i, 1);
+    }
+  }
+
+  beginRewind(journal: RewindJournal): void {
+    this.journals.set(journal.planId, structuredClone(journal));
+  }
+
+  pendingRewinds(): RewindJournal[] {
+    return [...this.journals.values()].map((j) => structuredClone(j));
+  }
+
+  endRewind(planId: string): void {
+    this.journals.delete(planId);
+  }
 }

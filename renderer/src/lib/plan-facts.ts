@@ -5,19 +5,25 @@ import type { Plan, StrategyDecision } from '../../../shared/domain';
 export interface ConsoleKnowledge {
   decisions?: Record<string, StrategyDecision>;
   pendingApproval?: boolean;
+  /** The plan's checkpoints, once listed; until then every step that has started counts as one. */
+  checkpoints?: number;
+  /** Part of the changeset is applied (the review says so). */
+  partlyApplied?: boolean;
 }
 
-const stepFactsOf = new WeakMap<Record<string, StrategyDecision>, { steps: number; failedStep: boolean }>();
+type StepFacts = { steps: number; failedStep: boolean; started: number };
+const stepFactsOf = new WeakMap<Record<string, StrategyDecision>, StepFacts>();
 
-/** Steps in the tree and whether one failed (or was cut off while running), once per tree. */
-function stepFacts(decisions: Record<string, StrategyDecision>): { steps: number; failedStep: boolean } {
+/** Steps in the tree, whether one failed (or was cut off while running) and how many started, once per tree. */
+function stepFacts(decisions: Record<string, StrategyDecision>): StepFacts {
   let facts = stepFactsOf.get(decisions);
   if (!facts) {
-    facts = { steps: 0, failedStep: false };
+    facts = { steps: 0, failedStep: false, started: 0 };
     for (const d of Object.values(decisions)) {
       if (d.type !== 'strategy_choice') continue;
       facts.steps += 1;
       if (d.status === 'failed' || d.status === 'running') facts.failedStep = true;
+      if (d.status !== 'pending') facts.started += 1;
     }
     stepFactsOf.set(decisions, facts);
   }
@@ -32,7 +38,7 @@ export function consoleFacts(plan: Plan, known: ConsoleKnowledge = {}): PlanFact
   const waiting = plan.waitingFor === 'approval';
   // A plan paused in step mode is held by its run; one paused for an answer has no process at all.
   const running = plan.processingState === 'processing' || (plan.processingState === 'paused' && !waiting);
-  const { steps, failedStep } = known.decisions ? stepFacts(known.decisions) : { steps: 0, failedStep: false };
+  const { steps, failedStep, started } = known.decisions ? stepFacts(known.decisions) : { steps: 0, failedStep: false, started: 0 };
   return {
     ...factsOfPlan(plan),
     running,
@@ -42,6 +48,8 @@ export function consoleFacts(plan: Plan, known: ConsoleKnowledge = {}): PlanFact
     steps,
     // The page cannot look at the disk: a sandbox gone is refused by the host, with its reason.
     missingSandbox: null,
+    checkpoints: known.checkpoints ?? started,
+    partlyApplied: known.partlyApplied ?? false,
   };
 }
 

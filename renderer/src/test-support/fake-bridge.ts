@@ -1,3 +1,4 @@
+import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { SettingsView } from '../../../shared/agent';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
@@ -146,6 +147,7 @@ export class FakeBridge {
   invocations: ToolInvocation[] = [];
   events: StreamEvent[] = [];
   entries: ChangeEntryMeta[] = [];
+  checkpoints: CheckpointSummary[] = [];
   errors: ErrorRecord[] = [];
   settings: SettingsView = {
     model: null,
@@ -249,6 +251,12 @@ export class FakeBridge {
       'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'plans.checks': () => ({ planId: this.plan.id, summary: this.plan.checks ?? null, checks: [], results: [], criteria: [] }),
       'plans.verify': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.checkpoints': () => ({ checkpoints: this.checkpoints }),
+      'plans.rewindPreview': (r) => ({ planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0 }),
+      'plans.rewind': (r) => ({
+        plan: { ...this.plan, phase: 'execute', processingState: 'queued' },
+        rewind: { planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0, decisionId: 'REWIND' },
+      }),
       'settings.get': () => this.settings,
       'settings.set': (r) => {
         const patch = r as { model?: string; apiKey?: string };

@@ -1,0 +1,169 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../../shared/events';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import { treeHash, treeListing } from '../../engine/test-support/tree-hash';
+import { sandboxExecutorFactory } from '../executor-factory';
+import { waitFor } from '../test-support';
+import { planApplying } from './applying';
+import { planAuthoring } from './authoring';
+import { planCheckpoints } from './checkpoints';
+import { planReading } from './reading';
+import { planRunning } from './running';
+import { useCaseHarness } from './test-support';
+
+/** Three steps: file tools, a confined shell command (deletes, creates, a mode, a link), file tools again. */
+const STEPS = [
+  '  - step: Write the notes',
+  '    tools:',
+  '      - tool: file.write',
+  '        args: { path: NOTES.md, content: "notes\\n" }',
+  '      - tool: file.edit',
+  '        args: { path: README.md, find: "# Demo", replace: "# Demo, edited" }',
+  '  - step: Reshape with a shell command',
+  '    tools:',
+  '      - tool: shell.run',
+  '        args: { command: "rm lib/a.js && mkdir -p gen && echo made > gen/out.txt && chmod 600 NOTES.md && ln -s NOTES.md notes-link && chmod +x tool.sh" }',
+  '  - step: Rename and delete',
+  '    tools:',
+  '      - tool: file.rename',
+  '        args: { from: README.md, to: README.txt }',
+  '      - tool: file.delete',
+  '        args: { path: gen/out.txt }',
+];
+
+describe('checkpoints and rewind', () => {
+  let h: ReturnType<typeof useCaseHarness>;
+  afterEach(() => h.dispose());
+
+  const setup = (steps: string[] = STEPS) => {
+    h = useCaseHarness();
+    mkdirSync(path.join(h.project, 'lib'));
+    writeFileSync(path.join(h.project, 'lib', 'a.js'), 'module.exports = 1;\n');
+    writeFileSync(path.join(h.project, 'tool.sh'), '#!/bin/sh\necho tool\n');
+    chmodSync(path.join(h.project, 'tool.sh'), 0o644);
+    symlinkSync('README.md', path.join(h.project, 'readme-link'));
+    const content = ['name: checkpoints', `project: ${JSON.stringify(h.project)}`, 'automationProfile: trusted', 'definitionOfDone:', ...steps, ''].join('\n');
+    const plan = planAuthoring(h.ctx).createFromContent({ content }, h.root);
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
+    const checkpoints = planCheckpoints(h.ctx, h.runs);
+    const reading = planReading(h.ctx);
+    // The sandbox's tree as each checkpoint is announced: the event is delivered before the step's first call.
+    const atCheckpoint = new Map<number, string>();
+    const events: StreamEvent[] = [];
+    h.ctx.events.subscribe((event) => {
+      if (event.planId !== plan.id) return;
+      events.push(event);
+      if (event.type === 'checkpoint_created') atCheckpoint.set(event.data.step, treeHash(h.ctx.get(plan.id).sandboxRefs[0]));
+    });
+    return { plan, running, checkpoints, reading, atCheckpoint, events, sandbox: () => h.ctx.get(plan.id).sandboxRefs[0] };
+  };
+
+  it('puts the sandbox back byte for byte after file tools and shell.run, makes the later changes history, and runs the steps again', async () => {
+    const { plan, running, checkpoints, reading, atCheckpoint, events, sandbox } = setup();
+    const ran = await running.run(plan.id);
+    expect(ran).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    const finished = treeHash(sandbox());
+    expect(checkpoints.checkpoints(plan.id).map((c) => [c.step, c.description])).toEqual([
+      [1, 'Write the notes'],
+      [2, 'Reshape with a shell command'],
+      [3, 'Rename and delete'],
+    ]);
+    expect([...atCheckpoint.keys()]).toEqual([1, 2, 3]);
+
+    // Before step 3: the shell command's deletion, folder, mode and link are all part of it.
+    const third = await checkpoints.rewind(plan.id, { by: 'alice', toStep: 3 });
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(3));
+    expect(third.rewind.files.map((f) => `${f.operation} ${f.path}`)).toEqual(['create README.md', 'delete README.txt', 'create gen/out.txt']);
+
+    // Before step 2: back across the shell command.
+    const before = reading.changes(plan.id).entries.length;
+    const second = await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(2));
+    expect(treeListing(sandbox())).toContain('F tool.sh 644 ' + treeListing(h.project).find((l) => l.startsWith('F tool.sh'))?.split(' ')[3]);
+    expect(second.plan).toMatchObject({ phase: 'execute', processingState: 'queued', lastRewind: { toStep: 2, fromStep: 3, by: 'alice', recovered: false } });
+    expect(stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['done', 'pending', 'pending']);
+    // The later entries are kept, marked rewound, and left out of the review (what apply writes).
+    const listed = reading.changes(plan.id).entries;
+    expect(listed).toHaveLength(before);
+    expect(listed.filter((e) => !e.rewound).map((e) => e.path).sort()).toEqual(['NOTES.md', 'README.md']);
+    expect(reading.review(plan.id).files.map((f) => f.path).sort()).toEqual(['NOTES.md', 'README.md']);
+    // The rewind is a decision under the step it went back to, and an event; the later checkpoint is gone.
+    const decision = h.ctx.lifecycle.listDecisions(plan.id).find((d) => d.id === second.rewind.decisionId);
+    expect(decision).toMatchObject({ type: 'error_recovery', parentId: stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id))[1].id });
+    expect(decision?.description).toMatch(/^Rewound to before step 2 \(from step 3\): \d+ files put back, \d+ changes rewound$/);
+    expect(decision?.rationale).toMatch(/^rewind by alice at /);
+    expect(events.filter((e) => e.type === 'plan_rewound').map((e) => e.data)).toMatchObject([{ toStep: 3 }, { toStep: 2, fromStep: 3, by: 'alice', recovered: false }]);
+    expect(checkpoints.checkpoints(plan.id).map((c) => c.step)).toEqual([1, 2]);
+
+    // Run again: steps 2 and 3 run, step 1 does not, and the sandbox ends as the first run left it.
+    const again = await running.run(plan.id);
+    expect(again).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(treeHash(sandbox())).toBe(finished);
+    expect(events.filter((e) => e.type === 'runtime_execute_step').map((e) => e.data.index)).toEqual([1, 2, 3, 2, 3]);
+
+    // Back to before step 1: the sandbox is the project's copy again.
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 });
+    expect(treeHash(sandbox())).toBe(treeHash(h.project));
+    expect(reading.review(plan.id).files).toEqual([]);
+  });
+
+  it('says which files a rewind changes, and undoes the operator’s own edits after the checkpoint too', async () => {
+    const { plan, running, checkpoints, atCheckpoint, sandbox } = setup();
+    await running.run(plan.id);
+    writeFileSync(path.join(sandbox(), 'mine.txt'), 'by hand\n');
+    writeFileSync(path.join(sandbox(), 'NOTES.md'), 'notes, by hand\n');
+    const preview = await checkpoints.rewindPreview(plan.id, 2);
+    expect(preview.operatorEdits).toEqual(['NOTES.md', 'mine.txt']);
+    expect(preview.files.filter((f) => f.editedByOperator).map((f) => `${f.operation} ${f.path}`)).toEqual(['modify NOTES.md', 'delete mine.txt']);
+    expect(preview.steps).toBe(2);
+    // The preview changed nothing in the sandbox.
+    expect(readFileSync(path.join(sandbox(), 'mine.txt'), 'utf8')).toBe('by hand\n');
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(2));
+    expect(existsSync(path.join(sandbox(), 'mine.txt'))).toBe(false);
+  });
+
+  it('refuses while the plan runs, after it is applied, and a step out of range or not started, changing nothing', async () => {
+    const slow = ['  - step: Wait', '    tools:', '      - tool: shell.run', '        args: { command: "sleep 1" }', '  - step: Write', '    tools:', '      - tool: file.write', '        args: { path: x.txt, content: "x" }'];
+    const { plan, running, checkpoints, sandbox } = setup(slow);
+    await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 })).rejects.toThrow(`plan ${plan.id} has no checkpoint yet; one is recorded as each step starts`);
+    const run = running.run(plan.id);
+    await waitFor(() => checkpoints.checkpoints(plan.id).length === 1);
+    await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 })).rejects.toThrow(`plan ${plan.id} is running; pause it or wait for it to stop before rewinding`);
+    await run;
+    const hash = treeHash(sandbox());
+    const entries = h.ctx.stores.changesets.countEntries(h.ctx.get(plan.id).changesetId as string);
+    await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 3 })).rejects.toThrow(`toStep: 3 is out of range: plan ${plan.id} has steps 1 to 2`);
+    await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 0 })).rejects.toThrow('toStep: 0 is out of range');
+    await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id);
+    await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 })).rejects.toThrow(`plan ${plan.id} is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply`);
+    expect(treeHash(sandbox())).toBe(hash);
+    expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery')).toEqual([]);
+    expect(h.ctx.stores.changesets.get(h.ctx.get(plan.id).changesetId as string)?.entries).toHaveLength(entries);
+  });
+
+  it('refuses a step that has not started yet with one line', async () => {
+    const failing = [
+      '  - step: Write',
+      '    tools:',
+      '      - tool: file.write',
+      '        args: { path: x.txt, content: "x" }',
+      '  - step: Fail',
+      '    tools:',
+      '      - tool: file.edit',
+      '        args: { path: README.md, find: "## Missing", replace: "x" }',
+      '  - step: Never reached',
+      '    tools: []',
+    ];
+    const { plan, running, checkpoints } = setup(failing);
+    expect(await running.run(plan.id)).toMatchObject({ processingState: 'errored' });
+    await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 3 })).rejects.toThrow(
+      `toStep: step 3 has no checkpoint: it has not started yet (plan ${plan.id} has checkpoints before steps 1 to 2)`,
+    );
+    // A failed plan rewinds to before its failed step, and is ready to run again.
+    const { plan: back } = await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(back).toMatchObject({ phase: 'execute', processingState: 'queued', errorMessage: null });
+  });
+});

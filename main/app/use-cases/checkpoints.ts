@@ -1,0 +1,217 @@
+import { hostname } from 'node:os';
+import type { CheckpointSummary, RewindPreview, RewindResult } from '../../../shared/checkpoints';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
+import { PlanError, ValidationError } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { plural } from '../../../shared/vocabulary';
+import { checkpointsThrough, foldDeltas } from '../../engine/checkpoints';
+import type { RewindJournal, StoredCheckpoint } from '../../engine/checkpoints/checkpoint-store';
+import { applyRestore, planRestore } from '../../engine/checkpoints/restore';
+import { isLeaseLive } from '../../engine/leases';
+import { requireSandboxPresent } from '../sandbox-guards';
+import { actionGuard } from './actions';
+import type { Answer, PlanContext } from './plan-context';
+import type { RunRegistry } from './run-registry';
+
+/** Takes the checkpoint of `decision`'s step as it starts, and announces it (a step that has one already keeps it). */
+export async function checkpointAtStepStart(ctx: PlanContext, planId: string, sandboxRoot: string, decision: StrategyDecision): Promise<void> {
+  const decisions = ctx.lifecycle.listDecisions(planId);
+  const steps = stepsInOrder(decisions);
+  const step = steps.findIndex((d) => d.id === decision.id) + 1;
+  if (step === 0) return;
+  const checkpoint = await ctx.checkpoints.record({ plan: ctx.get(planId), sandboxRoot, steps, decisions, decision, step });
+  if (!checkpoint) return;
+  const { delta: _delta, changesetId: _changesetId, decisions: _decisions, usage: _usage, planId: _planId, ...data } = checkpoint;
+  ctx.events.publish(planId, 'checkpoint_created', data);
+}
+
+/** Between a rewind's file operations: a test sets AGENTS_TEST_REWIND_PAUSE_MS to kill the process there. */
+function pauseBetweenOps(env: NodeJS.ProcessEnv): (() => void) | undefined {
+  const ms = Number(env.AGENTS_TEST_REWIND_PAUSE_MS ?? 0);
+  if (!(ms > 0)) return undefined;
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  return () => void Atomics.wait(cell, 0, 0, ms);
+}
+
+interface Prepared {
+  plan: Plan;
+  checkpoint: StoredCheckpoint;
+  journal: RewindJournal;
+  preview: RewindPreview;
+}
+
+/** Checkpoints and rewinds: list a plan's checkpoints, say what a rewind would change, rewind. */
+export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
+  const { stores, lifecycle } = ctx;
+  const guard = actionGuard(ctx, registry);
+
+  /** The first step not done (or skipped): where the plan had got to. Null when every step is done. */
+  const reachedStep = (steps: readonly StrategyDecision[]): number | null => {
+    const at = steps.findIndex((d) => d.status !== 'done' && d.status !== 'skipped');
+    return at === -1 ? null : at + 1;
+  };
+
+  /** What a rewind of `planId` to `toStep` does, worked out against the sandbox as it is now; nothing is changed but the operator's edits recorded. */
+  const prepare = async (planId: string, toStep: number, by: string): Promise<Prepared> => {
+    const known = guard.require('rewind', planId);
+    const steps = stepsInOrder(lifecycle.listDecisions(planId));
+    if (!Number.isInteger(toStep) || toStep < 1 || toStep > steps.length) {
+      throw new ValidationError('toStep', `${toStep} is out of range: plan ${planId} has steps 1 to ${steps.length}`);
+    }
+    const chain = checkpointsThrough(stores.checkpoints, planId, toStep);
+    if (!chain) {
+      const last = stores.checkpoints.summaries(planId).at(-1)?.step ?? 0;
+      throw new ValidationError('toStep', `step ${toStep} has no checkpoint: it has not started yet (plan ${planId} has checkpoints before steps 1 to ${last})`);
+    }
+    requireSandboxPresent(known);
+    const sandboxRoot = known.sandboxRefs[0];
+    // The operator's edits since the last run are recorded first: they are among what the rewind undoes.
+    await ctx.captureHandEdits(known);
+    const plan = ctx.get(planId);
+    const checkpoint = chain[chain.length - 1];
+    const { ops, files } = await planRestore(sandboxRoot, foldDeltas(chain.map((c) => c.delta)), ctx.objects);
+    const later = laterEntries(plan, checkpoint);
+    const operatorEdits = [...new Set(later.filter((e) => e.origin === 'operator').flatMap((e) => (e.oldPath ? [e.path, e.oldPath] : [e.path])))].sort();
+    const edited = new Set(operatorEdits);
+    const changed = files.map((f) => ({ ...f, editedByOperator: edited.has(f.path) }));
+    const preview: RewindPreview = { planId, toStep, steps: steps.length - toStep + 1, files: changed, operatorEdits, entriesRewound: later.length };
+    const journal: RewindJournal = {
+      planId,
+      checkpointId: checkpoint.id,
+      toStep,
+      fromStep: reachedStep(steps),
+      decisionId: newId(),
+      by,
+      ops,
+      files: changed,
+      createdAt: new Date().toISOString(),
+    };
+    return { plan, checkpoint, journal, preview };
+  };
+
+  /** The changeset's entries after the checkpoint that are not history yet. */
+  const laterEntries = (plan: Plan, checkpoint: StoredCheckpoint) => {
+    if (!plan.changesetId) return [];
+    const from = checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0;
+    const total = stores.changesets.countEntries(plan.changesetId);
+    return stores.changesets.listEntryMeta(plan.changesetId, { offset: from, limit: Math.max(0, total - from) }).filter((e) => !e.rewound);
+  };
+
+  /**
+   * The journal's file operations, then its database part in one transaction: the later entries
+   * marked rewound, the steps from `toStep` pending, the rewind's decision, the plan back to its
+   * state, the later checkpoints dropped and the journal removed. Applied again after a crash, it
+   * gives the same result (`recovered` says so in the plan, its decision and its event).
+   */
+  const finish = (journal: RewindJournal, recovered: boolean): Plan => {
+    const plan = ctx.get(journal.planId);
+    const checkpoint = stores.checkpoints.list(journal.planId).find((c) => c.id === journal.checkpointId);
+    if (!checkpoint) throw new PlanError(`the checkpoint of step ${journal.toStep} of plan ${journal.planId} is gone`, 'internal');
+    applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
+    const at = new Date().toISOString();
+    const commit = () => {
+      const history = [...new Set(laterEntries(plan, checkpoint).map((e) => e.path))].sort();
+      const rewound = plan.changesetId
+        ? stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
+        : 0;
+      const steps = stepsInOrder(lifecycle.listDecisions(plan.id));
+      for (const [index, step] of steps.entries()) {
+        const status = index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
+        if (step.status === status) continue;
+        lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
+        ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
+      }
+      const target = steps[journal.toStep - 1];
+      const paths = journal.files.map((f) => f.path);
+      const listed = history.length > 20 ? `${history.slice(0, 20).join(', ')} and ${history.length - 20} more` : history.join(', ');
+      const from = journal.fromStep === null ? 'from the end' : `from step ${journal.fromStep}`;
+      lifecycle.saveDecisions([
+        {
+          id: journal.decisionId,
+          planId: plan.id,
+          parentId: target?.id ?? plan.decisionRootId,
+          type: 'error_recovery',
+          order: lifecycle.listDecisions(plan.id).filter((d) => d.parentId === (target?.id ?? plan.decisionRootId)).length,
+          description: `Rewound to before step ${journal.toStep} (${from}): ${plural(paths.length, 'file')} put back, ${plural(rewound, 'change')} rewound`,
+          rationale: `rewind by ${journal.by} at ${journal.createdAt}${recovered ? '; completed after an interruption' : ''}${history.length ? `. Changes rewound: ${listed}` : ''}`,
+          toolCalls: [],
+          status: 'done',
+          createdAt: journal.createdAt,
+          updatedAt: at,
+        },
+      ]);
+      const lastRewind = { toStep: journal.toStep, fromStep: journal.fromStep, by: journal.by, at, recovered };
+      // The conversation after the checkpoint is dropped: the model is told only of the steps before it.
+      const patch = { phase: 'execute' as const, usage: checkpoint.usage ?? undefined, agentSession: null, lastRewind };
+      lifecycle.transition(plan.id, 'queued', patch);
+      stores.checkpoints.removeAfter(plan.id, journal.toStep);
+      stores.checkpoints.endRewind(plan.id);
+      ctx.events.publish(plan.id, 'plan_rewound', {
+        toStep: journal.toStep,
+        fromStep: journal.fromStep,
+        decisionId: journal.decisionId,
+        by: journal.by,
+        files: paths.length,
+        entriesRewound: rewound,
+        recovered,
+      });
+    };
+    ctx.events.deferDelivery(() => (stores.changesets.atomically ? stores.changesets.atomically(commit) : commit()));
+    ctx.checkpoints.forget(plan.id);
+    // The sandbox is not what the checks saw: they run again after execute, and before apply.
+    ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
+    return ctx.get(plan.id);
+  };
+
+  /** Holds the plan's lease while `body` runs: no run starts in it, and no other process rolls the journal forward meanwhile. */
+  const holding = <T>(planId: string, body: () => T): T => {
+    if (!stores.leases.acquire(planId, process.pid, hostname())) throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
+    try {
+      return body();
+    } finally {
+      stores.leases.release(planId, process.pid);
+    }
+  };
+
+  return {
+    /** The plan's checkpoints, oldest first. */
+    checkpoints(planId: string): CheckpointSummary[] {
+      ctx.get(planId);
+      return stores.checkpoints.summaries(planId);
+    },
+
+    /** What a rewind to before step `toStep` would change, for the operator to confirm; nothing is changed. */
+    async rewindPreview(planId: string, toStep: number): Promise<RewindPreview> {
+      return (await prepare(planId, toStep, '')).preview;
+    },
+
+    /**
+     * Puts the plan back to before step `toStep`: the sandbox exactly as the checkpoint holds it, the
+     * later changes rewound (kept, never applied), the steps from there pending, the conversation
+     * after it dropped. Journaled, so a crash leaves it as before or as after.
+     */
+    async rewind(planId: string, answer: Answer & { toStep: number }): Promise<{ plan: Plan; rewind: RewindResult }> {
+      const prepared = await prepare(planId, answer.toStep, answer.by);
+      const plan = holding(planId, () => {
+        stores.checkpoints.beginRewind(prepared.journal);
+        return finish(prepared.journal, false);
+      });
+      return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
+    },
+
+    /** Rolls forward the rewinds a process died in (their journal is there and no live process holds the plan). */
+    finishInterruptedRewinds(): string[] {
+      const finished: string[] = [];
+      for (const journal of stores.checkpoints.pendingRewinds()) {
+        const lease = stores.leases.get(journal.planId);
+        if (lease && lease.pid !== process.pid && isLeaseLive(lease)) continue;
+        holding(journal.planId, () => finish(journal, true));
+        finished.push(journal.planId);
+      }
+      return finished;
+    },
+  };
+}
+
+export type PlanCheckpoints = ReturnType<typeof planCheckpoints>;

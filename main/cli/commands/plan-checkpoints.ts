@@ -1,0 +1,93 @@
+import { createInterface } from 'node:readline';
+import type { CheckpointSummary, RewindPreview } from '../../../shared/checkpoints';
+import { ValidationError } from '../../../shared/errors';
+import { plural, statusLabel } from '../../../shared/vocabulary';
+import { readKey } from '../keypress';
+import { planWithCommand } from '../next-steps';
+import { jsonOption, type Register } from '../options';
+import { type Ctx, runCommand } from '../run-command';
+import { operator } from '../run-report';
+
+/** --to-step N: a step as `plan tree` numbers them, from 1. */
+function toStep(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ValidationError('--to-step', `must be a step number (1, 2, ...), not "${value}"`);
+  return n;
+}
+
+export function formatCheckpoints(planId: string, checkpoints: readonly CheckpointSummary[]): string {
+  if (checkpoints.length === 0) return `plan ${planId} has no checkpoint yet; one is recorded as each step starts\n`;
+  const rows = checkpoints.map((c) => [String(c.step), c.createdAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), String(c.filesChanged), String(c.inputTokens + c.outputTokens), c.description]);
+  const header = ['step', 'taken', 'files changed', 'tokens', 'description'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `${cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')}\n`;
+  return line(header) + rows.map(line).join('');
+}
+
+/** The files a rewind changes, the operator's own edits marked: what the confirmation lists. */
+export function formatRewindFiles(preview: RewindPreview): string {
+  const verb = { create: 'brought back', modify: 'put back', delete: 'removed' } as const;
+  return preview.files.map((f) => `  ${verb[f.operation].padEnd(12)} ${f.path}${f.editedByOperator ? '  (your edit)' : ''}\n`).join('');
+}
+
+/** Asks on a terminal whether to go on; y goes on, anything else does not. */
+async function confirm(ctx: Ctx, question: string): Promise<boolean> {
+  ctx.io.stderr(question);
+  if (process.stdin.isTTY) {
+    const key = await readKey();
+    ctx.io.stderr(`${key ?? ''}\n`);
+    return key === 'y';
+  }
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  try {
+    const next = await rl[Symbol.asyncIterator]().next();
+    return !next.done && /^y(es)?$/i.test(String(next.value).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** Checkpoints and rewind. */
+export const planCheckpointCommands = {
+  checkpoints: (plan, ctx) =>
+    plan
+      .command('checkpoints <id>')
+      .description('list the checkpoints: one as each step started, with the files changed since the one before and the tokens used by then')
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, (id: string) => {
+          const checkpoints = ctx.app().service.checkpoints(id);
+          return { json: { planId: id, checkpoints }, text: () => formatCheckpoints(id, checkpoints) };
+        }),
+      ),
+
+  rewind: (plan, ctx) =>
+    plan
+      .command('rewind <id>')
+      .description('put the sandbox, the changeset and the steps back to how they were before step N started; on a terminal it asks first, listing the files')
+      .requiredOption('--to-step <n>', 'the step to go back to before (numbered as agents plan tree shows them)', toStep)
+      .option('--yes', 'rewind without asking')
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, opts: { toStep: number; yes?: boolean; json?: boolean }) => {
+          const service = ctx.app().service;
+          // On a terminal the operator confirms, seeing the files; a script (no terminal) or --yes goes ahead.
+          if (!opts.yes && ctx.io.isTTY && process.stdin.isTTY) {
+            const preview = await service.rewindPreview(id, opts.toStep);
+            const own = preview.operatorEdits.length;
+            ctx.io.stderr(
+              `rewind plan ${id} to before step ${opts.toStep}: ${plural(preview.files.length, 'file')} change, ${plural(preview.entriesRewound, 'recorded change')} rewound, ${plural(preview.steps, 'step')} pending again\n` +
+                formatRewindFiles(preview) +
+                (own > 0 ? `this also undoes your own edits to ${plural(own, 'file')}: ${preview.operatorEdits.join(', ')}\n` : ''),
+            );
+            if (!(await confirm(ctx, 'rewind? [y]es, [n]o: '))) return { text: 'nothing changed', json: { planId: id, rewound: false } };
+          }
+          const { plan: p, rewind } = await service.rewind(id, { by: operator(), toStep: opts.toStep });
+          const own = rewind.operatorEdits.length;
+          const text =
+            `${p.id} rewound to before step ${rewind.toStep}: ${plural(rewind.files.length, 'file')} put back, ${plural(rewind.entriesRewound, 'change')} rewound${own > 0 ? `, your edits to ${plural(own, 'file')} undone` : ''}; ` +
+            `${statusLabel(p)}: agents plan run ${p.id}`;
+          return { json: { ...planWithCommand(p), rewind }, text };
+        }),
+      ),
+} satisfies Record<string, Register>;

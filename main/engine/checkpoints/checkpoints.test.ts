@@ -1,0 +1,174 @@
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StrategyDecision } from '../../../shared/domain';
+import { toChangeEntry } from '../change-capture';
+import { InMemoryChangeSetStore } from '../in-memory-changeset-store';
+import { InMemoryCheckpointStore, InMemoryInvocationLog } from '../test-support/in-memory-stores';
+import { treeHash, treeListing } from '../test-support/tree-hash';
+import { foldDeltas, manifestAt, materialiseCheckpoint } from '.';
+import { scanManifest } from './manifest';
+import { ObjectStore } from './object-store';
+import { CheckpointRecorder } from './recorder';
+import { applyRestore, planRestore } from './restore';
+
+let root: string;
+let sandbox: string;
+let objects: ObjectStore;
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'agents-checkpoints-'));
+  sandbox = path.join(root, 'sandbox');
+  mkdirSync(path.join(sandbox, 'src', 'deep'), { recursive: true });
+  writeFileSync(path.join(sandbox, 'README.md'), '# Demo\n');
+  writeFileSync(path.join(sandbox, 'src', 'a.js'), 'a\n');
+  writeFileSync(path.join(sandbox, 'src', 'deep', 'b.js'), 'b\n');
+  writeFileSync(path.join(sandbox, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+  writeFileSync(path.join(sandbox, 'bin.dat'), Buffer.from([0, 1, 2, 255]));
+  symlinkSync('README.md', path.join(sandbox, 'link'));
+  mkdirSync(path.join(sandbox, '.git'));
+  writeFileSync(path.join(sandbox, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  objects = new ObjectStore(path.join(root, 'objects'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const at = (rel: string) => path.join(sandbox, rel);
+const objectCount = () => readdirSync(objects.dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).length;
+
+/** Every kind of change a step (or a shell command) can make. */
+function changeEverything(): void {
+  writeFileSync(at('README.md'), '# Changed\n');
+  unlinkSync(at('src/a.js'));
+  writeFileSync(at('new.txt'), 'new\n');
+  chmodSync(at('run.sh'), 0o644);
+  unlinkSync(at('link'));
+  symlinkSync('new.txt', at('link'));
+  rmSync(at('src/deep'), { recursive: true });
+  writeFileSync(at('src/deep'), 'a file where a folder was\n');
+  mkdirSync(at('gen/out'), { recursive: true });
+  writeFileSync(at('gen/out/x.txt'), 'x\n');
+  chmodSync(at('src'), 0o700);
+}
+
+describe('restoring a manifest', () => {
+  it('puts back contents, modes, symbolic links and folders exactly, and leaves .git alone', async () => {
+    const before = treeListing(sandbox);
+    const manifest = await scanManifest(sandbox, objects);
+    changeEverything();
+    writeFileSync(at('.git/HEAD'), 'ref: refs/heads/other\n');
+    expect(treeListing(sandbox)).not.toEqual(before);
+
+    const { ops, files } = await planRestore(sandbox, manifest, objects);
+    expect(files.map((f) => `${f.operation} ${f.path}`)).toEqual([
+      'modify README.md',
+      'delete gen/out/x.txt',
+      'modify link',
+      'delete new.txt',
+      'modify run.sh',
+      'create src/a.js',
+      'delete src/deep',
+      'create src/deep/b.js',
+    ]);
+    applyRestore(sandbox, ops, objects);
+    expect(treeListing(sandbox)).toEqual(before);
+    // What the change capture leaves out, a rewind leaves as it is.
+    expect(readdirSync(at('.git'))).toEqual(['HEAD']);
+  });
+
+  it('ends the same when its operations are applied again after being cut off part way (a crash, then the roll-forward)', async () => {
+    const before = treeHash(sandbox);
+    const manifest = await scanManifest(sandbox, objects);
+    changeEverything();
+    const { ops } = await planRestore(sandbox, manifest, objects);
+    for (const cut of [1, Math.floor(ops.length / 2), ops.length - 1]) {
+      applyRestore(sandbox, ops.slice(0, cut), objects);
+      applyRestore(sandbox, ops, objects);
+      expect(treeHash(sandbox)).toBe(before);
+    }
+  });
+
+  it('makes a new folder hold exactly a checkpoint (a fork’s sandbox)', async () => {
+    const store = new InMemoryCheckpointStore();
+    const changesets = new InMemoryChangeSetStore();
+    const recorder = new CheckpointRecorder(store, objects, changesets, new InMemoryInvocationLog());
+    const expected = treeHash(sandbox);
+    await recorder.record(start(store, changesets, 1));
+    changeEverything();
+    const copy = path.join(root, 'fork');
+    expect(await materialiseCheckpoint(store, objects, 'P1', 1, copy)).toBe(true);
+    expect(treeHash(copy)).toBe(expected);
+    expect(await materialiseCheckpoint(store, objects, 'P1', 2, path.join(root, 'none'))).toBe(false);
+  });
+});
+
+const steps: StrategyDecision[] = [1, 2, 3].map((n) => ({
+  id: `D${n}`,
+  planId: 'P1',
+  parentId: 'ROOT',
+  type: 'strategy_choice',
+  order: n,
+  description: `Step ${n}`,
+  rationale: '',
+  toolCalls: [],
+  status: 'pending',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+}));
+
+let changesetId: string | null = null;
+
+/** Step `step` starting in plan P1, whose changeset is `changesetId`. */
+function start(store: InMemoryCheckpointStore, changesets: InMemoryChangeSetStore, step: number) {
+  changesetId ??= changesets.start('P1');
+  const plan = { id: 'P1', changesetId, usage: { inputTokens: 10 * step, outputTokens: step, steps: [] } } as never;
+  return { plan, sandboxRoot: sandbox, steps, decisions: steps, decision: steps[step - 1], step };
+}
+
+describe('the checkpoint recorder', () => {
+  beforeEach(() => {
+    changesetId = null;
+  });
+
+  it('stores each distinct content once, and afterwards only what the changeset says changed', async () => {
+    writeFileSync(at('copy.md'), '# Demo\n');
+    const store = new InMemoryCheckpointStore();
+    const changesets = new InMemoryChangeSetStore();
+    const recorder = new CheckpointRecorder(store, objects, changesets, new InMemoryInvocationLog());
+    const first = await recorder.record(start(store, changesets, 1));
+    // README.md and copy.md share their content: 5 distinct contents for 6 files.
+    expect(first).toMatchObject({ step: 1, filesChanged: 7, entries: 0, inputTokens: 10, outputTokens: 1 });
+    expect(objectCount()).toBe(5);
+
+    // A file tool writes two files; the change capture records them.
+    writeFileSync(at('src/a.js'), 'a, changed\n');
+    writeFileSync(at('made/n.txt'.replace('made/', '')), 'n\n');
+    for (const [rel, before, after] of [['src/a.js', 'a\n', 'a, changed\n'], ['n.txt', null, 'n\n']] as const) {
+      changesets.record(changesetId as string, toChangeEntry({ operation: before ? 'modify' : 'create', path: rel, before: before ? Buffer.from(before) : null, after: Buffer.from(after) }, { decisionId: 'D1', invocationId: null }));
+    }
+    const second = await recorder.record(start(store, changesets, 2));
+    expect(second).toMatchObject({ step: 2, filesChanged: 2, entries: 2 });
+    expect(Object.keys(second?.delta ?? {})).toEqual(['n.txt', 'src/a.js']);
+    expect(objectCount()).toBe(7);
+
+    // The same step again (a retry) keeps the checkpoint it took first.
+    expect(await recorder.record(start(store, changesets, 2))).toBeNull();
+    expect(store.count('P1')).toBe(2);
+    // Folded, the deltas are what the sandbox holds.
+    expect(foldDeltas(store.list('P1').map((c) => c.delta))).toEqual(await scanManifest(sandbox, objects));
+    expect(manifestAt(store, 'P1', 2)?.get('n.txt')).toMatchObject({ kind: 'file', mode: 0o644 });
+  });
+
+  it('after a shell command, looks at the whole tree: a mode it changed is part of the checkpoint', async () => {
+    const store = new InMemoryCheckpointStore();
+    const changesets = new InMemoryChangeSetStore();
+    const invocations = new InMemoryInvocationLog();
+    const recorder = new CheckpointRecorder(store, objects, changesets, invocations);
+    await recorder.record(start(store, changesets, 1));
+    chmodSync(at('README.md'), 0o600);
+    invocations.record({ id: 'I1', planId: 'P1', decisionId: 'D1', tool: 'shell.run', args: { command: 'chmod 600 README.md' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    const second = await recorder.record(start(store, changesets, 2));
+    expect(second?.filesChanged).toBe(1);
+    expect(second?.delta['README.md']).toMatchObject({ kind: 'file', mode: 0o600 });
+  });
+});

@@ -1,0 +1,34 @@
+import type { CheckpointStore, StoredCheckpoint } from './checkpoint-store';
+import { foldDeltas, type Manifest } from './manifest';
+import type { ObjectStore } from './object-store';
+import { materialise } from './restore';
+
+export type { CheckpointStore, RewindJournal, RewindOp, StoredCheckpoint } from './checkpoint-store';
+export { type Manifest, type ManifestDelta, type ManifestEntry, foldDeltas } from './manifest';
+export { ObjectStore } from './object-store';
+export { applyRestore, materialise, planRestore } from './restore';
+
+/** The checkpoints of `planId` up to step `step`'s, oldest first; undefined when step `step` has none. */
+export function checkpointsThrough(store: CheckpointStore, planId: string, step: number): StoredCheckpoint[] | undefined {
+  const all = store.list(planId);
+  const at = all.findIndex((c) => c.step === step);
+  return at === -1 ? undefined : all.slice(0, at + 1);
+}
+
+/** What the sandbox held as step `step` started; undefined when that step has no checkpoint. */
+export function manifestAt(store: CheckpointStore, planId: string, step: number): Manifest | undefined {
+  const chain = checkpointsThrough(store, planId, step);
+  return chain && foldDeltas(chain.map((c) => c.delta));
+}
+
+/**
+ * Makes `folder` hold exactly what the plan's sandbox held as step `step` started: files with
+ * their contents and modes, symbolic links, folders. For a fork's sandbox. False when the step has
+ * no checkpoint.
+ */
+export async function materialiseCheckpoint(store: CheckpointStore, objects: ObjectStore, planId: string, step: number, folder: string): Promise<boolean> {
+  const manifest = manifestAt(store, planId, step);
+  if (!manifest) return false;
+  await materialise(manifest, objects, folder);
+  return true;
+}

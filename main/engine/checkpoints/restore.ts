@@ -1,0 +1,105 @@
+import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { RewindOp } from './checkpoint-store';
+import { type Manifest, type ManifestEntry, sameEntry, scanManifest } from './manifest';
+import { type ObjectStore, temporaryName } from './object-store';
+
+export interface RestorePlan {
+  ops: RewindOp[];
+  /** Files (not folders) whose content, mode or kind changes, and what happens to each. */
+  files: { path: string; operation: 'create' | 'modify' | 'delete' }[];
+}
+
+const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The operations that turn what `root` holds now into `target`: the whole sandbox is looked at
+ * (files whose stat matches the target are not read), so changes no capture saw are undone too.
+ */
+export async function planRestore(root: string, target: Manifest, objects: ObjectStore): Promise<RestorePlan> {
+  const current = await scanManifest(root, objects, target);
+  const removes: string[] = [];
+  const creates: [string, ManifestEntry][] = [];
+  const files: RestorePlan['files'] = [];
+  for (const [rel, now] of current) {
+    const want = target.get(rel);
+    if (sameEntry(now, want)) continue;
+    // A file or link is replaced by a rename; a folder in the way of one (or one in a folder's way) goes first.
+    if (!want || (want.kind === 'dir') !== (now.kind === 'dir')) removes.push(rel);
+    if (want) creates.push([rel, want]);
+    if (now.kind !== 'dir' || (want && want.kind !== 'dir')) files.push({ path: rel, operation: want && want.kind !== 'dir' ? 'modify' : 'delete' });
+  }
+  for (const [rel, want] of target) {
+    if (current.has(rel)) continue;
+    creates.push([rel, want]);
+    if (want.kind !== 'dir') files.push({ path: rel, operation: 'create' });
+  }
+  // Deepest first, and nothing below a folder that goes anyway.
+  const ops: RewindOp[] = [];
+  const removed: string[] = [];
+  for (const rel of removes.sort(byPath)) {
+    if (removed.some((dir) => rel.startsWith(`${dir}/`))) continue;
+    removed.push(rel);
+    ops.push({ op: 'remove', path: rel });
+  }
+  // Folders before what they hold; their modes last (a read-only folder is filled first).
+  creates.sort(([a], [b]) => byPath(a, b));
+  for (const [rel, want] of creates) {
+    if (want.kind === 'file') ops.push({ op: 'write', path: rel, hash: want.hash, mode: want.mode });
+    else if (want.kind === 'symlink') ops.push({ op: 'symlink', path: rel, target: want.target });
+    else ops.push({ op: 'mkdir', path: rel, mode: want.mode });
+  }
+  return { ops, files: files.sort((a, b) => byPath(a.path, b.path)) };
+}
+
+/**
+ * Applies `ops` under `root`. Each is idempotent (a write or a link is a temporary file renamed into
+ * place, a removal of what is gone does nothing), so a journal applied again after a crash ends the
+ * same. Synchronous, as git's checkout is: a data directory opened after a crash finishes the
+ * rewind before anything reads the sandbox. `between` runs after each operation (a test pauses
+ * there to kill the process).
+ */
+export function applyRestore(root: string, ops: readonly RewindOp[], objects: ObjectStore, between?: () => void): void {
+  const at = (rel: string) => path.join(root, ...rel.split('/'));
+  const dirModes: [string, number][] = [];
+  for (const op of ops) {
+    const absolute = at(op.path);
+    switch (op.op) {
+      case 'remove':
+        rmSync(absolute, { recursive: true, force: true });
+        break;
+      case 'mkdir':
+        // Made writable for what goes in it; the recorded mode is set once everything is in.
+        mkdirSync(absolute, { recursive: true, mode: 0o700 });
+        chmodSync(absolute, op.mode | 0o700);
+        dirModes.push([absolute, op.mode]);
+        break;
+      case 'write':
+        mkdirSync(path.dirname(absolute), { recursive: true });
+        objects.restore(op.hash, absolute, op.mode);
+        break;
+      case 'symlink': {
+        mkdirSync(path.dirname(absolute), { recursive: true });
+        const temp = temporaryName(path.dirname(absolute));
+        symlinkSync(op.target, temp);
+        try {
+          renameSync(temp, absolute);
+        } catch (error) {
+          rmSync(temp, { force: true });
+          throw error;
+        }
+        break;
+      }
+    }
+    between?.();
+  }
+  for (const [absolute, mode] of dirModes.reverse()) chmodSync(absolute, mode);
+}
+
+/** Makes `folder` hold exactly `manifest`'s files, links and folders (a fork's new sandbox, say). */
+export async function materialise(manifest: Manifest, objects: ObjectStore, folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const { ops } = await planRestore(folder, manifest, objects);
+  applyRestore(folder, ops, objects);
+}

@@ -1,0 +1,77 @@
+import { type CheckpointSummary, CheckpointSummarySchema } from '../../shared/checkpoints';
+import { parseOrThrow } from '../../shared/errors';
+import type { CheckpointStore, RewindJournal, StoredCheckpoint } from '../engine/checkpoints/checkpoint-store';
+import type { SqliteDatabase } from './database';
+import { fromJson, prepare, toJson, writeTransaction, type Statement } from './sql';
+
+type State = Pick<StoredCheckpoint, 'changesetId' | 'decisions' | 'usage'>;
+
+/** Checkpoints in SQLite: the summary, the delta of the sandbox's files and the plan's state, one row per plan and step. */
+export class SqliteCheckpointStore implements CheckpointStore {
+  private readonly insert: Statement<[string, string, number, string, string, string]>;
+  private readonly deleteAfter: Statement<[string, number]>;
+  private readonly selectAll: Statement<[string], { summary: string; delta: string; state: string }>;
+  private readonly selectSummaries: Statement<[string], { summary: string }>;
+  private readonly selectCount: Statement<[string], { n: number }>;
+  private readonly putJournal: Statement<[string, string]>;
+  private readonly selectJournals: Statement<[], { data: string }>;
+  private readonly deleteJournal: Statement<[string]>;
+  private readonly addTx: (checkpoint: StoredCheckpoint) => void;
+
+  constructor(readonly db: SqliteDatabase) {
+    this.insert = prepare(db, 'INSERT INTO checkpoints (id, plan_id, step, summary, delta, state) VALUES (?, ?, ?, ?, ?, ?)');
+    this.deleteAfter = prepare(db, 'DELETE FROM checkpoints WHERE plan_id = ? AND step > ?');
+    this.selectAll = prepare(db, 'SELECT summary, delta, state FROM checkpoints WHERE plan_id = ? ORDER BY step');
+    this.selectSummaries = prepare(db, 'SELECT summary FROM checkpoints WHERE plan_id = ? ORDER BY step');
+    this.selectCount = prepare(db, 'SELECT count(*) AS n FROM checkpoints WHERE plan_id = ?');
+    this.putJournal = prepare(db, 'INSERT OR REPLACE INTO rewind_journals (plan_id, data) VALUES (?, ?)');
+    this.selectJournals = prepare(db, 'SELECT data FROM rewind_journals ORDER BY plan_id');
+    this.deleteJournal = prepare(db, 'DELETE FROM rewind_journals WHERE plan_id = ?');
+    this.addTx = writeTransaction(db, (checkpoint: StoredCheckpoint) => {
+      const { delta, changesetId, decisions, usage, ...summary } = checkpoint;
+      const valid = parseOrThrow(CheckpointSummarySchema, summary, 'checkpoint');
+      this.deleteAfter.run(valid.planId, valid.step - 1);
+      this.insert.run(valid.id, valid.planId, valid.step, toJson(valid), toJson(delta), toJson({ changesetId, decisions, usage } satisfies State));
+    });
+  }
+
+  add(checkpoint: StoredCheckpoint): void {
+    this.addTx(checkpoint);
+  }
+
+  list(planId: string): StoredCheckpoint[] {
+    return this.selectAll.all(planId).map((row) => ({
+      ...summaryOf(row),
+      delta: fromJson(row.delta) as StoredCheckpoint['delta'],
+      ...(fromJson(row.state) as State),
+    }));
+  }
+
+  summaries(planId: string): CheckpointSummary[] {
+    return this.selectSummaries.all(planId).map(summaryOf);
+  }
+
+  count(planId: string): number {
+    return this.selectCount.get(planId)?.n ?? 0;
+  }
+
+  removeAfter(planId: string, step: number): void {
+    this.deleteAfter.run(planId, step);
+  }
+
+  beginRewind(journal: RewindJournal): void {
+    this.putJournal.run(journal.planId, toJson(journal));
+  }
+
+  pendingRewinds(): RewindJournal[] {
+    return this.selectJournals.all().map((row) => fromJson(row.data) as RewindJournal);
+  }
+
+  endRewind(planId: string): void {
+    this.deleteJournal.run(planId);
+  }
+}
+
+function summaryOf(row: { summary: string }): CheckpointSummary {
+  return parseOrThrow(CheckpointSummarySchema, fromJson(row.summary), 'checkpoints row');
+}

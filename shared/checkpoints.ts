@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+/**
+ * Checkpoints: what a plan's sandbox, changeset, decisions and usage were as a step started, so the
+ * plan can be rewound to before that step, or forked from it (docs/ARCHITECTURE.md, "Checkpoints").
+ */
+
+const count = z.number().int().nonnegative();
+const stepNumber = z.number().int().positive();
+
+/** One checkpoint as lists show it: `agents plan checkpoints`, `plans.checkpoints`, the console's tree. */
+export const CheckpointSummarySchema = z.object({
+  id: z.string().min(1),
+  planId: z.string().min(1),
+  /** The step about to start, from 1 in tree order: rewinding to it puts the plan back to before it. */
+  step: stepNumber,
+  decisionId: z.string().min(1),
+  description: z.string(),
+  createdAt: z.string(),
+  /** Files that differ from the previous checkpoint (for the first: every file of the sandbox). */
+  filesChanged: count,
+  /** The changeset's entries recorded before the step started. */
+  entries: count,
+  /** The plan's tokens when the step started. */
+  inputTokens: count,
+  outputTokens: count,
+});
+export type CheckpointSummary = z.infer<typeof CheckpointSummarySchema>;
+
+/** A file a rewind (or a fork) changes in the sandbox, and whether the operator's own edit is among what it undoes. */
+export const RewindFileSchema = z.object({
+  path: z.string(),
+  /** What the rewind does to the file: brings it back (`create`), puts its old content or mode back (`modify`), removes it (`delete`). */
+  operation: z.enum(['create', 'modify', 'delete']),
+  /** The operator edited the file by hand after the checkpoint: the rewind undoes that edit too. */
+  editedByOperator: z.boolean(),
+});
+export type RewindFile = z.infer<typeof RewindFileSchema>;
+
+/** What a rewind to `toStep` would do, for a confirmation: the files, the operator's edits among them, the entries and steps undone. */
+export const RewindPreviewSchema = z.object({
+  planId: z.string(),
+  toStep: stepNumber,
+  /** The steps that become pending again: `toStep` and every later one. */
+  steps: count,
+  files: z.array(RewindFileSchema),
+  /** Paths the operator edited by hand after the checkpoint. */
+  operatorEdits: z.array(z.string()),
+  /** Changeset entries after the checkpoint: marked rewound, kept in the history, never applied. */
+  entriesRewound: count,
+});
+export type RewindPreview = z.infer<typeof RewindPreviewSchema>;
+
+/** What a rewind did. */
+export const RewindResultSchema = RewindPreviewSchema.extend({
+  /** The rewind's decision in the tree. */
+  decisionId: z.string(),
+});
+export type RewindResult = z.infer<typeof RewindResultSchema>;
+
+/** How the last rewind of a plan ended; `recovered`: it was cut off and finished when the data directory was next opened. */
+export const RewindRecordSchema = z.object({
+  toStep: stepNumber,
+  fromStep: stepNumber.nullable(),
+  by: z.string(),
+  at: z.string(),
+  recovered: z.boolean(),
+});
+export type RewindRecord = z.infer<typeof RewindRecordSchema>;
+
+/** The `data` of checkpoint_created. */
+export const CheckpointCreatedSchema = CheckpointSummarySchema.omit({ planId: true });
+
+/** The `data` of plan_rewound. */
+export const PlanRewoundSchema = z.object({
+  toStep: stepNumber,
+  /** The step the plan had reached (its first step not done), or null when every step was done. */
+  fromStep: stepNumber.nullable(),
+  decisionId: z.string(),
+  by: z.string(),
+  files: count,
+  entriesRewound: count,
+  /** The rewind was cut off (its process killed) and completed when the data directory was next opened. */
+  recovered: z.boolean(),
+});
+
+/** The `data` of plan_forked, on both plans: the origin and the fork name each other. */
+export const PlanForkedSchema = z.object({
+  originPlanId: z.string().min(1),
+  forkPlanId: z.string().min(1),
+  atStep: stepNumber,
+  profile: z.string().nullable(),
+  model: z.string().nullable(),
+});
