@@ -1,6 +1,7 @@
 import { NextStepSchema } from './actions';
 import { z } from 'zod';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
+import { allowedByName, McpCallInfoSchema, McpConfigSchema } from './mcp';
 import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
 import { RewindRecordSchema } from './checkpoints';
 
@@ -191,6 +192,10 @@ export const AutomationProfileSchema = z.object({
   pauseBeforeEachDecision: z.boolean(),
   /** Tool names whose calls wait for the operator's approval; `*` means every tool. */
   approvalRequired: z.array(z.string()),
+  /** Tools whose calls never wait for approval: `NAME.TOOL`, or `NAME.*` for every tool of an MCP server. */
+  allow: z.array(z.string()).optional(),
+  /** MCP tools their server marks read-only (readOnlyHint) need no approval; off unless set. */
+  allowReadOnlyMcp: z.boolean().optional(),
 });
 export type AutomationProfile = z.infer<typeof AutomationProfileSchema>;
 
@@ -215,7 +220,7 @@ export const BUILTIN_PROFILES = {
 
 /** Whether a call of `tool` waits for the operator under `profile`, unless all its calls were approved. */
 export function needsApproval(profile: AutomationProfile, tool: string, approvedForPlan: ReadonlySet<string> = new Set()): boolean {
-  if (approvedForPlan.has(tool)) return false;
+  if (approvedForPlan.has(tool) || allowedByName(profile.allow, tool)) return false;
   return profile.approvalRequired.includes(ANY_TOOL) || profile.approvalRequired.includes(tool);
 }
 export type BuiltinProfileName = keyof typeof BUILTIN_PROFILES;
@@ -278,6 +283,8 @@ export const PlanFileSchema = z
     definitionOfDone: DefinitionOfDoneSchema,
     /** A model strategizes and executes the plan; its definition of done is in plain words. */
     agent: AgentFileSchema.optional(),
+    /** MCP servers whose tools the model may call, beside those of the settings. */
+    mcp: McpConfigSchema.optional(),
     /** Checks run in the sandbox after execute, before apply: a command, or `{ name, run, timeoutSeconds, criteria }`. */
     verify: z.array(CheckSpecSchema).optional(),
     /** Run each step's `check:` right after the step, too. */
@@ -333,6 +340,8 @@ export const PlanSchema = z.object({
    * stopped. Only the engine reads `state`, and parses it with its own schema (ToolLoopState).
    */
   agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
+  /** The plan file's MCP servers. */
+  mcp: McpConfigSchema.optional(),
   /** The plan-level checks (the project's defaults and the plan file's) and `verifyEach`. */
   verify: PlanVerifySchema.optional(),
   /** How the last verify pass came out; null or absent before one ran. */
@@ -367,6 +376,8 @@ export const ApprovalSchema = z.object({
   hunks: z.array(DiffHunkSchema).nullable().default(null),
   /** Why a shell.run call waits though the profile may not ask: the part of it the command rules cannot check. */
   commandRule: CommandRuleSchema.optional(),
+  /** For a call of an MCP server's tool: the server, the tool and what the server says it does. */
+  mcp: McpCallInfoSchema.optional(),
   status: ApprovalStatusSchema,
   /** `all`: every later call of this tool in the plan is approved too. */
   scope: z.enum(['once', 'all']).nullable(),

@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
 import { recordSandboxBase } from '../engine/changeset/hand-edits';
 import { PlanExecutionContext } from '../engine/execution-context';
+import { McpSession } from '../engine/mcp/mcp-servers';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import { PlanExecutor } from '../engine/plan-executor';
 import { createSandbox } from '../engine/sandbox/sandbox';
 import { ToolRunner } from '../engine/tool-runner';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
+import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
 import type { PlanContext, RunOptions } from './use-cases/plan-context';
 import type { PlanVerifying } from './use-cases/verifying';
@@ -27,8 +29,8 @@ function checkedSteps(plan: Plan, steps: StepRunner, checkStep: PlanVerifying['c
   };
 }
 
-/** Builds the executor of one run, with the plan as it is once its sandbox exists. */
-export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan }>;
+/** Builds the executor of one run, with the plan as it is once its sandbox exists; `close` ends what the run started (its MCP servers). */
+export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan; close?: () => Promise<void> }>;
 
 /** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
 function projectInvariantRecords(plan: Plan): string[] {
@@ -78,11 +80,15 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
       },
       changesetStore: stores.changesets,
     });
-    const toolRunner = new ToolRunner(ctx.registry, stores.invocations);
+    // An agent plan's MCP servers add their tools to this run's registry only.
+    const servers = plan.agent ? mcpServersOf(plan, ctx.options.settings) : {};
+    const registry = Object.keys(servers).length > 0 ? ctx.registry.copy() : ctx.registry;
+    const mcp = Object.keys(servers).length > 0 ? new McpSession(servers, registry, { sandboxRoot, profile: plan.automationProfile }) : null;
+    const toolRunner = new ToolRunner(registry, stores.invocations);
     let agent: ModelAgent | null = null;
     if (plan.agent) {
       const config = ctx.modelConfig(plan.agent);
-      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle, sandboxRoot });
+      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle, sandboxRoot, prepareTools: mcp ? () => mcp.start() : undefined });
     }
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,
@@ -101,6 +107,6 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
       errorRecoveryService: ctx.recovery,
       sleep: options.sleep,
     });
-    return { executor, plan };
+    return { executor, plan, close: mcp ? () => mcp.close() : undefined };
   };
 }

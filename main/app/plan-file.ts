@@ -200,6 +200,8 @@ export function validatePlanFile(
   const parsed = PlanFileSchema.safeParse(raw);
   if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => planIssue(issue, fields)));
   const steps = Array.isArray(fields.definitionOfDone) ? fields.definitionOfDone : [];
+  // Only a model calls MCP tools: a scripted plan's calls are checked against the sandbox tools.
+  if (fields.mcp !== undefined && fields.agent === undefined) problems.push(new ValidationError('mcp', 'only an agent plan (agent: true) calls MCP tools'));
   if (fields.agent !== undefined) {
     const scripted = steps.findIndex((step) => PlanStepSchema.safeParse(step).data?.tools.length);
     if (scripted !== -1) {

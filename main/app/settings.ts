@@ -11,6 +11,7 @@ import {
   type SettingsView,
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
+import { McpConfigSchema } from '../../shared/mcp';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
 /** The settings file in the data directory (mode 0600: it may hold an API key). */
@@ -24,6 +25,8 @@ export const SettingsFileSchema = z
     apiKeyEncrypted: z.string().optional(),
     price: PriceSchema.optional(),
     timeoutMs: z.number().int().positive().optional(),
+    /** MCP servers every agent plan may use (`agents mcp add`). */
+    mcp: McpConfigSchema.optional(),
   })
   .strict();
 export type SettingsFile = z.infer<typeof SettingsFileSchema>;

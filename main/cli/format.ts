@@ -220,6 +220,10 @@ export function formatApproval(approval: Approval): string {
   }
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
+  if (approval.mcp) {
+    const { server, tool, description, readOnly } = approval.mcp;
+    lines.push(`  MCP server ${server}, tool ${tool}${readOnly ? ' (marked read-only by its server)' : ''}${description ? `: ${description.split('\n')[0].slice(0, 200)}` : ''}`);
+  }
   if (approval.rationale) lines.push(`  why: ${approval.rationale}`);
   if (approval.commandRule) lines.push(`  asks because: "${approval.commandRule.command}" (${approval.commandRule.rule})`);
   if (approval.diff) lines.push(approval.diff.trimEnd());

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { type App, openApp } from '../app/open-app';
 import { registerConfig } from './commands/config';
 import { registerDemo } from './commands/demo';
+import { registerMcp } from './commands/mcp';
 import { planApplyCommands } from './commands/plan-apply';
 import { planCheckpointCommands } from './commands/plan-checkpoints';
 import { planFixCommands } from './commands/plan-fix';
@@ -71,6 +72,7 @@ export function buildProgram(ctx: Ctx): Command {
 
   registerConfig(program, ctx);
   registerDemo(program, ctx);
+  registerMcp(program, ctx);
   registerServe(program, ctx);
   return program;
 }

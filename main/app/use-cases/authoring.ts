@@ -13,7 +13,7 @@ export function planAuthoring(ctx: PlanContext) {
   const createFromLoaded = ({ plan, projectPath }: LoadedPlanFile): Plan => {
     const spec = agentSpecOf(plan.agent);
     const agent = spec && recordModel(spec, ctx.env, settings);
-    return ctx.lifecycle.createPlan({
+    const created = ctx.lifecycle.createPlan({
       agent,
       name: plan.name,
       description: plan.description,
@@ -23,6 +23,8 @@ export function planAuthoring(ctx: PlanContext) {
       projectPath,
       verify: planVerify(plan, projectPath),
     });
+    // The plan file's MCP servers are kept with the plan: every run starts the same ones.
+    return plan.mcp ? ctx.lifecycle.update(created.id, { mcp: plan.mcp }) : created;
   };
 
   const settingsView = (): SettingsView => settings.view(ctx.env);

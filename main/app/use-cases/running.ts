@@ -65,9 +65,12 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
     const controller = new RunController(planId, lifecycle, { step: options.step, breakpoints: options.breakpoints });
     registry.controllers.set(planId, controller);
     let context: PlanExecutionContext | null = null;
+    let close: (() => Promise<void>) | undefined;
     const run = (async () => {
       try {
-        const { executor, plan: ready } = await executorFor(plan, options);
+        const made = await executorFor(plan, options);
+        const { executor, plan: ready } = made;
+        close = made.close;
         context = executor.executionContext;
         await body(executor, controller, ready);
       } catch (error) {
@@ -79,6 +82,8 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
           if (!recorded || classifyError(error) === 'internal') throw error;
         }
       } finally {
+        // What the run started (its MCP servers) stops with it, before its sandbox is read.
+        await close?.().catch(() => undefined);
         // What the run left is what the next capture compares against: files it wrote are not read again then.
         const ran = context as PlanExecutionContext | null;
         if (ran?.sandboxRoot) {

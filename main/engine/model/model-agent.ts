@@ -33,6 +33,8 @@ export interface ModelAgentOptions {
   toolRunner: ToolRunner;
   lifecycle: PlanLifecycleService;
   sandboxRoot: string | null;
+  /** Before each step: adds the tools the plan brings (its MCP servers' tools) to the registry; throwing fails the step. */
+  prepareTools?: () => Promise<void>;
 }
 
 /** A rejected proposal and the operator's reason, for the next proposal. */
@@ -196,12 +198,13 @@ export class ModelAgent {
   /** Executes each decision by a model loop; `corrections` add a failure and a note to one step's context. */
   stepRunner(plan: Plan, corrections: ReadonlyMap<string, CorrectionContext> = new Map()): StepRunner {
     const { registry } = this.options.toolRunner;
-    const sandbox = modelToolSet(registry, registry.names());
-    const tools = { ...sandbox.tools, [FINISH_STEP]: finishStepTool() };
     const { lifecycle } = this.options;
     return {
       run: async (decision, context) => {
         const { emit, flush, runCall } = context;
+        await this.options.prepareTools?.();
+        const sandbox = modelToolSet(registry, registry.names());
+        const tools = { ...sandbox.tools, [FINISH_STEP]: finishStepTool() };
         const current = lifecycle.getPlan(plan.id);
         const what = `step "${decision.description}"`;
         // A step that stopped for an approval goes on from its saved conversation; any other starts afresh.

@@ -36,7 +36,7 @@ function killGroup(pid: number | undefined): void {
 }
 
 /** The PATH a confined command sees: the system's folders and the Node that runs us. */
-function confinedPath(): string {
+export function confinedPath(): string {
   return [path.join(NODE_MOUNT, 'bin'), NODE_MOUNT, path.join(nodeFolder(), 'bin'), path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].filter((d, i, all) => all.indexOf(d) === i).join(':');
 }
 

@@ -123,6 +123,13 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
         <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
       </p>
       {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
+      {pending.mcp && (
+        <p className="approval-mcp" data-testid="approval-mcp">
+          <span className="approval-label">MCP server</span> <code>{pending.mcp.server}</code> · <span className="approval-label">tool</span> <code>{pending.mcp.tool}</code>
+          {pending.mcp.readOnly && <span className="muted"> (marked read-only by its server)</span>}
+          {pending.mcp.description && <span className="approval-mcp-description">{pending.mcp.description}</span>}
+        </p>
+      )}
       {!isPlan && <CallArguments approval={pending} />}
       {pending.commandRule && (
         <p className="approval-because">

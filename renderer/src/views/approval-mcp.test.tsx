@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { makeApproval, makePlan } from '../test-support/fake-bridge';
+import { render } from '../test-support/render';
+import { testRuntime } from '../test-support/runtime';
+import { ApprovalCard } from './ApprovalCard';
+
+const waiting = makePlan({ processingState: 'paused', waitingFor: 'approval' });
+
+describe('the approval card for a call of an MCP server', () => {
+  it('names the server and the tool, says what the server says the tool does, and shows the arguments', () => {
+    const { store } = testRuntime();
+    const mcp = { server: 'files', tool: 'write_file', description: 'Create a new file or overwrite one.', readOnly: false };
+    store.setState({ pendingApproval: makeApproval('A1', { tool: 'files.write_file', args: { path: 'NOTES.md', content: '# Notes' }, mcp }), approvalsStatus: 'loaded' });
+    const html = render(store, <ApprovalCard plan={waiting} />);
+    expect(html).toContain('Approval needed: files.write_file');
+    expect(html).toContain('MCP server</span> <code>files</code> · <span class="approval-label">tool</span> <code>write_file</code>');
+    expect(html).toContain('<span class="approval-mcp-description">Create a new file or overwrite one.</span>');
+    expect(html).toContain('<dt>path</dt><dd><code>NOTES.md</code></dd>');
+    expect(html).not.toContain('marked read-only');
+    store.setState({ pendingApproval: makeApproval('A1', { tool: 'files.read_file', args: { path: 'a' }, mcp: { ...mcp, tool: 'read_file', readOnly: true } }) });
+    expect(render(store, <ApprovalCard plan={waiting} />)).toContain('(marked read-only by its server)');
+    // A sandbox tool's card has no MCP line.
+    store.setState({ pendingApproval: makeApproval('A1') });
+    expect(render(store, <ApprovalCard plan={waiting} />)).not.toContain('data-testid="approval-mcp"');
+  });
+});
