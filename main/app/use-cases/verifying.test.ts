@@ -5,6 +5,7 @@ import { stepsInOrder } from '../../../shared/decision-tree';
 import { sandboxExecutorFactory } from '../executor-factory';
 import { planApplying } from './applying';
 import { planAuthoring } from './authoring';
+import { planCheckpoints } from './checkpoints';
 import { planFixing } from './fixing';
 import { planReading } from './reading';
 import { planRunning } from './running';
@@ -62,6 +63,16 @@ describe('verifying a plan in its sandbox', () => {
     expect(failed.errorMessage).toBe('check failed: "grep -q right a.txt" exited with status 1');
     expect(stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['failed', 'pending']);
     expect(existsSync(path.join(failed.sandboxRefs[0], 'b.txt'))).toBe(false);
+  });
+
+  it('marks the verdicts stale when the plan is rewound, and runs the checks again after the steps run again', async () => {
+    const { plan, running } = world(
+      ['name: rewound', 'verify:', '  - { name: notes exist, run: test -f NOTES.md }', 'definitionOfDone:', '  - step: Write notes', '    tools: [{ tool: file.write, args: { path: NOTES.md, content: n } }]', ''].join('\n'),
+    );
+    expect(await running.run(plan.id)).toMatchObject({ processingState: 'queued', checks: { passed: 1, stale: false } });
+    const { plan: rewound } = await planCheckpoints(h.ctx, h.runs).rewind(plan.id, { by: 'ada', toStep: 1 });
+    expect(rewound).toMatchObject({ phase: 'execute', checks: { stale: true } });
+    expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', checks: { passed: 1, stale: false } });
   });
 
   it('finds an edit by hand at apply, marks the verdicts stale, and runs the checks again before applying', async () => {
