@@ -14,6 +14,7 @@ import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
 import type { PlanContext, RunOptions } from './use-cases/plan-context';
 import type { PlanVerifying } from './use-cases/verifying';
+import { reviewFeedbackOf } from './use-cases/reviewing';
 import { scriptedStepRunner, type StepRunner } from '../engine/runtime-execute-actor';
 
 /** With `verifyEach: true`, each step's own check runs right after the step, and its failure fails the step. */
@@ -88,7 +89,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     let agent: ModelAgent | null = null;
     if (plan.agent) {
       const config = ctx.modelConfig(plan.agent);
-      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle, sandboxRoot, prepareTools: mcp ? () => mcp.start() : undefined });
+      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle, sandboxRoot, prepareTools: mcp ? () => mcp.start() : undefined, reviewFeedback: () => reviewFeedbackOf(ctx, planId) });
     }
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,
