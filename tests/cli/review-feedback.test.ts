@@ -138,6 +138,26 @@ describe('the review reaches the model', () => {
     expect((await show(id)).rejectedHunks ?? []).toEqual([]);
   });
 
+  it('apply with nothing named leaves the declined hunks out, as the console does, and refuses when only declined ones are left', LONG, async () => {
+    const { agents, show } = await setUp({ 'README.md': lines(30, [1, 25]) });
+    const plan = project(30, ['README.md']);
+    const id = (await agents('plan', 'create', plan, '--profile', 'full-auto')).stdout.trim();
+    expect((await agents('plan', 'run', id)).code).toBe(0);
+    expect((await agents('plan', 'reject-hunks', id, 'README.md:2', '--reason', 'not this one')).code).toBe(0);
+
+    const applied = await agents('plan', 'apply', id);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('1 file remains');
+    const written = readFileSync(join(plan, '..', 'project', 'README.md'), 'utf8');
+    expect(written).toContain('line 1 rewritten by the agent');
+    expect(written).toContain('line 25 as the project has it');
+
+    const again = await agents('plan', 'apply', id);
+    expect(again.code).toBe(2);
+    expect(again.stderr.trim()).toBe(`error: hunks: every change left in plan ${id} is declined: agents plan reject-hunks ${id} FILE:N --restore to accept one, or agents plan discard ${id}`);
+    expect((await show(id)).phase).toBe('apply');
+  });
+
   it('--restore takes a hunk out of the declined ones', LONG, async () => {
     const { agents, show } = await setUp({ 'README.md': lines(30, [1, 25]) });
     const id = (await agents('plan', 'create', project(30, ['README.md']), '--profile', 'full-auto')).stdout.trim();
