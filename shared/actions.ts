@@ -240,9 +240,21 @@ export const ACTIONS = {
       { key: 'a', args: { all: false }, help: 'Approve the tool call the plan waits for' },
       { key: 'A', args: { all: true }, help: 'Approve this call and every later call of its tool' },
     ],
-    args: z.object({ all: z.boolean().optional() }).strict(),
+    args: z
+      .object({
+        all: z.boolean().optional(),
+        /** A step out of budget: how many more turns or output tokens it gets. */
+        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+      })
+      .strict(),
     allowed: (p) => answerable(p),
-    cli: { command: 'approve', options: (a) => (a.all ? '--all' : '') },
+    cli: {
+      command: 'approve',
+      options: (a) => {
+        const more = a.more as { turns?: number; outputTokens?: number } | undefined;
+        return a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : '';
+      },
+    },
   }),
   reject: action({
     id: 'reject',

@@ -194,3 +194,17 @@ function sumCached(a: { cachedInputTokens?: number } | undefined, b: { cachedInp
   if (a?.cachedInputTokens === undefined && b.cachedInputTokens === undefined) return {};
   return { cachedInputTokens: (a?.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0) };
 }
+
+/** What a budget approval asks: the step used `used` of its `limit`; approving gives it `more`. */
+export const BudgetAskSchema = z.object({
+  limit: z.enum(['turns', 'outputTokens']),
+  used: z.number().int().nonnegative(),
+  more: z.number().int().positive(),
+});
+export type BudgetAsk = z.infer<typeof BudgetAskSchema>;
+
+/** "Step 2 used its 20 turns; allow 20 more?" */
+export function describeBudgetAsk(step: string, ask: BudgetAsk): string {
+  const unit = ask.limit === 'turns' ? 'turns' : 'output tokens';
+  return `${step} used its ${ask.used} ${unit}; allow ${ask.more} more?`;
+}

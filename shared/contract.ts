@@ -195,7 +195,16 @@ export const contract = {
     response: z.object({ planId: z.string(), pending: ApprovalSchema.nullable(), approvals: z.array(ApprovalSchema) }),
   },
   /** Approves the waiting call (with `all`, every later call of its tool) and goes on with the run. */
-  'plans.approve': { request: planId.extend({ all: z.boolean().default(false) }).strict(), response: planResponse },
+  'plans.approve': {
+    request: planId
+      .extend({
+        all: z.boolean().default(false),
+        /** For a step out of budget: how much more it gets (default: its budget again). */
+        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+      })
+      .strict(),
+    response: planResponse,
+  },
   /** Rejects the waiting call; the run goes on and the step fails with category `rejected`. */
   'plans.reject': { request: planId.extend({ reason: z.string().trim().min(1, 'say why the call is rejected').max(2000) }).strict(), response: planResponse },
   /** Marks the failed step (or step `step`, from 1 in tree order) skipped; the plan is queued to go on. */

@@ -365,7 +365,8 @@ export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
 export const ApprovalSchema = z.object({
   id: nonEmpty,
   planId: nonEmpty,
-  kind: z.enum(['tool', 'plan']),
+  /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). */
+  kind: z.enum(['tool', 'plan', 'budget']),
   /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
   decisionId: z.string().nullable(),
   callIndex: z.number().int().nonnegative().nullable(),

@@ -88,6 +88,7 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: `context kept within ${d.contextTokens} tokens: ${what} (about ${d.beforeTokens} -> ${d.afterTokens})`, tone: 'info' };
     }
     case 'approval_requested':
+      if (event.data.kind === 'budget') return { text: `${step(event.data.decisionId)} ran out of its budget and asks for more`, tone: 'warn' };
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
     case 'approval_resolved': {
       const { tool, approved, answeredBy, reason } = event.data;

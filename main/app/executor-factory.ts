@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
 import { recordSandboxBase } from '../engine/changeset/hand-edits';
+import { BudgetGate } from '../engine/budget-gate';
 import { PlanExecutionContext } from '../engine/execution-context';
 import { McpSession } from '../engine/mcp/mcp-servers';
 import { ModelAgent } from '../engine/model/model-agent';
@@ -89,7 +90,17 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     let agent: ModelAgent | null = null;
     if (plan.agent) {
       const config = ctx.modelConfig(plan.agent);
-      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle, sandboxRoot, prepareTools: mcp ? () => mcp.start() : undefined, reviewFeedback: () => reviewFeedbackOf(ctx, planId) });
+      agent = new ModelAgent({
+        model: await createLanguageModel(config),
+        config,
+        spec: plan.agent,
+        toolRunner,
+        lifecycle,
+        sandboxRoot,
+        prepareTools: mcp ? () => mcp.start() : undefined,
+        budgetGate: new BudgetGate(stores.approvals, ctx.events, planId, plan.automationProfile),
+        reviewFeedback: () => reviewFeedbackOf(ctx, planId),
+      });
     }
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,

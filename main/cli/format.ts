@@ -218,6 +218,7 @@ export function formatApproval(approval: Approval): string {
   if (approval.kind === 'plan') {
     return [`${approval.description}; approve to execute them, or reject with a reason for a new proposal:`, approval.rationale.replace(/^/gm, '  ')].join('\n');
   }
+  if (approval.kind === 'budget') return `${approval.rationale} Approve to go on in the same conversation, or reject to fail the step.`;
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
   if (approval.mcp) {
@@ -236,7 +237,7 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
   if (answered.length > 0) {
     lines.push('', 'Answered:');
     for (const a of answered) {
-      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? 'the proposed tree'}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? (a.kind === 'budget' ? 'more for a step' : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
     }
   }
   return lines.join('\n');

@@ -115,7 +115,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     },
     'plans.reset': (r) => ({ plan: service.reset(r.planId) }),
     'plans.approvals': (r) => service.approvals(r.planId),
-    'plans.approve': (r) => startRun(r.planId, () => service.approve(r.planId, { by: CONSOLE, all: r.all }, { breakpoints: breakpoints.list(r.planId) })),
+    'plans.approve': (r) => startRun(r.planId, () => service.approve(r.planId, { by: CONSOLE, all: r.all, more: r.more }, { breakpoints: breakpoints.list(r.planId) })),
     'plans.reject': (r) => startRun(r.planId, () => service.reject(r.planId, { by: CONSOLE, reason: r.reason }, { breakpoints: breakpoints.list(r.planId) })),
     'plans.skip': (r) => ({ plan: service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
     'plans.setProfile': (r) => ({ plan: service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),

@@ -4,6 +4,7 @@ import { addUsage, type AgentSpec, contextTokensOf, type PlanUsage, type StepUsa
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
+import type { BudgetGate } from '../budget-gate';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { PlanLifecycleService } from '../lifecycle';
 import type { StepRunner } from '../runtime-execute-actor';
@@ -36,6 +37,8 @@ export interface ModelAgentOptions {
   sandboxRoot: string | null;
   /** Before each step: adds the tools the plan brings (its MCP servers' tools) to the registry; throwing fails the step. */
   prepareTools?: () => Promise<void>;
+  /** Asks the operator for more when a step runs out of turns or output tokens; absent, the step fails. */
+  budgetGate?: BudgetGate;
   /** The operator's review so far (declined hunks, hand edits), read as each step starts: every step's prompt tells of it. */
   reviewFeedback?: () => ReviewFeedback;
 }
@@ -214,7 +217,8 @@ export class ModelAgent {
         const saved = current.agentSession?.decisionId === decision.id ? current.agentSession.state : null;
         if (current.agentSession) lifecycle.update(plan.id, { agentSession: null });
         const state = saved ? await this.savedState(saved, what) : newToolLoopState(this.stepPrompt(current, decision, context, corrections));
-        const budget = new Budget(this.options.spec, what, state);
+        const gate = this.options.budgetGate;
+        const budget = new Budget(this.options.spec, what, state, gate ? (ask, atTurn, exhausted) => gate.extend(decision, ask, atTurn, exhausted) : undefined);
         const summary = await this.loop<string>(
           { planId: plan.id, decisionId: decision.id, phase: 'execute', system: EXECUTE_SYSTEM, tools, state, budget, emit },
           {
@@ -230,8 +234,6 @@ export class ModelAgent {
                 const invocation = await runCall(engineCall(call, sandbox.engineName), index);
                 return { text: resultText(invocation.result ?? 'ok', RESULT_LIMIT), isError: false };
               } catch (error) {
-                // The step goes on from here once the call is answered: the call is still the first pending one.
-                if (error instanceof ApprovalPending) lifecycle.update(plan.id, { agentSession: { decisionId: decision.id, state: { ...state } } });
                 if (error instanceof ApprovalPending || !backToModel(error)) throw error;
                 budget.spend(1);
                 return { text: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
@@ -241,7 +243,11 @@ export class ModelAgent {
             // What is queued is committed before the (slow) model call.
             beforeTurn: flush,
           },
-        );
+        ).catch((error: unknown) => {
+          // The step goes on from here once the operator answers: a call waiting is still the first pending one, and a budget is asked before the next turn.
+          if (error instanceof ApprovalPending) lifecycle.update(plan.id, { agentSession: { decisionId: decision.id, state: { ...state } } });
+          throw error;
+        });
         this.recordUsage(plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: 0, outputTokens: 0, turns: 0, summary }, () => undefined);
       },
     };

@@ -6,6 +6,21 @@ import { ApprovalCard } from './ApprovalCard';
 
 const waiting = makePlan({ processingState: 'paused', waitingFor: 'approval' });
 
+describe('the approval card for a step out of budget', () => {
+  it('asks for more turns with an amount to change, and offers no Approve all', () => {
+    const { store } = testRuntime();
+    const rationale = 'Step "Write NOTES.md" used its 3 turns; allow 3 more?';
+    store.setState({ pendingApproval: makeApproval('A1', { kind: 'budget', tool: null, args: { limit: 'turns', used: 3, more: 3 }, description: 'Write NOTES.md', rationale }), approvalsStatus: 'loaded' });
+    const html = render(store, <ApprovalCard plan={waiting} />);
+    expect(html).toContain('Approval needed: more turns for the step');
+    expect(html).toContain('used its 3 turns; allow 3 more?');
+    expect(html).toMatch(/<label for="approval-more">More turns<\/label> <input id="approval-more"[^>]*placeholder="3"/);
+    expect(html).toContain('Allow 3 more turns</button>');
+    expect(html).not.toContain('Approve all');
+    expect(html).not.toContain('<dl');
+  });
+});
+
 describe('the approval card for a call of an MCP server', () => {
   it('names the server and the tool, says what the server says the tool does, and shows the arguments', () => {
     const { store } = testRuntime();
