@@ -95,6 +95,8 @@ export interface ChangesSlice {
   toggleHunk(path: string, hunk: number): void;
   /** Why a declined hunk was declined, for the model. */
   setHunkReason(path: string, hunk: number, reason: string): Promise<void>;
+  /** Unticks the hunks the plan keeps declined, where the page has no verdict of its own: the plan or its review just loaded. */
+  seedDeclinedHunks(): void;
   setAllIncluded(included: boolean): void;
   /** Asks for confirmation before applying what was accepted. */
   applySelected(): Promise<void>;
@@ -203,7 +205,8 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     if (folded.needsHost) refreshReview();
     const paths = new Set(files.map((f) => f.path));
     const selected = get().selectedPath;
-    set({ reviewFiles: files, selectedPath: selected && paths.has(selected) ? selected : (files[0]?.path ?? null), rejectedHunks: { ...storedRejections(files), ...get().rejectedHunks } });
+    set({ reviewFiles: files, selectedPath: selected && paths.has(selected) ? selected : (files[0]?.path ?? null)});
+    get().seedDeclinedHunks();
     const shown = get().selectedPath;
     if (shown) void loadFileDiff(session, shown);
   };
@@ -319,6 +322,11 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       const next = declining ? [...current, hunk].sort((a, b) => a - b) : current.filter((h) => h !== hunk);
       set({ rejectedHunks: { ...get().rejectedHunks, [path]: next } });
       void keepVerdict(path, [hunk], declining);
+    },
+
+    seedDeclinedHunks() {
+      if (get().plan?.id !== get().session?.planId) return;
+      set({ rejectedHunks: { ...storedRejections(get().reviewFiles), ...get().rejectedHunks } });
     },
 
     async setHunkReason(path, hunk, reason) {
