@@ -320,6 +320,8 @@ export const ACTIONS = {
       const reviewed = p.processingState === 'queued' && p.phase === 'apply' && p.steps > 0;
       if (!checksStop && !reviewed && (p.processingState !== 'errored' || p.phase !== 'execute')) return refuse(wrongStateMessage(p, 'correct', [STATUS_LABELS.failed, STATUS_LABELS.checks_failed, STATUS_LABELS.ready_to_apply]));
       if (!checksStop && !reviewed && !p.failedStep) return refuse(`plan ${p.id} has no failed step to correct`);
+      // Applied hunks are counted against the review as it is: a step run again would move them.
+      if (reviewed && p.partlyApplied) return refuse(`plan ${p.id} is partly applied; the agent can correct it only before anything is applied (apply the rest, or discard it)`);
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'correct', options: (a) => `--note ${quoted(a.note, 'what to do differently')}` },

@@ -152,6 +152,10 @@ describe('the review reaches the model', () => {
     expect(written).toContain('line 1 rewritten by the agent');
     expect(written).toContain('line 25 as the project has it');
 
+    const correct = await agents('plan', 'correct', id);
+    expect(correct.code).toBe(2);
+    expect(correct.stderr).toMatch(/is partly applied; the agent can correct it only before anything is applied/);
+
     const again = await agents('plan', 'apply', id);
     expect(again.code).toBe(2);
     expect(again.stderr.trim()).toBe(`error: hunks: every change left in plan ${id} is declined: agents plan reject-hunks ${id} FILE:N --restore to accept one, or agents plan discard ${id}`);
