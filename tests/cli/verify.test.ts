@@ -84,6 +84,7 @@ describe('verify before apply at the command line', () => {
     ]);
     for (const result of view.results) {
       expect(result).toMatchObject({ exitCode: 0, passed: true, timedOut: false, refused: null, confinement: 'bwrap-nobody' });
+      expect(result.outputPath).toBe(join(home, 'checks', id, `${result.id}.log`));
       expect(existsSync(result.outputPath as string)).toBe(true);
     }
     const text = await agents(['plan', 'checks', id], home);

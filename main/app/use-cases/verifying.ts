@@ -55,7 +55,7 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
     const plan = ctx.get(planId);
     const checks = declaredChecks(plan, lifecycle.listDecisions(planId));
     if (checks.length === 0) return plan;
-    lifecycle.beginPhase(planId, 'apply', ['queued', 'errored'], plan);
+    const begun = lifecycle.beginPhase(planId, 'apply', ['queued', 'errored'], plan);
     let runId: string;
     let results: CheckResult[];
     try {
@@ -67,10 +67,10 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
     const all = stores.checks.listForPlan(planId);
     const decisions = lifecycle.listDecisions(planId);
     const summary = summarize(criterionVerdicts(plan, decisions, all), latestResults(checks, all), new Date().toISOString());
-    lifecycle.update(planId, { checks: summary });
     ctx.events.publish(planId, 'checks_complete', { runId, summary });
     const failed = results.filter((r) => !r.passed);
-    if (failed.length === 0) return lifecycle.transition(planId, 'queued');
+    if (failed.length === 0) return lifecycle.transition(planId, 'queued', { checks: summary }, begun);
+    lifecycle.update(planId, { checks: summary });
     recordFailure(ctx, planId, new EngineError(failedChecksMessage(failed), 'verification', { failedChecks: failed.map((r) => r.name) }));
     return ctx.get(planId);
   };
@@ -100,11 +100,9 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
       if (failed.length > 0) throw new EngineError(failedChecksMessage(failed), 'verification', { failedChecks: failed.map((r) => r.name) });
     },
 
-    /** Runs the plan's checks again (the `verify` action): a plan ready to apply, or whose checks failed. */
+    /** Runs the plan's checks again (the `verify` action): a plan ready to apply, or whose checks failed. A plan without checks is left as it is. */
     verify(planId: string, options: { streamCallback?: StreamCallback } = {}): Promise<Plan> {
-      const plan = guard.require('verify', planId);
-      if (declaredChecks(plan, lifecycle.listDecisions(planId)).length === 0) throw new PlanError(`plan ${planId} has no checks: add verify: to its plan file, or check: to a step`, 'wrong_state');
-      return verifyHeld(plan, options.streamCallback);
+      return verifyHeld(guard.require('verify', planId), options.streamCallback);
     },
 
     /** Before apply: checks whose verdicts went stale run again, so apply never rests on an old verdict. */
