@@ -49,6 +49,18 @@ Feature: A model strategizes and executes agent plans
     Then the plan is errored with category "budget"
     And the next command is "agents plan correct"
 
+  Scenario: Under a careful profile, a step out of turns pauses and asks; given more, it finishes in the same conversation
+    Given an agent plan under the "{ base: trusted, autoRetryTransient: 0 }" profile with at most 3 turns per step
+    And a model that proposes "Write NOTES.md", lists files 4 times, then writes it with "hello"
+    When the plan runs
+    And I approve the pending approval
+    Then the plan is paused, waiting for approval
+    And the pending approval asks for 3 more turns for the step "Write NOTES.md"
+    When I approve the pending approval
+    Then the plan waits in phase apply
+    And the changeset creates "NOTES.md" with "hello"
+    And the step's conversation went on: its last request carries all 5 tool results
+
   Scenario: A step that uses up its output tokens fails with category budget
     Given an agent plan with at most 100 output tokens per step whose definition of done is "NOTES.md says hello"
     And a model that proposes "Write NOTES.md" and then only lists files
@@ -82,7 +94,11 @@ Feature: A model strategizes and executes agent plans
     And a model that fails "Write NOTES.md", and proposes "HELLO.md" when asked for new steps
     When the plan runs
     And I approve the pending approval
+    Then the plan is paused, waiting for approval
+    And the pending approval asks for 3 more turns for the step "Write NOTES.md"
+    When I reject the pending approval with the reason "enough turns"
     Then the plan is errored with category "budget"
+    And the plan's error names "enough turns"
     When I replan the plan by the model
     And the plan runs
     Then the plan is paused, waiting for approval

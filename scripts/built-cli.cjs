@@ -7,12 +7,15 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..');
 const BUILT = path.join(ROOT, 'out', 'cli', 'main.cjs');
 
+// Tests are never bundled: stating them would only slow every start.
+const NOT_BUNDLED = /\.test\.tsx?$|[\\/]test-support([\\/]|$)/;
+
 /** The newest modification time of the CLI's sources. */
 function newestSource() {
   let newest = fs.statSync(path.join(ROOT, 'package.json')).mtimeMs;
   for (const dir of ['main', 'shared']) {
     for (const entry of fs.readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile()) continue;
+      if (!entry.isFile() || NOT_BUNDLED.test(path.join(entry.parentPath, entry.name))) continue;
       const mtime = fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs;
       if (mtime > newest) newest = mtime;
     }

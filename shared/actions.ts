@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors';
 import type { Plan, ProcessingState } from './domain';
+import { checksFailed, type PlanChecksSummary } from './checks';
 import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
 
 /**
@@ -30,6 +31,8 @@ export interface PlanFacts extends PlanStanding {
   hasTree: boolean;
   /** The sandbox folder the plan ran in, when it is gone from the disk: nothing can run in it again. */
   missingSandbox: string | null;
+  /** How the plan's last verify pass came out (README.md, "Verify"); absent or null before one ran. */
+  checks?: PlanChecksSummary | null;
   /** Checkpoints recorded so far (one as each step starts): what rewind and fork go back to. */
   checkpoints: number;
   /** Part of the changeset is in the project already: a rewind would leave the two apart. */
@@ -37,12 +40,16 @@ export interface PlanFacts extends PlanStanding {
 }
 
 /** The facts read off the plan itself, as the engine and the console both see them. */
-export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree'> {
+export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree' | 'checks'> {
   const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
-  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null };
+  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null };
 }
 
-export type Verdict = { allowed: true } | { allowed: false; reason: string; code: ErrorCode };
+/**
+ * `confirm`: allowed only once the operator confirms, for that reason (apply after a failed check);
+ * the action's `confirmedBy` argument says so, and without it the action is refused with the reason.
+ */
+export type Verdict = { allowed: true; confirm?: string } | { allowed: false; reason: string; code: ErrorCode };
 
 const ALLOWED: Verdict = { allowed: true };
 const refuse = (reason: string, code: ErrorCode = 'wrong_state'): Verdict => ({ allowed: false, reason, code });
@@ -111,6 +118,8 @@ export interface ActionSpec<Args extends z.ZodType = z.ZodType> {
   keys: readonly KeyBinding[];
   args: Args;
   allowed(plan: PlanFacts): Verdict;
+  /** The argument (true) that confirms an action whose rule asks for confirmation. */
+  confirmedBy?: string;
   /** The command line's words, `agents plan <command> <id> ...options(args)`; none where only the console has the action. */
   cli?: { command: string; options?: (args: Record<string, unknown>) => string };
 }
@@ -171,6 +180,7 @@ export const ACTIONS = {
     args: none,
     allowed: (p) => {
       if (p.processingState !== 'errored') return refuse(wrongStateMessage(p, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]));
+      if (p.phase === 'apply' && p.errorDetails?.category === 'verification') return refuse(`plan ${p.id}'s checks failed; fix the cause and run them again (verify), or ask the agent to fix it`);
       if (p.phase === 'apply') return refuse(`plan ${p.id} failed to apply; resolve the conflicts, then apply again`);
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
@@ -191,14 +201,22 @@ export const ACTIONS = {
     title: 'Apply the changes',
     description: 'Apply the changeset (or the files and hunks chosen) to the project',
     args: z
-      .object({ paths: z.array(z.string().min(1)).optional(), hunks: z.record(z.string().min(1), z.array(stepNumber).min(1)).optional(), force: z.boolean().optional() })
+      .object({
+        paths: z.array(z.string().min(1)).optional(),
+        hunks: z.record(z.string().min(1), z.array(stepNumber).min(1)).optional(),
+        force: z.boolean().optional(),
+        /** Apply although a check failed: the operator's confirmation. */
+        acceptFailedChecks: z.boolean().optional(),
+      })
       .strict(),
     allowed: (p) => {
       const states: ProcessingState[] = ['queued', 'errored'];
       if (p.phase !== 'apply' || !states.includes(p.processingState)) return refuse(wrongPhaseMessage(p, 'apply', 'apply', states), 'wrong_phase');
-      return p.projectPath === null ? refuse(`plan ${p.id} has no project directory to apply to`, 'no_project') : ALLOWED;
+      if (p.projectPath === null) return refuse(`plan ${p.id} has no project directory to apply to`, 'no_project');
+      return checksFailed(p.checks) ? { allowed: true, confirm: failedChecksReason(p) } : ALLOWED;
     },
-    cli: { command: 'apply' },
+    confirmedBy: 'acceptFailedChecks',
+    cli: { command: 'apply', options: (a) => (a.acceptFailedChecks ? '--accept-failed-checks' : '') },
   }),
   discard: action({
     id: 'discard',
@@ -222,9 +240,21 @@ export const ACTIONS = {
       { key: 'a', args: { all: false }, help: 'Approve the tool call the plan waits for' },
       { key: 'A', args: { all: true }, help: 'Approve this call and every later call of its tool' },
     ],
-    args: z.object({ all: z.boolean().optional() }).strict(),
+    args: z
+      .object({
+        all: z.boolean().optional(),
+        /** A step out of budget: how many more turns or output tokens it gets. */
+        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+      })
+      .strict(),
     allowed: (p) => answerable(p),
-    cli: { command: 'approve', options: (a) => (a.all ? '--all' : '') },
+    cli: {
+      command: 'approve',
+      options: (a) => {
+        const more = a.more as { turns?: number; outputTokens?: number } | undefined;
+        return a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : '';
+      },
+    },
   }),
   reject: action({
     id: 'reject',
@@ -284,11 +314,26 @@ export const ACTIONS = {
     args: z.object({ note: z.string().trim().max(4000).optional() }).strict(),
     allowed: (p) => {
       if (!p.agent) return refuse(`plan ${p.id} is not an agent plan; only a model can correct a step (retry it instead)`, 'not_agent');
-      if (p.processingState !== 'errored' || p.phase !== 'execute') return refuse(wrongStateMessage(p, 'correct', [STATUS_LABELS.failed]));
-      if (!p.failedStep) return refuse(`plan ${p.id} has no failed step to correct`);
+      // A failed check stops the plan before apply: the model is given its output and works on the last step.
+      const checksStop = p.processingState === 'errored' && p.phase === 'apply' && p.errorDetails?.category === 'verification';
+      if (!checksStop && (p.processingState !== 'errored' || p.phase !== 'execute')) return refuse(wrongStateMessage(p, 'correct', [STATUS_LABELS.failed, STATUS_LABELS.checks_failed]));
+      if (!checksStop && !p.failedStep) return refuse(`plan ${p.id} has no failed step to correct`);
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'correct', options: (a) => `--note ${quoted(a.note, 'what to do differently')}` },
+  }),
+  verify: action({
+    id: 'verify',
+    label: 'Run checks',
+    title: 'Run the checks again',
+    description: "Run the plan's checks in its sandbox again and give each criterion its verdict",
+    args: none,
+    allowed: (p) => {
+      const states: ProcessingState[] = ['queued', 'errored'];
+      if (p.phase !== 'apply' || !states.includes(p.processingState)) return refuse(wrongPhaseMessage(p, 'verify', 'apply', states), 'wrong_phase');
+      return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
+    },
+    cli: { command: 'verify' },
   }),
   rewind: action({
     id: 'rewind',
@@ -354,6 +399,13 @@ function answerable(p: PlanFacts): Verdict {
   return p.runHere ? refuse(`plan ${p.id} is still stopping; answer again in a moment`) : (sandboxGone(p) ?? ALLOWED);
 }
 
+/** `check "npm test" failed; ...`: names the failed checks and the confirmation that applies anyway. */
+function failedChecksReason(p: PlanFacts): string {
+  const names = p.checks?.failedChecks ?? [];
+  const named = names.map((n) => JSON.stringify(n)).join(', ');
+  return `plan ${p.id}: ${names.length === 1 ? 'check' : 'checks'} ${named} failed; apply with --accept-failed-checks to apply anyway`;
+}
+
 function quoted(value: unknown, placeholder: string): string {
   return JSON.stringify(typeof value === 'string' && value !== '' ? value : placeholder);
 }
@@ -366,19 +418,34 @@ export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']
 /** The toolbar's controls, in order. */
 export const TOOLBAR_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard'] as const satisfies readonly ActionId[];
 
-export function allowed(action: ActionId, plan: PlanFacts): Verdict {
-  return ACTIONS[action].allowed(plan);
+/**
+ * Whether the plan allows the action with these arguments: an action the rule allows only once
+ * confirmed is refused, with the rule's reason, unless `args` carry its `confirmedBy` argument.
+ * Without `args`, whether the rule allows it at all (a confirmation may still be asked for).
+ */
+export function allowed(action: ActionId, plan: PlanFacts, args?: Record<string, unknown>): Verdict {
+  const spec: ActionSpec = ACTIONS[action];
+  const verdict = spec.allowed(plan);
+  if (args === undefined || !verdict.allowed || verdict.confirm === undefined) return verdict;
+  return spec.confirmedBy && args[spec.confirmedBy] === true ? { allowed: true } : refuse(verdict.confirm);
 }
 
 /** Each action with whether the plan allows it and, if not, why: what `plan show --json` and `plans.get` list. */
 export function actionList(plan: PlanFacts): ActionState[] {
   return ACTION_IDS.map((id) => {
     const verdict = allowed(id, plan);
-    return verdict.allowed ? { id, allowed: true, reason: null } : { id, allowed: false, reason: verdict.reason };
+    if (!verdict.allowed) return { id, allowed: false, reason: verdict.reason };
+    return verdict.confirm === undefined ? { id, allowed: true, reason: null } : { id, allowed: true, reason: null, confirm: verdict.confirm };
   });
 }
 
-export const ActionStateSchema = z.object({ id: ActionIdSchema, allowed: z.boolean(), reason: z.string().nullable() });
+export const ActionStateSchema = z.object({
+  id: ActionIdSchema,
+  allowed: z.boolean(),
+  reason: z.string().nullable(),
+  /** Allowed only once the operator confirms, for this reason (apply after a failed check): the console asks a second time. */
+  confirm: z.string().optional(),
+});
 export type ActionState = z.infer<typeof ActionStateSchema>;
 
 /**

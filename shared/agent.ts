@@ -23,6 +23,34 @@ export const DEFAULT_MAX_TURNS_PER_STEP = 20;
 /** Output tokens one step (strategize counts as one) may use across all its model calls. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
 
+/** The context window assumed for a model no entry of CONTEXT_WINDOWS names. */
+export const DEFAULT_CONTEXT_TOKENS = 32_000;
+
+/** Context windows of known models, by the start of the model's name (the first match wins). */
+export const CONTEXT_WINDOWS: readonly (readonly [prefix: string, tokens: number])[] = [
+  ['claude', 200_000],
+  ['gpt-4.1', 1_000_000],
+  ['gpt-5', 400_000],
+  ['gpt-4o', 128_000],
+  ['o3', 200_000],
+  ['o4', 200_000],
+  ['gemini', 1_000_000],
+  ['qwen3', 128_000],
+  ['qwen2.5', 32_000],
+  ['deepseek', 128_000],
+  ['llama3', 128_000],
+  ['mistral', 32_000],
+];
+
+/** The context a step's conversation must fit in: the plan's `contextTokens`, else the model's known window. */
+export function contextTokensOf(spec: Pick<AgentSpec, 'contextTokens' | 'model'>): number {
+  if (spec.contextTokens) return spec.contextTokens;
+  const model = (spec.model?.slice(spec.model.indexOf(':') + 1) ?? '').toLowerCase();
+  // A model named with its family (openrouter's `anthropic/claude-…`, ollama's `library/qwen2.5`) is looked up by its last part.
+  const name = model.slice(model.lastIndexOf('/') + 1);
+  return CONTEXT_WINDOWS.find(([prefix]) => name.startsWith(prefix))?.[1] ?? DEFAULT_CONTEXT_TOKENS;
+}
+
 /** `agent:` in a plan file: `true`, or the model and budgets to use. */
 export const AgentFileSchema = z.union([
   z.literal(true),
@@ -31,6 +59,8 @@ export const AgentFileSchema = z.union([
       model: ModelRefSchema.optional(),
       maxTurnsPerStep: z.number().int().min(1).max(500).optional(),
       maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
+      /** The context window a step's conversation is kept within; by default the model's, when it is known. */
+      contextTokens: z.number().int().min(2_000).max(10_000_000).optional(),
     })
     .strict(),
 ]);
@@ -44,6 +74,8 @@ export const AgentSpecSchema = z.object({
   baseUrl: z.string().nullable().optional(),
   maxTurnsPerStep: z.number().int().positive(),
   maxOutputTokens: z.number().int().positive(),
+  /** Absent: the model's known window (contextTokensOf). */
+  contextTokens: z.number().int().positive().optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
@@ -54,6 +86,7 @@ export function agentSpecOf(file: AgentFile | undefined): AgentSpec | undefined 
     model: given.model ?? null,
     maxTurnsPerStep: given.maxTurnsPerStep ?? DEFAULT_MAX_TURNS_PER_STEP,
     maxOutputTokens: given.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    ...(given.contextTokens ? { contextTokens: given.contextTokens } : {}),
   };
 }
 
@@ -62,6 +95,8 @@ export const StepUsageSchema = z.object({
   decisionId: z.string().nullable(),
   phase: z.enum(['strategize', 'execute']),
   inputTokens: z.number().int().nonnegative(),
+  /** Of the input tokens, those the provider read from its prompt cache (absent: none reported). */
+  cachedInputTokens: z.number().int().nonnegative().optional(),
   outputTokens: z.number().int().nonnegative(),
   turns: z.number().int().nonnegative(),
   /** The model's finish_step summary, shown to the model in later steps. */
@@ -71,6 +106,7 @@ export type StepUsage = z.infer<typeof StepUsageSchema>;
 
 export const PlanUsageSchema = z.object({
   inputTokens: z.number().int().nonnegative(),
+  cachedInputTokens: z.number().int().nonnegative().optional(),
   outputTokens: z.number().int().nonnegative(),
   steps: z.array(StepUsageSchema),
 });
@@ -80,12 +116,16 @@ export const PriceSchema = z.object({
   /** Currency units per million input tokens. */
   inputPerMTok: z.number().nonnegative(),
   outputPerMTok: z.number().nonnegative(),
+  /** Per million input tokens read from the provider's cache; absent: they cost what other input tokens cost. */
+  cachedInputPerMTok: z.number().nonnegative().optional(),
 });
 export type Price = z.infer<typeof PriceSchema>;
 
-export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): number | null {
+export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, price: Price | null | undefined): number | null {
   if (!price) return null;
-  return (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1_000_000;
+  const cached = usage.cachedInputTokens ?? 0;
+  const cachedPrice = price.cachedInputPerMTok ?? price.inputPerMTok;
+  return ((usage.inputTokens - cached) * price.inputPerMTok + cached * cachedPrice + usage.outputTokens * price.outputPerMTok) / 1_000_000;
 }
 
 /** The settings as the console sees them: never the API key, only whether one is set. */
@@ -135,6 +175,7 @@ export function addUsage(usage: PlanUsage | undefined, delta: StepUsage): PlanUs
     steps[at] = {
       ...step,
       inputTokens: step.inputTokens + delta.inputTokens,
+      ...sumCached(step, delta),
       outputTokens: step.outputTokens + delta.outputTokens,
       turns: step.turns + delta.turns,
       summary: delta.summary ?? step.summary,
@@ -142,7 +183,28 @@ export function addUsage(usage: PlanUsage | undefined, delta: StepUsage): PlanUs
   }
   return {
     inputTokens: (usage?.inputTokens ?? 0) + delta.inputTokens,
+    ...sumCached(usage, delta),
     outputTokens: (usage?.outputTokens ?? 0) + delta.outputTokens,
     steps,
   };
+}
+
+/** The cached input tokens of two usages together; nothing when neither reported any (a provider without a cache). */
+function sumCached(a: { cachedInputTokens?: number } | undefined, b: { cachedInputTokens?: number }): { cachedInputTokens?: number } {
+  if (a?.cachedInputTokens === undefined && b.cachedInputTokens === undefined) return {};
+  return { cachedInputTokens: (a?.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0) };
+}
+
+/** What a budget approval asks: the step used `used` of its `limit`; approving gives it `more`. */
+export const BudgetAskSchema = z.object({
+  limit: z.enum(['turns', 'outputTokens']),
+  used: z.number().int().nonnegative(),
+  more: z.number().int().positive(),
+});
+export type BudgetAsk = z.infer<typeof BudgetAskSchema>;
+
+/** "Step 2 used its 20 turns; allow 20 more?" */
+export function describeBudgetAsk(step: string, ask: BudgetAsk): string {
+  const unit = ask.limit === 'turns' ? 'turns' : 'output tokens';
+  return `${step} used its ${ask.used} ${unit}; allow ${ask.more} more?`;
 }

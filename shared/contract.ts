@@ -16,6 +16,7 @@ import { ErrorCodeSchema } from './errors';
 import { ActionStateSchema, NextStepSchema } from './actions';
 import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
+import { PlanChecksViewSchema } from './checks';
 import { CheckpointSummarySchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
 
 /**
@@ -194,7 +195,16 @@ export const contract = {
     response: z.object({ planId: z.string(), pending: ApprovalSchema.nullable(), approvals: z.array(ApprovalSchema) }),
   },
   /** Approves the waiting call (with `all`, every later call of its tool) and goes on with the run. */
-  'plans.approve': { request: planId.extend({ all: z.boolean().default(false) }).strict(), response: planResponse },
+  'plans.approve': {
+    request: planId
+      .extend({
+        all: z.boolean().default(false),
+        /** For a step out of budget: how much more it gets (default: its budget again). */
+        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+      })
+      .strict(),
+    response: planResponse,
+  },
   /** Rejects the waiting call; the run goes on and the step fails with category `rejected`. */
   'plans.reject': { request: planId.extend({ reason: z.string().trim().min(1, 'say why the call is rejected').max(2000) }).strict(), response: planResponse },
   /** Marks the failed step (or step `step`, from 1 in tree order) skipped; the plan is queued to go on. */
@@ -218,10 +228,16 @@ export const contract = {
         /** Per file, the hunks (1-based) to apply; the file's other hunks stay for later. */
         hunks: z.record(z.string().min(1).max(4096), z.array(z.number().int().positive()).min(1).max(100_000)).optional(),
         force: z.boolean().default(false),
+        /** Apply although a check failed: the operator's confirmation (README.md, "Verify"). */
+        acceptFailedChecks: z.boolean().default(false),
       })
       .strict(),
     response: ApplyResultSchema,
   },
+  /** The plan's checks, their latest results and each criterion's verdict with its evidence. */
+  'plans.checks': { request: planId.strict(), response: PlanChecksViewSchema },
+  /** Runs the plan's checks again in its sandbox (a plan ready to apply, or whose checks failed). */
+  'plans.verify': { request: planId.strict(), response: planResponse },
   'plans.discard': { request: planId.strict(), response: planResponse },
   /** A file of the plan's sandbox as it is now (text, or binary without its content), changed by the plan or not. */
   'plans.readFile': {

@@ -1,8 +1,9 @@
 import type { StrategyDecision } from './domain';
+import { compareAscii } from './compare';
 
 /** Siblings in the order the tree shows them. */
 export function bySiblingOrder(a: StrategyDecision, b: StrategyDecision): number {
-  return a.order - b.order || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  return a.order - b.order || compareAscii(a.createdAt, b.createdAt) || compareAscii(a.id, b.id);
 }
 
 /** Children per parent id (roots under `null`), in sibling order. A decision whose parent is missing is a root. */

@@ -1,3 +1,4 @@
+import { costOf, type PlanUsage, type Price } from './agent';
 import { ANY_TOOL, type AutomationProfile, type ErrorRecord } from './domain';
 
 /**
@@ -28,4 +29,15 @@ export function failuresOf(errors: readonly ErrorRecord[]): ErrorRecord[][] {
     else failures.push([error]);
   }
   return failures;
+}
+
+/** "850 in (600 cached), 145 out", and the cost when there is a price: a plan's or a step's tokens. */
+export function describeUsage(
+  usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>,
+  price: Price | null | undefined,
+  count: (n: number) => string = String,
+): { tokens: string; cost: string | null } {
+  const cached = usage.cachedInputTokens ? ` (${count(usage.cachedInputTokens)} cached)` : '';
+  const cost = costOf(usage, price);
+  return { tokens: `${count(usage.inputTokens)} in${cached}, ${count(usage.outputTokens)} out`, cost: cost === null ? null : cost.toFixed(4) };
 }

@@ -1,6 +1,8 @@
 import { NextStepSchema } from './actions';
 import { z } from 'zod';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
+import { allowedByName, McpCallInfoSchema, McpConfigSchema } from './mcp';
+import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
 import { RewindRecordSchema } from './checkpoints';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
@@ -74,6 +76,8 @@ export const StrategyDecisionSchema = z.object({
   rationale: z.string(),
   toolCalls: z.array(ToolCallSpecSchema),
   status: DecisionStatusSchema,
+  /** The step's own check (a plan file's `check:`, or the command a model proposed with the step's acceptance). */
+  check: CheckSchema.nullable().optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -188,6 +192,10 @@ export const AutomationProfileSchema = z.object({
   pauseBeforeEachDecision: z.boolean(),
   /** Tool names whose calls wait for the operator's approval; `*` means every tool. */
   approvalRequired: z.array(z.string()),
+  /** Tools whose calls never wait for approval: `NAME.TOOL`, or `NAME.*` for every tool of an MCP server. */
+  allow: z.array(z.string()).optional(),
+  /** MCP tools their server marks read-only (readOnlyHint) need no approval; off unless set. */
+  allowReadOnlyMcp: z.boolean().optional(),
 });
 export type AutomationProfile = z.infer<typeof AutomationProfileSchema>;
 
@@ -212,7 +220,7 @@ export const BUILTIN_PROFILES = {
 
 /** Whether a call of `tool` waits for the operator under `profile`, unless all its calls were approved. */
 export function needsApproval(profile: AutomationProfile, tool: string, approvedForPlan: ReadonlySet<string> = new Set()): boolean {
-  if (approvedForPlan.has(tool)) return false;
+  if (approvedForPlan.has(tool) || allowedByName(profile.allow, tool)) return false;
   return profile.approvalRequired.includes(ANY_TOOL) || profile.approvalRequired.includes(tool);
 }
 export type BuiltinProfileName = keyof typeof BUILTIN_PROFILES;
@@ -252,6 +260,8 @@ export const PlanStepSchema = z.strictObject({
   step: nonEmpty,
   rationale: z.string().optional(),
   tools: z.array(ToolCallSpecSchema).default([]),
+  /** A command that checks the step is done (README.md, "Verify"). */
+  check: CheckSpecSchema.optional(),
 });
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 
@@ -273,6 +283,12 @@ export const PlanFileSchema = z
     definitionOfDone: DefinitionOfDoneSchema,
     /** A model strategizes and executes the plan; its definition of done is in plain words. */
     agent: AgentFileSchema.optional(),
+    /** MCP servers whose tools the model may call, beside those of the settings. */
+    mcp: McpConfigSchema.optional(),
+    /** Checks run in the sandbox after execute, before apply: a command, or `{ name, run, timeoutSeconds, criteria }`. */
+    verify: z.array(CheckSpecSchema).optional(),
+    /** Run each step's `check:` right after the step, too. */
+    verifyEach: z.boolean().optional(),
   })
   .strict();
 export type PlanFile = z.infer<typeof PlanFileSchema>;
@@ -324,6 +340,12 @@ export const PlanSchema = z.object({
    * stopped. Only the engine reads `state`, and parses it with its own schema (ToolLoopState).
    */
   agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
+  /** The plan file's MCP servers. */
+  mcp: McpConfigSchema.optional(),
+  /** The plan-level checks (the project's defaults and the plan file's) and `verifyEach`. */
+  verify: PlanVerifySchema.optional(),
+  /** How the last verify pass came out; null or absent before one ran. */
+  checks: PlanChecksSummarySchema.nullable().optional(),
   /** The last rewind: to which step, by whom, and whether it was completed after an interruption. */
   lastRewind: RewindRecordSchema.nullable().optional(),
   createdAt: timestamp,
@@ -340,7 +362,8 @@ export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
 export const ApprovalSchema = z.object({
   id: nonEmpty,
   planId: nonEmpty,
-  kind: z.enum(['tool', 'plan']),
+  /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). */
+  kind: z.enum(['tool', 'plan', 'budget']),
   /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
   decisionId: z.string().nullable(),
   callIndex: z.number().int().nonnegative().nullable(),
@@ -354,6 +377,8 @@ export const ApprovalSchema = z.object({
   hunks: z.array(DiffHunkSchema).nullable().default(null),
   /** Why a shell.run call waits though the profile may not ask: the part of it the command rules cannot check. */
   commandRule: CommandRuleSchema.optional(),
+  /** For a call of an MCP server's tool: the server, the tool and what the server says it does. */
+  mcp: McpCallInfoSchema.optional(),
   status: ApprovalStatusSchema,
   /** `all`: every later call of this tool in the plan is approved too. */
   scope: z.enum(['once', 'all']).nullable(),
@@ -388,6 +413,8 @@ export const ERROR_CATEGORIES = [
   'model_output',
   /** A step used up its turn or token budget. */
   'budget',
+  /** A check of the plan failed in its sandbox (README.md, "Verify"): apply needs the operator's confirmation. */
+  'verification',
 ] as const;
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;

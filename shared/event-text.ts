@@ -1,5 +1,6 @@
 import type { ChangeOperation } from './domain';
 import type { StreamEvent } from './events';
+import { checksSummaryLine } from './checks';
 import { formatDuration, plural, statusLabel } from './vocabulary';
 
 export type EventTone = 'info' | 'progress' | 'good' | 'warn' | 'bad';
@@ -76,9 +77,18 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: `model: ${event.data.text}`, tone: 'info' };
     case 'model_usage': {
       const d = event.data;
-      return { text: `${d.inputTokens} tokens in, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+      const cached = d.cachedInputTokens ? ` (${d.cachedInputTokens} cached)` : '';
+      return { text: `${d.inputTokens} tokens in${cached}, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
+    }
+    case 'context_folded': {
+      const d = event.data;
+      const what = [d.resultsCut ? `${plural(d.resultsCut, 'tool result')} cut to one line` : '', d.turnsFolded ? `${plural(d.turnsFolded, 'turn')} folded into a summary` : '']
+        .filter(Boolean)
+        .join(', ');
+      return { text: `context kept within ${d.contextTokens} tokens: ${what} (about ${d.beforeTokens} -> ${d.afterTokens})`, tone: 'info' };
     }
     case 'approval_requested':
+      if (event.data.kind === 'budget') return { text: `${step(event.data.decisionId)} ran out of its budget and asks for more`, tone: 'warn' };
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
     case 'approval_resolved': {
       const { tool, approved, answeredBy, reason } = event.data;
@@ -86,6 +96,22 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
     }
     case 'recovery_applied':
       return { text: `${event.data.action.replaceAll('_', ' ')}: ${event.data.description}`, tone: 'info' };
+    case 'check_started': {
+      const { index, total, name, run, decisionId } = event.data;
+      return { text: `check ${index} of ${total}: ${name}${name === run ? '' : ` $ ${run}`}${decisionId ? ` (${step(decisionId)})` : ''}`, tone: 'progress' };
+    }
+    case 'check_output':
+      return { text: `${event.data.name}: ${event.data.text.replace(/\n$/, '')}`, tone: 'info' };
+    case 'check_finished': {
+      const { name, passed, exitCode, timedOut, timeoutSeconds, refused, durationMs } = event.data;
+      if (refused !== null) return { text: `check ${name} refused: ${refused}`, tone: 'bad' };
+      if (timedOut) return { text: `check ${name} failed: ran past its time limit of ${timeoutSeconds} s`, tone: 'bad' };
+      return { text: `check ${name} ${passed ? 'passed' : `failed (exit ${exitCode ?? '?'})`} in ${formatDuration(durationMs)}`, tone: passed ? 'good' : 'bad' };
+    }
+    case 'checks_complete':
+      return { text: checksSummaryLine(event.data.summary), tone: event.data.summary.failed > 0 ? 'bad' : event.data.summary.notChecked > 0 ? 'warn' : 'good' };
+    case 'checks_stale':
+      return { text: `checks stale: ${event.data.reason}`, tone: 'warn' };
     case 'checkpoint_created':
       return { text: `checkpoint before step ${event.data.step}: ${plural(event.data.filesChanged, 'file')} changed since the previous one`, tone: 'info' };
     case 'plan_rewound': {

@@ -10,6 +10,7 @@ import {
   RecoveryActionSchema,
   RuntimeExecuteResultSchema,
 } from './domain';
+import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
 import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
@@ -87,7 +88,7 @@ export const EVENT_DATA = {
   /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
   approval_requested: z.object({
     approvalId: id,
-    kind: z.enum(['tool', 'plan']).optional(),
+    kind: z.enum(['tool', 'plan', 'budget']).optional(),
     decisionId: z.string().nullable(),
     tool: z.string().nullable(),
     args: z.record(z.string(), z.unknown()).optional(),
@@ -110,12 +111,44 @@ export const EVENT_DATA = {
     decisionId: z.string().nullable(),
     phase: modelPhase,
     inputTokens: count,
+    /** Of the call's input tokens, those read from the provider's prompt cache. */
+    cachedInputTokens: count.optional(),
     outputTokens: count,
     stepInputTokens: count,
     stepOutputTokens: count,
     planInputTokens: count,
     planOutputTokens: count,
   }),
+  /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
+  context_folded: z.object({
+    decisionId: z.string().nullable(),
+    phase: modelPhase,
+    contextTokens: count,
+    /** Estimated tokens of the request before and after. */
+    beforeTokens: count,
+    afterTokens: count,
+    resultsCut: count,
+    turnsFolded: count,
+  }),
+  /** A check starts in the sandbox: check `index` of the pass's `total` (README.md, "Verify"). */
+  check_started: z.object({
+    runId: id,
+    resultId: id,
+    name: z.string(),
+    run: z.string(),
+    source: CheckSourceSchema,
+    decisionId: z.string().nullable(),
+    index: z.number().int().positive(),
+    total: count,
+  }),
+  /** A check's output as it is written, stdout and stderr interleaved, chunks batched. */
+  check_output: z.object({ runId: id, resultId: id, name: z.string(), decisionId: z.string().nullable(), text: z.string() }),
+  /** A check ended (or was refused, or ran past its time limit): its whole result, the output's tail included. */
+  check_finished: CheckResultSchema,
+  /** A verify pass ended: the plan's summary as it now stands. */
+  checks_complete: z.object({ runId: id, summary: PlanChecksSummarySchema }),
+  /** The sandbox changed after the checks ran: their verdicts are stale until they run again. */
+  checks_stale: z.object({ reason: z.string(), summary: PlanChecksSummarySchema }),
   /** A step is about to start and what the plan held is recorded: it can be rewound to, or forked from. */
   checkpoint_created: CheckpointCreatedSchema,
   /** The sandbox and the changeset are back to a checkpoint; the steps from there are pending again. */
@@ -142,9 +175,16 @@ export const ENGINE_EVENT_TYPES = [
   'model_output',
   /** Tokens after each model call: the call's, the step's and the plan's. */
   'model_usage',
+  /** A step's conversation cut and folded to stay within its context. */
+  'context_folded',
   'approval_requested',
   'approval_resolved',
   'recovery_applied',
+  'check_started',
+  'check_output',
+  'check_finished',
+  'checks_complete',
+  'checks_stale',
   'checkpoint_created',
   'plan_rewound',
   'plan_forked',

@@ -5,3 +5,4 @@ export * from './ids';
 export * from './contract';
 export * from './ws-protocol';
 export * from './streams';
+export * from './checks';

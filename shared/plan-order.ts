@@ -1,3 +1,4 @@
+import { compareAscii } from './compare';
 import type { Plan } from './domain';
 import type { PlanStanding } from './vocabulary';
 
@@ -11,5 +12,5 @@ export function needsAttention(plan: PlanStanding): boolean {
  * operator first, then newest first (a later id breaks a tie of one millisecond: ids grow with time).
  */
 export function comparePlansForList(a: PlanStanding & Pick<Plan, 'createdAt' | 'id'>, b: PlanStanding & Pick<Plan, 'createdAt' | 'id'>): number {
-  return Number(needsAttention(b)) - Number(needsAttention(a)) || b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
+  return Number(needsAttention(b)) - Number(needsAttention(a)) || compareAscii(b.createdAt, a.createdAt) || compareAscii(b.id, a.id);
 }

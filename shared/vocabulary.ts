@@ -5,7 +5,7 @@ import type { Phase, Plan, ProcessingState } from './domain';
  * messages. A status is derived from the stored phase and processing state (and what the plan waits
  * for), never shown as that pair.
  */
-export const PLAN_STATUSES = ['ready_to_run', 'running', 'paused', 'waiting_for_approval', 'ready_to_apply', 'applied', 'failed', 'interrupted', 'discarded'] as const;
+export const PLAN_STATUSES = ['ready_to_run', 'running', 'paused', 'waiting_for_approval', 'ready_to_apply', 'checks_failed', 'applied', 'failed', 'interrupted', 'discarded'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
 export const STATUS_LABELS: Record<PlanStatus, string> = {
@@ -14,6 +14,7 @@ export const STATUS_LABELS: Record<PlanStatus, string> = {
   paused: 'Paused',
   waiting_for_approval: 'Waiting for approval',
   ready_to_apply: 'Ready to apply',
+  checks_failed: 'Checks failed',
   applied: 'Applied',
   failed: 'Failed',
   interrupted: 'Interrupted',
@@ -34,6 +35,7 @@ export function planStatus(plan: PlanStanding): PlanStatus {
     case 'paused':
       return plan.waitingFor === 'approval' ? 'waiting_for_approval' : 'paused';
     case 'errored':
+      if (plan.errorDetails?.category === 'verification') return 'checks_failed';
       return plan.errorDetails?.category === 'interrupted' ? 'interrupted' : 'failed';
     case 'complete':
       return 'applied';

@@ -167,6 +167,33 @@ Given('a model that proposes {string} and then only lists files, unless told a n
   this.agent.server.respondWith(listingModel(step.replace('Write ', ''), 'operator\'s note'));
 });
 
+Given('a model that proposes {string}, lists files {int} times, then writes it with {string}', function (this: World, step: string, listings: number, content: string) {
+  const path = step.replace('Write ', '');
+  const good = fileWritingAgent({ [path]: content });
+  this.agent.server.respondWith((request, index) => {
+    if (isStrategize(request)) return good(request, index);
+    const results = toolResults(request);
+    if (results < listings) return { toolCalls: [{ name: 'file_list', args: {} }] };
+    if (results === listings) return { toolCalls: [{ name: 'file_write', args: { path, content } }] };
+    return { toolCalls: [{ name: 'finish_step', args: { summary: `Wrote ${path}.` } }] };
+  });
+});
+
+Then('the pending approval asks for {int} more turns for the step {string}', function (this: World, more: number, step: string) {
+  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+  assert.equal(pending?.kind, 'budget');
+  assert.deepEqual(pending?.args, { limit: 'turns', used: 3, more });
+  assert.equal(pending?.description, step);
+  assert.ok(pending?.rationale.includes(`used its 3 turns; allow ${more} more?`), pending?.rationale);
+});
+
+Then("the step's conversation went on: its last request carries all {int} tool results", function (this: World, results: number) {
+  const steps = requests(this).filter((r) => !isStrategize(r));
+  assert.equal(toolResults(steps.at(-1)!), results);
+  // One conversation: every request of the step starts with the same prompt, and none started afresh after the pause.
+  assert.ok(steps.every((r) => toolResults(r) > 0 || r === steps[0]), steps.map(toolResults).join(','));
+});
+
 Given('a model that tries to write {string}', function (this: World, outside: string) {
   const good = fileWritingAgent({ 'NOTES.md': 'hello' });
   this.agent.server.respondWith((request, index) =>

@@ -2,18 +2,36 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
 import { recordSandboxBase } from '../engine/changeset/hand-edits';
+import { BudgetGate } from '../engine/budget-gate';
 import { PlanExecutionContext } from '../engine/execution-context';
+import { McpSession } from '../engine/mcp/mcp-servers';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import { PlanExecutor } from '../engine/plan-executor';
 import { createSandbox } from '../engine/sandbox/sandbox';
 import { ToolRunner } from '../engine/tool-runner';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
+import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
 import type { PlanContext, RunOptions } from './use-cases/plan-context';
+import type { PlanVerifying } from './use-cases/verifying';
+import { scriptedStepRunner, type StepRunner } from '../engine/runtime-execute-actor';
 
-/** Builds the executor of one run, with the plan as it is once its sandbox exists. */
-export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan }>;
+/** With `verifyEach: true`, each step's own check runs right after the step, and its failure fails the step. */
+function checkedSteps(plan: Plan, steps: StepRunner, checkStep: PlanVerifying['checkStep']): StepRunner {
+  if (!plan.verify?.verifyEach) return steps;
+  return {
+    async run(decision, context) {
+      await steps.run(decision, context);
+      // What the step queued is committed first, so the log has the step before its check.
+      context.flush();
+      await checkStep(plan, decision);
+    },
+  };
+}
+
+/** Builds the executor of one run, with the plan as it is once its sandbox exists; `close` ends what the run started (its MCP servers). */
+export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan; close?: () => Promise<void> }>;
 
 /** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
 function projectInvariantRecords(plan: Plan): string[] {
@@ -26,7 +44,7 @@ function projectInvariantRecords(plan: Plan): string[] {
  * Executors over a sandbox in `<dataDir>/sandboxes/<planId>` (made at the first run, a copy of the
  * project), the context's tools and stores, and the plan's model when it is an agent plan.
  */
-export function sandboxExecutorFactory(ctx: PlanContext): ExecutorFactory {
+export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifying['checkStep']): ExecutorFactory {
   const { options, lifecycle, stores } = ctx;
   return async (known, runOptions) => {
     let plan = known;
@@ -63,11 +81,24 @@ export function sandboxExecutorFactory(ctx: PlanContext): ExecutorFactory {
       },
       changesetStore: stores.changesets,
     });
-    const toolRunner = new ToolRunner(ctx.registry, stores.invocations);
+    // An agent plan's MCP servers add their tools to this run's registry only.
+    const servers = plan.agent ? mcpServersOf(plan, ctx.options.settings) : {};
+    const registry = Object.keys(servers).length > 0 ? ctx.registry.copy() : ctx.registry;
+    const mcp = Object.keys(servers).length > 0 ? new McpSession(servers, registry, { sandboxRoot, profile: plan.automationProfile }) : null;
+    const toolRunner = new ToolRunner(registry, stores.invocations);
     let agent: ModelAgent | null = null;
     if (plan.agent) {
       const config = ctx.modelConfig(plan.agent);
-      agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: plan.agent, toolRunner, lifecycle, sandboxRoot });
+      agent = new ModelAgent({
+        model: await createLanguageModel(config),
+        config,
+        spec: plan.agent,
+        toolRunner,
+        lifecycle,
+        sandboxRoot,
+        prepareTools: mcp ? () => mcp.start() : undefined,
+        budgetGate: new BudgetGate(stores.approvals, ctx.events, planId, plan.automationProfile),
+      });
     }
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,
@@ -80,12 +111,12 @@ export function sandboxExecutorFactory(ctx: PlanContext): ExecutorFactory {
             },
           }
         : undefined,
-      stepRunner: agent ? agent.stepRunner(plan, runOptions.corrections) : undefined,
+      stepRunner: checkedSteps(plan, agent ? agent.stepRunner(plan, runOptions.corrections) : scriptedStepRunner, checkStep),
       toolRunner,
       executionContext: context,
       errorRecoveryService: ctx.recovery,
       sleep: options.sleep,
     });
-    return { executor, plan };
+    return { executor, plan, close: mcp ? () => mcp.close() : undefined };
   };
 }

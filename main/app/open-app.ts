@@ -16,6 +16,7 @@ import { planFixing } from './use-cases/fixing';
 import { planApplying } from './use-cases/applying';
 import { planSandboxFiles } from './use-cases/sandbox-files';
 import { planActions } from './use-cases/actions';
+import { planVerifying } from './use-cases/verifying';
 import { planCheckpoints } from './use-cases/checkpoints';
 
 export interface App {
@@ -32,7 +33,8 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
   const runs = new RunRegistry(options.stores.leases);
   const ctx = new PlanContext(options, runs);
   const reading = planReading(ctx);
-  const running = planRunning(ctx, runs, sandboxExecutorFactory(ctx));
+  const verifying = planVerifying(ctx, runs);
+  const running = planRunning(ctx, runs, sandboxExecutorFactory(ctx, verifying.checkStep), verifying.verifyPass);
   return {
     stores: ctx.stores,
     lifecycle: ctx.lifecycle,
@@ -42,8 +44,9 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     ...planAuthoring(ctx),
     ...running,
     ...planApprovals(ctx, runs, running.runFrom),
-    ...planFixing(ctx, runs, running.run),
-    ...planApplying(ctx, runs, reading),
+    ...planFixing(ctx, runs, running.run, verifying),
+    ...planApplying(ctx, runs, reading, verifying),
+    ...verifying,
     ...planSandboxFiles(ctx, runs),
     ...planActions(ctx, runs),
     ...planCheckpoints(ctx, runs),

@@ -17,6 +17,7 @@ import {
   type ToolCallSpec,
 } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
+import { normalizeCheck, type PlanVerify, ProjectVerifySchema } from '../../shared/checks';
 import { checkProjectDir, type ProjectPolicy, resolveProjectDir } from './project-policy';
 
 /** Bad input with several problems: its message is one `field: problem` line per problem. */
@@ -96,6 +97,18 @@ export function loadProfile(nameOrFile: string): AutomationProfile {
 }
 
 export const INVARIANTS_FILE = '.agents/invariants.yaml';
+export const VERIFY_FILE = '.agents/verify.yaml';
+
+/**
+ * The checks a plan runs (README.md, "Verify"): the project's `.agents/verify.yaml` first, then
+ * the plan file's `verify:`; undefined when there are none and `verifyEach` is not set.
+ */
+export function planVerify(plan: Pick<PlanFile, 'verify' | 'verifyEach'>, projectPath: string | null): PlanVerify | undefined {
+  const file = projectPath ? join(projectPath, VERIFY_FILE) : null;
+  const project = file && existsSync(file) ? parseOrThrow(ProjectVerifySchema, readYamlFile(file, VERIFY_FILE) ?? {}, VERIFY_FILE).verify : [];
+  const checks = [...project.map((c) => normalizeCheck(c, 'project')), ...(plan.verify ?? []).map((c) => normalizeCheck(c, 'plan'))];
+  return checks.length > 0 || plan.verifyEach ? { checks, verifyEach: plan.verifyEach ?? false } : undefined;
+}
 
 /** The project's `.agents/invariants.yaml`, or null where there is none. */
 export function loadProjectInvariants(projectPath: string): ProjectInvariants | null {
@@ -187,6 +200,8 @@ export function validatePlanFile(
   const parsed = PlanFileSchema.safeParse(raw);
   if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => planIssue(issue, fields)));
   const steps = Array.isArray(fields.definitionOfDone) ? fields.definitionOfDone : [];
+  // Only a model calls MCP tools: a scripted plan's calls are checked against the sandbox tools.
+  if (fields.mcp !== undefined && fields.agent === undefined) problems.push(new ValidationError('mcp', 'only an agent plan (agent: true) calls MCP tools'));
   if (fields.agent !== undefined) {
     const scripted = steps.findIndex((step) => PlanStepSchema.safeParse(step).data?.tools.length);
     if (scripted !== -1) {

@@ -14,7 +14,7 @@ describe('a run reads its plan once per phase', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('strategize and execute of the demo plan read the plan three times: once per phase, and once for the result', async () => {
+  it('a run of the demo plan reads the plan once per phase, once for its checks, once per step for its checkpoint, and once for the result', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'agents-reads-'));
     app = openApp({ dataDir: dir });
     const plan = app.service.createFromFile(path.join(EXAMPLES, 'add-license.yaml'));
@@ -22,6 +22,6 @@ describe('a run reads its plan once per phase', () => {
     const get = vi.spyOn(app.service.lifecycle, 'getPlan');
     const done = await app.service.run(plan.id);
     expect(done.phase).toBe('apply');
-    expect(get.mock.calls.filter(([id]) => id === plan.id)).toHaveLength(3);
+    expect(get.mock.calls.filter(([id]) => id === plan.id)).toHaveLength(3 + 1 + 6);
   });
 });

@@ -7,6 +7,7 @@ import type { PlanReading } from './use-cases/reading';
 import type { PlanRunning } from './use-cases/running';
 import type { PlanSandboxFiles } from './use-cases/sandbox-files';
 import type { PlanActions } from './use-cases/actions';
+import type { PlanVerifying } from './use-cases/verifying';
 import type { PlanCheckpoints } from './use-cases/checkpoints';
 
 export type { Answer, EngineStores, PlanServiceOptions, RunOptions } from './use-cases/plan-context';
@@ -28,4 +29,5 @@ export type PlanService = Pick<PlanContext, 'stores' | 'lifecycle' | 'events' | 
   PlanApplying &
   PlanSandboxFiles &
   PlanActions &
+  PlanVerifying &
   PlanCheckpoints;

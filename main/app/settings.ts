@@ -11,6 +11,7 @@ import {
   type SettingsView,
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
+import { McpConfigSchema } from '../../shared/mcp';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
 /** The settings file in the data directory (mode 0600: it may hold an API key). */
@@ -24,6 +25,8 @@ export const SettingsFileSchema = z
     apiKeyEncrypted: z.string().optional(),
     price: PriceSchema.optional(),
     timeoutMs: z.number().int().positive().optional(),
+    /** MCP servers every agent plan may use (`agents mcp add`). */
+    mcp: McpConfigSchema.optional(),
   })
   .strict();
 export type SettingsFile = z.infer<typeof SettingsFileSchema>;
@@ -273,7 +276,7 @@ interface ConfigSetting {
   patch(value: string, current: SettingsFile): SettingsChange;
 }
 
-function pricePatch(side: 'inputPerMTok' | 'outputPerMTok', key: string) {
+function pricePatch(side: 'inputPerMTok' | 'outputPerMTok' | 'cachedInputPerMTok', key: string) {
   return (value: string, current: SettingsFile): SettingsChange => {
     if (value === '') return { price: null };
     const n = parseOrThrow(z.coerce.number().nonnegative(), value, key);
@@ -298,6 +301,8 @@ export const CONFIG_SETTINGS = {
   apiKey: { value: (file) => (file.apiKey || file.apiKeyEncrypted ? '(set)' : '(not set)'), patch: (value) => ({ apiKey: value }) },
   priceInput: { value: (file) => file.price?.inputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('inputPerMTok', 'priceInput') },
   priceOutput: { value: (file) => file.price?.outputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('outputPerMTok', 'priceOutput') },
+  // Input read from the provider's prompt cache; unset, it costs what other input costs.
+  priceCachedInput: { value: (file) => file.price?.cachedInputPerMTok ?? null, unit: 'per million tokens', patch: pricePatch('cachedInputPerMTok', 'priceCachedInput') },
   timeoutMs: {
     value: (file) => file.timeoutMs ?? null,
     unit: 'ms',

@@ -1,7 +1,8 @@
+import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { costOf, type PlanModelView, type Price } from '../../shared/agent';
+import { type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
-import { describeProfile, failuresOf } from '../../shared/describe';
+import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
 import { formatNextSteps, nextCommand } from './next-steps';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
@@ -28,9 +29,9 @@ export function formatPlanList(plans: Plan[]): string {
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
-export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens'>, price: Price | null | undefined): string {
-  const cost = costOf(usage, price);
-  return `${usage.inputTokens} in, ${usage.outputTokens} out${cost !== null ? ` (cost ${cost.toFixed(4)})` : ''}`;
+export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, price: Price | null | undefined): string {
+  const { tokens, cost } = describeUsage(usage, price);
+  return `${tokens}${cost !== null ? ` (cost ${cost})` : ''}`;
 }
 
 export function formatPlan(
@@ -69,6 +70,7 @@ export function formatPlan(
     for (const glob of project.allowCommands ?? []) lines.push(`  allow:      ${glob}  (.agents/invariants.yaml)`);
     for (const note of project.notes) lines.push(`  note:       ${note}  (.agents/invariants.yaml)`);
   }
+  if (plan.checks) lines.push(`  checks:     ${checksSummaryLine(plan.checks).slice('Checks: '.length)}  (agents plan checks ${plan.id})`);
   if (plan.lastRewind) {
     const { toStep, by, at, recovered } = plan.lastRewind;
     lines.push(`  rewound:    to before step ${toStep} by ${by} at ${at}${recovered ? ' (completed after an interruption)' : ''}`);
@@ -216,8 +218,13 @@ export function formatApproval(approval: Approval): string {
   if (approval.kind === 'plan') {
     return [`${approval.description}; approve to execute them, or reject with a reason for a new proposal:`, approval.rationale.replace(/^/gm, '  ')].join('\n');
   }
+  if (approval.kind === 'budget') return `${approval.rationale} Approve to go on in the same conversation, or reject to fail the step.`;
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
+  if (approval.mcp) {
+    const { server, tool, description, readOnly } = approval.mcp;
+    lines.push(`  MCP server ${server}, tool ${tool}${readOnly ? ' (marked read-only by its server)' : ''}${description ? `: ${description.split('\n')[0].slice(0, 200)}` : ''}`);
+  }
   if (approval.rationale) lines.push(`  why: ${approval.rationale}`);
   if (approval.commandRule) lines.push(`  asks because: "${approval.commandRule.command}" (${approval.commandRule.rule})`);
   if (approval.diff) lines.push(approval.diff.trimEnd());
@@ -230,7 +237,7 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
   if (answered.length > 0) {
     lines.push('', 'Answered:');
     for (const a of answered) {
-      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? 'the proposed tree'}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? (a.kind === 'budget' ? 'more for a step' : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
     }
   }
   return lines.join('\n');

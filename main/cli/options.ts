@@ -13,6 +13,13 @@ export function stepNumber(value: string): number {
   return n;
 }
 
+/** --turns N, --tokens N: a positive count. */
+export const positiveCount = (flag: string) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ValidationError(flag, `must be a whole number above 0, not "${value}"`);
+  return n;
+};
+
 /** Adds commands to a group; a group's commands are registered by name, in the order its help lists them. */
 export type Register = (group: Command, ctx: Ctx) => void;
 

@@ -2,18 +2,20 @@ import { Command } from 'commander';
 import { type App, openApp } from '../app/open-app';
 import { registerConfig } from './commands/config';
 import { registerDemo } from './commands/demo';
+import { registerMcp } from './commands/mcp';
 import { planApplyCommands } from './commands/plan-apply';
 import { planCheckpointCommands } from './commands/plan-checkpoints';
 import { planFixCommands } from './commands/plan-fix';
 import { planReadCommands } from './commands/plan-read';
 import { planRunCommands } from './commands/plan-run';
+import { planVerifyCommands } from './commands/plan-verify';
 import { registerServe } from './commands/serve';
 import { commandGroup, type Register } from './options';
 import { type CliIo, type Ctx, EXIT, exitStatusOf } from './run-command';
 
 export { type CliIo, EXIT } from './run-command';
 
-const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planApplyCommands, ...planCheckpointCommands } satisfies Record<string, Register>;
+const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planVerifyCommands, ...planApplyCommands, ...planCheckpointCommands } satisfies Record<string, Register>;
 
 type PlanCommand = keyof typeof PLAN_COMMANDS;
 
@@ -36,6 +38,8 @@ const PLAN_HELP_ORDER: readonly PlanCommand[] = [
   'profile',
   'replan',
   'reset',
+  'checks',
+  'verify',
   'checkpoints',
   'rewind',
   'apply',
@@ -68,6 +72,7 @@ export function buildProgram(ctx: Ctx): Command {
 
   registerConfig(program, ctx);
   registerDemo(program, ctx);
+  registerMcp(program, ctx);
   registerServe(program, ctx);
   return program;
 }

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
+import { BudgetAskSchema } from '../../shared/agent';
 import type { Approval, Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { eventText } from '../../shared/event-text';
@@ -101,7 +102,13 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
   try {
     ctx.io.stderr(`${formatApproval(approval)}\n`);
     for (;;) {
-      const key = (await askKey(approval.kind === 'plan' ? 'approve the proposed tree? [y]es, [n]o, [?] help: ' : `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `))?.toLowerCase();
+      const question =
+        approval.kind === 'plan'
+          ? 'approve the proposed tree? [y]es, [n]o, [?] help: '
+          : approval.kind === 'budget'
+            ? 'give the step more? [y]es, [n]o, [?] help: '
+            : `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `;
+      const key = (await askKey(question))?.toLowerCase();
       if (key === null || key === undefined) return null;
       if (key === 'y' || key === 'yes') return { approve: true, all: false };
       if ((key === 'a' || key === 'all') && approval.kind === 'tool') return { approve: true, all: true };
@@ -111,7 +118,11 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
         ctx.io.stderr('a rejection needs a reason\n');
         continue;
       }
-      ctx.io.stderr(`y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails) · leave with Ctrl-D or Esc: the plan stays waiting for approval\n`);
+      const help =
+        approval.kind === 'budget'
+          ? 'y: give the step what it asks for and go on · n: refuse (the step fails)'
+          : `y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails)`;
+      ctx.io.stderr(`${help} · leave with Ctrl-D or Esc: the plan stays waiting for approval\n`);
     }
   } finally {
     rl?.close();
@@ -161,7 +172,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
     else if (!opts.json) {
       const pending = app.service.approvals(planId).pending;
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
-      ctx.io.stderr(`approve with: agents plan approve ${planId} [--all]\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
+      const more = pending?.kind === 'budget' ? (BudgetAskSchema.parse(pending.args).limit === 'turns' ? '[--turns N]' : '[--tokens N]') : '[--all]';
+      ctx.io.stderr(`approve with: agents plan approve ${planId} ${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
     }
     return;
   }

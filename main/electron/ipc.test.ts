@@ -35,6 +35,8 @@ const INVALID: Record<Channel, unknown> = {
   'plans.review': { planId: '' },
   'plans.reviewDiff': { planId: 'P' },
   'plans.errors': null,
+  'plans.checks': { planId: '' },
+  'plans.verify': { planId: 'P', accept: true },
   'plans.run': { planId: 'P', step: 'yes' },
   'plans.step': 'P',
   'plans.continue': [],

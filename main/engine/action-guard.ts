@@ -39,8 +39,8 @@ export function planFacts(plan: Plan, sources: FactSources): PlanFacts {
   };
 }
 
-/** The one guard of every action: refuses with the rule's reason and code (wrong_state unless the rule says otherwise). */
-export function requireAllowed(action: ActionId, facts: PlanFacts): void {
-  const verdict = allowed(action, facts);
+/** The one guard of every action: refuses with the rule's reason and code (wrong_state unless the rule says otherwise); with `args`, an action that needs confirming is refused unless they confirm it. */
+export function requireAllowed(action: ActionId, facts: PlanFacts, args?: Record<string, unknown>): void {
+  const verdict = allowed(action, facts, args);
   if (!verdict.allowed) throw new PlanError(verdict.reason, verdict.code);
 }

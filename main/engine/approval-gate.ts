@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type Approval, type AutomationProfile, needsApproval, type StrategyDecision, type ToolCallSpec } from '../../shared/domain';
+import { type McpCallInfo, mcpNeedsApproval } from '../../shared/mcp';
 import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
 import { toChangeEntry } from './change-capture';
 import { entryHunks, entryLineDiff, unifiedDiff } from './changeset/diff';
@@ -32,20 +33,26 @@ export class ApprovalGate {
     private readonly rules?: InvariantRules,
   ) {}
 
-  /** Cheap: whether the call may wait for approval at all, before anything is read or parsed. */
-  applies(call: ToolCallSpec): boolean {
-    return needsApproval(this.profile, call.tool) || (call.tool === 'shell.run' && shellRulesApply(this.profile, this.rules));
+  /** Cheap: whether the call may wait for approval at all, before anything is read or parsed. `mcp`: the called tool's, for an MCP server's tool. */
+  applies(call: ToolCallSpec, mcp?: McpCallInfo): boolean {
+    return this.needs(call.tool, mcp) || (call.tool === 'shell.run' && shellRulesApply(this.profile, this.rules));
   }
 
-  /** `effect`: the called tool's (ToolDefinition.effect), undefined for a tool not registered. */
-  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined): Promise<void> {
+  /** An MCP server's tool asks unless the profile lets it through (shared/mcp.ts); the others as the profile's list says. */
+  private needs(tool: string, mcp: McpCallInfo | undefined, approvedForPlan?: ReadonlySet<string>): boolean {
+    if (approvedForPlan?.has(tool)) return false;
+    return mcp ? needsApproval(this.profile, tool) || mcpNeedsApproval(this.profile, tool, mcp.readOnly) : needsApproval(this.profile, tool);
+  }
+
+  /** `effect`: the called tool's (ToolDefinition.effect), undefined for a tool not registered; `mcp` as for `applies`. */
+  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined, mcp?: McpCallInfo): Promise<void> {
     // A call the rules refuse anyway does not wait for the operator: the tool runner refuses it.
     if (await this.refused(call, effect)) return;
     const unanalysed = await unanalysedPart(call, this.profile, this.rules);
     // Restricted refuses such a command outright (the tool runner does); `--all` answers never cover one.
     if (unanalysed && this.profile.name === 'restricted') return;
     const approvals = this.store.listForPlan(this.planId);
-    if (!unanalysed && !needsApproval(this.profile, call.tool, toolsApprovedForPlan(approvals))) return;
+    if (!unanalysed && !this.needs(call.tool, mcp, toolsApprovedForPlan(approvals))) return;
     const key = `${decision.id}#${callIndex}`;
     const granted = this.granted.get(key);
     if (granted && sameCall(granted, call)) return;
@@ -66,7 +73,7 @@ export class ApprovalGate {
         reason: answered.reason,
       });
     }
-    const waiting = forCall.find((a) => a.status === 'pending') ?? this.request(decision, call, callIndex, { ...(await this.preview(call)), commandRule: unanalysed ?? undefined });
+    const waiting = forCall.find((a) => a.status === 'pending') ?? this.request(decision, call, callIndex, { ...(await this.preview(call, mcp)), commandRule: unanalysed ?? undefined, mcp });
     throw new ApprovalPending(waiting.id);
   }
 
@@ -79,7 +86,7 @@ export class ApprovalGate {
     }
   }
 
-  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks' | 'commandRule'>): Approval {
+  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks' | 'commandRule' | 'mcp'>): Approval {
     return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'tool',
@@ -94,9 +101,10 @@ export class ApprovalGate {
   }
 
   /** The diff a write, an edit or a delete would make in the sandbox as it is now, as text and as rows; null where none can be told. */
-  private async preview(call: ToolCallSpec): Promise<Pick<Approval, 'diff' | 'hunks'>> {
+  private async preview(call: ToolCallSpec, mcp: McpCallInfo | undefined): Promise<Pick<Approval, 'diff' | 'hunks'>> {
     const none = { diff: null, hunks: null };
-    if (!this.sandboxRoot || typeof call.args.path !== 'string') return none;
+    // An MCP tool's arguments mean what its server says; no diff is guessed from them.
+    if (mcp || !this.sandboxRoot || typeof call.args.path !== 'string') return none;
     const { path: relPath, content, find, replace, all } = call.args;
     try {
       const target = await resolveInSandbox(this.sandboxRoot, relPath, { forWrite: true });

@@ -43,6 +43,11 @@ export const CATEGORY_POLICIES: Record<ErrorCategory, CategoryPolicy> = {
     hint: 'The model used up its turn or token budget for this step. Ask the agent to fix it with a note, or raise agent.maxTurnsPerStep and retry.',
   },
   rejected: { retriable: false, action: 'skip', hint: 'The operator rejected a call of this step. Skip the step, edit its calls, or replan the steps not done.' },
+  verification: {
+    retriable: false,
+    action: 'correct',
+    hint: 'A check failed in the sandbox. Fix the cause and run the checks again, ask the agent to fix it, or apply anyway once you have read the output.',
+  },
   invariant: { retriable: false, action: 'edit_step', hint: "The step breaks a project invariant (.agents/invariants.yaml). Edit the step's calls, skip it, or replan." },
 };
 
@@ -74,6 +79,8 @@ const SUGGESTED = {
   set_profile: 'Change the automation profile, e.g. to one that allows the shell',
   replan: 'Replace the steps not done yet with those of a plan file',
   correct: 'Ask the agent to fix the step, with a note on what to do differently',
+  verify: 'Run the checks again in the sandbox',
+  apply: 'Apply the changes although a check failed',
 } as const satisfies Partial<Record<ActionId, string>>;
 
 /**
@@ -97,6 +104,7 @@ export function recoveryHints(category: ErrorCategory, step?: number | null): Ne
   };
   const first = (next: NextStep): NextStep => ({ ...next, message: policy.hint });
   if (category === 'conflict') return [first(h.inspect), h.discard];
+  if (category === 'verification') return [first(hint('verify')), h.correct, hint('apply', { acceptFailedChecks: true }), h.discard];
   switch (policy.action) {
     case 'retry':
       return [first(h.retry), h.skip, h.edit, h.inspect];

@@ -37,6 +37,7 @@ export interface NewPlan {
   automationProfile: AutomationProfile;
   projectPath?: string | null;
   agent?: Plan['agent'];
+  verify?: Plan['verify'];
 }
 
 /**
@@ -103,6 +104,7 @@ export class PlanLifecycleService {
       waitingFor: null,
       projectInvariants: null,
       ...(input.agent ? { agent: input.agent } : {}),
+      ...(input.verify ? { verify: input.verify } : {}),
       createdAt: now,
       updatedAt: now,
     };

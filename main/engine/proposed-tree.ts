@@ -38,9 +38,13 @@ export function reviewProposedTree(
     decisionId: plan.decisionRootId,
     callIndex: null,
     tool: null,
-    args: { steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls })), stepIds: steps.map((d) => d.id) },
+    args: {
+      steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls, ...(d.check ? { check: d.check.run } : {}) })),
+      stepIds: steps.map((d) => d.id),
+    },
     description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
-    rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}`).join('\n'),
+    // A step's check is approved with it: it runs in the sandbox after execute (README.md, "Verify").
+    rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}${d.check ? `\n   Check: $ ${d.check.run}` : ''}`).join('\n'),
     diff: null,
     hunks: null,
   });

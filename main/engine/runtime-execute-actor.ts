@@ -146,10 +146,11 @@ export class RuntimeExecuteActor {
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
         const runCall: RunToolCall = async (call, callIndex) => {
-          if (opts.gate?.applies(call)) {
+          const tool = this.toolRunner.registry.get(call.tool);
+          if (opts.gate?.applies(call, tool?.mcp)) {
             // Everything before the call is committed before the run may stop for the operator.
             group.flush();
-            await opts.gate.check(decision, call, callIndex, this.toolRunner.registry.get(call.tool)?.effect);
+            await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
           toolCallCount += 1;

@@ -1,4 +1,5 @@
 import type { DefinitionOfDone, Plan, PlanStep, StrategyDecision } from '../../shared/domain';
+import { normalizeCheck } from '../../shared/checks';
 import { newId } from '../../shared/ids';
 
 export interface InvariantRecord {
@@ -26,7 +27,7 @@ export function parseDefinitionOfDone(definition: DefinitionOfDone): PlanStep[] 
     return text ? [{ step: text, tools: [] }] : [];
   }
   return definition.map((item) =>
-    typeof item === 'string' ? { step: item, tools: [] } : { step: item.step, rationale: item.rationale, tools: item.tools ?? [] },
+    typeof item === 'string' ? { step: item, tools: [] } : { step: item.step, rationale: item.rationale, tools: item.tools ?? [], ...(item.check ? { check: item.check } : {}) },
   );
 }
 
@@ -62,6 +63,7 @@ export class StrategizeStubActor {
       description: step.step,
       rationale: step.rationale ?? (step.tools.length > 0 ? `Scripted: ${step.tools.map((t) => t.tool).join(', ')}` : 'No tool calls'),
       toolCalls: step.tools,
+      ...(step.check ? { check: normalizeCheck(step.check, 'step') } : {}),
       status: 'pending',
       createdAt: now,
       updatedAt: now,

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ToolTally } from '../../shared/contract';
 import type { AutomationProfile, Confinement, ToolCallSpec, ToolInvocation } from '../../shared/domain';
+import type { McpCallInfo } from '../../shared/mcp';
 import { BUILTIN_PROFILES } from '../../shared/domain';
 import { ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
@@ -41,6 +42,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   effect: ToolEffect;
   schema: z.ZodType<Args>;
   run(args: Args, context: ToolContext): Promise<unknown>;
+  /** Set for a tool of an MCP server: its approval always names the server and the tool. */
+  mcp?: McpCallInfo;
 }
 
 /** Where every tool invocation is kept. */
@@ -77,6 +80,13 @@ export class ToolRegistry {
   /** The names of the registered tools with one of `effects` (every tool when none is given), in the order they were registered. */
   names(...effects: ToolEffect[]): string[] {
     return [...this.tools.values()].filter((tool) => effects.length === 0 || effects.includes(tool.effect)).map((tool) => tool.name);
+  }
+
+  /** A registry with the same tools, to which a run adds its own (an MCP server's). */
+  copy(): ToolRegistry {
+    const copy = new ToolRegistry();
+    for (const tool of this.tools.values()) copy.register(tool);
+    return copy;
   }
 
   get size(): number {

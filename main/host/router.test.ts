@@ -45,6 +45,8 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.skip': { request: { planId: 'P', step: 0 }, field: 'step' },
   'plans.setProfile': { request: { planId: 'P', profile: 'reckless' }, field: 'profile' },
   'plans.correct': { request: { planId: 'P', note: 5 }, field: 'note' },
+  'plans.checks': { request: { planId: '' }, field: 'planId' },
+  'plans.verify': { request: { planId: 'P', all: true }, field: '(root)' },
   'plans.checkpoints': { request: { planId: '' }, field: 'planId' },
   'plans.rewindPreview': { request: { planId: 'P', toStep: 0 }, field: 'toStep' },
   'plans.rewind': { request: { planId: 'P' }, field: 'toStep' },

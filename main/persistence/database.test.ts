@@ -95,7 +95,11 @@ describe('openDatabase', () => {
       json_object('id', 'e1', 'planId', 'P1', 'phase', 'execute', 'decisionId', NULL, 'attempt', 1, 'category', 'tool', 'retriable', json('false'),
         'recoveryAction', 'retry', 'message', 'failed', 'hint', 'Fix it', 'command', 'agents plan correct P1 --note "what to do differently"', 'outcome', 'gave_up', 'createdAt', '2026-01-01T00:00:00.000Z'))`);
     const history = [{ hint: 'Read it', recoveryCommand: 'agents plan errors P1' }, { category: 'transient' }];
-    new SqlitePlanRepository(old).insert(makePlan({ id: 'P1', errorDetails: { hint: 'Fix it', recoveryCommand: 'agents plan retry P1', history } }));
+    // As the version of the time stored it: the repository of today prepares columns added since.
+    const stored = makePlan({ id: 'P1', errorDetails: { hint: 'Fix it', recoveryCommand: 'agents plan retry P1', history } });
+    old
+      .prepare('INSERT INTO plans (id, name, phase, processing_state, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(stored.id, stored.name, stored.phase, stored.processingState, stored.createdAt, stored.updatedAt, JSON.stringify(stored));
     old.close();
 
     const db = openDatabase(file);

@@ -1,6 +1,7 @@
 export * from './applied-log';
 export * from './approval-store';
 export * from './changeset-store';
+export * from './check-result-store';
 export * from './data-dir';
 export * from './database';
 export * from './error-log';

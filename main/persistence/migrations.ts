@@ -235,7 +235,20 @@ export const MIGRATIONS: readonly string[] = [
         FROM json_each(plans.data, '$.errorDetails.history') AS h)))
    WHERE json_type(data, '$.errorDetails.history') = 'array';
   `,
-  // 8: checkpoints (one as each step starts: the sandbox's files as a delta against the previous
+  // 8: verify before apply (README.md, "Verify"): a step's own check, and each check's result.
+  `
+  ALTER TABLE decisions ADD COLUMN check_spec TEXT CHECK (check_spec IS NULL OR json_valid(check_spec));
+  CREATE TABLE check_results (
+    pos        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    plan_id    TEXT NOT NULL,
+    run_id     TEXT NOT NULL,
+    data       TEXT NOT NULL CHECK (json_valid(data)),
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX check_results_plan ON check_results (plan_id, pos);
+  `,
+  // 9: checkpoints (one as each step starts: the sandbox's files as a delta against the previous
   // one, the changeset's length, the decisions' states and the usage), the journal of a rewind in
   // flight, and which rewind made a change entry history.
   `

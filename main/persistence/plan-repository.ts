@@ -10,6 +10,7 @@ import {
   type StrategyDecision,
   StrategyDecisionSchema,
 } from '../../shared/domain';
+import { CheckSchema } from '../../shared/checks';
 import { parseOrThrow } from '../../shared/errors';
 import type { PlanRepository } from '../engine/plan-repository';
 import type { SqliteDatabase } from './database';
@@ -36,6 +37,7 @@ interface DecisionRow {
   description: string;
   rationale: string;
   tool_calls: string;
+  check_spec: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -74,12 +76,12 @@ export class SqlitePlanRepository implements PlanRepository {
     );
     this.countPlans = prepare(db, 'SELECT COUNT(*) AS n FROM plans');
     this.upsertDecision = prepare(db, 
-      `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, created_at, updated_at)
-       VALUES (@id, @planId, @parentId, @type, @order, @status, @description, @rationale, @toolCalls, @createdAt, @updatedAt)
+      `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, check_spec, created_at, updated_at)
+       VALUES (@id, @planId, @parentId, @type, @order, @status, @description, @rationale, @toolCalls, @checkSpec, @createdAt, @updatedAt)
        ON CONFLICT (id) DO UPDATE SET
          plan_id = excluded.plan_id, parent_id = excluded.parent_id, type = excluded.type,
          sort_order = excluded.sort_order, status = excluded.status, description = excluded.description,
-         rationale = excluded.rationale, tool_calls = excluded.tool_calls,
+         rationale = excluded.rationale, tool_calls = excluded.tool_calls, check_spec = excluded.check_spec,
          created_at = excluded.created_at, updated_at = excluded.updated_at`,
     );
     this.selectDecisions = prepare(db, 'SELECT * FROM decisions WHERE plan_id = ? ORDER BY sort_order, id');
@@ -103,7 +105,8 @@ export class SqlitePlanRepository implements PlanRepository {
     this.saveDecisionsTx = writeTransaction(db, (decisions: readonly StrategyDecision[]) => {
       for (const decision of decisions) {
         const d = parseOrThrow(StrategyDecisionSchema, decision, 'decision');
-        this.upsertDecision.run({ ...d, toolCalls: toJson(d.toolCalls) });
+        const { check, ...row } = d;
+        this.upsertDecision.run({ ...row, toolCalls: toJson(d.toolCalls), checkSpec: check ? toJson(check) : null });
       }
     });
   }
@@ -194,6 +197,7 @@ function readDecision(row: DecisionRow): StrategyDecision {
     status: row.status,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.check_spec === null ? {} : { check: parseOrThrow(CheckSchema, fromJson(row.check_spec), `decisions[${row.id}].check`) }),
   };
   const valid =
     row.id !== '' &&

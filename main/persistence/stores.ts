@@ -1,6 +1,7 @@
 import { SqliteAppliedLog } from './applied-log';
 import { SqliteApprovalStore } from './approval-store';
 import { SqliteChangeSetStore } from './changeset-store';
+import { SqliteCheckResultStore } from './check-result-store';
 import { SqliteCheckpointStore } from './checkpoint-store';
 import { openDataDirDatabase, type SqliteDatabase } from './database';
 import { SqliteErrorLog } from './error-log';
@@ -23,6 +24,7 @@ export interface SqliteStores {
   applied: SqliteAppliedLog;
   approvals: SqliteApprovalStore;
   sandboxFiles: SqliteSandboxFileStore;
+  checks: SqliteCheckResultStore;
   checkpoints: SqliteCheckpointStore;
   /** Runs several reads on one snapshot of the database, so another process's commit cannot fall between them. */
   readTogether<T>(read: () => T): T;
@@ -45,6 +47,7 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     applied: new SqliteAppliedLog(db),
     approvals: new SqliteApprovalStore(db),
     sandboxFiles: new SqliteSandboxFileStore(db),
+    checks: new SqliteCheckResultStore(db),
     checkpoints: new SqliteCheckpointStore(db),
     readTogether: (read) => transaction(db, 'deferred', read),
     close: () => {

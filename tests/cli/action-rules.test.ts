@@ -36,6 +36,7 @@ const CLI: Partial<Record<ActionId, (id: string, files: { step: string; plan: st
   set_profile: (id) => ['profile', id, 'trusted'],
   replan: (id, f) => ['replan', id, '--file', f.plan],
   correct: (id) => ['correct', id],
+  verify: (id) => ['verify', id],
   show_errors: (id) => ['errors', id],
   rewind: (id) => ['rewind', id, '--to-step', '1', '--yes'],
 };
@@ -48,13 +49,15 @@ const ROUTER: Partial<Record<ActionId, (planId: string) => [Channel, Record<stri
   pause: (planId) => ['plans.pause', { planId }],
   retry: (planId) => ['plans.retry', { planId }],
   reset: (planId) => ['plans.reset', { planId }],
-  apply: (planId) => ['plans.apply', { planId }],
+  // Confirmed: a plan whose checks failed is then allowed, as its listed action says (its refusal unconfirmed is checked below).
+  apply: (planId) => ['plans.apply', { planId, acceptFailedChecks: true }],
   discard: (planId) => ['plans.discard', { planId }],
   approve: (planId) => ['plans.approve', { planId }],
   reject: (planId) => ['plans.reject', { planId, reason: 'not this one' }],
   skip: (planId) => ['plans.skip', { planId }],
   set_profile: (planId) => ['plans.setProfile', { planId, profile: 'trusted' }],
   correct: (planId) => ['plans.correct', { planId }],
+  verify: (planId) => ['plans.verify', { planId }],
   show_errors: (planId) => ['plans.errors', { planId }],
   rewind: (planId) => ['plans.rewind', { planId, toStep: 1 }],
 };
@@ -111,7 +114,7 @@ const until = async (check: () => boolean) => {
 let made = 0;
 
 /** A plan file; each plan writes text of its own, so every plan changes the project whatever was applied before. */
-function planFile(name: string, options: { failAt?: number; approve?: string[]; agent?: boolean; profile?: string } = {}): string {
+function planFile(name: string, options: { failAt?: number; approve?: string[]; agent?: boolean; profile?: string; failingCheck?: boolean } = {}): string {
   made += 1;
   const steps = options.agent
     ? ['definitionOfDone: |', '  - NOTES.md exists']
@@ -124,7 +127,8 @@ function planFile(name: string, options: { failAt?: number; approve?: string[]; 
         ),
       ];
   const profile = options.approve ? `{ base: trusted, approve: [${options.approve.join(', ')}] }` : (options.profile ?? 'trusted');
-  return [`name: ${name}`, `project: ${JSON.stringify(project)}`, `automationProfile: ${profile}`, ...(options.agent ? ['agent: true'] : []), ...steps, ''].join('\n');
+  const verify = options.failingCheck ? ['verify: [{ name: tests pass, run: "exit 1" }]'] : [];
+  return [`name: ${name}`, `project: ${JSON.stringify(project)}`, `automationProfile: ${profile}`, ...(options.agent ? ['agent: true'] : []), ...verify, ...steps, ''].join('\n');
 }
 
 const create = (via: App, name: string, options: Parameters<typeof planFile>[1] = {}): Plan => via.service.createFromContent({ content: planFile(name, options) }, base);
@@ -162,6 +166,7 @@ const STATES: Record<string, () => Promise<Plan>> = {
     return app.service.interrupt(plan.id);
   },
   'ready to apply': readyToApply,
+  'checks failed': async () => app.service.run(create(app, 'checks-failed', { failingCheck: true }).id),
   'partly applied': async () => {
     const plan = await readyToApply();
     await app.service.apply(plan.id, { paths: ['out/1.txt'] });
@@ -184,6 +189,7 @@ const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 
   'failed, its sandbox folder gone': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2, sandboxGone: true },
   'failed in execute (agent)': { phase: 'execute', processingState: 'errored', waitingFor: null, agent: true, running: false, runHere: false, pendingApproval: false, failedStep: true, steps: 1, hasTree: true, partlyApplied: false, checkpoints: 1 },
   interrupted: { phase: 'strategize', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 0, hasTree: false, partlyApplied: false, checkpoints: 0 },
+  'checks failed': { phase: 'apply', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2 },
   'ready to apply': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2 },
   'partly applied': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: true, checkpoints: 2 },
   applied: { phase: 'apply', processingState: 'complete', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: true, checkpoints: 2 },
@@ -194,7 +200,7 @@ const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 
 const factsOf = (state: keyof typeof STATES, plan: Plan, here: boolean): PlanFacts => {
   const { sandboxGone, ...known } = FACTS[state];
   const missingSandbox = sandboxGone ? plan.sandboxRefs[0] : null;
-  return { ...known, id: plan.id, projectPath: plan.projectPath, errorDetails: plan.errorDetails, runHere: here && known.runHere, missingSandbox };
+  return { ...known, id: plan.id, projectPath: plan.projectPath, errorDetails: plan.errorDetails, checks: plan.checks ?? null, runHere: here && known.runHere, missingSandbox };
 };
 
 /** Runs `tasks` a few at a time: each CLI check is a process of its own. */
@@ -306,6 +312,14 @@ describe('every action in every state: the declared rule and the engine agree', 
         expect({ check: `${name}router ${action} is not refused`, refused: refused ? reply : false }).toEqual({ check: `${name}router ${action} is not refused`, refused: false });
       }
     }
+    // Unconfirmed, apply after a failed check is refused with the rule's reason, by the router and the CLI alike.
+    const stopped = await STATES['checks failed']();
+    const reason = `plan ${stopped.id}: check "tests pass" failed; apply with --accept-failed-checks to apply anyway`;
+    expect(await router.handle('plans.apply', { planId: stopped.id })).toEqual({ ok: false, error: { code: 'wrong_state', message: reason } });
+    cliChecks.push(async () => {
+      const result = await agents(['plan', 'apply', stopped.id], home);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: `error: ${reason}\n` });
+    });
     await inParallel(cliChecks);
     // The table covers something in each direction.
     expect(refusedByCli).toBeGreaterThan(80);

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A model server for tests: it speaks the OpenAI Chat Completions protocol on 127.0.0.1
- * (streaming SSE and plain JSON) and answers from a script, so the provider's real HTTP path
- * runs without the internet.
+ * (streaming SSE and plain JSON), and Anthropic's Messages protocol (streaming) on `/messages`,
+ * and answers from a script, so the provider's real HTTP path runs without the internet.
  */
 
 export interface ScriptedToolCall {
@@ -16,7 +16,8 @@ export interface ScriptedToolCall {
 export interface ScriptedReply {
   text?: string;
   toolCalls?: ScriptedToolCall[];
-  usage?: { input: number; output: number };
+  /** Tokens the reply reports; `cached` of the input ones were read from the provider's prompt cache. */
+  usage?: { input: number; output: number; cached?: number };
   /** An HTTP error instead of a completion. */
   status?: number;
   headers?: Record<string, string>;
@@ -43,6 +44,42 @@ export interface ChatRequest {
 
 export type Responder = (request: ChatRequest, index: number) => ScriptedReply;
 
+type AnthropicBlock = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; cache_control?: unknown };
+
+/** A request to Anthropic's Messages API, as the provider sends it. */
+export interface AnthropicRequest {
+  model: string;
+  system?: string | AnthropicBlock[];
+  messages: { role: 'user' | 'assistant'; content: string | AnthropicBlock[] }[];
+  tools?: { name: string; description?: string; input_schema?: unknown; cache_control?: unknown }[];
+  [key: string]: unknown;
+}
+
+/** An Anthropic request in the Chat Completions shape: tool_use blocks become tool_calls, tool_result blocks tool messages. */
+function chatRequestOf(raw: AnthropicRequest): ChatRequest {
+  const messages: ChatRequest['messages'] = [];
+  const system = typeof raw.system === 'string' ? raw.system : (raw.system ?? []).map((b) => b.text ?? '').join('\n');
+  if (system) messages.push({ role: 'system', content: system });
+  for (const message of raw.messages) {
+    if (typeof message.content === 'string') {
+      messages.push({ role: message.role, content: message.content });
+      continue;
+    }
+    const text = message.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
+    if (message.role === 'assistant') {
+      const calls = message.content.filter((b) => b.type === 'tool_use').map((b) => ({ function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) } }));
+      messages.push({ role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+      continue;
+    }
+    for (const b of message.content.filter((b) => b.type === 'tool_result')) {
+      messages.push({ role: 'tool', tool_call_id: b.tool_use_id, content: typeof b.content === 'string' ? b.content : JSON.stringify(b.content) });
+    }
+    if (text) messages.push({ role: 'user', content: text });
+  }
+  const tools = (raw.tools ?? []).map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } }));
+  return { model: raw.model, stream: raw.stream === true, messages, tools };
+}
+
 /** The text of every message of a request, for assertions and for responders that branch on it. */
 export function transcript(request: ChatRequest): string {
   return request.messages
@@ -55,7 +92,10 @@ export function transcript(request: ChatRequest): string {
 }
 
 export class ScriptedModelServer {
+  /** Every request, an Anthropic one in the Chat Completions shape (so one responder serves both). */
   readonly requests: ChatRequest[] = [];
+  /** Anthropic's requests as they came, for what the Chat Completions shape has no place for (cache_control). */
+  readonly anthropicRequests: AnthropicRequest[] = [];
   /** The headers of every request that reached the server, any route (an Authorization header, say). */
   readonly headers: IncomingMessage['headers'][] = [];
   private readonly queue: ScriptedReply[] = [];
@@ -100,6 +140,7 @@ export class ScriptedModelServer {
   reset(): void {
     this.queue.length = 0;
     this.requests.length = 0;
+    this.anthropicRequests.length = 0;
     this.headers.length = 0;
     this.responder = null;
     this.knownModels = [];
@@ -107,6 +148,10 @@ export class ScriptedModelServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.headers.push(req.headers);
+    if (req.method === 'POST' && req.url?.endsWith('/messages')) {
+      await this.handleAnthropic(req, res);
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;
@@ -140,7 +185,56 @@ export class ScriptedModelServer {
 
   private usage(reply: ScriptedReply) {
     const usage = reply.usage ?? { input: 10, output: 5 };
-    return { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output };
+    return {
+      prompt_tokens: usage.input,
+      completion_tokens: usage.output,
+      total_tokens: usage.input + usage.output,
+      ...(usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
+    };
+  }
+
+  /** Anthropic's Messages API, streamed: the request kept as it came and as a chat request, the reply as Anthropic's events. */
+  private async handleAnthropic(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = JSON.parse(Buffer.concat(chunks).toString('utf8')) as AnthropicRequest;
+    this.anthropicRequests.push(raw);
+    const request = chatRequestOf(raw);
+    const index = this.requests.push(request) - 1;
+    const reply = this.queue.shift() ?? this.responder?.(request, index) ?? { text: 'I have nothing scripted to say.' };
+    const usage = reply.usage ?? { input: 10, output: 5 };
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
+    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const cached = usage.cached ?? 0;
+    send('message_start', {
+      message: {
+        id: `msg_${index}`,
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: raw.model,
+        stop_reason: null,
+        stop_sequence: null,
+        // Anthropic counts the cached input apart from the rest.
+        usage: { input_tokens: usage.input - cached, output_tokens: 1, cache_read_input_tokens: cached, cache_creation_input_tokens: 0 },
+      },
+    });
+    let block = 0;
+    if (reply.text) {
+      send('content_block_start', { index: block, content_block: { type: 'text', text: '' } });
+      send('content_block_delta', { index: block, delta: { type: 'text_delta', text: reply.text } });
+      send('content_block_stop', { index: block });
+      block += 1;
+    }
+    for (const [i, call] of (reply.toolCalls ?? []).entries()) {
+      send('content_block_start', { index: block, content_block: { type: 'tool_use', id: `toolu_${index}_${i}`, name: call.name, input: {} } });
+      send('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) } });
+      send('content_block_stop', { index: block });
+      block += 1;
+    }
+    send('message_delta', { delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output } });
+    send('message_stop', {});
+    res.end();
   }
 
   private complete(res: ServerResponse, request: ChatRequest, reply: ScriptedReply): void {

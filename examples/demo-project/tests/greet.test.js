@@ -1,5 +1,8 @@
+// Run with `npm test` (node --test); `node tests/greet.test.js` runs it too.
+const test = require('node:test');
 const assert = require('node:assert');
 const { greet } = require('../src/greet');
 
-assert.strictEqual(greet('Ada'), 'Hello, Ada!');
-console.log('ok');
+test('greets by name', () => {
+  assert.strictEqual(greet('Ada'), 'Hello, Ada!');
+});

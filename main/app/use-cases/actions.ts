@@ -11,9 +11,9 @@ export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
   return {
     facts,
     /** The plan, read once, when `action`'s rule allows it; else the rule's refusal (shared/actions.ts). */
-    require(action: ActionId, planId: string): Plan {
+    require(action: ActionId, planId: string, args?: Record<string, unknown>): Plan {
       const plan = ctx.get(planId);
-      requireAllowed(action, facts(plan));
+      requireAllowed(action, facts(plan), args);
       return plan;
     },
   };

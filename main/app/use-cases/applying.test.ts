@@ -13,8 +13,8 @@ describe('applying and discarding', () => {
 
   const ranPlan = async () => {
     const plan = h.createPlan({ steps: 2 });
-    await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx)).run(plan.id);
-    return { plan, applying: planApplying(h.ctx, h.runs, planReading(h.ctx)) };
+    await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id);
+    return { plan, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying) };
   };
 
   it('applies one file, says what is left, and completes the plan with the rest', async () => {

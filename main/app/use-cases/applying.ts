@@ -6,6 +6,8 @@ import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
+import type { PlanVerifying } from './verifying';
+import type { StreamCallback } from '../../../shared/events';
 
 export interface ApplyResult {
   planId: string;
@@ -19,7 +21,7 @@ export interface ApplyResult {
 }
 
 /** Ending a plan: its accepted changes written into the project, or the rest discarded. */
-export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: Pick<PlanReading, 'changeEntries' | 'review'>) {
+export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: Pick<PlanReading, 'changeEntries' | 'review'>, verifying: Pick<PlanVerifying, 'verifyIfStale'>) {
   const { lifecycle, stores } = ctx;
   const guard = actionGuard(ctx, registry);
   return {
@@ -28,11 +30,18 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
      * and for the files in `hunks` only those hunks. The plan stays in apply until nothing is left
      * (or the rest is discarded), so apply can be repeated.
      */
-    async apply(planId: string, options: { paths?: string[]; hunks?: Record<string, number[]>; force?: boolean } = {}): Promise<ApplyResult> {
-      const plan = guard.require('apply', planId);
+    async apply(
+      planId: string,
+      options: { paths?: string[]; hunks?: Record<string, number[]>; force?: boolean; acceptFailedChecks?: boolean; streamCallback?: StreamCallback } = {},
+    ): Promise<ApplyResult> {
+      // The phase and project first; whether failed checks need the confirmation, once the verdicts are fresh.
+      let plan = guard.require('apply', planId);
       // The rule asks for a project directory.
       const projectPath = plan.projectPath as string;
       await ctx.captureHandEdits(plan);
+      // Verdicts the sandbox outdated (an edit, just now or before) are not applied on: the checks run again first.
+      plan = await verifying.verifyIfStale(ctx.get(planId), options.streamCallback);
+      plan = guard.require('apply', planId, { acceptFailedChecks: options.acceptFailedChecks === true });
       // One review serves the protect check, the apply and what is left after it.
       const applied = stores.applied.list(planId);
       const reviewed = reviewNet(reading.changeEntries(planId), applied);

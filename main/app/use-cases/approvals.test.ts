@@ -15,7 +15,7 @@ describe('answering approvals', () => {
   it('approves the delete a supervised plan waits for, records who answered, and runs on to apply', async () => {
     h = useCaseHarness();
     writeFileSync(path.join(h.project, 'notes.txt'), 'notes\n');
-    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const approvals = planApprovals(h.ctx, h.runs, running.runFrom);
     const plan = planAuthoring(h.ctx).createFromContent(
       {

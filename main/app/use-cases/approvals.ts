@@ -1,3 +1,4 @@
+import { type BudgetAsk, BudgetAskSchema } from '../../../shared/agent';
 import type { Approval, Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
 import { pendingApproval } from '../../engine/approvals';
@@ -12,16 +13,17 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
   const { lifecycle, stores } = ctx;
   const guard = actionGuard(ctx, registry);
 
-  const answer = (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer, options: RunOptions): Promise<Plan> => {
+  const answer = (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer & { more?: BudgetMore }, options: RunOptions): Promise<Plan> => {
     // The run goes on in this process: refuse before the answer is recorded if it cannot use the plan's model.
     const plan = ctx.pinModel(guard.require(status === 'approved' ? 'approve' : 'reject', planId));
     // The rule asks for a pending approval.
     const pending = pendingApproval(stores.approvals.listForPlan(planId)) as Approval;
     requireSandboxPresent(plan);
+    const args = grantedBudget(pending, given.more ?? {});
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
-    stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredAt: now, reason });
-    const what = scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
+    stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredAt: now, reason, ...(args ? { args } : {}) });
+    const what = pending.kind === 'budget' ? `more ${budgetUnit(pending)} for the step` : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
     lifecycle.addDecisionUnder(
       planId,
       pending.decisionId,
@@ -44,8 +46,11 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
   };
 
   return {
-    /** Approves the call the plan waits for (with `all`, every later call of that tool too), then goes on with the run. */
-    approve(planId: string, given: Answer & { all?: boolean }, options: RunOptions = {}): Promise<Plan> {
+    /**
+     * Approves the call the plan waits for (with `all`, every later call of that tool too), then goes
+     * on with the run. For a step out of budget, `more` says how much it gets (default: its budget again).
+     */
+    approve(planId: string, given: Answer & { all?: boolean; more?: BudgetMore }, options: RunOptions = {}): Promise<Plan> {
       return answer(planId, 'approved', given.all ? 'all' : 'once', given, options);
     },
 
@@ -61,3 +66,20 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
 }
 
 export type PlanApprovals = ReturnType<typeof planApprovals>;
+
+/** How much more a step out of budget gets: turns or output tokens, as the approval asked. */
+export type BudgetMore = { turns?: number; outputTokens?: number };
+
+const budgetUnit = (approval: Approval) => (BudgetAskSchema.parse(approval.args).limit === 'turns' ? 'turns' : 'output tokens');
+
+/** The budget approval's args with the operator's amount; null when there is nothing to change. A wrong amount is bad input. */
+function grantedBudget(pending: Approval, more: BudgetMore): BudgetAsk | null {
+  const given = Object.entries(more).filter(([, n]) => n !== undefined);
+  if (given.length === 0) return null;
+  const flag = more.turns !== undefined ? '--turns' : '--tokens';
+  if (pending.kind !== 'budget') throw new ValidationError(flag, 'applies only to a step that ran out of turns or output tokens');
+  const ask = BudgetAskSchema.parse(pending.args);
+  const amount = ask.limit === 'turns' ? more.turns : more.outputTokens;
+  if (amount === undefined) throw new ValidationError(flag, `does not apply: the step ran out of ${budgetUnit(pending)}; use ${ask.limit === 'turns' ? '--turns' : '--tokens'}`);
+  return { ...ask, more: amount };
+}

@@ -1,7 +1,7 @@
 import type { Plan } from '../../../shared/domain';
 import { resolveProfile } from '../../../shared/domain';
 import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../../shared/agent';
-import { type LoadedPlanFile, loadPlanFile, parsePlanText, validatePlanFile } from '../plan-file';
+import { type LoadedPlanFile, loadPlanFile, parsePlanText, planVerify, validatePlanFile } from '../plan-file';
 import type { ProjectPolicy } from '../project-policy';
 import { planModelView, recordModel } from '../settings';
 import type { PlanContext } from './plan-context';
@@ -13,7 +13,7 @@ export function planAuthoring(ctx: PlanContext) {
   const createFromLoaded = ({ plan, projectPath }: LoadedPlanFile): Plan => {
     const spec = agentSpecOf(plan.agent);
     const agent = spec && recordModel(spec, ctx.env, settings);
-    return ctx.lifecycle.createPlan({
+    const created = ctx.lifecycle.createPlan({
       agent,
       name: plan.name,
       description: plan.description,
@@ -21,7 +21,10 @@ export function planAuthoring(ctx: PlanContext) {
       invariants: plan.invariants,
       automationProfile: resolveProfile(plan.automationProfile),
       projectPath,
+      verify: planVerify(plan, projectPath),
     });
+    // The plan file's MCP servers are kept with the plan: every run starts the same ones.
+    return plan.mcp ? ctx.lifecycle.update(created.id, { mcp: plan.mcp }) : created;
   };
 
   const settingsView = (): SettingsView => settings.view(ctx.env);

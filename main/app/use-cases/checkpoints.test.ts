@@ -47,7 +47,7 @@ describe('checkpoints and rewind', () => {
     symlinkSync('README.md', path.join(h.project, 'readme-link'));
     const content = ['name: checkpoints', `project: ${JSON.stringify(h.project)}`, 'automationProfile: trusted', 'definitionOfDone:', ...steps, ''].join('\n');
     const plan = planAuthoring(h.ctx).createFromContent({ content }, h.root);
-    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const checkpoints = planCheckpoints(h.ctx, h.runs);
     const reading = planReading(h.ctx);
     // The sandbox's tree as each checkpoint is announced: the event is delivered before the step's first call.
@@ -115,9 +115,9 @@ describe('checkpoints and rewind', () => {
     const { plan, running, checkpoints } = setup(two);
     await running.run(plan.id);
     await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
-    planFixing(h.ctx, h.runs, running.run).skip(plan.id, { by: 'alice', step: 2 });
+    planFixing(h.ctx, h.runs, running.run, h.verifying).skip(plan.id, { by: 'alice', step: 2 });
     expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
-    expect(await planApplying(h.ctx, h.runs, planReading(h.ctx)).apply(plan.id)).toMatchObject({ applied: ['a.txt'], complete: true });
+    expect(await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id)).toMatchObject({ applied: ['a.txt'], complete: true });
     expect(readFileSync(path.join(h.project, 'a.txt'), 'utf8')).toBe('a');
     expect(existsSync(path.join(h.project, 'b.txt'))).toBe(false);
   });
@@ -150,7 +150,7 @@ describe('checkpoints and rewind', () => {
     const entries = h.ctx.stores.changesets.countEntries(h.ctx.get(plan.id).changesetId as string);
     await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 3 })).rejects.toThrow(`toStep: 3 is out of range: plan ${plan.id} has steps 1 to 2`);
     await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 0 })).rejects.toThrow('toStep: 0 is out of range');
-    await planApplying(h.ctx, h.runs, planReading(h.ctx)).apply(plan.id);
+    await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id);
     await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 })).rejects.toThrow(`plan ${plan.id} is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply`);
     expect(treeHash(sandbox())).toBe(hash);
     expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery')).toEqual([]);

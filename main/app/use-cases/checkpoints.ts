@@ -159,6 +159,8 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     };
     ctx.events.deferDelivery(() => (stores.changesets.atomically ? stores.changesets.atomically(commit) : commit()));
     ctx.checkpoints.forget(plan.id);
+    // The sandbox is not what the checks saw: they run again after execute, and before apply.
+    ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
     return ctx.get(plan.id);
   };
 

@@ -14,8 +14,8 @@ describe('fixing a failed plan in place', () => {
   afterEach(() => h.dispose());
 
   const failedRun = async () => {
-    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
-    const fixing = planFixing(h.ctx, h.runs, running.run);
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
+    const fixing = planFixing(h.ctx, h.runs, running.run, h.verifying);
     const plan = h.createPlan({ steps: 3, failAt: 2 });
     await running.run(plan.id);
     return { plan, fixing, steps: () => stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => [d.description, d.status]) };
@@ -26,7 +26,7 @@ describe('fixing a failed plan in place', () => {
     const { plan, fixing, steps } = await failedRun();
     expect(fixing.skip(plan.id, { by: 'ada' }).processingState).toBe('queued');
     expect(() => fixing.retry(plan.id)).toThrow(/retry/);
-    expect(await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx)).run(plan.id)).toMatchObject({ phase: 'apply' });
+    expect(await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id)).toMatchObject({ phase: 'apply' });
     expect(steps()).toEqual([
       ['Step 1', 'done'],
       ['Step 2 edits a heading that is not there', 'skipped'],
@@ -52,10 +52,10 @@ describe('fixing a failed plan in place', () => {
 
   it('refuses to change a plan that is running', async () => {
     h = useCaseHarness();
-    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const plan = h.createPlan();
     const run = running.run(plan.id);
-    expect(() => planFixing(h.ctx, h.runs, running.run).setProfile(plan.id, { by: 'ada', profile: 'manual' })).toThrow(PlanError);
+    expect(() => planFixing(h.ctx, h.runs, running.run, h.verifying).setProfile(plan.id, { by: 'ada', profile: 'manual' })).toThrow(PlanError);
     await run;
   });
 });

@@ -2,6 +2,7 @@ import type { Plan, RecoveryAction, StrategyDecision } from '../../../shared/dom
 import { stepsInOrder } from '../../../shared/decision-tree';
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
+import { normalizeCheck } from '../../../shared/checks';
 import { plural } from '../../../shared/vocabulary';
 import { describeProfile } from '../../../shared/describe';
 import { parseDefinitionOfDone } from '../../engine/strategize-actor';
@@ -11,9 +12,10 @@ import type { Answer, PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
 import type { PlanRunning } from './running';
+import type { PlanVerifying } from './verifying';
 
 /** Fixing a failed (or queued) plan in place: skip, edit a step, change the profile, replan, correct, retry. */
-export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRunning['run']) {
+export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRunning['run'], verifying: Pick<PlanVerifying, 'checks'>) {
   const { lifecycle } = ctx;
   const guard = actionGuard(ctx, registry);
 
@@ -61,6 +63,16 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
     return lifecycle.update(plan.id, { phase: 'strategize', processingState: result.processingState, agentFeedback });
   };
 
+  /** The failed checks' output for the model, and the step to correct: the one whose check failed, else the last step done. */
+  const failedCheckOutput = (planId: string): { text: string; step: StrategyDecision | undefined } => {
+    const { results } = verifying.checks(planId);
+    const failed = results.filter((r) => !r.passed);
+    const steps = stepsInOrder(lifecycle.listDecisions(planId)).filter((d) => d.status !== 'skipped');
+    const ownStep = failed.map((r) => steps.find((d) => d.id === r.decisionId)).find(Boolean);
+    const shown = failed.map((r) => `Check "${r.name}" ($ ${r.run}) ${r.timedOut ? `ran past its time limit of ${r.timeoutSeconds} s` : r.refused ?? `exited with status ${r.exitCode}`}. Its output ends:\n${r.outputTail}`);
+    return { text: `The plan's checks failed in the sandbox; make them pass.\n${shown.join('\n\n')}`, step: ownStep ?? steps.filter((d) => d.status === 'done').at(-1) };
+  };
+
   return {
     /** Marks the failed step (or step `step`, numbered as `plan tree` shows them) skipped; the run goes on with the next one. */
     skip(planId: string, answer: Answer & { step?: number }): Plan {
@@ -75,7 +87,15 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
       const number = stepsInOrder(lifecycle.listDecisions(planId)).findIndex((d) => d.id === target.id) + 1;
       const step = loadStepFile(answer.file, ctx.registry, number);
       lifecycle.saveDecisions([
-        { ...target, description: step.step, rationale: step.rationale ?? target.rationale, toolCalls: step.tools, status: 'pending', updatedAt: new Date().toISOString() },
+        {
+          ...target,
+          description: step.step,
+          rationale: step.rationale ?? target.rationale,
+          toolCalls: step.tools,
+          ...(step.check ? { check: normalizeCheck(step.check, 'step') } : {}),
+          status: 'pending',
+          updatedAt: new Date().toISOString(),
+        },
       ]);
       const calls = step.tools.map((t) => t.tool).join(', ') || 'no tool calls';
       return recovered(planId, target.id, 'edit_step', `Edited step ${answer.step}: "${step.step}" (${calls})`, answer);
@@ -113,6 +133,7 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
         description: step.step,
         rationale: step.rationale ?? `Replanned: ${step.tools.map((t) => t.tool).join(', ') || 'no tool calls'}`,
         toolCalls: step.tools,
+        ...(step.check ? { check: normalizeCheck(step.check, 'step') } : {}),
         status: 'pending',
         createdAt: now,
         updatedAt: now,
@@ -127,12 +148,20 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
      */
     correct(planId: string, answer: Answer, options: RunOptions = {}): Promise<Plan> {
       const plan = guard.require('correct', planId);
-      // The rule asks for an agent plan with a failed step.
-      const failed = ctx.failedStep(planId) as StrategyDecision;
       if (plan.agent) ctx.modelConfig(plan.agent);
-      const failure = plan.errorMessage ?? 'the step failed';
       const note = answer.reason?.trim() || null;
+      const checksFailed = plan.errorDetails.category === 'verification';
+      // A failed check: the model is given its output; after the plan's checks, it works on the step whose check failed, else the last step.
+      const failing = checksFailed ? failedCheckOutput(planId) : null;
+      const failed = (ctx.failedStep(planId) ?? failing?.step) as StrategyDecision;
+      const failure = failing?.text ?? plan.errorMessage ?? 'the step failed';
+      if (checksFailed) ctx.markChecksStale(planId, 'the agent is asked to fix a failed check');
       recovered(planId, failed.id, 'correct', `Asked the agent to fix step "${failed.description}"`, { by: answer.by, reason: note ?? undefined });
+      if (plan.phase === 'apply') {
+        // The step runs again in execute, and the checks after it.
+        lifecycle.saveDecisions([{ ...failed, status: 'pending', updatedAt: new Date().toISOString() }]);
+        lifecycle.update(planId, { phase: 'execute' });
+      }
       return run(planId, { ...options, corrections: new Map([[failed.id, { failure, note }]]) });
     },
 
@@ -148,6 +177,7 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
         'Retried by the operator',
         `Manual retry of the ${plan.phase} phase${failed ? ` from step "${failed.description}"` : ''}`,
       );
+      ctx.markChecksStale(planId, 'the plan is retried');
       lifecycle.reset(planId);
       return run(planId, options);
     },

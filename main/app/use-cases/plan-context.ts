@@ -12,6 +12,7 @@ import type { ErrorLog } from '../../engine/recovery';
 import type { ApprovalStore } from '../../engine/approvals';
 import type { LeaseStore } from '../../engine/leases';
 import type { SandboxFileStore } from '../../engine/sandbox/sandbox-files';
+import type { CheckResultStore } from '../../engine/checks/check-store';
 import type { CheckpointStore } from '../../engine/checkpoints/checkpoint-store';
 import { ObjectStore } from '../../engine/checkpoints/object-store';
 import { CheckpointRecorder } from '../../engine/checkpoints/recorder';
@@ -35,6 +36,7 @@ export interface EngineStores {
   applied: AppliedLog;
   approvals: ApprovalStore;
   sandboxFiles: SandboxFileStore;
+  checks: CheckResultStore;
   checkpoints: CheckpointStore;
   /** Several reads on one snapshot, where the stores share a database other processes write to. */
   readTogether?<T>(read: () => T): T;
@@ -129,10 +131,10 @@ export class PlanContext {
    * Records what the operator changed by hand in the plan's sandbox as changes of origin
    * `operator` (main/engine/changeset/hand-edits.ts); with `only`, just those paths.
    */
-  captureHandEdits(plan: Pick<Plan, 'id' | 'projectPath' | 'sandboxRefs' | 'changesetId'>, only?: string[]) {
+  async captureHandEdits(plan: Pick<Plan, 'id' | 'projectPath' | 'sandboxRefs' | 'changesetId'>, only?: string[]) {
     const sandboxRoot = plan.sandboxRefs[0];
-    if (!sandboxRoot) return Promise.resolve([]);
-    return captureHandEdits(
+    if (!sandboxRoot) return [];
+    const recorded = await captureHandEdits(
       {
         planId: plan.id,
         sandboxRoot,
@@ -149,5 +151,16 @@ export class PlanContext {
       },
       only,
     );
+    if (recorded.length > 0) this.markChecksStale(plan.id, `${[...new Set(recorded.map((e) => e.path))].join(', ')} edited in the sandbox`);
+    return recorded;
+  }
+
+  /** The sandbox changed after the plan's checks ran: their verdicts are stale, and they run again before apply. */
+  markChecksStale(planId: string, reason: string): void {
+    const { checks } = this.get(planId);
+    if (!checks || checks.stale) return;
+    const summary = { ...checks, stale: true };
+    this.lifecycle.update(planId, { checks: summary });
+    this.events.publish(planId, 'checks_stale', { reason, summary });
   }
 }

@@ -12,7 +12,7 @@ describe('reading plans', () => {
   it('lists failed plans first, with their progress, and offers recovery hints only for an errored plan', async () => {
     h = useCaseHarness();
     const reading = planReading(h.ctx);
-    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx));
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     // The failed plan is the older one: it comes first because it needs the operator, not by age.
     const broken = h.createPlan({ steps: 3, failAt: 2 });
     const fine = h.createPlan({ steps: 2 });
@@ -32,7 +32,7 @@ describe('reading plans', () => {
     const reading = planReading(h.ctx);
     const plan = h.createPlan({ steps: 2 });
     expect(reading.review(plan.id)).toEqual({ changesetId: null, files: [] });
-    await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx)).run(plan.id);
+    await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id);
     expect(reading.review(plan.id).files.map((f) => [f.path, f.state, f.steps.map((s) => s.description)])).toEqual([
       ['out/1.txt', 'remaining', ['Step 1']],
       ['out/2.txt', 'remaining', ['Step 2']],

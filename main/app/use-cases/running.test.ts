@@ -11,13 +11,13 @@ describe('running plans', () => {
 
   it('builds each run through the executor factory it is given, and ends the run at apply', async () => {
     h = useCaseHarness();
-    const real = sandboxExecutorFactory(h.ctx);
+    const real = sandboxExecutorFactory(h.ctx, h.verifying.checkStep);
     const built: string[] = [];
     const counting: ExecutorFactory = (plan, options) => {
       built.push(plan.id);
       return real(plan, options);
     };
-    const running = planRunning(h.ctx, h.runs, counting);
+    const running = planRunning(h.ctx, h.runs, counting, h.verifying.verifyPass);
     const plan = h.createPlan({ steps: 2 });
     const run = running.run(plan.id);
     expect(running.isRunning(plan.id)).toBe(true);
@@ -32,7 +32,7 @@ describe('running plans', () => {
 
   it('records a failure to build the executor as the plan error every client sees, and frees the plan', async () => {
     h = useCaseHarness();
-    const running = planRunning(h.ctx, h.runs, () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })));
+    const running = planRunning(h.ctx, h.runs, () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })), h.verifying.verifyPass);
     const plan = h.createPlan();
     const failed = await running.run(plan.id);
     expect(failed).toMatchObject({ processingState: 'errored', errorMessage: 'no space left on device' });

@@ -18,38 +18,40 @@ import { requireSandboxPresent } from '../sandbox-guards';
 import type { PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
+import type { PlanVerifying } from './verifying';
 import { checkpointAtStepStart } from './checkpoints';
 
 /** Where a run resumes: the call an approval answered. */
 export type ResumeAt = { decisionId: string; callIndex: number };
 
-/** Running plans: start, resume, stop, and the step controls of a run in this process. */
-export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor: ExecutorFactory) {
-  const { lifecycle, stores } = ctx;
+/**
+ * A failure outside the executor (making the sandbox: a missing project, one past the size limit,
+ * a full disk; a failed check after execute) is recorded like any other: an error with a category
+ * and hints, published to every client, and the plan errored. False when the plan's state cannot fail.
+ */
+export function recordFailure(ctx: PlanContext, planId: string, error: unknown): boolean {
+  const { lifecycle } = ctx;
+  const plan = ctx.get(planId);
+  if (plan.processingState === 'queued') lifecycle.beginPhase(planId, plan.phase);
+  else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
+  // Not retried automatically: the operator sees the cause at once.
+  const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
+  const verdict = ctx.recovery.onFailure({
+    plan: noRetry,
+    phase: plan.phase,
+    error,
+    attempt: 1,
+    decisionId: null,
+    mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
+  });
+  const message = error instanceof Error ? error.message : String(error);
+  lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
+  return true;
+}
 
-  /**
-   * A failure outside the executor (making the sandbox: a missing project, one past the size limit,
-   * a full disk) is recorded like any other: an error with a category and hints, published to every
-   * client, and the plan errored. Retry then tries again. False when the plan's state cannot fail.
-   */
-  const recordFailure = (planId: string, error: unknown): boolean => {
-    const plan = ctx.get(planId);
-    if (plan.processingState === 'queued') lifecycle.beginPhase(planId, plan.phase);
-    else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
-    // Not retried automatically: the operator sees the cause at once.
-    const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
-    const verdict = ctx.recovery.onFailure({
-      plan: noRetry,
-      phase: plan.phase,
-      error,
-      attempt: 1,
-      decisionId: null,
-      mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
-    });
-    const message = error instanceof Error ? error.message : String(error);
-    lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
-    return true;
-  };
+/** Running plans: start, resume, stop, and the step controls of a run in this process. */
+export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor: ExecutorFactory, verifyPass: PlanVerifying['verifyPass']) {
+  const { lifecycle, stores } = ctx;
 
   const track = (planId: string, options: RunOptions, plan: Plan, body: (executor: PlanExecutor, controller: RunController, plan: Plan) => Promise<void>): Promise<Plan> => {
     if (registry.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
@@ -63,9 +65,12 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
     const controller = new RunController(planId, lifecycle, { step: options.step, breakpoints: options.breakpoints });
     registry.controllers.set(planId, controller);
     let context: PlanExecutionContext | null = null;
+    let close: (() => Promise<void>) | undefined;
     const run = (async () => {
       try {
-        const { executor, plan: ready } = await executorFor(plan, options);
+        const made = await executorFor(plan, options);
+        const { executor, plan: ready } = made;
+        close = made.close;
         context = executor.executionContext;
         await body(executor, controller, ready);
       } catch (error) {
@@ -73,10 +78,12 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
         // else (making the sandbox, or a bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
         const state = ctx.get(planId).processingState;
         if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) {
-          const recorded = recordFailure(planId, error);
+          const recorded = recordFailure(ctx, planId, error);
           if (!recorded || classifyError(error) === 'internal') throw error;
         }
       } finally {
+        // What the run started (its MCP servers) stops with it, before its sandbox is read.
+        await close?.().catch(() => undefined);
         // What the run left is what the next capture compares against: files it wrote are not read again then.
         const ran = context as PlanExecutionContext | null;
         if (ran?.sandboxRoot) {
@@ -136,6 +143,8 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
         resumeAt,
         rules,
       });
+      // Verify before apply: the plan's checks run in the sandbox it executed in.
+      await verifyPass(planId, options.streamCallback);
     });
   };
 

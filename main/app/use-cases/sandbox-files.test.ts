@@ -13,7 +13,7 @@ describe("the operator's edits in a plan's sandbox", () => {
     const files = planSandboxFiles(h.ctx, h.runs);
     const plan = h.createPlan({ steps: 1 });
     expect(() => files.readFile(plan.id, 'README.md')).toThrow(/no sandbox yet; run it first/);
-    await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx)).run(plan.id);
+    await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id);
     expect(await files.readFile(plan.id, 'README.md')).toMatchObject({ content: '# Demo\n', binary: false });
     const { entry } = await files.saveFile(plan.id, 'README.md', '# Demo, edited\n');
     expect(entry).toMatchObject({ path: 'README.md', origin: 'operator' });

@@ -7,6 +7,7 @@ import { planYaml } from '../test-support';
 import { planAuthoring } from './authoring';
 import { PlanContext } from './plan-context';
 import { RunRegistry } from './run-registry';
+import { planVerifying } from './verifying';
 
 /** One use case's world: a context and a run registry over real SQLite stores in a temporary folder. */
 export function useCaseHarness() {
@@ -25,6 +26,7 @@ export function useCaseHarness() {
     project,
     ctx,
     runs,
+    verifying: planVerifying(ctx, runs),
     /** A scripted plan of `steps` steps writing out/N.txt (failing at `failAt`). */
     createPlan: (options: { steps?: number; failAt?: number } = {}) => authoring.createFromContent({ content: planYaml(project, options) }, root),
     async dispose() {

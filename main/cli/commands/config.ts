@@ -7,15 +7,16 @@ import { type Ctx, runCommand } from '../run-command';
 /** `agents config list`: each setting of the table, then the model in effect and where it comes from. */
 export function formatSettings(file: SettingsFile, effective: SettingsView['effective']): string {
   const source = { env: 'from the environment', settings: 'from the settings file', none: 'not set' } as const;
+  const width = Math.max(...CONFIG_KEYS.map((key) => key.length)) + 2;
   const lines = CONFIG_KEYS.map((key) => {
     const { value, unit } = configSetting(key);
     const shown = value(file);
-    return `${`${key}:`.padEnd(14)}${shown === null ? '(not set)' : `${shown}${unit ? ` ${unit}` : ''}`}`;
+    return `${`${key}:`.padEnd(width)}${shown === null ? '(not set)' : `${shown}${unit ? ` ${unit}` : ''}`}`;
   });
   return [
     ...lines,
     '',
-    `in effect:    model ${effective.model ?? '(none)'} (${source[effective.modelSource]}), base URL ${effective.baseUrl ?? '(provider default)'}, API key ${source[effective.apiKeySource]}`,
+    `${'in effect:'.padEnd(width)}model ${effective.model ?? '(none)'} (${source[effective.modelSource]}), base URL ${effective.baseUrl ?? '(provider default)'}, API key ${source[effective.apiKeySource]}`,
   ].join('\n');
 }
 

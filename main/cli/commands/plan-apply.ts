@@ -1,7 +1,9 @@
 import { ValidationError } from '../../../shared/errors';
 import { plural } from '../../../shared/vocabulary';
 import { parseHunkSpec } from '../format';
-import { jsonOption, type Register } from '../options';
+import { jsonOption, type Register, streamOption } from '../options';
+import type { StreamEvent } from '../../../shared/events';
+import { eventText } from '../../../shared/event-text';
 import { EXIT, runCommand } from '../run-command';
 import { planWithCommand } from '../next-steps';
 
@@ -25,10 +27,14 @@ export const planApplyCommands = {
       .option('--path <path...>', 'apply only these files')
       .option('--hunks <file:n,m...>', 'apply only these hunks of a file (numbered as agents plan diff shows them), e.g. README.md:1,3')
       .option('--force', "write every selected file as the review shows it, over the project's own changes")
+      .option('--accept-failed-checks', "apply although a check failed (agents plan checks shows which, and why)")
+      .addOption(streamOption())
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: { path?: string[]; hunks?: string[]; force?: boolean }) => {
-          const result = await ctx.app().service.apply(id, { paths: opts.path, hunks: hunksByFile(opts.hunks), force: opts.force });
+        runCommand(ctx, async (id: string, opts: { path?: string[]; hunks?: string[]; force?: boolean; acceptFailedChecks?: boolean; stream?: boolean; json?: boolean }) => {
+          // Stale checks run again before apply: --stream shows them as they run.
+          const printer = opts.stream ? (e: StreamEvent) => ctx.io.stdout(opts.json ? `${JSON.stringify(e)}\n` : `${eventText(e, () => undefined).text}\n`) : undefined;
+          const result = await ctx.app().service.apply(id, { paths: opts.path, hunks: hunksByFile(opts.hunks), force: opts.force, acceptFailedChecks: opts.acceptFailedChecks, streamCallback: printer });
           const { applied, skipped, remaining, conflicts } = result;
           const print = () => {
             for (const c of conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);

@@ -1,4 +1,4 @@
-import { jsonOption, type Register, streamOption } from '../options';
+import { jsonOption, positiveCount, type Register, streamOption } from '../options';
 import { PlanError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
 import { operator, runAndReport } from '../run-report';
@@ -75,11 +75,14 @@ export const planRunCommands = {
       .command('approve <id>')
       .description('approve the call the plan waits for, then go on with the run in the foreground')
       .option('--all', 'approve every later call of the same tool in this plan too')
+      .option('--turns <n>', 'for a step out of turns: how many more it may take (default: its budget again)', positiveCount('--turns'))
+      .option('--tokens <n>', 'for a step out of output tokens: how many more it may use (default: its budget again)', positiveCount('--tokens'))
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean }) => {
-          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.approve(id, { by: operator(), all: opts.all }, { streamCallback: onEvent, step: false }));
+        runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean; turns?: number; tokens?: number }) => {
+          const more = opts.turns !== undefined ? { turns: opts.turns } : opts.tokens !== undefined ? { outputTokens: opts.tokens } : {};
+          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.approve(id, { by: operator(), all: opts.all, more }, { streamCallback: onEvent, step: false }));
         }),
       ),
 

@@ -1,14 +1,17 @@
+import { normalizeCheck } from '../../../shared/checks';
 import type { LanguageModel, ToolSet } from 'ai';
-import { addUsage, type AgentSpec, type PlanUsage, type StepUsage } from '../../../shared/agent';
+import { addUsage, type AgentSpec, contextTokensOf, type PlanUsage, type StepUsage } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
+import type { BudgetGate } from '../budget-gate';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { PlanLifecycleService } from '../lifecycle';
 import type { StepRunner } from '../runtime-execute-actor';
 import { type InvariantRecord, rootDecision, type StrategizeResult } from '../strategize-actor';
 import type { ToolRunner } from '../tool-runner';
 import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, ProposedPlanSchema, proposePlanTool, resultText } from './model-tools';
+import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';
 import { type CorrectionContext, EXECUTE_SYSTEM, executePrompt, STRATEGIZE_SYSTEM, strategizePrompt } from './prompts';
 import type { ModelConfig } from './provider';
@@ -31,6 +34,10 @@ export interface ModelAgentOptions {
   toolRunner: ToolRunner;
   lifecycle: PlanLifecycleService;
   sandboxRoot: string | null;
+  /** Before each step: adds the tools the plan brings (its MCP servers' tools) to the registry; throwing fails the step. */
+  prepareTools?: () => Promise<void>;
+  /** Asks the operator for more when a step runs out of turns or output tokens; absent, the step fails. */
+  budgetGate?: BudgetGate;
 }
 
 /** A rejected proposal and the operator's reason, for the next proposal. */
@@ -62,10 +69,16 @@ export class ModelAgent {
   ): Promise<T> {
     const { planId, decisionId, phase, emit } = args;
     const batcher = new DeltaBatcher((text) => emit('model_output', { decisionId, phase, text }));
+    const { spec, config } = this.options;
     return runToolLoop({
       state: args.state,
       budget: args.budget,
       handlers,
+      context: {
+        limitTokens: contextTokensOf({ contextTokens: spec.contextTokens, model: `${config.provider}:${config.model}` }),
+        fixedTokens: estimateTokens(args.system) + estimateToolTokens(args.tools),
+        onFold: (report) => emit('context_folded', { decisionId, phase, ...report }),
+      },
       turn: async (messages, maxOutputTokens) => {
         let turn: TurnResult;
         try {
@@ -73,7 +86,8 @@ export class ModelAgent {
         } finally {
           batcher.flush();
         }
-        this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+        const cached = turn.cachedInputTokens ? { cachedInputTokens: turn.cachedInputTokens } : {};
+        this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
         return turn;
       },
     });
@@ -88,6 +102,7 @@ export class ModelAgent {
       decisionId: delta.decisionId,
       phase: delta.phase,
       inputTokens: delta.inputTokens,
+      ...(delta.cachedInputTokens ? { cachedInputTokens: delta.cachedInputTokens } : {}),
       outputTokens: delta.outputTokens,
       stepInputTokens: step?.inputTokens ?? 0,
       stepOutputTokens: step?.outputTokens ?? 0,
@@ -113,6 +128,7 @@ export class ModelAgent {
       order: first + index,
       description: step.description,
       rationale: `${step.rationale}\nAcceptance: ${step.acceptance}`,
+      ...(step.check ? { check: normalizeCheck({ name: step.check, run: step.check }, 'step') } : {}),
       toolCalls: (step.toolCalls ?? []).map((c) => ({ tool: this.sandboxToolName(c.tool) ?? c.tool, args: c.args })),
       status: 'pending',
       createdAt: now,
@@ -185,19 +201,21 @@ export class ModelAgent {
   /** Executes each decision by a model loop; `corrections` add a failure and a note to one step's context. */
   stepRunner(plan: Plan, corrections: ReadonlyMap<string, CorrectionContext> = new Map()): StepRunner {
     const { registry } = this.options.toolRunner;
-    const sandbox = modelToolSet(registry, registry.names());
-    const tools = { ...sandbox.tools, [FINISH_STEP]: finishStepTool() };
     const { lifecycle } = this.options;
     return {
       run: async (decision, context) => {
         const { emit, flush, runCall } = context;
+        await this.options.prepareTools?.();
+        const sandbox = modelToolSet(registry, registry.names());
+        const tools = { ...sandbox.tools, [FINISH_STEP]: finishStepTool() };
         const current = lifecycle.getPlan(plan.id);
         const what = `step "${decision.description}"`;
         // A step that stopped for an approval goes on from its saved conversation; any other starts afresh.
         const saved = current.agentSession?.decisionId === decision.id ? current.agentSession.state : null;
         if (current.agentSession) lifecycle.update(plan.id, { agentSession: null });
         const state = saved ? await this.savedState(saved, what) : newToolLoopState(this.stepPrompt(current, decision, context, corrections));
-        const budget = new Budget(this.options.spec, what, state);
+        const gate = this.options.budgetGate;
+        const budget = new Budget(this.options.spec, what, state, gate ? (ask, atTurn, exhausted) => gate.extend(decision, ask, atTurn, exhausted) : undefined);
         const summary = await this.loop<string>(
           { planId: plan.id, decisionId: decision.id, phase: 'execute', system: EXECUTE_SYSTEM, tools, state, budget, emit },
           {
@@ -213,8 +231,6 @@ export class ModelAgent {
                 const invocation = await runCall(engineCall(call, sandbox.engineName), index);
                 return { text: resultText(invocation.result ?? 'ok', RESULT_LIMIT), isError: false };
               } catch (error) {
-                // The step goes on from here once the call is answered: the call is still the first pending one.
-                if (error instanceof ApprovalPending) lifecycle.update(plan.id, { agentSession: { decisionId: decision.id, state: { ...state } } });
                 if (error instanceof ApprovalPending || !backToModel(error)) throw error;
                 budget.spend(1);
                 return { text: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
@@ -224,7 +240,11 @@ export class ModelAgent {
             // What is queued is committed before the (slow) model call.
             beforeTurn: flush,
           },
-        );
+        ).catch((error: unknown) => {
+          // The step goes on from here once the operator answers: a call waiting is still the first pending one, and a budget is asked before the next turn.
+          if (error instanceof ApprovalPending) lifecycle.update(plan.id, { agentSession: { decisionId: decision.id, state: { ...state } } });
+          throw error;
+        });
         this.recordUsage(plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: 0, outputTokens: 0, turns: 0, summary }, () => undefined);
       },
     };

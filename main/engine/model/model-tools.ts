@@ -18,6 +18,12 @@ export const ProposedStepSchema = z.object({
   description: z.string().min(1).describe('What this step does, in one sentence'),
   rationale: z.string().min(1).describe('Why this step is needed'),
   acceptance: z.string().min(1).describe('How to check that the step is done'),
+  check: z
+    .string()
+    .min(1)
+    .max(2000)
+    .optional()
+    .describe('Optional: a shell command that exits 0 when the acceptance holds, run at the project root in the sandbox after execute, e.g. "test -f LICENSE" or "npm test"'),
   toolCalls: z
     .array(z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()) }))
     .optional()

@@ -1,4 +1,4 @@
-import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
+import type { LanguageModel, ModelMessage, SystemModelMessage, ToolSet } from 'ai';
 import { z } from 'zod';
 import type { ModelConfig } from './provider';
 import { classifyProviderError } from './provider-errors';
@@ -24,6 +24,8 @@ export interface TurnResult {
   /** The assistant's message, and the SDK's error results for invalid calls. */
   messages: ModelMessage[];
   inputTokens: number;
+  /** Of the input tokens, those read from the provider's prompt cache. */
+  cachedInputTokens: number;
   outputTokens: number;
 }
 
@@ -46,11 +48,10 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
   try {
     // Loaded on first use: the CLI starts a second faster without the SDK.
     const { streamText } = await import('ai');
+    const cacheable = promptCaching(input);
     const result = streamText({
       model: input.model,
-      system: input.system,
-      messages: input.messages,
-      tools: input.tools,
+      ...cacheable,
       maxOutputTokens: input.maxOutputTokens,
       maxRetries: 0,
       timeout: { totalMs: config.timeoutMs, chunkMs: config.chunkTimeoutMs },
@@ -81,11 +82,27 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       }),
       messages: response.messages,
       inputTokens: usage.inputTokens ?? 0,
+      cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens ?? 0,
       outputTokens: usage.outputTokens ?? 0,
     };
   } catch (error) {
     throw classifyProviderError(error, config);
   }
+}
+
+/** Anthropic caches a request's prefix where it is marked: the tools and the system prompt, the same in every turn of a step. */
+const CACHE_POINT = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
+
+/**
+ * The system prompt, the conversation and the tools of a turn, with the tools and the system prompt
+ * marked cacheable for a provider that caches only what is marked. OpenAI-compatible servers cache
+ * a repeated prefix by themselves and report the cached tokens all the same.
+ */
+function promptCaching(input: TurnInput): { instructions: string | SystemModelMessage; messages: ModelMessage[]; tools: ToolSet } {
+  if (input.config.provider !== 'anthropic') return { instructions: input.system, messages: input.messages, tools: input.tools };
+  const last = Object.keys(input.tools).at(-1);
+  const tools = last ? { ...input.tools, [last]: { ...input.tools[last], providerOptions: CACHE_POINT } } : input.tools;
+  return { instructions: { role: 'system', content: input.system, providerOptions: CACHE_POINT }, messages: input.messages, tools };
 }
 
 function describe(error: unknown): string {

@@ -17,7 +17,8 @@ function invariants(plan: Pick<Plan, 'invariants'>, projectInvariants: readonly 
 export const STRATEGIZE_SYSTEM = `You plan changes to a software project. You may read the project with file_read, file_list
 and file_search; you cannot change anything now. When you know enough, call propose_plan once
 with the ordered steps that meet the definition of done. Each step has a description, a rationale
-and an acceptance check; it may list the tool calls you expect it to make. Keep steps small: each
+and an acceptance check, with the shell command that checks it as check where one can; it may list
+the tool calls you expect it to make. Keep steps small: each
 is carried out later by an agent with the tools file.read, file.write, file.edit, file.delete,
 file.rename, file.list, file.search and shell.run.`;
 

@@ -1,8 +1,9 @@
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
-import type { AgentSpec } from '../../../shared/agent';
+import type { AgentSpec, BudgetAsk } from '../../../shared/agent';
 import { parseOrThrow } from '../../../shared/errors';
 import { EngineError } from '../errors';
+import { estimateTokens, type FoldReport, fitContext } from './context-window';
 import { type ModelToolCall, ModelToolCallSchema, type ToolResult, ToolResultSchema, type TurnResult, withToolResults } from './model-turn';
 
 /** The loop's state; `message` checks each message of the conversation. */
@@ -18,6 +19,9 @@ function toolLoopStateSchema(message: z.ZodType<ModelMessage>) {
     /** What the loop spent of its budget: turns (an invalid call costs one too) and output tokens. */
     turns: z.number().int().nonnegative(),
     outputTokens: z.number().int().nonnegative(),
+    /** What the operator added to the step's budgets when it ran out (absent in sessions saved before). */
+    extraTurns: z.number().int().nonnegative().default(0),
+    extraOutputTokens: z.number().int().nonnegative().default(0),
     /** Whether the last turn called a tool at all. */
     madeCalls: z.boolean(),
   });
@@ -27,7 +31,7 @@ function toolLoopStateSchema(message: z.ZodType<ModelMessage>) {
 export type ToolLoopState = z.infer<ReturnType<typeof toolLoopStateSchema>>;
 
 export function newToolLoopState(prompt: string): ToolLoopState {
-  return { messages: [{ role: 'user', content: prompt }], pending: [], results: [], callIndex: 0, turns: 0, outputTokens: 0, madeCalls: true };
+  return { messages: [{ role: 'user', content: prompt }], pending: [], results: [], callIndex: 0, turns: 0, outputTokens: 0, extraTurns: 0, extraOutputTokens: 0, madeCalls: true };
 }
 
 /** A saved state read back, its messages checked by the SDK's own schema (loaded on first use, as the SDK is). */
@@ -36,16 +40,32 @@ export async function parseToolLoopState(value: unknown, what: string): Promise<
   return parseOrThrow(toolLoopStateSchema(modelMessageSchema), value, what);
 }
 
+/**
+ * Asked when a budget ran out: returns how much more the loop may use, or throws (`exhausted()` is
+ * the failure to throw when no more is given).
+ */
+export type BudgetExtension = (ask: BudgetAsk, atTurn: number, exhausted: () => EngineError) => number;
+
 /** Turns and output tokens one loop may use, counted in its state; an invalid call costs a turn too. */
 export class Budget {
   constructor(
     private readonly spec: AgentSpec,
     private readonly what: string,
-    private readonly spent: Pick<ToolLoopState, 'turns' | 'outputTokens'>,
+    private readonly spent: Pick<ToolLoopState, 'turns' | 'outputTokens' | 'extraTurns' | 'extraOutputTokens'>,
+    /** Absent: a budget that runs out fails the loop at once. */
+    private readonly extend?: BudgetExtension,
   ) {}
 
+  private get maxTurns(): number {
+    return this.spec.maxTurnsPerStep + this.spent.extraTurns;
+  }
+
+  private get maxTokens(): number {
+    return this.spec.maxOutputTokens + this.spent.extraOutputTokens;
+  }
+
   get remainingTokens(): number {
-    return this.spec.maxOutputTokens - this.spent.outputTokens;
+    return this.maxTokens - this.spent.outputTokens;
   }
 
   spend(turns: number, outputTokens = 0): void {
@@ -54,17 +74,20 @@ export class Budget {
   }
 
   check(): void {
-    if (this.spent.turns >= this.spec.maxTurnsPerStep) {
-      throw new EngineError(`${this.what} used its ${this.spec.maxTurnsPerStep} turns without finishing`, 'budget', {
-        turns: this.spent.turns,
-        maxTurnsPerStep: this.spec.maxTurnsPerStep,
-      });
+    if (this.spent.turns >= this.maxTurns) {
+      const exhausted = () =>
+        new EngineError(`${this.what} used its ${this.maxTurns} turns without finishing`, 'budget', { turns: this.spent.turns, maxTurnsPerStep: this.maxTurns });
+      if (!this.extend) throw exhausted();
+      this.spent.extraTurns += this.extend({ limit: 'turns', used: this.spent.turns, more: this.spec.maxTurnsPerStep }, this.spent.turns, exhausted);
     }
     if (this.remainingTokens <= 0) {
-      throw new EngineError(`${this.what} used its ${this.spec.maxOutputTokens} output tokens without finishing`, 'budget', {
-        outputTokens: this.spent.outputTokens,
-        maxOutputTokens: this.spec.maxOutputTokens,
-      });
+      const exhausted = () =>
+        new EngineError(`${this.what} used its ${this.maxTokens} output tokens without finishing`, 'budget', {
+          outputTokens: this.spent.outputTokens,
+          maxOutputTokens: this.maxTokens,
+        });
+      if (!this.extend) throw exhausted();
+      this.spent.extraOutputTokens += this.extend({ limit: 'outputTokens', used: this.spent.outputTokens, more: this.spec.maxOutputTokens }, this.spent.turns, exhausted);
     }
   }
 }
@@ -101,15 +124,29 @@ export async function runToolLoop<T>(args: {
   state: ToolLoopState;
   budget: Budget;
   handlers: ToolLoopHandlers<T>;
+  /** The window every request must fit in, what the system prompt and tools take of it, and who hears of a fold. */
+  context?: { limitTokens: number; fixedTokens: number; onFold(report: FoldReport & { contextTokens: number }): void };
   /** One model call over the conversation so far. */
   turn(messages: ModelMessage[], maxOutputTokens: number): Promise<TurnResult>;
 }): Promise<T> {
-  const { state, budget, handlers } = args;
+  const { state, budget, handlers, context } = args;
   for (;;) {
     if (state.pending.length === 0) {
       budget.check();
       handlers.beforeTurn?.();
-      const turn = await args.turn(state.messages, budget.remainingTokens);
+      let maxOutputTokens = budget.remainingTokens;
+      if (context) {
+        // The answer needs room in the window too: up to a quarter of it is kept free for the output.
+        const reserve = Math.min(maxOutputTokens, Math.floor(context.limitTokens / 4));
+        const fit = fitContext(state.messages, context.limitTokens - reserve, context.fixedTokens);
+        if (fit) {
+          state.messages = fit.messages;
+          context.onFold({ ...fit.report, contextTokens: context.limitTokens });
+        }
+        const used = fit?.report.afterTokens ?? context.fixedTokens + estimateTokens(state.messages);
+        maxOutputTokens = Math.min(maxOutputTokens, Math.max(reserve, context.limitTokens - used));
+      }
+      const turn = await args.turn(state.messages, maxOutputTokens);
       budget.spend(1, turn.outputTokens);
       state.messages = [...state.messages, ...turn.messages];
       state.pending = turn.toolCalls;

@@ -1,6 +1,8 @@
 // Fakes of the engine's ports for tests: each keeps one process's memory. Production code never
 // creates these; it is given SQLite stores (docs/ARCHITECTURE.md, "Required dependencies"). The
 // in-memory ChangeSetStore lives in the engine, as PlanExecutionContext's fallback.
+import type { CheckResult } from '../../../shared/checks';
+import type { CheckResultStore } from '../checks/check-store';
 import type { Approval, DecisionStatus, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
@@ -134,6 +136,16 @@ export class InMemoryLeaseStore implements LeaseStore {
   }
   get(planId: string): Lease | undefined {
     return this.leases.get(planId);
+  }
+}
+
+export class InMemoryCheckResultStore implements CheckResultStore {
+  private readonly results: CheckResult[] = [];
+  record(result: CheckResult): void {
+    this.results.push(structuredClone(result));
+  }
+  listForPlan(planId: string): CheckResult[] {
+    return this.results.filter((r) => r.planId === planId).map((r) => structuredClone(r));
   }
 }
 

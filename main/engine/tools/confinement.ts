@@ -15,6 +15,8 @@ export interface ConfineRequest {
   /** The sandbox directory: the only writable path, and the working directory. */
   sandboxRoot: string;
   allowNetwork: boolean;
+  /** Host folders the command may read besides the system's (an MCP server's installation), bound read-only where they lie. */
+  readOnlyPaths?: readonly string[];
 }
 
 /** A way to run a shell command; `kind` is what each tool invocation records. */
@@ -112,6 +114,9 @@ export function bwrapArgs(request: ConfineRequest, options: BwrapLayoutOptions =
   }
   const mounts = readOnlyMounts(options.nodeDir ?? nodeFolder());
   for (const mount of mounts) args.push('--ro-bind', mount.source, mount.dest);
+  for (const extra of request.readOnlyPaths ?? []) {
+    if (!mounts.some((m) => isUnder(extra, m.dest))) args.push('--ro-bind', extra, extra);
+  }
   if (options.hidden && options.hidden.length > 0) args.push(...hidingArgs(options.hidden));
   args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // The sandbox's ancestors exist only as empty read-only folders, so `..` cannot create anything
@@ -201,7 +206,7 @@ export function bwrapConfiner(options: BwrapLayoutOptions = {}): Confiner {
 }
 
 /** Seatbelt rules in SBPL: read everything but the user's home, write only the sandbox and /dev/null, no network unless allowed. */
-export function seatbeltProfile(allowNetwork: boolean): string {
+export function seatbeltProfile(allowNetwork: boolean, readOnlyPaths: readonly string[] = []): string {
   return [
     '(version 1)',
     '(deny default)',
@@ -210,6 +215,7 @@ export function seatbeltProfile(allowNetwork: boolean): string {
     '(deny file-read* (subpath (param "HOME")))',
     '(allow file-read* file-write* (subpath (param "SANDBOX")))',
     '(allow file-write* (literal "/dev/null"))',
+    ...readOnlyPaths.map((p) => `(allow file-read* (subpath ${JSON.stringify(p)}))`),
     ...(allowNetwork ? ['(allow network*)'] : []),
   ].join('\n');
 }
@@ -218,7 +224,7 @@ export const sandboxExecConfiner: Confiner = {
   kind: 'sandbox-exec',
   launch: (request) => ({
     file: SANDBOX_EXEC,
-    args: ['-p', seatbeltProfile(request.allowNetwork), '-D', `SANDBOX=${realpathOr(request.sandboxRoot)}`, '-D', `HOME=${realpathOr(process.env.HOME ?? '/Users')}`, SH, '-c', request.command],
+    args: ['-p', seatbeltProfile(request.allowNetwork, request.readOnlyPaths), '-D', `SANDBOX=${realpathOr(request.sandboxRoot)}`, '-D', `HOME=${realpathOr(process.env.HOME ?? '/Users')}`, SH, '-c', request.command],
   }),
 };
 

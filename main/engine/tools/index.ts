@@ -9,7 +9,7 @@ import { fileWriteTool } from './file-write';
 import { createShellRunTool, type ShellRunOptions } from './shell-run';
 
 export { fileDeleteTool, fileEditTool, fileListTool, fileReadTool, fileRenameTool, fileSearchTool, fileWriteTool };
-export { createShellRunTool, DEFAULT_SHELL_TIMEOUT_MS, EX_TEMPFAIL, runCommand, type ShellRunOptions } from './shell-run';
+export { confinedLaunch, createShellRunTool, DEFAULT_SHELL_TIMEOUT_MS, EX_TEMPFAIL, runCommand, type ShellRunOptions } from './shell-run';
 
 export type BuiltinToolsOptions = ShellRunOptions;
 

@@ -5,7 +5,8 @@ import { EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
 import { defineTool, sandboxRootOf } from './common';
-import { type ConfinementProbe, detectConfinement, type LaunchSpec, NODE_MOUNT, nodeFolder, unconfined } from './confinement';
+import type { AutomationProfile } from '../../../shared/domain';
+import { type Confiner, type ConfinementProbe, detectConfinement, type LaunchSpec, NODE_MOUNT, nodeFolder, unconfined } from './confinement';
 import { OutputCapture } from './output-capture';
 
 const name = 'shell.run';
@@ -35,7 +36,7 @@ function killGroup(pid: number | undefined): void {
 }
 
 /** The PATH a confined command sees: the system's folders and the Node that runs us. */
-function confinedPath(): string {
+export function confinedPath(): string {
   return [path.join(NODE_MOUNT, 'bin'), NODE_MOUNT, path.join(nodeFolder(), 'bin'), path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].filter((d, i, all) => all.indexOf(d) === i).join(':');
 }
 
@@ -49,7 +50,7 @@ function confinedPath(): string {
 export function runCommand(
   command: string,
   cwd: string,
-  options: { timeoutMs: number; maxOutputBytes: number; launch?: LaunchSpec },
+  options: { timeoutMs: number; maxOutputBytes: number; launch?: LaunchSpec; onOutput?: (chunk: Buffer) => void },
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -78,8 +79,14 @@ export function runCommand(
       clearTimeout(grace);
       resolve({ exitCode: exit.code, signal: exit.signal, timedOut, stdout, stderr, durationMs: performance.now() - started });
     };
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      options.onOutput?.(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      options.onOutput?.(chunk);
+    });
     child.on('error', (error) => {
       if (settled) return;
       settled = true;
@@ -111,6 +118,34 @@ export interface ShellRunOptions {
   confinement?: () => Promise<ConfinementProbe>;
 }
 
+/**
+ * How a command of the plan runs: confined by the OS (bwrap, sandbox-exec) with the profile's
+ * network, or unconfined only where the profile allows it; shell.run and the plan's checks alike.
+ * Throws the profile's refusal (category policy) with `tool` naming the caller.
+ */
+export async function confinedLaunch(
+  tool: string,
+  command: string,
+  root: string,
+  profile: AutomationProfile,
+  confinement: () => Promise<ConfinementProbe> = detectConfinement,
+): Promise<{ kind: Confiner['kind']; launch: LaunchSpec | undefined }> {
+  if (!profile.allowShell) {
+    throw new EngineError(`${tool} is not allowed by the automation profile "${profile.name}"`, 'policy', { tool, profile: profile.name });
+  }
+  const probe = await confinement();
+  if (!probe.ok && !profile.allowUnconfinedShell) {
+    throw new EngineError(
+      `${tool}: refused: commands cannot be confined here (${probe.reason}); set allowUnconfinedShell: true in the automation profile to run them unconfined`,
+      'policy',
+      { tool, profile: profile.name, reason: probe.reason },
+    );
+  }
+  const confiner = probe.ok ? probe.confiner : unconfined;
+  const launch = confiner.launch({ command, sandboxRoot: root, allowNetwork: profile.allowNetwork });
+  return { kind: confiner.kind, launch: confiner.kind === 'none' ? undefined : launch };
+}
+
 export function createShellRunTool(options: ShellRunOptions = {}) {
   const tracker = options.tracker ?? new TreeChangeTracker();
   return defineTool({
@@ -123,25 +158,11 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
       timeoutMs: z.number().int('must be a whole number').positive('must be positive').max(3_600_000, 'must be at most an hour').optional(),
     }),
     async run(args, context) {
-      if (!context.profile.allowShell) {
-        throw new EngineError(`${name} is not allowed by the automation profile "${context.profile.name}"`, 'policy', { tool: name, profile: context.profile.name });
-      }
       const { root } = await resolveInSandbox(sandboxRootOf(name, context), '.');
-      const probe = await (options.confinement ?? detectConfinement)();
-      if (!probe.ok && !context.profile.allowUnconfinedShell) {
-        throw new EngineError(
-          `${name}: refused: commands cannot be confined here (${probe.reason}); set allowUnconfinedShell: true in the automation profile to run them unconfined`,
-          'policy',
-          { tool: name, profile: context.profile.name, reason: probe.reason },
-        );
-      }
-      const confiner = probe.ok ? probe.confiner : unconfined;
+      const confiner = await confinedLaunch(name, args.command, root, context.profile, options.confinement);
       context.recordConfinement?.(confiner.kind);
-      const launch = confiner.launch({ command: args.command, sandboxRoot: root, allowNetwork: context.profile.allowNetwork });
       const timeoutMs = args.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS;
-      const tracked = await tracker.track(root, () =>
-        runCommand(args.command, root, { timeoutMs, maxOutputBytes: options.maxOutputBytes ?? 64 * 1024, launch: confiner.kind === 'none' ? undefined : launch }),
-      );
+      const tracked = await tracker.track(root, () => runCommand(args.command, root, { timeoutMs, maxOutputBytes: options.maxOutputBytes ?? 64 * 1024, launch: confiner.launch }));
       // Whatever the command did to the sandbox is recorded, even when it failed.
       for (const change of tracked.changes) context.recordChange(change);
       if (!tracked.outcome.ok) throw tracked.outcome.error;

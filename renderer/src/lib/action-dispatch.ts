@@ -24,7 +24,7 @@ const SEND: { [A in ConsoleAction]: Send<A> } = {
   // The console offers the built-in profiles only.
   set_profile: (bridge, planId, args) => bridge['plans.setProfile']({ planId, profile: args.profile as BuiltinProfileName }),
   correct: (bridge, planId, args) => bridge['plans.correct']({ planId, note: args.note?.trim() || undefined }),
-  approve: (bridge, planId, args) => bridge['plans.approve']({ planId, all: args.all ?? false }),
+  approve: (bridge, planId, args) => bridge['plans.approve']({ planId, all: args.all ?? false, ...(args.more ? { more: args.more } : {}) }),
   reject: (bridge, planId, args) => bridge['plans.reject']({ planId, reason: args.reason }),
 };
 

@@ -1,4 +1,5 @@
 import type { Approval, Plan } from '../../../shared/domain';
+import { BudgetAskSchema } from '../../../shared/agent';
 import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';
 import { track } from './track';
@@ -19,8 +20,11 @@ export interface ApprovalsSlice {
   /** Bumped by the reject shortcut; the approval card then focuses its reason field. */
   rejectFocusRequest: number;
   refreshApprovals(): void;
-  /** Approves the waiting call; with `all`, every later call of its tool. The run goes on at once. */
-  approve(all: boolean): Promise<void>;
+  /**
+   * Approves the waiting call; with `all`, every later call of its tool. A step out of budget gets
+   * `more` turns or output tokens (default: what it asked for). The run goes on at once.
+   */
+  approve(all: boolean, more?: number): Promise<void>;
   /** Rejects the waiting call: the run goes on and the step fails with category `rejected`. */
   reject(reason: string): Promise<void>;
   requestRejectFocus(): void;
@@ -52,7 +56,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
         const asked = pending !== null && pending.id !== get().pendingApproval?.id;
         set({ pendingApproval: pending, approvals, approvalsStatus: 'loaded' });
         // The state change only says "paused"; a screen reader hears what the plan waits for.
-        if (asked) get().announce(`${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
+        if (asked) get().announce(pending.kind === 'budget' ? pending.rationale : `${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
       } catch (error) {
         if (get().approvalsStatus !== 'loaded') set({ approvalsStatus: 'error', approvalError: errorText(error) });
       }
@@ -83,8 +87,15 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
     ...initialApprovalsState,
     rejectFocusRequest: 0,
     refreshApprovals,
-    approve(all) {
-      const tool = get().pendingApproval?.tool ?? 'the call';
+    approve(all, more) {
+      const pending = get().pendingApproval;
+      if (pending?.kind === 'budget') {
+        const ask = BudgetAskSchema.parse(pending.args);
+        const amount = more ?? ask.more;
+        const grant = ask.limit === 'turns' ? { turns: amount } : { outputTokens: amount };
+        return answer('approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { more: grant }), `Gave the step ${amount} more ${ask.limit === 'turns' ? 'turns' : 'output tokens'}`);
+      }
+      const tool = pending?.tool ?? 'the call';
       return answer(all ? 'approve_all' : 'approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { all }), all ? `Approved every ${tool} call` : `Approved ${tool}`);
     },
     reject(reason) {

@@ -57,6 +57,32 @@ describe('approvals in the store', () => {
     expect(t.state().status.text).toBe('Rejected shell.run');
   });
 
+  it('gives a step out of turns what it asks for, or the amount typed on the card', async () => {
+    const t = testRuntime();
+    t.fake.plan = makePlan({ processingState: 'paused', waitingFor: 'approval' });
+    const ask = { kind: 'budget' as const, tool: null, args: { limit: 'turns', used: 20, more: 20 }, description: 'Write NOTES.md', rationale: 'Step "Write NOTES.md" used its 20 turns; allow 20 more?' };
+    t.fake.approvals = [makeApproval('A1', ask)];
+    t.runtime.start();
+    t.state().openPlan('P1');
+    await t.settle();
+    expect(t.state().status.text).toBe('Step "Write NOTES.md" used its 20 turns; allow 20 more?');
+    t.fake.on('plans.approve', () => {
+      t.fake.approvals = t.fake.approvals.map((a) => ({ ...a, status: 'approved' }));
+      return { plan: { ...t.fake.plan, processingState: 'processing', waitingFor: null } };
+    });
+    expect(handleKey(t.store, 'a')).toBe(true);
+    await t.settle();
+    expect(t.fake.callsTo('plans.approve')).toEqual([{ planId: 'P1', all: false, more: { turns: 20 } }]);
+    expect(t.state().status.text).toBe('Gave the step 20 more turns');
+
+    t.fake.approvals = [makeApproval('A2', { ...ask, args: { limit: 'outputTokens', used: 16000, more: 16000 } })];
+    t.state().refreshApprovals();
+    await t.settle();
+    t.store.setState({ plan: makePlan({ processingState: 'paused', waitingFor: 'approval' }) });
+    await t.state().approve(false, 4000);
+    expect(t.fake.callsTo('plans.approve').at(-1)).toEqual({ planId: 'P1', all: false, more: { outputTokens: 4000 } });
+  });
+
   it('ignores a, A and x unless the open plan waits for an approval', async () => {
     const t = testRuntime();
     t.fake.plan = makePlan({ processingState: 'paused' });

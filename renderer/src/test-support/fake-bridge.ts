@@ -249,6 +249,8 @@ export class FakeBridge {
       'plans.saveFile': () => ({ entry: null }),
       'plans.openSandbox': () => ({}),
       'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.checks': () => ({ planId: this.plan.id, summary: this.plan.checks ?? null, checks: [], results: [], criteria: [] }),
+      'plans.verify': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
       'plans.checkpoints': () => ({ checkpoints: this.checkpoints }),
       'plans.rewindPreview': (r) => ({ planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0 }),
       'plans.rewind': (r) => ({

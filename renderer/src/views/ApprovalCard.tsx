@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { BudgetAskSchema } from '../../../shared/agent';
 import type { Approval, DiffHunk, Plan } from '../../../shared/domain';
 import { describeArgs, pathOfCall } from '../lib/approvals';
 import { formatTime } from '../lib/format';
@@ -88,13 +89,17 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
   // The run goes on in this console's host: it must be able to use the plan's own model.
   const model = useAppStore((s) => s.planModel);
   const [reason, setReason] = useState('');
+  const [more, setMore] = useState('');
   const reasonField = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
     if (focusRequest > 0) reasonField.current?.focus();
   }, [focusRequest]);
   // A reason belongs to one call; the next call starts with an empty field.
-  useEffect(() => setReason(''), [pending?.id]);
+  useEffect(() => {
+    setReason('');
+    setMore('');
+  }, [pending?.id]);
 
   if (!waitsForApproval(plan)) return null;
 
@@ -108,6 +113,10 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   const tool = pending.tool ?? 'the plan';
   const isPlan = pending.kind === 'plan';
+  const budget = pending.kind === 'budget' ? BudgetAskSchema.parse(pending.args) : null;
+  const unit = budget?.limit === 'turns' ? 'turns' : 'output tokens';
+  const amount = more.trim() === '' ? (budget?.more ?? 0) : Number(more);
+  const amountValid = Number.isInteger(amount) && amount > 0;
   const busy = answering !== null;
   const unusable = plan.agent && model?.usable === false ? model : null;
   const onReject = (event: FormEvent) => {
@@ -117,13 +126,39 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   return (
     <section className="approval-card" data-testid="approval-card" data-state="loaded" data-tool={pending.tool ?? ''} aria-labelledby="approval-title" aria-describedby="approval-step">
-      <h3 id="approval-title">{isPlan ? 'Approval needed: the proposed plan' : `Approval needed: ${tool}`}</h3>
+      <h3 id="approval-title">{isPlan ? 'Approval needed: the proposed plan' : budget ? `Approval needed: more ${unit} for the step` : `Approval needed: ${tool}`}</h3>
       <p className="approval-step" id="approval-step">
         <span className="approval-label">Step</span> {pending.description}
         <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
       </p>
       {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
-      {!isPlan && <CallArguments approval={pending} />}
+      {pending.mcp && (
+        <p className="approval-mcp" data-testid="approval-mcp">
+          <span className="approval-label">MCP server</span> <code>{pending.mcp.server}</code> · <span className="approval-label">tool</span> <code>{pending.mcp.tool}</code>
+          {pending.mcp.readOnly && <span className="muted"> (marked read-only by its server)</span>}
+          {pending.mcp.description && <span className="approval-mcp-description">{pending.mcp.description}</span>}
+        </p>
+      )}
+      {!isPlan && !budget && <CallArguments approval={pending} />}
+      {budget && (
+        <p className="approval-budget">
+          <label htmlFor="approval-more">More {unit}</label>{' '}
+          <input
+            id="approval-more"
+            className="input"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={more}
+            placeholder={String(budget.more)}
+            aria-invalid={!amountValid || undefined}
+            disabled={busy}
+            onChange={(e) => setMore(e.currentTarget.value)}
+          />
+          <span className="muted"> the step goes on in the same conversation</span>
+        </p>
+      )}
       {pending.commandRule && (
         <p className="approval-because">
           <span className="approval-label">Asks because</span> <code>{pending.commandRule.command}</code> ({pending.commandRule.rule})
@@ -139,16 +174,16 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
         <button
           type="button"
           className="button primary"
-          disabled={busy || unusable !== null}
+          disabled={busy || unusable !== null || !amountValid}
           aria-describedby={unusable ? 'approval-model-problem' : undefined}
           aria-busy={answering === 'approve' || undefined}
           aria-keyshortcuts="a"
-          title="Run this call and go on (a)"
-          onClick={() => void approve(false)}
+          title={budget ? `Give the step ${amount} more ${unit} and go on (a)` : 'Run this call and go on (a)'}
+          onClick={() => void approve(false, budget ? amount : undefined)}
         >
-          Approve
+          {budget ? `Allow ${amountValid ? amount : ''} more ${unit}` : 'Approve'}
         </button>
-        {!isPlan && (
+        {!isPlan && !budget && (
           <button
             type="button"
             className="button"
@@ -170,7 +205,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             type="text"
             value={reason}
             maxLength={2000}
-            placeholder={isPlan ? 'What the model should change in its plan' : 'Why this call should not run'}
+            placeholder={isPlan ? 'What the model should change in its plan' : budget ? 'Why the step should stop here' : 'Why this call should not run'}
             aria-keyshortcuts="x"
             disabled={busy}
             onChange={(e) => setReason(e.currentTarget.value)}

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { costOf } from '../../../shared/agent';
+import { describeUsage } from '../../../shared/describe';
 import type { Plan } from '../../../shared/domain';
 import { useAppStore } from '../store/react';
 
@@ -13,10 +13,11 @@ export function UsageSummary({ plan }: { plan: Plan }) {
   }, [plan.agent, status, load]);
   if (!plan.agent) return null;
   const usage = plan.usage ?? { inputTokens: 0, outputTokens: 0 };
-  const cost = costOf(usage, settings?.price);
+  const { tokens, cost } = describeUsage(usage, settings?.price, (n) => n.toLocaleString('en'));
   return (
     <span className="usage muted" data-testid="plan-usage" title="Tokens the model used for this plan">
-      Tokens: {usage.inputTokens.toLocaleString('en')} in, {usage.outputTokens.toLocaleString('en')} out{cost !== null ? ` · cost ${cost.toFixed(4)}` : ''}
+      Tokens: {tokens}
+      {cost !== null ? ` · cost ${cost}` : ''}
     </span>
   );
 }

@@ -42,6 +42,13 @@ describe('the agent in the console', () => {
       settingsStatus: 'loaded',
     });
     expect(render(store, <PlanHeader plan={plan} />)).toContain('cost 6.0000');
+    // Input read from the provider's cache is shown, and priced at its own rate.
+    const cached = makePlan({ agent, usage: { inputTokens: 1_000_000, cachedInputTokens: 600_000, outputTokens: 200_000, steps: [] } });
+    store.setState({ settings: { ...store.getState().settings!, price: { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 } } });
+    const html = render(store, <PlanHeader plan={cached} />);
+    expect(html).toContain('Tokens: 1,000,000 in (600,000 cached), 200,000 out');
+    // 400,000 at 3, 600,000 at 0.3 and 200,000 at 15, per million.
+    expect(html).toContain('cost 4.3800');
   });
 
   it('offers Ask the agent to fix it on the failure card of an agent plan that failed in execute', () => {

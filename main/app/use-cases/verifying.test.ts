@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import { sandboxExecutorFactory } from '../executor-factory';
+import { planApplying } from './applying';
+import { planAuthoring } from './authoring';
+import { planCheckpoints } from './checkpoints';
+import { planFixing } from './fixing';
+import { planReading } from './reading';
+import { planRunning } from './running';
+import { useCaseHarness } from './test-support';
+
+/** Checks run for real: bubblewrap, real files, real SQLite (README.md, "Verify"). */
+describe('verifying a plan in its sandbox', () => {
+  let h: ReturnType<typeof useCaseHarness>;
+  afterEach(() => h.dispose());
+
+  const world = (yaml: string, prepare: (project: string) => void = () => undefined) => {
+    h = useCaseHarness();
+    prepare(h.project);
+    const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
+    const plan = planAuthoring(h.ctx).createFromContent({ content: `project: ${JSON.stringify(h.project)}\n${yaml}` }, h.root);
+    return { plan, running, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying), fixing: planFixing(h.ctx, h.runs, running.run, h.verifying) };
+  };
+
+  it("runs the project's .agents/verify.yaml first, then the plan's, and undoes what a check writes", async () => {
+    const { plan, running } = world(['name: checked', 'verify:', '  - "echo built > build.txt"', 'definitionOfDone: [Nothing to do]', ''].join('\n'), (project) => {
+      mkdirSync(path.join(project, '.agents'));
+      writeFileSync(path.join(project, '.agents', 'verify.yaml'), 'verify:\n  - { name: readme exists, run: test -f README.md }\n');
+    });
+    expect(plan.verify?.checks.map((c) => [c.source, c.name])).toEqual([
+      ['project', 'readme exists'],
+      ['plan', 'echo built > build.txt'],
+    ]);
+    const done = await running.run(plan.id);
+    expect(done).toMatchObject({ phase: 'apply', processingState: 'queued', checks: { total: 3, passed: 2, notChecked: 1 } });
+    expect(h.verifying.checks(plan.id).results.map((r) => [r.name, r.passed])).toEqual([
+      ['readme exists', true],
+      ['echo built > build.txt', true],
+    ]);
+    // The check's file is gone, and nothing of it is in the changeset.
+    expect(existsSync(path.join(done.sandboxRefs[0], 'build.txt'))).toBe(false);
+    expect(planReading(h.ctx).review(plan.id).files).toEqual([]);
+  });
+
+  it('with verifyEach, runs a step\'s check right after it: a failing one fails the step, and later steps wait', async () => {
+    const { plan, running } = world(
+      [
+        'name: each',
+        'verifyEach: true',
+        'definitionOfDone:',
+        '  - step: Write a',
+        '    check: grep -q right a.txt',
+        '    tools: [{ tool: file.write, args: { path: a.txt, content: wrong } }]',
+        '  - step: Write b',
+        '    tools: [{ tool: file.write, args: { path: b.txt, content: b } }]',
+        '',
+      ].join('\n'),
+    );
+    const failed = await running.run(plan.id);
+    expect(failed).toMatchObject({ phase: 'execute', processingState: 'errored', errorDetails: { category: 'verification' } });
+    expect(failed.errorMessage).toBe('check failed: "grep -q right a.txt" exited with status 1');
+    expect(stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['failed', 'pending']);
+    expect(existsSync(path.join(failed.sandboxRefs[0], 'b.txt'))).toBe(false);
+  });
+
+  it('marks the verdicts stale when the plan is rewound, and runs the checks again after the steps run again', async () => {
+    const { plan, running } = world(
+      ['name: rewound', 'verify:', '  - { name: notes exist, run: test -f NOTES.md }', 'definitionOfDone:', '  - step: Write notes', '    tools: [{ tool: file.write, args: { path: NOTES.md, content: n } }]', ''].join('\n'),
+    );
+    expect(await running.run(plan.id)).toMatchObject({ processingState: 'queued', checks: { passed: 1, stale: false } });
+    const { plan: rewound } = await planCheckpoints(h.ctx, h.runs).rewind(plan.id, { by: 'ada', toStep: 1 });
+    expect(rewound).toMatchObject({ phase: 'execute', checks: { stale: true } });
+    expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', checks: { passed: 1, stale: false } });
+  });
+
+  it('finds an edit by hand at apply, marks the verdicts stale, and runs the checks again before applying', async () => {
+    const { plan, running, applying } = world(['name: by-hand', 'verify:', '  - { name: notes exist, run: test -f NOTES.md }', 'definitionOfDone: [Nothing to do]', ''].join('\n'));
+    const failed = await running.run(plan.id);
+    expect(failed).toMatchObject({ processingState: 'errored', checks: { failedChecks: ['notes exist'], stale: false } });
+    await expect(applying.apply(plan.id)).rejects.toThrow(`plan ${plan.id}: check "notes exist" failed; apply with --accept-failed-checks to apply anyway`);
+    writeFileSync(path.join(failed.sandboxRefs[0], 'NOTES.md'), 'notes\n');
+    const stale: string[] = [];
+    const unsubscribe = h.ctx.events.subscribe((e) => e.type === 'checks_stale' && stale.push(e.data.reason));
+    const applied = await applying.apply(plan.id);
+    unsubscribe();
+    expect(stale).toEqual(['NOTES.md edited in the sandbox']);
+    expect(applied).toMatchObject({ applied: ['NOTES.md'], complete: true });
+    expect(readFileSync(path.join(h.project, 'NOTES.md'), 'utf8')).toBe('notes\n');
+    expect(h.ctx.get(plan.id).checks).toMatchObject({ stale: false, failedChecks: [], passed: 1 });
+  });
+});

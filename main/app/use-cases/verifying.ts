@@ -1,0 +1,121 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { CheckResult, PlanChecksView } from '../../../shared/checks';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
+import { PlanError } from '../../../shared/errors';
+import type { StreamCallback } from '../../../shared/events';
+import { type CheckRunnerDeps, failedChecksMessage, runChecks } from '../../engine/checks/check-runner';
+import { checksView, criterionVerdicts, declaredChecks, type DeclaredCheck, latestResults, summarize } from '../../engine/checks/verdicts';
+import { EngineError } from '../../engine/errors';
+import type { ConfinementProbe } from '../../engine/tools/confinement';
+import { requireSandboxPresent } from '../sandbox-guards';
+import { actionGuard } from './actions';
+import type { PlanContext } from './plan-context';
+import { recordFailure } from './running';
+import type { RunRegistry } from './run-registry';
+
+/** Where each check's whole output is kept in the data directory. */
+export const CHECKS_FOLDER = 'checks';
+
+/**
+ * Verify before apply (README.md, "Verify"): the plan's checks run in its sandbox after execute,
+ * and again before apply when the sandbox changed since; each criterion gets a verdict.
+ */
+export function planVerifying(ctx: PlanContext, registry: RunRegistry, confinement?: () => Promise<ConfinementProbe>) {
+  const { lifecycle, stores } = ctx;
+  const guard = actionGuard(ctx, registry);
+  const deps: CheckRunnerDeps = { events: ctx.events, results: stores.checks, outputDir: join(ctx.options.dataDir, CHECKS_FOLDER), tracker: registry.tracker, confinement };
+
+  const sandboxOf = (plan: Plan): string => {
+    const root = plan.sandboxRefs[0];
+    if (!root) throw new PlanError(`plan ${plan.id} has no sandbox to run its checks in; run it first`, 'wrong_state');
+    return root;
+  };
+
+  const run = (plan: Plan, checks: readonly DeclaredCheck[]) => runChecks(deps, { planId: plan.id, profile: plan.automationProfile, sandboxRoot: sandboxOf(plan) }, checks);
+
+  /** Hands the plan's events (the checks' output among them) to `streamCallback` too while `body` runs. */
+  const streaming = async <T>(planId: string, streamCallback: StreamCallback | undefined, body: () => Promise<T>): Promise<T> => {
+    const unsubscribe = streamCallback ? ctx.events.subscribe((event) => event.planId === planId && streamCallback(event)) : undefined;
+    try {
+      return await body();
+    } finally {
+      unsubscribe?.();
+    }
+  };
+
+  /**
+   * The verify pass of a plan that has executed (phase apply): every check runs, the summary is
+   * kept on the plan, and the plan is Ready to apply, or "Checks failed" (category verification)
+   * when one failed. A plan that declares no check is left as it is. The caller holds the plan.
+   */
+  const verifyPass = (planId: string, streamCallback?: StreamCallback): Promise<Plan> => streaming(planId, streamCallback, () => pass(planId));
+
+  const pass = async (planId: string): Promise<Plan> => {
+    const plan = ctx.get(planId);
+    const checks = declaredChecks(plan, lifecycle.listDecisions(planId));
+    if (checks.length === 0) return plan;
+    const begun = lifecycle.beginPhase(planId, 'apply', ['queued', 'errored'], plan);
+    let runId: string;
+    let results: CheckResult[];
+    try {
+      ({ runId, results } = await run(plan, checks));
+    } catch (error) {
+      recordFailure(ctx, planId, error);
+      throw error;
+    }
+    const all = stores.checks.listForPlan(planId);
+    const decisions = lifecycle.listDecisions(planId);
+    const summary = summarize(criterionVerdicts(plan, decisions, all), latestResults(checks, all), new Date().toISOString());
+    ctx.events.publish(planId, 'checks_complete', { runId, summary });
+    const failed = results.filter((r) => !r.passed);
+    if (failed.length === 0) return lifecycle.transition(planId, 'queued', { checks: summary }, begun);
+    lifecycle.update(planId, { checks: summary });
+    recordFailure(ctx, planId, new EngineError(failedChecksMessage(failed), 'verification', { failedChecks: failed.map((r) => r.name) }));
+    return ctx.get(planId);
+  };
+
+  /** The pass outside a run (verify, apply after a change): this process holds the plan's lease meanwhile. */
+  const verifyHeld = async (plan: Plan, streamCallback?: StreamCallback): Promise<Plan> => {
+    requireSandboxPresent(plan);
+    if (!stores.leases.acquire(plan.id, process.pid, hostname())) throw new PlanError(`plan ${plan.id} is being run by another process`, 'wrong_state');
+    const pass = verifyPass(plan.id, streamCallback);
+    registry.runs.set(plan.id, pass);
+    try {
+      return await pass;
+    } finally {
+      stores.leases.release(plan.id, process.pid);
+      registry.runs.delete(plan.id);
+    }
+  };
+
+  return {
+    verifyPass,
+
+    /** With `verifyEach`: a step's own check, right after the step; a failure fails the step (category verification). */
+    async checkStep(plan: Plan, decision: StrategyDecision): Promise<void> {
+      if (!decision.check) return;
+      const { results } = await run(plan, [{ ...decision.check, decisionId: decision.id }]);
+      const failed = results.filter((r) => !r.passed);
+      if (failed.length > 0) throw new EngineError(failedChecksMessage(failed), 'verification', { failedChecks: failed.map((r) => r.name) });
+    },
+
+    /** Runs the plan's checks again (the `verify` action): a plan ready to apply, or whose checks failed. A plan without checks is left as it is. */
+    verify(planId: string, options: { streamCallback?: StreamCallback } = {}): Promise<Plan> {
+      return verifyHeld(guard.require('verify', planId), options.streamCallback);
+    },
+
+    /** Before apply: checks whose verdicts went stale run again, so apply never rests on an old verdict. */
+    async verifyIfStale(plan: Plan, streamCallback?: StreamCallback): Promise<Plan> {
+      return plan.checks?.stale ? verifyHeld(plan, streamCallback) : plan;
+    },
+
+    /** The checks, their latest results and each criterion's verdict with its evidence. */
+    checks(planId: string): PlanChecksView {
+      const plan = ctx.get(planId);
+      return checksView(plan, lifecycle.listDecisions(planId), stores.checks.listForPlan(planId));
+    },
+  };
+}
+
+export type PlanVerifying = ReturnType<typeof planVerifying>;

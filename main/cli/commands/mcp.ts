@@ -1,0 +1,81 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { ValidationError } from '../../../shared/errors';
+import { isStdioServer, type McpServer } from '../../../shared/mcp';
+import { addMcpServer, checkMcpServers, parsePairs, removeMcpServer } from '../../app/mcp-settings';
+import { commandGroup, jsonOption } from '../options';
+import { type Ctx, EXIT, runCommand } from '../run-command';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function describeServer(server: McpServer): string {
+  if (!isStdioServer(server)) return `${server.url}${Object.keys(server.headers).length > 0 ? ` (headers: ${Object.keys(server.headers).join(', ')})` : ''}`;
+  const env = Object.keys(server.env);
+  return `${[server.command, ...server.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`;
+}
+
+/** `agents mcp`: the MCP servers whose tools every agent plan may call, in settings.json. */
+export function registerMcp(program: Command, ctx: Ctx): void {
+  const mcp = commandGroup(program, ctx, 'mcp', "MCP servers whose tools agent plans may call (settings.json's mcp.servers)").addHelpText(
+    'after',
+    '\nExamples:\n  agents mcp add files -- npx mcp-server-filesystem .\n  agents mcp add tracker --url https://mcp.example.com/mcp --header Authorization=Bearer-xyz\n  agents mcp list',
+  );
+
+  mcp
+    .command('add <name> [command...]')
+    .description('add a server: a local command after --, run confined over the sandbox, or a remote one with --url')
+    .option('--env <K=V>', 'an environment variable of a local server (repeatable)', collect, [])
+    .option('--url <url>', 'a remote server, over streamable HTTP')
+    .option('--header <K=V>', 'an HTTP header of a remote server (repeatable)', collect, [])
+    .action(
+      runCommand(ctx, (name: string, command: string[], options: { env: string[]; url?: string; header: string[] }) => {
+        if (options.url !== undefined && command.length > 0) throw new ValidationError('command', 'give either a command after -- or --url, not both');
+        if (options.url === undefined && command.length === 0) throw new ValidationError('command', 'give the command after -- (agents mcp add NAME -- COMMAND [ARGS...]) or --url URL');
+        let input: unknown;
+        if (options.url !== undefined) {
+          if (options.env.length > 0) throw new ValidationError('--env', 'is for a local server; a remote one takes --header');
+          input = { url: options.url, headers: parsePairs(options.header, '--header') };
+        } else {
+          if (options.header.length > 0) throw new ValidationError('--header', 'is for a remote server (--url); a local one takes --env');
+          const [program, ...args] = command;
+          // A path is kept absolute, so every process (the CLI, agents serve) starts the same program.
+          input = { command: program.includes('/') ? path.resolve(program) : program, args, env: parsePairs(options.env, '--env') };
+        }
+        const server = addMcpServer(ctx.app().settings, name, input);
+        return { json: { name, server }, text: `MCP server ${name} added: ${describeServer(server)}` };
+      }),
+    );
+
+  mcp
+    .command('remove <name>')
+    .description('remove a server')
+    .action(
+      runCommand(ctx, (name: string) => {
+        removeMcpServer(ctx.app().settings, name);
+        return { text: `MCP server ${name} removed` };
+      }),
+    );
+
+  mcp
+    .command('list')
+    .description('each server, whether it starts (confined, in an empty folder), and its tools')
+    .addOption(jsonOption())
+    .action(
+      runCommand(ctx, async () => {
+        const servers = ctx.app().settings.read().mcp?.servers ?? {};
+        const checks = await checkMcpServers(servers);
+        const text = () => {
+          if (checks.length === 0) return 'No MCP servers. Add one with: agents mcp add NAME -- COMMAND [ARGS...]';
+          return checks
+            .map((check) => {
+              const head = `${check.name}: ${describeServer(check.server)}\n  ${check.ok ? `starts; ${check.tools.length} tool${check.tools.length === 1 ? '' : 's'}` : `does not start: ${check.error}`}`;
+              const tools = check.tools.map((tool) => `  ${check.name}.${tool.name}${tool.readOnly ? ' (read-only)' : ''}${tool.description ? `: ${tool.description.split('\n')[0].slice(0, 100)}` : ''}`);
+              return [head, ...tools].join('\n');
+            })
+            .join('\n');
+        };
+        // A server that does not start is worth a non-zero status, so scripts can check.
+        return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server, ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
+      }),
+    );
+}

@@ -1,0 +1,122 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { CheckResult } from '../../../shared/checks';
+import type { AutomationProfile } from '../../../shared/domain';
+import { newId } from '../../../shared/ids';
+import { EngineError } from '../errors';
+import type { EventPublisher } from '../event-stream';
+import { revertChange } from '../invariants';
+import type { TreeChangeTracker } from '../sandbox/tracker';
+import { type ConfinementProbe, detectConfinement } from '../tools/confinement';
+import { OutputCapture } from '../tools/output-capture';
+import { confinedLaunch, runCommand } from '../tools/shell-run';
+import type { CheckResultStore } from './check-store';
+import type { DeclaredCheck } from './verdicts';
+
+/** Bytes of output a result keeps inline; the whole output is in its file. */
+const TAIL_BYTES = 4096;
+/** Output is streamed in batches: at most this often, or this many bytes at once. */
+const OUTPUT_BATCH_MS = 100;
+const OUTPUT_BATCH_BYTES = 8192;
+
+export interface CheckRunnerDeps {
+  events: EventPublisher;
+  results: CheckResultStore;
+  /** Each check's whole output goes to `<outputDir>/<planId>/<resultId>.log`. */
+  outputDir: string;
+  /** The sandboxes' change capture, shared with shell.run: a check's writes are found and undone. */
+  tracker: TreeChangeTracker;
+  confinement?: () => Promise<ConfinementProbe>;
+}
+
+/**
+ * Runs checks one after another in the sandbox's root, each confined exactly as shell.run is
+ * (the same launch, the profile's network, its own time limit). What a check writes into the
+ * sandbox is undone after it, so what is applied is what was checked. Each result is stored and
+ * announced (check_started, check_output in batches, check_finished).
+ */
+export async function runChecks(
+  deps: CheckRunnerDeps,
+  target: { planId: string; profile: AutomationProfile; sandboxRoot: string },
+  checks: readonly DeclaredCheck[],
+): Promise<{ runId: string; results: CheckResult[] }> {
+  const runId = newId();
+  const results: CheckResult[] = [];
+  for (const [i, check] of checks.entries()) results.push(await runOne(deps, target, check, runId, i + 1, checks.length));
+  return { runId, results };
+}
+
+async function runOne(
+  deps: CheckRunnerDeps,
+  { planId, profile, sandboxRoot }: { planId: string; profile: AutomationProfile; sandboxRoot: string },
+  check: DeclaredCheck,
+  runId: string,
+  index: number,
+  total: number,
+): Promise<CheckResult> {
+  const resultId = newId();
+  const { name, run, decisionId, source, timeoutSeconds } = check;
+  deps.events.publish(planId, 'check_started', { runId, resultId, name, run, source, decisionId, index, total });
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
+  const folder = path.join(deps.outputDir, planId);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const outputPath = path.join(folder, `${resultId}.log`);
+  const file = openSync(outputPath, 'w', 0o600);
+  const tail = new OutputCapture(TAIL_BYTES * 2);
+  let pending = '';
+  let lastFlush = performance.now();
+  const flush = () => {
+    if (pending !== '') deps.events.publish(planId, 'check_output', { runId, resultId, name, decisionId, text: pending });
+    pending = '';
+    lastFlush = performance.now();
+  };
+  const onOutput = (chunk: Buffer) => {
+    writeSync(file, chunk);
+    tail.push(chunk);
+    pending += chunk.toString('utf8');
+    if (pending.length >= OUTPUT_BATCH_BYTES || performance.now() - lastFlush >= OUTPUT_BATCH_MS) flush();
+  };
+  const base = { id: resultId, planId, runId, name, run, source, decisionId, timeoutSeconds, startedAt };
+  let outcome: Pick<CheckResult, 'exitCode' | 'timedOut' | 'refused' | 'confinement'>;
+  try {
+    const confined = await confinedLaunch('check', run, sandboxRoot, profile, deps.confinement ?? detectConfinement);
+    const tracked = await deps.tracker.track(sandboxRoot, () =>
+      runCommand(run, sandboxRoot, { timeoutMs: timeoutSeconds * 1000, maxOutputBytes: TAIL_BYTES, launch: confined.launch, onOutput }),
+    );
+    for (const change of [...tracked.changes].reverse()) revertChange(sandboxRoot, change);
+    if (!tracked.outcome.ok) throw tracked.outcome.error;
+    const result = tracked.outcome.value;
+    outcome = { exitCode: result.timedOut ? null : result.exitCode, timedOut: result.timedOut, refused: null, confinement: confined.kind };
+  } catch (error) {
+    if (!(error instanceof EngineError)) throw error;
+    // The profile forbids the shell, or nothing can confine the command: the check did not run.
+    outcome = { exitCode: null, timedOut: false, refused: error.message, confinement: null };
+  } finally {
+    flush();
+    closeSync(file);
+  }
+  const result: CheckResult = {
+    ...base,
+    ...outcome,
+    passed: outcome.refused === null && !outcome.timedOut && outcome.exitCode === 0,
+    durationMs: Math.round(performance.now() - started),
+    outputTail: tail.tail(TAIL_BYTES),
+    outputPath,
+    finishedAt: new Date().toISOString(),
+  };
+  deps.results.record(result);
+  deps.events.publish(planId, 'check_finished', result);
+  return result;
+}
+
+/** One line naming the failed checks and how each failed, with the last line of its output. */
+export function failedChecksMessage(failed: readonly CheckResult[]): string {
+  const how = (r: CheckResult) => {
+    if (r.refused !== null) return `refused: ${r.refused}`;
+    if (r.timedOut) return `ran past its time limit of ${r.timeoutSeconds} s`;
+    const last = r.outputTail.trim().split('\n').at(-1);
+    return `exited with status ${r.exitCode ?? '?'}${last ? `: ${last}` : ''}`;
+  };
+  return `${failed.length === 1 ? 'check' : 'checks'} failed: ${failed.map((r) => `"${r.name}" ${how(r)}`).join('; ')}`;
+}

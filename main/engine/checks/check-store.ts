@@ -1,0 +1,8 @@
+import type { CheckResult } from '../../../shared/checks';
+
+/** Where each check's result is kept (README.md, "Verify"); SQLite in the app, in memory in some tests. */
+export interface CheckResultStore {
+  record(result: CheckResult): void;
+  /** The plan's results, oldest first. */
+  listForPlan(planId: string): CheckResult[];
+}

@@ -1,0 +1,213 @@
+import type { MCPClient } from '@ai-sdk/mcp';
+import { z } from 'zod';
+import type { AutomationProfile, Confinement } from '../../../shared/domain';
+import { isStdioServer, type McpServer } from '../../../shared/mcp';
+import { EngineError } from '../errors';
+import { resolveInSandbox } from '../sandbox/paths';
+import { TreeChangeTracker } from '../sandbox/tracker';
+import type { ToolDefinition, ToolRegistry } from '../tool-runner';
+import { sandboxRootOf, toolError } from '../tools/common';
+import type { ConfinementProbe } from '../tools/confinement';
+import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, localLaunch, serverFailure } from './launch';
+
+/** One tool as its server lists it. */
+export interface McpToolListing {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly: boolean;
+}
+
+/** A started server: its client, its tools, and how it was confined. */
+export interface ConnectedServer {
+  name: string;
+  client: MCPClient;
+  tools: McpToolListing[];
+  confinement: Confinement | null;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  sandboxRoot: string;
+  profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'> & { allowShell?: boolean };
+  confinement?: () => Promise<ConfinementProbe>;
+  startTimeoutMs?: number;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Starts one server through the AI SDK's MCP client (stdio, confined, or streamable HTTP) and lists
+ * its tools. Fails within the start time limit, with an error that names the server.
+ */
+export async function connectMcpServer(name: string, server: McpServer, options: ConnectOptions): Promise<ConnectedServer> {
+  const { createMCPClient } = await import('@ai-sdk/mcp');
+  const initializationOptions = { timeout: options.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS };
+  if (!isStdioServer(server)) {
+    let client: MCPClient;
+    try {
+      client = await createMCPClient({ transport: { type: 'http', url: server.url, headers: server.headers }, initializationOptions, clientName: 'cleveragents' });
+    } catch (error) {
+      throw serverFailure(name, `MCP server "${name}": did not start: ${messageOf(error)}`, 'tool', { url: server.url });
+    }
+    return listed(name, client, null, () => client.close());
+  }
+  const launch = await localLaunch(name, server, options.sandboxRoot, options.profile, options.confinement);
+  const { StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
+  const transport = new StdioMCPTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: launch.stderr });
+  let client: MCPClient;
+  try {
+    client = await createMCPClient({ transport, initializationOptions, clientName: 'cleveragents', onUncaughtError: () => undefined });
+  } catch (error) {
+    await transport.close().catch(() => undefined);
+    // The server's own last words say why more often than the client's "Connection closed".
+    const said = launch.stderrTail();
+    launch.dispose();
+    const why = /closed/i.test(messageOf(error)) ? 'it exited before answering' : messageOf(error);
+    throw serverFailure(name, `MCP server "${name}": did not start (${server.command}): ${why}${said ? `; it said: ${said}` : ''}`, 'tool', { command: server.command });
+  }
+  // The transport keeps its process to itself; its pid lets closing wait (briefly) until it is gone, so a stopped run leaves no server behind.
+  const pid = (transport as unknown as { process?: { pid?: number } }).process?.pid;
+  return listed(name, client, launch.confinement, async () => {
+    await client.close().catch(() => undefined);
+    if (pid !== undefined) await exited(pid, 2_000);
+    launch.dispose();
+  });
+}
+
+/** Resolves once `pid` has exited (or after `ms`). */
+async function exited(pid: number, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+  }
+}
+
+async function listed(name: string, client: MCPClient, confinement: Confinement | null, close: () => Promise<void>): Promise<ConnectedServer> {
+  try {
+    const { tools } = await client.listTools({ options: { timeout: DEFAULT_MCP_START_TIMEOUT_MS } });
+    return {
+      name,
+      client,
+      confinement,
+      close,
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? tool.annotations?.title ?? '',
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        readOnly: tool.annotations?.readOnlyHint === true,
+      })),
+    };
+  } catch (error) {
+    await close();
+    throw serverFailure(name, `MCP server "${name}": started but did not list its tools: ${messageOf(error)}`, 'tool');
+  }
+}
+
+/** The tool's JSON Schema as zod, for the ToolRunner's check and the model; a schema zod cannot read takes any object. */
+function schemaOf(inputSchema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
+  try {
+    return z.fromJSONSchema(inputSchema) as z.ZodType<Record<string, unknown>>;
+  } catch {
+    return z.record(z.string(), z.unknown());
+  }
+}
+
+/** What a call answered, for the model and the invocation log: its text, or its structured content. */
+function resultOf(answer: object): unknown {
+  const result = answer as { content?: unknown; structuredContent?: unknown; toolResult?: unknown };
+  if (!('content' in result)) return result.toolResult;
+  const content = Array.isArray(result.content) ? (result.content as { type?: string; text?: string }[]) : [];
+  if (content.length > 0 && content.every((part) => part.type === 'text')) return content.map((part) => part.text ?? '').join('\n');
+  return result.structuredContent ?? content;
+}
+
+/**
+ * The server's tools as ToolDefinitions named `NAME.TOOL`: each call runs through the ToolRunner as
+ * a sandbox tool's does, and what it changes in the sandbox is captured as shell.run's changes are.
+ */
+export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: TreeChangeTracker; timeoutMs?: number }): ToolDefinition<Record<string, unknown>>[] {
+  const timeout = options.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+  return server.tools.map((tool) => {
+    const name = `${server.name}.${tool.name}`;
+    return {
+      name,
+      description: tool.description || `${tool.name} of the MCP server ${server.name}`,
+      effect: 'exec',
+      schema: schemaOf(tool.inputSchema),
+      mcp: { server: server.name, tool: tool.name, description: tool.description, readOnly: tool.readOnly },
+      async run(args, context) {
+        const { root } = await resolveInSandbox(sandboxRootOf(name, context), '.');
+        if (server.confinement) context.recordConfinement?.(server.confinement);
+        const tracked = await options.tracker.track(root, () => server.client.callTool({ name: tool.name, arguments: args, options: { timeout } }));
+        // Whatever the server did to the sandbox is recorded, even when the call failed.
+        for (const change of tracked.changes) context.recordChange(change);
+        if (!tracked.outcome.ok) {
+          const message = messageOf(tracked.outcome.error);
+          const timedOut = /timed out/i.test(message);
+          const what = timedOut ? `did not answer within ${timeout} ms` : `failed: ${message}`;
+          throw serverFailure(server.name, `${name}: the MCP server "${server.name}" ${what}`, 'transient', { tool: name, timeoutMs: timeout });
+        }
+        const result = tracked.outcome.value;
+        const value = resultOf(result);
+        // The server's own refusal (a bad path, say) goes back to the model, as a sandbox tool's does.
+        if ('isError' in result && result.isError === true) throw toolError(name, typeof value === 'string' ? value : JSON.stringify(value));
+        return value;
+      },
+    };
+  });
+}
+
+export interface McpSessionOptions extends ConnectOptions {
+  /** Shared with nothing else by default. */
+  tracker?: TreeChangeTracker;
+}
+
+/**
+ * The MCP servers of one plan's run: started on first use, their tools added to the run's registry,
+ * closed when the run ends. A server that fails to start fails the step, naming the server.
+ */
+export class McpSession {
+  private started: Promise<void> | null = null;
+  private readonly connected: ConnectedServer[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly servers: Readonly<Record<string, McpServer>>,
+    private readonly registry: ToolRegistry,
+    private readonly options: McpSessionOptions,
+  ) {}
+
+  get size(): number {
+    return Object.keys(this.servers).length;
+  }
+
+  /** Starts every server (once) and registers its tools; a failure is thrown again to every caller. */
+  start(): Promise<void> {
+    this.started ??= this.startAll();
+    return this.started;
+  }
+
+  private async startAll(): Promise<void> {
+    const tracker = this.options.tracker ?? new TreeChangeTracker();
+    for (const [name, server] of Object.entries(this.servers)) {
+      if (this.closed) throw new EngineError('the run ended before its MCP servers started', 'interrupted');
+      const connected = await connectMcpServer(name, server, this.options);
+      this.connected.push(connected);
+      for (const tool of mcpToolDefinitions(connected, { tracker, timeoutMs: server.timeoutMs })) this.registry.register(tool);
+    }
+  }
+
+  /** Stops every server started; safe to call more than once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.started?.catch(() => undefined);
+    const all = this.connected.splice(0);
+    await Promise.all(all.map((server) => server.close()));
+  }
+}

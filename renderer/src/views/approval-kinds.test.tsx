@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { makeApproval, makePlan } from '../test-support/fake-bridge';
+import { render } from '../test-support/render';
+import { testRuntime } from '../test-support/runtime';
+import { ApprovalCard } from './ApprovalCard';
+
+const waiting = makePlan({ processingState: 'paused', waitingFor: 'approval' });
+
+describe('the approval card for a step out of budget', () => {
+  it('asks for more turns with an amount to change, and offers no Approve all', () => {
+    const { store } = testRuntime();
+    const rationale = 'Step "Write NOTES.md" used its 3 turns; allow 3 more?';
+    store.setState({ pendingApproval: makeApproval('A1', { kind: 'budget', tool: null, args: { limit: 'turns', used: 3, more: 3 }, description: 'Write NOTES.md', rationale }), approvalsStatus: 'loaded' });
+    const html = render(store, <ApprovalCard plan={waiting} />);
+    expect(html).toContain('Approval needed: more turns for the step');
+    expect(html).toContain('used its 3 turns; allow 3 more?');
+    expect(html).toMatch(/<label for="approval-more">More turns<\/label> <input id="approval-more"[^>]*placeholder="3"/);
+    expect(html).toContain('Allow 3 more turns</button>');
+    expect(html).not.toContain('Approve all');
+    expect(html).not.toContain('<dl');
+  });
+});
+
+describe('the approval card for a call of an MCP server', () => {
+  it('names the server and the tool, says what the server says the tool does, and shows the arguments', () => {
+    const { store } = testRuntime();
+    const mcp = { server: 'files', tool: 'write_file', description: 'Create a new file or overwrite one.', readOnly: false };
+    store.setState({ pendingApproval: makeApproval('A1', { tool: 'files.write_file', args: { path: 'NOTES.md', content: '# Notes' }, mcp }), approvalsStatus: 'loaded' });
+    const html = render(store, <ApprovalCard plan={waiting} />);
+    expect(html).toContain('Approval needed: files.write_file');
+    expect(html).toContain('MCP server</span> <code>files</code> · <span class="approval-label">tool</span> <code>write_file</code>');
+    expect(html).toContain('<span class="approval-mcp-description">Create a new file or overwrite one.</span>');
+    expect(html).toContain('<dt>path</dt><dd><code>NOTES.md</code></dd>');
+    expect(html).not.toContain('marked read-only');
+    store.setState({ pendingApproval: makeApproval('A1', { tool: 'files.read_file', args: { path: 'a' }, mcp: { ...mcp, tool: 'read_file', readOnly: true } }) });
+    expect(render(store, <ApprovalCard plan={waiting} />)).toContain('(marked read-only by its server)');
+    // A sandbox tool's card has no MCP line.
+    store.setState({ pendingApproval: makeApproval('A1') });
+    expect(render(store, <ApprovalCard plan={waiting} />)).not.toContain('data-testid="approval-mcp"');
+  });
+});
