@@ -41,6 +41,9 @@ export function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry | undef
   return a.hash === (b as typeof a).hash && a.mode === (b as typeof a).mode;
 }
 
+/** A file that a comparison needs only to know is there: its content is never read. */
+const UNREAD = { kind: 'file', mode: 0, hash: '', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 } as const;
+
 const statMatches = (known: ManifestEntry | undefined, stats: Stats): boolean =>
   known?.kind === 'file' &&
   known.size === stats.size &&
@@ -53,7 +56,7 @@ const statMatches = (known: ManifestEntry | undefined, stats: Stats): boolean =>
  * The entry for what is at `absolute` now, or null when nothing is (or something that is neither
  * file, link nor folder). A file is read, hashed and stored only when its stat differs from `known`.
  */
-async function entryOf(absolute: string, rel: string, known: ManifestEntry | undefined, objects: ObjectStore | null): Promise<ManifestEntry | null> {
+async function entryOf(absolute: string, rel: string, known: ManifestEntry | undefined, objects: ObjectStore | null, compareOnly = false): Promise<ManifestEntry | null> {
   // Synchronous: a thread-pool round trip per stat made a scan of 10,000 paths ten times slower.
   let stats: Stats | undefined;
   try {
@@ -67,6 +70,8 @@ async function entryOf(absolute: string, rel: string, known: ManifestEntry | und
   if (stats.isSymbolicLink()) return { kind: 'symlink', target: readlinkSync(absolute) };
   if (!stats.isFile()) return null;
   if (statMatches(known, stats)) return known as ManifestEntry;
+  // Only compared with `known`: another size is another content, without reading it.
+  if (compareOnly && known?.kind === 'file' && known.size !== stats.size) return { ...UNREAD, mode, size: stats.size };
   const content = await readFileOrNull(absolute);
   if (content === null) {
     throw new EngineError(`cannot read "${rel}" to record a checkpoint`, 'tool', { path: rel });
@@ -77,13 +82,11 @@ async function entryOf(absolute: string, rel: string, known: ManifestEntry | und
 
 const absoluteOf = (root: string, rel: string) => path.join(root, ...rel.split('/'));
 
-/** A file that a comparison needs only to know is there: its content is never read. */
-const UNREAD = { kind: 'file', mode: 0, hash: '', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 } as const;
-
 /**
  * Every path below `root` as it is now. Files whose stat matches `previous` keep their entry
- * unread; the others are hashed and, given `objects`, their contents stored. With `onlyKnown`,
- * a file `previous` does not have is not read (it is entered with an empty hash).
+ * unread; the others are hashed and, given `objects`, their contents stored. With `onlyKnown`
+ * (a comparison with `previous`), a file `previous` does not have, or has with another size, is
+ * not read (it is entered with an empty hash).
  */
 export async function scanManifest(root: string, objects: ObjectStore | null, previous?: Manifest, options: { onlyKnown?: boolean } = {}): Promise<Manifest> {
   const { entries } = await walkTree(root, { skipGit: true, strict: true });
@@ -96,7 +99,7 @@ export async function scanManifest(root: string, objects: ObjectStore | null, pr
       manifest.set(item.relative, UNREAD);
       continue;
     }
-    const entry = await entryOf(item.absolute, item.relative, known, objects);
+    const entry = await entryOf(item.absolute, item.relative, known, objects, options.onlyKnown);
     if (entry) manifest.set(item.relative, entry);
     await yieldNow();
   }
