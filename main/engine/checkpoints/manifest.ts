@@ -1,11 +1,11 @@
 import type { Stats } from 'node:fs';
-import { lstatSync, readlinkSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { eventLoopYielder } from '../event-loop-yield';
 import path from 'node:path';
 import { sha256 } from '../change-capture';
 import { EngineError } from '../errors';
 import { readFileOrNull } from '../sandbox/files';
-import { mapLimit, walkTree } from '../sandbox/walk';
+import { mapLimit } from '../sandbox/walk';
 import type { ObjectStore } from './object-store';
 
 /**
@@ -80,6 +80,37 @@ async function entryOf(absolute: string, rel: string, known: ManifestEntry | und
   return { kind: 'file', mode, hash, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
 }
 
+/**
+ * Every path below `root` (`.git` left out), listed synchronously: the thread pool's round trip per
+ * folder was a third of a rewind's comparison. A folder that cannot be read is an error, never
+ * "empty": read as empty, everything in it would count as gone.
+ */
+function listTree(root: string): { relative: string; absolute: string; kind: 'file' | 'directory' | 'symlink' | 'other' }[] {
+  const entries: ReturnType<typeof listTree> = [];
+  const stack: [string, string][] = [[root, '']];
+  while (stack.length > 0) {
+    const [absolute, relative] = stack.pop() as [string, string];
+    let dirents: Dirent[];
+    try {
+      dirents = readdirSync(absolute, { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Removed meanwhile: not there. The root, or a folder we may not read: an error.
+      if (relative !== '' && (code === 'ENOENT' || code === 'ENOTDIR')) continue;
+      throw new EngineError(`cannot read the folder "${relative || root}" for a checkpoint: ${(error as Error).message}`, 'tool', { path: relative, code });
+    }
+    for (const dirent of dirents) {
+      if (dirent.name.toLowerCase() === '.git') continue;
+      const rel = relative ? `${relative}/${dirent.name}` : dirent.name;
+      const abs = path.join(absolute, dirent.name);
+      const kind = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : dirent.isSymbolicLink() ? 'symlink' : 'other';
+      entries.push({ relative: rel, absolute: abs, kind });
+      if (kind === 'directory') stack.push([abs, rel]);
+    }
+  }
+  return entries;
+}
+
 const absoluteOf = (root: string, rel: string) => path.join(root, ...rel.split('/'));
 
 /**
@@ -89,7 +120,7 @@ const absoluteOf = (root: string, rel: string) => path.join(root, ...rel.split('
  * not read (it is entered with an empty hash).
  */
 export async function scanManifest(root: string, objects: ObjectStore | null, previous?: Manifest, options: { onlyKnown?: boolean } = {}): Promise<Manifest> {
-  const { entries } = await walkTree(root, { skipGit: true, strict: true });
+  const entries = listTree(root);
   const manifest: Manifest = new Map();
   // In walkTree's order, so the manifest is sorted; the host's event loop gets a turn every few milliseconds.
   const yieldNow = eventLoopYielder();

@@ -4,6 +4,9 @@ import { mkdir, readFile, readdir, rename, stat, writeFile } from 'node:fs/promi
 import path from 'node:path';
 import { sha256 } from '../change-capture';
 
+/** Read once (reading it means setting it): what a new file's mode loses. */
+const UMASK = process.umask();
+
 /** The temporary name of a write cut off by a crash: the shape removeTemporaryFiles (sandbox/files.ts) clears. */
 export const temporaryName = (dir: string) => path.join(dir, `.agents-${randomBytes(8).toString('hex')}.tmp`);
 
@@ -77,7 +80,10 @@ export class ObjectStore {
       if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR' || code === 'ETXTBSY') rmSync(destination, { recursive: true, force: true });
       else if (code !== 'ENOENT') throw error;
     }
-    fd ??= openSync(destination, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    if (fd === undefined) {
+      fd = openSync(destination, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+      current = mode & ~UMASK;
+    }
     try {
       for (let offset = 0; offset < content.length; ) offset += writeSync(fd, content, offset, content.length - offset);
       // The mode asked for, whatever was there or the umask took off.
