@@ -310,14 +310,18 @@ export const ACTIONS = {
     id: 'correct',
     label: 'Ask the agent',
     title: 'Ask the agent to fix it',
-    description: 'The model runs the failed step again, told of the failure and your note',
+    description: 'The model runs the failed step (or, ready to apply, the last step) again, told of the failure, your review and your note',
     args: z.object({ note: z.string().trim().max(4000).optional() }).strict(),
     allowed: (p) => {
       if (!p.agent) return refuse(`plan ${p.id} is not an agent plan; only a model can correct a step (retry it instead)`, 'not_agent');
       // A failed check stops the plan before apply: the model is given its output and works on the last step.
       const checksStop = p.processingState === 'errored' && p.phase === 'apply' && p.errorDetails?.category === 'verification';
-      if (!checksStop && (p.processingState !== 'errored' || p.phase !== 'execute')) return refuse(wrongStateMessage(p, 'correct', [STATUS_LABELS.failed, STATUS_LABELS.checks_failed]));
-      if (!checksStop && !p.failedStep) return refuse(`plan ${p.id} has no failed step to correct`);
+      // Ready to apply: the operator's review (declined hunks, hand edits) is what the model corrects.
+      const reviewed = p.processingState === 'queued' && p.phase === 'apply' && p.steps > 0;
+      if (!checksStop && !reviewed && (p.processingState !== 'errored' || p.phase !== 'execute')) return refuse(wrongStateMessage(p, 'correct', [STATUS_LABELS.failed, STATUS_LABELS.checks_failed, STATUS_LABELS.ready_to_apply]));
+      if (!checksStop && !reviewed && !p.failedStep) return refuse(`plan ${p.id} has no failed step to correct`);
+      // Applied hunks are counted against the review as it is: a step run again would move them.
+      if (reviewed && p.partlyApplied) return refuse(`plan ${p.id} is partly applied; the agent can correct it only before anything is applied (apply the rest, or discard it)`);
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'correct', options: (a) => `--note ${quoted(a.note, 'what to do differently')}` },

@@ -239,6 +239,13 @@ export const contract = {
   /** Runs the plan's checks again in its sandbox (a plan ready to apply, or whose checks failed). */
   'plans.verify': { request: planId.strict(), response: planResponse },
   'plans.discard': { request: planId.strict(), response: planResponse },
+  /** Hunks of one file declined in the review (numbered as `agents plan diff` shows them), with why: kept with the plan, told to the model. */
+  'plans.rejectHunks': {
+    request: planId.extend({ path: z.string().min(1).max(4096), hunks: z.array(z.number().int().positive()).min(1).max(10_000), reason: z.string().max(1000).optional() }).strict(),
+    response: planResponse,
+  },
+  /** Hunks ticked again: no longer declined. */
+  'plans.restoreHunks': { request: planId.extend({ path: z.string().min(1).max(4096), hunks: z.array(z.number().int().positive()).min(1).max(10_000) }).strict(), response: planResponse },
   /** A file of the plan's sandbox as it is now (text, or binary without its content), changed by the plan or not. */
   'plans.readFile': {
     request: planId.extend({ path: z.string().min(1).max(4096) }).strict(),

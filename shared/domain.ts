@@ -4,6 +4,7 @@ import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 import { allowedByName, McpCallInfoSchema, McpConfigSchema } from './mcp';
 import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
 import { RewindRecordSchema } from './checkpoints';
+import { RejectedHunkSchema } from './review-feedback';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
 export const PhaseSchema = z.enum(PHASES);
@@ -348,6 +349,8 @@ export const PlanSchema = z.object({
   checks: PlanChecksSummarySchema.nullable().optional(),
   /** The last rewind: to which step, by whom, and whether it was completed after an interruption. */
   lastRewind: RewindRecordSchema.nullable().optional(),
+  /** Hunks the operator declined in the review, with why: the model is told of them. */
+  rejectedHunks: z.array(RejectedHunkSchema).optional(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

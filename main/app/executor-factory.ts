@@ -15,6 +15,7 @@ import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
 import type { PlanContext, RunOptions } from './use-cases/plan-context';
 import type { PlanVerifying } from './use-cases/verifying';
+import { reviewFeedbackOf } from './use-cases/reviewing';
 import { scriptedStepRunner, type StepRunner } from '../engine/runtime-execute-actor';
 
 /** With `verifyEach: true`, each step's own check runs right after the step, and its failure fails the step. */
@@ -98,6 +99,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
         sandboxRoot,
         prepareTools: mcp ? () => mcp.start() : undefined,
         budgetGate: new BudgetGate(stores.approvals, ctx.events, planId, plan.automationProfile),
+        reviewFeedback: () => reviewFeedbackOf(ctx, planId),
       });
     }
     const executor = new PlanExecutor({

@@ -18,6 +18,7 @@ import { planSandboxFiles } from './use-cases/sandbox-files';
 import { planActions } from './use-cases/actions';
 import { planVerifying } from './use-cases/verifying';
 import { planCheckpoints } from './use-cases/checkpoints';
+import { planReviewing } from './use-cases/reviewing';
 
 export interface App {
   dataDir: string;
@@ -50,6 +51,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     ...planSandboxFiles(ctx, runs),
     ...planActions(ctx, runs),
     ...planCheckpoints(ctx, runs),
+    ...planReviewing(ctx, reading),
   };
 }
 

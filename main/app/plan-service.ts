@@ -9,6 +9,7 @@ import type { PlanSandboxFiles } from './use-cases/sandbox-files';
 import type { PlanActions } from './use-cases/actions';
 import type { PlanVerifying } from './use-cases/verifying';
 import type { PlanCheckpoints } from './use-cases/checkpoints';
+import type { PlanReviewing } from './use-cases/reviewing';
 
 export type { Answer, EngineStores, PlanServiceOptions, RunOptions } from './use-cases/plan-context';
 export type { ChangesetReview, DecisionNode, DiffEntry, ExternalEvents, ReviewStep } from './use-cases/reading';
@@ -30,4 +31,5 @@ export type PlanService = Pick<PlanContext, 'stores' | 'lifecycle' | 'events' | 
   PlanSandboxFiles &
   PlanActions &
   PlanVerifying &
-  PlanCheckpoints;
+  PlanCheckpoints &
+  PlanReviewing;

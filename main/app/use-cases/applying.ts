@@ -1,4 +1,6 @@
 import type { Plan } from '../../../shared/domain';
+import { ValidationError } from '../../../shared/errors';
+import type { ReviewFile } from '../../engine/changeset/review';
 import { applyReviewed, remainingAfter, reviewNet } from '../../engine/changeset/review';
 import { removeSandbox } from '../../engine/sandbox/sandbox';
 import { refuseProtected } from '../sandbox-guards';
@@ -24,6 +26,32 @@ export interface ApplyResult {
 export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: Pick<PlanReading, 'changeEntries' | 'review'>, verifying: Pick<PlanVerifying, 'verifyIfStale'>) {
   const { lifecycle, stores } = ctx;
   const guard = actionGuard(ctx, registry);
+
+  /**
+   * Apply with nothing named takes what the review accepts, as the console's does: every hunk
+   * left but those the operator declined (README.md, "Review and apply"). A declined hunk that
+   * the model reworked since (its header differs) is a new hunk, and taken.
+   */
+  const leaveOutDeclined = (plan: Plan, files: readonly ReviewFile[], options: { paths?: string[]; hunks?: Record<string, number[]> }): { paths?: string[]; hunks?: Record<string, number[]> } => {
+    const declined = plan.rejectedHunks ?? [];
+    if (options.paths || options.hunks || declined.length === 0) return {};
+    const paths: string[] = [];
+    const hunks: Record<string, number[]> = {};
+    let left = 0;
+    for (const file of files) {
+      const open = file.hunks.filter((h) => !h.applied);
+      if (file.state === 'applied') continue;
+      left += 1;
+      const out = new Set(declined.filter((r) => r.path === file.path && open.some((h) => h.index === r.hunk && h.header === r.lines.split('\n', 1)[0])).map((r) => r.hunk));
+      if (out.size === 0) paths.push(file.path);
+      else if (open.some((h) => !out.has(h.index))) hunks[file.path] = open.filter((h) => !out.has(h.index)).map((h) => h.index);
+    }
+    if (left > 0 && paths.length === 0 && Object.keys(hunks).length === 0) {
+      throw new ValidationError('hunks', `every change left in plan ${plan.id} is declined: agents plan reject-hunks ${plan.id} FILE:N --restore to accept one, or agents plan discard ${plan.id}`);
+    }
+    return { paths, hunks };
+  };
+
   return {
     /**
      * Writes what was accepted into the project: every file with something left, or only `paths`,
@@ -49,7 +77,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
         plan,
         reviewed.map((r) => r.file),
       );
-      const result = await applyReviewed(projectPath, reviewed, applied, options);
+      const result = await applyReviewed(projectPath, reviewed, applied, { ...options, ...leaveOutDeclined(plan, reviewed.map((r) => r.file), options) });
       if (result.conflicts.length > 0 && !options.force) {
         const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false };
         ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });

@@ -153,16 +153,20 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
       const checksFailed = plan.errorDetails.category === 'verification';
       // A failed check: the model is given its output; after the plan's checks, it works on the step whose check failed, else the last step.
       const failing = checksFailed ? failedCheckOutput(planId) : null;
-      const failed = (ctx.failedStep(planId) ?? failing?.step) as StrategyDecision;
-      const failure = failing?.text ?? plan.errorMessage ?? 'the step failed';
-      if (checksFailed) ctx.markChecksStale(planId, 'the agent is asked to fix a failed check');
+      // Ready to apply: nothing failed; the model reworks the last step done, told of the operator's review.
+      const reviewed = plan.processingState === 'queued' && plan.phase === 'apply';
+      const lastDone = () => stepsInOrder(lifecycle.listDecisions(planId)).filter((d) => d.status === 'done').at(-1);
+      const failed = (ctx.failedStep(planId) ?? failing?.step ?? (reviewed ? lastDone() : undefined)) as StrategyDecision;
+      if (!failed) throw new PlanError(`plan ${planId} has no step done to correct`, 'wrong_state');
+      const failure = failing?.text ?? (reviewed ? 'the operator asked for a correction' : plan.errorMessage ?? 'the step failed');
+      if (checksFailed || reviewed) ctx.markChecksStale(planId, checksFailed ? 'the agent is asked to fix a failed check' : 'the agent is asked to correct the reviewed changes');
       recovered(planId, failed.id, 'correct', `Asked the agent to fix step "${failed.description}"`, { by: answer.by, reason: note ?? undefined });
       if (plan.phase === 'apply') {
         // The step runs again in execute, and the checks after it.
         lifecycle.saveDecisions([{ ...failed, status: 'pending', updatedAt: new Date().toISOString() }]);
         lifecycle.update(planId, { phase: 'execute' });
       }
-      return run(planId, { ...options, corrections: new Map([[failed.id, { failure, note }]]) });
+      return run(planId, { ...options, corrections: new Map([[failed.id, { failure, note, reviewed }]]) });
     },
 
     /** Re-runs the failed phase from the failed decision; decisions already done are not run again. */

@@ -6,13 +6,14 @@ import type { StreamEvent } from '../../../shared/events';
 import { eventText } from '../../../shared/event-text';
 import { EXIT, runCommand } from '../run-command';
 import { planWithCommand } from '../next-steps';
+import { operator } from '../run-report';
 
 /** --hunks README.md:1,3 --hunks src/a.ts:2 as hunk numbers by file. */
-function hunksByFile(specs: readonly string[] | undefined): Record<string, number[]> | undefined {
+function hunksByFile(specs: readonly string[] | undefined, field = '--hunks'): Record<string, number[]> | undefined {
   let hunks: Record<string, number[]> | undefined;
   for (const spec of specs ?? []) {
     const parsed = parseHunkSpec(spec);
-    if (!parsed) throw new ValidationError('--hunks', `"${spec}" is not FILE:N[,N...], e.g. README.md:1,3`);
+    if (!parsed) throw new ValidationError(field, `"${spec}" is not FILE:N[,N...], e.g. README.md:1,3`);
     hunks = { ...hunks, [parsed[0]]: [...(hunks?.[parsed[0]] ?? []), ...parsed[1]] };
   }
   return hunks;
@@ -48,6 +49,25 @@ export const planApplyCommands = {
             }
           };
           return { json: result, print, exitCode: conflicts.length > 0 ? EXIT.planFailed : undefined };
+        }),
+      ),
+
+  rejectHunks: (plan, ctx) =>
+    plan
+      .command('reject-hunks <id> <file:n,m...>')
+      .description("record hunks as declined in the review (numbered as agents plan diff shows them): the model is told of them, and why, when it corrects the plan and in every later step")
+      .option('--reason <text>', 'why, for the model: what to do instead')
+      .option('--restore', 'take the hunks out of the declined ones again')
+      .addOption(jsonOption())
+      .action(
+        runCommand(ctx, async (id: string, specs: string[], opts: { reason?: string; restore?: boolean }) => {
+          const hunks = hunksByFile(specs, 'FILE:N') as Record<string, number[]>;
+          const { service } = ctx.app();
+          if (opts.restore) for (const [path, numbers] of Object.entries(hunks)) service.restoreHunks(id, { path, hunks: numbers });
+          const p = opts.restore ? service.get(id) : service.rejectHunks(id, { hunks, reason: opts.reason, by: operator() });
+          const count = Object.values(hunks).reduce((n, h) => n + h.length, 0);
+          const declined = p.rejectedHunks?.length ?? 0;
+          return { json: planWithCommand(p), text: `${plural(count, 'hunk')} ${opts.restore ? 'restored' : 'declined'}; ${plural(declined, 'hunk')} declined in all` };
         }),
       ),
 

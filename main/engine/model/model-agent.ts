@@ -15,6 +15,7 @@ import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';
 import { type CorrectionContext, EXECUTE_SYSTEM, executePrompt, STRATEGIZE_SYSTEM, strategizePrompt } from './prompts';
 import type { ModelConfig } from './provider';
+import { type ReviewFeedback, reviewFeedbackText } from './review-feedback';
 import { Budget, newToolLoopState, parseToolLoopState, runToolLoop, type ToolLoopHandlers, type ToolLoopState } from './tool-loop';
 
 /** How often an invalid proposal goes back to the model before strategize fails with `model_output`. */
@@ -38,6 +39,8 @@ export interface ModelAgentOptions {
   prepareTools?: () => Promise<void>;
   /** Asks the operator for more when a step runs out of turns or output tokens; absent, the step fails. */
   budgetGate?: BudgetGate;
+  /** The operator's review so far (declined hunks, hand edits), read as each step starts: every step's prompt tells of it. */
+  reviewFeedback?: () => ReviewFeedback;
 }
 
 /** A rejected proposal and the operator's reason, for the next proposal. */
@@ -261,6 +264,7 @@ export class ModelAgent {
       earlier: plan.usage?.steps.filter((s) => s.phase === 'execute') ?? [],
       steps,
       correction: corrections.get(decision.id),
+      review: this.options.reviewFeedback ? reviewFeedbackText(this.options.reviewFeedback()) : '',
     });
   }
 

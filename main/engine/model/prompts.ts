@@ -43,6 +43,8 @@ Do only this step: later steps are done separately.`;
 export interface CorrectionContext {
   failure: string;
   note: string | null;
+  /** Nothing failed: the operator reviewed the changes and asks for a correction. */
+  reviewed?: boolean;
 }
 
 export function executePrompt(input: {
@@ -53,6 +55,8 @@ export function executePrompt(input: {
   earlier: readonly StepUsage[];
   steps: readonly StrategyDecision[];
   correction?: CorrectionContext;
+  /** What the operator's review declined and edited (review-feedback.ts), already within its budget. */
+  review?: string;
 }): string {
   const { plan, decision } = input;
   const summaries = new Map(input.earlier.filter((u) => u.summary).map((u) => [u.decisionId, u.summary]));
@@ -66,10 +70,11 @@ export function executePrompt(input: {
     invariants(plan, []),
     earlier.length > 0 ? `Earlier steps:\n${earlier.join('\n')}` : '',
     `Your step (${input.index} of ${input.total}): ${decision.description}\nWhy: ${decision.rationale}${proposed}`,
+    input.review ?? '',
   ];
   if (input.correction) {
     lines.push(
-      `An earlier attempt at this step failed: ${input.correction.failure}` +
+      (input.correction.reviewed ? 'The operator reviewed what this step changed and asks you to correct it.' : `An earlier attempt at this step failed: ${input.correction.failure}`) +
         (input.correction.note ? `\nThe operator's note: ${input.correction.note}` : '') +
         '\nThe sandbox keeps what the earlier attempt changed. Fix the step.',
     );

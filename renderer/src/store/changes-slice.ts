@@ -91,7 +91,12 @@ export interface ChangesSlice {
   selectPath(path: string | null): void;
   moveEntrySelection(delta: number): void;
   togglePath(path: string): void;
+  /** Declines a hunk, or accepts it again; kept with the plan, so the model is told (plans.rejectHunks). */
   toggleHunk(path: string, hunk: number): void;
+  /** Why a declined hunk was declined, for the model. */
+  setHunkReason(path: string, hunk: number, reason: string): Promise<void>;
+  /** Unticks the hunks the plan keeps declined, where the page has no verdict of its own: the plan or its review just loaded. */
+  seedDeclinedHunks(): void;
   setAllIncluded(included: boolean): void;
   /** Asks for confirmation before applying what was accepted. */
   applySelected(): Promise<void>;
@@ -155,6 +160,30 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     set(update);
   };
 
+  /** The plan's declined hunks, per path, where the review still has that hunk: a reworked hunk has another header, and is shown accepted. */
+  const storedRejections = (files: readonly ReviewFile[]): Record<string, number[]> => {
+    const byPath: Record<string, number[]> = {};
+    for (const r of get().plan?.rejectedHunks ?? []) {
+      const hunk = files.find((f) => f.path === r.path)?.hunks.find((h) => h.index === r.hunk);
+      if (hunk && !hunk.applied && r.lines.split('\n', 1)[0] === hunk.header) byPath[r.path] = [...(byPath[r.path] ?? []), r.hunk].sort((a, b) => a - b);
+    }
+    return byPath;
+  };
+
+  /** Writes a verdict through to the plan; if the host refuses, the page shows what the plan keeps. */
+  const keepVerdict = async (path: string, hunks: number[], declined: boolean, reason?: string) => {
+    const session = get().session;
+    if (!session) return;
+    try {
+      const { plan } = declined
+        ? await session.bridge['plans.rejectHunks']({ planId: session.planId, path, hunks, ...(reason !== undefined ? { reason } : {}) })
+        : await session.bridge['plans.restoreHunks']({ planId: session.planId, path, hunks });
+      if (get().session === session) set({ plan });
+    } catch (error) {
+      get().announce(`Couldn't keep the review of ${path}: ${errorText(error)}`);
+    }
+  };
+
   const describe = (decisionId: string) => get().decisions[decisionId]?.description ?? decisionId;
 
   const reloadReview = async (session: PlanSession) => {
@@ -176,7 +205,8 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     if (folded.needsHost) refreshReview();
     const paths = new Set(files.map((f) => f.path));
     const selected = get().selectedPath;
-    set({ reviewFiles: files, selectedPath: selected && paths.has(selected) ? selected : (files[0]?.path ?? null) });
+    set({ reviewFiles: files, selectedPath: selected && paths.has(selected) ? selected : (files[0]?.path ?? null)});
+    get().seedDeclinedHunks();
     const shown = get().selectedPath;
     if (shown) void loadFileDiff(session, shown);
   };
@@ -288,11 +318,25 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
 
     toggleHunk(path, hunk) {
       const current = get().rejectedHunks[path] ?? [];
-      const next = current.includes(hunk) ? current.filter((h) => h !== hunk) : [...current, hunk].sort((a, b) => a - b);
+      const declining = !current.includes(hunk);
+      const next = declining ? [...current, hunk].sort((a, b) => a - b) : current.filter((h) => h !== hunk);
       set({ rejectedHunks: { ...get().rejectedHunks, [path]: next } });
+      void keepVerdict(path, [hunk], declining);
+    },
+
+    seedDeclinedHunks() {
+      if (get().plan?.id !== get().session?.planId) return;
+      set({ rejectedHunks: { ...storedRejections(get().reviewFiles), ...get().rejectedHunks } });
+    },
+
+    async setHunkReason(path, hunk, reason) {
+      const stored = get().plan?.rejectedHunks?.find((r) => r.path === path && r.hunk === hunk);
+      if ((stored?.reason ?? '') === reason.trim()) return;
+      await keepVerdict(path, [hunk], true, reason);
     },
 
     setAllIncluded(included) {
+      if (included) for (const [path, hunks] of Object.entries(get().rejectedHunks)) if (hunks.length > 0) void keepVerdict(path, hunks, false);
       set({
         excludedPaths: included ? {} : Object.fromEntries(get().reviewFiles.filter((f) => f.state !== 'applied').map((f) => [f.path, true as const])),
         rejectedHunks: included ? {} : get().rejectedHunks,
@@ -326,7 +370,8 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       set({ applyStatus: 'applying', applyResult: null });
       try {
         const result = await session.bridge['plans.apply'](request);
-        set({ applyResult: result, excludedPaths: {}, rejectedHunks: {} });
+        // Declined hunks stay declined: they are kept with the plan.
+        set({ applyResult: result, excludedPaths: {}, rejectedHunks: storedRejections(get().reviewFiles) });
         const s = (n: number) => (n === 1 ? '' : 's');
         get().announce(
           result.conflicts.length > 0

@@ -122,6 +122,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     ({ bridge, planId }) => bridge['plans.get']({ planId }),
     ({ plan, model }) => {
       set({ plan, planModel: model ?? null, planStatus: 'loaded', planError: null });
+      get().seedDeclinedHunks();
       const session = get().session;
       if (session?.deriveWhenPlanLoads) {
         session.deriveWhenPlanLoads = false;

@@ -257,6 +257,16 @@ export class FakeBridge {
         plan: { ...this.plan, phase: 'execute', processingState: 'queued' },
         rewind: { planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0, decisionId: 'REWIND' },
       }),
+      'plans.rejectHunks': (r) => {
+        const kept = (this.plan.rejectedHunks ?? []).filter((h) => h.path !== r.path || !r.hunks.includes(h.hunk));
+        const added = r.hunks.map((hunk) => ({ path: r.path, hunk, lines: '', reason: r.reason?.trim() || null, by: 'console', at: new Date().toISOString() }));
+        this.plan = { ...this.plan, rejectedHunks: [...kept, ...added] };
+        return { plan: this.plan };
+      },
+      'plans.restoreHunks': (r) => {
+        this.plan = { ...this.plan, rejectedHunks: (this.plan.rejectedHunks ?? []).filter((h) => h.path !== r.path || !r.hunks.includes(h.hunk)) };
+        return { plan: this.plan };
+      },
       'settings.get': () => this.settings,
       'settings.set': (r) => {
         const patch = r as { model?: string; apiKey?: string };

@@ -116,7 +116,8 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
   const budget = pending.kind === 'budget' ? BudgetAskSchema.parse(pending.args) : null;
   const unit = budget?.limit === 'turns' ? 'turns' : 'output tokens';
   const amount = more.trim() === '' ? (budget?.more ?? 0) : Number(more);
-  const amountValid = Number.isInteger(amount) && amount > 0;
+  // Only a budget's amount can be wrong: another call has none.
+  const amountValid = !budget || (Number.isInteger(amount) && amount > 0);
   const busy = answering !== null;
   const unusable = plan.agent && model?.usable === false ? model : null;
   const onReject = (event: FormEvent) => {

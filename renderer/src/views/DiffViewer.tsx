@@ -41,9 +41,32 @@ function HunkCheck({ file, index, canApply }: { file: ReviewFile; index: number;
   if (applied) return <span className="hunk-label tag good">Hunk {index} of {total}, applied</span>;
   if (!canApply || total < 2) return <span className="hunk-label">Hunk {index} of {total}</span>;
   return (
-    <label className="hunk-label">
-      <input type="checkbox" checked={!rejected && !fileExcluded} disabled={fileExcluded} onChange={() => toggle(file.path, index)} /> Hunk {index} of {total}
-    </label>
+    <>
+      <label className="hunk-label">
+        <input type="checkbox" checked={!rejected && !fileExcluded} disabled={fileExcluded} onChange={() => toggle(file.path, index)} /> Hunk {index} of {total}
+      </label>
+      {rejected && !fileExcluded && <HunkReason path={file.path} index={index} />}
+    </>
+  );
+}
+
+/** Why a declined hunk was declined: saved with the plan as the operator leaves the field, and told to the model. */
+function HunkReason({ path, index }: { path: string; index: number }) {
+  const stored = useAppStore((s) => s.plan?.rejectedHunks?.find((r) => r.path === path && r.hunk === index)?.reason ?? '');
+  const save = useAppStore((s) => s.setHunkReason);
+  return (
+    <input
+      className="hunk-reason"
+      type="text"
+      maxLength={1000}
+      defaultValue={stored}
+      placeholder="Why? The agent is told"
+      aria-label={`Why hunk ${index} is declined`}
+      onBlur={(e) => void save(path, index, e.currentTarget.value)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') e.currentTarget.blur();
+      }}
+    />
   );
 }
 

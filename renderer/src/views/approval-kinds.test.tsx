@@ -18,6 +18,8 @@ describe('the approval card for a step out of budget', () => {
     expect(html).toContain('Allow 3 more turns</button>');
     expect(html).not.toContain('Approve all');
     expect(html).not.toContain('<dl');
+    expect(html).toMatch(/<button type="button" class="button primary"[^>]*>Allow 3 more turns<\/button>/);
+    expect(html).not.toMatch(/<button type="button" class="button primary" disabled/);
   });
 });
 
