@@ -1,4 +1,5 @@
 import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
+import { declinedHunks } from '../../../shared/review-feedback';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText } from '../lib/format';
 import { initialEditorState } from './editor-slice';
@@ -160,12 +161,13 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     set(update);
   };
 
-  /** The plan's declined hunks, per path, where the review still has that hunk: a reworked hunk has another header, and is shown accepted. */
+  /** The plan's declined hunks, per path, where the review still has them (found by what they change); a reworked hunk is shown accepted. */
   const storedRejections = (files: readonly ReviewFile[]): Record<string, number[]> => {
+    const rejections = get().plan?.rejectedHunks ?? [];
     const byPath: Record<string, number[]> = {};
-    for (const r of get().plan?.rejectedHunks ?? []) {
-      const hunk = files.find((f) => f.path === r.path)?.hunks.find((h) => h.index === r.hunk);
-      if (hunk && !hunk.applied && r.lines.split('\n', 1)[0] === hunk.header) byPath[r.path] = [...(byPath[r.path] ?? []), r.hunk].sort((a, b) => a - b);
+    for (const file of files) {
+      const declined = declinedHunks(rejections, file.path, file.hunks);
+      if (declined.length > 0) byPath[file.path] = declined;
     }
     return byPath;
   };
