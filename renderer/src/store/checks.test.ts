@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeEvent, makePlan } from '../test-support/fake-bridge';
+import { makeEntry, makeEvent, makePlan } from '../test-support/fake-bridge';
 import { checksView, failedSummary, result } from '../test-support/checks';
 import { testRuntime } from '../test-support/runtime';
 
@@ -63,5 +63,37 @@ describe('the checks in the store', () => {
     await t.state().runAction('verify');
     expect(t.fake.callsTo('plans.verify')).toEqual([{ planId: 'P1' }]);
     expect(t.state().plan?.processingState).toBe('processing');
+  });
+
+  it('applies after failed checks only once the operator confirms a second time', async () => {
+    const t = await openPlanWithChecks();
+    t.fake.entries = [makeEntry('e1', 'README.md')];
+    t.state().refreshReview();
+    await t.settle();
+    await t.state().runAction('apply');
+    expect(t.state().applyStatus).toBe('confirming');
+    await t.state().confirmApply();
+    // The first confirmation only asks again, naming the failed check.
+    expect(t.fake.callsTo('plans.apply')).toEqual([]);
+    expect(t.state().applyFailedChecks).toContain('check "tests" failed');
+    t.state().cancelApply();
+    expect(t.state().applyFailedChecks).toBeNull();
+
+    await t.state().runAction('apply');
+    await t.state().confirmApply();
+    await t.state().confirmApply();
+    expect(t.fake.callsTo('plans.apply')).toEqual([{ planId: 'P1', acceptFailedChecks: true }]);
+    expect(t.state().applyFailedChecks).toBeNull();
+  });
+
+  it('applies at once when the failed checks are stale: they run again before apply', async () => {
+    const t = await openPlanWithChecks();
+    t.fake.entries = [makeEntry('e1', 'README.md')];
+    t.state().refreshReview();
+    await t.settle();
+    t.store.setState({ plan: { ...t.state().plan!, phase: 'apply', processingState: 'queued', errorDetails: {}, checks: { ...t.state().plan!.checks!, stale: true } } });
+    await t.state().runAction('apply');
+    await t.state().confirmApply();
+    expect(t.fake.callsTo('plans.apply')).toEqual([{ planId: 'P1' }]);
   });
 });

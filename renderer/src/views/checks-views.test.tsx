@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { makePlan } from '../test-support/fake-bridge';
+import { makeEntry, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { checksView, failedSummary, result } from '../test-support/checks';
 import { testRuntime } from '../test-support/runtime';
 import { render } from '../test-support/render';
 import { ChecksPanel } from './ChecksPanel';
 import { PlanHeader } from './PlanHeader';
 import { PlanView } from './PlanView';
+import { ChangesetView } from './ChangesetView';
 
 const failedPlan = makePlan({ phase: 'apply', processingState: 'errored', errorDetails: { category: 'verification' }, checks: failedSummary });
 const text = (html: string) => html.replace(/<[^>]+>/g, '');
@@ -73,5 +74,17 @@ describe('the Checks tab', () => {
     expect(text(html)).toContain('refused: no confinement available');
     // A plan running cannot run its checks again.
     expect(html).toMatch(/data-testid="run-checks"[^>]*disabled/);
+  });
+});
+
+describe('apply after failed checks', () => {
+  it('asks a second time, naming the failed checks', () => {
+    const { store } = testRuntime();
+    store.setState({ planId: 'P1', plan: failedPlan, reviewFiles: reviewOf([makeEntry('e1', 'README.md')]), applyStatus: 'confirming', applyFailedChecks: 'plan P1: check "tests" failed' });
+    const html = render(store, <ChangesetView />);
+    expect(html).toContain('role="alertdialog"');
+    expect(text(html)).toContain('The checks failed. Apply anyway?');
+    expect(html).toMatch(/aria-label="Failed checks"><li><code>tests<\/code>/);
+    expect(text(html)).toContain('Apply 1 file anyway');
   });
 });
