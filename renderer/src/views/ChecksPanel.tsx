@@ -108,6 +108,29 @@ function rows(view: PlanChecksView | null, running: RunningCheck[]) {
   return out;
 }
 
+/** The failure card's title for a plan whose checks failed: the checks by name. */
+export function failedChecksTitle(plan: Plan): string {
+  const names = plan.checks?.failedChecks ?? [];
+  return names.length === 0 ? 'Checks failed' : `Checks failed: ${names.join(', ')}`;
+}
+
+/** On the failure card of a plan whose checks failed: their output in the Checks tab, and running them again. */
+export function FailedChecksActions({ plan }: { plan: Plan }) {
+  const setTab = useAppStore((s) => s.setTab);
+  const runAction = useAppStore((s) => s.runAction);
+  const facts = usePlanFacts(plan);
+  return (
+    <>
+      <button type="button" className="button" onClick={() => setTab('checks')}>
+        Show the checks
+      </button>
+      <ActionButton action="verify" facts={facts} testId="failure-verify" onClick={() => void runAction('verify')}>
+        Run checks
+      </ActionButton>
+    </>
+  );
+}
+
 /** The Checks tab: each criterion's verdict with its evidence, each check's result, and Run checks. */
 export function ChecksPanel({ plan }: { plan: Plan }) {
   const view = useAppStore((s) => s.checksView);

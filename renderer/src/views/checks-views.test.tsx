@@ -7,6 +7,7 @@ import { ChecksPanel } from './ChecksPanel';
 import { PlanHeader } from './PlanHeader';
 import { PlanView } from './PlanView';
 import { ChangesetView } from './ChangesetView';
+import { FailureCard } from './FailureCard';
 
 const failedPlan = makePlan({ phase: 'apply', processingState: 'errored', errorDetails: { category: 'verification' }, checks: failedSummary });
 const text = (html: string) => html.replace(/<[^>]+>/g, '');
@@ -86,5 +87,20 @@ describe('apply after failed checks', () => {
     expect(text(html)).toContain('The checks failed. Apply anyway?');
     expect(html).toMatch(/aria-label="Failed checks"><li><code>tests<\/code>/);
     expect(text(html)).toContain('Apply 1 file anyway');
+  });
+});
+
+describe('the failure card of a plan whose checks failed', () => {
+  it('names the failed checks and offers to ask the agent to fix it, or to run the checks again', () => {
+    const { store } = testRuntime();
+    const agent = { model: null, maxTurnsPerStep: 20, maxOutputTokens: 16000 };
+    store.setState({ planModel: { model: 'openai-compatible:scripted', baseUrl: 'http://127.0.0.1:9/v1', usable: true, problem: null } });
+    const html = render(store, <FailureCard plan={{ ...failedPlan, agent }} />);
+    expect(text(html)).toContain('Checks failed: tests');
+    expect(text(html)).toContain('Ask the agent to fix it');
+    expect(html).toMatch(/<button[^>]*data-testid="failure-verify"[^>]*>Run checks</);
+    expect(html).not.toMatch(/data-testid="failure-verify"[^>]*disabled/);
+    // A scripted plan has no model to ask.
+    expect(text(render(store, <FailureCard plan={failedPlan} />))).not.toContain('Ask the agent to fix it');
   });
 });
