@@ -115,7 +115,7 @@ export function failedChecksTitle(plan: Plan): string {
 }
 
 /** On the failure card of a plan whose checks failed: their output in the Checks tab, and running them again. */
-export function FailedChecksActions({ plan }: { plan: Plan }) {
+export function FailedChecksActions({ plan, primary }: { plan: Plan; primary: boolean }) {
   const setTab = useAppStore((s) => s.setTab);
   const runAction = useAppStore((s) => s.runAction);
   const facts = usePlanFacts(plan);
@@ -124,7 +124,7 @@ export function FailedChecksActions({ plan }: { plan: Plan }) {
       <button type="button" className="button" onClick={() => setTab('checks')}>
         Show the checks
       </button>
-      <ActionButton action="verify" facts={facts} testId="failure-verify" onClick={() => void runAction('verify')}>
+      <ActionButton action="verify" facts={facts} primary={primary} testId="failure-verify" onClick={() => void runAction('verify')}>
         Run checks
       </ActionButton>
     </>

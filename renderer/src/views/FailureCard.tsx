@@ -18,7 +18,7 @@ import { NextSteps } from './NextSteps';
 import { FailedChecksActions, failedChecksTitle } from './ChecksPanel';
 
 /** The actions the failure card has a button for. */
-const CARD_ACTIONS = new Set<ActionId | undefined>(['retry', 'reset', 'skip', 'set_profile', 'correct']);
+const CARD_ACTIONS = new Set<ActionId | undefined>(['retry', 'reset', 'skip', 'set_profile', 'correct', 'verify']);
 const onCard = (action: ActionId | undefined) => CARD_ACTIONS.has(action);
 
 export function FailureCard({ plan }: { plan: Plan }) {
@@ -140,7 +140,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
         <div className="failure-actions">
           <ActionButton action="retry" facts={facts} primary={suggested === 'retry' || !onCard(suggested)} testId="failure-retry" onClick={() => void runAction('retry')} />
           <ActionButton action="reset" facts={facts} primary={suggested === 'reset'} testId="failure-reset" onClick={() => void runAction('reset')} />
-          {category === 'verification' && <FailedChecksActions plan={plan} />}
+          {category === 'verification' && <FailedChecksActions plan={plan} primary={suggested === 'verify'} />}
         </div>
       )}
       <AskAgentToFix plan={plan} primary={suggested === 'correct'} />
