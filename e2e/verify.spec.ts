@@ -20,6 +20,9 @@ test.afterAll(async () => {
   await server.close();
 });
 
+// Tall enough that the Checks tab shows under the failure card, for the screenshots.
+test.use({ viewport: { width: 1280, height: 1400 } });
+
 let dir = '';
 test.afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -45,14 +48,15 @@ test('a plan’s checks stream in the console, one fails, the agent fixes it, th
   mkdirSync(project);
   writeFileSync(join(project, 'README.md'), '# Demo\n');
   const file = join(dir, 'notes.yaml');
-  // The check prints as it goes and takes a moment: long enough to watch its output arrive.
+  // The check prints as it goes and takes a moment: long enough to watch its output arrive. Its first
+  // line comes after a pause, as the host sends output in batches once 100 ms have passed.
   writeFileSync(
     file,
     `name: verified-notes
 project: ${JSON.stringify(project)}
 agent: true
 verify:
-  - { name: greets the reader, run: "echo reading NOTES.md; sleep 2; cat NOTES.md; grep -q Hello NOTES.md", criteria: 1 }
+  - { name: greets the reader, run: "sleep 1; echo reading NOTES.md; sleep 3; cat NOTES.md; grep -q Hello NOTES.md", criteria: 1 }
 definitionOfDone: |
   - NOTES.md greets the reader
   - The notes read well
