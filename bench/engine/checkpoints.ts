@@ -5,7 +5,7 @@ import { toChangeEntry } from '../../main/engine/change-capture';
 import { foldDeltas } from '../../main/engine/checkpoints/manifest';
 import { ObjectStore } from '../../main/engine/checkpoints/object-store';
 import { CheckpointRecorder } from '../../main/engine/checkpoints/recorder';
-import { applyRestore, planRestore } from '../../main/engine/checkpoints/restore';
+import { applyRestore, materialise, planRestore } from '../../main/engine/checkpoints/restore';
 import { writeFileAtomic } from '../../main/engine/sandbox/files';
 import { treeHash } from '../../main/engine/test-support/tree-hash';
 import { openStores } from '../../main/persistence';
@@ -41,10 +41,10 @@ const decision = (n: number): StrategyDecision => ({
 });
 
 /**
- * Checkpoint cost: over the 10,000-file project, each step changes 10 files (written as the file
- * tools write, recorded in the changeset as the run records them); the checkpoint of the next step
- * is timed against the writing of those 10 files, and the store's growth (objects plus the
- * checkpoint's row) is weighed against the bytes written.
+ * Checkpoint cost: over the 10,000-file project, each step rewrites 10 of its files with 1-8 KiB
+ * of text (written as the file tools write, recorded in the changeset as the run records them); the
+ * checkpoint of the next step is timed against the writing of those 10 files, and the store's
+ * growth (new objects plus the checkpoint's row) is weighed against the bytes written.
  */
 async function checkpointCost(dir: string): Promise<BenchResult[]> {
   const sandbox = path.join(dir, 'sandbox');
@@ -67,7 +67,8 @@ async function checkpointCost(dir: string): Promise<BenchResult[]> {
     const growth: number[] = [];
     for (let rep = 0; rep < REPS; rep++) {
       const chosen = Array.from({ length: CHANGED_PER_STEP }, () => files[Math.floor(random() * files.length)]);
-      const contents = chosen.map(() => Buffer.from(textOfSize(100 + Math.floor(random() * 300), random)));
+      // What a step that edits code writes: 1-8 KiB a file.
+      const contents = chosen.map(() => Buffer.from(textOfSize(1024 + Math.floor(random() * 7 * 1024), random)));
       const befores = chosen.map((rel) => readFileSync(path.join(sandbox, rel)));
       syncDisk();
       // The step: its 10 writes, as file.write makes them.
@@ -78,6 +79,7 @@ async function checkpointCost(dir: string): Promise<BenchResult[]> {
         stores.changesets.record(changesetId, toChangeEntry({ operation: 'modify', path: rel, before: befores[i], after: contents[i] }, { decisionId: `D${rep + 1}`, invocationId: null }));
       }
       const objectsBefore = await objects.bytes();
+      syncDisk();
       started = performance.now();
       const checkpoint = await recorder.record(start(rep + 2));
       const taken = performance.now() - started;
@@ -90,8 +92,7 @@ async function checkpointCost(dir: string): Promise<BenchResult[]> {
     }
     // Once, untimed: the last checkpoint's files are the sandbox's, byte for byte.
     const restored = path.join(dir, 'restored');
-    const { ops } = await planRestore(restored, foldDeltas(stores.checkpoints.list('P').map((c) => c.delta)), objects);
-    applyRestore(restored, ops, objects);
+    await materialise(foldDeltas(stores.checkpoints.list('P').map((c) => c.delta)), objects, restored);
     if (treeHash(restored) !== treeHash(sandbox)) throw new Error('checkpoint cost: the checkpoints do not hold the sandbox');
 
     const { ratio, figure, details } = ratioFigure(runs);
@@ -176,7 +177,7 @@ async function rewind(dir: string): Promise<BenchResult[]> {
       applyChanges(sandbox, change);
       syncDisk();
       const started = performance.now();
-      const { ops } = await planRestore(sandbox, target, objects);
+      const { ops } = await planRestore(sandbox, target);
       applyRestore(sandbox, ops, objects);
       const ms = performance.now() - started;
       if (!checked) {

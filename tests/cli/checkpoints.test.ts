@@ -1,5 +1,6 @@
 // Checkpoints and rewind from the command line (README, "Checkpoints"): real processes, real
 // bubblewrap, real SQLite, and a rewind killed with SIGKILL part way through.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { treeHash } from '../../main/engine/test-support/tree-hash';
 import { fileWritingAgent, isStrategize } from '../support/scripted-agent';
 import { ScriptedModelServer } from '../support/scripted-model-server';
-import { agents, agentsJson, startAgents } from './cli-harness';
+import { agents, agentsJson, BIN, startAgents } from './cli-harness';
 
 const LONG = { timeout: 300_000 };
 
@@ -113,6 +114,32 @@ describe('agents plan checkpoints and agents plan rewind', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim().split('\n')).toEqual([`error: plan ${plan.id} is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply`]);
     expect(treeHash(plan.sandboxPath)).toBe(finished);
+  });
+
+  it('on a terminal asks first, listing the files and the operator’s own edits it undoes; --yes answers', LONG, async () => {
+    const { base, home, project } = workspace();
+    const plan = await ran(home, planFile(base, project, 'asked', [STEP_1, STEP_3]));
+    writeFileSync(join(plan.sandboxPath, 'mine.txt'), 'by hand\n');
+    const before = treeHash(plan.sandboxPath);
+    // `script` gives the command a terminal; the key typed is the answer.
+    const onTerminal = (key: string) =>
+      spawnSync('script', ['-qec', [process.execPath, BIN, 'plan', 'rewind', plan.id, '--to-step', '2'].map((a) => `'${a}'`).join(' '), '/dev/null'], {
+        input: key,
+        env: { ...process.env, AGENTS_HOME: home },
+        encoding: 'utf8',
+        timeout: 60_000,
+      }).stdout;
+    const declined = onTerminal('n');
+    expect(declined).toContain(`rewind plan ${plan.id} to before step 2: 2 files change`);
+    expect(declined).toMatch(/removed +SUMMARY\.md\r?\n/);
+    expect(declined).toMatch(/removed +mine\.txt  \(your edit\)/);
+    expect(declined).toContain('this also undoes your own edits to 1 file: mine.txt');
+    expect(declined).toContain('nothing changed');
+    expect(treeHash(plan.sandboxPath)).toBe(before);
+
+    expect(onTerminal('y')).toMatch(new RegExp(`${plan.id} rewound to before step 2: 2 files put back, 2 changes rewound, your edits to 1 file undone`));
+    expect(existsSync(join(plan.sandboxPath, 'mine.txt'))).toBe(false);
+    expect(existsSync(join(plan.sandboxPath, 'NOTES.md'))).toBe(true);
   });
 
   it('refuses bad input with exit 2 and one line, and changes nothing', LONG, async () => {

@@ -52,8 +52,10 @@ describe('agents mcp: the MCP servers of the settings', () => {
     const added = await agents(['mcp', 'add', 'files', '--env', 'LOG_LEVEL=quiet', '--', 'node_modules/.bin/mcp-server-filesystem', '.'], home);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toBe(`MCP server files added: ${FILESYSTEM_SERVER} . (env: LOG_LEVEL)\n`);
-    const remote = await agents(['mcp', 'add', 'tracker', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization=Bearer-xyz'], home);
+    const remote = await agents(['mcp', 'add', 'tracker', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization=Bearer-xyz', '--json'], home);
     expect(remote.code, remote.stderr).toBe(0);
+    // A header's value may be a key: --json names it only.
+    expect(JSON.parse(remote.stdout)).toEqual({ name: 'tracker', server: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: '(set)' } } });
     const settings = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'));
     expect(settings.mcp.servers).toEqual({
       files: { command: FILESYSTEM_SERVER, args: ['.'], env: { LOG_LEVEL: 'quiet' } },

@@ -9,6 +9,7 @@ import { waitFor } from '../test-support';
 import { planApplying } from './applying';
 import { planAuthoring } from './authoring';
 import { planCheckpoints } from './checkpoints';
+import { planFixing } from './fixing';
 import { planReading } from './reading';
 import { planRunning } from './running';
 import { useCaseHarness } from './test-support';
@@ -107,6 +108,18 @@ describe('checkpoints and rewind', () => {
     await checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 });
     expect(treeHash(sandbox())).toBe(treeHash(h.project));
     expect(reading.review(plan.id).files).toEqual([]);
+  });
+
+  it('never applies a rewound change: a step rewound and then skipped leaves nothing of its own in the project', async () => {
+    const two = ['  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }'];
+    const { plan, running, checkpoints } = setup(two);
+    await running.run(plan.id);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    planFixing(h.ctx, h.runs, running.run, h.verifying).skip(plan.id, { by: 'alice', step: 2 });
+    expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id)).toMatchObject({ applied: ['a.txt'], complete: true });
+    expect(readFileSync(path.join(h.project, 'a.txt'), 'utf8')).toBe('a');
+    expect(existsSync(path.join(h.project, 'b.txt'))).toBe(false);
   });
 
   it('says which files a rewind changes, and undoes the operator’s own edits after the checkpoint too', async () => {

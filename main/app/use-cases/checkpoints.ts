@@ -70,7 +70,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     await ctx.captureHandEdits(known);
     const plan = ctx.get(planId);
     const checkpoint = chain[chain.length - 1];
-    const { ops, files } = await planRestore(sandboxRoot, foldDeltas(chain.map((c) => c.delta)), ctx.objects);
+    const { ops, files } = await planRestore(sandboxRoot, foldDeltas(chain.map((c) => c.delta)));
     const later = laterEntries(plan, checkpoint);
     const operatorEdits = [...new Set(later.filter((e) => e.origin === 'operator').flatMap((e) => (e.oldPath ? [e.path, e.oldPath] : [e.path])))].sort();
     const edited = new Set(operatorEdits);

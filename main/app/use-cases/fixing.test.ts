@@ -50,7 +50,20 @@ describe('fixing a failed plan in place', () => {
     expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery').at(-1)?.description).toBe('Replanned: 2 steps replaced by 1 from fixed');
   });
 
-  it('refuses to change a plan that is running', async () => {
+  it("edit-step takes the step file's check, and a file without one leaves the step without a check", async () => {
+    h = useCaseHarness();
+    const { plan, fixing } = await failedRun();
+    const failed = () => stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id))[1];
+    const file = path.join(h.root, 'step.yaml');
+    writeFileSync(file, 'step: Write the notes\ncheck: test -f NOTES.md\ntools:\n  - tool: file.write\n    args: { path: NOTES.md, content: hi }\n');
+    fixing.editStep(plan.id, { by: 'ada', step: 2, file });
+    expect(failed().check).toMatchObject({ run: 'test -f NOTES.md' });
+    writeFileSync(file, 'step: Write the notes\ntools:\n  - tool: file.write\n    args: { path: NOTES.md, content: hi }\n');
+    fixing.editStep(plan.id, { by: 'ada', step: 2, file });
+    expect(failed().check ?? null).toBeNull();
+  });
+
+    it('refuses to change a plan that is running', async () => {
     h = useCaseHarness();
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const plan = h.createPlan();

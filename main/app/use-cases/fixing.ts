@@ -92,7 +92,8 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
           description: step.step,
           rationale: step.rationale ?? target.rationale,
           toolCalls: step.tools,
-          ...(step.check ? { check: normalizeCheck(step.check, 'step') } : {}),
+          // The step file says the whole step: a check it leaves out is gone.
+          check: step.check ? normalizeCheck(step.check, 'step') : null,
           status: 'pending',
           updatedAt: new Date().toISOString(),
         },

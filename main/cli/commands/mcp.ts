@@ -8,6 +8,14 @@ import { type Ctx, EXIT, runCommand } from '../run-command';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+// Environment variables and headers often carry keys: they are shown by name only, as the API key is.
+const hidden = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((key) => [key, '(set)']));
+
+/** A server as `--json` prints it: its env values and header values hidden. */
+function shown(server: McpServer): McpServer {
+  return isStdioServer(server) ? { ...server, env: hidden(server.env) } : { ...server, headers: hidden(server.headers) };
+}
+
 function describeServer(server: McpServer): string {
   if (!isStdioServer(server)) return `${server.url}${Object.keys(server.headers).length > 0 ? ` (headers: ${Object.keys(server.headers).join(', ')})` : ''}`;
   const env = Object.keys(server.env);
@@ -27,6 +35,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .option('--env <K=V>', 'an environment variable of a local server (repeatable)', collect, [])
     .option('--url <url>', 'a remote server, over streamable HTTP')
     .option('--header <K=V>', 'an HTTP header of a remote server (repeatable)', collect, [])
+    .addOption(jsonOption())
     .action(
       runCommand(ctx, (name: string, command: string[], options: { env: string[]; url?: string; header: string[] }) => {
         if (options.url !== undefined && command.length > 0) throw new ValidationError('command', 'give either a command after -- or --url, not both');
@@ -42,7 +51,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
           input = { command: program.includes('/') ? path.resolve(program) : program, args, env: parsePairs(options.env, '--env') };
         }
         const server = addMcpServer(ctx.app().settings, name, input);
-        return { json: { name, server }, text: `MCP server ${name} added: ${describeServer(server)}` };
+        return { json: { name, server: shown(server) }, text: `MCP server ${name} added: ${describeServer(server)}` };
       }),
     );
 
@@ -75,7 +84,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
             .join('\n');
         };
         // A server that does not start is worth a non-zero status, so scripts can check.
-        return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server, ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
+        return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server: shown(server), ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
       }),
     );
 }

@@ -59,7 +59,7 @@ describe('restoring a manifest', () => {
     writeFileSync(at('.git/HEAD'), 'ref: refs/heads/other\n');
     expect(treeListing(sandbox)).not.toEqual(before);
 
-    const { ops, files } = await planRestore(sandbox, manifest, objects);
+    const { ops, files } = await planRestore(sandbox, manifest);
     expect(files.map((f) => `${f.operation} ${f.path}`)).toEqual([
       'modify README.md',
       'delete gen/out/x.txt',
@@ -80,7 +80,7 @@ describe('restoring a manifest', () => {
     const before = treeHash(sandbox);
     const manifest = await scanManifest(sandbox, objects);
     changeEverything();
-    const { ops } = await planRestore(sandbox, manifest, objects);
+    const { ops } = await planRestore(sandbox, manifest);
     for (const cut of [1, Math.floor(ops.length / 2), ops.length - 1]) {
       applyRestore(sandbox, ops.slice(0, cut), objects);
       applyRestore(sandbox, ops, objects);

@@ -17,8 +17,9 @@ const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * The operations that turn what `root` holds now into `target`: the whole sandbox is looked at
  * (files whose stat matches the target are not read), so changes no capture saw are undone too.
  */
-export async function planRestore(root: string, target: Manifest, objects: ObjectStore): Promise<RestorePlan> {
-  const current = await scanManifest(root, objects, target);
+export async function planRestore(root: string, target: Manifest): Promise<RestorePlan> {
+  // Only compared, never stored: a file the target does not have goes, unread.
+  const current = await scanManifest(root, null, target, { onlyKnown: true });
   const removes: string[] = [];
   const creates: [string, ManifestEntry][] = [];
   const files: RestorePlan['files'] = [];
@@ -63,25 +64,36 @@ export async function planRestore(root: string, target: Manifest, objects: Objec
 export function applyRestore(root: string, ops: readonly RewindOp[], objects: ObjectStore, between?: () => void): void {
   const at = (rel: string) => path.join(root, ...rel.split('/'));
   const dirModes: [string, number][] = [];
+  // Folders known to be there, so a file's write does not make its folder again.
+  const made = new Set<string>();
+  const parentOf = (absolute: string) => {
+    const dir = path.dirname(absolute);
+    if (!made.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      made.add(dir);
+    }
+    return dir;
+  };
   for (const op of ops) {
     const absolute = at(op.path);
     switch (op.op) {
       case 'remove':
         rmSync(absolute, { recursive: true, force: true });
+        made.clear();
         break;
       case 'mkdir':
         // Made writable for what goes in it; the recorded mode is set once everything is in.
         mkdirSync(absolute, { recursive: true, mode: 0o700 });
         chmodSync(absolute, op.mode | 0o700);
         dirModes.push([absolute, op.mode]);
+        made.add(absolute);
         break;
       case 'write':
-        mkdirSync(path.dirname(absolute), { recursive: true });
+        parentOf(absolute);
         objects.restore(op.hash, absolute, op.mode);
         break;
       case 'symlink': {
-        mkdirSync(path.dirname(absolute), { recursive: true });
-        const temp = temporaryName(path.dirname(absolute));
+        const temp = temporaryName(parentOf(absolute));
         symlinkSync(op.target, temp);
         try {
           renameSync(temp, absolute);
@@ -100,6 +112,6 @@ export function applyRestore(root: string, ops: readonly RewindOp[], objects: Ob
 /** Makes `folder` hold exactly `manifest`'s files, links and folders (a fork's new sandbox, say). */
 export async function materialise(manifest: Manifest, objects: ObjectStore, folder: string): Promise<void> {
   await mkdir(folder, { recursive: true, mode: 0o700 });
-  const { ops } = await planRestore(folder, manifest, objects);
+  const { ops } = await planRestore(folder, manifest);
   applyRestore(folder, ops, objects);
 }

@@ -46,7 +46,9 @@ export function modelToolSet(registry: ToolRegistry, names: readonly string[]): 
   for (const name of names) {
     const definition = registry.get(name);
     if (!definition) continue;
-    const exposed = modelToolName(name);
+    // Two names may read the same at the provider (MCP's `a.b_c` and `a_b.c`): the later one is numbered, never lost.
+    let exposed = modelToolName(name);
+    for (let n = 2; engineName.has(exposed) || exposed === FINISH_STEP || exposed === PROPOSE_PLAN; n++) exposed = `${modelToolName(name)}_${n}`;
     tools[exposed] = { description: `${name}: ${definition.description}`, inputSchema: definition.schema as z.ZodType<Record<string, unknown>> };
     engineName.set(exposed, name);
   }
