@@ -1,5 +1,5 @@
 import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AutomationProfile, Confinement } from '../../../shared/domain';
 import type { McpServer } from '../../../shared/mcp';
@@ -47,14 +47,22 @@ function onPath(name: string): string | undefined {
  * outermost `node_modules` (the package and the dependencies it needs); otherwise the nearest
  * folder with a package.json, or the file's own folder.
  */
-export function installationFolder(file: string): string {
+export function installationFolder(file: string, home = homedir()): string {
   const parts = file.split(path.sep);
   const at = parts.indexOf('node_modules');
   if (at > 0) return parts.slice(0, at + 1).join(path.sep);
   for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    // The home folder (a package.json there is common) or above it would make every project readable.
+    if (isSameOrAbove(dir, home)) break;
     if (existsSync(path.join(dir, 'package.json'))) return dir;
   }
   return path.dirname(file);
+}
+
+/** Whether `dir` is `other` or one of the folders above it. */
+function isSameOrAbove(dir: string, other: string): boolean {
+  const rel = path.relative(dir, other);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** A package folder and, where its node_modules is a link elsewhere, the folder it links to. */

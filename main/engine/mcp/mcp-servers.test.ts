@@ -1,7 +1,8 @@
 // The MCP session against real servers: the filesystem server from npm and a probe server built on
 // the official SDK, run confined by bubblewrap over a real temp sandbox, and the probe over
 // streamable HTTP on 127.0.0.1. Calls go through the real ToolRunner.
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -194,5 +195,20 @@ describe('where a local server is installed', () => {
     const probe = resolveLocalCommand('node', ['tests/support/mcp-probe-server.mjs'], ROOT);
     expect(probe.args[0]).toBe(path.join(realpathSync(ROOT), 'tests/support/mcp-probe-server.mjs'));
     expect(probe.readable).toContain(realpathSync(ROOT));
+  });
+
+  it('never reaches up to the home folder or above it for a package.json', () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'agents-home-'));
+    try {
+      writeFileSync(path.join(home, 'package.json'), '{}');
+      mkdirSync(path.join(home, 'code', 'tools'), { recursive: true });
+      const script = path.join(home, 'code', 'tools', 'mcp.js');
+      writeFileSync(script, '');
+      expect(installationFolder(script, home)).toBe(path.join(home, 'code', 'tools'));
+      writeFileSync(path.join(home, 'code', 'package.json'), '{}');
+      expect(installationFolder(script, home)).toBe(path.join(home, 'code'));
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
