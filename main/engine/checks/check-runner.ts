@@ -12,6 +12,7 @@ import { OutputCapture } from '../tools/output-capture';
 import { confinedLaunch, runCommand } from '../tools/shell-run';
 import type { CheckResultStore } from './check-store';
 import type { DeclaredCheck } from './verdicts';
+import { DeltaBatcher } from '../delta-batcher';
 
 /** Bytes of output a result keeps inline; the whole output is in its file. */
 const TAIL_BYTES = 4096;
@@ -64,18 +65,12 @@ async function runOne(
   const outputPath = path.join(folder, `${resultId}.log`);
   const file = openSync(outputPath, 'w', 0o600);
   const tail = new OutputCapture(TAIL_BYTES * 2);
-  let pending = '';
-  let lastFlush = performance.now();
-  const flush = () => {
-    if (pending !== '') deps.events.publish(planId, 'check_output', { runId, resultId, name, decisionId, text: pending });
-    pending = '';
-    lastFlush = performance.now();
-  };
+  const batcher = new DeltaBatcher((text) => deps.events.publish(planId, 'check_output', { runId, resultId, name, decisionId, text }), OUTPUT_BATCH_MS, OUTPUT_BATCH_BYTES);
+  const flush = () => batcher.flush();
   const onOutput = (chunk: Buffer) => {
     writeSync(file, chunk);
     tail.push(chunk);
-    pending += chunk.toString('utf8');
-    if (pending.length >= OUTPUT_BATCH_BYTES || performance.now() - lastFlush >= OUTPUT_BATCH_MS) flush();
+    batcher.push(chunk.toString('utf8'));
   };
   const base = { id: resultId, planId, runId, name, run, source, decisionId, timeoutSeconds, startedAt };
   let outcome: Pick<CheckResult, 'exitCode' | 'timedOut' | 'refused' | 'confinement'>;

@@ -125,32 +125,4 @@ export function withToolResults(messages: ModelMessage[], results: readonly Tool
   return [...messages, { role: 'tool', content: parts }];
 }
 
-/** Batches streamed text so a fast model does not flood the event log with one event per token. */
-export class DeltaBatcher {
-  private buffer = '';
-  private timer: ReturnType<typeof setTimeout> | null = null;
-
-  constructor(
-    private readonly send: (text: string) => void,
-    private readonly intervalMs = 100,
-    private readonly maxChars = 2000,
-  ) {}
-
-  push(delta: string): void {
-    this.buffer += delta;
-    if (this.buffer.length >= this.maxChars) this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), this.intervalMs);
-      this.timer.unref?.();
-    }
-  }
-
-  flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (!this.buffer) return;
-    const text = this.buffer;
-    this.buffer = '';
-    this.send(text);
-  }
-}
+export { DeltaBatcher } from '../delta-batcher';
