@@ -1,31 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isStrategize, toolResults } from '../tests/support/scripted-agent';
-import { ScriptedModelServer } from '../tests/support/scripted-model-server';
 import { expect, test } from './fixtures';
-import { changedFile, createPlanWithPicker, openConsole, shot } from './helpers';
+import { changedFile, createPlanWithPicker, foldersRemovedAfterEach, openConsole, scriptedModelForServe, shot } from './helpers';
 
-const server = new ScriptedModelServer();
+const server = scriptedModelForServe();
 const GREETING = 'hello from the agent';
 const SPOKEN = 'I will write NOTES.md with the shell, then check it. Writing the greeting now.';
 
-// `agents serve` takes the model from its environment, as an operator's shell would give it.
-test.beforeAll(async () => {
-  await server.start();
-  process.env.AGENTS_MODEL = 'openai-compatible:scripted';
-  process.env.AGENTS_BASE_URL = server.baseUrl;
-});
-test.afterAll(async () => {
-  delete process.env.AGENTS_MODEL;
-  delete process.env.AGENTS_BASE_URL;
-  await server.close();
-});
 
-const tempDirs: string[] = [];
-test.afterEach(() => {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDirs = foldersRemovedAfterEach();
 
 /** A model that reads the project, proposes one step, and carries it out with one shell command. */
 function shellWritingModel() {

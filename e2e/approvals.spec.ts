@@ -1,15 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { changedFile, createPlanWithPicker, openConsole, shot } from './helpers';
+import { changedFile, createPlanWithPicker, foldersRemovedAfterEach, openConsole, shot } from './helpers';
 
-const tempDirs: string[] = [];
-test.afterEach(() => {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDirs = foldersRemovedAfterEach();
 
 /** A project of its own, with the rules `.agents/invariants.yaml` gives it, and a plan file over it. */
 function writeProject(planYaml: (project: string) => string): string {

@@ -1,7 +1,36 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Locator, type Page, expect } from '@playwright/test';
-import { ROOT } from './fixtures';
+import { ScriptedModelServer } from '../tests/support/scripted-model-server';
+import { ROOT, test } from './fixtures';
+
+/**
+ * A scripted model server for the tests of one spec file: `agents serve` takes the model from its
+ * environment, as an operator's shell would give it.
+ */
+export function scriptedModelForServe(): ScriptedModelServer {
+  const server = new ScriptedModelServer();
+  test.beforeAll(async () => {
+    await server.start();
+    process.env.AGENTS_MODEL = 'openai-compatible:scripted';
+    process.env.AGENTS_BASE_URL = server.baseUrl;
+  });
+  test.afterAll(async () => {
+    delete process.env.AGENTS_MODEL;
+    delete process.env.AGENTS_BASE_URL;
+    await server.close();
+  });
+  return server;
+}
+
+/** Folders a spec file's tests make: push one, and it is removed when the test ends. */
+export function foldersRemovedAfterEach(): string[] {
+  const folders: string[] = [];
+  test.afterEach(() => {
+    for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return folders;
+}
 
 const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 

@@ -1,30 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isStrategize, toolResults } from '../tests/support/scripted-agent';
-import { ScriptedModelServer } from '../tests/support/scripted-model-server';
 import { expect, ROOT, test } from './fixtures';
-import { changedFile, createPlanWithPicker, openConsole } from './helpers';
+import { changedFile, createPlanWithPicker, foldersRemovedAfterEach, openConsole, scriptedModelForServe } from './helpers';
 
-const server = new ScriptedModelServer();
+const server = scriptedModelForServe();
 const NOTES = '# Notes\n\nWritten through an MCP server.\n';
 
-// `agents serve` takes the model from its environment, as an operator's shell would give it.
-test.beforeAll(async () => {
-  await server.start();
-  process.env.AGENTS_MODEL = 'openai-compatible:scripted';
-  process.env.AGENTS_BASE_URL = server.baseUrl;
-});
-test.afterAll(async () => {
-  delete process.env.AGENTS_MODEL;
-  delete process.env.AGENTS_BASE_URL;
-  await server.close();
-});
 
-const tempDirs: string[] = [];
-test.afterEach(() => {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDirs = foldersRemovedAfterEach();
 
 /** A model that proposes one step and writes NOTES.md through the `files` MCP server. */
 function mcpWritingModel() {

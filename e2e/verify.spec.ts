@@ -2,23 +2,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isStrategize, toolResults } from '../tests/support/scripted-agent';
-import { ScriptedModelServer, transcript } from '../tests/support/scripted-model-server';
+import { transcript } from '../tests/support/scripted-model-server';
 import { expect, test } from './fixtures';
-import { createPlanWithPicker, openConsole, planHeader, shot } from './helpers';
+import { createPlanWithPicker, openConsole, planHeader, scriptedModelForServe, shot } from './helpers';
 
-const server = new ScriptedModelServer();
+const server = scriptedModelForServe();
 
-// `agents serve` takes the model from its environment, as an operator's shell would give it.
-test.beforeAll(async () => {
-  await server.start();
-  process.env.AGENTS_MODEL = 'openai-compatible:scripted';
-  process.env.AGENTS_BASE_URL = server.baseUrl;
-});
-test.afterAll(async () => {
-  delete process.env.AGENTS_MODEL;
-  delete process.env.AGENTS_BASE_URL;
-  await server.close();
-});
 
 // Tall enough that the Checks tab shows under the failure card, for the screenshots.
 test.use({ viewport: { width: 1280, height: 1400 } });

@@ -17,6 +17,7 @@ import { ActionStateSchema, NextStepSchema } from './actions';
 import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
+import { McpServerAddSchema, McpServersViewSchema } from './mcp';
 import { CheckpointSummarySchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
 
 /**
@@ -280,6 +281,10 @@ export const contract = {
   /** The model settings; the API key never comes back, only whether one is set. */
   'settings.get': { request: z.object({}).strict(), response: SettingsViewSchema },
   'settings.set': { request: SettingsPatchSchema, response: SettingsViewSchema },
+  /** The MCP servers every agent plan may use, each in one line; secret values never come back. */
+  'settings.mcp': { request: z.object({}).strict(), response: McpServersViewSchema },
+  'settings.mcpAdd': { request: McpServerAddSchema, response: McpServersViewSchema },
+  'settings.mcpRemove': { request: z.object({ name: z.string().min(1).max(40) }).strict(), response: McpServersViewSchema },
 } as const;
 
 export type Contract = typeof contract;

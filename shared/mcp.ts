@@ -70,6 +70,25 @@ function hiddenUrl(url: string): string {
   }
 }
 
+/** "npx mcp-server-filesystem . (env: TOKEN)": a server in one line, its secret values left out. */
+export function describeMcpServer(server: McpServer): string {
+  if (!isStdioServer(server)) {
+    const headers = Object.keys(server.headers);
+    return `${hiddenUrl(server.url)}${headers.length > 0 ? ` (headers: ${headers.join(', ')})` : ''}`;
+  }
+  const env = Object.keys(server.env);
+  return `${[server.command, ...server.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`;
+}
+
+/** The MCP servers in the settings, as the console's Settings lists them. */
+export const McpServersViewSchema = z.object({ servers: z.array(z.object({ name: z.string(), summary: z.string(), local: z.boolean() })) });
+export type McpServersView = z.infer<typeof McpServersViewSchema>;
+
+/** A server added from the console's Settings: a command line (a local server) or a URL (a remote one). */
+export const McpServerAddSchema = z
+  .object({ name: z.string().min(1).max(40), commandLine: z.string().trim().min(1).max(4000).optional(), url: z.string().trim().min(1).max(4000).optional() })
+  .strict();
+
 /** A server as the CLI and the console show it: its environment and header values, and a URL's credentials and query, hidden. */
 export function shownServer(server: McpServer): McpServer {
   return isStdioServer(server) ? { ...server, env: hidden(server.env) } : { ...server, url: hiddenUrl(server.url), headers: hidden(server.headers) };

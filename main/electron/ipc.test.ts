@@ -62,6 +62,9 @@ const INVALID: Record<Channel, unknown> = {
   'plans.restoreHunks': { planId: 'P', path: 'a.txt' },
   'settings.get': { apiKey: 'x' },
   'settings.set': { model: 'no-provider' },
+  'settings.mcp': { extra: 1 },
+  'settings.mcpAdd': { name: 'files', commandLine: 1 },
+  'settings.mcpRemove': { name: '' },
 };
 
 function setup(router?: Router) {

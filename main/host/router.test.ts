@@ -54,6 +54,9 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.restoreHunks': { request: { planId: 'P', path: 'a.txt' }, field: 'hunks' },
   'settings.get': { request: { apiKey: 'x' }, field: '(root)' },
   'settings.set': { request: { model: 'no-provider' }, field: 'model' },
+  'settings.mcp': { request: { extra: 1 }, field: '(root)' },
+  'settings.mcpAdd': { request: { name: 'files', commandLine: 1 }, field: 'commandLine' },
+  'settings.mcpRemove': { request: { name: '' }, field: 'name' },
 };
 
 type Ok<T = Record<string, unknown>> = { ok: true; data: T };

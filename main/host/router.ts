@@ -133,6 +133,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.restoreHunks': (r) => ({ plan: service.restoreHunks(r.planId, { path: r.path, hunks: r.hunks }) }),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
+    'settings.mcp': () => service.mcpServersView(),
+    'settings.mcpAdd': (r) => service.addMcpServer(r),
+    'settings.mcpRemove': (r) => service.removeMcpServer(r.name),
     'plans.openSandbox': async (r) => {
       // An unknown plan is bad input in any host; then, only the desktop app has a file manager to open.
       const found = service.get(r.planId);

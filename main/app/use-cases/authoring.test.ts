@@ -21,3 +21,34 @@ describe('making plans', () => {
     expect(authoring.planModel(agent)).toMatchObject({ model: 'openai-compatible:qwen-test' });
   });
 });
+
+describe("the console's MCP servers", () => {
+  let h: ReturnType<typeof useCaseHarness>;
+  afterEach(() => h.dispose());
+
+  it('adds a command line split as the shell would, and a URL, lists them without secrets, and removes one', async () => {
+    h = useCaseHarness();
+    const authoring = planAuthoring(h.ctx);
+    expect(authoring.mcpServersView()).toEqual({ servers: [] });
+    await authoring.addMcpServer({ name: 'files', commandLine: `npx mcp-server-filesystem 'my project'` });
+    const listed = await authoring.addMcpServer({ name: 'tracker', url: 'https://bot:pw@mcp.example.com/mcp' });
+    expect(listed.servers).toEqual([
+      { name: 'files', summary: 'npx mcp-server-filesystem my project', local: true },
+      { name: 'tracker', summary: 'https://(set)@mcp.example.com/mcp', local: false },
+    ]);
+    // settings.json keeps what runs: the words as the shell splits them.
+    expect(h.ctx.options.settings.read().mcp?.servers.files).toMatchObject({ command: 'npx', args: ['mcp-server-filesystem', 'my project'] });
+    expect(authoring.removeMcpServer('files').servers.map((s) => s.name)).toEqual(['tracker']);
+  });
+
+  it('refuses a pipe, a variable, a relative path, a bad name and an unknown server, and changes nothing', async () => {
+    h = useCaseHarness();
+    const authoring = planAuthoring(h.ctx);
+    await expect(authoring.addMcpServer({ name: 'files', commandLine: 'server | tee log' })).rejects.toThrow('command: must be one command, without pipes, variables or substitutions');
+    await expect(authoring.addMcpServer({ name: 'files', commandLine: 'server $HOME' })).rejects.toThrow('without pipes, variables');
+    await expect(authoring.addMcpServer({ name: 'files', commandLine: './server.js' })).rejects.toThrow('"./server.js" must be a program on PATH or an absolute path');
+    await expect(authoring.addMcpServer({ name: 'file', commandLine: 'server' })).rejects.toThrow(ValidationError);
+    expect(() => authoring.removeMcpServer('nope')).toThrow('no MCP server "nope"');
+    expect(authoring.mcpServersView()).toEqual({ servers: [] });
+  });
+});

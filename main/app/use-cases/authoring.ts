@@ -5,6 +5,10 @@ import { type LoadedPlanFile, loadPlanFile, parsePlanText, planVerify, validateP
 import type { ProjectPolicy } from '../project-policy';
 import { planModelView, recordModel } from '../settings';
 import type { PlanContext } from './plan-context';
+import { ValidationError } from '../../../shared/errors';
+import { describeMcpServer, isStdioServer, type McpServersView } from '../../../shared/mcp';
+import { analyseShellCommand } from '../../engine/shell-commands';
+import { addMcpServer, removeMcpServer } from '../mcp-settings';
 
 /** Making plans from plan files, and the model settings they run with. */
 export function planAuthoring(ctx: PlanContext) {
@@ -28,6 +32,9 @@ export function planAuthoring(ctx: PlanContext) {
   };
 
   const settingsView = (): SettingsView => settings.view(ctx.env);
+  const mcpServersView = (): McpServersView => ({
+    servers: Object.entries(settings.read().mcp?.servers ?? {}).map(([name, server]) => ({ name, summary: describeMcpServer(server), local: isStdioServer(server) })),
+  });
 
   return {
     createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Plan {
@@ -56,6 +63,34 @@ export function planAuthoring(ctx: PlanContext) {
     updateSettings(patch: SettingsPatch): SettingsView {
       settings.patch(patch);
       return settingsView();
+    },
+
+    /** The MCP servers every agent plan may use (settings.json's mcp.servers), each in one line without its secret values. */
+    mcpServersView,
+
+    /**
+     * Adds a server from the console's Settings: a command line (one command, its words as the
+     * shell would split them, a program on PATH or by its absolute path) or a URL.
+     */
+    async addMcpServer(request: { name: string; commandLine?: string; url?: string }): Promise<McpServersView> {
+      if ((request.commandLine === undefined) === (request.url === undefined)) throw new ValidationError('command', 'give a command line or a URL');
+      if (request.url !== undefined) addMcpServer(settings, request.name, { url: request.url });
+      else {
+        const line = request.commandLine ?? '';
+        const { commands, unanalysable } = await analyseShellCommand(line);
+        if (commands.length !== 1 || unanalysable.length > 0 || commands[0].expanded) {
+          throw new ValidationError('command', 'must be one command, without pipes, variables or substitutions');
+        }
+        const [command, ...args] = commands[0].words;
+        if (command.includes('/') && !command.startsWith('/')) throw new ValidationError('command', `"${command}" must be a program on PATH or an absolute path`);
+        addMcpServer(settings, request.name, { command, args });
+      }
+      return mcpServersView();
+    },
+
+    removeMcpServer(name: string): McpServersView {
+      removeMcpServer(settings, name);
+      return mcpServersView();
     },
   };
 }

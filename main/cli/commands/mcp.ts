@@ -1,18 +1,14 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors';
-import { isStdioServer, type McpServer, shownServer } from '../../../shared/mcp';
+import { describeMcpServer, shownServer } from '../../../shared/mcp';
 import { addMcpServer, checkMcpServers, parsePairs, removeMcpServer } from '../../app/mcp-settings';
 import { commandGroup, jsonOption } from '../options';
 import { type Ctx, EXIT, runCommand } from '../run-command';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function describeServer(server: McpServer): string {
-  if (!isStdioServer(server)) return `${(shownServer(server) as typeof server).url}${Object.keys(server.headers).length > 0 ? ` (headers: ${Object.keys(server.headers).join(', ')})` : ''}`;
-  const env = Object.keys(server.env);
-  return `${[server.command, ...server.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`;
-}
+const describeServer = describeMcpServer;
 
 /** `agents mcp`: the MCP servers whose tools every agent plan may call, in settings.json. */
 export function registerMcp(program: Command, ctx: Ctx): void {

@@ -1,4 +1,5 @@
 import type { SettingsPatch, SettingsView } from '../../../shared/agent';
+import type { McpServersView } from '../../../shared/mcp';
 import { errorText } from '../lib/format';
 import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
@@ -14,6 +15,13 @@ export interface AgentSlice {
   loadSettings(): Promise<void>;
   /** Resolves true when the host saved the change. */
   saveSettings(patch: SettingsPatch): Promise<boolean>;
+  /** The MCP servers in the settings, each in one line; null until loaded. */
+  mcpServers: McpServersView['servers'] | null;
+  mcpError: string | null;
+  loadMcpServers(): Promise<void>;
+  /** A command line or a URL; resolves true when the host added it. */
+  addMcpServer(server: { name: string; commandLine?: string; url?: string }): Promise<boolean>;
+  removeMcpServer(name: string): Promise<void>;
   correctError: string | null;
   /** `correct`: the model runs the failed step again with the failure and the note. */
   correctStep(note: string): Promise<void>;
@@ -28,8 +36,38 @@ export const createAgentSlice: SliceCreator<AgentSlice> = (set, get, deps) => ({
   settingsError: null,
   settingsOpen: false,
   setSettingsOpen(open) {
-    set({ settingsOpen: open, settingsError: null });
-    if (open) void get().loadSettings();
+    set({ settingsOpen: open, settingsError: null, mcpError: null });
+    if (open) {
+      void get().loadSettings();
+      void get().loadMcpServers();
+    }
+  },
+  mcpServers: null,
+  mcpError: null,
+  async loadMcpServers() {
+    try {
+      set({ mcpServers: (await deps.bridge['settings.mcp']({})).servers, mcpError: null });
+    } catch (error) {
+      set({ mcpError: errorText(error) });
+    }
+  },
+  async addMcpServer(server) {
+    try {
+      set({ mcpServers: (await deps.bridge['settings.mcpAdd'](server)).servers, mcpError: null });
+      get().announce(`MCP server ${server.name} added`);
+      return true;
+    } catch (error) {
+      set({ mcpError: errorText(error) });
+      return false;
+    }
+  },
+  async removeMcpServer(name) {
+    try {
+      set({ mcpServers: (await deps.bridge['settings.mcpRemove']({ name })).servers, mcpError: null });
+      get().announce(`MCP server ${name} removed`);
+    } catch (error) {
+      set({ mcpError: errorText(error) });
+    }
   },
   async loadSettings() {
     set({ settingsStatus: 'loading', settingsError: null });

@@ -1,5 +1,6 @@
 import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { SettingsView } from '../../../shared/agent';
+import type { McpServersView } from '../../../shared/mcp';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
@@ -149,6 +150,7 @@ export class FakeBridge {
   entries: ChangeEntryMeta[] = [];
   checkpoints: CheckpointSummary[] = [];
   errors: ErrorRecord[] = [];
+  mcpServers: McpServersView['servers'] = [];
   settings: SettingsView = {
     model: null,
     baseUrl: null,
@@ -273,6 +275,15 @@ export class FakeBridge {
         if (patch.model !== undefined) this.settings = { ...this.settings, model: patch.model || null };
         if (patch.apiKey !== undefined) this.settings = { ...this.settings, apiKeySet: patch.apiKey !== '' };
         return this.settings;
+      },
+      'settings.mcp': () => ({ servers: this.mcpServers }),
+      'settings.mcpAdd': (r) => {
+        this.mcpServers = [...this.mcpServers.filter((s) => s.name !== r.name), { name: r.name, summary: r.url ?? r.commandLine ?? '', local: r.url === undefined }];
+        return { servers: this.mcpServers };
+      },
+      'settings.mcpRemove': (r) => {
+        this.mcpServers = this.mcpServers.filter((s) => s.name !== r.name);
+        return { servers: this.mcpServers };
       },
     };
   }

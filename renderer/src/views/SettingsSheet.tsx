@@ -3,6 +3,65 @@ import type { SettingsPatch } from '../../../shared/agent';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { useAppStore } from '../store/react';
 
+/** The MCP servers every agent plan may use: listed by name and command (never a secret value), added and removed here as `agents mcp` does. */
+function McpServers() {
+  const servers = useAppStore((s) => s.mcpServers);
+  const error = useAppStore((s) => s.mcpError);
+  const add = useAppStore((s) => s.addMcpServer);
+  const remove = useAppStore((s) => s.removeMcpServer);
+  const [name, setName] = useState('');
+  const [target, setTarget] = useState('');
+  const onAdd = async (event: FormEvent) => {
+    event.preventDefault();
+    const value = target.trim();
+    const isUrl = /^https?:\/\//.test(value);
+    if (await add({ name: name.trim(), ...(isUrl ? { url: value } : { commandLine: value }) })) {
+      setName('');
+      setTarget('');
+    }
+  };
+  return (
+    <section className="settings-mcp" aria-labelledby="settings-mcp-title">
+      <h3 id="settings-mcp-title">MCP servers</h3>
+      {servers && servers.length === 0 && <p className="muted">None yet. Their tools are offered to every agent plan, each call approved unless the profile allows it.</p>}
+      {servers && servers.length > 0 && (
+        <ul className="settings-mcp-list">
+          {servers.map((server) => (
+            <li key={server.name}>
+              <code>{server.name}</code> <span className="muted">{server.summary}</span>{' '}
+              <button type="button" className="button small" aria-label={`Remove MCP server ${server.name}`} onClick={() => void remove(server.name)}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form className="settings-form" onSubmit={(e) => void onAdd(e)}>
+        <label htmlFor="settings-mcp-name">Server name</label>
+        <input id="settings-mcp-name" className="input" value={name} placeholder="files" onChange={(e) => setName(e.currentTarget.value)} />
+        <label htmlFor="settings-mcp-target">Command line or URL</label>
+        <input
+          id="settings-mcp-target"
+          className="input"
+          value={target}
+          placeholder="npx mcp-server-filesystem . or https://mcp.example.com/mcp"
+          onChange={(e) => setTarget(e.currentTarget.value)}
+        />
+        <div className="settings-actions">
+          <button type="submit" className="button" disabled={!name.trim() || !target.trim()}>
+            Add MCP server
+          </button>
+        </div>
+      </form>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
 const SOURCE = { env: 'from the environment', settings: 'from these settings', none: 'not set' } as const;
 
 /** The model settings. The API key goes to the host and never comes back: the field only says whether one is set. */
@@ -89,6 +148,7 @@ export function SettingsSheet() {
             environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these settings.
           </p>
         )}
+        <McpServers />
         {saved && !error && (
           <p role="status" className="muted">
             Saved.
