@@ -110,6 +110,18 @@ describe('checkpoints and rewind', () => {
     expect(reading.review(plan.id).files).toEqual([]);
   });
 
+  it('a rewind that cannot be finished after a crash is kept and said on the plan, never thrown out of the open', async () => {
+    const { plan, running, checkpoints } = setup();
+    await running.run(plan.id);
+    const journal = { planId: plan.id, checkpointId: 'gone', toStep: 2, fromStep: null, decisionId: 'rewind-1', by: 'alice', ops: [], files: [], createdAt: new Date().toISOString() };
+    h.ctx.stores.checkpoints.beginRewind(journal);
+    expect(checkpoints.finishInterruptedRewinds()).toEqual([]);
+    expect(h.ctx.get(plan.id).errorMessage).toBe(`the rewind to before step 2 could not be finished: the checkpoint of step 2 of plan ${plan.id} is gone`);
+    expect(h.ctx.stores.checkpoints.pendingRewinds()).toEqual([journal]);
+    // The lease was let go: the plan is not held by this process.
+    expect(h.ctx.stores.leases.get(plan.id)).toBeFalsy();
+  });
+
   it('never applies a rewound change: a step rewound and then skipped leaves nothing of its own in the project', async () => {
     const two = ['  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }'];
     const { plan, running, checkpoints } = setup(two);

@@ -200,14 +200,28 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
       return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
     },
 
-    /** Rolls forward the rewinds a process died in (their journal is there and no live process holds the plan). */
+    /**
+     * Rolls forward the rewinds a process died in (their journal is there and no live process holds
+     * the plan). One that fails again is kept for the next open and its cause put on the plan
+     * (`plan show` says it): it never stops the other plans, or the app, from opening.
+     */
     finishInterruptedRewinds(): string[] {
       const finished: string[] = [];
       for (const journal of stores.checkpoints.pendingRewinds()) {
         const lease = stores.leases.get(journal.planId);
         if (lease && lease.pid !== process.pid && isLeaseLive(lease)) continue;
-        holding(journal.planId, () => finish(journal, true));
-        finished.push(journal.planId);
+        try {
+          holding(journal.planId, () => finish(journal, true));
+          finished.push(journal.planId);
+        } catch (error) {
+          const message = `the rewind to before step ${journal.toStep} could not be finished: ${error instanceof Error ? error.message : String(error)}`;
+          try {
+            const plan = ctx.get(journal.planId);
+            lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
+          } catch {
+            // The plan itself is gone: nothing to tell.
+          }
+        }
       }
       return finished;
     },

@@ -88,6 +88,39 @@ describe('restoring a manifest', () => {
     }
   });
 
+  it.skipIf(process.getuid?.() === 0)('rewinds past a folder a step made read-only: it goes, and a file written into a read-only folder keeps the folder’s mode', async () => {
+    const before = treeHash(sandbox);
+    const manifest = await scanManifest(sandbox, objects);
+    mkdirSync(at('ro/inner'), { recursive: true });
+    writeFileSync(at('ro/inner/f'), 'f\n');
+    chmodSync(at('ro/inner'), 0o555);
+    chmodSync(at('ro'), 0o555);
+    writeFileSync(at('src/a.js'), 'changed\n');
+    unlinkSync(at('src/deep/b.js'));
+    chmodSync(at('src'), 0o555);
+    chmodSync(at('src/deep'), 0o555);
+    const { ops } = await planRestore(sandbox, manifest);
+    applyRestore(sandbox, ops, objects);
+    expect(treeHash(sandbox)).toBe(before);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('records a folder that may not be read as it is, keeping what was known below it, instead of failing', async () => {
+    const manifest = await scanManifest(sandbox, objects);
+    chmodSync(at('src/deep'), 0o000);
+    try {
+      const now = await scanManifest(sandbox, objects, manifest);
+      expect(now.get('src/deep')).toEqual({ kind: 'dir', mode: 0 });
+      expect(now.get('src/deep/b.js')).toEqual(manifest.get('src/deep/b.js'));
+      expect([...now.keys()]).toEqual([...now.keys()].sort());
+      // A rewind puts the folder's mode back.
+      const { ops } = await planRestore(sandbox, manifest);
+      applyRestore(sandbox, ops, objects);
+      expect((await scanManifest(sandbox, null)).get('src/deep')).toEqual(manifest.get('src/deep'));
+    } finally {
+      chmodSync(at('src/deep'), 0o755);
+    }
+  });
+
   it('makes a new folder hold exactly a checkpoint (a fork’s sandbox)', async () => {
     const store = new InMemoryCheckpointStore();
     const changesets = new InMemoryChangeSetStore();
