@@ -122,6 +122,20 @@ describe('checkpoints and rewind', () => {
     expect(h.ctx.stores.leases.get(plan.id)).toBeFalsy();
   });
 
+  it('holds the plan from its start: a run or another rewind asked for while a rewind works is refused, and the rewind ends as asked', async () => {
+    const { plan, running, checkpoints, atCheckpoint, sandbox } = setup();
+    await running.run(plan.id);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 3 });
+    // Ready to run now: only the rewind under way stands in the way of a run.
+    const rewinding = checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(() => running.run(plan.id)).toThrow(/is (already )?running/);
+    await expect(checkpoints.rewind(plan.id, { by: 'bob', toStep: 1 })).rejects.toThrow(/is (already )?running/);
+    expect((await rewinding).plan).toMatchObject({ phase: 'execute', processingState: 'queued', lastRewind: { toStep: 2, by: 'alice' } });
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(2));
+    expect(h.runs.isRunning(plan.id)).toBe(false);
+    expect(h.ctx.stores.leases.get(plan.id)).toBeFalsy();
+  });
+
   it('never applies a rewound change: a step rewound and then skipped leaves nothing of its own in the project', async () => {
     const two = ['  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }'];
     const { plan, running, checkpoints } = setup(two);
