@@ -204,4 +204,18 @@ describe('the checkpoint recorder', () => {
     expect(second?.filesChanged).toBe(1);
     expect(second?.delta['README.md']).toMatchObject({ kind: 'file', mode: 0o600 });
   });
+
+  it('after an MCP server’s tool (exec, as shell.run), looks at the whole tree too; after file tools only, it does not', async () => {
+    const store = new InMemoryCheckpointStore();
+    const changesets = new InMemoryChangeSetStore();
+    const invocations = new InMemoryInvocationLog();
+    const recorder = new CheckpointRecorder(store, objects, changesets, invocations);
+    await recorder.record(start(store, changesets, 1));
+    invocations.record({ id: 'I1', planId: 'P1', decisionId: 'D1', tool: 'file.read', args: { path: 'README.md' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    expect((await recorder.record(start(store, changesets, 2)))?.filesChanged).toBe(0);
+    chmodSync(at('run.sh'), 0o700);
+    invocations.record({ id: 'I2', planId: 'P1', decisionId: 'D2', tool: 'files.chmod', args: { path: 'run.sh' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    const third = await recorder.record(start(store, changesets, 3));
+    expect(third?.delta['run.sh']).toMatchObject({ kind: 'file', mode: 0o700 });
+  });
 });
