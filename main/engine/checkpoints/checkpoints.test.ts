@@ -205,6 +205,19 @@ describe('the checkpoint recorder', () => {
     expect(second?.delta['README.md']).toMatchObject({ kind: 'file', mode: 0o600 });
   });
 
+  it('a folder replaced by a file leaves nothing of what the folder held, even when the changeset names only the file', async () => {
+    const store = new InMemoryCheckpointStore();
+    const changesets = new InMemoryChangeSetStore();
+    const recorder = new CheckpointRecorder(store, objects, changesets, new InMemoryInvocationLog());
+    await recorder.record(start(store, changesets, 1));
+    rmSync(at('src/deep'), { recursive: true });
+    writeFileSync(at('src/deep'), 'a file where a folder was\n');
+    changesets.record(changesetId as string, toChangeEntry({ operation: 'create', path: 'src/deep', before: null, after: Buffer.from('a file where a folder was\n') }, { decisionId: 'D1', invocationId: null }));
+    const second = await recorder.record(start(store, changesets, 2));
+    expect(second?.delta['src/deep/b.js']).toBeNull();
+    expect(foldDeltas(store.list('P1').map((c) => c.delta))).toEqual(await scanManifest(sandbox, objects));
+  });
+
   it('after an MCP server’s tool (exec, as shell.run), looks at the whole tree too; after file tools only, it does not', async () => {
     const store = new InMemoryCheckpointStore();
     const changesets = new InMemoryChangeSetStore();

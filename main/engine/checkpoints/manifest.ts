@@ -194,9 +194,9 @@ export async function refreshPaths(root: string, objects: ObjectStore, previous:
       delta[rel] = entry;
     }
   });
-  // A folder gone takes what was below it, listed by the capture or not.
+  // A folder gone, or replaced by a file or a link, takes what was below it, listed by the capture or not.
   for (const [rel, entry] of Object.entries(delta)) {
-    if (entry !== null || previous.get(rel)?.kind !== 'dir') continue;
+    if (entry?.kind === 'dir' || previous.get(rel)?.kind !== 'dir') continue;
     for (const below of previous.keys()) if (below.startsWith(`${rel}/`)) delta[below] = null;
   }
   return Object.fromEntries(Object.entries(delta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
