@@ -136,6 +136,14 @@ describe('checkpoints and rewind', () => {
     expect(h.ctx.stores.leases.get(plan.id)).toBeFalsy();
   });
 
+  it('a discarded plan’s checkpoints are dropped', async () => {
+    const { plan, running, checkpoints } = setup();
+    await running.run(plan.id);
+    expect(checkpoints.checkpoints(plan.id)).toHaveLength(3);
+    await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).discard(plan.id);
+    expect(checkpoints.checkpoints(plan.id)).toEqual([]);
+  });
+
   it('never applies a rewound change: a step rewound and then skipped leaves nothing of its own in the project', async () => {
     const two = ['  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }'];
     const { plan, running, checkpoints } = setup(two);
@@ -179,6 +187,8 @@ describe('checkpoints and rewind', () => {
     await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id);
     await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 })).rejects.toThrow(`plan ${plan.id} is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply`);
     expect(treeHash(sandbox())).toBe(hash);
+    // Applied in full, it cannot be rewound: its checkpoints are dropped.
+    expect(h.ctx.stores.checkpoints.count(plan.id)).toBe(0);
     expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery')).toEqual([]);
     expect(h.ctx.stores.changesets.get(h.ctx.get(plan.id).changesetId as string)?.entries).toHaveLength(entries);
   });
