@@ -58,7 +58,15 @@ export const ReviewFileSchema = z.object({
   decisionIds: z.array(z.string()),
   steps: z.array(z.object({ id: z.string(), description: z.string() })),
   hunks: z.array(
-    z.object({ index: z.number().int().positive(), header: z.string(), insertions: z.number().int().nonnegative(), deletions: z.number().int().nonnegative(), applied: z.boolean() }),
+    z.object({
+      index: z.number().int().positive(),
+      header: z.string(),
+      insertions: z.number().int().nonnegative(),
+      deletions: z.number().int().nonnegative(),
+      /** What the hunk changes, whatever its number: how a declined hunk is found again. */
+      key: z.string(),
+      applied: z.boolean(),
+    }),
   ),
   units: z.number().int().positive(),
   appliedHunks: z.array(z.number().int().positive()),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES, needsApproval, resolveProfile } from './domain';
-import { allowedByName, McpConfigSchema, mcpNeedsApproval } from './mcp';
+import { allowedByName, McpConfigSchema, mcpNeedsApproval, withMcpHidden } from './mcp';
 
 describe('which MCP calls wait for the operator', () => {
   it('every one, under every profile but full-auto, unless the profile allows it by name', () => {
@@ -38,5 +38,28 @@ describe('mcp: in a plan file or settings.json', () => {
     expect(bad({ file: { command: 'x' } })?.message).toMatch(/must not be file or shell/);
     expect(bad({ files: { command: 'x', url: 'https://t' } })?.message).toMatch(/either command .* or url/);
     expect(bad({ files: {} })?.message).toMatch(/either command .* or url/);
+  });
+});
+
+describe('withMcpHidden', () => {
+  it("shows a plan's servers with their environment, header values and a URL's credentials and query hidden", () => {
+    const plan = {
+      id: 'P1',
+      mcp: {
+        servers: {
+          files: { command: 'mcp-files', args: ['.'], env: { TOKEN: 'sk-secret' } },
+          tracker: { url: 'https://bot:pw@mcp.example.com/mcp?token=abc', headers: { Authorization: 'Bearer xyz' } },
+        },
+      },
+    };
+    const text = JSON.stringify([withMcpHidden(plan), withMcpHidden({ plan }), withMcpHidden({ plans: [plan] })]);
+    for (const secret of ['sk-secret', 'Bearer xyz', 'abc', 'pw@', 'bot:']) expect(text).not.toContain(secret);
+    expect(withMcpHidden({ plan }).plan.mcp.servers).toEqual({
+      files: { command: 'mcp-files', args: ['.'], env: { TOKEN: '(set)' } },
+      tracker: { url: 'https://(set)@mcp.example.com/mcp?token=(set)', headers: { Authorization: '(set)' } },
+    });
+    // The plan itself keeps them: the run needs them.
+    expect(plan.mcp.servers.files.env.TOKEN).toBe('sk-secret');
+    expect(withMcpHidden({ files: [] })).toEqual({ files: [] });
   });
 });

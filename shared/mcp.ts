@@ -56,6 +56,43 @@ export const McpConfigSchema = z
   .strict();
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 
+// Environment variables, headers and a URL's user or query often carry keys: an operator reads them by name only.
+const hidden = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((key) => [key, '(set)']));
+
+function hiddenUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username || parsed.password) [parsed.username, parsed.password] = ['(set)', ''];
+    for (const key of [...parsed.searchParams.keys()]) parsed.searchParams.set(key, '(set)');
+    return parsed.toString().replaceAll('%28set%29', '(set)');
+  } catch {
+    return url;
+  }
+}
+
+/** A server as the CLI and the console show it: its environment and header values, and a URL's credentials and query, hidden. */
+export function shownServer(server: McpServer): McpServer {
+  return isStdioServer(server) ? { ...server, env: hidden(server.env) } : { ...server, url: hiddenUrl(server.url), headers: hidden(server.headers) };
+}
+
+/**
+ * A response with the MCP servers of its plan (or plans) shown as shownServer does: a plan keeps a
+ * plan file's servers to run them, and `plan show --json` or the console must not print their keys.
+ */
+export function withMcpHidden<T>(value: T): T {
+  if (!value || typeof value !== 'object') return value;
+  const hide = (plan: unknown): unknown => {
+    const mcp = (plan as { mcp?: McpConfig } | null)?.mcp;
+    if (!mcp?.servers) return plan;
+    return { ...(plan as object), mcp: { ...mcp, servers: Object.fromEntries(Object.entries(mcp.servers).map(([name, s]) => [name, shownServer(s)])) } };
+  };
+  const record = value as Record<string, unknown>;
+  let out: Record<string, unknown> = hide(record) as Record<string, unknown>;
+  if (record.plan && typeof record.plan === 'object') out = { ...out, plan: hide(record.plan) };
+  if (Array.isArray(record.plans)) out = { ...out, plans: record.plans.map(hide) };
+  return out as T;
+}
+
 /** What an approval of an MCP call shows: which server, which of its tools, what the server says the tool does. */
 export const McpCallInfoSchema = z.object({
   server: z.string(),

@@ -1,3 +1,4 @@
+import { withMcpHidden } from '../../shared/mcp';
 import { type Command, CommanderError } from 'commander';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { clientError } from '../app/client-errors';
@@ -25,7 +26,7 @@ export interface Ctx {
 }
 
 export function printJson(ctx: Ctx, value: unknown): void {
-  ctx.io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.io.stdout(`${JSON.stringify(withMcpHidden(value), null, 2)}\n`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { withMcpHidden } from '../../shared/mcp';
 import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
 import { PlanError } from '../../shared/errors';
 import { checkProjectField } from '../app/plan-file';
@@ -165,7 +166,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
           log(`the response of ${channel} does not match the contract`, checked.error);
           return { ok: false, error: { code: 'internal', message: `internal error: the response of ${channel} does not match the contract` } };
         }
-        return { ok: true, data: checked.data };
+        return { ok: true, data: withMcpHidden(checked.data) };
       } catch (error) {
         return { ok: false, error: toBridgeError(error, log) };
       }

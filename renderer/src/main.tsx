@@ -7,6 +7,7 @@ import { App } from './views/App';
 import './styles.css';
 import './approvals.css';
 import './editor.css';
+import './checks.css';
 
 // The composition root: pick the transport, build the store, start live updates, render.
 document.body.dataset.appState = 'loading';

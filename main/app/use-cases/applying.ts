@@ -1,5 +1,6 @@
 import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
+import { declinedHunks } from '../../../shared/review-feedback';
 import type { ReviewFile } from '../../engine/changeset/review';
 import { applyReviewed, remainingAfter, reviewNet } from '../../engine/changeset/review';
 import { removeSandbox } from '../../engine/sandbox/sandbox';
@@ -29,8 +30,9 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
 
   /**
    * Apply with nothing named takes what the review accepts, as the console's does: every hunk
-   * left but those the operator declined (README.md, "Review and apply"). A declined hunk that
-   * the model reworked since (its header differs) is a new hunk, and taken.
+   * left but those the operator declined (README.md, "Review and apply"). A declined hunk is found
+   * by what it changes, wherever a later change moved it; one the model reworked since is a new
+   * hunk, and taken.
    */
   const leaveOutDeclined = (plan: Plan, files: readonly ReviewFile[], options: { paths?: string[]; hunks?: Record<string, number[]> }): { paths?: string[]; hunks?: Record<string, number[]> } => {
     const declined = plan.rejectedHunks ?? [];
@@ -42,7 +44,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
       const open = file.hunks.filter((h) => !h.applied);
       if (file.state === 'applied') continue;
       left += 1;
-      const out = new Set(declined.filter((r) => r.path === file.path && open.some((h) => h.index === r.hunk && h.header === r.lines.split('\n', 1)[0])).map((r) => r.hunk));
+      const out = new Set(declinedHunks(declined, file.path, open));
       if (out.size === 0) paths.push(file.path);
       else if (open.some((h) => !out.has(h.index))) hunks[file.path] = open.filter((h) => !out.has(h.index)).map((h) => h.index);
     }

@@ -1,6 +1,6 @@
 import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
-import { hunkText, REJECTION_LIMITS, type RejectedHunk, withRejections } from '../../../shared/review-feedback';
+import { hunkKey, hunkText, REJECTION_LIMITS, type RejectedHunk, withRejections } from '../../../shared/review-feedback';
 import type { ReviewFeedback } from '../../engine/model/review-feedback';
 import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';
@@ -32,7 +32,15 @@ export function planReviewing(ctx: PlanContext, reading: Pick<PlanReading, 'revi
       const at = new Date().toISOString();
       let rejected = ctx.get(planId).rejectedHunks ?? [];
       for (const { path, all, hunks } of files) {
-        const added: RejectedHunk[] = [...new Set(hunks)].map((hunk) => ({ path, hunk, lines: hunkText(all[hunk - 1]), reason, by: request.by, at }));
+        const added: RejectedHunk[] = [...new Set(hunks)].map((hunk) => ({
+          path,
+          hunk,
+          lines: hunkText(all[hunk - 1]),
+          key: hunkKey(all[hunk - 1].rows.filter((r): r is typeof r & { kind: 'add' | 'del' } => r.kind === 'add' || r.kind === 'del')),
+          reason,
+          by: request.by,
+          at,
+        }));
         rejected = withRejections(rejected, path, hunks, added);
       }
       return ctx.lifecycle.update(planId, { rejectedHunks: rejected });

@@ -1,23 +1,15 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors';
-import { isStdioServer, type McpServer } from '../../../shared/mcp';
+import { isStdioServer, type McpServer, shownServer } from '../../../shared/mcp';
 import { addMcpServer, checkMcpServers, parsePairs, removeMcpServer } from '../../app/mcp-settings';
 import { commandGroup, jsonOption } from '../options';
 import { type Ctx, EXIT, runCommand } from '../run-command';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-// Environment variables and headers often carry keys: they are shown by name only, as the API key is.
-const hidden = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((key) => [key, '(set)']));
-
-/** A server as `--json` prints it: its env values and header values hidden. */
-function shown(server: McpServer): McpServer {
-  return isStdioServer(server) ? { ...server, env: hidden(server.env) } : { ...server, headers: hidden(server.headers) };
-}
-
 function describeServer(server: McpServer): string {
-  if (!isStdioServer(server)) return `${server.url}${Object.keys(server.headers).length > 0 ? ` (headers: ${Object.keys(server.headers).join(', ')})` : ''}`;
+  if (!isStdioServer(server)) return `${(shownServer(server) as typeof server).url}${Object.keys(server.headers).length > 0 ? ` (headers: ${Object.keys(server.headers).join(', ')})` : ''}`;
   const env = Object.keys(server.env);
   return `${[server.command, ...server.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`;
 }
@@ -51,7 +43,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
           input = { command: program.includes('/') ? path.resolve(program) : program, args, env: parsePairs(options.env, '--env') };
         }
         const server = addMcpServer(ctx.app().settings, name, input);
-        return { json: { name, server: shown(server) }, text: `MCP server ${name} added: ${describeServer(server)}` };
+        return { json: { name, server: shownServer(server) }, text: `MCP server ${name} added: ${describeServer(server)}` };
       }),
     );
 
@@ -84,7 +76,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
             .join('\n');
         };
         // A server that does not start is worth a non-zero status, so scripts can check.
-        return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server: shown(server), ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
+        return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server: shownServer(server), ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
       }),
     );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lineDiff, unifiedHunks } from './line-diff';
+import { hunkKey } from '../../../shared/review-feedback';
+import { lineDiff, structuredHunks, unifiedHunks } from './line-diff';
 import { applyHunks, listHunks } from './hunks';
 
 const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
@@ -7,6 +8,16 @@ const lines = (n: number, edit: Record<number, string> = {}) => Array.from({ len
 describe('hunks of a file', () => {
   const before = lines(40);
   const after = lines(40, { 2: 'two', 20: 'twenty', 38: 'thirty-eight' });
+
+  it("keys each hunk by what it changes, as the rows an operator declines from say it", () => {
+    const diff = lineDiff(before, after);
+    const fromRows = structuredHunks(diff).map((h) => hunkKey(h.rows.filter((r): r is typeof r & { kind: 'add' | 'del' } => r.kind === 'add' || r.kind === 'del')));
+    expect(listHunks(diff).map((h) => h.key)).toEqual(fromRows);
+    // The same change lower in a longer file keeps its key.
+    const moved = listHunks(lineDiff(`extra\n${before}`, `extra\n${after}`));
+    expect(moved.map((h) => h.key)).toEqual(fromRows);
+    expect(new Set(fromRows).size).toBe(3);
+  });
 
   it('numbers hunks as the unified diff shows them', () => {
     const headers = unifiedHunks(lineDiff(before, after)).filter((l) => l.startsWith('@@'));
@@ -36,7 +47,7 @@ describe('hunks of a file', () => {
     const old = `head\n${[...p, ...q].join('\n')}\ntail\n`;
     const neu = `head\n${[...q, ...p].join('\n')}\ntail\n`;
     const diff = lineDiff(old, neu, 3, 1000);
-    expect(listHunks(diff)).toEqual([{ index: 1, header: '@@ -1,2002 +1,2002 @@', insertions: 2000, deletions: 2000 }]);
+    expect(listHunks(diff)).toEqual([{ index: 1, header: '@@ -1,2002 +1,2002 @@', insertions: 2000, deletions: 2000, key: expect.stringMatching(/^[0-9a-f]{8}$/) }]);
     expect(applyHunks(diff, new Set([1]))).toBe(neu);
     expect(applyHunks(diff, new Set())).toBe(old);
   });

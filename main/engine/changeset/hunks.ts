@@ -1,4 +1,5 @@
 import type { LineDiff, SplitText } from './line-diff';
+import { hunkKey } from '../../../shared/review-feedback';
 
 /** One hunk of a file's net diff, numbered from 1 in the order a unified diff shows them. */
 export interface HunkInfo {
@@ -7,11 +8,21 @@ export interface HunkInfo {
   header: string;
   insertions: number;
   deletions: number;
+  /** What the hunk changes, whatever its number (shared/review-feedback.ts, hunkKey). */
+  key: string;
 }
 
 /** The hunks of a diff as an operator picks them: hunk n is the n-th `@@` line of the diff they read. */
 export function listHunks(diff: LineDiff): HunkInfo[] {
-  return diff.hunks.map((h, i) => ({ index: i + 1, header: h.header, insertions: h.insertions, deletions: h.deletions }));
+  return diff.hunks.map((h, i) => ({ index: i + 1, header: h.header, insertions: h.insertions, deletions: h.deletions, key: hunkKey(changedLines(diff, h)) }));
+}
+
+/** A hunk's removed then added lines, change by change, as its rows list them. */
+function* changedLines({ a, b }: LineDiff, hunk: LineDiff['hunks'][number]): Generator<{ kind: 'add' | 'del'; text: string }> {
+  for (const change of hunk.changes) {
+    for (let x = change.oldStart; x < change.oldEnd; x++) yield { kind: 'del', text: a.lines[x] };
+    for (let y = change.newStart; y < change.newEnd; y++) yield { kind: 'add', text: b.lines[y] };
+  }
 }
 
 /** A line with the newline it had (the last line of a text may have none). */

@@ -4,7 +4,7 @@ import type { BuiltinProfileName, Plan } from '../../../shared/domain';
 import { isRunnable } from '../../../shared/actions';
 
 /** The actions the console takes itself; edit-step and replan take a file, so they stay on the command line. */
-export const CONSOLE_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'discard', 'skip', 'set_profile', 'correct', 'approve', 'reject'] as const satisfies readonly ActionId[];
+export const CONSOLE_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'discard', 'skip', 'set_profile', 'correct', 'approve', 'reject', 'verify'] as const satisfies readonly ActionId[];
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
 /** `plan`: the plan as the console shows it, where the channel depends on its state (step). */
@@ -26,6 +26,7 @@ const SEND: { [A in ConsoleAction]: Send<A> } = {
   correct: (bridge, planId, args) => bridge['plans.correct']({ planId, note: args.note?.trim() || undefined }),
   approve: (bridge, planId, args) => bridge['plans.approve']({ planId, all: args.all ?? false, ...(args.more ? { more: args.more } : {}) }),
   reject: (bridge, planId, args) => bridge['plans.reject']({ planId, reason: args.reason }),
+  verify: (bridge, planId) => bridge['plans.verify']({ planId }),
 };
 
 export function isConsoleAction(action: ActionId): action is ConsoleAction {

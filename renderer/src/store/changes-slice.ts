@@ -1,6 +1,8 @@
 import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
+import { declinedHunks } from '../../../shared/review-feedback';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText } from '../lib/format';
+import { verdict } from '../lib/plan-facts';
 import { initialEditorState } from './editor-slice';
 import type { PlanSession } from './plan-session';
 import type { LoadStatus, SliceCreator } from './types';
@@ -76,6 +78,8 @@ export interface ChangesSlice {
   /** 'confirming' while the operator is asked before anything is written into the project. */
   applyStatus: 'idle' | 'confirming' | 'applying';
   applyResult: ApplyResult | null;
+  /** Why apply needs a second confirmation (a check failed), once the operator confirmed the first: the dialog asks again. */
+  applyFailedChecks: string | null;
   /** Reloads the first page (and as many more as were loaded), coalesced: after a gap in seq or a resync. */
   refreshChanges(): void;
   /** Reads the review again, coalesced: what is applied changed, or a path changed twice needs netting. */
@@ -118,6 +122,7 @@ export const initialChangesState = {
   rejectedHunks: {} as Record<string, number[]>,
   applyStatus: 'idle' as 'idle' | 'confirming' | 'applying',
   applyResult: null as ApplyResult | null,
+  applyFailedChecks: null as string | null,
   // The editor shows a file of the open plan's sandbox: it closes with the plan.
   ...initialEditorState,
 };
@@ -160,12 +165,13 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     set(update);
   };
 
-  /** The plan's declined hunks, per path, where the review still has that hunk: a reworked hunk has another header, and is shown accepted. */
+  /** The plan's declined hunks, per path, where the review still has them (found by what they change); a reworked hunk is shown accepted. */
   const storedRejections = (files: readonly ReviewFile[]): Record<string, number[]> => {
+    const rejections = get().plan?.rejectedHunks ?? [];
     const byPath: Record<string, number[]> = {};
-    for (const r of get().plan?.rejectedHunks ?? []) {
-      const hunk = files.find((f) => f.path === r.path)?.hunks.find((h) => h.index === r.hunk);
-      if (hunk && !hunk.applied && r.lines.split('\n', 1)[0] === hunk.header) byPath[r.path] = [...(byPath[r.path] ?? []), r.hunk].sort((a, b) => a - b);
+    for (const file of files) {
+      const declined = declinedHunks(rejections, file.path, file.hunks);
+      if (declined.length > 0) byPath[file.path] = declined;
     }
     return byPath;
   };
@@ -354,20 +360,29 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     },
 
     cancelApply() {
-      if (get().applyStatus === 'confirming') set({ applyStatus: 'idle' });
+      if (get().applyStatus === 'confirming') set({ applyStatus: 'idle', applyFailedChecks: null });
     },
 
     async confirmApply() {
       const { session, reviewFiles, excludedPaths, rejectedHunks } = get();
       if (!session || get().applyStatus !== 'confirming') return;
       const { planId } = session;
+      // A check failed: apply asks a second time, naming the failed checks, and only then sends the confirmation.
+      const plan = get().plan;
+      const decided = plan ? verdict('apply', plan) : null;
+      const confirm = decided?.allowed ? decided.confirm : undefined;
+      const acceptFailedChecks = get().applyFailedChecks !== null;
+      if (confirm !== undefined && !acceptFailedChecks) {
+        set({ applyFailedChecks: confirm });
+        return;
+      }
       const accepted = acceptedPlan(reviewFiles, excludedPaths, rejectedHunks);
       const left = reviewFiles.filter((f) => f.state !== 'applied');
       const everything = accepted.length === left.length && accepted.every((f) => f.hunks === null);
       const paths = accepted.filter((f) => f.hunks === null).map((f) => f.path);
       const hunks = Object.fromEntries(accepted.filter((f) => f.hunks !== null).map((f) => [f.path, f.hunks as number[]]));
-      const request = everything ? { planId } : { planId, paths, ...(Object.keys(hunks).length > 0 ? { hunks } : {}) };
-      set({ applyStatus: 'applying', applyResult: null });
+      const request = { ...(everything ? { planId } : { planId, paths, ...(Object.keys(hunks).length > 0 ? { hunks } : {}) }), ...(acceptFailedChecks ? { acceptFailedChecks } : {}) };
+      set({ applyStatus: 'applying', applyResult: null, applyFailedChecks: null });
       try {
         const result = await session.bridge['plans.apply'](request);
         // Declined hunks stay declined: they are kept with the plan.

@@ -4,6 +4,7 @@ import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/
 import { createAgentSlice, initialAgentState } from './agent-slice';
 import { createApprovalsSlice, initialApprovalsState } from './approvals-slice';
 import { createChangesSlice, initialChangesState } from './changes-slice';
+import { createChecksSlice, initialChecksState } from './checks-slice';
 import { createEditorSlice } from './editor-slice';
 import { createEventsSlice, initialEventsState } from './events-slice';
 import { createLiveSlice } from './live-slice';
@@ -49,7 +50,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     now: options.now ?? Date.now,
     setTimeout: setTimer,
     // What belongs to the open plan, from every slice that holds some: it starts and ends with the plan's session.
-    openPlanState: { ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState, ...initialAgentState },
+    openPlanState: { ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState, ...initialAgentState, ...initialChecksState },
   };
   store = createStore<AppState>()((set, get) => ({
     ...createUiSlice(set, get, deps),
@@ -63,6 +64,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createApprovalsSlice(set, get, deps),
     ...createRecoverySlice(set, get, deps),
     ...createEditorSlice(set, get, deps),
+    ...createChecksSlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;
@@ -85,6 +87,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
         state.refreshErrors();
         state.refreshChanges();
         state.refreshApprovals();
+        state.refreshChecks();
       }
     },
     dispose() {

@@ -15,7 +15,7 @@ import { track } from './track';
 import type { LoadStatus, SliceCreator } from './types';
 
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
-export type PlanTab = 'decisions' | 'changes' | 'events';
+export type PlanTab = 'decisions' | 'changes' | 'events' | 'checks';
 
 
 /** Decisions in the first request for a plan's tree: enough to fill the view at once. */
@@ -225,6 +225,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     refreshErrors();
     get().refreshChanges();
     get().refreshApprovals();
+    get().refreshChecks();
   };
 
   return {

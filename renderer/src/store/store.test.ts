@@ -537,7 +537,7 @@ describe('the changeset', () => {
       changesetId: 'CS1',
       files: reviewOf(t.fake.entries).map((f) =>
         f.path === 'README.md'
-          ? { ...f, units: 2, hunks: [1, 2].map((index) => ({ index, header: '@@', insertions: 1, deletions: 0, applied: false })) }
+          ? { ...f, units: 2, hunks: [1, 2].map((index) => ({ index, header: '@@', insertions: 1, deletions: 0, key: `k${index}`, applied: false })) }
           : f,
       ),
     }));

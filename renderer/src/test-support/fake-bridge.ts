@@ -116,7 +116,7 @@ export function reviewOf(entries: readonly ChangeEntryMeta[]): ReviewFile[] {
       decisionIds: list.flatMap((e) => (e.decisionId ? [e.decisionId] : [])),
       editedByOperator: list.some((e) => e.origin === 'operator'),
       steps: list.flatMap((e) => (e.decisionId ? [{ id: e.decisionId, description: `decision ${e.decisionId}` }] : [])),
-      hunks: [{ index: 1, header: '@@ -1 +1 @@', insertions: 1, deletions: 1, applied: false }],
+      hunks: [{ index: 1, header: '@@ -1 +1 @@', insertions: 1, deletions: 1, key: 'k1', applied: false }],
       units: 1,
       appliedHunks: [],
       state: 'remaining' as const,

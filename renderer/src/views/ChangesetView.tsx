@@ -75,6 +75,8 @@ function ConfirmApply() {
   const project = useAppStore((s) => s.plan?.projectPath ?? '');
   const confirm = useAppStore((s) => s.confirmApply);
   const cancel = useAppStore((s) => s.cancelApply);
+  const failedChecks = useAppStore((s) => s.applyFailedChecks);
+  const failedNames = useAppStore((s) => s.plan?.checks?.failedChecks);
   const confirmButton = useRef<HTMLButtonElement>(null);
   const open = status === 'confirming';
   // Listed only while the dialog is open: changes may stream in meanwhile.
@@ -82,6 +84,7 @@ function ConfirmApply() {
 
   useDialogFocus(open, confirmButton);
   if (!open) return null;
+  if (failedChecks !== null) return <ConfirmFailedChecks reason={failedChecks} names={failedNames ?? []} files={accepted.length} onCancel={cancel} onConfirm={() => void confirm()} />;
 
   return (
     <div className="modal-backdrop">
@@ -120,6 +123,53 @@ function ConfirmApply() {
           </button>
           <button ref={confirmButton} type="button" className="button primary" onClick={() => void confirm()}>
             Write {plural(accepted.length, 'file')}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** The second confirmation, after a check failed: names the failed checks before anything is written. */
+function ConfirmFailedChecks({ reason, names, files, onCancel, onConfirm }: { reason: string; names: string[]; files: number; onCancel: () => void; onConfirm: () => void }) {
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  // Focus goes to Cancel: applying over failed checks takes a deliberate choice.
+  useDialogFocus(true, cancelButton);
+  return (
+    <div className="modal-backdrop">
+      <div
+        className="modal confirm-apply confirm-failed-checks"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="confirm-checks-title"
+        aria-describedby="confirm-checks-reason"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      >
+        <h2 id="confirm-checks-title">The checks failed. Apply anyway?</h2>
+        <p id="confirm-checks-reason">
+          {names.length === 1 ? 'This check failed' : 'These checks failed'} in the sandbox: the result may not be right. Apply only if you accept that.
+        </p>
+        <ul className="failed-checks" aria-label="Failed checks">
+          {names.map((name) => (
+            <li key={name}>
+              <code>{name}</code>
+            </li>
+          ))}
+        </ul>
+        {/* The host's own words, where the plan does not name the checks. */}
+        {names.length === 0 && <p className="muted">{reason}</p>}
+        <div className="toolbar-row">
+          <span className="grow" />
+          <button ref={cancelButton} type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="button" className="button danger" onClick={onConfirm}>
+            Apply {plural(files, 'file')} anyway
           </button>
         </div>
       </div>

@@ -15,9 +15,10 @@ import { useAppStore } from '../store/react';
 import { AskAgentToFix } from './AskAgentToFix';
 import { FailureSandboxActions } from './FailureSandbox';
 import { NextSteps } from './NextSteps';
+import { FailedChecksActions, failedChecksTitle } from './ChecksPanel';
 
 /** The actions the failure card has a button for. */
-const CARD_ACTIONS = new Set<ActionId | undefined>(['retry', 'reset', 'skip', 'set_profile', 'correct']);
+const CARD_ACTIONS = new Set<ActionId | undefined>(['retry', 'reset', 'skip', 'set_profile', 'correct', 'verify']);
 const onCard = (action: ActionId | undefined) => CARD_ACTIONS.has(action);
 
 export function FailureCard({ plan }: { plan: Plan }) {
@@ -58,7 +59,9 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const stepNumber = step ? stepsInOrder(Object.values(decisions)).findIndex((d) => d.id === step.id) + 1 : 0;
   const title = showRetry
     ? `Attempt ${Math.max(1, nextRetry.attempt - 1)} failed — retrying automatically ${formatCountdown(nextRetry.at - now)}`
-    : category === 'interrupted'
+    : category === 'verification'
+      ? failedChecksTitle(plan)
+      : category === 'interrupted'
       ? step
         ? `Interrupted during step ${stepNumber}: ${step.description}`
         : `Interrupted while ${plan.phase === 'strategize' ? 'planning the steps' : plan.phase === 'apply' ? 'applying' : 'running'}`
@@ -137,6 +140,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
         <div className="failure-actions">
           <ActionButton action="retry" facts={facts} primary={suggested === 'retry' || !onCard(suggested)} testId="failure-retry" onClick={() => void runAction('retry')} />
           <ActionButton action="reset" facts={facts} primary={suggested === 'reset'} testId="failure-reset" onClick={() => void runAction('reset')} />
+          {category === 'verification' && <FailedChecksActions plan={plan} primary={suggested === 'verify'} />}
         </div>
       )}
       <AskAgentToFix plan={plan} primary={suggested === 'correct'} />

@@ -12,6 +12,7 @@ import { reviewSummary } from '../lib/review-fold';
 import { useAppStore } from '../store/react';
 import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
+import { ChecksSummary } from './ChecksSummary';
 
 function PhaseTrack({ plan }: { plan: Plan }) {
   const current = PHASES.indexOf(plan.phase);
@@ -112,6 +113,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
             {steps.done} of {steps.total} steps done
           </span>
         )}
+        {plan.checks && <ChecksSummary summary={plan.checks} />}
         <UsageSummary plan={plan} />
         {plan.agent && <PlanModel plan={plan} model={model} />}
       </div>

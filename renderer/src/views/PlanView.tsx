@@ -10,14 +10,23 @@ import { ApprovalCard } from './ApprovalCard';
 import { FailureCard } from './FailureCard';
 import { ModelOutput } from './ModelOutput';
 import { PlanHeader } from './PlanHeader';
+import { ChecksPanel, hasChecks } from './ChecksPanel';
 
 const TABS: { id: PlanTab; label: string }[] = [
   { id: 'decisions', label: 'Decisions' },
   { id: 'changes', label: 'Changes' },
   { id: 'events', label: 'Events' },
 ];
+const CHECKS_TAB: { id: PlanTab; label: string } = { id: 'checks', label: 'Checks' };
+
+/** The tabs the open plan has: Checks only where it has checks (README.md, "Verify"). */
+function usePlanTabs() {
+  const withChecks = useAppStore((s) => (s.plan ? hasChecks(s.plan, s.decisions) : false));
+  return withChecks ? [...TABS, CHECKS_TAB] : TABS;
+}
 
 function Tabs() {
+  const tabs = usePlanTabs();
   const tab = useAppStore((s) => s.tab);
   const setTab = useAppStore((s) => s.setTab);
   const changes = useAppStore((s) => s.reviewFiles.length);
@@ -27,8 +36,8 @@ function Tabs() {
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
-    const at = TABS.findIndex((t) => t.id === tab);
-    const next = TABS[(at + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
+    const at = tabs.findIndex((t) => t.id === tab);
+    const next = tabs[(at + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length];
     setTab(next.id);
     document.getElementById(`tab-${next.id}`)?.focus();
     e.preventDefault();
@@ -36,7 +45,7 @@ function Tabs() {
 
   return (
     <div className="tabs" role="tablist" aria-label="Plan views" onKeyDown={onKeyDown}>
-      {TABS.map((t) => (
+      {tabs.map((t) => (
         <button
           key={t.id}
           id={`tab-${t.id}`}
@@ -64,6 +73,7 @@ function Tabs() {
 
 function TabPanel() {
   const tab = useAppStore((s) => s.tab);
+  const plan = useAppStore((s) => s.plan);
   return (
     <div id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className={`tab-panel panel-${tab}`} data-testid={`panel-${tab}`}>
       {tab === 'decisions' && (
@@ -74,6 +84,7 @@ function TabPanel() {
       )}
       {tab === 'changes' && <ChangesetView />}
       {tab === 'events' && <EventLog />}
+      {tab === 'checks' && plan && <ChecksPanel plan={plan} />}
     </div>
   );
 }

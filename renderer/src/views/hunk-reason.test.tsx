@@ -20,7 +20,7 @@ function reviewed() {
   const t = testRuntime();
   t.fake.plan = makePlan({ phase: 'apply', projectPath: '/p' });
   t.fake.entries = [makeEntry('e1', 'README.md')];
-  const file: ReviewFile = { ...reviewOf(t.fake.entries)[0], units: 2, hunks: HEADERS.map((header, i) => ({ index: i + 1, header, insertions: 1, deletions: 1, applied: false })) };
+  const file: ReviewFile = { ...reviewOf(t.fake.entries)[0], units: 2, hunks: HEADERS.map((header, i) => ({ index: i + 1, header, insertions: 1, deletions: 1, key: `k${i + 1}`, applied: false })) };
   t.fake.on('plans.review', () => ({ changesetId: 'CS1', files: [file] }));
   t.fake.on('plans.reviewDiff', () => ({ file, hunks: HEADERS.map((h, i) => hunk(h, i * 8 + 1)) }));
   return t;

@@ -150,7 +150,7 @@ describe('the diff viewer', () => {
 
   it('offers a checkbox per hunk while the plan can be applied', () => {
     const { store } = testRuntime();
-    const hunks = [1, 2].map((index) => ({ index, header: '@@', insertions: 1, deletions: 1, applied: index === 1 }));
+    const hunks = [1, 2].map((index) => ({ index, header: '@@', insertions: 1, deletions: 1, key: `k${index}`, applied: index === 1 }));
     const f = file('a.txt', { hunks, units: 2, appliedHunks: [1], state: 'partial' });
     store.setState({ plan: makePlan({ phase: 'apply', projectPath: '/p' }), reviewFiles: [f], selectedPath: f.path, fileDiffs: loaded(f, [oneLine('@@ -1 +1 @@', 1, 'a', 'b'), oneLine('@@ -9 +9 @@', 9, 'c', 'd')]) });
     const html = render(store, <DiffViewer />);
