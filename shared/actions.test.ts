@@ -57,7 +57,7 @@ describe('the action rules', () => {
 
   it('offer nothing that changes a finished plan', () => {
     for (const done of [facts('apply', 'complete'), facts('execute', 'cancelled')]) {
-      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['compare', 'show_errors']);
+      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['show_errors']);
     }
   });
 
@@ -77,12 +77,6 @@ describe('the action rules', () => {
     });
   });
 
-  it('offer Fork from a plan with a checkpoint that is not running, applied or not', () => {
-    expect(allowed('fork', facts('apply', 'complete', { checkpoints: 2 })).allowed).toBe(true);
-    expect(allowed('fork', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before forking' });
-    expect(allowed('fork', facts('execute', 'queued'))).toMatchObject({ reason: 'plan P1 has no checkpoint yet; one is recorded as each step starts' });
-  });
-
   it('list every action with its reason, as plan show --json does', () => {
     const list = actionList(facts('execute', 'queued'));
     expect(list.map((a) => a.id)).toEqual(ACTION_IDS);
@@ -100,8 +94,6 @@ describe('next steps', () => {
     expect(commandLine('P1', { action: 'show_errors', args: {} })).toBe('agents plan errors P1');
     expect(commandLine('P1', { action: 'pause', args: {} })).toBeNull();
     expect(commandLine('P1', { action: 'rewind', args: { toStep: 2 } })).toBe('agents plan rewind P1 --to-step 2');
-    expect(commandLine('P1', { action: 'fork', args: { atStep: 3, profile: 'manual' } })).toBe('agents plan fork P1 --at-step 3 --profile manual');
-    expect(commandLine('P1', { action: 'compare', args: { other: 'P2' } })).toBe('agents plan compare P1 P2');
   });
 
   it('hold an action and its arguments, never a command', () => {

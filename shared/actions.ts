@@ -33,7 +33,7 @@ export interface PlanFacts extends PlanStanding {
   missingSandbox: string | null;
   /** How the plan's last verify pass came out (README.md, "Verify"); absent or null before one ran. */
   checks?: PlanChecksSummary | null;
-  /** Checkpoints recorded so far (one as each step starts): what rewind and fork go back to. */
+  /** Checkpoints recorded so far (one as each step starts): what rewind goes back to. */
   checkpoints: number;
   /** Part of the changeset is in the project already: a rewind would leave the two apart. */
   partlyApplied: boolean;
@@ -347,33 +347,6 @@ export const ACTIONS = {
     args: z.object({ toStep: stepNumber }).strict(),
     allowed: rewindable,
     cli: { command: 'rewind', options: (a) => `--to-step ${typeof a.toStep === 'number' ? a.toStep : 'N'}` },
-  }),
-  fork: action({
-    id: 'fork',
-    label: 'Fork',
-    title: 'Fork from here',
-    description: 'Make a new plan that shares the steps before this one and goes on from its checkpoint, with another profile, model or steps',
-    args: z.object({ atStep: stepNumber, profile: z.string().min(1).optional(), model: z.string().min(1).optional(), file: z.string().min(1).optional() }).strict(),
-    allowed: (p) => {
-      if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop before forking`);
-      return p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED;
-    },
-    cli: {
-      command: 'fork',
-      options: (a) =>
-        [`--at-step ${typeof a.atStep === 'number' ? a.atStep : 'N'}`, typeof a.profile === 'string' ? `--profile ${a.profile}` : '', typeof a.model === 'string' ? `--model ${a.model}` : '', typeof a.file === 'string' ? `--file ${a.file}` : '']
-          .filter(Boolean)
-          .join(' '),
-    },
-  }),
-  compare: action({
-    id: 'compare',
-    label: 'Compare',
-    title: 'Compare with another plan',
-    description: 'What this plan and another over the same project each changed, and the diff where both changed a file',
-    args: z.object({ other: z.string().min(1) }).strict(),
-    allowed: () => ALLOWED,
-    cli: { command: 'compare', options: (a) => (typeof a.other === 'string' ? a.other : 'OTHER') },
   }),
   show_errors: action({
     id: 'show_errors',

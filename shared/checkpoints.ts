@@ -83,12 +83,3 @@ export const PlanRewoundSchema = z.object({
   /** The rewind was cut off (its process killed) and completed when the data directory was next opened. */
   recovered: z.boolean(),
 });
-
-/** The `data` of plan_forked, on both plans: the origin and the fork name each other. */
-export const PlanForkedSchema = z.object({
-  originPlanId: z.string().min(1),
-  forkPlanId: z.string().min(1),
-  atStep: stepNumber,
-  profile: z.string().nullable(),
-  model: z.string().nullable(),
-});

@@ -118,9 +118,5 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       const { toStep, by, files, recovered } = event.data;
       return { text: `rewound to before step ${toStep} by ${by}: ${plural(files, 'file')} put back${recovered ? ' (completed after an interruption)' : ''}`, tone: 'warn' };
     }
-    case 'plan_forked': {
-      const { originPlanId, forkPlanId, atStep } = event.data;
-      return { text: event.planId === originPlanId ? `forked at step ${atStep} as plan ${forkPlanId}` : `forked from plan ${originPlanId} at step ${atStep}`, tone: 'info' };
-    }
   }
 }

@@ -11,7 +11,7 @@ import {
   RuntimeExecuteResultSchema,
 } from './domain';
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
-import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
+import { CheckpointCreatedSchema, PlanRewoundSchema } from './checkpoints';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -149,12 +149,10 @@ export const EVENT_DATA = {
   checks_complete: z.object({ runId: id, summary: PlanChecksSummarySchema }),
   /** The sandbox changed after the checks ran: their verdicts are stale until they run again. */
   checks_stale: z.object({ reason: z.string(), summary: PlanChecksSummarySchema }),
-  /** A step is about to start and what the plan held is recorded: it can be rewound to, or forked from. */
+  /** A step is about to start and what the plan held is recorded: it can be rewound to. */
   checkpoint_created: CheckpointCreatedSchema,
   /** The sandbox and the changeset are back to a checkpoint; the steps from there are pending again. */
   plan_rewound: PlanRewoundSchema,
-  /** A new plan goes on from a checkpoint of this one (emitted on both plans). */
-  plan_forked: PlanForkedSchema,
 } as const;
 
 export type StreamEventType = keyof typeof EVENT_DATA;
@@ -187,7 +185,6 @@ export const ENGINE_EVENT_TYPES = [
   'checks_stale',
   'checkpoint_created',
   'plan_rewound',
-  'plan_forked',
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;

@@ -192,8 +192,8 @@ const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 
   'checks failed': { phase: 'apply', processingState: 'errored', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2 },
   'ready to apply': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2 },
   'partly applied': { phase: 'apply', processingState: 'queued', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: true, checkpoints: 2 },
-  applied: { phase: 'apply', processingState: 'complete', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: true, checkpoints: 2 },
-  discarded: { phase: 'apply', processingState: 'cancelled', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 2, sandboxGone: true },
+  applied: { phase: 'apply', processingState: 'complete', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: true, checkpoints: 0 },
+  discarded: { phase: 'apply', processingState: 'cancelled', waitingFor: null, agent: false, running: false, runHere: false, pendingApproval: false, failedStep: false, steps: 2, hasTree: true, partlyApplied: false, checkpoints: 0, sandboxGone: true },
 };
 
 /** The facts of `plan` in `state` as seen from the router's process (`here`) or from another (the CLI's). */

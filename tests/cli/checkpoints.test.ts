@@ -198,9 +198,15 @@ describe('agents plan checkpoints and agents plan rewind', () => {
         expect(await diffPaths(home, plan.id)).toEqual(entries);
         outcomes.push(`${killAt}: before`);
       }
-      // Either way the plan is consistent: it runs to the end.
+      // Either way the plan is consistent: left as before, it rewinds; then it runs to the end, as the first run ended.
+      if (!shown.lastRewind) {
+        const rewind = await agents(['plan', 'rewind', plan.id, '--to-step', '2'], home);
+        expect(rewind.code, rewind.stderr).toBe(0);
+      }
       const rerun = await agents(['plan', 'run', plan.id], home);
-      if (shown.lastRewind) expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(await agentsJson<Shown>(['plan', 'show', plan.id], home)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+      expect(treeHash(plan.sandboxPath)).toBe(before);
     }
     // Killed among its files, a rewind was journaled: it is finished, never left half done.
     expect(outcomes.slice(1)).toEqual(['first file: after', 'half: after']);

@@ -6,10 +6,17 @@ import type { RunRegistry } from './run-registry';
 
 /** The guard every use case calls first: the action table's rule for the plan as this process sees it. */
 export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
-  const facts = (plan: Plan): PlanFacts =>
-    planFacts(plan, { decisions: (id) => ctx.lifecycle.listDecisions(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => registry.isRunning(id), checkpoints: (id) => ctx.stores.checkpoints.count(id), partlyApplied: (id) => ctx.stores.applied.list(id).length > 0 });
+  /** `held`: the caller holds the plan (RunRegistry.hold), so its own entry in the registry is no other run. */
+  const facts = (plan: Plan, held = false): PlanFacts =>
+    planFacts(plan, { decisions: (id) => ctx.lifecycle.listDecisions(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => !held && registry.isRunning(id), checkpoints: (id) => ctx.stores.checkpoints.count(id), partlyApplied: (id) => ctx.stores.applied.list(id).length > 0 });
   return {
     facts,
+    /** The same check made again by a use case once it holds the plan: what changed while it waited counts, its own hold does not. */
+    requireHeld(action: ActionId, planId: string, args?: Record<string, unknown>): Plan {
+      const plan = ctx.get(planId);
+      requireAllowed(action, facts(plan, true), args);
+      return plan;
+    },
     /** The plan, read once, when `action`'s rule allows it; else the rule's refusal (shared/actions.ts). */
     require(action: ActionId, planId: string, args?: Record<string, unknown>): Plan {
       const plan = ctx.get(planId);

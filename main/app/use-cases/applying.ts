@@ -54,6 +54,12 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
     return { paths, hunks };
   };
 
+  /** A plan applied in full or discarded cannot be rewound: its checkpoints go. */
+  const dropCheckpoints = (planId: string) => {
+    stores.checkpoints.removeAfter(planId, 0);
+    ctx.checkpoints.forget(planId);
+  };
+
   return {
     /**
      * Writes what was accepted into the project: every file with something left, or only `paths`,
@@ -91,6 +97,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
       if (plan.processingState === 'errored') lifecycle.reset(planId);
       const totals = { applied: stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
       if (remaining.length === 0) {
+        dropCheckpoints(planId);
         lifecycle.beginPhase(planId, 'apply');
         lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
       } else {
@@ -109,6 +116,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
         await removeSandbox(ref);
       }
       stores.sandboxFiles.forget(planId);
+      dropCheckpoints(planId);
       if (!partlyApplied) return lifecycle.cancel(planId);
       // Part of the changeset is in the project already: discarding the rest finishes the apply.
       if (plan.processingState === 'errored') lifecycle.reset(planId);

@@ -110,6 +110,40 @@ describe('checkpoints and rewind', () => {
     expect(reading.review(plan.id).files).toEqual([]);
   });
 
+  it('a rewind that cannot be finished after a crash is kept and said on the plan, never thrown out of the open', async () => {
+    const { plan, running, checkpoints } = setup();
+    await running.run(plan.id);
+    const journal = { planId: plan.id, checkpointId: 'gone', toStep: 2, fromStep: null, decisionId: 'rewind-1', by: 'alice', ops: [], files: [], createdAt: new Date().toISOString() };
+    h.ctx.stores.checkpoints.beginRewind(journal);
+    expect(checkpoints.finishInterruptedRewinds()).toEqual([]);
+    expect(h.ctx.get(plan.id).errorMessage).toBe(`the rewind to before step 2 could not be finished: the checkpoint of step 2 of plan ${plan.id} is gone`);
+    expect(h.ctx.stores.checkpoints.pendingRewinds()).toEqual([journal]);
+    // The lease was let go: the plan is not held by this process.
+    expect(h.ctx.stores.leases.get(plan.id)).toBeFalsy();
+  });
+
+  it('holds the plan from its start: a run or another rewind asked for while a rewind works is refused, and the rewind ends as asked', async () => {
+    const { plan, running, checkpoints, atCheckpoint, sandbox } = setup();
+    await running.run(plan.id);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 3 });
+    // Ready to run now: only the rewind under way stands in the way of a run.
+    const rewinding = checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(() => running.run(plan.id)).toThrow(/is (already )?running/);
+    await expect(checkpoints.rewind(plan.id, { by: 'bob', toStep: 1 })).rejects.toThrow(/is (already )?running/);
+    expect((await rewinding).plan).toMatchObject({ phase: 'execute', processingState: 'queued', lastRewind: { toStep: 2, by: 'alice' } });
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(2));
+    expect(h.runs.isRunning(plan.id)).toBe(false);
+    expect(h.ctx.stores.leases.get(plan.id)).toBeFalsy();
+  });
+
+  it('a discarded plan’s checkpoints are dropped', async () => {
+    const { plan, running, checkpoints } = setup();
+    await running.run(plan.id);
+    expect(checkpoints.checkpoints(plan.id)).toHaveLength(3);
+    await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).discard(plan.id);
+    expect(checkpoints.checkpoints(plan.id)).toEqual([]);
+  });
+
   it('never applies a rewound change: a step rewound and then skipped leaves nothing of its own in the project', async () => {
     const two = ['  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }'];
     const { plan, running, checkpoints } = setup(two);
@@ -153,6 +187,8 @@ describe('checkpoints and rewind', () => {
     await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id);
     await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 })).rejects.toThrow(`plan ${plan.id} is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply`);
     expect(treeHash(sandbox())).toBe(hash);
+    // Applied in full, it cannot be rewound: its checkpoints are dropped.
+    expect(h.ctx.stores.checkpoints.count(plan.id)).toBe(0);
     expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery')).toEqual([]);
     expect(h.ctx.stores.changesets.get(h.ctx.get(plan.id).changesetId as string)?.entries).toHaveLength(entries);
   });

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import type { CheckpointSummary, RewindPreview, RewindResult } from '../../../shared/checkpoints';
 import { stepsInOrder } from '../../../shared/decision-tree';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
@@ -53,8 +52,8 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
   };
 
   /** What a rewind of `planId` to `toStep` does, worked out against the sandbox as it is now; nothing is changed but the operator's edits recorded. */
-  const prepare = async (planId: string, toStep: number, by: string): Promise<Prepared> => {
-    const known = guard.require('rewind', planId);
+  const prepare = async (planId: string, toStep: number, by: string, held = false): Promise<Prepared> => {
+    const known = held ? guard.requireHeld('rewind', planId) : guard.require('rewind', planId);
     const steps = stepsInOrder(lifecycle.listDecisions(planId));
     if (!Number.isInteger(toStep) || toStep < 1 || toStep > steps.length) {
       throw new ValidationError('toStep', `${toStep} is out of range: plan ${planId} has steps 1 to ${steps.length}`);
@@ -164,16 +163,6 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     return ctx.get(plan.id);
   };
 
-  /** Holds the plan's lease while `body` runs: no run starts in it, and no other process rolls the journal forward meanwhile. */
-  const holding = <T>(planId: string, body: () => T): T => {
-    if (!stores.leases.acquire(planId, process.pid, hostname())) throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
-    try {
-      return body();
-    } finally {
-      stores.leases.release(planId, process.pid);
-    }
-  };
-
   return {
     /** The plan's checkpoints, oldest first. */
     checkpoints(planId: string): CheckpointSummary[] {
@@ -192,22 +181,40 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
      * after it dropped. Journaled, so a crash leaves it as before or as after.
      */
     async rewind(planId: string, answer: Answer & { toStep: number }): Promise<{ plan: Plan; rewind: RewindResult }> {
-      const prepared = await prepare(planId, answer.toStep, answer.by);
-      const plan = holding(planId, () => {
+      guard.require('rewind', planId);
+      // Held from before the first await: no run, verify or apply of the plan starts while the rewind works out and applies its operations.
+      return registry.hold(planId, async () => {
+        const prepared = await prepare(planId, answer.toStep, answer.by, true);
+        // Checked again on the plan as it is now: it may have changed while the sandbox was compared.
+        guard.requireHeld('rewind', planId);
         stores.checkpoints.beginRewind(prepared.journal);
-        return finish(prepared.journal, false);
+        const plan = finish(prepared.journal, false);
+        return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
       });
-      return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
     },
 
-    /** Rolls forward the rewinds a process died in (their journal is there and no live process holds the plan). */
+    /**
+     * Rolls forward the rewinds a process died in (their journal is there and no live process holds
+     * the plan). One that fails again is kept for the next open and its cause put on the plan
+     * (`plan show` says it): it never stops the other plans, or the app, from opening.
+     */
     finishInterruptedRewinds(): string[] {
       const finished: string[] = [];
       for (const journal of stores.checkpoints.pendingRewinds()) {
         const lease = stores.leases.get(journal.planId);
         if (lease && lease.pid !== process.pid && isLeaseLive(lease)) continue;
-        holding(journal.planId, () => finish(journal, true));
-        finished.push(journal.planId);
+        try {
+          registry.holdNow(journal.planId, () => finish(journal, true));
+          finished.push(journal.planId);
+        } catch (error) {
+          const message = `the rewind to before step ${journal.toStep} could not be finished: ${error instanceof Error ? error.message : String(error)}`;
+          try {
+            const plan = ctx.get(journal.planId);
+            lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
+          } catch {
+            // The plan itself is gone: nothing to tell.
+          }
+        }
       }
       return finished;
     },

@@ -1,4 +1,4 @@
-import type { Plan } from '../../../shared/domain';
+import { hostname } from 'node:os';
 import { PlanError } from '../../../shared/errors';
 import { isLeaseLive, type LeaseStore } from '../../engine/leases';
 import { TreeChangeTracker } from '../../engine/sandbox/tracker';
@@ -9,7 +9,8 @@ export class RunRegistry {
   /** Snapshot caches of shell.run's change capture, one per sandbox; dropped on discard. */
   readonly tracker = new TreeChangeTracker();
   readonly controllers = new Map<string, RunController>();
-  readonly runs = new Map<string, Promise<Plan>>();
+  /** What this process is doing to each plan: a run, a verify pass, a rewind. */
+  readonly runs = new Map<string, Promise<unknown>>();
 
   constructor(private readonly leases: LeaseStore) {}
 
@@ -27,6 +28,40 @@ export class RunRegistry {
   runElsewhere(planId: string): boolean {
     const lease = this.leases.get(planId);
     return lease !== undefined && lease.pid !== process.pid && isLeaseLive(lease);
+  }
+
+  /**
+   * Runs `body` holding the plan: refused when this process already does something to it or another
+   * process holds it; the plan's lease and its entry in `runs` are taken before `body` starts, so no
+   * run, verify, apply or rewind of the plan starts until `body` ends.
+   */
+  async hold<T>(planId: string, body: () => Promise<T> | T): Promise<T> {
+    this.take(planId);
+    const work = Promise.resolve()
+      .then(body)
+      .finally(() => this.letGo(planId));
+    this.runs.set(planId, work);
+    return work;
+  }
+
+  /** The same for a synchronous `body` (nothing of this process can start meanwhile, so `runs` needs no entry). */
+  holdNow<T>(planId: string, body: () => T): T {
+    this.take(planId);
+    try {
+      return body();
+    } finally {
+      this.letGo(planId);
+    }
+  }
+
+  private take(planId: string): void {
+    if (this.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
+    if (!this.leases.acquire(planId, process.pid, hostname())) throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
+  }
+
+  private letGo(planId: string): void {
+    this.leases.release(planId, process.pid);
+    this.runs.delete(planId);
   }
 
   /** Resolves when every run started in this process has ended. */

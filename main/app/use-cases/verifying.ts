@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { CheckResult, PlanChecksView } from '../../../shared/checks';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
@@ -76,17 +75,9 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
   };
 
   /** The pass outside a run (verify, apply after a change): this process holds the plan's lease meanwhile. */
-  const verifyHeld = async (plan: Plan, streamCallback?: StreamCallback): Promise<Plan> => {
+  const verifyHeld = (plan: Plan, streamCallback?: StreamCallback): Promise<Plan> => {
     requireSandboxPresent(plan);
-    if (!stores.leases.acquire(plan.id, process.pid, hostname())) throw new PlanError(`plan ${plan.id} is being run by another process`, 'wrong_state');
-    const pass = verifyPass(plan.id, streamCallback);
-    registry.runs.set(plan.id, pass);
-    try {
-      return await pass;
-    } finally {
-      stores.leases.release(plan.id, process.pid);
-      registry.runs.delete(plan.id);
-    }
+    return registry.hold(plan.id, () => verifyPass(plan.id, streamCallback));
   };
 
   return {

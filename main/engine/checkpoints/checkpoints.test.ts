@@ -88,6 +88,39 @@ describe('restoring a manifest', () => {
     }
   });
 
+  it.skipIf(process.getuid?.() === 0)('rewinds past a folder a step made read-only: it goes, and a file written into a read-only folder keeps the folder’s mode', async () => {
+    const before = treeHash(sandbox);
+    const manifest = await scanManifest(sandbox, objects);
+    mkdirSync(at('ro/inner'), { recursive: true });
+    writeFileSync(at('ro/inner/f'), 'f\n');
+    chmodSync(at('ro/inner'), 0o555);
+    chmodSync(at('ro'), 0o555);
+    writeFileSync(at('src/a.js'), 'changed\n');
+    unlinkSync(at('src/deep/b.js'));
+    chmodSync(at('src'), 0o555);
+    chmodSync(at('src/deep'), 0o555);
+    const { ops } = await planRestore(sandbox, manifest);
+    applyRestore(sandbox, ops, objects);
+    expect(treeHash(sandbox)).toBe(before);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('records a folder that may not be read as it is, keeping what was known below it, instead of failing', async () => {
+    const manifest = await scanManifest(sandbox, objects);
+    chmodSync(at('src/deep'), 0o000);
+    try {
+      const now = await scanManifest(sandbox, objects, manifest);
+      expect(now.get('src/deep')).toEqual({ kind: 'dir', mode: 0 });
+      expect(now.get('src/deep/b.js')).toEqual(manifest.get('src/deep/b.js'));
+      expect([...now.keys()]).toEqual([...now.keys()].sort());
+      // A rewind puts the folder's mode back.
+      const { ops } = await planRestore(sandbox, manifest);
+      applyRestore(sandbox, ops, objects);
+      expect((await scanManifest(sandbox, null)).get('src/deep')).toEqual(manifest.get('src/deep'));
+    } finally {
+      chmodSync(at('src/deep'), 0o755);
+    }
+  });
+
   it('makes a new folder hold exactly a checkpoint (a fork’s sandbox)', async () => {
     const store = new InMemoryCheckpointStore();
     const changesets = new InMemoryChangeSetStore();
@@ -170,5 +203,32 @@ describe('the checkpoint recorder', () => {
     const second = await recorder.record(start(store, changesets, 2));
     expect(second?.filesChanged).toBe(1);
     expect(second?.delta['README.md']).toMatchObject({ kind: 'file', mode: 0o600 });
+  });
+
+  it('a folder replaced by a file leaves nothing of what the folder held, even when the changeset names only the file', async () => {
+    const store = new InMemoryCheckpointStore();
+    const changesets = new InMemoryChangeSetStore();
+    const recorder = new CheckpointRecorder(store, objects, changesets, new InMemoryInvocationLog());
+    await recorder.record(start(store, changesets, 1));
+    rmSync(at('src/deep'), { recursive: true });
+    writeFileSync(at('src/deep'), 'a file where a folder was\n');
+    changesets.record(changesetId as string, toChangeEntry({ operation: 'create', path: 'src/deep', before: null, after: Buffer.from('a file where a folder was\n') }, { decisionId: 'D1', invocationId: null }));
+    const second = await recorder.record(start(store, changesets, 2));
+    expect(second?.delta['src/deep/b.js']).toBeNull();
+    expect(foldDeltas(store.list('P1').map((c) => c.delta))).toEqual(await scanManifest(sandbox, objects));
+  });
+
+  it('after an MCP server’s tool (exec, as shell.run), looks at the whole tree too; after file tools only, it does not', async () => {
+    const store = new InMemoryCheckpointStore();
+    const changesets = new InMemoryChangeSetStore();
+    const invocations = new InMemoryInvocationLog();
+    const recorder = new CheckpointRecorder(store, objects, changesets, invocations);
+    await recorder.record(start(store, changesets, 1));
+    invocations.record({ id: 'I1', planId: 'P1', decisionId: 'D1', tool: 'file.read', args: { path: 'README.md' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    expect((await recorder.record(start(store, changesets, 2)))?.filesChanged).toBe(0);
+    chmodSync(at('run.sh'), 0o700);
+    invocations.record({ id: 'I2', planId: 'P1', decisionId: 'D2', tool: 'files.chmod', args: { path: 'run.sh' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    const third = await recorder.record(start(store, changesets, 3));
+    expect(third?.delta['run.sh']).toMatchObject({ kind: 'file', mode: 0o700 });
   });
 });

@@ -82,11 +82,12 @@ async function entryOf(absolute: string, rel: string, known: ManifestEntry | und
 
 /**
  * Every path below `root` (`.git` left out), listed synchronously: the thread pool's round trip per
- * folder was a third of a rewind's comparison. A folder that cannot be read is an error, never
- * "empty": read as empty, everything in it would count as gone.
+ * folder was a third of a rewind's comparison. A folder below the root that may not be read (a step
+ * ran `chmod 000` on it) is listed, never read as "empty": what is in it is named in `unreadable`.
  */
-function listTree(root: string): { relative: string; absolute: string; kind: 'file' | 'directory' | 'symlink' | 'other' }[] {
-  const entries: ReturnType<typeof listTree> = [];
+function listTree(root: string): { entries: TreeItem[]; unreadable: string[] } {
+  const entries: TreeItem[] = [];
+  const unreadable: string[] = [];
   const stack: [string, string][] = [[root, '']];
   while (stack.length > 0) {
     const [absolute, relative] = stack.pop() as [string, string];
@@ -97,6 +98,10 @@ function listTree(root: string): { relative: string; absolute: string; kind: 'fi
       const code = (error as NodeJS.ErrnoException).code;
       // Removed meanwhile: not there. The root, or a folder we may not read: an error.
       if (relative !== '' && (code === 'ENOENT' || code === 'ENOTDIR')) continue;
+      if (relative !== '' && (code === 'EACCES' || code === 'EPERM')) {
+        unreadable.push(relative);
+        continue;
+      }
       throw new EngineError(`cannot read the folder "${relative || root}" for a checkpoint: ${(error as Error).message}`, 'tool', { path: relative, code });
     }
     for (const dirent of dirents) {
@@ -108,7 +113,13 @@ function listTree(root: string): { relative: string; absolute: string; kind: 'fi
       if (kind === 'directory') stack.push([abs, rel]);
     }
   }
-  return entries;
+  return { entries, unreadable };
+}
+
+interface TreeItem {
+  relative: string;
+  absolute: string;
+  kind: 'file' | 'directory' | 'symlink' | 'other';
 }
 
 const absoluteOf = (root: string, rel: string) => path.join(root, ...rel.split('/'));
@@ -120,8 +131,11 @@ const absoluteOf = (root: string, rel: string) => path.join(root, ...rel.split('
  * not read (it is entered with an empty hash).
  */
 export async function scanManifest(root: string, objects: ObjectStore | null, previous?: Manifest, options: { onlyKnown?: boolean } = {}): Promise<Manifest> {
-  const entries = listTree(root);
+  const { entries, unreadable } = listTree(root);
   const manifest: Manifest = new Map();
+  // Below a folder that may not be read, what was known stays as it was: nothing there counts as gone.
+  const hidden = (rel: string) => unreadable.some((dir) => rel.startsWith(`${dir}/`));
+  const kept = unreadable.length > 0 ? [...(previous ?? [])].filter(([rel]) => hidden(rel)) : [];
   // In walkTree's order, so the manifest is sorted; the host's event loop gets a turn every few milliseconds.
   const yieldNow = eventLoopYielder();
   for (const item of entries) {
@@ -134,7 +148,8 @@ export async function scanManifest(root: string, objects: ObjectStore | null, pr
     if (entry) manifest.set(item.relative, entry);
     await yieldNow();
   }
-  return manifest;
+  if (kept.length === 0) return manifest;
+  return new Map([...manifest, ...kept].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The paths where `after` differs from `before`, stat caches included (a fresh stat saves a read next time). */
@@ -179,9 +194,9 @@ export async function refreshPaths(root: string, objects: ObjectStore, previous:
       delta[rel] = entry;
     }
   });
-  // A folder gone takes what was below it, listed by the capture or not.
+  // A folder gone, or replaced by a file or a link, takes what was below it, listed by the capture or not.
   for (const [rel, entry] of Object.entries(delta)) {
-    if (entry !== null || previous.get(rel)?.kind !== 'dir') continue;
+    if (entry?.kind === 'dir' || previous.get(rel)?.kind !== 'dir') continue;
     for (const below of previous.keys()) if (below.startsWith(`${rel}/`)) delta[below] = null;
   }
   return Object.fromEntries(Object.entries(delta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -3,6 +3,7 @@ import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { newId } from '../../../shared/ids';
 import type { ChangeSetStore } from '../changeset-store';
 import type { InvocationLog } from '../tool-runner';
+import { builtinTools } from '../tools';
 import type { CheckpointStore, StoredCheckpoint } from './checkpoint-store';
 import { deltaBetween, filesChanged, foldDeltas, type Manifest, type ManifestDelta, refreshPaths, scanManifest } from './manifest';
 import type { ObjectStore } from './object-store';
@@ -18,10 +19,17 @@ export interface StepStart {
   step: number;
 }
 
+/** The built-in tools that only read or write files the changeset names; every other tool (shell.run, an MCP server's, all `exec`) may change anything. */
+let fileTools: ReadonlySet<string> | undefined;
+function runsCommands(tool: string): boolean {
+  fileTools ??= new Set(builtinTools().filter((t) => t.effect !== 'exec').map((t) => t.name));
+  return !fileTools.has(tool);
+}
+
 /**
  * Takes a checkpoint as a step starts. The first one reads the whole sandbox (and stores each
  * distinct content once); each later one looks only at the paths the changeset recorded since the
- * previous checkpoint, unless a shell command ran since (it may have changed a mode, which the
+ * previous checkpoint, unless a command ran since (shell.run or an MCP server's tool) (it may have changed a mode, which the
  * changeset does not record): then the whole tree is stat-ed, and only files whose stat changed are read.
  */
 export class CheckpointRecorder {
@@ -59,7 +67,7 @@ export class CheckpointRecorder {
         cached = { id: previous.id, changesetId: earlier.at(-1)?.changesetId ?? null, manifest: foldDeltas(earlier.map((c) => c.delta)) };
       }
       manifest = cached.manifest;
-      if (this.shellRanSince(previous, start)) {
+      if (this.commandRanSince(previous, start)) {
         const now = await scanManifest(start.sandboxRoot, this.objects, manifest);
         delta = deltaBetween(manifest, now);
       } else {
@@ -100,11 +108,11 @@ export class CheckpointRecorder {
     return metas.flatMap((m) => (m.oldPath ? [m.path, m.oldPath] : [m.path]));
   }
 
-  /** Whether a step run since `previous` called shell.run. */
-  private shellRanSince(previous: CheckpointSummary, start: StepStart): boolean {
+  /** Whether a step run since `previous` called a tool that runs commands (shell.run, an MCP server's tool). */
+  private commandRanSince(previous: CheckpointSummary, start: StepStart): boolean {
     const from = start.steps.findIndex((d) => d.id === previous.decisionId);
     const ran = start.steps.slice(Math.max(0, from), start.step - 1);
-    return ran.some((d) => this.invocations.listForDecision(d.id).some((i) => i.tool === 'shell.run'));
+    return ran.some((d) => this.invocations.listForDecision(d.id).some((i) => runsCommands(i.tool)));
   }
 
   /** Forgets what is kept for a plan (its checkpoints were changed by a rewind in this process, or elsewhere). */

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { RewindOp } from './checkpoint-store';
@@ -54,6 +54,37 @@ export async function planRestore(root: string, target: Manifest): Promise<Resto
   return { ops, files: files.sort((a, b) => byPath(a.path, b.path)) };
 }
 
+/** Runs `body` with `dir` writable by its owner (a step may have made it read-only), then puts its mode back. */
+function inWritable<T>(dir: string, body: () => T): T {
+  const stats = lstatSync(dir, { throwIfNoEntry: false });
+  const mode = stats?.isDirectory() ? stats.mode & 0o7777 : null;
+  if (mode === null || (mode & 0o700) === 0o700) return body();
+  chmodSync(dir, mode | 0o700);
+  try {
+    return body();
+  } finally {
+    chmodSync(dir, mode);
+  }
+}
+
+/** Removes `absolute` and all below it, making read-only folders inside it writable first (they go anyway). */
+function removeTree(absolute: string): void {
+  try {
+    rmSync(absolute, { recursive: true, force: true });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw error;
+  }
+  const open = (dir: string) => {
+    if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+    chmodSync(dir, 0o700);
+    for (const dirent of readdirSync(dir, { withFileTypes: true })) if (dirent.isDirectory()) open(path.join(dir, dirent.name));
+  };
+  open(absolute);
+  rmSync(absolute, { recursive: true, force: true });
+}
+
 /**
  * Applies `ops` under `root`. Each is idempotent (a write or a link is a temporary file renamed into
  * place, a removal of what is gone does nothing), so a journal applied again after a crash ends the
@@ -78,7 +109,7 @@ export function applyRestore(root: string, ops: readonly RewindOp[], objects: Ob
     const absolute = at(op.path);
     switch (op.op) {
       case 'remove':
-        rmSync(absolute, { recursive: true, force: true });
+        inWritable(path.dirname(absolute), () => removeTree(absolute));
         made.clear();
         break;
       case 'mkdir':
@@ -89,18 +120,20 @@ export function applyRestore(root: string, ops: readonly RewindOp[], objects: Ob
         made.add(absolute);
         break;
       case 'write':
-        parentOf(absolute);
-        objects.restore(op.hash, absolute, op.mode);
+        inWritable(parentOf(absolute), () => objects.restore(op.hash, absolute, op.mode));
         break;
       case 'symlink': {
-        const temp = temporaryName(parentOf(absolute));
-        symlinkSync(op.target, temp);
-        try {
-          renameSync(temp, absolute);
-        } catch (error) {
-          rmSync(temp, { force: true });
-          throw error;
-        }
+        const parent = parentOf(absolute);
+        inWritable(parent, () => {
+          const temp = temporaryName(parent);
+          symlinkSync(op.target, temp);
+          try {
+            renameSync(temp, absolute);
+          } catch (error) {
+            rmSync(temp, { force: true });
+            throw error;
+          }
+        });
         break;
       }
     }
