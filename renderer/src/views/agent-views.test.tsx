@@ -110,4 +110,25 @@ describe('the agent in the console', () => {
     expect(html).toContain('A key is set; type to replace it');
     expect(html).toContain('Remove the API key');
   });
+
+  it('lists the MCP servers by name and command with a Remove button each, and adds one through the host', async () => {
+    const t = testRuntime();
+    t.fake.mcpServers = [{ name: 'files', summary: 'npx mcp-server-filesystem . (env: TOKEN)', local: true }];
+    t.state().setSettingsOpen(true);
+    await t.settle();
+    const html = render(t.store, <SettingsSheet />);
+    expect(html).toContain('<h3 id="settings-mcp-title">MCP servers</h3>');
+    expect(html).toContain('<code>files</code> <span class="muted">npx mcp-server-filesystem . (env: TOKEN)</span>');
+    expect(html).toContain('aria-label="Remove MCP server files"');
+    expect(html).toContain('<label for="settings-mcp-target">Command line or URL</label>');
+    expect(await t.state().addMcpServer({ name: 'tracker', url: 'https://mcp.example.com/mcp' })).toBe(true);
+    expect(t.fake.callsTo('settings.mcpAdd')).toEqual([{ name: 'tracker', url: 'https://mcp.example.com/mcp' }]);
+    expect(t.state().mcpServers?.map((s) => s.name)).toEqual(['files', 'tracker']);
+    expect(t.state().status.text).toBe('MCP server tracker added');
+    await t.state().removeMcpServer('files');
+    expect(t.state().mcpServers?.map((s) => s.name)).toEqual(['tracker']);
+    t.fake.fail('settings.mcpAdd', 'name: must be a simple name');
+    expect(await t.state().addMcpServer({ name: 'bad name', commandLine: 'x' })).toBe(false);
+    expect(t.state().mcpError).toBe('name: must be a simple name');
+  });
 });
