@@ -51,7 +51,13 @@ describe('the bubblewrap layout', () => {
     expect(list.slice(-3)).toEqual(['/bin/sh', '-c', 'make']);
   });
 
-  it('has new namespaces, no capabilities and no network unless allowed, and dies with its parent', () => {
+  it('binds a folder to read after the private /tmp, so one under /tmp (a checkout there) is not hidden by it', () => {
+    const list = bwrapArgs({ command: 'serve', sandboxRoot: '/tmp/data/sandboxes/P1', allowNetwork: false, readOnlyPaths: ['/tmp/checkout/node_modules'] }, { nodeDir });
+    const bound = list.findIndex((a, i) => a === '--ro-bind' && list[i + 1] === '/tmp/checkout/node_modules');
+    expect(bound).toBeGreaterThan(list.indexOf('--tmpfs'));
+  });
+
+    it('has new namespaces, no capabilities and no network unless allowed, and dies with its parent', () => {
     expect(args()).toEqual(expect.arrayContaining(['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL']));
     // Its own user namespace, where the command is nobody.
     expect(args().slice(0, 6)).toEqual(['--unshare-all', '--unshare-user', '--uid', String(NOBODY), '--gid', String(NOBODY)]);

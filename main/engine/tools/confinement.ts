@@ -114,11 +114,12 @@ export function bwrapArgs(request: ConfineRequest, options: BwrapLayoutOptions =
   }
   const mounts = readOnlyMounts(options.nodeDir ?? nodeFolder());
   for (const mount of mounts) args.push('--ro-bind', mount.source, mount.dest);
+  if (options.hidden && options.hidden.length > 0) args.push(...hidingArgs(options.hidden));
+  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // After the private /tmp: a folder to read that lives under /tmp (a checkout there) would be hidden by it.
   for (const extra of request.readOnlyPaths ?? []) {
     if (!mounts.some((m) => isUnder(extra, m.dest))) args.push('--ro-bind', extra, extra);
   }
-  if (options.hidden && options.hidden.length > 0) args.push(...hidingArgs(options.hidden));
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // The sandbox's ancestors exist only as empty read-only folders, so `..` cannot create anything
   // beside the sandbox, not even in the private /tmp.
   const ancestors: string[] = [];
