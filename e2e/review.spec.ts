@@ -85,5 +85,8 @@ test('an operator rejects one hunk of a file; the file on disk gets the other hu
   const written = readFileSync(join(project, 'NOTES.md'), 'utf8');
   expect(written).toBe(notes.replace('note 2\n', 'second\n').replace('note 29\n', 'penultimate\n'));
   await expect(diff.getByText('Hunk 1 of 3, applied')).toBeVisible();
+  // The declined hunk is kept with the plan: it stays declined for the next apply until the operator ticks it.
+  await expect(diff.getByRole('checkbox', { name: 'Hunk 2 of 3' })).not.toBeChecked();
+  await diff.getByRole('checkbox', { name: 'Hunk 2 of 3' }).check();
   await expect(diff.getByRole('checkbox', { name: 'Hunk 2 of 3' })).toBeChecked();
 });
