@@ -348,6 +348,33 @@ export const ACTIONS = {
     allowed: rewindable,
     cli: { command: 'rewind', options: (a) => `--to-step ${typeof a.toStep === 'number' ? a.toStep : 'N'}` },
   }),
+  fork: action({
+    id: 'fork',
+    label: 'Fork',
+    title: 'Fork from here',
+    description: 'Make a new plan that shares the steps before this one and goes on from its checkpoint, with another profile, model or steps; the new plan is not run',
+    args: z
+      .object({
+        atStep: stepNumber,
+        profile: z.string().min(1).optional(),
+        model: z.string().min(1).optional(),
+        /** A plan file whose definition of done holds the steps from `atStep` on (as replan takes). */
+        file: z.string().min(1).optional(),
+      })
+      .strict(),
+    allowed: forkable,
+    cli: { command: 'fork', options: (a) => `--at-step ${typeof a.atStep === 'number' ? a.atStep : 'N'}` },
+  }),
+  compare: action({
+    id: 'compare',
+    label: 'Compare',
+    title: 'Compare with another run',
+    description: 'Set two plans over the same project side by side: the files each changed, how their results differ, and what each run took',
+    args: z.object({ with: z.string().min(1) }).strict(),
+    // Reading only: any plan can be compared; that the two share a project is checked with both in hand.
+    allowed: () => ALLOWED,
+    cli: { command: 'compare', options: (a) => (typeof a.with === 'string' ? a.with : 'OTHER') },
+  }),
   show_errors: action({
     id: 'show_errors',
     label: 'Errors',
@@ -368,6 +395,12 @@ function rewindable(p: PlanFacts): Verdict {
   }
   if (p.partlyApplied) return refuse(`plan ${p.id} is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)`);
   return sandboxGone(p) ?? (p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED);
+}
+
+/** Fork: a plan no run holds, with a checkpoint to start the new plan from (the origin itself is not changed). */
+function forkable(p: PlanFacts): Verdict {
+  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop before forking`);
+  return p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED;
 }
 
 /** Approve and reject: a call waits for the answer, and the run it stopped has ended. */

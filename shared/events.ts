@@ -11,7 +11,7 @@ import {
   RuntimeExecuteResultSchema,
 } from './domain';
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
-import { CheckpointCreatedSchema, PlanRewoundSchema } from './checkpoints';
+import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -153,6 +153,8 @@ export const EVENT_DATA = {
   checkpoint_created: CheckpointCreatedSchema,
   /** The sandbox and the changeset are back to a checkpoint; the steps from there are pending again. */
   plan_rewound: PlanRewoundSchema,
+  /** A plan was forked at a step (in the fork's events and in its origin's): the steps before it are shared, not run again. */
+  plan_forked: PlanForkedSchema,
 } as const;
 
 export type StreamEventType = keyof typeof EVENT_DATA;
@@ -185,6 +187,7 @@ export const ENGINE_EVENT_TYPES = [
   'checks_stale',
   'checkpoint_created',
   'plan_rewound',
+  'plan_forked',
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;
