@@ -75,6 +75,11 @@ export function formatPlan(
     const { toStep, by, at, recovered } = plan.lastRewind;
     lines.push(`  rewound:    to before step ${toStep} by ${by} at ${at}${recovered ? ' (completed after an interruption)' : ''}`);
   }
+  if (plan.forkedFrom) {
+    const { planId, atStep, by, at } = plan.forkedFrom;
+    lines.push(`  forked:     from plan ${planId} at step ${atStep} by ${by} at ${at} (steps 1 to ${atStep - 1} shared)`);
+  }
+  for (const fork of plan.forks ?? []) lines.push(`  fork:       plan ${fork.planId} at step ${fork.atStep} by ${fork.by} at ${fork.at}`);
   if (plan.waitingFor === 'approval') {
     lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
   }

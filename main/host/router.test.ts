@@ -50,6 +50,8 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.checkpoints': { request: { planId: '' }, field: 'planId' },
   'plans.rewindPreview': { request: { planId: 'P', toStep: 0 }, field: 'toStep' },
   'plans.rewind': { request: { planId: 'P' }, field: 'toStep' },
+  'plans.fork': { request: { planId: 'P', atStep: 1, profile: 'reckless' }, field: 'profile' },
+  'plans.compare': { request: { planId: 'P' }, field: 'with' },
   'plans.rejectHunks': { request: { planId: 'P', path: 'a.txt', hunks: [0] }, field: 'hunks.0' },
   'plans.restoreHunks': { request: { planId: 'P', path: 'a.txt' }, field: 'hunks' },
   'settings.get': { request: { apiKey: 'x' }, field: '(root)' },

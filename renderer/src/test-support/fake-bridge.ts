@@ -259,6 +259,14 @@ export class FakeBridge {
         plan: { ...this.plan, phase: 'execute', processingState: 'queued' },
         rewind: { planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0, decisionId: 'REWIND' },
       }),
+      'plans.fork': (r) => ({
+        plan: { ...this.plan, id: 'FORK', phase: 'execute', processingState: 'queued', forkedFrom: { planId: this.plan.id, atStep: r.atStep, checkpointAt: this.plan.createdAt, by: 'console', at: this.plan.createdAt } },
+        fork: { forkId: 'FORK', from: this.plan.id, atStep: r.atStep, sharedSteps: r.atStep - 1, sharedEntries: 0, changes: {} },
+      }),
+      'plans.compare': (r) => {
+        const side = (planId: string) => ({ planId, name: this.plan.name, status: 'Ready to apply', files: [], stepsDone: 0, steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: null, durationMs: 0 });
+        return { projectPath: this.plan.projectPath, a: side(r.planId), b: side(r.with), onlyA: [], onlyB: [], both: [] };
+      },
       'plans.rejectHunks': (r) => {
         const kept = (this.plan.rejectedHunks ?? []).filter((h) => h.path !== r.path || !r.hunks.includes(h.hunk));
         const added = r.hunks.map((hunk) => ({ path: r.path, hunk, lines: '', reason: r.reason?.trim() || null, by: 'console', at: new Date().toISOString() }));
