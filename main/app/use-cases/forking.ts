@@ -73,6 +73,8 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
     const later = new Set(steps.slice(atStep - 1).map((d) => d.id));
     const children = childrenByParent(all);
     const ids = new Map<string, string>();
+    /** The origin's decisions the fork shares: everything copied but the steps it runs again. */
+    const sharedIds = new Set<string>();
     const copies: StrategyDecision[] = [];
     const now = new Date().toISOString();
     const walk = (parent: string | null, forkParent: string | null) => {
@@ -86,7 +88,9 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
         const status = later.has(d.id) ? 'pending' : step ? (statusAt[d.id] ?? 'skipped') : (statusAt[d.id] ?? d.status);
         copies.push({ ...d, id, planId: forkId, parentId: forkParent, status, updatedAt: now });
         // Nothing recorded under a step the fork runs again is the fork's.
-        if (!later.has(d.id)) walk(d.id, id);
+        if (later.has(d.id)) continue;
+        sharedIds.add(d.id);
+        walk(d.id, id);
       }
     };
     walk(null, null);
@@ -111,7 +115,7 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
       }
     }
     const shared = steps.slice(0, atStep - 1).filter((d) => ids.has(d.id));
-    return { copies, ids, root, shared };
+    return { copies, ids, sharedIds, root, shared };
   };
 
   /** The origin's changeset entries before the checkpoint, under the fork's decisions and calls (entries a rewind made history stay behind). */
@@ -269,13 +273,13 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
               projectPath: origin.projectPath,
               verify: origin.verify,
             });
-            const { copies, ids, root, shared } = copyDecisions(origin, created.id, atStep, checkpoint.createdAt, checkpoint.decisions, replacement);
+            const { copies, ids, sharedIds, root, shared } = copyDecisions(origin, created.id, atStep, checkpoint.createdAt, checkpoint.decisions, replacement);
             lifecycle.saveDecisions(copies);
             // The shared steps' calls, so the fork's tree and counts show them; they are not made again.
             const calls = new Map<string, string>();
             for (const call of stores.invocations.listForPlan(planId)) {
-              const decisionId = call.decisionId === null ? undefined : ids.get(call.decisionId);
-              if (!decisionId || call.startedAt > checkpoint.createdAt) continue;
+              if (call.decisionId === null || !sharedIds.has(call.decisionId) || call.startedAt > checkpoint.createdAt) continue;
+              const decisionId = ids.get(call.decisionId) ?? null;
               const id = newId();
               calls.set(call.id, id);
               stores.invocations.record({ ...call, id, planId: created.id, decisionId });
