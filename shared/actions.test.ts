@@ -57,7 +57,8 @@ describe('the action rules', () => {
 
   it('offer nothing that changes a finished plan', () => {
     for (const done of [facts('apply', 'complete'), facts('execute', 'cancelled')]) {
-      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['show_errors']);
+      // Reading only: the errors, and a comparison with another run.
+      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['compare', 'show_errors']);
     }
   });
 
@@ -75,6 +76,17 @@ describe('the action rules', () => {
     expect(allowed('rewind', facts('execute', 'paused', { waitingFor: 'approval', pendingApproval: true, checkpoints: 1 }))).toMatchObject({
       reason: 'plan P1 is Waiting for approval; approve or reject the waiting call first',
     });
+  });
+
+  it('offer Fork from a checkpoint of a plan no run holds, whatever else it is doing, and say why not otherwise', () => {
+    expect(allowed('fork', facts('apply', 'queued', { checkpoints: 2 })).allowed).toBe(true);
+    expect(allowed('fork', facts('execute', 'paused', { waitingFor: 'approval', pendingApproval: true, checkpoints: 1 })).allowed).toBe(true);
+    // The fork is made from the checkpoint's files: the origin's own sandbox need not be there.
+    expect(allowed('fork', facts('execute', 'errored', { checkpoints: 1, missingSandbox: '/gone' })).allowed).toBe(true);
+    expect(allowed('fork', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before forking' });
+    expect(allowed('fork', facts('execute', 'queued'))).toMatchObject({ reason: 'plan P1 has no checkpoint yet; one is recorded as each step starts' });
+    expect(commandLine('P1', { action: 'fork', args: { atStep: 3 } })).toBe('agents plan fork P1 --at-step 3');
+    expect(commandLine('P1', { action: 'compare', args: { with: 'P2' } })).toBe('agents plan compare P1 P2');
   });
 
   it('list every action with its reason, as plan show --json does', () => {

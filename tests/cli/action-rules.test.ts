@@ -39,6 +39,8 @@ const CLI: Partial<Record<ActionId, (id: string, files: { step: string; plan: st
   verify: (id) => ['verify', id],
   show_errors: (id) => ['errors', id],
   rewind: (id) => ['rewind', id, '--to-step', '1', '--yes'],
+  fork: (id) => ['fork', id, '--at-step', '1'],
+  compare: (id) => ['compare', id, id],
 };
 
 /** How the console takes each action it has: the contract's channel and request. */
@@ -60,6 +62,8 @@ const ROUTER: Partial<Record<ActionId, (planId: string) => [Channel, Record<stri
   verify: (planId) => ['plans.verify', { planId }],
   show_errors: (planId) => ['plans.errors', { planId }],
   rewind: (planId) => ['plans.rewind', { planId, toStep: 1 }],
+  fork: (planId) => ['plans.fork', { planId, atStep: 1 }],
+  compare: (planId) => ['plans.compare', { planId, with: planId }],
 };
 
 /** The codes of a refusal by state; anything else (a missing argument, say) is not the rule's. */
