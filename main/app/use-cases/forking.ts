@@ -8,6 +8,7 @@ import type { ChangeEntry, Plan, StrategyDecision } from '../../../shared/domain
 import { parseOrThrow, ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import type { BothChanged, CompareSide, PlanCompare } from '../../../shared/plan-compare';
+import type { StreamEvent, StreamEventType } from '../../../shared/events';
 import { statusLabel } from '../../../shared/vocabulary';
 import { isBinary } from '../../engine/change-capture';
 import { formatGitDiff } from '../../engine/changeset/diff';
@@ -118,6 +119,27 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
     return { copies, ids, sharedIds, root, shared };
   };
 
+  /** Each event of a plan's of type `type`, oldest first. */
+  const eventsOf = (planId: string, type: StreamEventType): StreamEvent[] => {
+    const found: StreamEvent[] = [];
+    for (let after = 0; ; ) {
+      const page = stores.events.list(planId, after, 5000);
+      found.push(...page.filter((e) => e.type === type));
+      if (page.length < 5000) return found;
+      after = page[page.length - 1].seq;
+    }
+  };
+
+  /**
+   * Whether a call of the origin's step `step` (numbered from 1) is part of what the fork shares: made
+   * before the checkpoint, and not undone by a later rewind back over its step (that is history, as
+   * the rewound changes are).
+   */
+  const sharedCall = (planId: string, checkpointAt: string) => {
+    const rewinds = eventsOf(planId, 'plan_rewound').map((e) => ({ at: e.ts, toStep: (e.data as { toStep: number }).toStep }));
+    return (startedAt: string, step: number) => startedAt <= checkpointAt && !rewinds.some((r) => r.toStep <= step && r.at > startedAt && r.at <= checkpointAt);
+  };
+
   /** The origin's changeset entries before the checkpoint, under the fork's decisions and calls (entries a rewind made history stay behind). */
   const copyEntries = (changesetId: string | null, upTo: number, decisions: ReadonlyMap<string, string>, invocations: ReadonlyMap<string, string>) => {
     const entries = changesetId ? stores.changesets.listEntries(changesetId, { offset: 0, limit: Math.max(1, upTo) }).slice(0, upTo) : [];
@@ -142,22 +164,15 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
   const runningTime = (planId: string, until?: string): number => {
     let total = 0;
     let since: number | null = null;
-    let after = 0;
-    for (;;) {
-      const page = stores.events.list(planId, after, 5000);
-      for (const event of page) {
-        if (until !== undefined && event.ts > until) break;
-        if (event.type !== 'state_changed') continue;
-        const data = event.data as { from: string; to: string };
-        const at = Date.parse(event.ts);
-        if (data.to === 'processing' && since === null) since = at;
-        else if (data.to !== 'processing' && since !== null) {
-          total += at - since;
-          since = null;
-        }
+    for (const event of eventsOf(planId, 'state_changed')) {
+      if (until !== undefined && event.ts > until) break;
+      const at = Date.parse(event.ts);
+      const to = (event.data as { to: string }).to;
+      if (to === 'processing' && since === null) since = at;
+      else if (to !== 'processing' && since !== null) {
+        total += at - since;
+        since = null;
       }
-      if (page.length < 5000 || (until !== undefined && (page.at(-1)?.ts ?? '') > until)) break;
-      after = page.at(-1)?.seq ?? after;
     }
     if (since !== null) total += (until !== undefined ? Date.parse(until) : Date.now()) - since;
     return Math.max(0, total);
@@ -277,8 +292,10 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
             lifecycle.saveDecisions(copies);
             // The shared steps' calls, so the fork's tree and counts show them; they are not made again.
             const calls = new Map<string, string>();
+            const kept = sharedCall(planId, checkpoint.createdAt);
+            const stepOf = new Map(steps.map((d, i) => [d.id, i + 1]));
             for (const call of stores.invocations.listForPlan(planId)) {
-              if (call.decisionId === null || !sharedIds.has(call.decisionId) || call.startedAt > checkpoint.createdAt) continue;
+              if (call.decisionId === null || !sharedIds.has(call.decisionId) || !kept(call.startedAt, stepOf.get(call.decisionId) ?? 0)) continue;
               const decisionId = ids.get(call.decisionId) ?? null;
               const id = newId();
               calls.set(call.id, id);
