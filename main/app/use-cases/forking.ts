@@ -15,8 +15,7 @@ import { formatGitDiff } from '../../engine/changeset/diff';
 import { lineDiff, structuredHunks } from '../../engine/changeset/line-diff';
 import { netChanges } from '../../engine/changeset/net';
 import { reviewChanges } from '../../engine/changeset/review';
-import { checkpointsThrough, forkCheckpoints, forkUsage, materialiseCheckpoint } from '../../engine/checkpoints';
-import { snapshotTree } from '../../engine/sandbox/snapshot';
+import { checkpointsThrough, forkCheckpoints, forkUsage, manifestAt, materialiseCheckpoint, snapshotOfManifest } from '../../engine/checkpoints';
 import { parseDefinitionOfDone } from '../../engine/strategize-actor';
 import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { type LoadedPlanFile, loadPlanFile, loadProfile, parsePlanText, validatePlanFile } from '../plan-file';
@@ -268,7 +267,7 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
         const staging = join(sandboxes, `.fork-${newId()}`);
         try {
           await materialiseCheckpoint(stores.checkpoints, ctx.objects, planId, atStep, staging);
-          const base = await snapshotTree(staging);
+          const base = await snapshotOfManifest(manifestAt(stores.checkpoints, planId, atStep) ?? new Map(), staging);
           const by = request.by;
           const at = new Date().toISOString();
           const forkedFrom: ForkOrigin = { planId, atStep, checkpointAt: checkpoint.createdAt, by, at };
