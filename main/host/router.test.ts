@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFil
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHANNELS, type Channel, type Envelope } from '../../shared/contract';
+import { CHANNELS, type Channel, contract, type Envelope } from '../../shared/contract';
 import type { Plan } from '../../shared/domain';
 import { PlanError } from '../../shared/errors';
 import type { PlanService } from '../app/plan-service';
@@ -104,6 +104,34 @@ describe('router', () => {
     expect(info.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(info.dataDir).toBe(t.app.dataDir);
     expect(info.tools.map((tool) => tool.name)).toContain('file.write');
+  });
+
+  describe('plans.fork and plans.compare', () => {
+    it('forks from a step with steps sent as a plan file\'s text, names each plan in the other\'s plans.get, and compares the two', async () => {
+      const origin = await create({ steps: 3 });
+      await t.app.service.run(origin.id);
+      const content = ['name: other steps', `project: ${JSON.stringify(t.project)}`, 'definitionOfDone:', '  - step: Write another', '    tools:', '      - tool: file.write', '        args: { path: out/3.txt, content: "other" }', ''].join('\n');
+      const reply = await router.handle('plans.fork', { planId: origin.id, atStep: 3, profile: 'supervised', content });
+      const forked = contract['plans.fork'].response.parse(expectOk(reply));
+      expect(forked.fork).toEqual({ forkId: forked.plan.id, from: origin.id, atStep: 3, sharedSteps: 2, sharedEntries: 2, changes: { profile: 'supervised', steps: 1 } });
+
+      const got = expectOk<{ plan: Plan }>(await router.handle('plans.get', { planId: forked.plan.id })).plan;
+      expect(got.forkedFrom).toMatchObject({ planId: origin.id, atStep: 3, by: 'console' });
+      expect(expectOk<{ plan: Plan }>(await router.handle('plans.get', { planId: origin.id })).plan.forks).toEqual([{ planId: forked.plan.id, atStep: 3, by: 'console', at: got.forkedFrom?.at }]);
+
+      await t.app.service.run(forked.plan.id);
+      const compared = contract['plans.compare'].response.parse(expectOk(await router.handle('plans.compare', { planId: origin.id, with: forked.plan.id })));
+      expect(compared.both.map((f) => [f.path, f.same])).toEqual([['out/1.txt', true], ['out/2.txt', true], ['out/3.txt', false]]);
+      expect(compared.both[2].hunks?.[0].rows.map((r) => `${r.kind}:${r.text}`)).toEqual(['del:3', 'note:No newline at end of file', 'add:other', 'note:No newline at end of file']);
+    });
+
+    it('refuses a fork of a step out of range with invalid_request on atStep, and makes nothing', async () => {
+      const origin = await create();
+      await t.app.service.run(origin.id);
+      const reply = await router.handle('plans.fork', { planId: origin.id, atStep: 3 });
+      expect(reply).toEqual({ ok: false, error: { code: 'invalid_request', field: 'atStep', message: `atStep: 3 is out of range: plan ${origin.id} has steps 1 to 2` } });
+      expect(t.app.service.list()).toHaveLength(1);
+    });
   });
 
   describe('plans.create', () => {

@@ -25,7 +25,7 @@ interface Shown {
   agent?: { model: string | null };
   forkedFrom?: { planId: string; atStep: number; by: string };
   forks?: { planId: string; atStep: number }[];
-  usage?: { steps: { decisionId: string | null; summary: string | null }[] };
+  usage?: { inputTokens: number; outputTokens: number; steps: { decisionId: string | null; summary: string | null }[] };
 }
 
 const bases: string[] = [];
@@ -232,6 +232,11 @@ describe('agents plan fork', () => {
       expect(shown.agent?.model).toBe('openai-compatible:other');
       // The conversation is the checkpoint's: the summary of step 1 only.
       expect(shown.usage?.steps.map((s) => s.summary).filter(Boolean)).toEqual(['Wrote A.md and read it back.']);
+      // And so are the tokens: those used before step 2 started.
+      const { checkpoints } = await agentsJson<{ checkpoints: { step: number; inputTokens: number; outputTokens: number }[] }>(['plan', 'checkpoints', origin.id], home);
+      const at2 = checkpoints.find((c) => c.step === 2);
+      expect(at2?.inputTokens).toBeGreaterThan(0);
+      expect([shown.usage?.inputTokens, shown.usage?.outputTokens]).toEqual([at2?.inputTokens, at2?.outputTokens]);
       expect(readdirSync(shown.sandboxPath).sort()).toEqual(['A.md', 'README.md']);
 
       server.reset();

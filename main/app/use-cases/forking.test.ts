@@ -45,12 +45,19 @@ describe('fork and compare', () => {
   it('makes the fork from the checkpoint byte for byte, shares the steps before it and their changes, and runs only the rest', async () => {
     const { plan, running, checkpoints, forking, reading, atCheckpoint, events } = setup();
     await running.run(plan.id);
+    // The project moves on: the fork is made from the checkpoint, not from the project as it is now.
+    writeFileSync(path.join(h.project, 'later.txt'), 'later\n');
     const { plan: fork, fork: result } = await forking.fork(plan.id, { by: 'alice', atStep: 3, profile: 'supervised' });
 
     expect(treeHash(fork.sandboxRefs[0])).toBe(atCheckpoint.get(`${plan.id}:3`));
     expect(fork).toMatchObject({ phase: 'execute', processingState: 'queued', automationProfile: { name: 'supervised' }, forkedFrom: { planId: plan.id, atStep: 3, by: 'alice' } });
     expect(h.ctx.get(plan.id).forks).toEqual([{ planId: fork.id, atStep: 3, by: 'alice', at: fork.forkedFrom?.at }]);
     expect(result).toEqual({ forkId: fork.id, from: plan.id, atStep: 3, sharedSteps: 2, sharedEntries: 2, changes: { profile: 'supervised' } });
+    // Both plans are told, each in its own events.
+    expect(events.filter((e) => e.type === 'plan_forked').map((e) => [e.planId, e.data])).toEqual([
+      [fork.id, { ...result, by: 'alice' }],
+      [plan.id, { ...result, by: 'alice' }],
+    ]);
     const steps = stepsInOrder(h.ctx.lifecycle.listDecisions(fork.id));
     expect(steps.map((d) => [d.description, d.status])).toEqual([['Write a', 'done'], ['Shell', 'done'], ['Write c', 'pending']]);
     // The shared changes are the origin's, under the fork's steps.
@@ -66,7 +73,10 @@ describe('fork and compare', () => {
     expect(events.filter((e) => e.planId === fork.id && e.type === 'runtime_execute_step').map((e) => (e.data as { index: number }).index)).toEqual([3]);
     expect(treeHash(fork.sandboxRefs[0])).toBe(treeHash(h.ctx.get(plan.id).sandboxRefs[0]));
 
-    // The fork rewinds to a shared checkpoint as to its own.
+    // The fork rewinds to a shared checkpoint as to its own, and is forked again from one.
+    const again = await forking.fork(fork.id, { by: 'bob', atStep: 2 });
+    expect(treeHash(again.plan.sandboxRefs[0])).toBe(atCheckpoint.get(`${plan.id}:2`));
+    expect(again.plan.forkedFrom).toMatchObject({ planId: fork.id, atStep: 2, by: 'bob' });
     await checkpoints.rewind(fork.id, { by: 'alice', toStep: 2 });
     expect(treeHash(fork.sandboxRefs[0])).toBe(atCheckpoint.get(`${plan.id}:2`));
   });
