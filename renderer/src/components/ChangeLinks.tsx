@@ -10,8 +10,8 @@ export function ChangeLinks({ entries }: { entries: readonly ChangeEntryMeta[] }
       {entries.map((entry) =>
         entry.rewound ? (
           // History: a rewind undid it, and the review no longer has it to open.
-          <li key={entry.id} className="rewound-change">
-            {entry.operation} {entry.path} <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span> <span className="muted">(rewound)</span>
+          <li key={entry.id} className="rewound-change muted">
+            {entry.operation} {entry.path} +{entry.insertions} −{entry.deletions} <span className="rewound-tag">rewound</span>
           </li>
         ) : (
         <li key={entry.id}>

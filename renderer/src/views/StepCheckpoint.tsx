@@ -64,7 +64,8 @@ export function StepCheckpoint({ plan, decision }: { plan: Plan; decision: Strat
           <dd>{first ? `${plural(checkpoint.filesChanged, 'file')} in the sandbox (the first checkpoint)` : `${plural(checkpoint.filesChanged, 'file')} since the previous checkpoint`}</dd>
           <dt>Tokens by then</dt>
           <dd>
-            {tokens(checkpoint).toLocaleString('en')} ({checkpoint.inputTokens.toLocaleString('en')} in, {checkpoint.outputTokens.toLocaleString('en')} out)
+            {tokens(checkpoint).toLocaleString('en')}
+            {tokens(checkpoint) > 0 && ` (${checkpoint.inputTokens.toLocaleString('en')} in, ${checkpoint.outputTokens.toLocaleString('en')} out)`}
           </dd>
         </dl>
       ) : (

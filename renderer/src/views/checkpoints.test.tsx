@@ -105,7 +105,7 @@ describe('checkpoints on the decision tree', () => {
     const { store } = ranTwoSteps();
     store.setState({ selectedDecisionId: 's2', changeEntries: [makeEntry('e2', 'NOTES.md', { decisionId: 's2', operation: 'create', rewound: true, insertions: 3, deletions: 0 })] });
     const html = render(store, <DecisionDetails />);
-    expect(html).toContain('<li class="rewound-change">create NOTES.md <span class="ins">+3</span> <span class="del">−0</span> <span class="muted">(rewound)</span></li>');
+    expect(html).toContain('<li class="rewound-change muted">create NOTES.md +3 −0 <span class="rewound-tag">rewound</span></li>');
   });
 });
 
