@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
-import { changedFile, createPlan, openConsole, planHeader, planOption, shot, stepItems } from './helpers';
+import { changedFile, createPlan, openConsole, planHeader, planOption, seriousViolations, shot, stepItems } from './helpers';
 
 /** README.md, "Checkpoints": the console's checkpoints on the tree, Rewind behind its confirmation, and a rewind from the CLI shown live. */
 test('an operator rewinds a run plan from the tree, runs it again, and sees a rewind from the CLI live', async ({ page, agentsConsole }) => {
@@ -31,6 +31,7 @@ test('an operator rewinds a run plan from the tree, runs it again, and sees a re
   const checkpoint = details.getByRole('region', { name: 'Checkpoint before step 2' });
   await expect(checkpoint).toContainText('1 file since the previous checkpoint');
   await shot(page, 'checkpoints-tree');
+  expect(await seriousViolations(page), 'tree and checkpoint').toEqual([]);
 
   await checkpoint.getByRole('group', { name: 'Step 2 actions' }).getByRole('button', { name: 'Rewind to before this step' }).click();
   const dialog = page.getByRole('dialog', { name: 'Rewind to before step 2?' });
@@ -45,6 +46,7 @@ test('an operator rewinds a run plan from the tree, runs it again, and sees a re
   // Cancel has the focus: a rewind undoes work.
   await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
   await shot(dialog, 'rewind-dialog');
+  expect(await seriousViolations(page), 'rewind confirmation').toEqual([]);
 
   await dialog.getByRole('button', { name: 'Rewind to before step 2' }).click();
   await expect(dialog).toHaveCount(0);

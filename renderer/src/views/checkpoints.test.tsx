@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CheckpointSummary, RewindPreview } from '../../../shared/checkpoints';
 import type { StrategyDecision } from '../../../shared/domain';
 import { formatTime } from '../lib/format';
-import { makeDecision, makeEntry, makePlan } from '../test-support/fake-bridge';
+import { makeDecision, makeEntry, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { render } from '../test-support/render';
 import { testRuntime } from '../test-support/runtime';
 import { DecisionDetails } from './DecisionDetails';
@@ -93,10 +93,9 @@ describe('checkpoints on the decision tree', () => {
     expect(running).toContain('disabled');
     expect(running).toContain('aria-description="plan P1 is running; pause it or wait for it to stop before rewinding"');
 
-    const applied = { ...makeEntry('e1', 'LICENSE'), state: 'applied' as const };
     store.setState({
       plan: makePlan({ phase: 'apply', processingState: 'queued' }),
-      reviewFiles: [{ path: 'LICENSE', oldPath: null, operation: 'create', binary: false, insertions: 1, deletions: 0, entryIds: ['e1'], steps: [], hunks: [], appliedHunks: [], state: applied.state }],
+      reviewFiles: reviewOf([makeEntry('e1', 'LICENSE'), makeEntry('e2', 'NOTES.md')]).map((f) => (f.path === 'LICENSE' ? { ...f, state: 'applied' as const } : f)),
     });
     expect(button(render(store, <DecisionDetails />), 'rewind-step')).toContain('title="plan P1 is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)"');
   });
