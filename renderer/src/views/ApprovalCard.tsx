@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { BUDGET_LIMITS, BudgetAskSchema } from '../../../shared/agent';
+import { BUDGET_LIMITS, BudgetAskSchema, usd } from '../../../shared/agent';
 import type { Approval, DiffHunk, Plan } from '../../../shared/domain';
 import { describeArgs, pathOfCall } from '../lib/approvals';
 import { formatTime } from '../lib/format';
@@ -158,7 +158,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             disabled={busy}
             onChange={(e) => setMore(e.currentTarget.value)}
           />
-          <span className="muted"> the step goes on in the same conversation</span>
+          <span className="muted"> {cost ? 'for the plan; ' : ''}the step goes on in the same conversation</span>
         </p>
       )}
       {pending.commandRule && (
@@ -180,10 +180,10 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           aria-describedby={unusable ? 'approval-model-problem' : undefined}
           aria-busy={answering === 'approve' || undefined}
           aria-keyshortcuts="a"
-          title={budget ? `Give the step ${amount} more ${unit} and go on (a)` : 'Run this call and go on (a)'}
+          title={budget ? `Give the ${cost ? `plan ${usd(amount)} more` : `step ${amount} more ${unit}`} and go on (a)` : 'Run this call and go on (a)'}
           onClick={() => void approve(false, budget ? amount : undefined)}
         >
-          {budget ? `Allow ${amountValid ? amount : ''} more ${unit}` : 'Approve'}
+          {budget ? (cost ? `Allow ${amountValid ? usd(amount) : ''} more` : `Allow ${amountValid ? amount : ''} more ${unit}`) : 'Approve'}
         </button>
         {!isPlan && !budget && (
           <button
