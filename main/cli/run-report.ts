@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
-import { BudgetAskSchema } from '../../shared/agent';
+import { BUDGET_LIMITS, BudgetAskSchema } from '../../shared/agent';
 import type { Approval, Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { eventText } from '../../shared/event-text';
@@ -172,7 +172,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
     else if (!opts.json) {
       const pending = app.service.approvals(planId).pending;
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
-      const more = pending?.kind === 'budget' ? (BudgetAskSchema.parse(pending.args).limit === 'turns' ? '[--turns N]' : '[--tokens N]') : '[--all]';
+      const limit = pending?.kind === 'budget' ? BudgetAskSchema.parse(pending.args).limit : null;
+      const more = limit ? `[${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : '[--all]';
       ctx.io.stderr(`approve with: agents plan approve ${planId} ${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
     }
     return;
