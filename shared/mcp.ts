@@ -145,7 +145,8 @@ export function withoutMcpSecrets(text: string, server: McpServer): string {
     secrets = [...Object.values(server.env), ...hideArgs(server.args).flatMap((arg) => arg.secrets)];
   } else {
     const url = hideUrl(server.url);
-    secrets = [...Object.values(server.headers), ...url.secrets];
+    // A header's value, and its credentials without the scheme (`Basic ...`), which a server may echo alone.
+    secrets = [...Object.values(server.headers).flatMap((value) => [value, value.replace(/^\w+\s+/, '')]), ...url.secrets];
     // The URL as written, as parsed, and as fetched without its user: each is one shown URL.
     const forms = [server.url];
     try {

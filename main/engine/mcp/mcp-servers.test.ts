@@ -142,6 +142,41 @@ describe('the MCP servers of a run', () => {
     expect((await call('remote.echo', { text: 'over http' })).result).toBe('over http');
   });
 
+  it("speaks to a URL with a user and password by Basic auth, and never repeats the URL's secrets in a failure", async () => {
+    const seen: string[] = [];
+    const http = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.authorization}`);
+      if (req.headers.authorization !== `Basic ${Buffer.from('u:PASS WD').toString('base64')}`) {
+        // A server that echoes what it was asked, as some do in their refusals.
+        res.writeHead(401).end(`no access to ${req.url} for ${req.headers.authorization}`);
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const mcp = probeServer();
+      res.on('close', () => void transport.close().then(() => mcp.close()));
+      void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+    });
+    servers.push(http);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const base = `127.0.0.1:${(http.address() as AddressInfo).port}/s/PATHTOKEN/mcp?k=QSECRET`;
+    const { session, call } = setup({ remote: { url: `http://u:PASS%20WD@${base}`, headers: {} } });
+    await session.start();
+    expect((await call('remote.echo', { text: 'with basic auth' })).result).toBe('with basic auth');
+    expect(seen[0]).toBe(`/s/PATHTOKEN/mcp?k=QSECRET Basic ${Buffer.from('u:PASS WD').toString('base64')}`);
+
+    // A wrong password: the refusal is shown with the URL as scheme://host:port/path and no secret.
+    const wrong = setup({ remote: { url: `http://u:WRONGPW@${base}`, headers: {} } });
+    const refused = await failure(wrong.session.start());
+    expect(refused).toMatchObject({ category: 'tool', details: { server: 'remote', url: `http://(set)@${base.replace('PATHTOKEN', '(hidden)').replace('QSECRET', '(set)')}` } });
+    expect(refused.message).toMatch(/^MCP server "remote": did not start: .*HTTP 401/);
+    const shown = JSON.stringify({ message: refused.message, details: refused.details });
+    for (const secret of ['WRONGPW', 'PATHTOKEN', 'QSECRET', Buffer.from('u:WRONGPW').toString('base64')]) expect(shown).not.toContain(secret);
+    // A header the server's entry gives wins over the URL's user.
+    const given = setup({ remote: { url: `http://u:WRONGPW@${base}`, headers: { authorization: `Basic ${Buffer.from('u:PASS WD').toString('base64')}` } } });
+    await given.session.start();
+    expect((await given.call('remote.echo', { text: 'header wins' })).result).toBe('header wins');
+  });
+
   it('fails to start with an error that names the server: a missing command, a server that exits', async () => {
     const missing = setup({ gone: { command: '/nonexistent/server', args: [], env: {} } });
     const notFound = await failure(missing.session.start());

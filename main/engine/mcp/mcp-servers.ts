@@ -63,13 +63,16 @@ export async function connectMcpServer(name: string, server: McpServer, options:
   // The client's errors may repeat the URL, and a server may echo a key: what we show passes through this.
   const withoutSecrets = (text: string) => withoutMcpSecrets(text, server);
   if (!isStdioServer(server)) {
+    const request = remoteRequest(server);
+    // The Basic header made of the URL's user is a secret too.
+    const withoutAnySecret = (text: string) => withoutMcpSecrets(text, { ...server, headers: request.headers });
     let client: MCPClient;
     try {
-      client = await createMCPClient({ transport: { type: 'http', ...remoteRequest(server) }, initializationOptions, clientName: 'cleveragents' });
+      client = await createMCPClient({ transport: { type: 'http', ...request }, initializationOptions, clientName: 'cleveragents' });
     } catch (error) {
-      throw serverFailure(name, `MCP server "${name}": did not start: ${withoutSecrets(messageOf(error))}`, 'tool', { url: shownUrl(server.url) });
+      throw serverFailure(name, `MCP server "${name}": did not start: ${withoutAnySecret(messageOf(error))}`, 'tool', { url: shownUrl(server.url) });
     }
-    return listed(name, client, null, withoutSecrets, () => client.close());
+    return listed(name, client, null, withoutAnySecret, () => client.close());
   }
   const launch = await localLaunch(name, server, options.sandboxRoot, options.profile, options.confinement);
   const { StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
