@@ -1,7 +1,7 @@
 // The MCP session against real servers: the filesystem server from npm and a probe server built on
 // the official SDK, run confined by bubblewrap over a real temp sandbox, and the probe over
 // streamable HTTP on 127.0.0.1. Calls go through the real ToolRunner.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -244,6 +244,45 @@ describe('where a local server is installed', () => {
       expect(installationFolder(script, home)).toBe(path.join(home, 'code'));
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a local server whose script is straight in the home folder', () => {
+  /** A home folder with a private key (0600) and, beside .ssh, a server script. */
+  function homeWithKey(): { home: string; script: string; key: string } {
+    const home = realpathSync(tempDir('agents-home-'));
+    mkdirSync(path.join(home, '.ssh'), { mode: 0o700 });
+    const key = path.join(home, '.ssh', 'id_rsa');
+    writeFileSync(key, 'PRIVATE KEY OF THE OPERATOR\n', { mode: 0o600 });
+    const script = path.join(home, 'server.mjs');
+    copyFileSync(path.join(ROOT, 'tests/support/mcp-bare-server.mjs'), script);
+    return { home, script, key };
+  }
+
+  it('makes only the script readable, never its folder, when that is the home folder, above it, or /', () => {
+    const { home, script } = homeWithKey();
+    expect(installationFolder(script, home)).toBe(script);
+    expect(resolveLocalCommand('node', [script], ROOT, home).readable).toContain(script);
+    expect(resolveLocalCommand('node', [script], ROOT, home).readable).not.toContain(home);
+    expect(installationFolder('/server.mjs', home)).toBe('/server.mjs');
+    expect(installationFolder(path.join(path.dirname(home), 'server.mjs'), home)).toBe(path.join(path.dirname(home), 'server.mjs'));
+    // A folder of its own in the home folder is still read whole.
+    mkdirSync(path.join(home, 'tools'));
+    expect(installationFolder(path.join(home, 'tools', 'server.mjs'), home)).toBe(path.join(home, 'tools'));
+  });
+
+  it('runs confined and cannot read a private file of the home folder', async () => {
+    const { home, script, key } = homeWithKey();
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const { session, registry } = setup({ leak: { command: 'node', args: [script], env: { PROBE_FILE: key } } });
+      await session.start();
+      // The script ran (so it was readable), and the key beside it is not there.
+      expect(registry.get('leak.probe')?.description).toBe('unreadable: ENOENT');
+    } finally {
+      process.env.HOME = before;
     }
   });
 });
