@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors';
+import { type BudgetMore, BudgetMoreSchema } from './agent';
 import type { Plan, ProcessingState } from './domain';
 import { checksFailed, type PlanChecksSummary } from './checks';
 import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
@@ -243,16 +244,16 @@ export const ACTIONS = {
     args: z
       .object({
         all: z.boolean().optional(),
-        /** A step out of budget: how many more turns or output tokens it gets. */
-        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+        /** A step out of budget: how many more turns or output tokens it gets; a plan over its cost, how many more US dollars. */
+        more: BudgetMoreSchema.optional(),
       })
       .strict(),
     allowed: (p) => answerable(p),
     cli: {
       command: 'approve',
       options: (a) => {
-        const more = a.more as { turns?: number; outputTokens?: number } | undefined;
-        return a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : '';
+        const more = a.more as BudgetMore | undefined;
+        return a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : more?.costUsd ? `--cost ${more.costUsd}` : '';
       },
     },
   }),

@@ -37,6 +37,9 @@ export const RewindFileSchema = z.object({
 });
 export type RewindFile = z.infer<typeof RewindFileSchema>;
 
+/** What a rewind does to a file, in words: the CLI's confirmation and the console's say it alike. */
+export const REWIND_VERBS: Record<RewindFile['operation'], string> = { create: 'brought back', modify: 'put back', delete: 'removed' };
+
 /** What a rewind to `toStep` would do, for a confirmation: the files, the operator's edits among them, the entries and steps undone. */
 export const RewindPreviewSchema = z.object({
   planId: z.string(),

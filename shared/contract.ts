@@ -14,7 +14,7 @@ import {
 } from './domain';
 import { ErrorCodeSchema } from './errors';
 import { ActionStateSchema, NextStepSchema } from './actions';
-import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
+import { BudgetMoreSchema, PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
 import { McpServerAddSchema, McpServersViewSchema } from './mcp';
@@ -210,7 +210,7 @@ export const contract = {
       .extend({
         all: z.boolean().default(false),
         /** For a step out of budget: how much more it gets (default: its budget again). */
-        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+        more: BudgetMoreSchema.optional(),
       })
       .strict(),
     response: planResponse,

@@ -1,6 +1,6 @@
 import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { type PlanModelView, type Price } from '../../shared/agent';
+import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
 import { formatNextSteps, nextCommand } from './next-steps';
@@ -242,7 +242,7 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
   if (answered.length > 0) {
     lines.push('', 'Answered:');
     for (const a of answered) {
-      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? (a.kind === 'budget' ? 'more for a step' : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? (a.kind === 'budget' ? `more for ${BudgetAskSchema.parse(a.args).limit === 'costUsd' ? 'the plan' : 'a step'}` : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
     }
   }
   return lines.join('\n');

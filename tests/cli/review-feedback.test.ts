@@ -98,6 +98,28 @@ describe('the review reaches the model', () => {
     expect(promptOf(later.at(-1)!)).toContain('+line 1 rewritten by the agent');
   });
 
+  it('a replan by the model is told of the review: its new proposal is asked with the declined hunk and the hand edits', LONG, async () => {
+    const { agents, show } = await setUp({ 'README.md': lines(30, [1, 25]), 'CHANGES.md': 'the changes\n' });
+    const writer = fileWritingAgent({ 'README.md': lines(30, [1, 25]), 'CHANGES.md': 'the changes\n' });
+    // The second step's requests fail: the plan stops after the first step, with changes to review.
+    server.respondWith((request, index) => (stepOf(request) === 'Write CHANGES.md' ? { status: 400 } : writer(request, index)));
+    const id = (await agents('plan', 'create', project(30, ['README.md', 'CHANGES.md']), '--profile', 'full-auto')).stdout.trim();
+    expect((await agents('plan', 'run', id)).code).toBe(1);
+    expect((await agents('plan', 'reject-hunks', id, 'README.md:2', '--reason', 'keep line 25 as it was')).code).toBe(0);
+    writeFileSync(join((await show(id)).sandboxRefs[0], 'NOTES.md'), 'my own notes\n');
+
+    expect((await agents('plan', 'replan', id)).code).toBe(0);
+    const before = server.requests.length;
+    await agents('plan', 'run', id);
+    const proposal = server.requests.slice(before).filter(isStrategize);
+    expect(proposal.length).toBeGreaterThan(0);
+    const prompt = promptOf(proposal[0]);
+    expect(prompt).toContain('the operator asked for new steps');
+    expect(prompt).toContain('README.md, hunk 2 (reason: keep line 25 as it was)');
+    expect(prompt).toContain('+line 25 rewritten by the agent');
+    expect(prompt).toContain('The operator edited these files by hand; keep their edits: NOTES.md.');
+  });
+
   it('many declined hunks stay within the size budget, the rest counted', LONG, async () => {
     const changed = Array.from({ length: 30 }, (_, i) => i * 10 + 5);
     const { agents } = await setUp({ 'README.md': lines(300, changed) });

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { CheckpointSummary, RewindPreview } from '../../../shared/checkpoints';
+import { type CheckpointSummary, REWIND_VERBS, type RewindPreview } from '../../../shared/checkpoints';
 import { ValidationError } from '../../../shared/errors';
 import { plural, statusLabel } from '../../../shared/vocabulary';
 import { readKey } from '../keypress';
@@ -26,8 +26,7 @@ export function formatCheckpoints(planId: string, checkpoints: readonly Checkpoi
 
 /** The files a rewind changes, the operator's own edits marked: what the confirmation lists. */
 export function formatRewindFiles(preview: RewindPreview): string {
-  const verb = { create: 'brought back', modify: 'put back', delete: 'removed' } as const;
-  return preview.files.map((f) => `  ${verb[f.operation].padEnd(12)} ${f.path}${f.editedByOperator ? '  (your edit)' : ''}\n`).join('');
+  return preview.files.map((f) => `  ${REWIND_VERBS[f.operation].padEnd(12)} ${f.path}${f.editedByOperator ? '  (your edit)' : ''}\n`).join('');
 }
 
 /** Asks on a terminal whether to go on; y goes on, anything else does not. */
