@@ -5,7 +5,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { treeHash } from '../../main/engine/test-support/tree-hash';
+import { treeHash, treeListing } from '../../main/engine/test-support/tree-hash';
+import { openStores } from '../../main/persistence';
 import { fileWritingAgent, isStrategize } from '../support/scripted-agent';
 import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, agentsJson, BIN, startAgents } from './cli-harness';
@@ -210,6 +211,35 @@ describe('agents plan checkpoints and agents plan rewind', () => {
     }
     // Killed among its files, a rewind was journaled: it is finished, never left half done.
     expect(outcomes.slice(1)).toEqual(['first file: after', 'half: after']);
+  });
+
+  it('a rewind from another process while apply writes the project is refused: apply holds the plan, and ends complete', LONG, async () => {
+    const { base, home, project } = workspace();
+    const plan = await ran(home, planFile(base, project, 'applied-whole', [STEP_1, STEP_2, STEP_3]));
+    // Apply writes contents, not a mode change alone (run.sh's chmod stays in the sandbox).
+    const contents = (dir: string) => treeListing(dir).filter((line) => !line.startsWith('F run.sh '));
+    const expected = contents(plan.sandboxPath);
+    // Apply waits, holding the plan, until the gate file exists: the rewind comes at a known moment.
+    const gate = join(base, 'gate');
+    const apply = startAgents(['plan', 'apply', plan.id], home, { AGENTS_TEST_APPLY_GATE: gate });
+    let applyErr = '';
+    apply.stderr?.on('data', (d: Buffer) => (applyErr += d.toString()));
+    const applied = new Promise<number | null>((resolve) => apply.on('close', resolve));
+    const stores = openStores(home);
+    try {
+      await until(() => stores.leases.get(plan.id)?.pid === apply.pid);
+    } finally {
+      stores.close();
+    }
+    const rewind = await agents(['plan', 'rewind', plan.id, '--to-step', '2', '--yes'], home);
+    writeFileSync(gate, '');
+    expect([rewind.code, rewind.stderr.trim()]).toEqual([2, `error: plan ${plan.id} is running; pause it or wait for it to stop before rewinding`]);
+    expect(await applied, applyErr).toBe(0);
+    // Everything the run made is in the project, nothing rewound, and the plan is applied.
+    const shown = await agentsJson<Shown>(['plan', 'show', plan.id], home);
+    expect(shown).toMatchObject({ phase: 'apply', processingState: 'complete' });
+    expect(shown.lastRewind ?? null).toBeNull();
+    expect(contents(project)).toEqual(expected);
   });
 
   describe('an agent plan against the scripted model server', () => {
