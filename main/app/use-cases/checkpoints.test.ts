@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../shared/events';
@@ -154,6 +154,34 @@ describe('checkpoints and rewind', () => {
     expect(await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id)).toMatchObject({ applied: ['a.txt'], complete: true });
     expect(readFileSync(path.join(h.project, 'a.txt'), 'utf8')).toBe('a');
     expect(existsSync(path.join(h.project, 'b.txt'))).toBe(false);
+  });
+
+  it('a rewind behind a replan keeps the steps the replan replaced skipped: the plan runs its new steps again', async () => {
+    const failing = ['  - step: Write', '    tools:', '      - tool: file.write', '        args: { path: x.txt, content: "x" }', '  - step: Fail', '    tools:', '      - tool: file.edit', '        args: { path: README.md, find: "## Missing", replace: "x" }', '  - step: Never reached', '    tools: []'];
+    const { plan, running, checkpoints, atCheckpoint, sandbox } = setup(failing);
+    expect(await running.run(plan.id)).toMatchObject({ processingState: 'errored' });
+    const file = path.join(h.root, 'new.yaml');
+    writeFileSync(file, ['name: new steps', 'definitionOfDone:', '  - step: Write y', '    tools:', '      - tool: file.write', '        args: { path: y.txt, content: "y" }', ''].join('\n'));
+    planFixing(h.ctx, h.runs, running.run, h.verifying).replan(plan.id, { by: 'alice', file });
+    expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    const statuses = () => stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => `${d.description}: ${d.status}`);
+    expect(statuses()).toEqual(['Write: done', 'Fail: skipped', 'Never reached: skipped', 'Write y: done']);
+
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(2));
+    expect(statuses()).toEqual(['Write: done', 'Fail: skipped', 'Never reached: skipped', 'Write y: pending']);
+    expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(readdirSync(sandbox()).filter((f) => f.endsWith('.txt')).sort()).toEqual(['x.txt', 'y.txt']);
+  });
+
+  it('a step the operator skipped after the checkpoint is pending again after the rewind', async () => {
+    const { plan, running, checkpoints } = setup();
+    await running.run(plan.id);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    planFixing(h.ctx, h.runs, running.run, h.verifying).skip(plan.id, { by: 'alice', step: 3 });
+    await running.run(plan.id);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['done', 'pending', 'pending']);
   });
 
   it('says which files a rewind changes, and undoes the operator’s own edits after the checkpoint too', async () => {

@@ -115,8 +115,11 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         ? stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
         : 0;
       const steps = stepsInOrder(lifecycle.listDecisions(plan.id));
+      // Steps the checkpoint knew that a replan replaced since (skipped, with steps it did not know after them) stay skipped.
+      const lastNew = steps.findLastIndex((d) => !(d.id in checkpoint.decisions));
+      const replaced = (index: number) => index < lastNew && steps[index].status === 'skipped' && steps[index].id in checkpoint.decisions;
       for (const [index, step] of steps.entries()) {
-        const status = index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
+        const status = replaced(index) ? 'skipped' : index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
         if (step.status === status) continue;
         lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
         ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
