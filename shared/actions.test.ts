@@ -77,6 +77,16 @@ describe('the action rules', () => {
     });
   });
 
+  it('while a rewind is unfinished, allow only the rewind again (to finish it), discard and reading', () => {
+    const unfinished = facts('apply', 'queued', { checkpoints: 3, rewindPending: 2 });
+    expect(ACTION_IDS.filter((id) => allowed(id, unfinished).allowed)).toEqual(['discard', 'rewind', 'show_errors']);
+    for (const id of ['apply', 'verify', 'run', 'correct'] as const) {
+      expect(allowed(id, unfinished)).toEqual({ allowed: false, code: 'wrong_state', reason: 'plan P1 has an unfinished rewind; finish it (agents plan rewind P1 --to-step 2) or discard the plan' });
+    }
+    // Under way in another process: wait for it.
+    expect(allowed('apply', { ...unfinished, running: true })).toMatchObject({ reason: 'plan P1 is being rewound; wait for the rewind to finish' });
+  });
+
   it('list every action with its reason, as plan show --json does', () => {
     const list = actionList(facts('execute', 'queued'));
     expect(list.map((a) => a.id)).toEqual(ACTION_IDS);

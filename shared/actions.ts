@@ -38,12 +38,20 @@ export interface PlanFacts extends PlanStanding {
   checkpoints: number;
   /** Part of the changeset is in the project already: a rewind would leave the two apart. */
   partlyApplied: boolean;
+  /** A rewind (to before this step) began and did not finish: the sandbox may be half restored. */
+  rewindPending?: number | null;
 }
 
 /** The facts read off the plan itself, as the engine and the console both see them. */
-export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree' | 'checks'> {
+export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree' | 'checks' | 'rewindPending'> {
   const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
-  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null };
+  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
+}
+
+/** The step an unfinished rewind of the plan goes back to before, as the plan records a rewind that failed; null when there is none. */
+export function unfinishedRewind(plan: Pick<Plan, 'errorDetails'>): number | null {
+  const { rewindFailed, toStep } = plan.errorDetails ?? {};
+  return rewindFailed === true && typeof toStep === 'number' ? toStep : null;
 }
 
 /**
@@ -393,6 +401,9 @@ export const ACTION_IDS = Object.keys(ACTIONS) as ActionId[];
 export const ActionIdSchema = z.enum(ACTION_IDS as [ActionId, ...ActionId[]]);
 export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']>;
 
+/** What a plan allows while a rewind of it is unfinished: the rewind again (to finish it), discard, and reading. */
+const WHILE_REWIND_UNFINISHED: ReadonlySet<ActionId> = new Set(['rewind', 'discard', 'show_errors']);
+
 /** The toolbar's controls, in order. */
 export const TOOLBAR_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard'] as const satisfies readonly ActionId[];
 
@@ -403,6 +414,11 @@ export const TOOLBAR_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 're
  */
 export function allowed(action: ActionId, plan: PlanFacts, args?: Record<string, unknown>): Verdict {
   const spec: ActionSpec = ACTIONS[action];
+  const unfinished = plan.rewindPending ?? null;
+  if (unfinished !== null && !WHILE_REWIND_UNFINISHED.has(action)) {
+    if (plan.running) return refuse(`plan ${plan.id} is being rewound; wait for the rewind to finish`);
+    return refuse(`plan ${plan.id} has an unfinished rewind; finish it (agents plan rewind ${plan.id} --to-step ${unfinished}) or discard the plan`);
+  }
   const verdict = spec.allowed(plan);
   if (args === undefined || !verdict.allowed || verdict.confirm === undefined) return verdict;
   return spec.confirmedBy && args[spec.confirmedBy] === true ? { allowed: true } : refuse(verdict.confirm);

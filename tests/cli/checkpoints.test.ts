@@ -1,7 +1,7 @@
 // Checkpoints and rewind from the command line (README, "Checkpoints"): real processes, real
 // bubblewrap, real SQLite, and a rewind killed with SIGKILL part way through.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,6 +240,29 @@ describe('agents plan checkpoints and agents plan rewind', () => {
     expect(shown).toMatchObject({ phase: 'apply', processingState: 'complete' });
     expect(shown.lastRewind ?? null).toBeNull();
     expect(contents(project)).toEqual(expected);
+  });
+
+  it('a rewind that fails part way says so in one line and in plan show; only a rewind again or discard is allowed, and discard ends it', LONG, async () => {
+    const { base, home, project } = workspace();
+    const plan = await ran(home, planFile(base, project, 'rewind-fails', [STEP_1, STEP_2]));
+    rmSync(join(home, 'objects'), { recursive: true });
+    const rewind = await agents(['plan', 'rewind', plan.id, '--to-step', '2'], home);
+    expect(rewind.code).toBe(1);
+    expect(rewind.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^error: plan ${plan.id}: the rewind to before step 2 could not be finished: \\S+ is missing; agents plan rewind ${plan.id} --to-step 2 to try again, or agents plan discard ${plan.id}$`)),
+    ]);
+    const show = (await agents(['plan', 'show', plan.id], home)).stdout;
+    expect(show).toMatch(/\n {2}rewind: {5}unfinished: the rewind to before step 2 could not be finished: \S+ is missing\n/);
+    expect(show).toContain(`  next:       agents plan rewind ${plan.id} --to-step 2 to finish it, or agents plan discard ${plan.id}\n`);
+    const apply = await agents(['plan', 'apply', plan.id], home);
+    expect([apply.code, apply.stderr.trim()]).toEqual([2, `error: plan ${plan.id} has an unfinished rewind; finish it (agents plan rewind ${plan.id} --to-step 2) or discard the plan`]);
+    expect(existsSync(join(project, 'NOTES.md'))).toBe(false);
+
+    expect((await agents(['plan', 'discard', plan.id], home)).code).toBe(0);
+    const after = await agents(['plan', 'show', plan.id], home);
+    expect(after.stdout).not.toContain('unfinished');
+    expect(after.stderr).toBe('');
+    expect((await agents(['plan', 'checkpoints', plan.id], home)).stdout.trim()).toBe(`plan ${plan.id} was discarded; its checkpoints were dropped with it`);
   });
 
   describe('an agent plan against the scripted model server', () => {

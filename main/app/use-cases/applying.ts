@@ -11,6 +11,7 @@ import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
 import type { PlanVerifying } from './verifying';
 import { testGate } from './test-gate';
+import { clearRewindFailure } from './checkpoints';
 import type { StreamCallback } from '../../../shared/events';
 
 export interface ApplyResult {
@@ -63,9 +64,11 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
     return { paths, hunks };
   };
 
-  /** A plan applied in full or discarded cannot be rewound: its checkpoints go. */
+  /** A plan applied in full or discarded cannot be rewound: its checkpoints go, and a rewind it did not finish. */
   const dropCheckpoints = (planId: string) => {
     stores.checkpoints.removeAfter(planId, 0);
+    stores.checkpoints.endRewind(planId);
+    clearRewindFailure(ctx, planId);
     ctx.checkpoints.forget(planId);
   };
 
