@@ -82,8 +82,9 @@ function afterError(p: PlanFacts): string {
   const verify = ACTIONS.verify.allowed(p);
   // Nothing runs in a sandbox that is gone: that refusal says what is left.
   if (!verify.allowed) return verify.reason;
-  const correct = ACTIONS.correct.allowed(p).allowed ? `, or ask the agent to fix it (agents plan correct ${p.id})` : '';
-  return `fix the cause and run the checks again (agents plan verify ${p.id})${correct}`;
+  // Words, not commands: the console shows this reason beside its buttons, the CLI beside its next-step line.
+  const correct = ACTIONS.correct.allowed(p).allowed ? ', or ask the agent to fix it' : '';
+  return `fix the cause and run the checks again${correct}`;
 }
 
 /** Step, continue and pause act on a run of this process that is not waiting for an answer. */
