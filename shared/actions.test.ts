@@ -44,6 +44,15 @@ describe('the action rules', () => {
     expect(allowed('correct', { ...failed, agent: true }).allowed).toBe(true);
   });
 
+  it('point a plan whose checks failed to Run checks and, an agent plan, to Ask the agent, where Run and Retry are refused', () => {
+    const checksFailed = facts('apply', 'errored', { errorDetails: { category: 'verification' } });
+    const again = 'fix the cause and run the checks again';
+    expect(allowed('run', checksFailed)).toMatchObject({ reason: `plan P1 is Checks failed; run needs a plan that is Ready to run; ${again}` });
+    expect(allowed('retry', checksFailed)).toMatchObject({ reason: `plan P1's checks failed; ${again}` });
+    expect(allowed('run', { ...checksFailed, agent: true })).toMatchObject({ reason: `plan P1 is Checks failed; run needs a plan that is Ready to run; ${again}, or ask the agent to fix it` });
+    expect(allowed('run', facts('apply', 'errored'))).toMatchObject({ reason: expect.stringMatching(/; resolve the conflicts, then apply again$/) });
+  });
+
   it('offer Apply when the plan waits in the apply phase, or failed to apply (but not Retry)', () => {
     expect(toolbar(facts('apply', 'queued'))).toEqual(['apply', 'discard']);
     expect(toolbar(facts('apply', 'errored'))).toEqual(['reset', 'apply', 'discard']);

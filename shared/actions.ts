@@ -80,6 +80,21 @@ function sandboxGone(p: PlanFacts): Verdict | null {
   return refuse(`plan ${p.id} cannot run: its sandbox ${p.missingSandbox} is gone; apply what it recorded, or discard the plan and create it again`);
 }
 
+/**
+ * What an errored plan goes on with instead of run (or retry): a failed step is retried; failed
+ * checks are run again or handed to the agent, as far as those rules allow now.
+ */
+function afterError(p: PlanFacts): string {
+  if (p.phase !== 'apply') return 'retry it to go on from the failed step';
+  if (p.errorDetails?.category !== 'verification') return 'resolve the conflicts, then apply again';
+  const verify = ACTIONS.verify.allowed(p);
+  // Nothing runs in a sandbox that is gone: that refusal says what is left.
+  if (!verify.allowed) return verify.reason;
+  // Words, not commands: the console shows this reason beside its buttons, the CLI beside its next-step line.
+  const correct = ACTIONS.correct.allowed(p).allowed ? ', or ask the agent to fix it' : '';
+  return `fix the cause and run the checks again${correct}`;
+}
+
 /** Step, continue and pause act on a run of this process that is not waiting for an answer. */
 function controlsRun(p: PlanFacts, action: string, needs: string[]): Verdict {
   if (waitsForAnswer(p)) return refuse(`plan ${p.id} is ${statusLabel(p)}; approve or reject the waiting call first`);
@@ -146,7 +161,7 @@ export const ACTIONS = {
     args: z.object({ step: z.boolean().optional() }).strict(),
     allowed: (p) => {
       if (!isRunnable(p)) {
-        const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? '; retry it to go on from the failed step' : '';
+        const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? `; ${afterError(p)}` : '';
         return refuse(wrongStateMessage(p, 'run', [STATUS_LABELS.ready_to_run]) + after);
       }
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
@@ -189,8 +204,8 @@ export const ACTIONS = {
     args: none,
     allowed: (p) => {
       if (p.processingState !== 'errored') return refuse(wrongStateMessage(p, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]));
-      if (p.phase === 'apply' && p.errorDetails?.category === 'verification') return refuse(`plan ${p.id}'s checks failed; fix the cause and run them again (verify), or ask the agent to fix it`);
-      if (p.phase === 'apply') return refuse(`plan ${p.id} failed to apply; resolve the conflicts, then apply again`);
+      if (p.phase === 'apply' && p.errorDetails?.category === 'verification') return refuse(`plan ${p.id}'s checks failed; ${afterError(p)}`);
+      if (p.phase === 'apply') return refuse(`plan ${p.id} failed to apply; ${afterError(p)}`);
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'retry' },

@@ -134,6 +134,20 @@ describe('router', () => {
       expect(t.app.service.list()).toHaveLength(0);
     });
 
+    it("answers with a plan file's MCP servers shown as the CLI shows them: no URL user, query, path token or --token value", async () => {
+      const servers = 'mcp:\n  servers:\n    tracker: { url: "http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET" }\n    local: { command: mcp-tracker, args: ["--token", "ARGSECRET"], env: { KEY: ENVSECRET } }\n';
+      const content = `name: mcp\nproject: ${JSON.stringify(t.project)}\nagent: { model: ollama:llama3 }\ndefinitionOfDone: Done\n${servers}`;
+      const created = expectOk<{ plan: Plan }>(await router.handle('plans.create', { content }));
+      const replies = [created, expectOk(await router.handle('plans.get', { planId: created.plan.id })), expectOk(await router.handle('plans.list', {}))];
+      for (const secret of ['PASSWD', 'PATHTOKEN', 'QSECRET', 'ARGSECRET', 'ENVSECRET']) expect(JSON.stringify(replies)).not.toContain(secret);
+      expect(created.plan.mcp?.servers).toEqual({
+        tracker: { url: 'http://(set)@127.0.0.1:9/s/(hidden)/mcp?k=(set)', headers: {} },
+        local: { command: 'mcp-tracker', args: ['--token', '(set)'], env: { KEY: '(set)' } },
+      });
+      // The plan itself keeps them, to run them.
+      expect(t.app.service.get(created.plan.id).mcp?.servers.local).toMatchObject({ args: ['--token', 'ARGSECRET'] });
+    });
+
     it('creates a plan with a profile override', async () => {
       const plan = expectOk<{ plan: Plan }>(await router.handle('plans.create', { content: planYaml(t.project), profile: 'manual' })).plan;
       expect(plan.automationProfile.name).toBe('manual');

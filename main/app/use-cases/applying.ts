@@ -54,7 +54,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
       const open = file.hunks.filter((h) => !h.applied);
       if (file.state === 'applied') continue;
       left += 1;
-      const out = new Set(declinedHunks(declined, file.path, open));
+      const out = new Set(declinedHunks(declined, file.path, file.hunks));
       if (out.size === 0) paths.push(file.path);
       else if (open.some((h) => !out.has(h.index))) hunks[file.path] = open.filter((h) => !out.has(h.index)).map((h) => h.index);
     }
