@@ -1,3 +1,4 @@
+import { unfinishedRewind } from '../../shared/actions';
 import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
 import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
@@ -75,6 +76,10 @@ export function formatPlan(
     const { toStep, by, at, recovered } = plan.lastRewind;
     lines.push(`  rewound:    to before step ${toStep} by ${by} at ${at}${recovered ? ' (completed after an interruption)' : ''}`);
   }
+  const unfinished = unfinishedRewind(plan);
+  if (unfinished !== null) {
+    lines.push(`  rewind:     unfinished: ${plan.errorMessage ?? `to before step ${unfinished}`}`, `  next:       agents plan rewind ${plan.id} --to-step ${unfinished} to finish it, or agents plan discard ${plan.id}`);
+  }
   if (plan.forkedFrom) {
     const { planId, atStep, by, at } = plan.forkedFrom;
     lines.push(`  forked:     from plan ${planId} at step ${atStep} by ${by} at ${at} (steps 1 to ${atStep - 1} shared)`);
@@ -83,8 +88,8 @@ export function formatPlan(
   if (plan.waitingFor === 'approval') {
     lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
   }
-  // Only an errored plan has a current error; an earlier one stays in errorDetails.history and plan errors.
-  if (plan.processingState === 'errored') {
+  // Only an errored plan has a current error; an earlier one stays in errorDetails.history and plan errors. An unfinished rewind's is said above.
+  if (plan.processingState === 'errored' && unfinished === null) {
     if (plan.errorMessage) lines.push(`  error:      ${plan.errorMessage}`);
     if (typeof plan.errorDetails.hint === 'string') lines.push(`  hint:       ${plan.errorDetails.hint}`);
     const next = nextCommand(plan.id, plan.errorDetails.next);

@@ -184,6 +184,30 @@ describe('the review reaches the model', () => {
     expect((await show(id)).phase).toBe('apply');
   });
 
+  it('declining one of two hunks that add the same line leaves out that one, and applies the other', LONG, async () => {
+    const base = lines(30).split('\n');
+    // The agent adds the same line twice, far apart: two hunks with the same change.
+    const twice = [...base.slice(0, 2), 'ADDED', ...base.slice(2, 26), 'ADDED', ...base.slice(26)].join('\n');
+    const { agents, show } = await setUp({ 'README.md': twice });
+    const plan = project(30, ['README.md']);
+    const id = (await agents('plan', 'create', plan, '--profile', 'full-auto')).stdout.trim();
+    expect((await agents('plan', 'run', id)).code).toBe(0);
+    const diff = (await agents('plan', 'diff', id)).stdout;
+    expect(diff.match(/^\+ADDED$/gm)).toHaveLength(2);
+
+    expect((await agents('plan', 'reject-hunks', id, 'README.md:2')).code).toBe(0);
+    const applied = await agents('plan', 'apply', id);
+    expect(applied.code, applied.stderr).toBe(0);
+    const written = readFileSync(join(plan, '..', 'project', 'README.md'), 'utf8').split('\n');
+    expect(written.slice(0, 4)).toEqual(['line 0 as the project has it', 'line 1 as the project has it', 'ADDED', 'line 2 as the project has it']);
+    expect(written.filter((l) => l === 'ADDED')).toHaveLength(1);
+    // The declined one is still declined: nothing else is left to apply.
+    const again = await agents('plan', 'apply', id);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('is declined');
+    expect((await show(id)).rejectedHunks?.map((r) => r.hunk)).toEqual([2]);
+  });
+
   it('--restore takes a hunk out of the declined ones', LONG, async () => {
     const { agents, show } = await setUp({ 'README.md': lines(30, [1, 25]) });
     const id = (await agents('plan', 'create', project(30, ['README.md']), '--profile', 'full-auto')).stdout.trim();
