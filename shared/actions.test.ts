@@ -102,7 +102,7 @@ describe('the action rules', () => {
     const unfinished = facts('apply', 'queued', { checkpoints: 3, rewindPending: 2 });
     expect(ACTION_IDS.filter((id) => allowed(id, unfinished).allowed)).toEqual(['discard', 'rewind', 'compare', 'show_errors']);
     for (const id of ['apply', 'verify', 'run', 'correct', 'fork'] as const) {
-      expect(allowed(id, unfinished)).toEqual({ allowed: false, code: 'wrong_state', reason: 'plan P1 has an unfinished rewind; finish it (agents plan rewind P1 --to-step 2) or discard the plan' });
+      expect(allowed(id, unfinished)).toEqual({ allowed: false, code: 'wrong_state', reason: 'plan P1 has an unfinished rewind; finish it by rewinding to before step 2 again, or discard the plan' });
     }
     // Under way in another process: wait for it.
     expect(allowed('apply', { ...unfinished, running: true })).toMatchObject({ reason: 'plan P1 is being rewound; wait for the rewind to finish' });

@@ -465,7 +465,7 @@ export function allowed(action: ActionId, plan: PlanFacts, args?: Record<string,
   const unfinished = plan.rewindPending ?? null;
   if (unfinished !== null && !WHILE_REWIND_UNFINISHED.has(action)) {
     if (plan.running) return refuse(`plan ${plan.id} is being rewound; wait for the rewind to finish`);
-    return refuse(`plan ${plan.id} has an unfinished rewind; finish it (agents plan rewind ${plan.id} --to-step ${unfinished}) or discard the plan`);
+    return refuse(`plan ${plan.id} has an unfinished rewind; finish it by rewinding to before step ${unfinished} again, or discard the plan`);
   }
   const verdict = spec.allowed(plan);
   if (args === undefined || !verdict.allowed || verdict.confirm === undefined) return verdict;

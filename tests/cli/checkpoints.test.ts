@@ -255,7 +255,7 @@ describe('agents plan checkpoints and agents plan rewind', () => {
     expect(show).toMatch(/\n {2}rewind: {5}unfinished: the rewind to before step 2 could not be finished: \S+ is missing\n/);
     expect(show).toContain(`  next:       agents plan rewind ${plan.id} --to-step 2 to finish it, or agents plan discard ${plan.id}\n`);
     const apply = await agents(['plan', 'apply', plan.id], home);
-    expect([apply.code, apply.stderr.trim()]).toEqual([2, `error: plan ${plan.id} has an unfinished rewind; finish it (agents plan rewind ${plan.id} --to-step 2) or discard the plan`]);
+    expect([apply.code, apply.stderr.trim()]).toEqual([2, `error: plan ${plan.id} has an unfinished rewind; finish it by rewinding to before step 2 again, or discard the plan`]);
     expect(existsSync(join(project, 'NOTES.md'))).toBe(false);
 
     expect((await agents(['plan', 'discard', plan.id], home)).code).toBe(0);

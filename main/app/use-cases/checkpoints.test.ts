@@ -139,7 +139,7 @@ describe('checkpoints and rewind', () => {
     );
     expect(h.ctx.stores.checkpoints.pendingRewinds().map((j) => j.planId)).toEqual([plan.id]);
     expect(h.ctx.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', errorDetails: { rewindFailed: true, toStep: 2 } });
-    const reason = `plan ${plan.id} has an unfinished rewind; finish it (agents plan rewind ${plan.id} --to-step 2) or discard the plan`;
+    const reason = `plan ${plan.id} has an unfinished rewind; finish it by rewinding to before step 2 again, or discard the plan`;
     expect(actions.actions(plan.id).filter((a) => a.allowed).map((a) => a.id)).toEqual(['discard', 'rewind', 'compare', 'show_errors']);
     await expect(applying.apply(plan.id)).rejects.toThrow(reason);
     expect(() => h.verifying.verify(plan.id)).toThrow(reason);
