@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, existsSync, fchmodSync, fstatSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../change-capture';
@@ -55,18 +55,20 @@ export class ObjectStore {
 
   /**
    * Puts the content `hash` at `destination` with `mode`. A regular file already there (with no
-   * other link to it) is written over in place; anything else there is removed and the file made
-   * anew. No temporary file and rename: measured, a new directory entry per file made a rewind of
-   * 1,000 files several times slower, and a rewind cut off half way writes the file again when its
-   * journal is rolled forward.
+   * other link to it) is written over in place, then cut to length; anything else there is removed
+   * and the file made anew. No temporary file and rename: measured, a new directory entry per file
+   * made a rewind of 1,000 files several times slower, and a rewind cut off half way writes the file
+   * again when its journal is rolled forward. No O_TRUNC either: freeing a file's blocks and
+   * allocating them again cost ten times the write on ext4 (strace: 350 µs against 30 µs).
    */
   restore(hash: string, destination: string, mode: number): void {
     const content = readFileSync(this.pathOf(hash));
     let fd: number | undefined;
     let current = -1;
+    let size = 0;
     try {
       // O_NOFOLLOW: never through a link; O_NONBLOCK: a FIFO without a reader fails instead of waiting.
-      fd = openSync(destination, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      fd = openSync(destination, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       const stats = fstatSync(fd);
       if (!stats.isFile() || stats.nlink > 1) {
         closeSync(fd);
@@ -74,6 +76,7 @@ export class ObjectStore {
         rmSync(destination, { force: true });
       } else {
         current = stats.mode & 0o7777;
+        size = stats.size;
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -85,7 +88,8 @@ export class ObjectStore {
       current = mode & ~UMASK;
     }
     try {
-      for (let offset = 0; offset < content.length; ) offset += writeSync(fd, content, offset, content.length - offset);
+      for (let offset = 0; offset < content.length; ) offset += writeSync(fd, content, offset, content.length - offset, offset);
+      if (size > content.length) ftruncateSync(fd, content.length);
       // The mode asked for, whatever was there or the umask took off.
       if (current !== mode) fchmodSync(fd, mode);
     } finally {
