@@ -9,6 +9,7 @@ import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
+import { collectUnreferencedObjects } from './checkpoints';
 import type { PlanVerifying } from './verifying';
 import type { StreamCallback } from '../../../shared/events';
 
@@ -104,6 +105,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
         lifecycle.update(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
       }
       ctx.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
+      if (outcome.complete) await collectUnreferencedObjects(ctx);
       return outcome;
     },
 
@@ -117,12 +119,17 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
       }
       stores.sandboxFiles.forget(planId);
       dropCheckpoints(planId);
-      if (!partlyApplied) return lifecycle.cancel(planId);
+      if (!partlyApplied) {
+        const cancelled = lifecycle.cancel(planId);
+        await collectUnreferencedObjects(ctx);
+        return cancelled;
+      }
       // Part of the changeset is in the project already: discarding the rest finishes the apply.
       if (plan.processingState === 'errored') lifecycle.reset(planId);
       lifecycle.beginPhase(planId, 'apply');
       const done = lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, remaining: 0, discarded } });
       ctx.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
+      await collectUnreferencedObjects(ctx);
       return done;
     },
   };

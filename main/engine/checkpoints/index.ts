@@ -5,7 +5,7 @@ import { materialise } from './restore';
 
 export type { CheckpointStore, RewindJournal, RewindOp, StoredCheckpoint } from './checkpoint-store';
 export { type Manifest, type ManifestDelta, type ManifestEntry, foldDeltas } from './manifest';
-export { ObjectStore } from './object-store';
+export { OBJECT_GRACE_MS, ObjectStore } from './object-store';
 export { applyRestore, materialise, planRestore } from './restore';
 
 /** The checkpoints of `planId` up to step `step`'s, oldest first; undefined when step `step` has none. */
