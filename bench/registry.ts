@@ -6,9 +6,10 @@ import { checkpointBenchmark } from './engine/checkpoints';
 import { cliStartBenchmark } from './engine/cli-start';
 import { diffBenchmark } from './engine/diff';
 import { executorBenchmark } from './engine/executor';
+import { forkBenchmark } from './engine/fork';
 import { sandboxBenchmark } from './engine/sandbox';
 import { searchBenchmark } from './engine/search';
 import { storeBenchmark } from './engine/store';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, forkBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark];

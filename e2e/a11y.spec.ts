@@ -1,17 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { createPlan, openConsole, planOption } from './helpers';
-
-/** The serious and critical violations axe finds on the page as it is now, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1).join(' ') ?? v.help}`));
-}
+import { createPlan, openConsole, planOption, seriousViolations } from './helpers';
 
 test('axe finds nothing serious on the plan list, the tree, the changes, the failure card and the approval card', async ({ page, agentsConsole }) => {
   // Each axe pass takes seconds on a small machine.

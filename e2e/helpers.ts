@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Locator, type Page, expect } from '@playwright/test';
@@ -83,4 +84,12 @@ export function planHeader(page: Page, name: string) {
 /** The tree's steps (the strategy choices), in order. */
 export function stepItems(page: Page) {
   return page.getByRole('tree', { name: 'Decision tree' }).getByRole('treeitem', { name: /\bStep\b/ });
+}
+
+/** The serious and critical violations axe finds on the page as it is now, one line each. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1).join(' ') ?? v.help}`));
 }

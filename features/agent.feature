@@ -61,6 +61,19 @@ Feature: A model strategizes and executes agent plans
     And the changeset creates "NOTES.md" with "hello"
     And the step's conversation went on: its last request carries all 5 tool results
 
+  Scenario: Under a careful profile, a plan that reaches its cost budget pauses and asks; given more, it finishes in the same conversation
+    Given a price of 10000 per million output tokens
+    And an agent plan under the "{ base: trusted, autoRetryTransient: 0 }" profile that may cost $1.00
+    And a model that proposes "Write NOTES.md", lists files 4 times, then writes it with "hello"
+    When the plan runs
+    And I approve the pending approval
+    Then the plan is paused, waiting for approval
+    And the pending approval asks for $1.00 more for the plan, which has cost $1.00
+    When I approve the pending approval
+    Then the plan waits in phase apply
+    And the changeset creates "NOTES.md" with "hello"
+    And the step's conversation went on: its last request carries all 5 tool results
+
   Scenario: A step that uses up its output tokens fails with category budget
     Given an agent plan with at most 100 output tokens per step whose definition of done is "NOTES.md says hello"
     And a model that proposes "Write NOTES.md" and then only lists files

@@ -44,6 +44,15 @@ describe('the action rules', () => {
     expect(allowed('correct', { ...failed, agent: true }).allowed).toBe(true);
   });
 
+  it('point a plan whose checks failed to Run checks and, an agent plan, to Ask the agent, where Run and Retry are refused', () => {
+    const checksFailed = facts('apply', 'errored', { errorDetails: { category: 'verification' } });
+    const again = 'fix the cause and run the checks again';
+    expect(allowed('run', checksFailed)).toMatchObject({ reason: `plan P1 is Checks failed; run needs a plan that is Ready to run; ${again}` });
+    expect(allowed('retry', checksFailed)).toMatchObject({ reason: `plan P1's checks failed; ${again}` });
+    expect(allowed('run', { ...checksFailed, agent: true })).toMatchObject({ reason: `plan P1 is Checks failed; run needs a plan that is Ready to run; ${again}, or ask the agent to fix it` });
+    expect(allowed('run', facts('apply', 'errored'))).toMatchObject({ reason: expect.stringMatching(/; resolve the conflicts, then apply again$/) });
+  });
+
   it('offer Apply when the plan waits in the apply phase, or failed to apply (but not Retry)', () => {
     expect(toolbar(facts('apply', 'queued'))).toEqual(['apply', 'discard']);
     expect(toolbar(facts('apply', 'errored'))).toEqual(['reset', 'apply', 'discard']);
@@ -57,7 +66,8 @@ describe('the action rules', () => {
 
   it('offer nothing that changes a finished plan', () => {
     for (const done of [facts('apply', 'complete'), facts('execute', 'cancelled')]) {
-      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['show_errors']);
+      // Reading only: the errors, and a comparison with another run.
+      expect(ACTION_IDS.filter((a) => allowed(a, done).allowed)).toEqual(['compare', 'show_errors']);
     }
   });
 
@@ -75,6 +85,27 @@ describe('the action rules', () => {
     expect(allowed('rewind', facts('execute', 'paused', { waitingFor: 'approval', pendingApproval: true, checkpoints: 1 }))).toMatchObject({
       reason: 'plan P1 is Waiting for approval; approve or reject the waiting call first',
     });
+  });
+
+  it('offer Fork from a checkpoint of a plan no run holds, whatever else it is doing, and say why not otherwise', () => {
+    expect(allowed('fork', facts('apply', 'queued', { checkpoints: 2 })).allowed).toBe(true);
+    expect(allowed('fork', facts('execute', 'paused', { waitingFor: 'approval', pendingApproval: true, checkpoints: 1 })).allowed).toBe(true);
+    // The fork is made from the checkpoint's files: the origin's own sandbox need not be there.
+    expect(allowed('fork', facts('execute', 'errored', { checkpoints: 1, missingSandbox: '/gone' })).allowed).toBe(true);
+    expect(allowed('fork', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before forking' });
+    expect(allowed('fork', facts('execute', 'queued'))).toMatchObject({ reason: 'plan P1 has no checkpoint yet; one is recorded as each step starts' });
+    expect(commandLine('P1', { action: 'fork', args: { atStep: 3 } })).toBe('agents plan fork P1 --at-step 3');
+    expect(commandLine('P1', { action: 'compare', args: { with: 'P2' } })).toBe('agents plan compare P1 P2');
+  });
+
+  it('while a rewind is unfinished, allow only the rewind again (to finish it), discard and reading', () => {
+    const unfinished = facts('apply', 'queued', { checkpoints: 3, rewindPending: 2 });
+    expect(ACTION_IDS.filter((id) => allowed(id, unfinished).allowed)).toEqual(['discard', 'rewind', 'compare', 'show_errors']);
+    for (const id of ['apply', 'verify', 'run', 'correct', 'fork'] as const) {
+      expect(allowed(id, unfinished)).toEqual({ allowed: false, code: 'wrong_state', reason: 'plan P1 has an unfinished rewind; finish it by rewinding to before step 2 again, or discard the plan' });
+    }
+    // Under way in another process: wait for it.
+    expect(allowed('apply', { ...unfinished, running: true })).toMatchObject({ reason: 'plan P1 is being rewound; wait for the rewind to finish' });
   });
 
   it('list every action with its reason, as plan show --json does', () => {

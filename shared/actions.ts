@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors';
+import { type BudgetMore, BudgetMoreSchema } from './agent';
 import type { Plan, ProcessingState } from './domain';
 import { checksFailed, type PlanChecksSummary } from './checks';
 import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
@@ -37,12 +38,20 @@ export interface PlanFacts extends PlanStanding {
   checkpoints: number;
   /** Part of the changeset is in the project already: a rewind would leave the two apart. */
   partlyApplied: boolean;
+  /** A rewind (to before this step) began and did not finish: the sandbox may be half restored. */
+  rewindPending?: number | null;
 }
 
 /** The facts read off the plan itself, as the engine and the console both see them. */
-export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree' | 'checks'> {
+export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree' | 'checks' | 'rewindPending'> {
   const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
-  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null };
+  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
+}
+
+/** The step an unfinished rewind of the plan goes back to before, as the plan records a rewind that failed; null when there is none. */
+export function unfinishedRewind(plan: Pick<Plan, 'errorDetails'>): number | null {
+  const { rewindFailed, toStep } = plan.errorDetails ?? {};
+  return rewindFailed === true && typeof toStep === 'number' ? toStep : null;
 }
 
 /**
@@ -69,6 +78,21 @@ function alreadyRunning(p: PlanFacts): Verdict | null {
 function sandboxGone(p: PlanFacts): Verdict | null {
   if (p.missingSandbox === null) return null;
   return refuse(`plan ${p.id} cannot run: its sandbox ${p.missingSandbox} is gone; apply what it recorded, or discard the plan and create it again`);
+}
+
+/**
+ * What an errored plan goes on with instead of run (or retry): a failed step is retried; failed
+ * checks are run again or handed to the agent, as far as those rules allow now.
+ */
+function afterError(p: PlanFacts): string {
+  if (p.phase !== 'apply') return 'retry it to go on from the failed step';
+  if (p.errorDetails?.category !== 'verification') return 'resolve the conflicts, then apply again';
+  const verify = ACTIONS.verify.allowed(p);
+  // Nothing runs in a sandbox that is gone: that refusal says what is left.
+  if (!verify.allowed) return verify.reason;
+  // Words, not commands: the console shows this reason beside its buttons, the CLI beside its next-step line.
+  const correct = ACTIONS.correct.allowed(p).allowed ? ', or ask the agent to fix it' : '';
+  return `fix the cause and run the checks again${correct}`;
 }
 
 /** Step, continue and pause act on a run of this process that is not waiting for an answer. */
@@ -137,7 +161,7 @@ export const ACTIONS = {
     args: z.object({ step: z.boolean().optional() }).strict(),
     allowed: (p) => {
       if (!isRunnable(p)) {
-        const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? '; retry it to go on from the failed step' : '';
+        const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? `; ${afterError(p)}` : '';
         return refuse(wrongStateMessage(p, 'run', [STATUS_LABELS.ready_to_run]) + after);
       }
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
@@ -180,8 +204,8 @@ export const ACTIONS = {
     args: none,
     allowed: (p) => {
       if (p.processingState !== 'errored') return refuse(wrongStateMessage(p, 'retry', [STATUS_LABELS.failed, STATUS_LABELS.interrupted]));
-      if (p.phase === 'apply' && p.errorDetails?.category === 'verification') return refuse(`plan ${p.id}'s checks failed; fix the cause and run them again (verify), or ask the agent to fix it`);
-      if (p.phase === 'apply') return refuse(`plan ${p.id} failed to apply; resolve the conflicts, then apply again`);
+      if (p.phase === 'apply' && p.errorDetails?.category === 'verification') return refuse(`plan ${p.id}'s checks failed; ${afterError(p)}`);
+      if (p.phase === 'apply') return refuse(`plan ${p.id} failed to apply; ${afterError(p)}`);
       return alreadyRunning(p) ?? sandboxGone(p) ?? ALLOWED;
     },
     cli: { command: 'retry' },
@@ -243,16 +267,16 @@ export const ACTIONS = {
     args: z
       .object({
         all: z.boolean().optional(),
-        /** A step out of budget: how many more turns or output tokens it gets. */
-        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+        /** A step out of budget: how many more turns or output tokens it gets; a plan over its cost, how many more US dollars. */
+        more: BudgetMoreSchema.optional(),
       })
       .strict(),
     allowed: (p) => answerable(p),
     cli: {
       command: 'approve',
       options: (a) => {
-        const more = a.more as { turns?: number; outputTokens?: number } | undefined;
-        return a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : '';
+        const more = a.more as BudgetMore | undefined;
+        return a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : more?.costUsd ? `--cost ${more.costUsd}` : '';
       },
     },
   }),
@@ -348,6 +372,33 @@ export const ACTIONS = {
     allowed: rewindable,
     cli: { command: 'rewind', options: (a) => `--to-step ${typeof a.toStep === 'number' ? a.toStep : 'N'}` },
   }),
+  fork: action({
+    id: 'fork',
+    label: 'Fork',
+    title: 'Fork from here',
+    description: 'Make a new plan that shares the steps before this one and goes on from its checkpoint, with another profile, model or steps; the new plan is not run',
+    args: z
+      .object({
+        atStep: stepNumber,
+        profile: z.string().min(1).optional(),
+        model: z.string().min(1).optional(),
+        /** A plan file whose definition of done holds the steps from `atStep` on (as replan takes). */
+        file: z.string().min(1).optional(),
+      })
+      .strict(),
+    allowed: forkable,
+    cli: { command: 'fork', options: (a) => `--at-step ${typeof a.atStep === 'number' ? a.atStep : 'N'}` },
+  }),
+  compare: action({
+    id: 'compare',
+    label: 'Compare',
+    title: 'Compare with another run',
+    description: 'Set two plans over the same project side by side: the files each changed, how their results differ, and what each run took',
+    args: z.object({ with: z.string().min(1) }).strict(),
+    // Reading only: any plan can be compared; that the two share a project is checked with both in hand.
+    allowed: () => ALLOWED,
+    cli: { command: 'compare', options: (a) => (typeof a.with === 'string' ? a.with : 'OTHER') },
+  }),
   show_errors: action({
     id: 'show_errors',
     label: 'Errors',
@@ -368,6 +419,12 @@ function rewindable(p: PlanFacts): Verdict {
   }
   if (p.partlyApplied) return refuse(`plan ${p.id} is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)`);
   return sandboxGone(p) ?? (p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED);
+}
+
+/** Fork: a plan no run holds, with a checkpoint to start the new plan from (the origin itself is not changed). */
+function forkable(p: PlanFacts): Verdict {
+  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop before forking`);
+  return p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED;
 }
 
 /** Approve and reject: a call waits for the answer, and the run it stopped has ended. */
@@ -392,6 +449,9 @@ export const ACTION_IDS = Object.keys(ACTIONS) as ActionId[];
 export const ActionIdSchema = z.enum(ACTION_IDS as [ActionId, ...ActionId[]]);
 export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']>;
 
+/** What a plan allows while a rewind of it is unfinished: the rewind again (to finish it), discard, and reading (its errors, a comparison). */
+const WHILE_REWIND_UNFINISHED: ReadonlySet<ActionId> = new Set(['rewind', 'discard', 'show_errors', 'compare']);
+
 /** The toolbar's controls, in order. */
 export const TOOLBAR_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard'] as const satisfies readonly ActionId[];
 
@@ -402,6 +462,11 @@ export const TOOLBAR_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 're
  */
 export function allowed(action: ActionId, plan: PlanFacts, args?: Record<string, unknown>): Verdict {
   const spec: ActionSpec = ACTIONS[action];
+  const unfinished = plan.rewindPending ?? null;
+  if (unfinished !== null && !WHILE_REWIND_UNFINISHED.has(action)) {
+    if (plan.running) return refuse(`plan ${plan.id} is being rewound; wait for the rewind to finish`);
+    return refuse(`plan ${plan.id} has an unfinished rewind; finish it by rewinding to before step ${unfinished} again, or discard the plan`);
+  }
   const verdict = spec.allowed(plan);
   if (args === undefined || !verdict.allowed || verdict.confirm === undefined) return verdict;
   return spec.confirmedBy && args[spec.confirmedBy] === true ? { allowed: true } : refuse(verdict.confirm);

@@ -61,6 +61,8 @@ export const AgentFileSchema = z.union([
       maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
       /** The context window a step's conversation is kept within; by default the model's, when it is known. */
       contextTokens: z.number().int().min(2_000).max(10_000_000).optional(),
+      /** What the plan's model calls may cost in all, in US dollars, at the price in the settings. */
+      maxCostUsd: z.number().positive().max(1_000_000).optional(),
     })
     .strict(),
 ]);
@@ -76,6 +78,8 @@ export const AgentSpecSchema = z.object({
   maxOutputTokens: z.number().int().positive(),
   /** Absent: the model's known window (contextTokensOf). */
   contextTokens: z.number().int().positive().optional(),
+  /** Absent: no cost budget. */
+  maxCostUsd: z.number().positive().optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
@@ -87,6 +91,7 @@ export function agentSpecOf(file: AgentFile | undefined): AgentSpec | undefined 
     maxTurnsPerStep: given.maxTurnsPerStep ?? DEFAULT_MAX_TURNS_PER_STEP,
     maxOutputTokens: given.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     ...(given.contextTokens ? { contextTokens: given.contextTokens } : {}),
+    ...(given.maxCostUsd ? { maxCostUsd: given.maxCostUsd } : {}),
   };
 }
 
@@ -195,16 +200,44 @@ function sumCached(a: { cachedInputTokens?: number } | undefined, b: { cachedInp
   return { cachedInputTokens: (a?.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0) };
 }
 
-/** What a budget approval asks: the step used `used` of its `limit`; approving gives it `more`. */
-export const BudgetAskSchema = z.object({
-  limit: z.enum(['turns', 'outputTokens']),
-  used: z.number().int().nonnegative(),
-  more: z.number().int().positive(),
-});
+/** The budgets a run pauses at: a step's turns and output tokens, the plan's cost. */
+export const BUDGET_LIMITS = {
+  turns: { unit: 'turns', flag: '--turns' },
+  outputTokens: { unit: 'output tokens', flag: '--tokens' },
+  costUsd: { unit: 'US dollars', flag: '--cost' },
+} as const;
+export type BudgetLimit = keyof typeof BUDGET_LIMITS;
+
+/**
+ * What a budget approval asks: `used` of the budget `max` (absent in asks made before it was kept:
+ * all of it); approving gives `more`. Turns and tokens are whole numbers, a cost is in US dollars.
+ */
+export const BudgetAskSchema = z
+  .object({
+    limit: z.enum(['turns', 'outputTokens', 'costUsd']),
+    used: z.number().nonnegative(),
+    max: z.number().nonnegative().optional(),
+    more: z.number().positive(),
+  })
+  .refine((ask) => ask.limit === 'costUsd' || (Number.isInteger(ask.used) && Number.isInteger(ask.more)), { message: 'turns and tokens are whole numbers' });
 export type BudgetAsk = z.infer<typeof BudgetAskSchema>;
 
-/** "Step 2 used its 20 turns; allow 20 more?" */
+/** How much more the operator gives a budget: turns or output tokens for a step, US dollars for the plan. */
+export const BudgetMoreSchema = z
+  .object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional(), costUsd: z.number().positive().max(1_000_000).optional() })
+  .strict();
+export type BudgetMore = z.infer<typeof BudgetMoreSchema>;
+
+/** $2.50 */
+export const usd = (amount: number): string => `$${amount.toFixed(2)}`;
+
+/**
+ * "Step 2 used its 20 turns; allow 20 more?", "Step 2 has 300 of its 16000 output tokens left, too
+ * few for a turn; allow 16000 more?", "The plan has cost $2.51 of its $2.50; allow $2.50 more?"
+ */
 export function describeBudgetAsk(step: string, ask: BudgetAsk): string {
-  const unit = ask.limit === 'turns' ? 'turns' : 'output tokens';
+  if (ask.limit === 'costUsd') return `The plan has cost ${usd(ask.used)} of its ${usd(ask.max ?? ask.used)}; allow ${usd(ask.more)} more?`;
+  const unit = BUDGET_LIMITS[ask.limit].unit;
+  if (ask.max !== undefined && ask.used < ask.max) return `${step} has ${ask.max - ask.used} of its ${ask.max} ${unit} left, too few for a turn; allow ${ask.more} more?`;
   return `${step} used its ${ask.used} ${unit}; allow ${ask.more} more?`;
 }

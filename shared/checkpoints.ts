@@ -37,6 +37,9 @@ export const RewindFileSchema = z.object({
 });
 export type RewindFile = z.infer<typeof RewindFileSchema>;
 
+/** What a rewind does to a file, in words: the CLI's confirmation and the console's say it alike. */
+export const REWIND_VERBS: Record<RewindFile['operation'], string> = { create: 'brought back', modify: 'put back', delete: 'removed' };
+
 /** What a rewind to `toStep` would do, for a confirmation: the files, the operator's edits among them, the entries and steps undone. */
 export const RewindPreviewSchema = z.object({
   planId: z.string(),
@@ -83,3 +86,46 @@ export const PlanRewoundSchema = z.object({
   /** The rewind was cut off (its process killed) and completed when the data directory was next opened. */
   recovered: z.boolean(),
 });
+
+/** Where a fork came from: its origin and the step it goes on from (steps before it are the origin's, shared, not re-run). */
+export const ForkOriginSchema = z.object({
+  planId: z.string().min(1),
+  /** The step the fork goes on from: its checkpoint made the fork's sandbox. */
+  atStep: stepNumber,
+  /** When the checkpoint was taken: the origin's time running before it is the fork's too. */
+  checkpointAt: z.string(),
+  by: z.string(),
+  at: z.string(),
+});
+export type ForkOrigin = z.infer<typeof ForkOriginSchema>;
+
+/** A fork as its origin lists it. */
+export const ForkRefSchema = ForkOriginSchema.pick({ atStep: true, by: true, at: true }).extend({ planId: z.string().min(1) });
+export type ForkRef = z.infer<typeof ForkRefSchema>;
+
+/** What a fork changes from its origin: absent, the origin's. */
+export const ForkChangesSchema = z.object({
+  profile: z.string().optional(),
+  model: z.string().optional(),
+  /** The steps from `atStep` on were replaced by this many from a plan file. */
+  steps: count.optional(),
+});
+
+/** The `data` of plan_forked, in the fork's events and in its origin's. */
+export const PlanForkedSchema = z.object({
+  /** The new plan. */
+  forkId: z.string().min(1),
+  from: z.string().min(1),
+  atStep: stepNumber,
+  by: z.string(),
+  /** Steps shared with the origin (done or skipped there), not run again. */
+  sharedSteps: count,
+  /** Changeset entries shared with the origin. */
+  sharedEntries: count,
+  changes: ForkChangesSchema,
+});
+export type PlanForked = z.infer<typeof PlanForkedSchema>;
+
+/** What a fork did: the new plan's id and what it shares (the response of plans.fork beside the new plan). */
+export const ForkResultSchema = PlanForkedSchema.omit({ by: true });
+export type ForkResult = z.infer<typeof ForkResultSchema>;

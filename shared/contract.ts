@@ -14,11 +14,12 @@ import {
 } from './domain';
 import { ErrorCodeSchema } from './errors';
 import { ActionStateSchema, NextStepSchema } from './actions';
-import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
+import { BudgetMoreSchema, PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
 import { McpServerAddSchema, McpServersViewSchema } from './mcp';
-import { CheckpointSummarySchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
+import { CheckpointSummarySchema, ForkResultSchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
+import { PlanCompareSchema } from './plan-compare';
 
 /**
  * The one contract between the renderer and the host, bound to Electron IPC and to the
@@ -209,7 +210,7 @@ export const contract = {
       .extend({
         all: z.boolean().default(false),
         /** For a step out of budget: how much more it gets (default: its budget again). */
-        more: z.object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional() }).strict().optional(),
+        more: BudgetMoreSchema.optional(),
       })
       .strict(),
     response: planResponse,
@@ -278,6 +279,24 @@ export const contract = {
   'plans.rewindPreview': { request: planId.extend({ toStep: z.number().int().positive() }).strict(), response: RewindPreviewSchema },
   /** Puts the sandbox and the changeset back to the checkpoint of step `toStep`; that step and the later ones are pending again. */
   'plans.rewind': { request: planId.extend({ toStep: z.number().int().positive() }).strict(), response: planResponse.extend({ rewind: RewindResultSchema }) },
+  /**
+   * A new plan from the checkpoint of step `atStep`: the steps before it shared, then another
+   * profile, model (an agent plan) or steps (`content`: a plan file's text whose definition of done
+   * holds the steps from `atStep` on). `plan` is the new plan; it is not run.
+   */
+  'plans.fork': {
+    request: planId
+      .extend({
+        atStep: z.number().int().positive(),
+        profile: ProfileNameSchema.optional(),
+        model: z.string().min(1).max(200).optional(),
+        content: z.string().min(1).max(1_000_000).optional(),
+      })
+      .strict(),
+    response: planResponse.extend({ fork: ForkResultSchema }),
+  },
+  /** Two plans over the same project side by side: the files each changed, how their results differ where both changed one, and what each run took. */
+  'plans.compare': { request: planId.extend({ with: z.string().min(1).max(64) }).strict(), response: PlanCompareSchema },
   /** The model settings; the API key never comes back, only whether one is set. */
   'settings.get': { request: z.object({}).strict(), response: SettingsViewSchema },
   'settings.set': { request: SettingsPatchSchema, response: SettingsViewSchema },

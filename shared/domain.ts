@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 import { allowedByName, McpCallInfoSchema, McpConfigSchema } from './mcp';
 import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
-import { RewindRecordSchema } from './checkpoints';
+import { ForkOriginSchema, ForkRefSchema, RewindRecordSchema } from './checkpoints';
 import { RejectedHunkSchema } from './review-feedback';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
@@ -349,6 +349,10 @@ export const PlanSchema = z.object({
   checks: PlanChecksSummarySchema.nullable().optional(),
   /** The last rewind: to which step, by whom, and whether it was completed after an interruption. */
   lastRewind: RewindRecordSchema.nullable().optional(),
+  /** The plan was forked from another at a step: the steps before it are that plan's, shared. */
+  forkedFrom: ForkOriginSchema.optional(),
+  /** The plans forked from this one, oldest first. */
+  forks: z.array(ForkRefSchema).optional(),
   /** Hunks the operator declined in the review, with why: the model is told of them. */
   rejectedHunks: z.array(RejectedHunkSchema).optional(),
   createdAt: timestamp,

@@ -26,6 +26,8 @@ export const ERROR_CODES = [
   'duplicate_subscription',
   'unknown_subscription',
   'too_many_subscriptions',
+  // a rewind could not be finished: its journal is kept until it is finished or the plan discarded
+  'rewind_failed',
   // the caller
   'forbidden',
   // a rule refused the operation: a symbolic link or .git where it would write, a protected path

@@ -118,5 +118,9 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       const { toStep, by, files, recovered } = event.data;
       return { text: `rewound to before step ${toStep} by ${by}: ${plural(files, 'file')} put back${recovered ? ' (completed after an interruption)' : ''}`, tone: 'warn' };
     }
+    case 'plan_forked': {
+      const { forkId, from, atStep, by, sharedSteps } = event.data;
+      return { text: `plan ${forkId} forked from plan ${from} at step ${atStep} by ${by}: ${plural(sharedSteps, 'step')} shared`, tone: 'info' };
+    }
   }
 }

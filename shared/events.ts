@@ -11,7 +11,7 @@ import {
   RuntimeExecuteResultSchema,
 } from './domain';
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
-import { CheckpointCreatedSchema, PlanRewoundSchema } from './checkpoints';
+import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -26,136 +26,148 @@ export const SEED_EVENT_TYPES = [
   'runtime_execute_complete',
 ] as const;
 
-const id = z.string().min(1);
-const count = z.number().int().nonnegative();
-const runStarted = z.object({ changesetId: id, decisionCount: count, sandboxRoot: z.string().nullable() });
-const modelPhase = z.enum(['strategize', 'execute']);
-const step = z.object({ decisionId: id, index: z.number().int().positive(), total: count, description: z.string() });
+/** Builds a value on its first use only. */
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
 
 /**
  * The `data` of each event type: one schema per type, which the engine's emitters are typed by,
  * the transports carry and the renderer reads. A new event type is a new entry here (and in
- * ENGINE_EVENT_TYPES); everything else follows from the union below.
+ * ENGINE_EVENT_TYPES); everything else follows from the union below. Built on first use: most
+ * commands check no event, and these are a sixth of the schemas a start would build.
  */
-export const EVENT_DATA = {
-  strategize_started: z.object({}),
-  strategize_decisions: z.object({ decisionRootId: id, decisionCount: count, invariantRecords: z.array(z.unknown()) }),
-  strategize_complete: z.object({ decisionRootId: id }),
-  execute_started: runStarted,
-  execute_step: step,
-  execute_complete: z.object({ changesetId: id, toolCallsCount: count, entryCount: count }),
-  runtime_execute_started: runStarted,
-  runtime_execute_step: step,
-  runtime_execute_complete: RuntimeExecuteResultSchema,
+function buildEventData() {
+  const id = z.string().min(1);
+  const count = z.number().int().nonnegative();
+  const runStarted = z.object({ changesetId: id, decisionCount: count, sandboxRoot: z.string().nullable() });
+  const modelPhase = z.enum(['strategize', 'execute']);
+  const step = z.object({ decisionId: id, index: z.number().int().positive(), total: count, description: z.string() });
+  return {
+    strategize_started: z.object({}),
+    strategize_decisions: z.object({ decisionRootId: id, decisionCount: count, invariantRecords: z.array(z.unknown()) }),
+    strategize_complete: z.object({ decisionRootId: id }),
+    execute_started: runStarted,
+    execute_step: step,
+    execute_complete: z.object({ changesetId: id, toolCallsCount: count, entryCount: count }),
+    runtime_execute_started: runStarted,
+    runtime_execute_step: step,
+    runtime_execute_complete: RuntimeExecuteResultSchema,
 
-  plan_created: z.object({ name: z.string(), phase: PhaseSchema, processingState: ProcessingStateSchema }),
-  /** `category`: an errored plan's error category, so a client tells "Interrupted" from "Failed" without asking. */
-  state_changed: z.object({ from: ProcessingStateSchema, to: ProcessingStateSchema, phase: PhaseSchema, fromPhase: PhaseSchema.optional(), category: z.string().optional() }),
-  decision_status: z.object({ decisionId: id, status: DecisionStatusSchema }),
-  tool_call_started: z.object({ decisionId: id, tool: z.string(), args: z.record(z.string(), z.unknown()) }),
-  tool_call_finished: z.object({
-    decisionId: id,
-    invocationId: id,
-    tool: z.string(),
-    ok: z.boolean(),
-    durationMs: z.number().nonnegative(),
-    error: z.object({ name: z.string(), message: z.string(), category: z.string().optional() }).nullable().optional(),
-    /** With the args of its tool_call_started, all an open decision lists for the call (events stored before these fields lack them). */
-    startedAt: z.string().optional(),
-    confinement: ConfinementSchema.optional(),
-  }),
-  /** The recorded entry as the changes list shows it: a view appends it without asking the host. */
-  change_recorded: z.object({ entry: ChangeEntryMetaSchema }),
-  error_recorded: ErrorRecordSchema.omit({ stack: true }),
-  retry_scheduled: z.object({
-    phase: PhaseSchema,
-    decisionId: z.string().nullable(),
-    attempt: z.number().int().positive(),
-    delayMs: z.number().nonnegative(),
-    error: z.string(),
-    category: z.string().optional(),
-    maxRetries: z.number().int().nonnegative().optional(),
-  }),
-  paused: z.object({
-    decisionId: id,
-    index: z.number().int().positive(),
-    total: count,
-    reason: z.enum(['step', 'breakpoint', 'pause']),
-    description: z.string(),
-  }),
-  /** `discarded`: files left unapplied when the operator discarded the rest of a partly applied changeset. */
-  apply_complete: ApplyResultSchema.extend({ ok: z.boolean(), discarded: z.number().int().nonnegative().optional() }),
-  /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
-  approval_requested: z.object({
-    approvalId: id,
-    kind: z.enum(['tool', 'plan', 'budget']).optional(),
-    decisionId: z.string().nullable(),
-    tool: z.string().nullable(),
-    args: z.record(z.string(), z.unknown()).optional(),
-    description: z.string(),
-  }),
-  approval_resolved: z.object({
-    approvalId: id,
-    decisionId: z.string().nullable(),
-    tool: z.string().nullable(),
-    approved: z.boolean(),
-    scope: z.enum(['once', 'all']).nullable(),
-    answeredBy: z.string(),
-    reason: z.string().nullable(),
-  }),
-  recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string() }),
-  /** The model's text as it streams, deltas batched. */
-  model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
-  /** Tokens after each model call: the call's, the step's and the plan's. */
-  model_usage: z.object({
-    decisionId: z.string().nullable(),
-    phase: modelPhase,
-    inputTokens: count,
-    /** Of the call's input tokens, those read from the provider's prompt cache. */
-    cachedInputTokens: count.optional(),
-    outputTokens: count,
-    stepInputTokens: count,
-    stepOutputTokens: count,
-    planInputTokens: count,
-    planOutputTokens: count,
-  }),
-  /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
-  context_folded: z.object({
-    decisionId: z.string().nullable(),
-    phase: modelPhase,
-    contextTokens: count,
-    /** Estimated tokens of the request before and after. */
-    beforeTokens: count,
-    afterTokens: count,
-    resultsCut: count,
-    turnsFolded: count,
-  }),
-  /** A check starts in the sandbox: check `index` of the pass's `total` (README.md, "Verify"). */
-  check_started: z.object({
-    runId: id,
-    resultId: id,
-    name: z.string(),
-    run: z.string(),
-    source: CheckSourceSchema,
-    decisionId: z.string().nullable(),
-    index: z.number().int().positive(),
-    total: count,
-  }),
-  /** A check's output as it is written, stdout and stderr interleaved, chunks batched. */
-  check_output: z.object({ runId: id, resultId: id, name: z.string(), decisionId: z.string().nullable(), text: z.string() }),
-  /** A check ended (or was refused, or ran past its time limit): its whole result, the output's tail included. */
-  check_finished: CheckResultSchema,
-  /** A verify pass ended: the plan's summary as it now stands. */
-  checks_complete: z.object({ runId: id, summary: PlanChecksSummarySchema }),
-  /** The sandbox changed after the checks ran: their verdicts are stale until they run again. */
-  checks_stale: z.object({ reason: z.string(), summary: PlanChecksSummarySchema }),
-  /** A step is about to start and what the plan held is recorded: it can be rewound to. */
-  checkpoint_created: CheckpointCreatedSchema,
-  /** The sandbox and the changeset are back to a checkpoint; the steps from there are pending again. */
-  plan_rewound: PlanRewoundSchema,
-} as const;
+    plan_created: z.object({ name: z.string(), phase: PhaseSchema, processingState: ProcessingStateSchema }),
+    /** `category`: an errored plan's error category, so a client tells "Interrupted" from "Failed" without asking. */
+    state_changed: z.object({ from: ProcessingStateSchema, to: ProcessingStateSchema, phase: PhaseSchema, fromPhase: PhaseSchema.optional(), category: z.string().optional() }),
+    decision_status: z.object({ decisionId: id, status: DecisionStatusSchema }),
+    tool_call_started: z.object({ decisionId: id, tool: z.string(), args: z.record(z.string(), z.unknown()) }),
+    tool_call_finished: z.object({
+      decisionId: id,
+      invocationId: id,
+      tool: z.string(),
+      ok: z.boolean(),
+      durationMs: z.number().nonnegative(),
+      error: z.object({ name: z.string(), message: z.string(), category: z.string().optional() }).nullable().optional(),
+      /** With the args of its tool_call_started, all an open decision lists for the call (events stored before these fields lack them). */
+      startedAt: z.string().optional(),
+      confinement: ConfinementSchema.optional(),
+    }),
+    /** The recorded entry as the changes list shows it: a view appends it without asking the host. */
+    change_recorded: z.object({ entry: ChangeEntryMetaSchema }),
+    error_recorded: ErrorRecordSchema.omit({ stack: true }),
+    retry_scheduled: z.object({
+      phase: PhaseSchema,
+      decisionId: z.string().nullable(),
+      attempt: z.number().int().positive(),
+      delayMs: z.number().nonnegative(),
+      error: z.string(),
+      category: z.string().optional(),
+      maxRetries: z.number().int().nonnegative().optional(),
+    }),
+    paused: z.object({
+      decisionId: id,
+      index: z.number().int().positive(),
+      total: count,
+      reason: z.enum(['step', 'breakpoint', 'pause']),
+      description: z.string(),
+    }),
+    /** `discarded`: files left unapplied when the operator discarded the rest of a partly applied changeset. */
+    apply_complete: ApplyResultSchema.extend({ ok: z.boolean(), discarded: z.number().int().nonnegative().optional() }),
+    /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
+    approval_requested: z.object({
+      approvalId: id,
+      kind: z.enum(['tool', 'plan', 'budget']).optional(),
+      decisionId: z.string().nullable(),
+      tool: z.string().nullable(),
+      args: z.record(z.string(), z.unknown()).optional(),
+      description: z.string(),
+    }),
+    approval_resolved: z.object({
+      approvalId: id,
+      decisionId: z.string().nullable(),
+      tool: z.string().nullable(),
+      approved: z.boolean(),
+      scope: z.enum(['once', 'all']).nullable(),
+      answeredBy: z.string(),
+      reason: z.string().nullable(),
+    }),
+    recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string() }),
+    /** The model's text as it streams, deltas batched. */
+    model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
+    /** Tokens after each model call: the call's, the step's and the plan's. */
+    model_usage: z.object({
+      decisionId: z.string().nullable(),
+      phase: modelPhase,
+      inputTokens: count,
+      /** Of the call's input tokens, those read from the provider's prompt cache. */
+      cachedInputTokens: count.optional(),
+      outputTokens: count,
+      stepInputTokens: count,
+      stepOutputTokens: count,
+      planInputTokens: count,
+      planOutputTokens: count,
+    }),
+    /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
+    context_folded: z.object({
+      decisionId: z.string().nullable(),
+      phase: modelPhase,
+      contextTokens: count,
+      /** Estimated tokens of the request before and after. */
+      beforeTokens: count,
+      afterTokens: count,
+      resultsCut: count,
+      turnsFolded: count,
+    }),
+    /** A check starts in the sandbox: check `index` of the pass's `total` (README.md, "Verify"). */
+    check_started: z.object({
+      runId: id,
+      resultId: id,
+      name: z.string(),
+      run: z.string(),
+      source: CheckSourceSchema,
+      decisionId: z.string().nullable(),
+      index: z.number().int().positive(),
+      total: count,
+    }),
+    /** A check's output as it is written, stdout and stderr interleaved, chunks batched. */
+    check_output: z.object({ runId: id, resultId: id, name: z.string(), decisionId: z.string().nullable(), text: z.string() }),
+    /** A check ended (or was refused, or ran past its time limit): its whole result, the output's tail included. */
+    check_finished: CheckResultSchema,
+    /** A verify pass ended: the plan's summary as it now stands. */
+    checks_complete: z.object({ runId: id, summary: PlanChecksSummarySchema }),
+    /** The sandbox changed after the checks ran: their verdicts are stale until they run again. */
+    checks_stale: z.object({ reason: z.string(), summary: PlanChecksSummarySchema }),
+    /** A step is about to start and what the plan held is recorded: it can be rewound to. */
+    checkpoint_created: CheckpointCreatedSchema,
+    /** The sandbox and the changeset are back to a checkpoint; the steps from there are pending again. */
+    plan_rewound: PlanRewoundSchema,
+    /** A plan was forked at a step (in the fork's events and in its origin's): the steps before it are shared, not run again. */
+    plan_forked: PlanForkedSchema,
+  } as const;
+}
+type EventDataSchemas = ReturnType<typeof buildEventData>;
+const eventData = once(buildEventData);
 
-export type StreamEventType = keyof typeof EVENT_DATA;
+export type StreamEventType = keyof EventDataSchemas;
 
 /** Events beyond the core nine: lifecycle, tool calls, changes, errors, the model, approvals and recovery. */
 export const ENGINE_EVENT_TYPES = [
@@ -185,13 +197,14 @@ export const ENGINE_EVENT_TYPES = [
   'checks_stale',
   'checkpoint_created',
   'plan_rewound',
+  'plan_forked',
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;
 export const StreamEventTypeSchema = z.enum(STREAM_EVENT_TYPES);
 
 /** The `data` of events of type T, as its emitter builds it. */
-export type EventData<T extends StreamEventType> = z.input<(typeof EVENT_DATA)[T]>;
+export type EventData<T extends StreamEventType> = z.input<EventDataSchemas[T]>;
 
 const envelope = {
   planId: z.string().min(1),
@@ -200,20 +213,23 @@ const envelope = {
   ts: z.string(),
 };
 
-type EventSchemas = { [T in StreamEventType]: z.ZodObject<typeof envelope & { type: z.ZodLiteral<T>; data: (typeof EVENT_DATA)[T] }> };
+type EventSchemas = { [T in StreamEventType]: z.ZodObject<typeof envelope & { type: z.ZodLiteral<T>; data: EventDataSchemas[T] }> };
 
 /** Each event type's whole schema, envelope included: check an event against its own type only. */
-export const STREAM_EVENT_SCHEMAS = Object.fromEntries(
-  STREAM_EVENT_TYPES.map((type) => [type, z.object({ ...envelope, type: z.literal(type), data: EVENT_DATA[type] })]),
-) as unknown as EventSchemas;
-
-export const StreamEventSchema = z.discriminatedUnion(
-  'type',
-  STREAM_EVENT_TYPES.map((type) => STREAM_EVENT_SCHEMAS[type]) as unknown as [EventSchemas[StreamEventType], ...EventSchemas[StreamEventType][]],
+const streamEventSchemas = once(
+  () => Object.fromEntries(STREAM_EVENT_TYPES.map((type) => [type, z.object({ ...envelope, type: z.literal(type), data: eventData()[type] })])) as unknown as EventSchemas,
 );
 
+const streamEventUnion = once(() =>
+  z.discriminatedUnion(
+    'type',
+    STREAM_EVENT_TYPES.map((type) => streamEventSchemas()[type]) as unknown as [EventSchemas[StreamEventType], ...EventSchemas[StreamEventType][]],
+  ),
+);
+export const StreamEventSchema = z.lazy(streamEventUnion);
+
 /** An event of one type; `StreamEvent` is their union, discriminated by `type`. */
-export type StreamEventOf<T extends StreamEventType> = { planId: string; seq: number; ts: string; type: T; data: z.output<(typeof EVENT_DATA)[T]> };
+export type StreamEventOf<T extends StreamEventType> = { planId: string; seq: number; ts: string; type: T; data: z.output<EventDataSchemas[T]> };
 export type StreamEvent = { [T in StreamEventType]: StreamEventOf<T> }[StreamEventType];
 
 export type StreamCallback = (event: StreamEvent) => void;
@@ -225,7 +241,8 @@ export type StreamCallback = (event: StreamEvent) => void;
 export function parseStreamEvent(value: unknown): StreamEvent | null {
   if (typeof value !== 'object' || value === null) return null;
   const type = (value as { type?: unknown }).type;
-  if (typeof type !== 'string' || !Object.hasOwn(STREAM_EVENT_SCHEMAS, type)) return null;
-  const parsed = STREAM_EVENT_SCHEMAS[type as StreamEventType].safeParse(value);
+  const schemas = streamEventSchemas();
+  if (typeof type !== 'string' || !Object.hasOwn(schemas, type)) return null;
+  const parsed = schemas[type as StreamEventType].safeParse(value);
   return parsed.success ? (parsed.data as StreamEvent) : null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES, needsApproval, resolveProfile } from './domain';
-import { allowedByName, McpConfigSchema, mcpNeedsApproval, withMcpHidden } from './mcp';
+import { allowedByName, describeMcpServer, McpConfigSchema, type McpServer, mcpNeedsApproval, shownArgs, shownUrl, withMcpHidden, withoutMcpSecrets } from './mcp';
 
 describe('which MCP calls wait for the operator', () => {
   it('every one, under every profile but full-auto, unless the profile allows it by name', () => {
@@ -61,5 +61,53 @@ describe('withMcpHidden', () => {
     // The plan itself keeps them: the run needs them.
     expect(plan.mcp.servers.files.env.TOKEN).toBe('sk-secret');
     expect(withMcpHidden({ files: [] })).toEqual({ files: [] });
+  });
+});
+
+describe('what of a server is shown', () => {
+  it("hides a URL's user, query values and token-like path segments, keeping its scheme, host, port and plain path", () => {
+    expect(shownUrl('http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET')).toBe('http://(set)@127.0.0.1:9/s/(hidden)/mcp?k=(set)');
+    expect(shownUrl('https://mcp.example.com/v1/mcp')).toBe('https://mcp.example.com/v1/mcp');
+    // A long or mixed segment, a UUID, and whatever follows a segment named like a key.
+    expect(shownUrl('https://actions.example.com/mcp/sk-ak-9f8e7d6c5b4a/sse')).toBe('https://actions.example.com/mcp/(hidden)/sse');
+    expect(shownUrl('https://mcp.example.net/3f2b8c1e-1111-4a2b-9c3d-0123456789ab/github')).toBe('https://mcp.example.net/(hidden)/github');
+    expect(shownUrl('https://h.example/token/abc/mcp#frag')).toBe('https://h.example/token/(hidden)/mcp');
+  });
+
+  it('hides the values of key-like flags and pairs in the arguments, and a URL argument as a URL', () => {
+    expect(
+      shownArgs(['--token', 'ARGSECRET', '--api-key=K1', 'GITHUB_TOKEN=ghp_x', 'clientSecret=S', '--header', 'Authorization: Bearer xyz', 'https://u:p@h.example/mcp?key=Q', '--port', '8080', '.']),
+    ).toEqual(['--token', '(set)', '--api-key=(set)', 'GITHUB_TOKEN=(set)', 'clientSecret=(set)', '--header', 'Authorization: (set)', 'https://(set)@h.example/mcp?key=(set)', '--port', '8080', '.']);
+    // Words that merely contain a key-like one are not secrets.
+    expect(shownArgs(['--keyboard', 'us', '--tokens', '100', 'run', 'Bearer abc'])).toEqual(['--keyboard', 'us', '--tokens', '100', 'run', 'Bearer (set)']);
+    expect(describeMcpServer({ command: 'mcp-tracker', args: ['--token', 'ARGSECRET'], env: { K: 'v' } })).toBe('mcp-tracker --token (set) (env: K)');
+    expect(describeMcpServer({ url: 'http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET', headers: { H: 'v' } })).toBe('http://(set)@127.0.0.1:9/s/(hidden)/mcp?k=(set) (headers: H)');
+  });
+
+  it("takes a server's secrets out of an error, the URL shown as scheme://host:port/path", () => {
+    const remote: McpServer = { url: 'http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET', headers: { Authorization: 'Bearer HEADERSECRET' } };
+    // The error fetch gives for a URL with credentials, and what a server may echo back.
+    expect(withoutMcpSecrets('Request cannot be constructed from a URL that includes credentials: http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET', remote)).toBe(
+      'Request cannot be constructed from a URL that includes credentials: http://(set)@127.0.0.1:9/s/(hidden)/mcp?k=(set)',
+    );
+    expect(withoutMcpSecrets('HTTP 401: no access to http://127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET for u:PASSWD with Bearer HEADERSECRET', remote)).toBe(
+      'HTTP 401: no access to http://(set)@127.0.0.1:9/s/(hidden)/mcp?k=(set) for u:(hidden) with (hidden)',
+    );
+    const local: McpServer = { command: 'mcp-tracker', args: ['--token', 'ARGSECRET', '.'], env: { API_KEY: 'ENVSECRET', LEVEL: '1' } };
+    expect(withoutMcpSecrets('it said: bad key ENVSECRET (ARGSECRET) at level 1', local)).toBe('it said: bad key (hidden) ((hidden)) at level 1');
+  });
+
+  it('shows a plan file\'s servers in a response without a secret from the path or the arguments', () => {
+    const plan = {
+      mcp: {
+        servers: {
+          remote: { url: 'http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET', headers: {} },
+          local: { command: 'mcp-tracker', args: ['--token', 'ARGSECRET'], env: {} },
+        },
+      },
+    };
+    const text = JSON.stringify(withMcpHidden({ plans: [plan] }));
+    for (const secret of ['PASSWD', 'PATHTOKEN', 'QSECRET', 'ARGSECRET']) expect(text).not.toContain(secret);
+    expect(withMcpHidden(plan).mcp.servers.local.args).toEqual(['--token', '(set)']);
   });
 });

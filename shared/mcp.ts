@@ -56,28 +56,122 @@ export const McpConfigSchema = z
   .strict();
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 
-// Environment variables, headers and a URL's user or query often carry keys: an operator reads them by name only.
-const hidden = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((key) => [key, '(set)']));
+// Environment variables, headers, a URL's user, query and token-like path segments, and the values of
+// key-like arguments often carry keys: an operator reads them by name only.
+const SET = '(set)';
+const HIDDEN = '(hidden)';
+const hidden = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((key) => [key, SET]));
 
-function hiddenUrl(url: string): string {
+/** Whether a name says its value is a secret: `--api-key`, `--token`, `GITHUB_TOKEN`, `clientSecret`, `Authorization`. */
+function secretName(name: string): boolean {
+  const words = name.replace(/^-+/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2');
+  return /(?:^|[-_.])(?:apikey|key|token|secret|password|passwd|pwd|pass|auth|authorization|credentials?|bearer)$/i.test(words);
+}
+
+/** A hidden text, and the secret values it stood for (as written, and decoded where a URL encodes them). */
+interface Hidden {
+  shown: string;
+  secrets: string[];
+}
+
+function decodedToo(values: string[]): string[] {
+  return values.flatMap((value) => {
+    try {
+      return [value, decodeURIComponent(value)];
+    } catch {
+      return [value];
+    }
+  });
+}
+
+/** A path segment shown as is: a plain lowercase word (`mcp`, `v1`, `sse`); anything else may be a token. */
+const PLAIN_SEGMENT = /^[a-z]+(?:[-_.][a-z]+)*[0-9]{0,2}$/;
+
+/** A URL as scheme://host:port/path, its user, query values and token-like path segments hidden. */
+function hideUrl(url: string): Hidden {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    if (parsed.username || parsed.password) [parsed.username, parsed.password] = ['(set)', ''];
-    for (const key of [...parsed.searchParams.keys()]) parsed.searchParams.set(key, '(set)');
-    return parsed.toString().replaceAll('%28set%29', '(set)');
+    parsed = new URL(url);
   } catch {
-    return url;
+    return { shown: HIDDEN, secrets: [url] };
   }
+  const values = parsed.search.slice(1).split('&').map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const secrets = [parsed.username, parsed.password, ...values, parsed.hash.slice(1)];
+  const segments = parsed.pathname.split('/');
+  const path = segments.map((segment, i) => {
+    if (segment === '' || (segment.length <= 24 && PLAIN_SEGMENT.test(segment) && !secretName(segments[i - 1] ?? ''))) return segment;
+    secrets.push(segment);
+    return HIDDEN;
+  });
+  const query = [...parsed.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${SET}`).join('&');
+  const user = parsed.username || parsed.password ? `${SET}@` : '';
+  return { shown: `${parsed.protocol}//${user}${parsed.host}${path.join('/')}${query ? `?${query}` : ''}`, secrets: decodedToo(secrets.filter(Boolean)) };
+}
+
+/** One argument of a local server, hidden where it is a secret: after `--token`, in `API_KEY=...`, a URL's secrets, a `Bearer ...`. */
+function hideArg(arg: string, previous: string | undefined): Hidden {
+  if (previous !== undefined && /^-{1,2}[A-Za-z][\w.-]*$/.test(previous) && secretName(previous)) return { shown: SET, secrets: [arg] };
+  if (/^https?:\/\//i.test(arg)) return hideUrl(arg);
+  const pair = /^(-{0,2}[A-Za-z][\w.-]*)(\s*[=:]\s*)(.+)$/s.exec(arg);
+  if (pair && secretName(pair[1])) return { shown: `${pair[1]}${pair[2]}${SET}`, secrets: [pair[3]] };
+  const secrets: string[] = [];
+  const shown = arg.replace(/\b(Bearer|Basic)\s+(\S+)/gi, (_all, scheme: string, value: string) => {
+    secrets.push(value);
+    return `${scheme} ${SET}`;
+  });
+  return { shown, secrets };
+}
+
+const hideArgs = (args: readonly string[]): Hidden[] => args.map((arg, i) => hideArg(arg, args[i - 1]));
+
+/** A URL as the CLI and the console show it: scheme://host:port/path, its user, query values and token-like path segments hidden. */
+export function shownUrl(url: string): string {
+  return hideUrl(url).shown;
+}
+
+/** A local server's arguments as shown: the values of key-like flags and pairs, and a URL's secrets, hidden. */
+export function shownArgs(args: readonly string[]): string[] {
+  return hideArgs(args).map((arg) => arg.shown);
+}
+
+/**
+ * Text about a server (an error, what the server said) with none of its secrets: its URL as
+ * shownUrl shows it, every secret value (environment, headers, URL, arguments) replaced.
+ */
+export function withoutMcpSecrets(text: string, server: McpServer): string {
+  let out = text;
+  let secrets: string[];
+  if (isStdioServer(server)) {
+    secrets = [...Object.values(server.env), ...hideArgs(server.args).flatMap((arg) => arg.secrets)];
+  } else {
+    const url = hideUrl(server.url);
+    // A header's value, and its credentials without the scheme (`Basic ...`), which a server may echo alone.
+    secrets = [...Object.values(server.headers).flatMap((value) => [value, value.replace(/^\w+\s+/, '')]), ...url.secrets];
+    // The URL as written, as parsed, and as fetched without its user: each is one shown URL.
+    const forms = [server.url];
+    try {
+      const parsed = new URL(server.url);
+      forms.push(parsed.href);
+      [parsed.username, parsed.password] = ['', ''];
+      forms.push(parsed.href);
+    } catch {
+      // not a URL: its pieces go below
+    }
+    for (const form of forms.sort((a, b) => b.length - a.length)) out = out.replaceAll(form, url.shown);
+  }
+  // A short value (a port, a flag's 1) is too common to replace everywhere, and too short to be a key.
+  for (const secret of secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)) out = out.replaceAll(secret, HIDDEN);
+  return out;
 }
 
 /** "npx mcp-server-filesystem . (env: TOKEN)": a server in one line, its secret values left out. */
 export function describeMcpServer(server: McpServer): string {
   if (!isStdioServer(server)) {
     const headers = Object.keys(server.headers);
-    return `${hiddenUrl(server.url)}${headers.length > 0 ? ` (headers: ${headers.join(', ')})` : ''}`;
+    return `${shownUrl(server.url)}${headers.length > 0 ? ` (headers: ${headers.join(', ')})` : ''}`;
   }
   const env = Object.keys(server.env);
-  return `${[server.command, ...server.args].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`;
+  return `${[server.command, ...shownArgs(server.args)].join(' ')}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`;
 }
 
 /** The MCP servers in the settings, as the console's Settings lists them. */
@@ -89,9 +183,12 @@ export const McpServerAddSchema = z
   .object({ name: z.string().min(1).max(40), commandLine: z.string().trim().min(1).max(4000).optional(), url: z.string().trim().min(1).max(4000).optional() })
   .strict();
 
-/** A server as the CLI and the console show it: its environment and header values, and a URL's credentials and query, hidden. */
+/**
+ * A server as the CLI and the console show it: its environment and header values, a URL's user,
+ * query values and token-like path segments, and key-like arguments, hidden.
+ */
 export function shownServer(server: McpServer): McpServer {
-  return isStdioServer(server) ? { ...server, env: hidden(server.env) } : { ...server, url: hiddenUrl(server.url), headers: hidden(server.headers) };
+  return isStdioServer(server) ? { ...server, args: shownArgs(server.args), env: hidden(server.env) } : { ...server, url: shownUrl(server.url), headers: hidden(server.headers) };
 }
 
 /**

@@ -82,6 +82,21 @@ Given('an agent plan under the {string} profile with at most {int} turns per ste
   createAgentPlan(this, 'a greeting file exists', `{ maxTurnsPerStep: ${turns} }`, profile);
 });
 
+Given('a price of {int} per million output tokens', function (this: World, perMTok: number) {
+  app(this).service.updateSettings({ price: { inputPerMTok: 0, outputPerMTok: perMTok } });
+});
+
+Given('an agent plan under the {string} profile that may cost ${float}', function (this: World, profile: string, usd: number) {
+  createAgentPlan(this, 'a greeting file exists', `{ maxCostUsd: ${usd} }`, profile);
+});
+
+Then('the pending approval asks for ${float} more for the plan, which has cost ${float}', function (this: World, more: number, cost: number) {
+  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+  assert.equal(pending?.kind, 'budget');
+  assert.deepEqual(pending?.args, { limit: 'costUsd', used: cost, max: more, more });
+  assert.equal(pending?.rationale, `The plan has cost $${cost.toFixed(2)} of its $${more.toFixed(2)}; allow $${more.toFixed(2)} more?`);
+});
+
 Given('an agent plan under the {string} profile whose definition of done is {string}', function (this: World, profile: string, definition: string) {
   createAgentPlan(this, definition, 'true', profile);
 });
@@ -182,7 +197,7 @@ Given('a model that proposes {string}, lists files {int} times, then writes it w
 Then('the pending approval asks for {int} more turns for the step {string}', function (this: World, more: number, step: string) {
   const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
   assert.equal(pending?.kind, 'budget');
-  assert.deepEqual(pending?.args, { limit: 'turns', used: 3, more });
+  assert.deepEqual(pending?.args, { limit: 'turns', used: 3, max: 3, more });
   assert.equal(pending?.description, step);
   assert.ok(pending?.rationale.includes(`used its 3 turns; allow ${more} more?`), pending?.rationale);
 });

@@ -99,6 +99,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
         sandboxRoot,
         prepareTools: mcp ? () => mcp.start() : undefined,
         budgetGate: new BudgetGate(stores.approvals, ctx.events, planId, plan.automationProfile),
+        price: ctx.options.settings.read().price,
         reviewFeedback: () => reviewFeedbackOf(ctx, planId),
       });
     }

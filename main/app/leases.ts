@@ -13,8 +13,7 @@ import { type ApprovalStore, pendingApproval } from '../engine/approvals';
  */
 export function recoverInterruptedPlans(lifecycle: PlanLifecycleService, leases: LeaseStore, errors: ErrorLog, approvals: ApprovalStore): string[] {
   const recovered: string[] = [];
-  for (const plan of lifecycle.listPlans()) {
-    if (plan.processingState !== 'processing' && plan.processingState !== 'paused') continue;
+  for (const plan of lifecycle.listPlansInStates(['processing', 'paused'])) {
     // Waiting for the operator's approval is a stop that outlives the process, not an interruption.
     if (plan.waitingFor === 'approval') continue;
     if (isLeaseLive(leases.get(plan.id))) continue;

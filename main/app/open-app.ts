@@ -19,6 +19,7 @@ import { planActions } from './use-cases/actions';
 import { planVerifying } from './use-cases/verifying';
 import { planCheckpoints } from './use-cases/checkpoints';
 import { planReviewing } from './use-cases/reviewing';
+import { planForking } from './use-cases/forking';
 
 export interface App {
   dataDir: string;
@@ -51,6 +52,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     ...planSandboxFiles(ctx, runs),
     ...planActions(ctx, runs),
     ...planCheckpoints(ctx, runs),
+    ...planForking(ctx, runs),
     ...planReviewing(ctx, reading),
   };
 }

@@ -10,6 +10,7 @@ import type { PlanActions } from './use-cases/actions';
 import type { PlanVerifying } from './use-cases/verifying';
 import type { PlanCheckpoints } from './use-cases/checkpoints';
 import type { PlanReviewing } from './use-cases/reviewing';
+import type { PlanForking } from './use-cases/forking';
 
 export type { Answer, EngineStores, PlanServiceOptions, RunOptions } from './use-cases/plan-context';
 export type { ChangesetReview, DecisionNode, DiffEntry, ExternalEvents, ReviewStep } from './use-cases/reading';
@@ -32,4 +33,5 @@ export type PlanService = Pick<PlanContext, 'stores' | 'lifecycle' | 'events' | 
   PlanActions &
   PlanVerifying &
   PlanCheckpoints &
+  PlanForking &
   PlanReviewing;

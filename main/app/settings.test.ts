@@ -66,6 +66,18 @@ describe('which model a plan uses', () => {
     expect(planModelView(plan, { AGENTS_API_KEY: 'sk-ant' }, store())).toEqual({ model: 'anthropic:claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com/v1', usable: true, problem: null });
   });
 
+  it("refuses a plan with maxCostUsd while no price is set, and the console's plan view says why", () => {
+    const plan = { ...spec, model: 'ollama:qwen2.5-coder', baseUrl: null, maxCostUsd: 2.5 };
+    const settings = store();
+    expect(() => resolveModelConfig(plan, {}, settings)).toThrow(/^agent\.maxCostUsd: the plan's cost budget of \$2\.50 cannot be checked without a price: run `agents config set priceInput N`/);
+    expect(planModelView(plan, {}, settings)).toMatchObject({ usable: false, problem: expect.stringContaining('without a price') });
+    settings.patch({ price: { inputPerMTok: 3, outputPerMTok: 15 } });
+    expect(planModelView(plan, {}, settings)).toMatchObject({ usable: true, problem: null });
+    // Without a cost budget, no price is needed.
+    settings.patch({ price: null });
+    expect(planModelView({ ...plan, maxCostUsd: undefined }, {}, settings).usable).toBe(true);
+  });
+
   describe('sends a key only to the address its own source names', () => {
     const gpuBox = { ...spec, model: 'openai-compatible:m', baseUrl: 'http://gpu-box:8000/v1' };
     const openRouter = 'https://openrouter.ai/api/v1';

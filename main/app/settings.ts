@@ -9,6 +9,7 @@ import {
   type Provider,
   type SettingsPatch,
   type SettingsView,
+  usd,
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { McpConfigSchema } from '../../shared/mcp';
@@ -223,6 +224,7 @@ export function resolveModelConfig(spec: AgentSpec, env: NodeJS.ProcessEnv, sett
   const parsed = ModelRefSchema.safeParse(ref);
   if (!parsed.success) throw new ModelSettingError(field, `"${ref}" ${parsed.error.issues[0]?.message ?? 'is not provider:model'}`);
   const { provider, model } = parseModelRef(ref);
+  requirePrice(spec, stored);
   const timeout = Number(env.AGENTS_MODEL_TIMEOUT_MS);
   const timeoutMs = Number.isFinite(timeout) && timeout > 0 ? timeout : (stored.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const config: ModelConfig = {
@@ -241,6 +243,15 @@ export function resolveModelConfig(spec: AgentSpec, env: NodeJS.ProcessEnv, sett
     );
   }
   return config;
+}
+
+/** A plan with a cost budget cannot run without a price to count its cost at: refused when created and each time it would run. */
+function requirePrice(spec: AgentSpec, stored: SettingsFile): void {
+  if (spec.maxCostUsd === undefined || stored.price) return;
+  throw new ModelSettingError(
+    'agent.maxCostUsd',
+    `the plan's cost budget of ${usd(spec.maxCostUsd)} cannot be checked without a price: run \`agents config set priceInput N\` and \`agents config set priceOutput N\` (US dollars per million tokens; the console: Settings)`,
+  );
 }
 
 /**

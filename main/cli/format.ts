@@ -1,6 +1,7 @@
+import { unfinishedRewind } from '../../shared/actions';
 import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
-import { type PlanModelView, type Price } from '../../shared/agent';
+import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
 import { formatNextSteps, nextCommand } from './next-steps';
@@ -75,11 +76,20 @@ export function formatPlan(
     const { toStep, by, at, recovered } = plan.lastRewind;
     lines.push(`  rewound:    to before step ${toStep} by ${by} at ${at}${recovered ? ' (completed after an interruption)' : ''}`);
   }
+  const unfinished = unfinishedRewind(plan);
+  if (unfinished !== null) {
+    lines.push(`  rewind:     unfinished: ${plan.errorMessage ?? `to before step ${unfinished}`}`, `  next:       agents plan rewind ${plan.id} --to-step ${unfinished} to finish it, or agents plan discard ${plan.id}`);
+  }
+  if (plan.forkedFrom) {
+    const { planId, atStep, by, at } = plan.forkedFrom;
+    lines.push(`  forked:     from plan ${planId} at step ${atStep} by ${by} at ${at} (steps 1 to ${atStep - 1} shared)`);
+  }
+  for (const fork of plan.forks ?? []) lines.push(`  fork:       plan ${fork.planId} at step ${fork.atStep} by ${fork.by} at ${fork.at}`);
   if (plan.waitingFor === 'approval') {
     lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
   }
-  // Only an errored plan has a current error; an earlier one stays in errorDetails.history and plan errors.
-  if (plan.processingState === 'errored') {
+  // Only an errored plan has a current error; an earlier one stays in errorDetails.history and plan errors. An unfinished rewind's is said above.
+  if (plan.processingState === 'errored' && unfinished === null) {
     if (plan.errorMessage) lines.push(`  error:      ${plan.errorMessage}`);
     if (typeof plan.errorDetails.hint === 'string') lines.push(`  hint:       ${plan.errorDetails.hint}`);
     const next = nextCommand(plan.id, plan.errorDetails.next);
@@ -237,7 +247,7 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
   if (answered.length > 0) {
     lines.push('', 'Answered:');
     for (const a of answered) {
-      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? (a.kind === 'budget' ? 'more for a step' : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? (a.kind === 'budget' ? `more for ${BudgetAskSchema.parse(a.args).limit === 'costUsd' ? 'the plan' : 'a step'}` : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
     }
   }
   return lines.join('\n');

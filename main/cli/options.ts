@@ -20,6 +20,13 @@ export const positiveCount = (flag: string) => (value: string): number => {
   return n;
 };
 
+/** --cost USD: an amount of US dollars above 0, written as a plain number (1.50). */
+export const dollars = (flag: string) => (value: string): number => {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1_000_000) throw new ValidationError(flag, `must be an amount of US dollars above 0, such as 1.50, not "${value}"`);
+  return n;
+};
+
 /** Adds commands to a group; a group's commands are registered by name, in the order its help lists them. */
 export type Register = (group: Command, ctx: Ctx) => void;
 

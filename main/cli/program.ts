@@ -6,6 +6,7 @@ import { registerMcp } from './commands/mcp';
 import { planApplyCommands } from './commands/plan-apply';
 import { planCheckpointCommands } from './commands/plan-checkpoints';
 import { planFixCommands } from './commands/plan-fix';
+import { planForkCommands } from './commands/plan-fork';
 import { planReadCommands } from './commands/plan-read';
 import { planRunCommands } from './commands/plan-run';
 import { planVerifyCommands } from './commands/plan-verify';
@@ -15,7 +16,7 @@ import { type CliIo, type Ctx, EXIT, exitStatusOf } from './run-command';
 
 export { type CliIo, EXIT } from './run-command';
 
-const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planVerifyCommands, ...planApplyCommands, ...planCheckpointCommands } satisfies Record<string, Register>;
+const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planVerifyCommands, ...planApplyCommands, ...planCheckpointCommands, ...planForkCommands } satisfies Record<string, Register>;
 
 type PlanCommand = keyof typeof PLAN_COMMANDS;
 
@@ -42,6 +43,8 @@ const PLAN_HELP_ORDER: readonly PlanCommand[] = [
   'verify',
   'checkpoints',
   'rewind',
+  'fork',
+  'compare',
   'apply',
   'discard',
 ];

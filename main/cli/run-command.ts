@@ -84,8 +84,8 @@ export function exitStatusOf(error: unknown, io: CliIo): number {
     return EXIT.waitingForApproval;
   }
   const known = clientError(error);
-  // A rule's refusal is not bad input: what stands in the way is in the project (README, exit status).
-  if (known instanceof PlanError && known.code === 'policy') {
+  // A rule's refusal is not bad input: what stands in the way is in the project (README, exit status); nor is a rewind that failed part way.
+  if (known instanceof PlanError && (known.code === 'policy' || known.code === 'rewind_failed')) {
     io.stderr(`error: ${known.message}\n`);
     return EXIT.planFailed;
   }

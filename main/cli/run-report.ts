@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
-import { BudgetAskSchema } from '../../shared/agent';
+import { BUDGET_LIMITS, BudgetAskSchema } from '../../shared/agent';
 import type { Approval, Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { eventText } from '../../shared/event-text';
@@ -80,6 +80,22 @@ export function operator(): string {
 type Reply = { approve: true; all: boolean } | { approve: false; reason: string };
 
 /** Asks on the terminal: y approves the call, a every call of its tool, n rejects it with a reason. */
+/** The terminal's question for an approval, and its help line. A cost ask is the plan's; turns and tokens are the step's. */
+export function approvalPrompt(approval: Pick<Approval, 'kind' | 'tool' | 'args'>): { question: string; help: string } {
+  if (approval.kind === 'plan') return { question: 'approve the proposed tree? [y]es, [n]o, [?] help: ', help: 'y: approve the tree and execute it · n: reject it (the model is told why)' };
+  if (approval.kind === 'budget') {
+    const whose = (approval.args as { limit?: unknown } | undefined)?.limit === 'costUsd' ? 'plan' : 'step';
+    return {
+      question: `give the ${whose === 'plan' ? 'plan more dollars' : 'step more'}? [y]es, [n]o, [?] help: `,
+      help: `y: give the ${whose} what it asks for and go on · n: refuse (the step fails)`,
+    };
+  }
+  return {
+    question: `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `,
+    help: `y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails)`,
+  };
+}
+
 async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> {
   // Made at the first line asked for: on a terminal the keys are read raw until then.
   let rl: ReturnType<typeof createInterface> | undefined;
@@ -101,13 +117,8 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
   };
   try {
     ctx.io.stderr(`${formatApproval(approval)}\n`);
+    const { question, help } = approvalPrompt(approval);
     for (;;) {
-      const question =
-        approval.kind === 'plan'
-          ? 'approve the proposed tree? [y]es, [n]o, [?] help: '
-          : approval.kind === 'budget'
-            ? 'give the step more? [y]es, [n]o, [?] help: '
-            : `approve? [y]es, [n]o, [a]ll ${approval.tool} calls, [?] help: `;
       const key = (await askKey(question))?.toLowerCase();
       if (key === null || key === undefined) return null;
       if (key === 'y' || key === 'yes') return { approve: true, all: false };
@@ -118,10 +129,6 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
         ctx.io.stderr('a rejection needs a reason\n');
         continue;
       }
-      const help =
-        approval.kind === 'budget'
-          ? 'y: give the step what it asks for and go on · n: refuse (the step fails)'
-          : `y: run this call once · a: run it and every later ${approval.tool} call of the plan · n: reject it (the step fails)`;
       ctx.io.stderr(`${help} · leave with Ctrl-D or Esc: the plan stays waiting for approval\n`);
     }
   } finally {
@@ -172,7 +179,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
     else if (!opts.json) {
       const pending = app.service.approvals(planId).pending;
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
-      const more = pending?.kind === 'budget' ? (BudgetAskSchema.parse(pending.args).limit === 'turns' ? '[--turns N]' : '[--tokens N]') : '[--all]';
+      const limit = pending?.kind === 'budget' ? BudgetAskSchema.parse(pending.args).limit : null;
+      const more = limit ? `[${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : '[--all]';
       ctx.io.stderr(`approve with: agents plan approve ${planId} ${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
     }
     return;

@@ -58,6 +58,8 @@ const INVALID: Record<Channel, unknown> = {
   'plans.checkpoints': { planId: '' },
   'plans.rewindPreview': { planId: 'P', toStep: 0 },
   'plans.rewind': { planId: 'P' },
+  'plans.fork': { planId: 'P', atStep: 0 },
+  'plans.compare': { planId: 'P' },
   'plans.rejectHunks': { planId: 'P', path: 'a.txt', hunks: [0] },
   'plans.restoreHunks': { planId: 'P', path: 'a.txt' },
   'settings.get': { apiKey: 'x' },

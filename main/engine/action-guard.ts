@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type ActionId, allowed, factsOfPlan, type PlanFacts } from '../../shared/actions';
+import { type ActionId, allowed, factsOfPlan, type PlanFacts, unfinishedRewind } from '../../shared/actions';
 import { stepsInOrder } from '../../shared/decision-tree';
 import type { Plan, StrategyDecision } from '../../shared/domain';
 import { PlanError } from '../../shared/errors';
@@ -17,6 +17,8 @@ export interface FactSources {
   checkpoints(planId: string): number;
   /** Whether part of the plan's changeset is applied to its project. */
   partlyApplied(planId: string): boolean;
+  /** The step a rewind of the plan that began and has not finished goes back to before (its journal), else null. */
+  rewindPending?(planId: string): number | null;
 }
 
 /** The facts the action rules (shared/actions.ts) read, as the stores and this process know them. */
@@ -36,6 +38,7 @@ export function planFacts(plan: Plan, sources: FactSources): PlanFacts {
     missingSandbox: plan.sandboxRefs[0] && !existsSync(plan.sandboxRefs[0]) ? plan.sandboxRefs[0] : null,
     checkpoints: sources.checkpoints(plan.id),
     partlyApplied: sources.partlyApplied(plan.id),
+    rewindPending: sources.rewindPending ? sources.rewindPending(plan.id) : unfinishedRewind(plan),
   };
 }
 

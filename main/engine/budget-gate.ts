@@ -1,5 +1,5 @@
 import { type BudgetAsk, BudgetAskSchema, describeBudgetAsk } from '../../shared/agent';
-import type { AutomationProfile, StrategyDecision } from '../../shared/domain';
+import type { Approval, AutomationProfile, StrategyDecision } from '../../shared/domain';
 import { type ApprovalStore, requestApproval } from './approvals';
 import { ApprovalPending, EngineError } from './errors';
 import type { EventPublisher } from './event-stream';
@@ -9,6 +9,8 @@ import type { EventPublisher } from './event-stream';
  * operator for more: one approval of kind `budget` per time the step ran out (keyed by the turns it
  * had made). Approved, the step goes on in the same conversation with `more` added to that budget;
  * rejected, it fails with category `budget`. Under full-auto nobody is asked, and the step fails.
+ * The plan's cost budget is asked about the same way, but for the plan: every approved ask adds to
+ * it (grantedUsd), and one ask is open at a time.
  */
 export class BudgetGate {
   constructor(
@@ -21,9 +23,12 @@ export class BudgetGate {
   /** The extra budget the operator granted for the step, or throws: ApprovalPending while asked, `exhausted` when refused. */
   extend(step: Pick<StrategyDecision, 'id' | 'description'>, ask: BudgetAsk, atTurn: number, exhausted: () => EngineError): number {
     if (this.profile.name === 'full-auto') throw exhausted();
+    const cost = ask.limit === 'costUsd';
     const asked = this.store
       .listForPlan(this.planId)
-      .filter((a) => a.kind === 'budget' && a.decisionId === step.id && a.callIndex === atTurn && a.usedAt === null);
+      .filter((a) => a.kind === 'budget' && a.usedAt === null && limitOf(a) === ask.limit)
+      // An approved cost ask already raised the plan's budget (grantedUsd).
+      .filter((a) => (cost ? a.status !== 'approved' : a.decisionId === step.id && a.callIndex === atTurn));
     const answered = asked.find((a) => a.status !== 'pending');
     if (answered) {
       this.store.update(answered.id, { usedAt: new Date().toISOString() });
@@ -50,4 +55,14 @@ export class BudgetGate {
       });
     throw new ApprovalPending(pending.id);
   }
+
+  /** US dollars the operator added to the plan's cost budget. */
+  grantedUsd(): number {
+    return this.store
+      .listForPlan(this.planId)
+      .filter((a) => a.kind === 'budget' && a.status === 'approved' && limitOf(a) === 'costUsd')
+      .reduce((sum, a) => sum + BudgetAskSchema.parse(a.args).more, 0);
+  }
 }
+
+const limitOf = (approval: Approval) => BudgetAskSchema.parse(approval.args).limit;

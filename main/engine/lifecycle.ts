@@ -128,6 +128,10 @@ export class PlanLifecycleService {
     return this.repository.list();
   }
 
+  listPlansInStates(states: readonly ProcessingState[]): Plan[] {
+    return this.repository.listInStates(states);
+  }
+
   listDecisions(planId: string): StrategyDecision[] {
     return this.repository.listDecisions(planId);
   }

@@ -1,10 +1,12 @@
-import type { DecisionStatus, Plan, StrategyDecision } from '../../shared/domain';
+import type { DecisionStatus, Plan, ProcessingState, StrategyDecision } from '../../shared/domain';
 
 /** Persistence of plans and their decision trees. The SQLite repository implements the same contract. */
 export interface PlanRepository {
   insert(plan: Plan): void;
   get(id: string): Plan | undefined;
   list(): Plan[];
+  /** The plans in one of these processing states, newest first: a start-up reads only those, not every plan. */
+  listInStates(states: readonly ProcessingState[]): Plan[];
   update(id: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Plan;
   /** Inserts or replaces decisions by id. */
   saveDecisions(decisions: readonly StrategyDecision[]): void;

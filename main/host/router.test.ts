@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFil
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHANNELS, type Channel, type Envelope } from '../../shared/contract';
+import { CHANNELS, type Channel, contract, type Envelope } from '../../shared/contract';
 import type { Plan } from '../../shared/domain';
 import { PlanError } from '../../shared/errors';
 import type { PlanService } from '../app/plan-service';
@@ -50,6 +50,8 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.checkpoints': { request: { planId: '' }, field: 'planId' },
   'plans.rewindPreview': { request: { planId: 'P', toStep: 0 }, field: 'toStep' },
   'plans.rewind': { request: { planId: 'P' }, field: 'toStep' },
+  'plans.fork': { request: { planId: 'P', atStep: 1, profile: 'reckless' }, field: 'profile' },
+  'plans.compare': { request: { planId: 'P' }, field: 'with' },
   'plans.rejectHunks': { request: { planId: 'P', path: 'a.txt', hunks: [0] }, field: 'hunks.0' },
   'plans.restoreHunks': { request: { planId: 'P', path: 'a.txt' }, field: 'hunks' },
   'settings.get': { request: { apiKey: 'x' }, field: '(root)' },
@@ -104,6 +106,34 @@ describe('router', () => {
     expect(info.tools.map((tool) => tool.name)).toContain('file.write');
   });
 
+  describe('plans.fork and plans.compare', () => {
+    it('forks from a step with steps sent as a plan file\'s text, names each plan in the other\'s plans.get, and compares the two', async () => {
+      const origin = await create({ steps: 3 });
+      await t.app.service.run(origin.id);
+      const content = ['name: other steps', `project: ${JSON.stringify(t.project)}`, 'definitionOfDone:', '  - step: Write another', '    tools:', '      - tool: file.write', '        args: { path: out/3.txt, content: "other" }', ''].join('\n');
+      const reply = await router.handle('plans.fork', { planId: origin.id, atStep: 3, profile: 'supervised', content });
+      const forked = contract['plans.fork'].response.parse(expectOk(reply));
+      expect(forked.fork).toEqual({ forkId: forked.plan.id, from: origin.id, atStep: 3, sharedSteps: 2, sharedEntries: 2, changes: { profile: 'supervised', steps: 1 } });
+
+      const got = expectOk<{ plan: Plan }>(await router.handle('plans.get', { planId: forked.plan.id })).plan;
+      expect(got.forkedFrom).toMatchObject({ planId: origin.id, atStep: 3, by: 'console' });
+      expect(expectOk<{ plan: Plan }>(await router.handle('plans.get', { planId: origin.id })).plan.forks).toEqual([{ planId: forked.plan.id, atStep: 3, by: 'console', at: got.forkedFrom?.at }]);
+
+      await t.app.service.run(forked.plan.id);
+      const compared = contract['plans.compare'].response.parse(expectOk(await router.handle('plans.compare', { planId: origin.id, with: forked.plan.id })));
+      expect(compared.both.map((f) => [f.path, f.same])).toEqual([['out/1.txt', true], ['out/2.txt', true], ['out/3.txt', false]]);
+      expect(compared.both[2].hunks?.[0].rows.map((r) => `${r.kind}:${r.text}`)).toEqual(['del:3', 'note:No newline at end of file', 'add:other', 'note:No newline at end of file']);
+    });
+
+    it('refuses a fork of a step out of range with invalid_request on atStep, and makes nothing', async () => {
+      const origin = await create();
+      await t.app.service.run(origin.id);
+      const reply = await router.handle('plans.fork', { planId: origin.id, atStep: 3 });
+      expect(reply).toEqual({ ok: false, error: { code: 'invalid_request', field: 'atStep', message: `atStep: 3 is out of range: plan ${origin.id} has steps 1 to 2` } });
+      expect(t.app.service.list()).toHaveLength(1);
+    });
+  });
+
   describe('plans.create', () => {
     it('creates a plan from YAML text and writes no file', async () => {
       const before = readdirSync(t.root).sort();
@@ -132,6 +162,20 @@ describe('router', () => {
       expect(messages.slice(2)).toEqual(['(root): has fields this call does not take', '(root): has fields this call does not take']);
       for (const message of messages) expect(message).not.toMatch(/path|secretKeyName|plan\.yaml|not here/);
       expect(t.app.service.list()).toHaveLength(0);
+    });
+
+    it("answers with a plan file's MCP servers shown as the CLI shows them: no URL user, query, path token or --token value", async () => {
+      const servers = 'mcp:\n  servers:\n    tracker: { url: "http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET" }\n    local: { command: mcp-tracker, args: ["--token", "ARGSECRET"], env: { KEY: ENVSECRET } }\n';
+      const content = `name: mcp\nproject: ${JSON.stringify(t.project)}\nagent: { model: ollama:llama3 }\ndefinitionOfDone: Done\n${servers}`;
+      const created = expectOk<{ plan: Plan }>(await router.handle('plans.create', { content }));
+      const replies = [created, expectOk(await router.handle('plans.get', { planId: created.plan.id })), expectOk(await router.handle('plans.list', {}))];
+      for (const secret of ['PASSWD', 'PATHTOKEN', 'QSECRET', 'ARGSECRET', 'ENVSECRET']) expect(JSON.stringify(replies)).not.toContain(secret);
+      expect(created.plan.mcp?.servers).toEqual({
+        tracker: { url: 'http://(set)@127.0.0.1:9/s/(hidden)/mcp?k=(set)', headers: {} },
+        local: { command: 'mcp-tracker', args: ['--token', '(set)'], env: { KEY: '(set)' } },
+      });
+      // The plan itself keeps them, to run them.
+      expect(t.app.service.get(created.plan.id).mcp?.servers.local).toMatchObject({ args: ['--token', 'ARGSECRET'] });
     });
 
     it('creates a plan with a profile override', async () => {

@@ -129,6 +129,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.checkpoints': (r) => ({ checkpoints: service.checkpoints(r.planId) }),
     'plans.rewindPreview': (r) => service.rewindPreview(r.planId, r.toStep),
     'plans.rewind': (r) => service.rewind(r.planId, { by: CONSOLE, toStep: r.toStep }),
+    'plans.fork': (r) =>
+      service.fork(r.planId, { by: CONSOLE, atStep: r.atStep, profile: r.profile, model: r.model, content: r.content }, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
+    'plans.compare': (r) => service.compare(r.planId, r.with),
     'plans.rejectHunks': (r) => ({ plan: service.rejectHunks(r.planId, { hunks: { [r.path]: r.hunks }, reason: r.reason, by: CONSOLE }) }),
     'plans.restoreHunks': (r) => ({ plan: service.restoreHunks(r.planId, { path: r.path, hunks: r.hunks }) }),
     'settings.get': () => service.settingsView(),

@@ -50,6 +50,7 @@ export class SqlitePlanRepository implements PlanRepository {
   private readonly updatePlan: Statement<[Record<string, unknown>]>;
   private readonly selectPlan: Statement<[string], PlanRow>;
   private readonly selectPlans: Statement<[], PlanRow>;
+  private readonly selectPlansInStates: Statement<[string], PlanRow>;
   private readonly queryPlans: Statement<[Record<string, unknown>], PlanRow>;
   private readonly countPlans: Statement<[], { n: number }>;
   private readonly upsertDecision: Statement<[Record<string, unknown>]>;
@@ -69,6 +70,10 @@ export class SqlitePlanRepository implements PlanRepository {
     );
     this.selectPlan = prepare(db, 'SELECT data FROM plans WHERE id = ?');
     this.selectPlans = prepare(db, 'SELECT data FROM plans ORDER BY created_at DESC, id DESC');
+    this.selectPlansInStates = prepare(
+      db,
+      'SELECT data FROM plans WHERE processing_state IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id DESC',
+    );
     this.queryPlans = prepare(db, 
       `SELECT data FROM plans
        WHERE (@phase IS NULL OR phase = @phase) AND (@processingState IS NULL OR processing_state = @processingState)
@@ -129,6 +134,10 @@ export class SqlitePlanRepository implements PlanRepository {
   /** Newest first. */
   list(): Plan[] {
     return this.selectPlans.all().map(readPlan);
+  }
+
+  listInStates(states: readonly ProcessingState[]): Plan[] {
+    return this.selectPlansInStates.all(JSON.stringify(states)).map(readPlan);
   }
 
   /** A filtered page of plans, newest first. */

@@ -8,6 +8,7 @@ import './styles.css';
 import './approvals.css';
 import './editor.css';
 import './checks.css';
+import './checkpoints.css';
 
 // The composition root: pick the transport, build the store, start live updates, render.
 document.body.dataset.appState = 'loading';

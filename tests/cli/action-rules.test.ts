@@ -39,6 +39,8 @@ const CLI: Partial<Record<ActionId, (id: string, files: { step: string; plan: st
   verify: (id) => ['verify', id],
   show_errors: (id) => ['errors', id],
   rewind: (id) => ['rewind', id, '--to-step', '1', '--yes'],
+  fork: (id) => ['fork', id, '--at-step', '1'],
+  compare: (id) => ['compare', id, id],
 };
 
 /** How the console takes each action it has: the contract's channel and request. */
@@ -60,6 +62,8 @@ const ROUTER: Partial<Record<ActionId, (planId: string) => [Channel, Record<stri
   verify: (planId) => ['plans.verify', { planId }],
   show_errors: (planId) => ['plans.errors', { planId }],
   rewind: (planId) => ['plans.rewind', { planId, toStep: 1 }],
+  fork: (planId) => ['plans.fork', { planId, atStep: 1 }],
+  compare: (planId) => ['plans.compare', { planId, with: planId }],
 };
 
 /** The codes of a refusal by state; anything else (a missing argument, say) is not the rule's. */
@@ -200,7 +204,7 @@ const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 
 const factsOf = (state: keyof typeof STATES, plan: Plan, here: boolean): PlanFacts => {
   const { sandboxGone, ...known } = FACTS[state];
   const missingSandbox = sandboxGone ? plan.sandboxRefs[0] : null;
-  return { ...known, id: plan.id, projectPath: plan.projectPath, errorDetails: plan.errorDetails, checks: plan.checks ?? null, runHere: here && known.runHere, missingSandbox };
+  return { ...known, id: plan.id, projectPath: plan.projectPath, errorDetails: plan.errorDetails, checks: plan.checks ?? null, runHere: here && known.runHere, missingSandbox, rewindPending: null };
 };
 
 /** Runs `tasks` a few at a time: each CLI check is a process of its own. */

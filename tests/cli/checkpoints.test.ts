@@ -1,11 +1,12 @@
 // Checkpoints and rewind from the command line (README, "Checkpoints"): real processes, real
 // bubblewrap, real SQLite, and a rewind killed with SIGKILL part way through.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { treeHash } from '../../main/engine/test-support/tree-hash';
+import { treeHash, treeListing } from '../../main/engine/test-support/tree-hash';
+import { openStores } from '../../main/persistence';
 import { fileWritingAgent, isStrategize } from '../support/scripted-agent';
 import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, agentsJson, BIN, startAgents } from './cli-harness';
@@ -210,6 +211,58 @@ describe('agents plan checkpoints and agents plan rewind', () => {
     }
     // Killed among its files, a rewind was journaled: it is finished, never left half done.
     expect(outcomes.slice(1)).toEqual(['first file: after', 'half: after']);
+  });
+
+  it('a rewind from another process while apply writes the project is refused: apply holds the plan, and ends complete', LONG, async () => {
+    const { base, home, project } = workspace();
+    const plan = await ran(home, planFile(base, project, 'applied-whole', [STEP_1, STEP_2, STEP_3]));
+    // Apply writes contents, not a mode change alone (run.sh's chmod stays in the sandbox).
+    const contents = (dir: string) => treeListing(dir).filter((line) => !line.startsWith('F run.sh '));
+    const expected = contents(plan.sandboxPath);
+    // Apply waits, holding the plan, until the gate file exists: the rewind comes at a known moment.
+    const gate = join(base, 'gate');
+    const apply = startAgents(['plan', 'apply', plan.id], home, { AGENTS_TEST_APPLY_GATE: gate });
+    let applyErr = '';
+    apply.stderr?.on('data', (d: Buffer) => (applyErr += d.toString()));
+    const applied = new Promise<number | null>((resolve) => apply.on('close', resolve));
+    const stores = openStores(home);
+    try {
+      await until(() => stores.leases.get(plan.id)?.pid === apply.pid);
+    } finally {
+      stores.close();
+    }
+    const rewind = await agents(['plan', 'rewind', plan.id, '--to-step', '2', '--yes'], home);
+    writeFileSync(gate, '');
+    expect([rewind.code, rewind.stderr.trim()]).toEqual([2, `error: plan ${plan.id} is running; pause it or wait for it to stop before rewinding`]);
+    expect(await applied, applyErr).toBe(0);
+    // Everything the run made is in the project, nothing rewound, and the plan is applied.
+    const shown = await agentsJson<Shown>(['plan', 'show', plan.id], home);
+    expect(shown).toMatchObject({ phase: 'apply', processingState: 'complete' });
+    expect(shown.lastRewind ?? null).toBeNull();
+    expect(contents(project)).toEqual(expected);
+  });
+
+  it('a rewind that fails part way says so in one line and in plan show; only a rewind again or discard is allowed, and discard ends it', LONG, async () => {
+    const { base, home, project } = workspace();
+    const plan = await ran(home, planFile(base, project, 'rewind-fails', [STEP_1, STEP_2]));
+    rmSync(join(home, 'objects'), { recursive: true });
+    const rewind = await agents(['plan', 'rewind', plan.id, '--to-step', '2'], home);
+    expect(rewind.code).toBe(1);
+    expect(rewind.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^error: plan ${plan.id}: the rewind to before step 2 could not be finished: \\S+ is missing; agents plan rewind ${plan.id} --to-step 2 to try again, or agents plan discard ${plan.id}$`)),
+    ]);
+    const show = (await agents(['plan', 'show', plan.id], home)).stdout;
+    expect(show).toMatch(/\n {2}rewind: {5}unfinished: the rewind to before step 2 could not be finished: \S+ is missing\n/);
+    expect(show).toContain(`  next:       agents plan rewind ${plan.id} --to-step 2 to finish it, or agents plan discard ${plan.id}\n`);
+    const apply = await agents(['plan', 'apply', plan.id], home);
+    expect([apply.code, apply.stderr.trim()]).toEqual([2, `error: plan ${plan.id} has an unfinished rewind; finish it by rewinding to before step 2 again, or discard the plan`]);
+    expect(existsSync(join(project, 'NOTES.md'))).toBe(false);
+
+    expect((await agents(['plan', 'discard', plan.id], home)).code).toBe(0);
+    const after = await agents(['plan', 'show', plan.id], home);
+    expect(after.stdout).not.toContain('unfinished');
+    expect(after.stderr).toBe('');
+    expect((await agents(['plan', 'checkpoints', plan.id], home)).stdout.trim()).toBe(`plan ${plan.id} was discarded; its checkpoints were dropped with it`);
   });
 
   describe('an agent plan against the scripted model server', () => {

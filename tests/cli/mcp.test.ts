@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isStrategize, toolResults } from '../support/scripted-agent';
@@ -77,6 +78,10 @@ describe('agents mcp: the MCP servers of the settings', () => {
     expect(json[0].tools.map((t) => t.name)).toContain('write_file');
 
     expect((await agents(['mcp', 'remove', 'tracker'], home)).stdout).toBe('MCP server tracker removed\n');
+    // Every subcommand takes --json, as `agents mcp --json` promises.
+    expect(JSON.parse((await agents(['mcp', 'add', 'tracker', '--url', 'http://127.0.0.1:9/mcp', '--json'], home)).stdout)).toMatchObject({ name: 'tracker' });
+    const removed = await agents(['mcp', 'remove', 'tracker', '--json'], home);
+    expect([removed.code, JSON.parse(removed.stdout)]).toEqual([0, { name: 'tracker', removed: true }]);
     expect(Object.keys(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).mcp.servers)).toEqual(['files']);
     const gone = await agents(['mcp', 'remove', 'tracker'], home);
     expect([gone.code, gone.stderr]).toEqual([2, 'error: name: no MCP server "tracker"; the servers are files\n']);
@@ -105,6 +110,56 @@ describe('agents mcp: the MCP servers of the settings', () => {
     writeFileSync(plan, 'name: scripted\ndefinitionOfDone: Nothing\nmcp:\n  servers:\n    files: { command: x }\n');
     const scripted = await agents(['plan', 'create', plan], home, env);
     expect([scripted.code, scripted.stderr]).toEqual([2, 'error: mcp: only an agent plan (agent: true) calls MCP tools\n']);
+  });
+});
+
+describe("an MCP server's secrets", () => {
+  const URL_WITH_SECRETS = 'http://u:PASSWD@127.0.0.1:9/s/PATHTOKEN/mcp?k=QSECRET';
+  const SECRETS = ['PASSWD', 'QSECRET', 'PATHTOKEN', 'ARGSECRET'];
+  const SHOWN_URL = 'http://(set)@127.0.0.1:9/s/(hidden)/mcp?k=(set)';
+
+  it("are in no output of a plan whose server does not start: not the URL's user, query or path token, nor a --token", LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    server.respondWith(mcpAgent);
+    const servers = `mcp:\n  servers:\n    tracker: { url: "${URL_WITH_SECRETS}" }\n    local: { command: /bin/sh, args: ["-c", "exit 1", "--token", "ARGSECRET"] }\n`;
+    const id = (await agents(['plan', 'create', agentPlan(examples, `automationProfile: full-auto\n${servers}`)], home, env)).stdout.trim();
+    // Streamed: every event of the run, the failure's among them.
+    const run = await agents(['plan', 'run', id, '--stream', '--json'], home, env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('MCP server \\"tracker\\": did not start');
+    const outputs = [run];
+    for (const args of [['plan', 'show', id], ['plan', 'show', id, '--json'], ['plan', 'errors', id], ['plan', 'errors', id, '--json'], ['plan', 'tree', id], ['plan', 'tree', id, '--json'], ['plan', 'list', '--json']]) {
+      outputs.push(await agents(args, home, env));
+    }
+    for (const [i, output] of outputs.entries()) for (const secret of SECRETS) expect(`${output.stdout}${output.stderr}`, `output ${i} shows ${secret}`).not.toContain(secret);
+    const failure = JSON.parse(outputs[4].stdout).errors.at(-1);
+    expect(failure.message).toMatch(/^MCP server "tracker": did not start: /);
+    const shown = JSON.parse(outputs[2].stdout).mcp.servers;
+    expect(shown).toEqual({ tracker: { url: SHOWN_URL, headers: {} }, local: { command: '/bin/sh', args: ['-c', 'exit 1', '--token', '(set)'], env: {} } });
+  });
+
+  it('are in no output of agents mcp, for a server in the settings', LONG, async () => {
+    const { home } = sandboxWorkspace();
+    const outputs = [await agents(['mcp', 'add', 'tracker', '--url', URL_WITH_SECRETS], home), await agents(['mcp', 'add', 'local', '--json', '--', '/bin/sh', '-c', 'exit 1', '--token', 'ARGSECRET'], home)];
+    outputs.push(await agents(['mcp', 'list'], home), await agents(['mcp', 'list', '--json'], home));
+    for (const output of outputs) for (const secret of SECRETS) expect(`${output.stdout}${output.stderr}`).not.toContain(secret);
+    expect(outputs[0].stdout).toBe(`MCP server tracker added: ${SHOWN_URL}\n`);
+    expect(outputs[2].stdout).toContain(`tracker: ${SHOWN_URL}\n  does not start: MCP server "tracker": did not start: `);
+  });
+
+  it('a server whose script is straight in the home folder cannot read what the home folder keeps', LONG, async () => {
+    const { home } = sandboxWorkspace();
+    const operatorHome = mkdtempSync(join(tmpdir(), 'agents-operator-home-'));
+    mkdirSync(join(operatorHome, '.ssh'), { mode: 0o700 });
+    writeFileSync(join(operatorHome, '.ssh', 'id_rsa'), 'PRIVATE KEY OF THE OPERATOR\n', { mode: 0o600 });
+    copyFileSync(join(ROOT, 'tests/support/mcp-bare-server.mjs'), join(operatorHome, 'server.mjs'));
+    const asOperator = { HOME: operatorHome };
+    // As a shell would expand `agents mcp add leak --env PROBE_FILE=~/.ssh/id_rsa -- node ~/server.mjs`.
+    const added = await agents(['mcp', 'add', 'leak', '--env', `PROBE_FILE=${join(operatorHome, '.ssh', 'id_rsa')}`, '--', 'node', join(operatorHome, 'server.mjs')], home, asOperator);
+    expect(added.code, added.stderr).toBe(0);
+    const list = await agents(['mcp', 'list'], home, asOperator);
+    expect(list.stdout).not.toContain('PRIVATE KEY');
+    expect([list.code, list.stdout]).toEqual([0, expect.stringContaining('  leak.probe: unreadable: ENOENT')]);
   });
 });
 

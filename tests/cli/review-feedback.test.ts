@@ -98,6 +98,28 @@ describe('the review reaches the model', () => {
     expect(promptOf(later.at(-1)!)).toContain('+line 1 rewritten by the agent');
   });
 
+  it('a replan by the model is told of the review: its new proposal is asked with the declined hunk and the hand edits', LONG, async () => {
+    const { agents, show } = await setUp({ 'README.md': lines(30, [1, 25]), 'CHANGES.md': 'the changes\n' });
+    const writer = fileWritingAgent({ 'README.md': lines(30, [1, 25]), 'CHANGES.md': 'the changes\n' });
+    // The second step's requests fail: the plan stops after the first step, with changes to review.
+    server.respondWith((request, index) => (stepOf(request) === 'Write CHANGES.md' ? { status: 400 } : writer(request, index)));
+    const id = (await agents('plan', 'create', project(30, ['README.md', 'CHANGES.md']), '--profile', 'full-auto')).stdout.trim();
+    expect((await agents('plan', 'run', id)).code).toBe(1);
+    expect((await agents('plan', 'reject-hunks', id, 'README.md:2', '--reason', 'keep line 25 as it was')).code).toBe(0);
+    writeFileSync(join((await show(id)).sandboxRefs[0], 'NOTES.md'), 'my own notes\n');
+
+    expect((await agents('plan', 'replan', id)).code).toBe(0);
+    const before = server.requests.length;
+    await agents('plan', 'run', id);
+    const proposal = server.requests.slice(before).filter(isStrategize);
+    expect(proposal.length).toBeGreaterThan(0);
+    const prompt = promptOf(proposal[0]);
+    expect(prompt).toContain('the operator asked for new steps');
+    expect(prompt).toContain('README.md, hunk 2 (reason: keep line 25 as it was)');
+    expect(prompt).toContain('+line 25 rewritten by the agent');
+    expect(prompt).toContain('The operator edited these files by hand; keep their edits: NOTES.md.');
+  });
+
   it('many declined hunks stay within the size budget, the rest counted', LONG, async () => {
     const changed = Array.from({ length: 30 }, (_, i) => i * 10 + 5);
     const { agents } = await setUp({ 'README.md': lines(300, changed) });
@@ -160,6 +182,30 @@ describe('the review reaches the model', () => {
     expect(again.code).toBe(2);
     expect(again.stderr.trim()).toBe(`error: hunks: every change left in plan ${id} is declined: agents plan reject-hunks ${id} FILE:N --restore to accept one, or agents plan discard ${id}`);
     expect((await show(id)).phase).toBe('apply');
+  });
+
+  it('declining one of two hunks that add the same line leaves out that one, and applies the other', LONG, async () => {
+    const base = lines(30).split('\n');
+    // The agent adds the same line twice, far apart: two hunks with the same change.
+    const twice = [...base.slice(0, 2), 'ADDED', ...base.slice(2, 26), 'ADDED', ...base.slice(26)].join('\n');
+    const { agents, show } = await setUp({ 'README.md': twice });
+    const plan = project(30, ['README.md']);
+    const id = (await agents('plan', 'create', plan, '--profile', 'full-auto')).stdout.trim();
+    expect((await agents('plan', 'run', id)).code).toBe(0);
+    const diff = (await agents('plan', 'diff', id)).stdout;
+    expect(diff.match(/^\+ADDED$/gm)).toHaveLength(2);
+
+    expect((await agents('plan', 'reject-hunks', id, 'README.md:2')).code).toBe(0);
+    const applied = await agents('plan', 'apply', id);
+    expect(applied.code, applied.stderr).toBe(0);
+    const written = readFileSync(join(plan, '..', 'project', 'README.md'), 'utf8').split('\n');
+    expect(written.slice(0, 4)).toEqual(['line 0 as the project has it', 'line 1 as the project has it', 'ADDED', 'line 2 as the project has it']);
+    expect(written.filter((l) => l === 'ADDED')).toHaveLength(1);
+    // The declined one is still declined: nothing else is left to apply.
+    const again = await agents('plan', 'apply', id);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('is declined');
+    expect((await show(id)).rejectedHunks?.map((r) => r.hunk)).toEqual([2]);
   });
 
   it('--restore takes a hunk out of the declined ones', LONG, async () => {

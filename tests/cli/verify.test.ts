@@ -193,6 +193,12 @@ definitionOfDone: [Nothing to do]
     const { home, file } = workspace(LICENSE_PLAN('  - { name: marker present, run: "test -f MARKER" }'));
     const id = await created(file, home);
     expect((await agents(['plan', 'run', id], home)).code).toBe(1);
+    // Run and retry point to verify, the way on from failed checks (not to retry, which refuses them).
+    const again = 'fix the cause and run the checks again';
+    const run = await agents(['plan', 'run', id], home);
+    expect([run.code, run.stderr.trim()]).toEqual([2, `error: plan ${id} is Checks failed; run needs a plan that is Ready to run; ${again}`]);
+    const retry = await agents(['plan', 'retry', id], home);
+    expect([retry.code, retry.stderr.trim()]).toEqual([2, `error: plan ${id}'s checks failed; ${again}`]);
     const sandbox = JSON.parse((await agents(['plan', 'show', id, '--json'], home)).stdout).sandboxPath as string;
     writeFileSync(join(sandbox, 'MARKER'), '');
     const verify = await agents(['plan', 'verify', id, '--stream'], home);
@@ -239,6 +245,9 @@ definitionOfDone: |
     const approve = await agents(['plan', 'approve', id], home, env);
     expect(approve.code).toBe(1);
     expect(approve.stderr).toContain('Checks failed');
+    // An agent plan is also pointed to the agent.
+    const rerun = await agents(['plan', 'run', id], home, env);
+    expect(rerun.stderr).toContain('fix the cause and run the checks again, or ask the agent to fix it');
     const failed = await checksOf(id, home);
     expect(failed.criteria.map((c) => [c.kind, c.verdict])).toEqual([
       ['done', 'failed'],

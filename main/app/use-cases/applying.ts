@@ -9,8 +9,9 @@ import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
-import { collectUnreferencedObjects } from './checkpoints';
 import type { PlanVerifying } from './verifying';
+import { testGate } from './test-gate';
+import { clearRewindFailure, collectUnreferencedObjects } from './checkpoints';
 import type { StreamCallback } from '../../../shared/events';
 
 export interface ApplyResult {
@@ -22,6 +23,14 @@ export interface ApplyResult {
   remaining: string[];
   /** True when nothing is left: the plan is complete. */
   complete: boolean;
+}
+
+export interface ApplyOptions {
+  paths?: string[];
+  hunks?: Record<string, number[]>;
+  force?: boolean;
+  acceptFailedChecks?: boolean;
+  streamCallback?: StreamCallback;
 }
 
 /** Ending a plan: its accepted changes written into the project, or the rest discarded. */
@@ -45,7 +54,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
       const open = file.hunks.filter((h) => !h.applied);
       if (file.state === 'applied') continue;
       left += 1;
-      const out = new Set(declinedHunks(declined, file.path, open));
+      const out = new Set(declinedHunks(declined, file.path, file.hunks));
       if (out.size === 0) paths.push(file.path);
       else if (open.some((h) => !out.has(h.index))) hunks[file.path] = open.filter((h) => !out.has(h.index)).map((h) => h.index);
     }
@@ -55,82 +64,96 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
     return { paths, hunks };
   };
 
-  /** A plan applied in full or discarded cannot be rewound: its checkpoints go. */
+  /** A plan applied in full or discarded cannot be rewound: its checkpoints go, and a rewind it did not finish. */
   const dropCheckpoints = (planId: string) => {
     stores.checkpoints.removeAfter(planId, 0);
+    stores.checkpoints.endRewind(planId);
+    clearRewindFailure(ctx, planId);
     ctx.checkpoints.forget(planId);
+  };
+
+  /** Apply, the plan held; its rule checked again, as what this process waited for may have changed the plan. */
+  const applyHeld = async (planId: string, options: ApplyOptions): Promise<ApplyResult> => {
+    // The phase and project first; whether failed checks need the confirmation, once the verdicts are fresh.
+    let plan = guard.requireHeld('apply', planId);
+    // A test acts from another process here, while the plan is held.
+    testGate(ctx.env, 'AGENTS_TEST_APPLY_GATE');
+    // The rule asks for a project directory.
+    const projectPath = plan.projectPath as string;
+    await ctx.captureHandEdits(plan);
+    // Verdicts the sandbox outdated (an edit, just now or before) are not applied on: the checks run again first.
+    plan = await verifying.verifyIfStale(ctx.get(planId), options.streamCallback);
+    plan = guard.requireHeld('apply', planId, { acceptFailedChecks: options.acceptFailedChecks === true });
+    // One review serves the protect check, the apply and what is left after it.
+    const applied = stores.applied.list(planId);
+    const reviewed = reviewNet(reading.changeEntries(planId), applied);
+    refuseProtected(
+      plan,
+      reviewed.map((r) => r.file),
+    );
+    const result = await applyReviewed(projectPath, reviewed, applied, { ...options, ...leaveOutDeclined(plan, reviewed.map((r) => r.file), options) });
+    if (result.conflicts.length > 0 && !options.force) {
+      const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false };
+      ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
+      return outcome;
+    }
+    stores.applied.record(planId, result.records);
+    const remaining = remainingAfter(reviewed, result.records);
+    const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0 };
+    if (plan.processingState === 'errored') lifecycle.reset(planId);
+    const totals = { applied: stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
+    if (remaining.length === 0) {
+      dropCheckpoints(planId);
+      lifecycle.beginPhase(planId, 'apply');
+      lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
+    } else {
+      lifecycle.update(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
+    }
+    ctx.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
+    if (outcome.complete) await collectUnreferencedObjects(ctx);
+    return outcome;
+  };
+
+  /** Discard, the plan held. */
+  const discardHeld = async (planId: string): Promise<Plan> => {
+    const plan = guard.requireHeld('discard', planId);
+    const partlyApplied = plan.phase === 'apply' && stores.applied.list(planId).length > 0;
+    const discarded = partlyApplied ? reading.review(planId).files.filter((f) => f.state !== 'applied').length : 0;
+    for (const ref of plan.sandboxRefs) {
+      await registry.tracker.forget(ref);
+      await removeSandbox(ref);
+    }
+    stores.sandboxFiles.forget(planId);
+    dropCheckpoints(planId);
+    if (!partlyApplied) {
+      const cancelled = lifecycle.cancel(planId);
+      await collectUnreferencedObjects(ctx);
+      return cancelled;
+    }
+    // Part of the changeset is in the project already: discarding the rest finishes the apply.
+    if (plan.processingState === 'errored') lifecycle.reset(planId);
+    lifecycle.beginPhase(planId, 'apply');
+    const done = lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, remaining: 0, discarded } });
+    ctx.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
+    await collectUnreferencedObjects(ctx);
+    return done;
   };
 
   return {
     /**
      * Writes what was accepted into the project: every file with something left, or only `paths`,
      * and for the files in `hunks` only those hunks. The plan stays in apply until nothing is left
-     * (or the rest is discarded), so apply can be repeated.
+     * (or the rest is discarded), so apply can be repeated. Held while it works: no run, verify,
+     * rewind or discard of the plan, from this process or another, slips in between.
      */
-    async apply(
-      planId: string,
-      options: { paths?: string[]; hunks?: Record<string, number[]>; force?: boolean; acceptFailedChecks?: boolean; streamCallback?: StreamCallback } = {},
-    ): Promise<ApplyResult> {
-      // The phase and project first; whether failed checks need the confirmation, once the verdicts are fresh.
-      let plan = guard.require('apply', planId);
-      // The rule asks for a project directory.
-      const projectPath = plan.projectPath as string;
-      await ctx.captureHandEdits(plan);
-      // Verdicts the sandbox outdated (an edit, just now or before) are not applied on: the checks run again first.
-      plan = await verifying.verifyIfStale(ctx.get(planId), options.streamCallback);
-      plan = guard.require('apply', planId, { acceptFailedChecks: options.acceptFailedChecks === true });
-      // One review serves the protect check, the apply and what is left after it.
-      const applied = stores.applied.list(planId);
-      const reviewed = reviewNet(reading.changeEntries(planId), applied);
-      refuseProtected(
-        plan,
-        reviewed.map((r) => r.file),
-      );
-      const result = await applyReviewed(projectPath, reviewed, applied, { ...options, ...leaveOutDeclined(plan, reviewed.map((r) => r.file), options) });
-      if (result.conflicts.length > 0 && !options.force) {
-        const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false };
-        ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
-        return outcome;
-      }
-      stores.applied.record(planId, result.records);
-      const remaining = remainingAfter(reviewed, result.records);
-      const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0 };
-      if (plan.processingState === 'errored') lifecycle.reset(planId);
-      const totals = { applied: stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
-      if (remaining.length === 0) {
-        dropCheckpoints(planId);
-        lifecycle.beginPhase(planId, 'apply');
-        lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
-      } else {
-        lifecycle.update(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
-      }
-      ctx.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
-      if (outcome.complete) await collectUnreferencedObjects(ctx);
-      return outcome;
+    async apply(planId: string, options: ApplyOptions = {}): Promise<ApplyResult> {
+      guard.require('apply', planId);
+      return registry.hold(planId, () => applyHeld(planId, options));
     },
 
     async discard(planId: string): Promise<Plan> {
-      const plan = guard.require('discard', planId);
-      const partlyApplied = plan.phase === 'apply' && stores.applied.list(planId).length > 0;
-      const discarded = partlyApplied ? reading.review(planId).files.filter((f) => f.state !== 'applied').length : 0;
-      for (const ref of plan.sandboxRefs) {
-        await registry.tracker.forget(ref);
-        await removeSandbox(ref);
-      }
-      stores.sandboxFiles.forget(planId);
-      dropCheckpoints(planId);
-      if (!partlyApplied) {
-        const cancelled = lifecycle.cancel(planId);
-        await collectUnreferencedObjects(ctx);
-        return cancelled;
-      }
-      // Part of the changeset is in the project already: discarding the rest finishes the apply.
-      if (plan.processingState === 'errored') lifecycle.reset(planId);
-      lifecycle.beginPhase(planId, 'apply');
-      const done = lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, remaining: 0, discarded } });
-      ctx.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
-      await collectUnreferencedObjects(ctx);
-      return done;
+      guard.require('discard', planId);
+      return registry.hold(planId, () => discardHeld(planId));
     },
   };
 }

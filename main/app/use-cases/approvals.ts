@@ -1,4 +1,4 @@
-import { type BudgetAsk, BudgetAskSchema } from '../../../shared/agent';
+import { BUDGET_LIMITS, type BudgetAsk, BudgetAskSchema, type BudgetMore } from '../../../shared/agent';
 import type { Approval, Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
 import { pendingApproval } from '../../engine/approvals';
@@ -23,7 +23,7 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
     stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredAt: now, reason, ...(args ? { args } : {}) });
-    const what = pending.kind === 'budget' ? `more ${budgetUnit(pending)} for the step` : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
+    const what = pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
     lifecycle.addDecisionUnder(
       planId,
       pending.decisionId,
@@ -67,19 +67,20 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
 
 export type PlanApprovals = ReturnType<typeof planApprovals>;
 
-/** How much more a step out of budget gets: turns or output tokens, as the approval asked. */
-export type BudgetMore = { turns?: number; outputTokens?: number };
 
-const budgetUnit = (approval: Approval) => (BudgetAskSchema.parse(approval.args).limit === 'turns' ? 'turns' : 'output tokens');
+const budgetLimit = (approval: Approval) => BUDGET_LIMITS[BudgetAskSchema.parse(approval.args).limit];
 
 /** The budget approval's args with the operator's amount; null when there is nothing to change. A wrong amount is bad input. */
 function grantedBudget(pending: Approval, more: BudgetMore): BudgetAsk | null {
-  const given = Object.entries(more).filter(([, n]) => n !== undefined);
+  const given = (Object.keys(BUDGET_LIMITS) as (keyof typeof BUDGET_LIMITS)[]).filter((limit) => more[limit] !== undefined);
   if (given.length === 0) return null;
-  const flag = more.turns !== undefined ? '--turns' : '--tokens';
-  if (pending.kind !== 'budget') throw new ValidationError(flag, 'applies only to a step that ran out of turns or output tokens');
+  const flag = BUDGET_LIMITS[given[0]].flag;
+  if (pending.kind !== 'budget') throw new ValidationError(flag, 'applies only to a step out of turns or output tokens, or a plan over its cost');
   const ask = BudgetAskSchema.parse(pending.args);
-  const amount = ask.limit === 'turns' ? more.turns : more.outputTokens;
-  if (amount === undefined) throw new ValidationError(flag, `does not apply: the step ran out of ${budgetUnit(pending)}; use ${ask.limit === 'turns' ? '--turns' : '--tokens'}`);
+  const amount = more[ask.limit];
+  if (amount === undefined) throw new ValidationError(flag, `does not apply: ${ranOut(pending)}; use ${BUDGET_LIMITS[ask.limit].flag}`);
   return { ...ask, more: amount };
 }
+
+const ranOut = (approval: Approval) => (limitIs(approval, 'costUsd') ? 'the plan reached its cost budget' : `the step ran out of ${budgetLimit(approval).unit}`);
+const limitIs = (approval: Approval, limit: keyof typeof BUDGET_LIMITS) => BudgetAskSchema.parse(approval.args).limit === limit;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../shared/events';
@@ -7,6 +7,7 @@ import { stepsInOrder } from '../../../shared/decision-tree';
 import { treeHash, treeListing } from '../../engine/test-support/tree-hash';
 import { sandboxExecutorFactory } from '../executor-factory';
 import { waitFor } from '../test-support';
+import { planActions } from './actions';
 import { planApplying } from './applying';
 import { planAuthoring } from './authoring';
 import { planCheckpoints } from './checkpoints';
@@ -123,6 +124,51 @@ describe('checkpoints and rewind', () => {
     expect(h.ctx.stores.leases.get(plan.id)).toBeFalsy();
   });
 
+  it('a rewind that fails part way keeps its journal, refuses every other action but discard until it is finished, and is finished by a rewind again', async () => {
+    const { plan, running, checkpoints, atCheckpoint, sandbox } = setup();
+    await running.run(plan.id);
+    const applying = planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying);
+    const actions = planActions(h.ctx, h.runs);
+    // The stored contents go: the rewind removes what it must, then cannot write the first file back.
+    const objects = path.join(h.root, 'data', 'objects');
+    const kept = path.join(h.root, 'objects-kept');
+    renameSync(objects, kept);
+    const failed = checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    await expect(failed).rejects.toMatchObject({ code: 'rewind_failed' });
+    await expect(failed).rejects.toThrow(
+      new RegExp(`^plan ${plan.id}: the rewind to before step 2 could not be finished: ${objects}/\\S+ is missing; agents plan rewind ${plan.id} --to-step 2 to try again, or agents plan discard ${plan.id}$`),
+    );
+    expect(h.ctx.stores.checkpoints.pendingRewinds().map((j) => j.planId)).toEqual([plan.id]);
+    expect(h.ctx.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', errorDetails: { rewindFailed: true, toStep: 2 } });
+    const reason = `plan ${plan.id} has an unfinished rewind; finish it by rewinding to before step 2 again, or discard the plan`;
+    expect(actions.actions(plan.id).filter((a) => a.allowed).map((a) => a.id)).toEqual(['discard', 'rewind', 'compare', 'show_errors']);
+    await expect(applying.apply(plan.id)).rejects.toThrow(reason);
+    expect(() => h.verifying.verify(plan.id)).toThrow(reason);
+    expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery')).toEqual([]);
+
+    // With the contents back, a rewind again finishes it; the half-done restore is not taken for the operator's edits.
+    renameSync(kept, objects);
+    const { rewind } = await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(rewind.operatorEdits).toEqual([]);
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(2));
+    expect(h.ctx.stores.checkpoints.pendingRewinds()).toEqual([]);
+    expect(h.ctx.get(plan.id)).toMatchObject({ phase: 'execute', processingState: 'queued', errorMessage: null });
+    expect(h.ctx.get(plan.id).errorDetails.rewindFailed).toBeUndefined();
+    expect(actions.actions(plan.id).find((a) => a.id === 'run')).toMatchObject({ allowed: true });
+  });
+
+  it('discarding a plan whose rewind failed drops the rewind: nothing retries it', async () => {
+    const { plan, running, checkpoints } = setup();
+    await running.run(plan.id);
+    rmSync(path.join(h.root, 'data', 'objects'), { recursive: true });
+    await expect(checkpoints.rewind(plan.id, { by: 'alice', toStep: 1 })).rejects.toMatchObject({ code: 'rewind_failed' });
+    const discarded = await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).discard(plan.id);
+    expect(discarded).toMatchObject({ processingState: 'cancelled', errorMessage: null });
+    expect(discarded.errorDetails.rewindFailed).toBeUndefined();
+    expect(h.ctx.stores.checkpoints.pendingRewinds()).toEqual([]);
+    expect(checkpoints.finishInterruptedRewinds()).toEqual([]);
+  });
+
   it('holds the plan from its start: a run or another rewind asked for while a rewind works is refused, and the rewind ends as asked', async () => {
     const { plan, running, checkpoints, atCheckpoint, sandbox } = setup();
     await running.run(plan.id);
@@ -183,6 +229,34 @@ describe('checkpoints and rewind', () => {
     expect(existsSync(path.join(h.project, 'b.txt'))).toBe(false);
     // Applied in full, the plan has no checkpoints left, and the store none of their contents.
     expect(readdirSync(h.ctx.objects.dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())).toEqual([]);
+  });
+
+  it('a rewind behind a replan keeps the steps the replan replaced skipped: the plan runs its new steps again', async () => {
+    const failing = ['  - step: Write', '    tools:', '      - tool: file.write', '        args: { path: x.txt, content: "x" }', '  - step: Fail', '    tools:', '      - tool: file.edit', '        args: { path: README.md, find: "## Missing", replace: "x" }', '  - step: Never reached', '    tools: []'];
+    const { plan, running, checkpoints, atCheckpoint, sandbox } = setup(failing);
+    expect(await running.run(plan.id)).toMatchObject({ processingState: 'errored' });
+    const file = path.join(h.root, 'new.yaml');
+    writeFileSync(file, ['name: new steps', 'definitionOfDone:', '  - step: Write y', '    tools:', '      - tool: file.write', '        args: { path: y.txt, content: "y" }', ''].join('\n'));
+    planFixing(h.ctx, h.runs, running.run, h.verifying).replan(plan.id, { by: 'alice', file });
+    expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    const statuses = () => stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => `${d.description}: ${d.status}`);
+    expect(statuses()).toEqual(['Write: done', 'Fail: skipped', 'Never reached: skipped', 'Write y: done']);
+
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(treeHash(sandbox())).toBe(atCheckpoint.get(2));
+    expect(statuses()).toEqual(['Write: done', 'Fail: skipped', 'Never reached: skipped', 'Write y: pending']);
+    expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(readdirSync(sandbox()).filter((f) => f.endsWith('.txt')).sort()).toEqual(['x.txt', 'y.txt']);
+  });
+
+  it('a step the operator skipped after the checkpoint is pending again after the rewind', async () => {
+    const { plan, running, checkpoints } = setup();
+    await running.run(plan.id);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    planFixing(h.ctx, h.runs, running.run, h.verifying).skip(plan.id, { by: 'alice', step: 3 });
+    await running.run(plan.id);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    expect(stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['done', 'pending', 'pending']);
   });
 
   it('says which files a rewind changes, and undoes the operator’s own edits after the checkpoint too', async () => {

@@ -50,6 +50,21 @@ function pauseBetweenOps(env: NodeJS.ProcessEnv): (() => void) | undefined {
   return () => void Atomics.wait(cell, 0, 0, ms);
 }
 
+/** What stopped a rewind, in one line: a file it needed that is not there is named. */
+function causeOf(error: unknown): string {
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (code === 'ENOENT' && path) return `${path} is missing`;
+  return error instanceof Error ? error.message.split('\n')[0] : String(error);
+}
+
+/** A rewind finished, or the plan discarded: the failure a rewind left on the plan goes. */
+export function clearRewindFailure(ctx: PlanContext, planId: string): void {
+  const { errorDetails, errorMessage } = ctx.get(planId);
+  if (errorDetails.rewindFailed !== true) return;
+  const { rewindFailed: _failed, toStep: _toStep, ...rest } = errorDetails;
+  ctx.lifecycle.update(planId, { errorDetails: rest, errorMessage: typeof errorMessage === 'string' && errorMessage.startsWith('the rewind to before step') ? null : errorMessage });
+}
+
 interface Prepared {
   plan: Plan;
   checkpoint: StoredCheckpoint;
@@ -83,7 +98,8 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     requireSandboxPresent(known);
     const sandboxRoot = known.sandboxRefs[0];
     // The operator's edits since the last run are recorded first: they are among what the rewind undoes.
-    await ctx.captureHandEdits(known);
+    // After a rewind that did not finish, what differs is its half-done restore, not the operator's edits (those it recorded).
+    if (!stores.checkpoints.pendingRewinds().some((j) => j.planId === planId)) await ctx.captureHandEdits(known);
     const plan = ctx.get(planId);
     const checkpoint = chain[chain.length - 1];
     const { ops, files } = await planRestore(sandboxRoot, foldDeltas(chain.map((c) => c.delta)));
@@ -132,8 +148,11 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         ? stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
         : 0;
       const steps = stepsInOrder(lifecycle.listDecisions(plan.id));
+      // Steps the checkpoint knew that a replan replaced since (skipped, with steps it did not know after them) stay skipped.
+      const lastNew = steps.findLastIndex((d) => !(d.id in checkpoint.decisions));
+      const replaced = (index: number) => index < lastNew && steps[index].status === 'skipped' && steps[index].id in checkpoint.decisions;
       for (const [index, step] of steps.entries()) {
-        const status = index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
+        const status = replaced(index) ? 'skipped' : index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
         if (step.status === status) continue;
         lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
         ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
@@ -157,6 +176,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
           updatedAt: at,
         },
       ]);
+      clearRewindFailure(ctx, plan.id);
       const lastRewind = { toStep: journal.toStep, fromStep: journal.fromStep, by: journal.by, at, recovered };
       // The conversation after the checkpoint is dropped: the model is told only of the steps before it.
       const patch = { phase: 'execute' as const, usage: checkpoint.usage ?? undefined, agentSession: null, lastRewind };
@@ -178,6 +198,21 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     // The sandbox is not what the checks saw: they run again after execute, and before apply.
     ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
     return ctx.get(plan.id);
+  };
+
+  /**
+   * A rewind that failed part way: its journal is kept (a rewind again finishes it, a discard drops
+   * it) and the plan says so, which refuses every other action until then (shared/actions.ts).
+   */
+  const recordFailure = (journal: RewindJournal, error: unknown): string => {
+    const message = `the rewind to before step ${journal.toStep} could not be finished: ${causeOf(error)}`;
+    try {
+      const plan = ctx.get(journal.planId);
+      lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
+    } catch {
+      // The plan itself is gone: nothing to tell.
+    }
+    return message;
   };
 
   return {
@@ -205,7 +240,13 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         // Checked again on the plan as it is now: it may have changed while the sandbox was compared.
         guard.requireHeld('rewind', planId);
         stores.checkpoints.beginRewind(prepared.journal);
-        const plan = finish(prepared.journal, false);
+        let plan: Plan;
+        try {
+          plan = finish(prepared.journal, false);
+        } catch (error) {
+          const message = recordFailure(prepared.journal, error);
+          throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${answer.toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');
+        }
         return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
       });
     },
@@ -224,13 +265,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
           registry.holdNow(journal.planId, () => finish(journal, true));
           finished.push(journal.planId);
         } catch (error) {
-          const message = `the rewind to before step ${journal.toStep} could not be finished: ${error instanceof Error ? error.message : String(error)}`;
-          try {
-            const plan = ctx.get(journal.planId);
-            lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
-          } catch {
-            // The plan itself is gone: nothing to tell.
-          }
+          recordFailure(journal, error);
         }
       }
       return finished;

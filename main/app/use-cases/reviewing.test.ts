@@ -26,7 +26,7 @@ describe('declined hunks kept with the plan', () => {
     const other = openStores(path.join(h.root, 'data'));
     const stored = other.plans.get(plan.id)?.rejectedHunks;
     other.close();
-    expect(stored).toEqual([{ path: 'out/1.txt', hunk: 1, lines: expect.stringMatching(/^@@ .* @@\n\+1/), key: expect.stringMatching(/^[0-9a-f]{8}$/), reason: 'not this file', by: 'ana', at: expect.any(String) }]);
+    expect(stored).toEqual([{ path: 'out/1.txt', hunk: 1, lines: expect.stringMatching(/^@@ .* @@\n\+1/), key: expect.stringMatching(/^[0-9a-f]{8}\.1$/), reason: 'not this file', by: 'ana', at: expect.any(String) }]);
     expect(reviewing.restoreHunks(plan.id, { path: 'out/1.txt', hunks: [1] }).rejectedHunks).toEqual([]);
   });
 

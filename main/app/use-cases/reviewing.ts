@@ -1,6 +1,6 @@
 import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
-import { hunkKey, hunkText, REJECTION_LIMITS, type RejectedHunk, withRejections } from '../../../shared/review-feedback';
+import { hunkText, REJECTION_LIMITS, type RejectedHunk, withRejections } from '../../../shared/review-feedback';
 import type { ReviewFeedback } from '../../engine/model/review-feedback';
 import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';
@@ -17,7 +17,17 @@ export function planReviewing(ctx: PlanContext, reading: Pick<PlanReading, 'revi
     if (all === null) throw new ValidationError('hunks', `"${file.path}" is a binary file: it has no hunks to reject`);
     const wrong = hunks.find((n) => !Number.isInteger(n) || n < 1 || n > all.length);
     if (wrong !== undefined) throw new ValidationError('hunks', `"${file.path}" has ${all.length} hunk${all.length === 1 ? '' : 's'}; there is no hunk ${wrong}`);
-    return { path: file.path, all };
+    return { path: file.path, all, listed: file.hunks };
+  };
+
+  /** The file's hunks as listed now; none when the review no longer has the file (its rejections then go by number). */
+  const listedHunks = (planId: string, path: string) => {
+    try {
+      return reading.reviewDiff(planId, path).file.hunks;
+    } catch (error) {
+      if (error instanceof ValidationError) return [];
+      throw error;
+    }
   };
 
   return {
@@ -31,17 +41,17 @@ export function planReviewing(ctx: PlanContext, reading: Pick<PlanReading, 'revi
       const reason = request.reason?.trim().slice(0, REJECTION_LIMITS.reason) || null;
       const at = new Date().toISOString();
       let rejected = ctx.get(planId).rejectedHunks ?? [];
-      for (const { path, all, hunks } of files) {
+      for (const { path, all, listed, hunks } of files) {
         const added: RejectedHunk[] = [...new Set(hunks)].map((hunk) => ({
           path,
           hunk,
           lines: hunkText(all[hunk - 1]),
-          key: hunkKey(all[hunk - 1].rows.filter((r): r is typeof r & { kind: 'add' | 'del' } => r.kind === 'add' || r.kind === 'del')),
+          key: listed[hunk - 1].key,
           reason,
           by: request.by,
           at,
         }));
-        rejected = withRejections(rejected, path, hunks, added);
+        rejected = withRejections(rejected, path, hunks, added, listed);
       }
       return ctx.lifecycle.update(planId, { rejectedHunks: rejected });
     },
@@ -49,7 +59,7 @@ export function planReviewing(ctx: PlanContext, reading: Pick<PlanReading, 'revi
     /** Takes hunks `hunks` of `path` out of the declined ones (the operator ticked them again). */
     restoreHunks(planId: string, request: { path: string; hunks: number[] }): Plan {
       const current = ctx.get(planId).rejectedHunks ?? [];
-      return ctx.lifecycle.update(planId, { rejectedHunks: withRejections(current, request.path, request.hunks, []) });
+      return ctx.lifecycle.update(planId, { rejectedHunks: withRejections(current, request.path, request.hunks, [], listedHunks(planId, request.path)) });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stepsInOrder } from '../../../shared/decision-tree';
@@ -41,6 +41,40 @@ describe('verifying a plan in its sandbox', () => {
     ]);
     // The check's file is gone, and nothing of it is in the changeset.
     expect(existsSync(path.join(done.sandboxRefs[0], 'build.txt'))).toBe(false);
+    expect(planReading(h.ctx).review(plan.id).files).toEqual([]);
+  });
+
+  it('undoes the rest of what a check does too: permissions, symlinks and folders it made, changed or removed', async () => {
+    const check = [
+      'chmod 600 run.sh',
+      'chmod 700 docs',
+      'ln -s README.md shortcut',
+      'mkdir -p made/deeper',
+      'touch made/deeper/x',
+      'rmdir empty',
+      'ln -sfn run.sh latest',
+      'echo changed > docs/a.md',
+      'mv docs/b.md docs/moved.md',
+    ].join(' && ');
+    const { plan, running } = world(['name: shaped', 'verify:', `  - ${JSON.stringify(check)}`, 'definitionOfDone: [Nothing to do]', ''].join('\n'), (project) => {
+      writeFileSync(path.join(project, 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+      mkdirSync(path.join(project, 'docs'), { mode: 0o755 });
+      writeFileSync(path.join(project, 'docs', 'a.md'), 'a\n');
+      writeFileSync(path.join(project, 'docs', 'b.md'), 'b\n', { mode: 0o640 });
+      mkdirSync(path.join(project, 'empty'));
+      symlinkSync('docs/a.md', path.join(project, 'latest'));
+    });
+    const done = await running.run(plan.id);
+    expect(h.verifying.checks(plan.id).results.map((r) => [r.passed, r.outputTail])).toEqual([[true, '']]);
+    const sandbox = done.sandboxRefs[0];
+    const mode = (rel: string) => lstatSync(path.join(sandbox, rel)).mode & 0o777;
+    expect([mode('run.sh'), mode('docs'), mode('docs/b.md')]).toEqual([0o755, 0o755, 0o640]);
+    expect(lstatSync(path.join(sandbox, 'shortcut'), { throwIfNoEntry: false })).toBeUndefined();
+    expect(existsSync(path.join(sandbox, 'made'))).toBe(false);
+    expect(lstatSync(path.join(sandbox, 'empty')).isDirectory()).toBe(true);
+    expect(readlinkSync(path.join(sandbox, 'latest'))).toBe('docs/a.md');
+    expect(readFileSync(path.join(sandbox, 'docs', 'a.md'), 'utf8')).toBe('a\n');
+    expect(readdirSync(path.join(sandbox, 'docs')).sort()).toEqual(['a.md', 'b.md']);
     expect(planReading(h.ctx).review(plan.id).files).toEqual([]);
   });
 

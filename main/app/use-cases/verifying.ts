@@ -74,7 +74,7 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
     return ctx.get(planId);
   };
 
-  /** The pass outside a run (verify, apply after a change): this process holds the plan's lease meanwhile. */
+  /** The pass of the verify action: this process holds the plan's lease meanwhile. */
   const verifyHeld = (plan: Plan, streamCallback?: StreamCallback): Promise<Plan> => {
     requireSandboxPresent(plan);
     return registry.hold(plan.id, () => verifyPass(plan.id, streamCallback));
@@ -96,9 +96,11 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
       return verifyHeld(guard.require('verify', planId), options.streamCallback);
     },
 
-    /** Before apply: checks whose verdicts went stale run again, so apply never rests on an old verdict. */
+    /** Before apply: checks whose verdicts went stale run again, so apply never rests on an old verdict. The caller (apply) holds the plan. */
     async verifyIfStale(plan: Plan, streamCallback?: StreamCallback): Promise<Plan> {
-      return plan.checks?.stale ? verifyHeld(plan, streamCallback) : plan;
+      if (!plan.checks?.stale) return plan;
+      requireSandboxPresent(plan);
+      return verifyPass(plan.id, streamCallback);
     },
 
     /** The checks, their latest results and each criterion's verdict with its evidence. */

@@ -23,7 +23,6 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .option('--env <K=V>', 'an environment variable of a local server (repeatable)', collect, [])
     .option('--url <url>', 'a remote server, over streamable HTTP')
     .option('--header <K=V>', 'an HTTP header of a remote server (repeatable)', collect, [])
-    .addOption(jsonOption())
     .action(
       runCommand(ctx, (name: string, command: string[], options: { env: string[]; url?: string; header: string[] }) => {
         if (options.url !== undefined && command.length > 0) throw new ValidationError('command', 'give either a command after -- or --url, not both');
@@ -49,14 +48,13 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .action(
       runCommand(ctx, (name: string) => {
         removeMcpServer(ctx.app().settings, name);
-        return { text: `MCP server ${name} removed` };
+        return { json: { name, removed: true }, text: `MCP server ${name} removed` };
       }),
     );
 
   mcp
     .command('list')
     .description('each server, whether it starts (confined, in an empty folder), and its tools')
-    .addOption(jsonOption())
     .action(
       runCommand(ctx, async () => {
         const servers = ctx.app().settings.read().mcp?.servers ?? {};
@@ -75,4 +73,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
         return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server: shownServer(server), ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
       }),
     );
+
+  // Every subcommand prints one JSON document with --json, as `agents mcp --json` promises.
+  for (const command of mcp.commands) command.addOption(jsonOption());
 }

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
-import type { CheckpointSummary, RewindPreview } from '../../../shared/checkpoints';
+import { type CheckpointSummary, REWIND_VERBS, type RewindPreview } from '../../../shared/checkpoints';
+import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
 import { plural, statusLabel } from '../../../shared/vocabulary';
 import { readKey } from '../keypress';
@@ -15,8 +16,13 @@ function toStep(value: string): number {
   return n;
 }
 
-export function formatCheckpoints(planId: string, checkpoints: readonly CheckpointSummary[]): string {
-  if (checkpoints.length === 0) return `plan ${planId} has no checkpoint yet; one is recorded as each step starts\n`;
+export function formatCheckpoints(plan: Pick<Plan, 'id' | 'processingState'>, checkpoints: readonly CheckpointSummary[]): string {
+  if (checkpoints.length === 0) {
+    // A plan applied or discarded cannot be rewound: its checkpoints went with it.
+    if (plan.processingState === 'cancelled') return `plan ${plan.id} was discarded; its checkpoints were dropped with it\n`;
+    if (plan.processingState === 'complete') return `plan ${plan.id} is applied; its checkpoints were dropped with it\n`;
+    return `plan ${plan.id} has no checkpoint yet; one is recorded as each step starts\n`;
+  }
   const rows = checkpoints.map((c) => [String(c.step), c.createdAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), String(c.filesChanged), String(c.inputTokens + c.outputTokens), c.description]);
   const header = ['step', 'taken', 'files changed', 'tokens', 'description'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -26,8 +32,7 @@ export function formatCheckpoints(planId: string, checkpoints: readonly Checkpoi
 
 /** The files a rewind changes, the operator's own edits marked: what the confirmation lists. */
 export function formatRewindFiles(preview: RewindPreview): string {
-  const verb = { create: 'brought back', modify: 'put back', delete: 'removed' } as const;
-  return preview.files.map((f) => `  ${verb[f.operation].padEnd(12)} ${f.path}${f.editedByOperator ? '  (your edit)' : ''}\n`).join('');
+  return preview.files.map((f) => `  ${REWIND_VERBS[f.operation].padEnd(12)} ${f.path}${f.editedByOperator ? '  (your edit)' : ''}\n`).join('');
 }
 
 /** Asks on a terminal whether to go on; y goes on, anything else does not. */
@@ -56,8 +61,9 @@ export const planCheckpointCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, (id: string) => {
-          const checkpoints = ctx.app().service.checkpoints(id);
-          return { json: { planId: id, checkpoints }, text: () => formatCheckpoints(id, checkpoints) };
+          const { service } = ctx.app();
+          const checkpoints = service.checkpoints(id);
+          return { json: { planId: id, checkpoints }, text: () => formatCheckpoints(service.get(id), checkpoints) };
         }),
       ),
 

@@ -1,4 +1,4 @@
-import { jsonOption, positiveCount, type Register, streamOption } from '../options';
+import { dollars, jsonOption, positiveCount, type Register, streamOption } from '../options';
 import { PlanError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
 import { operator, runAndReport } from '../run-report';
@@ -77,11 +77,12 @@ export const planRunCommands = {
       .option('--all', 'approve every later call of the same tool in this plan too')
       .option('--turns <n>', 'for a step out of turns: how many more it may take (default: its budget again)', positiveCount('--turns'))
       .option('--tokens <n>', 'for a step out of output tokens: how many more it may use (default: its budget again)', positiveCount('--tokens'))
+      .option('--cost <usd>', 'for a plan over its maxCostUsd: how many more US dollars it may cost (default: its budget again)', dollars('--cost'))
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean; turns?: number; tokens?: number }) => {
-          const more = opts.turns !== undefined ? { turns: opts.turns } : opts.tokens !== undefined ? { outputTokens: opts.tokens } : {};
+        runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean; turns?: number; tokens?: number; cost?: number }) => {
+          const more = { turns: opts.turns, outputTokens: opts.tokens, costUsd: opts.cost };
           await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.approve(id, { by: operator(), all: opts.all, more }, { streamCallback: onEvent, step: false }));
         }),
       ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hunkKey } from '../../../shared/review-feedback';
+import { fileHunkKeys, hunkKey } from '../../../shared/review-feedback';
 import { lineDiff, structuredHunks, unifiedHunks } from './line-diff';
 import { applyHunks, listHunks } from './hunks';
 
@@ -11,12 +11,18 @@ describe('hunks of a file', () => {
 
   it("keys each hunk by what it changes, as the rows an operator declines from say it", () => {
     const diff = lineDiff(before, after);
-    const fromRows = structuredHunks(diff).map((h) => hunkKey(h.rows.filter((r): r is typeof r & { kind: 'add' | 'del' } => r.kind === 'add' || r.kind === 'del')));
+    const fromRows = fileHunkKeys(structuredHunks(diff).map((h) => hunkKey(h.rows.filter((r): r is typeof r & { kind: 'add' | 'del' } => r.kind === 'add' || r.kind === 'del'))));
     expect(listHunks(diff).map((h) => h.key)).toEqual(fromRows);
     // The same change lower in a longer file keeps its key.
     const moved = listHunks(lineDiff(`extra\n${before}`, `extra\n${after}`));
     expect(moved.map((h) => h.key)).toEqual(fromRows);
     expect(new Set(fromRows).size).toBe(3);
+  });
+
+  it('tells apart two hunks that make the same change', () => {
+    const keys = listHunks(lineDiff(before, lines(40, { 2: 'line 2\nADDED', 20: 'twenty', 38: 'line 38\nADDED' }))).map((h) => h.key);
+    expect(new Set(keys).size).toBe(3);
+    expect(keys[0].split('.')[0]).toBe(keys[2].split('.')[0]);
   });
 
   it('numbers hunks as the unified diff shows them', () => {
@@ -47,7 +53,7 @@ describe('hunks of a file', () => {
     const old = `head\n${[...p, ...q].join('\n')}\ntail\n`;
     const neu = `head\n${[...q, ...p].join('\n')}\ntail\n`;
     const diff = lineDiff(old, neu, 3, 1000);
-    expect(listHunks(diff)).toEqual([{ index: 1, header: '@@ -1,2002 +1,2002 @@', insertions: 2000, deletions: 2000, key: expect.stringMatching(/^[0-9a-f]{8}$/) }]);
+    expect(listHunks(diff)).toEqual([{ index: 1, header: '@@ -1,2002 +1,2002 @@', insertions: 2000, deletions: 2000, key: expect.stringMatching(/^[0-9a-f]{8}\.1$/) }]);
     expect(applyHunks(diff, new Set([1]))).toBe(neu);
     expect(applyHunks(diff, new Set())).toBe(old);
   });

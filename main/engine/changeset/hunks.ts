@@ -1,5 +1,5 @@
 import type { LineDiff, SplitText } from './line-diff';
-import { hunkKey } from '../../../shared/review-feedback';
+import { fileHunkKeys, hunkKey } from '../../../shared/review-feedback';
 
 /** One hunk of a file's net diff, numbered from 1 in the order a unified diff shows them. */
 export interface HunkInfo {
@@ -8,13 +8,14 @@ export interface HunkInfo {
   header: string;
   insertions: number;
   deletions: number;
-  /** What the hunk changes, whatever its number (shared/review-feedback.ts, hunkKey). */
+  /** What the hunk changes, whatever its number (shared/review-feedback.ts, fileHunkKeys). */
   key: string;
 }
 
 /** The hunks of a diff as an operator picks them: hunk n is the n-th `@@` line of the diff they read. */
 export function listHunks(diff: LineDiff): HunkInfo[] {
-  return diff.hunks.map((h, i) => ({ index: i + 1, header: h.header, insertions: h.insertions, deletions: h.deletions, key: hunkKey(changedLines(diff, h)) }));
+  const keys = fileHunkKeys(diff.hunks.map((h) => hunkKey(changedLines(diff, h))));
+  return diff.hunks.map((h, i) => ({ index: i + 1, header: h.header, insertions: h.insertions, deletions: h.deletions, key: keys[i] }));
 }
 
 /** A hunk's removed then added lines, change by change, as its rows list them. */

@@ -1,11 +1,14 @@
 import type { CheckpointStore, StoredCheckpoint } from './checkpoint-store';
 import { foldDeltas, type Manifest } from './manifest';
 import type { ObjectStore } from './object-store';
+import { existsSync } from 'node:fs';
+import { fillNewFolder } from './fill';
 import { materialise } from './restore';
 
 export type { CheckpointStore, RewindJournal, RewindOp, StoredCheckpoint } from './checkpoint-store';
 export { type Manifest, type ManifestDelta, type ManifestEntry, foldDeltas } from './manifest';
 export { OBJECT_GRACE_MS, ObjectStore } from './object-store';
+export { type ForkMapping, forkCheckpoints, forkUsage, snapshotOfManifest } from './fork';
 export { applyRestore, materialise, planRestore } from './restore';
 
 /** The checkpoints of `planId` up to step `step`'s, oldest first; undefined when step `step` has none. */
@@ -29,6 +32,8 @@ export function manifestAt(store: CheckpointStore, planId: string, step: number)
 export async function materialiseCheckpoint(store: CheckpointStore, objects: ObjectStore, planId: string, step: number, folder: string): Promise<boolean> {
   const manifest = manifestAt(store, planId, step);
   if (!manifest) return false;
-  await materialise(manifest, objects, folder);
+  // A new folder (a fork's sandbox) is filled many files at a time; one that is there is restored.
+  if (existsSync(folder)) await materialise(manifest, objects, folder);
+  else await fillNewFolder(manifest, objects, folder);
   return true;
 }

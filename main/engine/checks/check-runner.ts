@@ -5,13 +5,13 @@ import type { AutomationProfile } from '../../../shared/domain';
 import { newId } from '../../../shared/ids';
 import { EngineError } from '../errors';
 import type { EventPublisher } from '../event-stream';
-import { revertChange } from '../invariants';
 import type { TreeChangeTracker } from '../sandbox/tracker';
 import { type ConfinementProbe, detectConfinement } from '../tools/confinement';
 import { OutputCapture } from '../tools/output-capture';
 import { confinedLaunch, runCommand } from '../tools/shell-run';
 import type { CheckResultStore } from './check-store';
 import type { DeclaredCheck } from './verdicts';
+import { type TreeShape, treeShape, undoCheck } from './undo-check';
 import { DeltaBatcher } from '../delta-batcher';
 
 /** Bytes of output a result keeps inline; the whole output is in its file. */
@@ -25,7 +25,7 @@ export interface CheckRunnerDeps {
   results: CheckResultStore;
   /** Each check's whole output goes to `<outputDir>/<planId>/<resultId>.log`. */
   outputDir: string;
-  /** The sandboxes' change capture, shared with shell.run: a check's writes are found and undone. */
+  /** The sandboxes' change capture, shared with shell.run: a check's writes are found and undone (undo-check.ts). */
   tracker: TreeChangeTracker;
   confinement?: () => Promise<ConfinementProbe>;
 }
@@ -76,10 +76,14 @@ async function runOne(
   let outcome: Pick<CheckResult, 'exitCode' | 'timedOut' | 'refused' | 'confinement'>;
   try {
     const confined = await confinedLaunch('check', run, sandboxRoot, profile, deps.confinement ?? detectConfinement);
-    const tracked = await deps.tracker.track(sandboxRoot, () =>
-      runCommand(run, sandboxRoot, { timeoutMs: timeoutSeconds * 1000, maxOutputBytes: TAIL_BYTES, launch: confined.launch, onOutput }),
-    );
-    for (const change of [...tracked.changes].reverse()) revertChange(sandboxRoot, change);
+    // Taken inside the tracked action, so no other tracked action on the sandbox runs in between.
+    let shape: TreeShape | null = null;
+    const tracked = await deps.tracker.track(sandboxRoot, async () => {
+      shape = await treeShape(sandboxRoot);
+      return runCommand(run, sandboxRoot, { timeoutMs: timeoutSeconds * 1000, maxOutputBytes: TAIL_BYTES, launch: confined.launch, onOutput });
+    });
+    // Without its shape the check never ran: there is nothing to undo.
+    if (shape !== null) await undoCheck(sandboxRoot, shape, tracked.changes);
     if (!tracked.outcome.ok) throw tracked.outcome.error;
     const result = tracked.outcome.value;
     outcome = { exitCode: result.timedOut ? null : result.exitCode, timedOut: result.timedOut, refused: null, confinement: confined.kind };

@@ -45,7 +45,8 @@ function onPath(name: string): string | undefined {
 /**
  * The folder a program or script is installed in: for anything inside a `node_modules`, that
  * outermost `node_modules` (the package and the dependencies it needs); otherwise the nearest
- * folder with a package.json, or the file's own folder.
+ * folder with a package.json, or the file's own folder. For a file straight in the home folder or
+ * at `/`, that folder would be every file there: then only the file itself.
  */
 export function installationFolder(file: string, home = homedir()): string {
   const parts = file.split(path.sep);
@@ -53,10 +54,16 @@ export function installationFolder(file: string, home = homedir()): string {
   if (at > 0) return parts.slice(0, at + 1).join(path.sep);
   for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
     // The home folder (a package.json there is common) or above it would make every project readable.
-    if (isSameOrAbove(dir, home)) break;
+    if (tooWide(dir, home)) break;
     if (existsSync(path.join(dir, 'package.json'))) return dir;
   }
-  return path.dirname(file);
+  return tooWide(path.dirname(file), home) ? file : path.dirname(file);
+}
+
+/** Whether reading `dir` would read the home folder: it is `/`, the home folder, or above it (as written or through links). */
+function tooWide(dir: string, home: string): boolean {
+  const homes = [home, existsSync(home) ? realpathSync(home) : home];
+  return dir === path.parse(dir).root || homes.some((h) => isSameOrAbove(dir, h));
 }
 
 /** Whether `dir` is `other` or one of the folders above it. */
@@ -82,16 +89,17 @@ function realProgram(command: string, cwd: string): string | null {
 /** Programs whose first argument is the script they run. */
 const INTERPRETERS = /^(node|nodejs|bun|deno|python[0-9.]*|ruby|perl|php)$/;
 
-/** What runs for a local server: the program by its real path, and the folders it must read. */
-export function resolveLocalCommand(command: string, args: readonly string[], cwd = process.cwd()): { file: string; args: string[]; readable: string[] } {
+/** What runs for a local server: the program by its real path, and the folders (or files) it must read. */
+export function resolveLocalCommand(command: string, args: readonly string[], cwd = process.cwd(), home = homedir()): { file: string; args: string[]; readable: string[] } {
   const program = realProgram(command, cwd);
   if (!program) return { file: command, args: [...args], readable: [] };
-  const readable = withDependencies(installationFolder(program));
+  const readable = withDependencies(installationFolder(program, home));
   // An interpreter's script (`node server.js`): the script's package too.
   const script = INTERPRETERS.test(path.basename(program)) && args[0] !== undefined && !args[0].startsWith('-') ? path.resolve(cwd, args[0]) : null;
   const realScript = script && statSync(script, { throwIfNoEntry: false })?.isFile() ? realpathSync(script) : null;
-  if (realScript) readable.push(...withDependencies(installationFolder(realScript)));
-  return { file: program, args: realScript ? [realScript, ...args.slice(1)] : [...args], readable: readable.filter((dir, i) => readable.indexOf(dir) === i) };
+  if (realScript) readable.push(...withDependencies(installationFolder(realScript, home)));
+  // A package's node_modules may link anywhere: never to the home folder or above it.
+  return { file: program, args: realScript ? [realScript, ...args.slice(1)] : [...args], readable: readable.filter((dir, i) => readable.indexOf(dir) === i && !tooWide(dir, home)) };
 }
 
 /** Quotes a word for /bin/sh. */

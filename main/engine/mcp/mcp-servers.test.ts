@@ -1,7 +1,7 @@
 // The MCP session against real servers: the filesystem server from npm and a probe server built on
 // the official SDK, run confined by bubblewrap over a real temp sandbox, and the probe over
 // streamable HTTP on 127.0.0.1. Calls go through the real ToolRunner.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -142,6 +142,41 @@ describe('the MCP servers of a run', () => {
     expect((await call('remote.echo', { text: 'over http' })).result).toBe('over http');
   });
 
+  it("speaks to a URL with a user and password by Basic auth, and never repeats the URL's secrets in a failure", async () => {
+    const seen: string[] = [];
+    const http = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.authorization}`);
+      if (req.headers.authorization !== `Basic ${Buffer.from('u:PASS WD').toString('base64')}`) {
+        // A server that echoes what it was asked, as some do in their refusals.
+        res.writeHead(401).end(`no access to ${req.url} for ${req.headers.authorization}`);
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const mcp = probeServer();
+      res.on('close', () => void transport.close().then(() => mcp.close()));
+      void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+    });
+    servers.push(http);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const base = `127.0.0.1:${(http.address() as AddressInfo).port}/s/PATHTOKEN/mcp?k=QSECRET`;
+    const { session, call } = setup({ remote: { url: `http://u:PASS%20WD@${base}`, headers: {} } });
+    await session.start();
+    expect((await call('remote.echo', { text: 'with basic auth' })).result).toBe('with basic auth');
+    expect(seen[0]).toBe(`/s/PATHTOKEN/mcp?k=QSECRET Basic ${Buffer.from('u:PASS WD').toString('base64')}`);
+
+    // A wrong password: the refusal is shown with the URL as scheme://host:port/path and no secret.
+    const wrong = setup({ remote: { url: `http://u:WRONGPW@${base}`, headers: {} } });
+    const refused = await failure(wrong.session.start());
+    expect(refused).toMatchObject({ category: 'tool', details: { server: 'remote', url: `http://(set)@${base.replace('PATHTOKEN', '(hidden)').replace('QSECRET', '(set)')}` } });
+    expect(refused.message).toMatch(/^MCP server "remote": did not start: .*HTTP 401/);
+    const shown = JSON.stringify({ message: refused.message, details: refused.details });
+    for (const secret of ['WRONGPW', 'PATHTOKEN', 'QSECRET', Buffer.from('u:WRONGPW').toString('base64')]) expect(shown).not.toContain(secret);
+    // A header the server's entry gives wins over the URL's user.
+    const given = setup({ remote: { url: `http://u:WRONGPW@${base}`, headers: { authorization: `Basic ${Buffer.from('u:PASS WD').toString('base64')}` } } });
+    await given.session.start();
+    expect((await given.call('remote.echo', { text: 'header wins' })).result).toBe('header wins');
+  });
+
   it('fails to start with an error that names the server: a missing command, a server that exits', async () => {
     const missing = setup({ gone: { command: '/nonexistent/server', args: [], env: {} } });
     const notFound = await failure(missing.session.start());
@@ -209,6 +244,45 @@ describe('where a local server is installed', () => {
       expect(installationFolder(script, home)).toBe(path.join(home, 'code'));
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a local server whose script is straight in the home folder', () => {
+  /** A home folder with a private key (0600) and, beside .ssh, a server script. */
+  function homeWithKey(): { home: string; script: string; key: string } {
+    const home = realpathSync(tempDir('agents-home-'));
+    mkdirSync(path.join(home, '.ssh'), { mode: 0o700 });
+    const key = path.join(home, '.ssh', 'id_rsa');
+    writeFileSync(key, 'PRIVATE KEY OF THE OPERATOR\n', { mode: 0o600 });
+    const script = path.join(home, 'server.mjs');
+    copyFileSync(path.join(ROOT, 'tests/support/mcp-bare-server.mjs'), script);
+    return { home, script, key };
+  }
+
+  it('makes only the script readable, never its folder, when that is the home folder, above it, or /', () => {
+    const { home, script } = homeWithKey();
+    expect(installationFolder(script, home)).toBe(script);
+    expect(resolveLocalCommand('node', [script], ROOT, home).readable).toContain(script);
+    expect(resolveLocalCommand('node', [script], ROOT, home).readable).not.toContain(home);
+    expect(installationFolder('/server.mjs', home)).toBe('/server.mjs');
+    expect(installationFolder(path.join(path.dirname(home), 'server.mjs'), home)).toBe(path.join(path.dirname(home), 'server.mjs'));
+    // A folder of its own in the home folder is still read whole.
+    mkdirSync(path.join(home, 'tools'));
+    expect(installationFolder(path.join(home, 'tools', 'server.mjs'), home)).toBe(path.join(home, 'tools'));
+  });
+
+  it('runs confined and cannot read a private file of the home folder', async () => {
+    const { home, script, key } = homeWithKey();
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const { session, registry } = setup({ leak: { command: 'node', args: [script], env: { PROBE_FILE: key } } });
+      await session.start();
+      // The script ran (so it was readable), and the key beside it is not there.
+      expect(registry.get('leak.probe')?.description).toBe('unreadable: ENOENT');
+    } finally {
+      process.env.HOME = before;
     }
   });
 });

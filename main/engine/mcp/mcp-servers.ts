@@ -1,7 +1,7 @@
 import type { MCPClient } from '@ai-sdk/mcp';
 import { z } from 'zod';
 import type { AutomationProfile, Confinement } from '../../../shared/domain';
-import { isStdioServer, type McpServer } from '../../../shared/mcp';
+import { isStdioServer, type McpServer, shownUrl, withoutMcpSecrets } from '../../../shared/mcp';
 import { EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
@@ -24,6 +24,8 @@ export interface ConnectedServer {
   client: MCPClient;
   tools: McpToolListing[];
   confinement: Confinement | null;
+  /** Text about the server (an error) with its secrets out, as withoutMcpSecrets makes it. */
+  withoutSecrets(text: string): string;
   close(): Promise<void>;
 }
 
@@ -39,20 +41,38 @@ function messageOf(error: unknown): string {
 }
 
 /**
+ * Where a remote server is fetched and with which headers: a URL's user and password (which fetch
+ * refuses) become an `Authorization: Basic` header, unless the server's headers give one.
+ */
+export function remoteRequest(server: Extract<McpServer, { url: string }>): { url: string; headers: Record<string, string> } {
+  const url = new URL(server.url);
+  if (!url.username && !url.password) return { url: server.url, headers: server.headers };
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  [url.username, url.password] = ['', ''];
+  const given = Object.keys(server.headers).some((key) => key.toLowerCase() === 'authorization');
+  return { url: url.href, headers: given ? server.headers : { ...server.headers, Authorization: `Basic ${basic}` } };
+}
+
+/**
  * Starts one server through the AI SDK's MCP client (stdio, confined, or streamable HTTP) and lists
  * its tools. Fails within the start time limit, with an error that names the server.
  */
 export async function connectMcpServer(name: string, server: McpServer, options: ConnectOptions): Promise<ConnectedServer> {
   const { createMCPClient } = await import('@ai-sdk/mcp');
   const initializationOptions = { timeout: options.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS };
+  // The client's errors may repeat the URL, and a server may echo a key: what we show passes through this.
+  const withoutSecrets = (text: string) => withoutMcpSecrets(text, server);
   if (!isStdioServer(server)) {
+    const request = remoteRequest(server);
+    // The Basic header made of the URL's user is a secret too.
+    const withoutAnySecret = (text: string) => withoutMcpSecrets(text, { ...server, headers: request.headers });
     let client: MCPClient;
     try {
-      client = await createMCPClient({ transport: { type: 'http', url: server.url, headers: server.headers }, initializationOptions, clientName: 'cleveragents' });
+      client = await createMCPClient({ transport: { type: 'http', ...request }, initializationOptions, clientName: 'cleveragents' });
     } catch (error) {
-      throw serverFailure(name, `MCP server "${name}": did not start: ${messageOf(error)}`, 'tool', { url: server.url });
+      throw serverFailure(name, `MCP server "${name}": did not start: ${withoutAnySecret(messageOf(error))}`, 'tool', { url: shownUrl(server.url) });
     }
-    return listed(name, client, null, () => client.close());
+    return listed(name, client, null, withoutAnySecret, () => client.close());
   }
   const launch = await localLaunch(name, server, options.sandboxRoot, options.profile, options.confinement);
   const { StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
@@ -66,11 +86,11 @@ export async function connectMcpServer(name: string, server: McpServer, options:
     const said = launch.stderrTail();
     launch.dispose();
     const why = /closed/i.test(messageOf(error)) ? 'it exited before answering' : messageOf(error);
-    throw serverFailure(name, `MCP server "${name}": did not start (${server.command}): ${why}${said ? `; it said: ${said}` : ''}`, 'tool', { command: server.command });
+    throw serverFailure(name, withoutSecrets(`MCP server "${name}": did not start (${server.command}): ${why}${said ? `; it said: ${said}` : ''}`), 'tool', { command: server.command });
   }
   // The transport keeps its process to itself; its pid lets closing wait (briefly) until it is gone, so a stopped run leaves no server behind.
   const pid = (transport as unknown as { process?: { pid?: number } }).process?.pid;
-  return listed(name, client, launch.confinement, async () => {
+  return listed(name, client, launch.confinement, withoutSecrets, async () => {
     await client.close().catch(() => undefined);
     if (pid !== undefined) await exited(pid, 2_000);
     launch.dispose();
@@ -88,13 +108,14 @@ async function exited(pid: number, ms: number): Promise<void> {
   }
 }
 
-async function listed(name: string, client: MCPClient, confinement: Confinement | null, close: () => Promise<void>): Promise<ConnectedServer> {
+async function listed(name: string, client: MCPClient, confinement: Confinement | null, withoutSecrets: (text: string) => string, close: () => Promise<void>): Promise<ConnectedServer> {
   try {
     const { tools } = await client.listTools({ options: { timeout: DEFAULT_MCP_START_TIMEOUT_MS } });
     return {
       name,
       client,
       confinement,
+      withoutSecrets,
       close,
       tools: tools.map((tool) => ({
         name: tool.name,
@@ -105,7 +126,7 @@ async function listed(name: string, client: MCPClient, confinement: Confinement 
     };
   } catch (error) {
     await close();
-    throw serverFailure(name, `MCP server "${name}": started but did not list its tools: ${messageOf(error)}`, 'tool');
+    throw serverFailure(name, `MCP server "${name}": started but did not list its tools: ${withoutSecrets(messageOf(error))}`, 'tool');
   }
 }
 
@@ -148,7 +169,7 @@ export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: 
         // Whatever the server did to the sandbox is recorded, even when the call failed.
         for (const change of tracked.changes) context.recordChange(change);
         if (!tracked.outcome.ok) {
-          const message = messageOf(tracked.outcome.error);
+          const message = server.withoutSecrets(messageOf(tracked.outcome.error));
           const timedOut = /timed out/i.test(message);
           const what = timedOut ? `did not answer within ${timeout} ms` : `failed: ${message}`;
           throw serverFailure(server.name, `${name}: the MCP server "${server.name}" ${what}`, 'transient', { tool: name, timeoutMs: timeout });

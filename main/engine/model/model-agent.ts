@@ -1,6 +1,6 @@
 import { normalizeCheck } from '../../../shared/checks';
 import type { LanguageModel, ToolSet } from 'ai';
-import { addUsage, type AgentSpec, contextTokensOf, type PlanUsage, type StepUsage } from '../../../shared/agent';
+import { addUsage, type AgentSpec, contextTokensOf, costOf, type PlanUsage, type Price, type StepUsage } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
@@ -39,6 +39,8 @@ export interface ModelAgentOptions {
   prepareTools?: () => Promise<void>;
   /** Asks the operator for more when a step runs out of turns or output tokens; absent, the step fails. */
   budgetGate?: BudgetGate;
+  /** The price in effect (the settings'), which the plan's `maxCostUsd` is checked at. */
+  price?: Price | null;
   /** The operator's review so far (declined hunks, hand edits), read as each step starts: every step's prompt tells of it. */
   reviewFeedback?: () => ReviewFeedback;
 }
@@ -159,7 +161,8 @@ export class ModelAgent {
   async strategize(plan: Plan, projectInvariants: readonly string[], emit: Emit, rejection?: Rejection): Promise<StrategizeResult> {
     const { registry } = this.options.toolRunner;
     const read = modelToolSet(registry, registry.names('read'));
-    const state = newToolLoopState(strategizePrompt(plan, projectInvariants, rejection));
+    // A replan by the model is told of the review, as a correction and every step are.
+    const state = newToolLoopState(strategizePrompt(plan, projectInvariants, rejection, this.reviewText()));
     const budget = new Budget(this.options.spec, 'strategize', state);
     let invalidProposals = 0;
     const proposal = await this.loop<ProposedPlan>(
@@ -218,7 +221,7 @@ export class ModelAgent {
         if (current.agentSession) lifecycle.update(plan.id, { agentSession: null });
         const state = saved ? await this.savedState(saved, what) : newToolLoopState(this.stepPrompt(current, decision, context, corrections));
         const gate = this.options.budgetGate;
-        const budget = new Budget(this.options.spec, what, state, gate ? (ask, atTurn, exhausted) => gate.extend(decision, ask, atTurn, exhausted) : undefined);
+        const budget = new Budget(this.options.spec, what, state, gate ? (ask, atTurn, exhausted) => gate.extend(decision, ask, atTurn, exhausted) : undefined, this.costMeter(plan.id));
         const summary = await this.loop<string>(
           { planId: plan.id, decisionId: decision.id, phase: 'execute', system: EXECUTE_SYSTEM, tools, state, budget, emit },
           {
@@ -253,6 +256,21 @@ export class ModelAgent {
     };
   }
 
+  /** The plan's cost at the price in effect, for its `maxCostUsd`; none without a price (the run refuses to start then: settings.ts). */
+  private costMeter(planId: string) {
+    const { price, budgetGate } = this.options;
+    if (!price || this.options.spec.maxCostUsd === undefined) return undefined;
+    return {
+      spentUsd: () => costOf(this.options.lifecycle.getPlan(planId).usage ?? { inputTokens: 0, outputTokens: 0 }, price) ?? 0,
+      grantedUsd: () => budgetGate?.grantedUsd() ?? 0,
+    };
+  }
+
+  /** The operator's review so far as a prompt section, within its size budget; empty when there is none. */
+  private reviewText(): string {
+    return this.options.reviewFeedback ? reviewFeedbackText(this.options.reviewFeedback()) : '';
+  }
+
   /** A step's first message: its place in the plan, what earlier steps did, and a correction if the operator asked for one. */
   private stepPrompt(plan: Plan, decision: StrategyDecision, context: { index: number; total: number }, corrections: ReadonlyMap<string, CorrectionContext>): string {
     const steps = this.options.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice' && d.status !== 'skipped');
@@ -264,7 +282,7 @@ export class ModelAgent {
       earlier: plan.usage?.steps.filter((s) => s.phase === 'execute') ?? [],
       steps,
       correction: corrections.get(decision.id),
-      review: this.options.reviewFeedback ? reviewFeedbackText(this.options.reviewFeedback()) : '',
+      review: this.reviewText(),
     });
   }
 

@@ -22,12 +22,14 @@ the tool calls you expect it to make. Keep steps small: each
 is carried out later by an agent with the tools file.read, file.write, file.edit, file.delete,
 file.rename, file.list, file.search and shell.run.`;
 
-export function strategizePrompt(plan: Plan, projectInvariants: readonly string[], rejection?: { reason: string; previous: string }): string {
+/** `review`: what the operator's review declined and edited (review-feedback.ts), for a plan proposed again. */
+export function strategizePrompt(plan: Plan, projectInvariants: readonly string[], rejection?: { reason: string; previous: string }, review = ''): string {
   const lines = [
     `Plan: ${plan.name}`,
     plan.description ? `Description: ${plan.description}` : '',
     `Definition of done:\n${definitionOfDone(plan)}`,
     invariants(plan, projectInvariants),
+    review,
   ];
   if (rejection) {
     lines.push(`The operator rejected your previous proposal:\n${rejection.previous}\nTheir reason: ${rejection.reason}\nPropose a new plan that addresses it.`);

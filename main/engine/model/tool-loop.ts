@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { z } from 'zod';
-import type { AgentSpec, BudgetAsk } from '../../../shared/agent';
+import { type AgentSpec, type BudgetAsk, usd } from '../../../shared/agent';
 import { parseOrThrow } from '../../../shared/errors';
 import { EngineError } from '../errors';
 import { estimateTokens, type FoldReport, fitContext } from './context-window';
@@ -46,7 +46,19 @@ export async function parseToolLoopState(value: unknown, what: string): Promise<
  */
 export type BudgetExtension = (ask: BudgetAsk, atTurn: number, exhausted: () => EngineError) => number;
 
-/** Turns and output tokens one loop may use, counted in its state; an invalid call costs a turn too. */
+/** The fewest output tokens a turn is sent with: below it (or a quarter of a smaller budget) the step asks for more instead. */
+export const MIN_TURN_OUTPUT_TOKENS = 1_024;
+
+/** The plan's cost so far and the extra the operator allowed, in US dollars, for a plan with `maxCostUsd`. */
+export interface CostMeter {
+  spentUsd(): number;
+  grantedUsd(): number;
+}
+
+/**
+ * Turns and output tokens one loop may use, counted in its state (an invalid call costs a turn
+ * too), and the plan's cost when a meter is given.
+ */
 export class Budget {
   constructor(
     private readonly spec: AgentSpec,
@@ -54,6 +66,7 @@ export class Budget {
     private readonly spent: Pick<ToolLoopState, 'turns' | 'outputTokens' | 'extraTurns' | 'extraOutputTokens'>,
     /** Absent: a budget that runs out fails the loop at once. */
     private readonly extend?: BudgetExtension,
+    private readonly cost?: CostMeter,
   ) {}
 
   private get maxTurns(): number {
@@ -68,26 +81,51 @@ export class Budget {
     return this.maxTokens - this.spent.outputTokens;
   }
 
+  /** A turn with fewer output tokens than this would likely be cut off mid-call. */
+  private get minTurnTokens(): number {
+    return Math.min(MIN_TURN_OUTPUT_TOKENS, Math.ceil(this.spec.maxOutputTokens / 4));
+  }
+
   spend(turns: number, outputTokens = 0): void {
     this.spent.turns += turns;
     this.spent.outputTokens += outputTokens;
   }
 
+  /** Before a turn: each budget that is used up (or too low for a turn) is extended, or fails the loop. */
   check(): void {
     if (this.spent.turns >= this.maxTurns) {
       const exhausted = () =>
         new EngineError(`${this.what} used its ${this.maxTurns} turns without finishing`, 'budget', { turns: this.spent.turns, maxTurnsPerStep: this.maxTurns });
       if (!this.extend) throw exhausted();
-      this.spent.extraTurns += this.extend({ limit: 'turns', used: this.spent.turns, more: this.spec.maxTurnsPerStep }, this.spent.turns, exhausted);
+      this.spent.extraTurns += this.extend({ limit: 'turns', used: this.spent.turns, max: this.maxTurns, more: this.spec.maxTurnsPerStep }, this.spent.turns, exhausted);
     }
-    if (this.remainingTokens <= 0) {
+    if (this.remainingTokens < this.minTurnTokens) {
+      const left = this.remainingTokens;
       const exhausted = () =>
-        new EngineError(`${this.what} used its ${this.maxTokens} output tokens without finishing`, 'budget', {
-          outputTokens: this.spent.outputTokens,
-          maxOutputTokens: this.maxTokens,
-        });
+        new EngineError(
+          left > 0
+            ? `${this.what} has ${left} of its ${this.maxTokens} output tokens left, too few for a turn`
+            : `${this.what} used its ${this.maxTokens} output tokens without finishing`,
+          'budget',
+          { outputTokens: this.spent.outputTokens, maxOutputTokens: this.maxTokens },
+        );
       if (!this.extend) throw exhausted();
-      this.spent.extraOutputTokens += this.extend({ limit: 'outputTokens', used: this.spent.outputTokens, more: this.spec.maxOutputTokens }, this.spent.turns, exhausted);
+      this.spent.extraOutputTokens += this.extend(
+        { limit: 'outputTokens', used: this.spent.outputTokens, max: this.maxTokens, more: this.spec.maxOutputTokens },
+        this.spent.turns,
+        exhausted,
+      );
+    }
+    const maxCost = this.spec.maxCostUsd;
+    if (this.cost && maxCost !== undefined) {
+      const spent = this.cost.spentUsd();
+      const max = maxCost + this.cost.grantedUsd();
+      if (spent >= max) {
+        const exhausted = () => new EngineError(`the plan has cost ${usd(spent)} of its ${usd(max)}`, 'budget', { costUsd: spent, maxCostUsd: max });
+        if (!this.extend) throw exhausted();
+        // The grant is counted by the meter from then on.
+        this.extend({ limit: 'costUsd', used: spent, max, more: maxCost }, this.spent.turns, exhausted);
+      }
     }
   }
 }

@@ -3,7 +3,7 @@
 // in-memory ChangeSetStore lives in the engine, as PlanExecutionContext's fallback.
 import type { CheckResult } from '../../../shared/checks';
 import type { CheckResultStore } from '../checks/check-store';
-import type { Approval, DecisionStatus, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval, DecisionStatus, ErrorRecord, Plan, ProcessingState, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
@@ -34,6 +34,10 @@ export class InMemoryPlanRepository implements PlanRepository {
 
   list(): Plan[] {
     return [...this.plans.values()].map((p) => structuredClone(p)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  }
+
+  listInStates(states: readonly ProcessingState[]): Plan[] {
+    return this.list().filter((plan) => states.includes(plan.processingState));
   }
 
   update(id: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Plan {

@@ -61,6 +61,17 @@ export function planRepositoryContract(name: string, factory: HarnessFactory<Pla
       expect(repo.list().map((p) => p.name)).toEqual(['b', 'c', 'a']);
     });
 
+    it('lists the plans in given processing states, newest first', () => {
+      const a = makePlan({ name: 'a', createdAt: iso(1000), processingState: 'processing' });
+      const b = makePlan({ name: 'b', createdAt: iso(3000), processingState: 'paused' });
+      const c = makePlan({ name: 'c', createdAt: iso(2000), processingState: 'complete' });
+      const d = makePlan({ name: 'd', createdAt: iso(4000) });
+      for (const plan of [a, b, c, d]) repo.insert(plan);
+      expect(repo.listInStates(['processing', 'paused']).map((p) => p.name)).toEqual(['b', 'a']);
+      expect(repo.listInStates([d.processingState]).map((p) => p.name)).toEqual(['d']);
+      expect(repo.listInStates([])).toEqual([]);
+    });
+
     it('updates by merging the patch, keeping id and createdAt and moving updatedAt', () => {
       const plan = makePlan();
       repo.insert(plan);

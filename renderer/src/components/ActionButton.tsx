@@ -11,6 +11,7 @@ export function ActionButton({
   onClick,
   busy = false,
   disabled = false,
+  reason,
   primary = false,
   testId,
   children,
@@ -21,13 +22,15 @@ export function ActionButton({
   busy?: boolean;
   /** Off for a reason of the control's own (nothing chosen yet), beside the rule's. */
   disabled?: boolean;
+  /** Why it is off for that reason of its own: its description then, where the rule allows the action. */
+  reason?: string;
   primary?: boolean;
   testId?: string;
   children?: ReactNode;
 }) {
   const spec = ACTIONS[action];
   const verdict = spec.allowed(facts);
-  const description = verdict.allowed ? spec.description : verdict.reason;
+  const description = !verdict.allowed ? verdict.reason : disabled && reason ? reason : spec.description;
   return (
     <button
       type="button"

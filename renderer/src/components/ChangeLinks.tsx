@@ -7,7 +7,13 @@ export function ChangeLinks({ entries }: { entries: readonly ChangeEntryMeta[] }
   const setTab = useAppStore((s) => s.setTab);
   return (
     <>
-      {entries.map((entry) => (
+      {entries.map((entry) =>
+        entry.rewound ? (
+          // History: a rewind undid it, and the review no longer has it to open.
+          <li key={entry.id} className="rewound-change muted">
+            {entry.operation} {entry.path} +{entry.insertions} −{entry.deletions} <span className="rewound-tag">rewound</span>
+          </li>
+        ) : (
         <li key={entry.id}>
           <button
             type="button"
@@ -21,7 +27,8 @@ export function ChangeLinks({ entries }: { entries: readonly ChangeEntryMeta[] }
           </button>{' '}
           <span className="ins">+{entry.insertions}</span> <span className="del">−{entry.deletions}</span>
         </li>
-      ))}
+        ),
+      )}
     </>
   );
 }

@@ -4,7 +4,7 @@ import type { BuiltinProfileName, Plan } from '../../../shared/domain';
 import { isRunnable } from '../../../shared/actions';
 
 /** The actions the console takes itself; edit-step and replan take a file, so they stay on the command line. */
-export const CONSOLE_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'discard', 'skip', 'set_profile', 'correct', 'approve', 'reject', 'verify'] as const satisfies readonly ActionId[];
+export const CONSOLE_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'discard', 'skip', 'set_profile', 'correct', 'approve', 'reject', 'verify', 'rewind'] as const satisfies readonly ActionId[];
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
 /** `plan`: the plan as the console shows it, where the channel depends on its state (step). */
@@ -27,6 +27,8 @@ const SEND: { [A in ConsoleAction]: Send<A> } = {
   approve: (bridge, planId, args) => bridge['plans.approve']({ planId, all: args.all ?? false, ...(args.more ? { more: args.more } : {}) }),
   reject: (bridge, planId, args) => bridge['plans.reject']({ planId, reason: args.reason }),
   verify: (bridge, planId) => bridge['plans.verify']({ planId }),
+  // Asked for once the operator confirmed the files it changes (store/checkpoints-slice).
+  rewind: (bridge, planId, args) => bridge['plans.rewind']({ planId, toStep: args.toStep }),
 };
 
 export function isConsoleAction(action: ActionId): action is ConsoleAction {

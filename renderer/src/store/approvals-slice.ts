@@ -1,5 +1,5 @@
 import type { Approval, Plan } from '../../../shared/domain';
-import { BudgetAskSchema } from '../../../shared/agent';
+import { BUDGET_LIMITS, BudgetAskSchema, usd } from '../../../shared/agent';
 import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';
 import { track } from './track';
@@ -92,8 +92,8 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
       if (pending?.kind === 'budget') {
         const ask = BudgetAskSchema.parse(pending.args);
         const amount = more ?? ask.more;
-        const grant = ask.limit === 'turns' ? { turns: amount } : { outputTokens: amount };
-        return answer('approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { more: grant }), `Gave the step ${amount} more ${ask.limit === 'turns' ? 'turns' : 'output tokens'}`);
+        const done = ask.limit === 'costUsd' ? `Gave the plan ${usd(amount)} more` : `Gave the step ${amount} more ${BUDGET_LIMITS[ask.limit].unit}`;
+        return answer('approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { more: { [ask.limit]: amount } }), done);
       }
       const tool = pending?.tool ?? 'the call';
       return answer(all ? 'approve_all' : 'approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { all }), all ? `Approved every ${tool} call` : `Approved ${tool}`);

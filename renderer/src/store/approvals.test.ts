@@ -81,6 +81,14 @@ describe('approvals in the store', () => {
     t.store.setState({ plan: makePlan({ processingState: 'paused', waitingFor: 'approval' }) });
     await t.state().approve(false, 4000);
     expect(t.fake.callsTo('plans.approve').at(-1)).toEqual({ planId: 'P1', all: false, more: { outputTokens: 4000 } });
+
+    t.fake.approvals = [makeApproval('A3', { ...ask, args: { limit: 'costUsd', used: 2.51, max: 2.5, more: 2.5 } })];
+    t.state().refreshApprovals();
+    await t.settle();
+    t.store.setState({ plan: makePlan({ processingState: 'paused', waitingFor: 'approval' }) });
+    await t.state().approve(false, 1.25);
+    expect(t.fake.callsTo('plans.approve').at(-1)).toEqual({ planId: 'P1', all: false, more: { costUsd: 1.25 } });
+    expect(t.state().status.text).toBe('Gave the plan $1.25 more');
   });
 
   it('ignores a, A and x unless the open plan waits for an approval', async () => {

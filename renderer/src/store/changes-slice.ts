@@ -1,5 +1,5 @@
 import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
-import { declinedHunks } from '../../../shared/review-feedback';
+import { declinedHunks, rejectionOf } from '../../../shared/review-feedback';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText } from '../lib/format';
 import { verdict } from '../lib/plan-facts';
@@ -336,7 +336,8 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
     },
 
     async setHunkReason(path, hunk, reason) {
-      const stored = get().plan?.rejectedHunks?.find((r) => r.path === path && r.hunk === hunk);
+      const listed = get().reviewFiles.find((f) => f.path === path)?.hunks ?? [];
+      const stored = rejectionOf(get().plan?.rejectedHunks ?? [], path, listed, hunk);
       if ((stored?.reason ?? '') === reason.trim()) return;
       await keepVerdict(path, [hunk], true, reason);
     },

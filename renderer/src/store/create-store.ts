@@ -4,6 +4,7 @@ import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/
 import { createAgentSlice, initialAgentState } from './agent-slice';
 import { createApprovalsSlice, initialApprovalsState } from './approvals-slice';
 import { createChangesSlice, initialChangesState } from './changes-slice';
+import { createCheckpointsSlice, initialCheckpointsState } from './checkpoints-slice';
 import { createChecksSlice, initialChecksState } from './checks-slice';
 import { createEditorSlice } from './editor-slice';
 import { createEventsSlice, initialEventsState } from './events-slice';
@@ -50,7 +51,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     now: options.now ?? Date.now,
     setTimeout: setTimer,
     // What belongs to the open plan, from every slice that holds some: it starts and ends with the plan's session.
-    openPlanState: { ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState, ...initialAgentState, ...initialChecksState },
+    openPlanState: { ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState, ...initialAgentState, ...initialChecksState, ...initialCheckpointsState },
   };
   store = createStore<AppState>()((set, get) => ({
     ...createUiSlice(set, get, deps),
@@ -65,6 +66,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createRecoverySlice(set, get, deps),
     ...createEditorSlice(set, get, deps),
     ...createChecksSlice(set, get, deps),
+    ...createCheckpointsSlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;
@@ -88,6 +90,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
         state.refreshChanges();
         state.refreshApprovals();
         state.refreshChecks();
+        state.refreshCheckpoints();
       }
     },
     dispose() {

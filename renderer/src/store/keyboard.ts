@@ -21,6 +21,11 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     if (key === 'Escape') state.cancelApply();
     return key === 'Escape';
   }
+  // While the rewind confirmation is open, likewise.
+  if (state.rewindDialog) {
+    if (key === 'Escape') state.cancelRewind();
+    return key === 'Escape';
+  }
   // While the Create plan form is open, only its own fields and buttons act; Escape closes it.
   if (state.createDraft) {
     if (key === 'Escape' && state.createStatus.state !== 'creating') state.setCreateDraft(null);

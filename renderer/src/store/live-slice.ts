@@ -27,6 +27,7 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
         ...calls.changes,
       });
       get().ingestCheckEvents(merged.appended);
+      get().ingestCheckpointEvents(merged.appended);
       if (reduced.changes.length > 0 || reduced.changesetId) get().appendChanges(reduced.changes, reduced.changesetId);
       for (const decisionId of calls.reload) get().reloadDecisionCalls(decisionId);
       if (merged.gap) {

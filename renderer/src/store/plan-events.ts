@@ -108,6 +108,14 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         followUps.add('approvals');
         followUps.add('decisions');
         break;
+      case 'plan_rewound':
+        // Its decision is in the tree, and the errors list it; the review leaves the rewound entries out.
+        followUps.add('plan');
+        followUps.add('decisions');
+        followUps.add('errors');
+        followUps.add('review');
+        messages.push(`${name()} rewound to before step ${event.data.toStep} by ${event.data.by}; step ${event.data.toStep} and the later ones are pending again`);
+        break;
       case 'recovery_applied':
         followUps.add('decisions');
         followUps.add('errors');

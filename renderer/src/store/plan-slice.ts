@@ -8,6 +8,7 @@ import { ACTIONS, type ActionArgs, type ActionId } from '../../../shared/actions
 import { isConsoleAction, sendAction } from '../lib/action-dispatch';
 import { verdict } from '../lib/plan-facts';
 import { isStaleRefusal } from './changes-slice';
+import { consoleKnowledge } from './checkpoints-slice';
 import { deriveFromHistory, type NextRetry } from './plan-events';
 import { PlanSession } from './plan-session';
 import { callsOver, initialToolCallsState, talliesOver, type ToolCallsState } from './tool-calls';
@@ -226,6 +227,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     get().refreshChanges();
     get().refreshApprovals();
     get().refreshChecks();
+    get().refreshCheckpoints();
   };
 
   return {
@@ -314,7 +316,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
       const { planId, plan } = get();
       if (!planId || !plan) return;
       const { label } = ACTIONS[action];
-      const decided = verdict(action, plan, { decisions: get().decisions, pendingApproval: get().pendingApproval !== null });
+      const decided = verdict(action, plan, consoleKnowledge(get()));
       if (!decided.allowed) {
         get().announce(`${label} is not available: ${decided.reason}`);
         return;
@@ -323,6 +325,12 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         // The confirmation lives on the Changes tab: Apply from any tab goes there and opens it.
         get().setTab('changes');
         await get().applySelected();
+        return;
+      }
+      if (action === 'rewind') {
+        // The confirmation lists the files the rewind changes; confirming it sends the rewind.
+        const toStep = (args as ActionArgs<'rewind'> | undefined)?.toStep;
+        if (toStep) await get().askRewind(toStep);
         return;
       }
       if (!isConsoleAction(action)) return;

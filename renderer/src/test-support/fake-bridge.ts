@@ -6,6 +6,7 @@ import { BridgeError } from '../../../shared/contract';
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
 import type { EventData, StreamEvent, StreamEventType } from '../../../shared/events';
 import { sampleData } from '../../../shared/test-support/sample-events';
+import { type ListedHunk, withRejections } from '../../../shared/review-feedback';
 
 const TS = '2026-01-01T00:00:00.000Z';
 
@@ -182,6 +183,13 @@ export class FakeBridge {
     }
   }
 
+  /** The hunks of `path` as the review (the test's, else the default) lists them. */
+  private listedHunks(path: string): ListedHunk[] {
+    const review = this.overrides.get('plans.review') as ((request: { planId: string }) => ResponseOf<'plans.review'>) | undefined;
+    const files = review ? review({ planId: this.plan.id }).files : reviewOf(this.entries);
+    return files.find((f) => f.path === path)?.hunks ?? [];
+  }
+
   callsTo(channel: Channel): unknown[] {
     return this.calls.filter((c) => c.channel === channel).map((c) => c.request);
   }
@@ -259,14 +267,23 @@ export class FakeBridge {
         plan: { ...this.plan, phase: 'execute', processingState: 'queued' },
         rewind: { planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0, decisionId: 'REWIND' },
       }),
+      'plans.fork': (r) => ({
+        plan: { ...this.plan, id: 'FORK', phase: 'execute', processingState: 'queued', forkedFrom: { planId: this.plan.id, atStep: r.atStep, checkpointAt: this.plan.createdAt, by: 'console', at: this.plan.createdAt } },
+        fork: { forkId: 'FORK', from: this.plan.id, atStep: r.atStep, sharedSteps: r.atStep - 1, sharedEntries: 0, changes: {} },
+      }),
+      'plans.compare': (r) => {
+        const side = (planId: string) => ({ planId, name: this.plan.name, status: 'Ready to apply', files: [], stepsDone: 0, steps: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, cost: null, durationMs: 0 });
+        return { projectPath: this.plan.projectPath, a: side(r.planId), b: side(r.with), onlyA: [], onlyB: [], both: [] };
+      },
+      // Kept as the host keeps them: each with its hunk's key, replacing the rejections of the hunks named.
       'plans.rejectHunks': (r) => {
-        const kept = (this.plan.rejectedHunks ?? []).filter((h) => h.path !== r.path || !r.hunks.includes(h.hunk));
-        const added = r.hunks.map((hunk) => ({ path: r.path, hunk, lines: '', reason: r.reason?.trim() || null, by: 'console', at: new Date().toISOString() }));
-        this.plan = { ...this.plan, rejectedHunks: [...kept, ...added] };
+        const listed = this.listedHunks(r.path);
+        const added = r.hunks.map((hunk) => ({ path: r.path, hunk, lines: '', key: listed[hunk - 1]?.key, reason: r.reason?.trim() || null, by: 'console', at: new Date().toISOString() }));
+        this.plan = { ...this.plan, rejectedHunks: withRejections(this.plan.rejectedHunks ?? [], r.path, r.hunks, added, listed) };
         return { plan: this.plan };
       },
       'plans.restoreHunks': (r) => {
-        this.plan = { ...this.plan, rejectedHunks: (this.plan.rejectedHunks ?? []).filter((h) => h.path !== r.path || !r.hunks.includes(h.hunk)) };
+        this.plan = { ...this.plan, rejectedHunks: withRejections(this.plan.rejectedHunks ?? [], r.path, r.hunks, [], this.listedHunks(r.path)) };
         return { plan: this.plan };
       },
       'settings.get': () => this.settings,

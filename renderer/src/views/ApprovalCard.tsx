@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { BudgetAskSchema } from '../../../shared/agent';
+import { BUDGET_LIMITS, BudgetAskSchema, usd } from '../../../shared/agent';
 import type { Approval, DiffHunk, Plan } from '../../../shared/domain';
 import { describeArgs, pathOfCall } from '../lib/approvals';
 import { formatTime } from '../lib/format';
@@ -114,10 +114,11 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
   const tool = pending.tool ?? 'the plan';
   const isPlan = pending.kind === 'plan';
   const budget = pending.kind === 'budget' ? BudgetAskSchema.parse(pending.args) : null;
-  const unit = budget?.limit === 'turns' ? 'turns' : 'output tokens';
+  const cost = budget?.limit === 'costUsd';
+  const unit = budget ? BUDGET_LIMITS[budget.limit].unit : '';
   const amount = more.trim() === '' ? (budget?.more ?? 0) : Number(more);
-  // Only a budget's amount can be wrong: another call has none.
-  const amountValid = !budget || (Number.isInteger(amount) && amount > 0);
+  // Only a budget's amount can be wrong: another call has none. A cost is dollars and cents, the others whole numbers.
+  const amountValid = !budget || (Number.isFinite(amount) && amount > 0 && (cost || Number.isInteger(amount)));
   const busy = answering !== null;
   const unusable = plan.agent && model?.usable === false ? model : null;
   const onReject = (event: FormEvent) => {
@@ -127,7 +128,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   return (
     <section className="approval-card" data-testid="approval-card" data-state="loaded" data-tool={pending.tool ?? ''} aria-labelledby="approval-title" aria-describedby="approval-step">
-      <h3 id="approval-title">{isPlan ? 'Approval needed: the proposed plan' : budget ? `Approval needed: more ${unit} for the step` : `Approval needed: ${tool}`}</h3>
+      <h3 id="approval-title">{isPlan ? 'Approval needed: the proposed plan' : budget ? `Approval needed: more ${unit} for the ${cost ? 'plan' : 'step'}` : `Approval needed: ${tool}`}</h3>
       <p className="approval-step" id="approval-step">
         <span className="approval-label">Step</span> {pending.description}
         <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
@@ -148,16 +149,16 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             id="approval-more"
             className="input"
             type="number"
-            min={1}
-            step={1}
-            inputMode="numeric"
+            min={cost ? 0.01 : 1}
+            step={cost ? 0.01 : 1}
+            inputMode={cost ? 'decimal' : 'numeric'}
             value={more}
-            placeholder={String(budget.more)}
+            placeholder={cost ? budget.more.toFixed(2) : String(budget.more)}
             aria-invalid={!amountValid || undefined}
             disabled={busy}
             onChange={(e) => setMore(e.currentTarget.value)}
           />
-          <span className="muted"> the step goes on in the same conversation</span>
+          <span className="muted"> {cost ? 'for the plan; ' : ''}the step goes on in the same conversation</span>
         </p>
       )}
       {pending.commandRule && (
@@ -179,10 +180,10 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           aria-describedby={unusable ? 'approval-model-problem' : undefined}
           aria-busy={answering === 'approve' || undefined}
           aria-keyshortcuts="a"
-          title={budget ? `Give the step ${amount} more ${unit} and go on (a)` : 'Run this call and go on (a)'}
+          title={budget ? `Give the ${cost ? `plan ${usd(amount)} more` : `step ${amount} more ${unit}`} and go on (a)` : 'Run this call and go on (a)'}
           onClick={() => void approve(false, budget ? amount : undefined)}
         >
-          {budget ? `Allow ${amountValid ? amount : ''} more ${unit}` : 'Approve'}
+          {budget ? (cost ? `Allow ${amountValid ? usd(amount) : ''} more` : `Allow ${amountValid ? amount : ''} more ${unit}`) : 'Approve'}
         </button>
         {!isPlan && !budget && (
           <button

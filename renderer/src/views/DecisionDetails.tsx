@@ -7,6 +7,7 @@ import { formatArgs, formatDuration, formatTime } from '../lib/format';
 import { ChangeLinks } from '../components/ChangeLinks';
 import { useAppStore } from '../store/react';
 import { ApprovalAnswerFacts } from './ApprovalAnswerFacts';
+import { StepCheckpoint } from './StepCheckpoint';
 
 function PlannedCall({ call }: { call: ToolCallSpec }) {
   return (
@@ -67,6 +68,7 @@ export function DecisionDetails() {
   const breakpoint = useAppStore((s) => (s.selectedDecisionId ? s.breakpoints.includes(s.selectedDecisionId) : false));
   const running = useAppStore((s) => s.plan?.processingState === 'processing' || s.plan?.processingState === 'paused');
   const toggleBreakpoint = useAppStore((s) => s.toggleBreakpoint);
+  const plan = useAppStore((s) => s.plan);
 
   // A decision's calls are read when it is opened; events keep them current after that.
   const decisionId = decision?.id;
@@ -95,6 +97,7 @@ export function DecisionDetails() {
           {breakpoint ? 'Remove breakpoint' : 'Set breakpoint'}
         </button>
       )}
+      {decision.type === 'strategy_choice' && plan && <StepCheckpoint plan={plan} decision={decision} />}
       <h4>Tool calls</h4>
       {calls?.status === 'error' ? <p className="muted">Couldn't load the calls: {calls.error}</p> : <ToolCalls decision={decision} ran={calls?.invocations ?? NO_CALLS} />}
       <h4>Changes it made</h4>

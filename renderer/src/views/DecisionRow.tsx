@@ -4,6 +4,8 @@ import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
 import { plural } from '../lib/format';
 import type { CallTally } from '../store/tool-calls';
+import type { CheckpointSummary } from '../../../shared/checkpoints';
+import { CheckpointMark } from './StepCheckpoint';
 
 export const TREE_ROW_HEIGHT = 30;
 
@@ -22,6 +24,8 @@ interface DecisionRowProps {
   tally: CallTally | undefined;
   /** For an `approval` decision: who answered, and why. */
   answer?: ApprovalAnswer;
+  /** A step's checkpoint, taken as it started. */
+  checkpoint?: CheckpointSummary;
   onSelect(id: string): void;
   onToggle(id: string): void;
 }
@@ -35,7 +39,7 @@ function AnswerText({ answer, fallback }: { answer: ApprovalAnswer | undefined; 
   );
 }
 
-export const DecisionRow = memo(function DecisionRow({ row, selected, paused, awaitingApproval, breakpoint, tally, answer, onSelect, onToggle }: DecisionRowProps) {
+export const DecisionRow = memo(function DecisionRow({ row, selected, paused, awaitingApproval, breakpoint, tally, answer, checkpoint, onSelect, onToggle }: DecisionRowProps) {
   const { decision, depth, hasChildren, expanded } = row;
   const planned = decision.toolCalls.length;
   const classes = ['tree-row', `type-${decision.type}`, `row-${decision.status}`, selected && 'selected', paused && 'paused'].filter(Boolean).join(' ');
@@ -81,6 +85,7 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       {decision.type === 'approval' && (
         <AnswerText answer={answer} fallback={decision.rationale} />
       )}
+      {checkpoint && <CheckpointMark checkpoint={checkpoint} />}
       {paused && <span className="tree-flag">paused here</span>}
       {awaitingApproval && <span className="tree-flag">waits for approval</span>}
       {(planned > 0 || (tally && tally.ran > 0)) && (

@@ -23,6 +23,8 @@ export function DecisionTree() {
   const approvals = useAppStore((s) => s.approvals);
   const awaitingId = useAppStore((s) => s.pendingApproval?.decisionId ?? null);
   const rootId = plan?.decisionRootId ?? null;
+  const checkpoints = useAppStore((s) => s.checkpoints);
+  const checkpointOf = useMemo(() => new Map(checkpoints.map((c) => [c.decisionId, c])), [checkpoints]);
 
   const rows = useMemo(() => flattenTree(decisions, expanded), [decisions, expanded]);
   const answers = useMemo(() => answersByDecision(decisions, approvals, rootId), [decisions, approvals, rootId]);
@@ -61,6 +63,7 @@ export function DecisionTree() {
             breakpoint={breakpoints.includes(id)}
             tally={tallies[id]}
             answer={answers.get(id)}
+            checkpoint={checkpointOf.get(id)}
             onSelect={onSelect}
             onToggle={toggle}
           />

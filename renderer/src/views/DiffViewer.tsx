@@ -4,6 +4,7 @@ import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
 import type { DiffHunk } from '../../../shared/domain';
+import { rejectionOf } from '../../../shared/review-feedback';
 import { verdict } from '../lib/plan-facts';
 import { reviewFileAt } from '../lib/review-fold';
 import { canEditSandbox } from '../lib/sandbox-edit';
@@ -45,14 +46,15 @@ function HunkCheck({ file, index, canApply }: { file: ReviewFile; index: number;
       <label className="hunk-label">
         <input type="checkbox" checked={!rejected && !fileExcluded} disabled={fileExcluded} onChange={() => toggle(file.path, index)} /> Hunk {index} of {total}
       </label>
-      {rejected && !fileExcluded && <HunkReason path={file.path} index={index} />}
+      {rejected && !fileExcluded && <HunkReason file={file} index={index} />}
     </>
   );
 }
 
 /** Why a declined hunk was declined: saved with the plan as the operator leaves the field, and told to the model. */
-function HunkReason({ path, index }: { path: string; index: number }) {
-  const stored = useAppStore((s) => s.plan?.rejectedHunks?.find((r) => r.path === path && r.hunk === index)?.reason ?? '');
+function HunkReason({ file, index }: { file: ReviewFile; index: number }) {
+  const { path } = file;
+  const stored = useAppStore((s) => rejectionOf(s.plan?.rejectedHunks ?? [], path, file.hunks, index)?.reason ?? '');
   const save = useAppStore((s) => s.setHunkReason);
   return (
     <input

@@ -11,6 +11,7 @@ import { FailureCard } from './FailureCard';
 import { ModelOutput } from './ModelOutput';
 import { PlanHeader } from './PlanHeader';
 import { ChecksPanel, hasChecks } from './ChecksPanel';
+import { RewindDialog } from './RewindDialog';
 
 const TABS: { id: PlanTab; label: string }[] = [
   { id: 'decisions', label: 'Decisions' },
@@ -125,6 +126,7 @@ export function PlanView() {
       <ModelOutput plan={plan} />
       <Tabs />
       <TabPanel />
+      <RewindDialog />
     </div>
   );
 }

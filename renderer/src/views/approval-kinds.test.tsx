@@ -23,6 +23,22 @@ describe('the approval card for a step out of budget', () => {
   });
 });
 
+describe('the approval card for a plan over its cost budget', () => {
+  it('asks for more US dollars, in cents, for the plan', () => {
+    const { store } = testRuntime();
+    const rationale = 'The plan has cost $2.51 of its $2.50; allow $2.50 more?';
+    const args = { limit: 'costUsd', used: 2.51, max: 2.5, more: 2.5 };
+    store.setState({ pendingApproval: makeApproval('A1', { kind: 'budget', tool: null, args, description: 'Write NOTES.md', rationale }), approvalsStatus: 'loaded' });
+    const html = render(store, <ApprovalCard plan={waiting} />);
+    expect(html).toContain('Approval needed: more US dollars for the plan');
+    expect(html).toContain('The plan has cost $2.51 of its $2.50; allow $2.50 more?');
+    expect(html).toMatch(/<label for="approval-more">More US dollars<\/label> <input id="approval-more"[^>]*step="0.01"[^>]*placeholder="2.50"/);
+    expect(html).toMatch(/<button type="button" class="button primary"[^>]*>Allow \$2.50 more<\/button>/);
+    expect(html).not.toContain('turns');
+    expect(html).not.toContain('tokens');
+  });
+});
+
 describe('the approval card for a call of an MCP server', () => {
   it('names the server and the tool, says what the server says the tool does, and shows the arguments', () => {
     const { store } = testRuntime();

@@ -4,6 +4,7 @@ import type { DiffHunk } from '../../../shared/domain';
 import { makeEntry, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { render } from '../test-support/render';
 import { testRuntime } from '../test-support/runtime';
+import { fileHunkKeys, hunkKey } from '../../../shared/review-feedback';
 import { DiffViewer } from './DiffViewer';
 
 const HEADERS = ['@@ -1 +1 @@', '@@ -9 +9 @@'];
@@ -64,5 +65,51 @@ describe('a declined hunk in the review', () => {
     await t.state().applySelected();
     await t.state().confirmApply();
     expect(t.fake.callsTo('plans.apply')).toEqual([{ planId: 'P1', paths: [], hunks: { 'README.md': [2] } }]);
+  });
+
+  describe('one of two hunks that make the same change', () => {
+    const added = hunkKey([{ kind: 'add', text: 'ADDED' }]);
+    const other = hunkKey([{ kind: 'add', text: 'other' }]);
+    const addition = (header: string, text: string, line: number): DiffHunk => ({ header, rows: [{ kind: 'add', text, oldLine: null, newLine: line }] });
+
+    /** README.md whose hunks add `texts`, keyed as the host keys them, with `kept` declined in the plan. */
+    function twice(texts: string[], kept: { hunk: number; key: string; reason: string }[]) {
+      const t = testRuntime();
+      t.fake.plan = makePlan({ phase: 'apply', projectPath: '/p' });
+      t.fake.plan = { ...t.fake.plan, rejectedHunks: kept.map((k) => ({ path: 'README.md', lines: '', by: 'ana', at: '2026-01-01T00:00:00.000Z', ...k })) };
+      t.fake.entries = [makeEntry('e1', 'README.md')];
+      const keys = fileHunkKeys(texts.map((text) => (text === 'ADDED' ? added : other)));
+      const headers = texts.map((_, i) => `@@ -${i * 10 + 2},0 +${i * 11 + 3} @@`);
+      const file: ReviewFile = { ...reviewOf(t.fake.entries)[0], units: texts.length, hunks: headers.map((header, i) => ({ index: i + 1, header, insertions: 1, deletions: 0, key: keys[i], applied: false })) };
+      t.fake.on('plans.review', () => ({ changesetId: 'CS1', files: [file] }));
+      t.fake.on('plans.reviewDiff', () => ({ file, hunks: headers.map((h, i) => addition(h, texts[i], i * 11 + 3)) }));
+      return { t, keys };
+    }
+
+    it('opens declined alone, with its reason, after a change above renumbered it, and apply takes the other', async () => {
+      const [, , secondAdded] = fileHunkKeys([other, added, added]);
+      const { t } = twice(['other', 'ADDED', 'ADDED'], [{ hunk: 2, key: secondAdded, reason: 'only once' }]);
+      t.state().openPlan('P1');
+      await t.settle();
+      t.state().selectPath('README.md');
+      await t.settle();
+      expect(t.state().rejectedHunks).toEqual({ 'README.md': [3] });
+      const html = render(t.store, <DiffViewer />);
+      expect(html).toMatch(/aria-label="Why hunk 3 is declined" value="only once"/);
+      expect(html).not.toContain('Why hunk 2 is declined');
+      // The reason it already has is not written again.
+      await t.state().setHunkReason('README.md', 3, 'only once');
+      expect(t.fake.callsTo('plans.rejectHunks')).toEqual([]);
+      await t.state().applySelected();
+      await t.state().confirmApply();
+      expect(t.fake.callsTo('plans.apply')).toEqual([{ planId: 'P1', paths: [], hunks: { 'README.md': [1, 2] } }]);
+    });
+
+    it('declined before the console told them apart, opens the one with the declined number', async () => {
+      const { t } = twice(['ADDED', 'ADDED'], [{ hunk: 2, key: added, reason: 'the second' }]);
+      t.state().openPlan('P1');
+      await t.settle();
+      expect(t.state().rejectedHunks).toEqual({ 'README.md': [2] });
+    });
   });
 });
