@@ -119,8 +119,9 @@ function stepFixable(p: PlanFacts, action: string): Verdict {
   return p.steps === 0 ? refuse(`plan ${p.id} has no steps yet; run it to strategize`) : ALLOWED;
 }
 
-const none = z.object({}).strict();
-const stepNumber = z.number().int().positive();
+// Argument schemas are built when first asked for: a start of the CLI builds none of them.
+const none = () => z.object({}).strict();
+const stepNumber = () => z.number().int().positive();
 
 export interface KeyBinding {
   /** As KeyboardEvent.key gives it: `a`, `A` (with Shift). */
@@ -148,8 +149,17 @@ export interface ActionSpec<Args extends z.ZodType = z.ZodType> {
   cli?: { command: string; options?: (args: Record<string, unknown>) => string };
 }
 
-function action<Args extends z.ZodType>(spec: Omit<ActionSpec<Args>, 'keys'> & Partial<Pick<ActionSpec<Args>, 'keys'>>): ActionSpec<Args> {
-  return { keys: [], ...spec };
+function action<Args extends z.ZodType>(
+  spec: Omit<ActionSpec<Args>, 'keys' | 'args'> & Partial<Pick<ActionSpec<Args>, 'keys'>> & { args: () => Args },
+): ActionSpec<Args> {
+  let args: Args | undefined;
+  return {
+    keys: [],
+    ...spec,
+    get args() {
+      return (args ??= spec.args());
+    },
+  };
 }
 
 export const ACTIONS = {
@@ -158,7 +168,7 @@ export const ACTIONS = {
     label: 'Run',
     title: 'Run the plan',
     description: 'Run the plan: strategize and execute, stopping before apply',
-    args: z.object({ step: z.boolean().optional() }).strict(),
+    args: () => z.object({ step: z.boolean().optional() }).strict(),
     allowed: (p) => {
       if (!isRunnable(p)) {
         const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? `; ${afterError(p)}` : '';
@@ -224,10 +234,10 @@ export const ACTIONS = {
     label: 'Apply',
     title: 'Apply the changes',
     description: 'Apply the changeset (or the files and hunks chosen) to the project',
-    args: z
+    args: () => z
       .object({
         paths: z.array(z.string().min(1)).optional(),
-        hunks: z.record(z.string().min(1), z.array(stepNumber).min(1)).optional(),
+        hunks: z.record(z.string().min(1), z.array(stepNumber()).min(1)).optional(),
         force: z.boolean().optional(),
         /** Apply although a check failed: the operator's confirmation. */
         acceptFailedChecks: z.boolean().optional(),
@@ -264,7 +274,7 @@ export const ACTIONS = {
       { key: 'a', args: { all: false }, help: 'Approve the tool call the plan waits for' },
       { key: 'A', args: { all: true }, help: 'Approve this call and every later call of its tool' },
     ],
-    args: z
+    args: () => z
       .object({
         all: z.boolean().optional(),
         /** A step out of budget: how many more turns or output tokens it gets; a plan over its cost, how many more US dollars. */
@@ -286,7 +296,7 @@ export const ACTIONS = {
     title: 'Reject',
     description: 'Reject the call the plan waits for, with a reason; the run goes on and the step fails',
     keys: [{ key: 'x', help: 'Reject the waiting call: type the reason, then Enter' }],
-    args: z.object({ reason: z.string().trim().min(1, 'say why the call is rejected') }).strict(),
+    args: () => z.object({ reason: z.string().trim().min(1, 'say why the call is rejected') }).strict(),
     allowed: (p) => answerable(p),
     cli: { command: 'reject', options: (a) => `--reason ${quoted(a.reason, 'why')}` },
   }),
@@ -295,7 +305,7 @@ export const ACTIONS = {
     label: 'Skip step',
     title: 'Skip step',
     description: 'Mark the failed step (or the step named) skipped; Run then goes on with the next step',
-    args: z.object({ step: stepNumber.optional() }).strict(),
+    args: () => z.object({ step: stepNumber().optional() }).strict(),
     allowed: (p) => stepFixable(p, 'skip'),
     cli: { command: 'skip', options: (a) => (a.step ? `--step ${String(a.step)}` : '') },
   }),
@@ -304,7 +314,7 @@ export const ACTIONS = {
     label: 'Edit step',
     title: 'Edit the step',
     description: "Replace a step's tool calls (and description) from a file with step: and tools:",
-    args: z.object({ step: stepNumber, file: z.string().min(1) }).strict(),
+    args: () => z.object({ step: stepNumber(), file: z.string().min(1) }).strict(),
     allowed: (p) => stepFixable(p, 'edit-step'),
     cli: { command: 'edit-step', options: (a) => `--step ${typeof a.step === 'number' ? a.step : 'N'} --file ${typeof a.file === 'string' ? a.file : 'step.yaml'}` },
   }),
@@ -313,7 +323,7 @@ export const ACTIONS = {
     label: 'Change profile',
     title: 'Change profile',
     description: 'Switch the plan to another automation profile; Run then goes on from the failed step',
-    args: z.object({ profile: z.string().min(1) }).strict(),
+    args: () => z.object({ profile: z.string().min(1) }).strict(),
     allowed: (p) => fixable(p, 'profile'),
     cli: { command: 'profile', options: (a) => (typeof a.profile === 'string' ? a.profile : 'PROFILE') },
   }),
@@ -322,7 +332,7 @@ export const ACTIONS = {
     label: 'Replan',
     title: 'Replan the steps not done',
     description: 'Go back to strategize for the steps not done: a plan file (or, for an agent plan, the model) gives new ones',
-    args: z.object({ file: z.string().min(1).optional() }).strict(),
+    args: () => z.object({ file: z.string().min(1).optional() }).strict(),
     allowed: (p) => {
       const verdict = fixable(p, 'replan');
       if (!verdict.allowed) return verdict;
@@ -335,7 +345,7 @@ export const ACTIONS = {
     label: 'Ask the agent',
     title: 'Ask the agent to fix it',
     description: 'The model runs the failed step (or, ready to apply, the last step) again, told of the failure, your review and your note',
-    args: z.object({ note: z.string().trim().max(4000).optional() }).strict(),
+    args: () => z.object({ note: z.string().trim().max(4000).optional() }).strict(),
     allowed: (p) => {
       if (!p.agent) return refuse(`plan ${p.id} is not an agent plan; only a model can correct a step (retry it instead)`, 'not_agent');
       // A failed check stops the plan before apply: the model is given its output and works on the last step.
@@ -368,7 +378,7 @@ export const ACTIONS = {
     label: 'Rewind',
     title: 'Rewind to before this step',
     description: 'Put the sandbox, the changes and the steps back to how they were before the step started; the later steps run again',
-    args: z.object({ toStep: stepNumber }).strict(),
+    args: () => z.object({ toStep: stepNumber() }).strict(),
     allowed: rewindable,
     cli: { command: 'rewind', options: (a) => `--to-step ${typeof a.toStep === 'number' ? a.toStep : 'N'}` },
   }),
@@ -377,9 +387,9 @@ export const ACTIONS = {
     label: 'Fork',
     title: 'Fork from here',
     description: 'Make a new plan that shares the steps before this one and goes on from its checkpoint, with another profile, model or steps; the new plan is not run',
-    args: z
+    args: () => z
       .object({
-        atStep: stepNumber,
+        atStep: stepNumber(),
         profile: z.string().min(1).optional(),
         model: z.string().min(1).optional(),
         /** A plan file whose definition of done holds the steps from `atStep` on (as replan takes). */
@@ -394,7 +404,7 @@ export const ACTIONS = {
     label: 'Compare',
     title: 'Compare with another run',
     description: 'Set two plans over the same project side by side: the files each changed, how their results differ, and what each run took',
-    args: z.object({ with: z.string().min(1) }).strict(),
+    args: () => z.object({ with: z.string().min(1) }).strict(),
     // Reading only: any plan can be compared; that the two share a project is checked with both in hand.
     allowed: () => ALLOWED,
     cli: { command: 'compare', options: (a) => (typeof a.with === 'string' ? a.with : 'OTHER') },

@@ -134,19 +134,21 @@ export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | '
 }
 
 /** The settings as the console sees them: never the API key, only whether one is set. */
-export const SettingsViewSchema = z.object({
-  model: z.string().nullable(),
-  baseUrl: z.string().nullable(),
-  apiKeySet: z.boolean(),
-  price: PriceSchema.nullable(),
-  /** Where the model in effect comes from; an environment variable wins over the settings file. */
-  effective: z.object({
+export const SettingsViewSchema = z.lazy(() =>
+  z.object({
     model: z.string().nullable(),
-    modelSource: z.enum(['env', 'settings', 'none']),
     baseUrl: z.string().nullable(),
-    apiKeySource: z.enum(['env', 'settings', 'none']),
+    apiKeySet: z.boolean(),
+    price: PriceSchema.nullable(),
+    /** Where the model in effect comes from; an environment variable wins over the settings file. */
+    effective: z.object({
+      model: z.string().nullable(),
+      modelSource: z.enum(['env', 'settings', 'none']),
+      baseUrl: z.string().nullable(),
+      apiKeySource: z.enum(['env', 'settings', 'none']),
+    }),
   }),
-});
+);
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
 /** The plan's own model, and whether the process that answers can use it (a key for its provider, say). */
@@ -160,14 +162,16 @@ export const PlanModelViewSchema = z.object({
 export type PlanModelView = z.infer<typeof PlanModelViewSchema>;
 
 /** What the console may change; an empty string clears a field. */
-export const SettingsPatchSchema = z
-  .object({
-    model: z.union([ModelRefSchema, z.literal('')]).optional(),
-    baseUrl: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).optional(),
-    apiKey: z.string().max(4096).optional(),
-    price: PriceSchema.nullable().optional(),
-  })
-  .strict();
+export const SettingsPatchSchema = z.lazy(() =>
+  z
+    .object({
+      model: z.union([ModelRefSchema, z.literal('')]).optional(),
+      baseUrl: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).optional(),
+      apiKey: z.string().max(4096).optional(),
+      price: PriceSchema.nullable().optional(),
+    })
+    .strict(),
+);
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 
 /** Adds one model call's tokens (and the step's summary, once known) to a plan's usage. */
@@ -212,20 +216,24 @@ export type BudgetLimit = keyof typeof BUDGET_LIMITS;
  * What a budget approval asks: `used` of the budget `max` (absent in asks made before it was kept:
  * all of it); approving gives `more`. Turns and tokens are whole numbers, a cost is in US dollars.
  */
-export const BudgetAskSchema = z
-  .object({
-    limit: z.enum(['turns', 'outputTokens', 'costUsd']),
-    used: z.number().nonnegative(),
-    max: z.number().nonnegative().optional(),
-    more: z.number().positive(),
-  })
-  .refine((ask) => ask.limit === 'costUsd' || (Number.isInteger(ask.used) && Number.isInteger(ask.more)), { message: 'turns and tokens are whole numbers' });
+export const BudgetAskSchema = z.lazy(() =>
+  z
+    .object({
+      limit: z.enum(['turns', 'outputTokens', 'costUsd']),
+      used: z.number().nonnegative(),
+      max: z.number().nonnegative().optional(),
+      more: z.number().positive(),
+    })
+    .refine((ask) => ask.limit === 'costUsd' || (Number.isInteger(ask.used) && Number.isInteger(ask.more)), { message: 'turns and tokens are whole numbers' }),
+);
 export type BudgetAsk = z.infer<typeof BudgetAskSchema>;
 
 /** How much more the operator gives a budget: turns or output tokens for a step, US dollars for the plan. */
-export const BudgetMoreSchema = z
-  .object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional(), costUsd: z.number().positive().max(1_000_000).optional() })
-  .strict();
+export const BudgetMoreSchema = z.lazy(() =>
+  z
+    .object({ turns: z.number().int().positive().optional(), outputTokens: z.number().int().positive().optional(), costUsd: z.number().positive().max(1_000_000).optional() })
+    .strict(),
+);
 export type BudgetMore = z.infer<typeof BudgetMoreSchema>;
 
 /** $2.50 */

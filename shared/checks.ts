@@ -60,33 +60,35 @@ export type PlanVerify = z.infer<typeof PlanVerifySchema>;
 export const ProjectVerifySchema = z.strictObject({ verify: z.array(CheckSpecSchema).default([]) });
 
 /** One run of one check, confined as shell.run is, in the sandbox's project root. */
-export const CheckResultSchema = z.object({
-  id: z.string().min(1),
-  planId: z.string().min(1),
-  /** The verify pass it belongs to (a step's check run right after its step has a pass of its own). */
-  runId: z.string().min(1),
-  name: z.string(),
-  run: z.string(),
-  source: CheckSourceSchema,
-  /** The step a step's check belongs to; null for a plan-level check. */
-  decisionId: z.string().nullable(),
-  /** Null when the command did not run to an exit (refused, or killed at its time limit). */
-  exitCode: z.number().int().nullable(),
-  passed: z.boolean(),
-  durationMs: z.number().nonnegative(),
-  timedOut: z.boolean(),
-  timeoutSeconds: z.number().int().positive(),
-  /** Why the check did not run at all (no confinement available, the profile forbids the shell); null when it ran. */
-  refused: z.string().nullable(),
-  /** The last lines of stdout and stderr, interleaved as written. */
-  outputTail: z.string(),
-  /** Where the whole output is kept, in the data directory; null where it is not kept. */
-  outputPath: z.string().nullable(),
-  /** How the command was confined: bwrap-nobody, sandbox-exec, none. */
-  confinement: z.string().nullable(),
-  startedAt: z.string(),
-  finishedAt: z.string(),
-});
+export const CheckResultSchema = z.lazy(() =>
+  z.object({
+    id: z.string().min(1),
+    planId: z.string().min(1),
+    /** The verify pass it belongs to (a step's check run right after its step has a pass of its own). */
+    runId: z.string().min(1),
+    name: z.string(),
+    run: z.string(),
+    source: CheckSourceSchema,
+    /** The step a step's check belongs to; null for a plan-level check. */
+    decisionId: z.string().nullable(),
+    /** Null when the command did not run to an exit (refused, or killed at its time limit). */
+    exitCode: z.number().int().nullable(),
+    passed: z.boolean(),
+    durationMs: z.number().nonnegative(),
+    timedOut: z.boolean(),
+    timeoutSeconds: z.number().int().positive(),
+    /** Why the check did not run at all (no confinement available, the profile forbids the shell); null when it ran. */
+    refused: z.string().nullable(),
+    /** The last lines of stdout and stderr, interleaved as written. */
+    outputTail: z.string(),
+    /** Where the whole output is kept, in the data directory; null where it is not kept. */
+    outputPath: z.string().nullable(),
+    /** How the command was confined: bwrap-nobody, sandbox-exec, none. */
+    confinement: z.string().nullable(),
+    startedAt: z.string(),
+    finishedAt: z.string(),
+  }),
+);
 export type CheckResult = z.infer<typeof CheckResultSchema>;
 
 export const CRITERION_VERDICTS = ['passed', 'failed', 'not checked'] as const;
@@ -100,18 +102,20 @@ export type CriterionVerdictValue = z.infer<typeof CriterionVerdictValueSchema>;
 export const CRITERION_KINDS = ['done', 'acceptance', 'check'] as const;
 export const CriterionKindSchema = z.enum(CRITERION_KINDS);
 
-export const CriterionVerdictSchema = z.object({
-  kind: CriterionKindSchema,
-  /** From 1 among the criteria of its kind: bullet 2, step 3. */
-  index: z.number().int().positive(),
-  text: z.string(),
-  /** The step, for a step's acceptance (and a bullet that is a step of a scripted plan). */
-  decisionId: z.string().nullable(),
-  /** `not checked` when no check answers to it: never counted as passed. */
-  verdict: CriterionVerdictValueSchema,
-  /** The check results the verdict rests on. */
-  evidence: z.array(z.object({ resultId: z.string(), name: z.string(), passed: z.boolean() })),
-});
+export const CriterionVerdictSchema = z.lazy(() =>
+  z.object({
+    kind: CriterionKindSchema,
+    /** From 1 among the criteria of its kind: bullet 2, step 3. */
+    index: z.number().int().positive(),
+    text: z.string(),
+    /** The step, for a step's acceptance (and a bullet that is a step of a scripted plan). */
+    decisionId: z.string().nullable(),
+    /** `not checked` when no check answers to it: never counted as passed. */
+    verdict: CriterionVerdictValueSchema,
+    /** The check results the verdict rests on. */
+    evidence: z.array(z.object({ resultId: z.string(), name: z.string(), passed: z.boolean() })),
+  }),
+);
 export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>;
 
 /** The plan's checks in a line: "Checks: 3 of 4 passed, 1 not checked". Kept on the plan, so every view has it. */

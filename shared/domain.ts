@@ -166,15 +166,17 @@ export const ChangeSetSchema = z.object({
 });
 export type ChangeSet = z.infer<typeof ChangeSetSchema>;
 
-export const ChangeSetSummarySchema = z.object({
-  changesetId: nonEmpty,
-  planId: nonEmpty,
-  entryCount: z.number().int().nonnegative(),
-  files: z.number().int().nonnegative(),
-  operations: z.record(ChangeOperationSchema, z.number().int().nonnegative()),
-  insertions: z.number().int().nonnegative(),
-  deletions: z.number().int().nonnegative(),
-});
+export const ChangeSetSummarySchema = z.lazy(() =>
+  z.object({
+    changesetId: nonEmpty,
+    planId: nonEmpty,
+    entryCount: z.number().int().nonnegative(),
+    files: z.number().int().nonnegative(),
+    operations: z.record(ChangeOperationSchema, z.number().int().nonnegative()),
+    insertions: z.number().int().nonnegative(),
+    deletions: z.number().int().nonnegative(),
+  }),
+);
 export type ChangeSetSummary = z.infer<typeof ChangeSetSummarySchema>;
 
 // ---- automation profiles --------------------------------------------------
@@ -366,36 +368,38 @@ export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
 
 /** A call (or, for an agent plan, a proposed tree) that waits for the operator; stored, so it survives a restart. */
-export const ApprovalSchema = z.object({
-  id: nonEmpty,
-  planId: nonEmpty,
-  /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). */
-  kind: z.enum(['tool', 'plan', 'budget']),
-  /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
-  decisionId: z.string().nullable(),
-  callIndex: z.number().int().nonnegative().nullable(),
-  tool: z.string().nullable(),
-  args: z.record(z.string(), z.unknown()),
-  description: z.string(),
-  rationale: z.string(),
-  /** For writes and edits, the diff the call would make in the sandbox. */
-  diff: z.string().nullable(),
-  /** The same diff as the console draws it, hunks as rows; null where `diff` is, and for approvals stored before it was kept. */
-  hunks: z.array(DiffHunkSchema).nullable().default(null),
-  /** Why a shell.run call waits though the profile may not ask: the part of it the command rules cannot check. */
-  commandRule: CommandRuleSchema.optional(),
-  /** For a call of an MCP server's tool: the server, the tool and what the server says it does. */
-  mcp: McpCallInfoSchema.optional(),
-  status: ApprovalStatusSchema,
-  /** `all`: every later call of this tool in the plan is approved too. */
-  scope: z.enum(['once', 'all']).nullable(),
-  answeredBy: z.string().nullable(),
-  answeredAt: timestamp.nullable(),
-  reason: z.string().nullable(),
-  /** Set once the answer has been acted on, so a later retry asks again. */
-  usedAt: timestamp.nullable(),
-  createdAt: timestamp,
-});
+export const ApprovalSchema = z.lazy(() =>
+  z.object({
+    id: nonEmpty,
+    planId: nonEmpty,
+    /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). */
+    kind: z.enum(['tool', 'plan', 'budget']),
+    /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
+    decisionId: z.string().nullable(),
+    callIndex: z.number().int().nonnegative().nullable(),
+    tool: z.string().nullable(),
+    args: z.record(z.string(), z.unknown()),
+    description: z.string(),
+    rationale: z.string(),
+    /** For writes and edits, the diff the call would make in the sandbox. */
+    diff: z.string().nullable(),
+    /** The same diff as the console draws it, hunks as rows; null where `diff` is, and for approvals stored before it was kept. */
+    hunks: z.array(DiffHunkSchema).nullable().default(null),
+    /** Why a shell.run call waits though the profile may not ask: the part of it the command rules cannot check. */
+    commandRule: CommandRuleSchema.optional(),
+    /** For a call of an MCP server's tool: the server, the tool and what the server says it does. */
+    mcp: McpCallInfoSchema.optional(),
+    status: ApprovalStatusSchema,
+    /** `all`: every later call of this tool in the plan is approved too. */
+    scope: z.enum(['once', 'all']).nullable(),
+    answeredBy: z.string().nullable(),
+    answeredAt: timestamp.nullable(),
+    reason: z.string().nullable(),
+    /** Set once the answer has been acted on, so a later retry asks again. */
+    usedAt: timestamp.nullable(),
+    createdAt: timestamp,
+  }),
+);
 export type Approval = z.infer<typeof ApprovalSchema>;
 
 // ---- errors ---------------------------------------------------------------
@@ -428,13 +432,15 @@ export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 
 // ---- results ----------------------------------------------------------------
 
-export const RuntimeExecuteResultSchema = z.object({
-  changesetId: nonEmpty,
-  toolCallCount: z.number().int().nonnegative(),
-  sandboxRefs: z.array(z.string()),
-  decisionIdsProcessed: z.array(z.string()),
-  executionDurationMs: z.number().nonnegative(),
-});
+export const RuntimeExecuteResultSchema = z.lazy(() =>
+  z.object({
+    changesetId: nonEmpty,
+    toolCallCount: z.number().int().nonnegative(),
+    sandboxRefs: z.array(z.string()),
+    decisionIdsProcessed: z.array(z.string()),
+    executionDurationMs: z.number().nonnegative(),
+  }),
+);
 export type RuntimeExecuteResult = z.infer<typeof RuntimeExecuteResultSchema>;
 
 export const ExecuteResultSchema = z.object({

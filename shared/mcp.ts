@@ -179,9 +179,11 @@ export const McpServersViewSchema = z.object({ servers: z.array(z.object({ name:
 export type McpServersView = z.infer<typeof McpServersViewSchema>;
 
 /** A server added from the console's Settings: a command line (a local server) or a URL (a remote one). */
-export const McpServerAddSchema = z
-  .object({ name: z.string().min(1).max(40), commandLine: z.string().trim().min(1).max(4000).optional(), url: z.string().trim().min(1).max(4000).optional() })
-  .strict();
+export const McpServerAddSchema = z.lazy(() =>
+  z
+    .object({ name: z.string().min(1).max(40), commandLine: z.string().trim().min(1).max(4000).optional(), url: z.string().trim().min(1).max(4000).optional() })
+    .strict(),
+);
 
 /**
  * A server as the CLI and the console show it: its environment and header values, a URL's user,
