@@ -60,10 +60,12 @@ test('an operator forks a run plan from a step, runs the fork, and compares the 
   const compareButton = header.getByRole('button', { name: 'Compare with add-license' });
   await compareButton.focus();
   await page.keyboard.press('Enter');
-  const compare = page.getByRole('dialog', { name: `Compare add-license (${forkId}) with add-license (${planId})` });
+  const compare = page.getByRole('dialog', { name: 'Compare add-license with its origin' });
   await expect(compare).toHaveAttribute('data-state', 'loaded');
   await expect(compare.getByRole('button', { name: 'Close' })).toBeFocused();
   const facts = compare.getByRole('table', { name: 'The two runs' });
+  await expect(facts.getByRole('columnheader', { name: `This plan ${forkId}` })).toBeVisible();
+  await expect(facts.getByRole('columnheader', { name: `Its origin ${planId}` })).toBeVisible();
   await expect(facts.getByRole('row', { name: /^Steps done/ })).toHaveText(/^Steps done6 of 66 of 6$/);
   await expect(facts.getByRole('row', { name: /^Tool calls/ })).toHaveText(/^Tool calls(\d+)(\d+)$/);
   await expect(facts.getByRole('row', { name: /^Time running/ })).toBeVisible();

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import type { Plan } from '../../../shared/domain';
 import type { BothChanged, CompareSide, PlanCompare } from '../../../shared/plan-compare';
 import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
@@ -19,8 +20,16 @@ function sideName(s: CompareSide) {
   return `${s.name} (${s.planId})`;
 }
 
+/** How the other plan stands to the open one: two runs of one plan file share its name, so the heading says which is which. */
+function relation(plan: Plan | null, otherId: string): string {
+  if (plan?.forkedFrom?.planId === otherId) return 'its origin';
+  const fork = plan?.forks?.find((f) => f.planId === otherId);
+  if (fork) return `its fork at step ${fork.atStep}`;
+  return `plan ${otherId}`;
+}
+
 /** The two runs' numbers, one column each. */
-function CompareFacts({ data }: { data: PlanCompare }) {
+function CompareFacts({ data, otherLabel }: { data: PlanCompare; otherLabel: string }) {
   return (
     <table className="compare-facts" aria-label="The two runs">
       <thead>
@@ -28,8 +37,12 @@ function CompareFacts({ data }: { data: PlanCompare }) {
           <th scope="col">
             <span className="visually-hidden">Fact</span>
           </th>
-          <th scope="col">{sideName(data.a)}</th>
-          <th scope="col">{sideName(data.b)}</th>
+          <th scope="col">
+            This plan <span className="muted">{data.a.planId}</span>
+          </th>
+          <th scope="col">
+            {otherLabel} <span className="muted">{data.b.planId}</span>
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -95,7 +108,7 @@ function BothDiff({ file }: { file: BothChanged }) {
   );
 }
 
-function BothChangedFiles({ data }: { data: PlanCompare }) {
+function BothChangedFiles({ data, other }: { data: PlanCompare; other: string }) {
   const [selected, setSelected] = useState<string | null>(data.both.find((f) => !f.same)?.path ?? data.both[0]?.path ?? null);
   const file = data.both.find((f) => f.path === selected) ?? null;
   return (
@@ -108,7 +121,7 @@ function BothChangedFiles({ data }: { data: PlanCompare }) {
       ) : (
         <>
           <p className="muted">
-            The diff goes from the first run's result (<code>{data.a.planId}</code>) to the second's (<code>{data.b.planId}</code>).
+            The diff goes from this plan's result to {other}'s.
           </p>
           <div className="compare-both-files" role="group" aria-label="Files changed by both">
             {data.both.map((f) => (
@@ -127,11 +140,14 @@ function BothChangedFiles({ data }: { data: PlanCompare }) {
 /** Two runs side by side (README.md, "Fork and compare"): what each took, the files each changed, and how their results differ. */
 export function CompareView() {
   const view = useAppStore((s) => s.compareView);
+  const plan = useAppStore((s) => s.plan);
   const close = useAppStore((s) => s.closeCompare);
   const closeButton = useRef<HTMLButtonElement>(null);
   useDialogFocus(view !== null, closeButton);
   if (!view) return null;
   const { data } = view;
+  const other = relation(plan, view.with);
+  const Other = other.charAt(0).toUpperCase() + other.slice(1);
   return (
     <div className="modal-backdrop">
       <div
@@ -150,7 +166,9 @@ export function CompareView() {
         }}
       >
         <div className="toolbar-row">
-          <h2 id="compare-title">{data ? `Compare ${sideName(data.a)} with ${sideName(data.b)}` : `Compare with ${view.with}`}</h2>
+          <h2 id="compare-title" title={data ? `${sideName(data.a)} with ${sideName(data.b)}` : undefined}>
+            Compare {plan?.name ?? 'this plan'} with {other}
+          </h2>
           <span className="grow" />
           <button ref={closeButton} type="button" className="button" onClick={close}>
             Close
@@ -165,15 +183,17 @@ export function CompareView() {
         {data && (
           <>
             <p className="muted">
-              Both over <code>{data.projectPath ?? 'no project'}</code>: {plural(data.onlyA.length, 'file')} only the first changed, {plural(data.onlyB.length, 'file')} only the second, {plural(data.both.length, 'file')}{' '}
-              both.
+              Both over <code>{data.projectPath ?? 'no project'}</code>: {plural(data.onlyA.length, 'file')} only this plan changed, {plural(data.onlyB.length, 'file')} only {other},{' '}
+              {plural(data.both.length, 'file')} both.
             </p>
-            <CompareFacts data={data} />
-            <div className="compare-only-lists">
-              <OnlyList label={`Only ${data.a.name} (${data.a.planId}) changed`} paths={data.onlyA} side={data.a} />
-              <OnlyList label={`Only ${data.b.name} (${data.b.planId}) changed`} paths={data.onlyB} side={data.b} />
+            <div className="compare-top">
+              <CompareFacts data={data} otherLabel={Other} />
+              <div className="compare-only-lists">
+                <OnlyList label="Only this plan changed" paths={data.onlyA} side={data.a} />
+                <OnlyList label={`Only ${other} changed`} paths={data.onlyB} side={data.b} />
+              </div>
             </div>
-            <BothChangedFiles data={data} />
+            <BothChangedFiles data={data} other={other} />
           </>
         )}
       </div>

@@ -134,17 +134,19 @@ describe('the compare view', () => {
 
   it('sets the two runs side by side: numbers, files only one changed, and the diff of a file both changed, drawn by the review’s diff lines', () => {
     const { store } = ranTwoSteps();
-    store.setState({ compareView: { with: 'P2', status: 'loaded', data, error: null } });
+    store.setState({ compareView: { with: 'P2', status: 'loaded', data, error: null }, plan: makePlan({ forks: [{ planId: 'P2', atStep: 2, by: 'alice', at: '2026-01-01T11:00:00.000Z' }] }) });
     const html = render(store, <CompareView />);
     expect(html).toContain('role="dialog"');
-    expect(html).toContain('Compare add-license (P1) with add-license-fork (P2)');
+    expect(html).toContain('<h2 id="compare-title" title="add-license (P1) with add-license-fork (P2)">Compare add-license with its fork at step 2</h2>');
+    expect(html).toContain('Its fork at step 2 <span class="muted">P2</span>');
     const row = (label: string) => new RegExp(`<th scope="row">${label}</th><td>([^<]*)</td><td>([^<]*)</td>`).exec(html)?.slice(1);
     expect(row('Steps done')).toEqual(['3 of 3', '3 of 3']);
     expect(row('Tool calls')).toEqual(['4', '2']);
     expect(row('Tokens')).toEqual(['1,200 (1,000 in, 200 out)', '1,200 (1,000 in, 200 out)']);
     expect(row('Cost')).toEqual(['no price set', '$0.0123']);
     expect(row('Time running')).toEqual(['2.5 s', '2.5 s']);
-    expect(html).toContain('aria-label="Only add-license (P1) changed"');
+    expect(html).toContain('aria-label="Only this plan changed"');
+    expect(html).toContain('aria-label="Only its fork at step 2 changed"');
     expect(html).toContain('<code>LICENSE</code>');
     expect(html).toContain('<code>NOTES.md</code>');
     expect(html).toContain('README.md · differs +1 −1');
