@@ -4,6 +4,7 @@ import { BridgeError } from '../../../shared/contract';
 import type { PlanCompare } from '../../../shared/plan-compare';
 import { makeDecision, makeEvent, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
+import { handleKey } from './keyboard';
 
 const checkpoint = (step: number): CheckpointSummary => ({
   id: `C${step}`,
@@ -77,6 +78,23 @@ describe('fork in the store', () => {
     await t.state().confirmFork({});
     expect(t.fake.callsTo('plans.fork')).toEqual([]);
     expect(t.state().forkDialog?.error).toBe('plan P1 is running; pause it or wait for it to stop before forking');
+  });
+});
+
+describe('keys while fork or compare is open', () => {
+  it('only Escape acts: it closes the confirmation, or the compare view', async () => {
+    const t = await openRanPlan();
+    await t.state().runAction('fork', { atStep: 2 });
+    expect(['j', 'r', '2'].map((key) => handleKey(t.store, key))).toEqual([false, false, false]);
+    expect(t.state().tab).toBe('decisions');
+    expect(handleKey(t.store, 'Escape')).toBe(true);
+    expect(t.state().forkDialog).toBeNull();
+    await t.state().openCompare('P2');
+    expect(['j', 'a', '3'].map((key) => handleKey(t.store, key))).toEqual([false, false, false]);
+    expect(t.state().tab).toBe('decisions');
+    expect(handleKey(t.store, 'Escape')).toBe(true);
+    expect(t.state().compareView).toBeNull();
+    expect(t.fake.callsTo('plans.fork')).toEqual([]);
   });
 });
 
