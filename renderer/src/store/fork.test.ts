@@ -81,6 +81,20 @@ describe('fork in the store', () => {
   });
 });
 
+describe('a fork made elsewhere', () => {
+  it('shows on the open origin at once: its plan is read again, and the live region says so', async () => {
+    const t = await openRanPlan();
+    t.fake.plan = { ...t.fake.plan, forks: [{ planId: 'P2', atStep: 2, by: 'alice', at: '2026-01-01T11:00:00.000Z' }] };
+    const lists = t.fake.callsTo('plans.list').length;
+    t.fake.emit(makeEvent(2, 'plan_forked', { forkId: 'P2', from: 'P1', atStep: 2, by: 'alice', sharedSteps: 1, sharedEntries: 1, changes: {} }));
+    await t.frame();
+    await t.settle();
+    expect(t.state().plan?.forks).toEqual([{ planId: 'P2', atStep: 2, by: 'alice', at: '2026-01-01T11:00:00.000Z' }]);
+    expect(t.state().status.text).toBe('add-license forked at step 2 by alice: new plan P2');
+    expect(t.fake.callsTo('plans.list').length).toBeGreaterThan(lists);
+  });
+});
+
 describe('keys while fork or compare is open', () => {
   it('only Escape acts: it closes the confirmation, or the compare view', async () => {
     const t = await openRanPlan();
