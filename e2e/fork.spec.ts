@@ -25,6 +25,7 @@ test('an operator forks a run plan from a step, runs the fork, and compares the 
   const dialog = page.getByRole('dialog', { name: 'Fork from step 3?' });
   await expect(dialog).toContainText('Use a template string in the greeting');
   await expect(dialog).toContainText('The 2 steps before it are shared with this plan, not run again.');
+  await expect(dialog.getByTestId('fork-checkpoint')).toContainText('after the steps before it changed 2 files');
   await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
   await dialog.getByLabel('Automation profile').selectOption('full-auto');
   await shot(dialog, 'fork-dialog');

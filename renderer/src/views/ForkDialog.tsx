@@ -28,8 +28,8 @@ export function ForkDialog() {
   useDialogFocus(open, cancelButton);
   if (!dialog || !plan) return null;
   const checkpoint = checkpoints.find((c) => c.step === atStep);
-  // Files the steps before the fork changed: the fork's sandbox holds them as they were at the checkpoint.
-  const sharedFiles = checkpoints.filter((c) => c.step <= atStep).reduce((n, c) => n + c.filesChanged, 0);
+  // Checkpoint k counts the files changed since checkpoint k-1 (the first, the files the sandbox held): the steps before the fork changed their sum.
+  const changedBefore = checkpoints.filter((c) => c.step > 1 && c.step <= atStep).reduce((n, c) => n + c.filesChanged, 0);
   const submit = () => void confirm({ profile: profile || undefined, model });
 
   return (
@@ -62,8 +62,9 @@ export function ForkDialog() {
         </p>
         {checkpoint && (
           <p className="muted" data-testid="fork-checkpoint">
-            Checkpoint taken <time dateTime={checkpoint.createdAt}>{formatTime(checkpoint.createdAt)}</time>: {plural(sharedFiles, 'file change')} in the sandbox by then,{' '}
-            {(checkpoint.inputTokens + checkpoint.outputTokens).toLocaleString('en')} tokens used.
+            Checkpoint taken <time dateTime={checkpoint.createdAt}>{formatTime(checkpoint.createdAt)}</time>
+            {atStep > 1 ? `, after the steps before it changed ${plural(changedBefore, 'file')}` : ', with the project as the plan found it'};{' '}
+            {(checkpoint.inputTokens + checkpoint.outputTokens).toLocaleString('en')} tokens used by then.
           </p>
         )}
         <div className="settings-form">
