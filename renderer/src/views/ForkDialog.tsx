@@ -30,6 +30,7 @@ export function ForkDialog() {
   const checkpoint = checkpoints.find((c) => c.step === atStep);
   // Checkpoint k counts the files changed since checkpoint k-1 (the first, the files the sandbox held): the steps before the fork changed their sum.
   const changedBefore = checkpoints.filter((c) => c.step > 1 && c.step <= atStep).reduce((n, c) => n + c.filesChanged, 0);
+  const tokens = checkpoint ? checkpoint.inputTokens + checkpoint.outputTokens : 0;
   const submit = () => void confirm({ profile: profile || undefined, model });
 
   return (
@@ -63,8 +64,9 @@ export function ForkDialog() {
         {checkpoint && (
           <p className="muted" data-testid="fork-checkpoint">
             Checkpoint taken <time dateTime={checkpoint.createdAt}>{formatTime(checkpoint.createdAt)}</time>
-            {atStep > 1 ? `, after the steps before it changed ${plural(changedBefore, 'file')}` : ', with the project as the plan found it'};{' '}
-            {(checkpoint.inputTokens + checkpoint.outputTokens).toLocaleString('en')} tokens used by then.
+            {atStep > 1 ? `, after the steps before it changed ${plural(changedBefore, 'file')}` : ', with the project as the plan found it'}
+            {/* A scripted plan uses no tokens: "0 tokens" would say nothing. */}
+            {tokens > 0 ? `; ${tokens.toLocaleString('en')} tokens used by then` : ''}.
           </p>
         )}
         <div className="settings-form">

@@ -9,28 +9,28 @@ export function PlanLineage({ plan }: { plan: Plan }) {
   const nameOf = (id: string) => names.find((p) => p.id === id)?.name ?? id;
   const forks = plan.forks ?? [];
   if (!plan.forkedFrom && forks.length === 0) return null;
-  const links = (planId: string) => (
-    <>
-      <button type="button" className="link-button" onClick={() => openPlan(planId)} aria-label={`Open plan ${nameOf(planId)} (${planId})`}>
-        {nameOf(planId)}
-      </button>{' '}
-      <button type="button" className="button small" onClick={() => void openCompare(planId)}>
-        Compare with {nameOf(planId)}
-      </button>
-    </>
+  const link = (planId: string) => (
+    <button type="button" className="link-button" onClick={() => openPlan(planId)} aria-label={`Open plan ${nameOf(planId)} (${planId})`}>
+      {nameOf(planId)}
+    </button>
+  );
+  const compare = (planId: string) => (
+    <button type="button" className="button small" onClick={() => void openCompare(planId)}>
+      Compare with {nameOf(planId)}
+    </button>
   );
   return (
     <nav className="plan-lineage" aria-label="Forks" data-testid="plan-lineage">
       {plan.forkedFrom && (
         <p data-testid="forked-from">
-          Forked from {links(plan.forkedFrom.planId)} at step {plan.forkedFrom.atStep}
+          Forked from {link(plan.forkedFrom.planId)} at step {plan.forkedFrom.atStep} {compare(plan.forkedFrom.planId)}
         </p>
       )}
       {forks.length > 0 && (
         <ul className="plan-forks" aria-label="Plans forked from this one">
           {forks.map((f) => (
             <li key={f.planId} data-testid="fork-ref">
-              Fork at step {f.atStep}: {links(f.planId)}
+              Fork at step {f.atStep}: {link(f.planId)} {compare(f.planId)}
             </li>
           ))}
         </ul>
