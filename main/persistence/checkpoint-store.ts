@@ -16,6 +16,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
   private readonly putJournal: Statement<[string, string]>;
   private readonly selectJournals: Statement<[], { data: string }>;
   private readonly deleteJournal: Statement<[string]>;
+  private readonly selectReferenced: Statement<[], { hash: string }>;
   private readonly addTx: (checkpoint: StoredCheckpoint) => void;
 
   constructor(readonly db: SqliteDatabase) {
@@ -27,6 +28,15 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.putJournal = prepare(db, 'INSERT OR REPLACE INTO rewind_journals (plan_id, data) VALUES (?, ?)');
     this.selectJournals = prepare(db, 'SELECT data FROM rewind_journals ORDER BY plan_id');
     this.deleteJournal = prepare(db, 'DELETE FROM rewind_journals WHERE plan_id = ?');
+    // One statement, so one snapshot: a checkpoint added meanwhile is either named here or not yet written.
+    this.selectReferenced = prepare(
+      db,
+      `SELECT DISTINCT hash FROM (
+         SELECT json_extract(entry.value, '$.hash') AS hash FROM checkpoints, json_each(checkpoints.delta) AS entry WHERE entry.type = 'object'
+         UNION ALL
+         SELECT json_extract(op.value, '$.hash') AS hash FROM rewind_journals, json_each(rewind_journals.data, '$.ops') AS op
+       ) WHERE hash IS NOT NULL AND hash <> ''`,
+    );
     this.addTx = writeTransaction(db, (checkpoint: StoredCheckpoint) => {
       const { delta, changesetId, decisions, usage, ...summary } = checkpoint;
       const valid = parseOrThrow(CheckpointSummarySchema, summary, 'checkpoint');
@@ -57,6 +67,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
 
   removeAfter(planId: string, step: number): void {
     this.deleteAfter.run(planId, step);
+  }
+
+  referencedObjects(): Set<string> {
+    return new Set(this.selectReferenced.all().map((row) => row.hash));
   }
 
   beginRewind(journal: RewindJournal): void {

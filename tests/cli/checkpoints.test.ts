@@ -10,6 +10,7 @@ import { openStores } from '../../main/persistence';
 import { fileWritingAgent, isStrategize } from '../support/scripted-agent';
 import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, agentsJson, BIN, startAgents } from './cli-harness';
+import { agentPlanFile, ranPlan, scriptedModelEnv, scriptedPlanFile } from './plan-files';
 
 const LONG = { timeout: 300_000 };
 
@@ -43,21 +44,8 @@ const STEP_2 = [
 ];
 const STEP_3 = ['  - step: Write the summary', '    tools:', '      - tool: file.write', '        args: { path: SUMMARY.md, content: "summary\\n" }'];
 
-function planFile(base: string, project: string, name: string, steps: string[][]): string {
-  const file = join(base, `${name}.yaml`);
-  writeFileSync(file, [`name: ${name}`, `project: ${JSON.stringify(project)}`, 'automationProfile: trusted', 'definitionOfDone:', ...steps.flat(), ''].join('\n'));
-  return file;
-}
-
-/** Creates and runs a plan; returns its id and sandbox. */
-async function ran(home: string, file: string, env: Record<string, string> = {}): Promise<Shown> {
-  const created = await agents(['plan', 'create', file], home, env);
-  expect(created.code, created.stderr).toBe(0);
-  const id = created.stdout.trim();
-  const run = await agents(['plan', 'run', id], home, env);
-  expect(run.code, run.stderr).toBe(0);
-  return agentsJson<Shown>(['plan', 'show', id], home);
-}
+const planFile = (base: string, project: string, name: string, steps: string[][]) => scriptedPlanFile(base, project, name, steps);
+const ran = (home: string, file: string, env: Record<string, string> = {}) => ranPlan<Shown>(home, file, env);
 
 /** The paths `plan diff --json` would apply. */
 async function diffPaths(home: string, id: string): Promise<string[]> {
@@ -272,11 +260,9 @@ describe('agents plan checkpoints and agents plan rewind', () => {
 
     it('drops the conversation after the checkpoint: the step run again is told only of the steps before it', LONG, async () => {
       const { base, home, project } = workspace();
-      const env = { AGENTS_MODEL: 'openai-compatible:scripted', AGENTS_BASE_URL: server.baseUrl, AGENTS_API_KEY: '' };
+      const env = scriptedModelEnv(server);
       server.respondWith(fileWritingAgent({ 'A.md': 'a\n', 'B.md': 'b\n', 'C.md': 'c\n' }));
-      const file = join(base, 'agent.yaml');
-      writeFileSync(file, [`name: agent`, `project: ${JSON.stringify(project)}`, 'agent: true', 'automationProfile: full-auto', 'definitionOfDone: |', '  - A.md, B.md and C.md exist', ''].join('\n'));
-      const plan = await ran(home, file, env);
+      const plan = await ran(home, agentPlanFile(base, project), env);
       expect(plan.usage?.steps.map((s) => s.summary).filter(Boolean)).toEqual(['Wrote A.md and read it back.', 'Wrote B.md and read it back.', 'Wrote C.md and read it back.']);
 
       const rewind = await agents(['plan', 'rewind', plan.id, '--to-step', '2', '--yes'], home, env);

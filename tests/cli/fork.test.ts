@@ -13,6 +13,7 @@ import { treeHash } from '../../main/engine/test-support/tree-hash';
 import { fileWritingAgent, isStrategize, stepOf } from '../support/scripted-agent';
 import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, agentsJson, startAgents } from './cli-harness';
+import { agentPlanFile, createdPlan, ranPlan, scriptedModelEnv, scriptedPlanFile } from './plan-files';
 
 const LONG = { timeout: 300_000 };
 
@@ -49,24 +50,9 @@ const STEPS = [
   step('Write c', 'file.write', '{ path: c.txt, content: "c\\n" }'),
 ];
 
-function planFile(base: string, project: string, name: string, steps: string[][], profile = 'trusted'): string {
-  const file = join(base, `${name}.yaml`);
-  writeFileSync(file, [`name: ${name}`, `project: ${JSON.stringify(project)}`, `automationProfile: ${profile}`, 'definitionOfDone:', ...steps.flat(), ''].join('\n'));
-  return file;
-}
-
-async function created(home: string, file: string, env: Record<string, string> = {}): Promise<string> {
-  const result = await agents(['plan', 'create', file], home, env);
-  expect(result.code, result.stderr).toBe(0);
-  return result.stdout.trim();
-}
-
-async function ran(home: string, file: string, env: Record<string, string> = {}): Promise<Shown> {
-  const id = await created(home, file, env);
-  const run = await agents(['plan', 'run', id], home, env);
-  expect(run.code, run.stderr).toBe(0);
-  return agentsJson<Shown>(['plan', 'show', id], home);
-}
+const planFile = scriptedPlanFile;
+const created = createdPlan;
+const ran = (home: string, file: string, env: Record<string, string> = {}) => ranPlan<Shown>(home, file, env);
 
 /** What the data directory recorded for a plan: its tool calls, its events and its steps' decision ids. */
 function recorded(home: string, planId: string): { calls: ToolInvocation[]; events: StreamEvent[]; steps: string[] } {
@@ -219,11 +205,9 @@ describe('agents plan fork', () => {
 
     it('forks with another model: the fork is told the summaries of the shared steps and runs only the rest', LONG, async () => {
       const { base, home, project } = workspace();
-      const env = { AGENTS_MODEL: 'openai-compatible:scripted', AGENTS_BASE_URL: server.baseUrl, AGENTS_API_KEY: '' };
+      const env = scriptedModelEnv(server);
       server.respondWith(fileWritingAgent({ 'A.md': 'a\n', 'B.md': 'b\n', 'C.md': 'c\n' }));
-      const file = join(base, 'agent.yaml');
-      writeFileSync(file, ['name: agent', `project: ${JSON.stringify(project)}`, 'agent: true', 'automationProfile: full-auto', 'definitionOfDone: |', '  - A.md, B.md and C.md exist', ''].join('\n'));
-      const origin = await ran(home, file, env);
+      const origin = await ran(home, agentPlanFile(base, project), env);
 
       const fork = await agents(['plan', 'fork', origin.id, '--at-step', '2', '--model', 'openai-compatible:other'], home, env);
       expect(fork.code, fork.stderr).toBe(0);

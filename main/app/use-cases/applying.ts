@@ -11,7 +11,7 @@ import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
 import type { PlanVerifying } from './verifying';
 import { testGate } from './test-gate';
-import { clearRewindFailure } from './checkpoints';
+import { clearRewindFailure, collectUnreferencedObjects } from './checkpoints';
 import type { StreamCallback } from '../../../shared/events';
 
 export interface ApplyResult {
@@ -110,6 +110,7 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
       lifecycle.update(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
     }
     ctx.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
+    if (outcome.complete) await collectUnreferencedObjects(ctx);
     return outcome;
   };
 
@@ -124,12 +125,17 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
     }
     stores.sandboxFiles.forget(planId);
     dropCheckpoints(planId);
-    if (!partlyApplied) return lifecycle.cancel(planId);
+    if (!partlyApplied) {
+      const cancelled = lifecycle.cancel(planId);
+      await collectUnreferencedObjects(ctx);
+      return cancelled;
+    }
     // Part of the changeset is in the project already: discarding the rest finishes the apply.
     if (plan.processingState === 'errored') lifecycle.reset(planId);
     lifecycle.beginPhase(planId, 'apply');
     const done = lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, remaining: 0, discarded } });
     ctx.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
+    await collectUnreferencedObjects(ctx);
     return done;
   };
 

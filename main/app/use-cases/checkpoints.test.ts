@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -190,9 +191,35 @@ describe('checkpoints and rewind', () => {
     expect(checkpoints.checkpoints(plan.id)).toEqual([]);
   });
 
+  it('removes the contents only a discarded plan’s checkpoints named, and keeps those another plan’s name', async () => {
+    const { plan, running, checkpoints } = setup();
+    h.ctx.env.AGENTS_TEST_OBJECT_GRACE_MS = '0';
+    await running.run(plan.id);
+    // Another plan over the same project: its first checkpoint names the project's files too.
+    const content = ['name: other', `project: ${JSON.stringify(h.project)}`, 'automationProfile: trusted', 'definitionOfDone:', '  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }', ''].join('\n');
+    const other = planAuthoring(h.ctx).createFromContent({ content }, h.root);
+    await running.run(other.id);
+    const stored = () => new Set(readdirSync(h.ctx.objects.dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.basename(d.parentPath) + d.name));
+    const before = stored();
+    const notes = h.ctx.objects.pathOf(await h.ctx.objects.put(Buffer.from('notes\n')));
+    expect(existsSync(notes)).toBe(true);
+
+    await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).discard(plan.id);
+    const after = stored();
+    expect(after).toEqual(h.ctx.stores.checkpoints.referencedObjects());
+    expect(after.size).toBeLessThan(before.size);
+    // NOTES.md's content was the discarded plan's alone; the project's README is the other plan's too.
+    expect(existsSync(notes)).toBe(false);
+    expect(existsSync(h.ctx.objects.pathOf(createHash('sha256').update(readFileSync(path.join(h.project, 'README.md'))).digest('hex')))).toBe(true);
+    // The other plan rewinds to its first step byte for byte, from the contents kept.
+    await checkpoints.rewind(other.id, { by: 'alice', toStep: 1 });
+    expect(treeHash(h.ctx.get(other.id).sandboxRefs[0])).toBe(treeHash(h.project));
+  });
+
   it('never applies a rewound change: a step rewound and then skipped leaves nothing of its own in the project', async () => {
     const two = ['  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }'];
     const { plan, running, checkpoints } = setup(two);
+    h.ctx.env.AGENTS_TEST_OBJECT_GRACE_MS = '0';
     await running.run(plan.id);
     await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
     planFixing(h.ctx, h.runs, running.run, h.verifying).skip(plan.id, { by: 'alice', step: 2 });
@@ -200,6 +227,8 @@ describe('checkpoints and rewind', () => {
     expect(await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id)).toMatchObject({ applied: ['a.txt'], complete: true });
     expect(readFileSync(path.join(h.project, 'a.txt'), 'utf8')).toBe('a');
     expect(existsSync(path.join(h.project, 'b.txt'))).toBe(false);
+    // Applied in full, the plan has no checkpoints left, and the store none of their contents.
+    expect(readdirSync(h.ctx.objects.dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())).toEqual([]);
   });
 
   it('a rewind behind a replan keeps the steps the replan replaced skipped: the plan runs its new steps again', async () => {

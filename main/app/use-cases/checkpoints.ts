@@ -4,7 +4,7 @@ import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { plural } from '../../../shared/vocabulary';
-import { checkpointsThrough, foldDeltas } from '../../engine/checkpoints';
+import { checkpointsThrough, foldDeltas, OBJECT_GRACE_MS } from '../../engine/checkpoints';
 import type { RewindJournal, StoredCheckpoint } from '../../engine/checkpoints/checkpoint-store';
 import { applyRestore, planRestore } from '../../engine/checkpoints/restore';
 import { isLeaseLive } from '../../engine/leases';
@@ -23,6 +23,23 @@ export async function checkpointAtStepStart(ctx: PlanContext, planId: string, sa
   if (!checkpoint) return;
   const { delta: _delta, changesetId: _changesetId, decisions: _decisions, usage: _usage, planId: _planId, ...data } = checkpoint;
   ctx.events.publish(planId, 'checkpoint_created', data);
+}
+
+/**
+ * Removes the stored file contents no checkpoint names any more (a plan applied in full or
+ * discarded drops its checkpoints, a rewind the later ones) once they are past the object store's
+ * grace period (AGENTS_TEST_OBJECT_GRACE_MS in tests). Run as apply and discard drop checkpoints;
+ * a failure is reported and never fails them: the contents are removed by a later run.
+ */
+export async function collectUnreferencedObjects(ctx: PlanContext): Promise<{ removed: number; bytes: number } | null> {
+  const grace = ctx.env.AGENTS_TEST_OBJECT_GRACE_MS;
+  try {
+    // The references first, then the files: an object a checkpoint names from now on is younger than the grace period.
+    return await ctx.objects.collect(ctx.stores.checkpoints.referencedObjects(), grace === undefined ? OBJECT_GRACE_MS : Number(grace));
+  } catch (error) {
+    process.emitWarning(`could not remove unused checkpoint contents from ${ctx.objects.dir}: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
 }
 
 /** Between a rewind's file operations: a test sets AGENTS_TEST_REWIND_PAUSE_MS to kill the process there. */

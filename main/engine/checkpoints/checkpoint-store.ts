@@ -55,6 +55,8 @@ export interface CheckpointStore {
   count(planId: string): number;
   /** Drops the checkpoints of steps after `step`: a rewind makes them history. */
   removeAfter(planId: string, step: number): void;
+  /** Every content hash a checkpoint (of any plan) or a pending rewind names: what a collection of the object store keeps. */
+  referencedObjects(): Set<string>;
   beginRewind(journal: RewindJournal): void;
   /** Journals of rewinds that have not committed: a process died while applying them. */
   pendingRewinds(): RewindJournal[];

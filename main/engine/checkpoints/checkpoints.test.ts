@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,6 +74,20 @@ describe('restoring a manifest', () => {
     expect(treeListing(sandbox)).toEqual(before);
     // What the change capture leaves out, a rewind leaves as it is.
     expect(readdirSync(at('.git'))).toEqual(['HEAD']);
+  });
+
+  it('writes a file over in place only when nothing else links to it: a hard link elsewhere keeps its content', async () => {
+    const manifest = await scanManifest(sandbox, objects);
+    // .git is left alone by a rewind: a link there to a sandbox file must not see the rewind's write.
+    linkSync(at('src/a.js'), at('.git/kept'));
+    writeFileSync(at('src/a.js'), 'a, changed and longer than before\n');
+    writeFileSync(at('README.md'), '# Demo, with a longer title\n');
+    const { ops } = await planRestore(sandbox, manifest);
+    applyRestore(sandbox, ops, objects);
+    expect(readFileSync(at('src/a.js'), 'utf8')).toBe('a\n');
+    expect(readFileSync(at('.git/kept'), 'utf8')).toBe('a, changed and longer than before\n');
+    // Written over in place, then cut to the checkpoint's length.
+    expect(readFileSync(at('README.md'), 'utf8')).toBe('# Demo\n');
   });
 
   it('ends the same when its operations are applied again after being cut off part way (a crash, then the roll-forward)', async () => {

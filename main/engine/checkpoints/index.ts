@@ -7,7 +7,7 @@ import { materialise } from './restore';
 
 export type { CheckpointStore, RewindJournal, RewindOp, StoredCheckpoint } from './checkpoint-store';
 export { type Manifest, type ManifestDelta, type ManifestEntry, foldDeltas } from './manifest';
-export { ObjectStore } from './object-store';
+export { OBJECT_GRACE_MS, ObjectStore } from './object-store';
 export { type ForkMapping, forkCheckpoints, forkUsage, snapshotOfManifest } from './fork';
 export { applyRestore, materialise, planRestore } from './restore';
 

@@ -215,6 +215,13 @@ export class InMemoryCheckpointStore implements CheckpointStore {
     }
   }
 
+  referencedObjects(): Set<string> {
+    const hashes = new Set<string>();
+    for (const checkpoint of this.checkpoints) for (const entry of Object.values(checkpoint.delta)) if (entry?.kind === 'file') hashes.add(entry.hash);
+    for (const journal of this.journals.values()) for (const op of journal.ops) if (op.op === 'write') hashes.add(op.hash);
+    return hashes;
+  }
+
   beginRewind(journal: RewindJournal): void {
     this.journals.set(journal.planId, structuredClone(journal));
   }
