@@ -84,6 +84,12 @@ describe('Fork from here', () => {
     expect(html).not.toContain('fork-model');
     expect(html).toMatch(/<button type="submit" class="button primary">Fork from step 2<\/button>/);
 
+    // An agent plan's fork may run on another model: empty keeps this plan's.
+    store.setState({ plan: makePlan({ processingState: 'queued', agent: { model: 'openai:gpt-4o', maxTurnsPerStep: 8, maxOutputTokens: 4096 } }) });
+    const agent = render(store, <ForkDialog />);
+    expect(agent).toContain('<label for="fork-model">Model</label>');
+    expect(agent).toContain('placeholder="Same as this plan (openai:gpt-4o)"');
+
     store.setState({ forkDialog: { atStep: 2, forking: false, error: 'Fork failed: no checkpoint' } });
     expect(render(store, <ForkDialog />)).toContain('role="alert" data-testid="fork-error">Fork failed: no checkpoint</p>');
   });
