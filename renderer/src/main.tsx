@@ -9,6 +9,7 @@ import './approvals.css';
 import './editor.css';
 import './checks.css';
 import './checkpoints.css';
+import './fork.css';
 
 // The composition root: pick the transport, build the store, start live updates, render.
 document.body.dataset.appState = 'loading';

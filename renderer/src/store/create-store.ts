@@ -6,6 +6,7 @@ import { createApprovalsSlice, initialApprovalsState } from './approvals-slice';
 import { createChangesSlice, initialChangesState } from './changes-slice';
 import { createCheckpointsSlice, initialCheckpointsState } from './checkpoints-slice';
 import { createChecksSlice, initialChecksState } from './checks-slice';
+import { createForkSlice, initialForkState } from './fork-slice';
 import { createEditorSlice } from './editor-slice';
 import { createEventsSlice, initialEventsState } from './events-slice';
 import { createLiveSlice } from './live-slice';
@@ -51,7 +52,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     now: options.now ?? Date.now,
     setTimeout: setTimer,
     // What belongs to the open plan, from every slice that holds some: it starts and ends with the plan's session.
-    openPlanState: { ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState, ...initialAgentState, ...initialChecksState, ...initialCheckpointsState },
+    openPlanState: { ...initialPlanState, ...initialEventsState, ...initialChangesState, ...initialApprovalsState, ...initialRecoveryState, ...initialAgentState, ...initialChecksState, ...initialCheckpointsState, ...initialForkState },
   };
   store = createStore<AppState>()((set, get) => ({
     ...createUiSlice(set, get, deps),
@@ -67,6 +68,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createEditorSlice(set, get, deps),
     ...createChecksSlice(set, get, deps),
     ...createCheckpointsSlice(set, get, deps),
+    ...createForkSlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;

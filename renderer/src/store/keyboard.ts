@@ -26,6 +26,15 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     if (key === 'Escape') state.cancelRewind();
     return key === 'Escape';
   }
+  // While the fork confirmation or the compare view is open, likewise.
+  if (state.forkDialog) {
+    if (key === 'Escape') state.cancelFork();
+    return key === 'Escape';
+  }
+  if (state.compareView) {
+    if (key === 'Escape') state.closeCompare();
+    return key === 'Escape';
+  }
   // While the Create plan form is open, only its own fields and buttons act; Escape closes it.
   if (state.createDraft) {
     if (key === 'Escape' && state.createStatus.state !== 'creating') state.setCreateDraft(null);

@@ -38,6 +38,8 @@ export const LIST_EVENT_TYPES: ReadonlySet<StreamEventType> = new Set([
   'strategize_decisions',
   'apply_complete',
   'paused',
+  // A fork made in another process is a new plan in the list.
+  'plan_forked',
 ]);
 
 const RUN_STARTS: ReadonlySet<StreamEventType> = new Set(['strategize_started', 'execute_started', 'runtime_execute_started']);
@@ -115,6 +117,11 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         followUps.add('errors');
         followUps.add('review');
         messages.push(`${name()} rewound to before step ${event.data.toStep} by ${event.data.by}; step ${event.data.toStep} and the later ones are pending again`);
+        break;
+      case 'plan_forked':
+        // The origin lists its forks, the fork its origin (plans.get).
+        followUps.add('plan');
+        if (event.data.forkId !== event.planId) messages.push(`${name()} forked at step ${event.data.atStep} by ${event.data.by}: new plan ${event.data.forkId}`);
         break;
       case 'recovery_applied':
         followUps.add('decisions');

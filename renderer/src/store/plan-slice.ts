@@ -333,6 +333,12 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         if (toStep) await get().askRewind(toStep);
         return;
       }
+      if (action === 'fork') {
+        // The confirmation takes the profile and model; confirming it forks and opens the new plan.
+        const atStep = (args as ActionArgs<'fork'> | undefined)?.atStep;
+        if (atStep) get().askFork(atStep);
+        return;
+      }
       if (!isConsoleAction(action)) return;
       await track(
         store,

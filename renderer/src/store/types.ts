@@ -5,6 +5,7 @@ import type { AgentSlice } from './agent-slice';
 import type { ApprovalsSlice } from './approvals-slice';
 import type { ChangesSlice } from './changes-slice';
 import type { CheckpointsSlice } from './checkpoints-slice';
+import type { ForkSlice } from './fork-slice';
 import type { ChecksSlice } from './checks-slice';
 import type { EditorSlice } from './editor-slice';
 import type { EventsSlice } from './events-slice';
@@ -23,7 +24,7 @@ export interface IngestItem {
   event: StreamEvent;
 }
 
-export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice & EditorSlice & ChecksSlice & CheckpointsSlice;
+export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice & EditorSlice & ChecksSlice & CheckpointsSlice & ForkSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** What the slices need from outside: the bridge and the event buffer. */

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { type ReactNode, useMemo, useState } from 'react';
 import type { ReviewFile } from '../../../shared/contract';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
@@ -16,7 +16,7 @@ import { DIFF_ROW_HEIGHT, SplitRowView, UnifiedRow } from './DiffLines';
 /** Diffs longer than this start collapsed, so opening a file never stalls the window. */
 const LARGE_DIFF_ROWS = 2000;
 
-function ModeSwitch() {
+export function ModeSwitch() {
   const mode = useAppStore((s) => s.diffMode);
   const setMode = useAppStore((s) => s.setDiffMode);
   const option = (value: DiffMode, label: string) => (
@@ -72,13 +72,16 @@ function HunkReason({ file, index }: { file: ReviewFile; index: number }) {
   );
 }
 
-function DiffBody({ file, hunks }: { file: ReviewFile; hunks: readonly DiffHunk[] }) {
+/**
+ * A file's hunks drawn as the review draws them (unified or side by side); `hunkControl` adds the
+ * review's accept box to a hunk's header. The compare view draws its diffs with it too.
+ */
+export function DiffLinesView({ path, hunks, hunkControl }: { path: string; hunks: readonly DiffHunk[]; hunkControl?: (index: number) => ReactNode }) {
   const mode = useAppStore((s) => s.diffMode);
-  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
   const [openLarge, setOpenLarge] = useState<string | null>(null);
   const rows = useMemo(() => rowsFromHunks(hunks), [hunks]);
   const split = useMemo(() => (mode === 'split' ? toSplitRows(rows) : []), [rows, mode]);
-  const language = useMemo(() => languageFor(file.path), [file.path]);
+  const language = useMemo(() => languageFor(path), [path]);
   const shown = mode === 'split' ? split : rows;
   // Hunk n is the n-th hunk header row, in either layout.
   const hunkAt = useMemo(() => {
@@ -89,10 +92,10 @@ function DiffBody({ file, hunks }: { file: ReviewFile; hunks: readonly DiffHunk[
   }, [shown]);
 
   if (rows.length === 0) return <StatePanel kind="empty" title="No line changes." />;
-  if (rows.length > LARGE_DIFF_ROWS && openLarge !== file.path) {
+  if (rows.length > LARGE_DIFF_ROWS && openLarge !== path) {
     return (
       <StatePanel kind="empty" title={`Large diff: ${rows.length.toLocaleString()} lines.`}>
-        <button type="button" className="button" onClick={() => setOpenLarge(file.path)}>
+        <button type="button" className="button" onClick={() => setOpenLarge(path)}>
           Show the diff
         </button>
       </StatePanel>
@@ -105,15 +108,15 @@ function DiffBody({ file, hunks }: { file: ReviewFile; hunks: readonly DiffHunk[
       overscan={20}
       className={`diff-lines mode-${mode}`}
       renderRow={(i) => {
-        const control = hunkAt[i] > 0 ? <HunkCheck file={file} index={hunkAt[i]} canApply={canApply} /> : undefined;
+        const control = hunkAt[i] > 0 && hunkControl ? hunkControl(hunkAt[i]) : undefined;
         return mode === 'split' ? (
           <SplitRowView key={i} row={split[i]} language={language} hunkControl={control} />
         ) : (
           <UnifiedRow key={i} row={rows[i]} language={language} hunkControl={control} />
         );
       }}
-      containerProps={{ 'data-count': shown.length, tabIndex: 0, 'aria-label': `Lines of ${file.path}` }}
-      windowProps={{ role: 'list', 'aria-label': `Diff of ${file.path}` }}
+      containerProps={{ 'data-count': shown.length, tabIndex: 0, 'aria-label': `Lines of ${path}` }}
+      windowProps={{ role: 'list', 'aria-label': `Diff of ${path}` }}
     />
   );
 }
@@ -126,6 +129,7 @@ export function DiffViewer() {
   const canEdit = useAppStore((s) => (s.plan ? canEditSandbox(s.plan) : false));
   const openEditor = useAppStore((s) => s.openEditor);
   const notice = useAppStore((s) => s.editorNotice);
+  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
 
   if (!path || !file) {
     return (
@@ -152,7 +156,7 @@ export function DiffViewer() {
     body = <StatePanel kind="empty" title={title} />;
   } else {
     state = 'loaded';
-    body = <DiffBody file={file} hunks={diffState.data.hunks} />;
+    body = <DiffLinesView path={file.path} hunks={diffState.data.hunks} hunkControl={(index) => <HunkCheck file={file} index={index} canApply={canApply} />} />;
   }
 
   const title = file.oldPath ? `${file.oldPath} → ${file.path}` : file.path;

@@ -13,6 +13,7 @@ import { useAppStore } from '../store/react';
 import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
 import { ChecksSummary } from './ChecksSummary';
+import { PlanLineage } from './PlanLineage';
 
 function PhaseTrack({ plan }: { plan: Plan }) {
   const current = PHASES.indexOf(plan.phase);
@@ -119,6 +120,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />
+      <PlanLineage plan={plan} />
       <div className="plan-controls" role="toolbar" aria-label="Plan controls">
         {TOOLBAR_ACTIONS.map((action) => {
           const spec = ACTIONS[action];

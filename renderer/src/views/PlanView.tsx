@@ -12,6 +12,8 @@ import { ModelOutput } from './ModelOutput';
 import { PlanHeader } from './PlanHeader';
 import { ChecksPanel, hasChecks } from './ChecksPanel';
 import { RewindDialog } from './RewindDialog';
+import { ForkDialog } from './ForkDialog';
+import { CompareView } from './CompareView';
 
 const TABS: { id: PlanTab; label: string }[] = [
   { id: 'decisions', label: 'Decisions' },
@@ -127,6 +129,8 @@ export function PlanView() {
       <Tabs />
       <TabPanel />
       <RewindDialog />
+      <ForkDialog />
+      <CompareView />
     </div>
   );
 }

@@ -41,7 +41,7 @@ function useStepNumber(decisionId: string): number {
 
 /**
  * A step's checkpoint in the details, and what the operator can do from it: Rewind to before this
- * step. The actions are one group, so "Fork from here" goes beside Rewind.
+ * step, or Fork from here.
  */
 export function StepCheckpoint({ plan, decision }: { plan: Plan; decision: StrategyDecision }) {
   const step = useStepNumber(decision.id);
@@ -49,6 +49,7 @@ export function StepCheckpoint({ plan, decision }: { plan: Plan; decision: Strat
   const first = useAppStore((s) => s.checkpoints[0]?.id === checkpoint?.id);
   const runAction = useAppStore((s) => s.runAction);
   const asking = useAppStore((s) => s.rewindDialog !== null);
+  const forking = useAppStore((s) => s.forkDialog !== null);
   const facts = usePlanFacts(plan);
   if (step === 0) return null;
   return (
@@ -80,6 +81,15 @@ export function StepCheckpoint({ plan, decision }: { plan: Plan; decision: Strat
           disabled={!checkpoint}
           reason={`step ${step} has not started yet: there is no checkpoint to rewind to`}
           onClick={() => void runAction('rewind', { toStep: step })}
+        />
+        <ActionButton
+          action="fork"
+          facts={facts}
+          testId="fork-step"
+          busy={forking}
+          disabled={!checkpoint}
+          reason={`step ${step} has not started yet: there is no checkpoint to fork from`}
+          onClick={() => void runAction('fork', { atStep: step })}
         />
       </div>
     </section>
