@@ -1,26 +1,25 @@
 'use strict';
 // Where the ahead-of-time build of the CLI is (`npm run build`: out/cli/main.cjs), and whether it is
-// fresh: newer than every file it is built from. bin/agents.cjs and the CLI benchmark both ask here.
+// fresh: newer than every file it was built from. bin/agents.cjs and the CLI benchmark both ask here.
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
 const BUILT = path.join(ROOT, 'out', 'cli', 'main.cjs');
+/** The project's own files the build bundled, written by the build (vite.cli.config.ts). */
+const SOURCES = path.join(ROOT, 'out', 'cli', 'sources.json');
 
-// Tests are never bundled: stating them would only slow every start.
-const NOT_BUNDLED = /\.test\.tsx?$|[\\/]test-support([\\/]|$)/;
-
-/** The newest modification time of the CLI's sources. */
-function newestSource() {
-  let newest = fs.statSync(path.join(ROOT, 'package.json')).mtimeMs;
-  for (const dir of ['main', 'shared']) {
-    for (const entry of fs.readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || NOT_BUNDLED.test(path.join(entry.parentPath, entry.name))) continue;
-      const mtime = fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs;
-      if (mtime > newest) newest = mtime;
-    }
+/**
+ * Whether any file the build bundled changed since (or is gone). Only those files are stated: a
+ * new file changes the build only through an import added to one of them, which is then newer.
+ */
+function changedSince(builtAt) {
+  const sources = JSON.parse(fs.readFileSync(SOURCES, 'utf8'));
+  for (const file of ['package.json', ...sources]) {
+    const stat = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false });
+    if (!stat || stat.mtimeMs > builtAt) return true;
   }
-  return newest;
+  return false;
 }
 
 /** The built CLI's path when it exists and is fresh, else null (then run the sources). */
@@ -31,11 +30,13 @@ function freshBuiltCli() {
   } catch {
     return null;
   }
+  // An installed package without its sources: the build is all there is.
+  if (!fs.existsSync(path.join(ROOT, 'main'))) return BUILT;
   try {
-    return builtAt >= newestSource() ? BUILT : null;
+    return changedSince(builtAt) ? null : BUILT;
   } catch {
-    // An installed package without its sources: the build is all there is.
-    return BUILT;
+    // A build without its list of sources (made before it was written): build again to use it.
+    return null;
   }
 }
 

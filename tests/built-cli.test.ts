@@ -1,0 +1,60 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const SCRIPT = resolve(__dirname, '../scripts/built-cli.cjs');
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+/** A checkout with two sources, package.json and a build of them made after them, as `npm run build` leaves it. */
+function checkout(sources: string[] | null = ['main/cli/main.ts', 'shared/ids.ts']) {
+  const root = mkdtempSync(join(tmpdir(), 'agents-built-cli-'));
+  roots.push(root);
+  for (const file of ['main/cli/main.ts', 'shared/ids.ts', 'shared/unused.ts', 'package.json']) {
+    mkdirSync(join(root, file, '..'), { recursive: true });
+    writeFileSync(join(root, file), file === 'package.json' ? '{}' : '');
+    utimesSync(join(root, file), new Date(1_000_000), new Date(1_000_000));
+  }
+  mkdirSync(join(root, 'out/cli'), { recursive: true });
+  writeFileSync(join(root, 'out/cli/main.cjs'), '');
+  if (sources) writeFileSync(join(root, 'out/cli/sources.json'), JSON.stringify(sources));
+  mkdirSync(join(root, 'scripts'));
+  copyFileSync(SCRIPT, join(root, 'scripts/built-cli.cjs'));
+  const { freshBuiltCli } = createRequire(join(root, 'scripts/x.cjs'))('./built-cli.cjs') as { freshBuiltCli: () => string | null };
+  const touch = (file: string) => utimesSync(join(root, file), new Date(), new Date(Date.now() + 5_000));
+  return { root, fresh: freshBuiltCli, touch, built: join(root, 'out/cli/main.cjs') };
+}
+
+describe('whether bin/agents.cjs runs the build or the sources', () => {
+  it('runs the build while no file it bundled (or package.json) is newer, and the sources once one is', () => {
+    const { fresh, touch, built } = checkout();
+    expect(fresh()).toBe(built);
+    touch('shared/ids.ts');
+    expect(fresh()).toBeNull();
+  });
+
+  it('ignores a newer file the build did not bundle: it reaches the build only through a bundled file that imports it', () => {
+    const { fresh, touch, built } = checkout();
+    touch('shared/unused.ts');
+    expect(fresh()).toBe(built);
+    touch('package.json');
+    expect(fresh()).toBeNull();
+  });
+
+  it('runs the sources when a bundled file is gone, or the build has no list of its sources', () => {
+    const gone = checkout();
+    rmSync(join(gone.root, 'shared/ids.ts'));
+    expect(gone.fresh()).toBeNull();
+    expect(checkout(null).fresh()).toBeNull();
+  });
+
+  it('runs the build of an installed package, which has no sources', () => {
+    const installed = checkout();
+    rmSync(join(installed.root, 'main'), { recursive: true });
+    expect(installed.fresh()).toBe(installed.built);
+  });
+});
