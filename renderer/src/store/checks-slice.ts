@@ -93,6 +93,7 @@ export const createChecksSlice: SliceCreator<ChecksSlice> = (set, get, deps) => 
       }
     }
     if (running !== get().runningChecks || view !== get().checksView || plan !== get().plan) set({ runningChecks: running, checksView: view, plan });
-    if (reload) get().refreshChecks();
+    // Only a view the Checks tab loaded is read again; the header's summary came with the event.
+    if (reload && get().checksStatus !== 'idle') get().refreshChecks();
   },
 });

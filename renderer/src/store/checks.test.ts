@@ -10,11 +10,15 @@ async function openPlanWithChecks() {
   t.runtime.start();
   t.state().openPlan('P1');
   await t.settle();
+  // Opening a plan reads no checks; the Checks tab asks for them as it opens.
+  expect(t.fake.callsTo('plans.checks')).toEqual([]);
+  t.state().refreshChecks();
+  await t.settle();
   return t;
 }
 
 describe('the checks in the store', () => {
-  it('loads the checks with the plan and closes them with it', async () => {
+  it('loads the checks when the Checks tab asks, not with the plan, and closes them with it', async () => {
     const t = await openPlanWithChecks();
     expect(t.state().checksView?.results.map((r) => r.exitCode)).toEqual([1]);
     expect(t.state().checksStatus).toBe('loaded');

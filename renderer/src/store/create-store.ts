@@ -91,7 +91,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
         state.refreshErrors();
         state.refreshChanges();
         state.refreshApprovals();
-        state.refreshChecks();
+        if (state.checksView) state.refreshChecks();
         state.refreshCheckpoints();
       }
     },

@@ -226,7 +226,9 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
     refreshErrors();
     get().refreshChanges();
     get().refreshApprovals();
-    get().refreshChecks();
+    // The Checks tab reads them as it opens: a step's acceptance is a criterion, and a plan of
+    // thousands of steps would wait on a view nobody looks at.
+    if (get().checksView) get().refreshChecks();
     get().refreshCheckpoints();
   };
 

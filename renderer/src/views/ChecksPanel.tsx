@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import type { CheckResult, CriterionVerdict, PlanChecksView } from '../../../shared/checks';
 import { checksSummaryLine } from '../../../shared/checks';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
@@ -141,6 +142,10 @@ export function ChecksPanel({ plan }: { plan: Plan }) {
   const runAction = useAppStore((s) => s.runAction);
   const busy = useAppStore((s) => s.pendingAction === 'verify');
   const facts = usePlanFacts(plan);
+  // Read as the tab opens, not with the plan.
+  useEffect(() => {
+    if (status === 'idle') refresh();
+  }, [status, refresh, plan.id]);
 
   if (!view && status === 'error')
     return (
