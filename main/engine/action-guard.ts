@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import { type ActionId, allowed, factsOfPlan, type PlanFacts, unfinishedRewind } from '../../shared/actions';
-import { stepsInOrder } from '../../shared/decision-tree';
-import type { Plan, StrategyDecision } from '../../shared/domain';
+import type { Plan } from '../../shared/domain';
+import type { StepCounts } from './plan-repository';
 import { PlanError } from '../../shared/errors';
 import { type ApprovalStore, pendingApproval } from './approvals';
 import { isLeaseLive, type LeaseStore } from './leases';
 
 /** Where the facts of a plan come from: its tree, its approvals, its lease, and whether this process runs it. */
 export interface FactSources {
-  decisions(planId: string): StrategyDecision[];
+  /** The plan's steps counted by status. */
+  steps(planId: string): StepCounts;
   approvals: Pick<ApprovalStore, 'listForPlan'>;
   leases: Pick<LeaseStore, 'get'>;
   /** This process runs the plan now. */
@@ -26,15 +27,15 @@ export function planFacts(plan: Plan, sources: FactSources): PlanFacts {
   const lease = sources.leases.get(plan.id);
   const runHere = sources.runningHere(plan.id);
   const elsewhere = lease !== undefined && lease.pid !== process.pid && isLeaseLive(lease);
-  const steps = stepsInOrder(sources.decisions(plan.id));
+  const steps = sources.steps(plan.id);
   return {
     ...factsOfPlan(plan),
     running: runHere || elsewhere || plan.processingState === 'processing',
     runHere,
     pendingApproval: pendingApproval(sources.approvals.listForPlan(plan.id)) !== undefined,
     // A step still marked running in a stopped plan was cut off: it counts as the failed one.
-    failedStep: steps.some((d) => d.status === 'failed' || d.status === 'running'),
-    steps: steps.length,
+    failedStep: steps.failedOrRunning > 0,
+    steps: steps.total,
     missingSandbox: plan.sandboxRefs[0] && !existsSync(plan.sandboxRefs[0]) ? plan.sandboxRefs[0] : null,
     checkpoints: sources.checkpoints(plan.id),
     partlyApplied: sources.partlyApplied(plan.id),

@@ -13,7 +13,7 @@ import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { stepsInOrder } from '../../shared/decision-tree';
 import type { EventPublisher } from './event-stream';
-import type { PlanRepository } from './plan-repository';
+import type { PlanRepository, StepCounts } from './plan-repository';
 
 /** Which processing states may follow which. */
 const TRANSITIONS: Record<ProcessingState, readonly ProcessingState[]> = {
@@ -134,6 +134,10 @@ export class PlanLifecycleService {
 
   listDecisions(planId: string): StrategyDecision[] {
     return this.repository.listDecisions(planId);
+  }
+
+  stepCounts(planId: string): StepCounts {
+    return this.repository.stepCounts(planId);
   }
 
   saveDecisions(decisions: readonly StrategyDecision[]): void {

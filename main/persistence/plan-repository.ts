@@ -12,7 +12,7 @@ import {
 } from '../../shared/domain';
 import { CheckSchema } from '../../shared/checks';
 import { parseOrThrow } from '../../shared/errors';
-import type { PlanRepository } from '../engine/plan-repository';
+import type { PlanRepository, StepCounts } from '../engine/plan-repository';
 import type { SqliteDatabase } from './database';
 import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement } from './sql';
 
@@ -58,6 +58,7 @@ export class SqlitePlanRepository implements PlanRepository {
   private readonly updateTx: (id: string, patch: PlanPatch) => Plan;
   private readonly saveDecisionsTx: (decisions: readonly StrategyDecision[]) => void;
   private readonly updateDecisionStatus: Statement<[string, string, string]>;
+  private readonly countSteps: Statement<[string], StepCounts>;
 
   constructor(readonly db: SqliteDatabase) {
     this.insertPlan = prepare(db, 
@@ -91,6 +92,11 @@ export class SqlitePlanRepository implements PlanRepository {
     );
     this.selectDecisions = prepare(db, 'SELECT * FROM decisions WHERE plan_id = ? ORDER BY sort_order, id');
     this.updateDecisionStatus = prepare(db, 'UPDATE decisions SET status = ?, updated_at = ? WHERE id = ?');
+    this.countSteps = prepare(
+      db,
+      `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'done'), 0) AS done, COALESCE(SUM(status IN ('failed', 'running')), 0) AS failedOrRunning
+       FROM decisions WHERE plan_id = ? AND type = 'strategy_choice'`,
+    );
 
     this.updateTx = writeTransaction(db, (id: string, patch: PlanPatch) => {
       const current = this.get(id);
@@ -172,6 +178,12 @@ export class SqlitePlanRepository implements PlanRepository {
 
   listDecisions(planId: string): StrategyDecision[] {
     return this.selectDecisions.all(planId).map(readDecision);
+  }
+
+  /** Counted in SQL: a step's tool calls can be large, and facts and the plan list only count. */
+  stepCounts(planId: string): StepCounts {
+    const row = this.countSteps.get(planId);
+    return { total: row?.total ?? 0, done: row?.done ?? 0, failedOrRunning: row?.failedOrRunning ?? 0 };
   }
 }
 

@@ -267,7 +267,7 @@ describe('every action in every state: the declared rule and the engine agree', 
       const plan = await make();
       const name = `${state}: `;
       // The facts the engine reads are the ones this table states for the state.
-      const here = planFacts(app.service.get(plan.id), { decisions: (id) => app.service.decisions(id), approvals: app.service.stores.approvals, leases: app.service.stores.leases, runningHere: (id) => app.service.isRunning(id), checkpoints: (id) => app.service.checkpoints(id).length, partlyApplied: (id) => app.service.stores.applied.list(id).length > 0 });
+      const here = planFacts(app.service.get(plan.id), { steps: (id) => app.service.lifecycle.stepCounts(id), approvals: app.service.stores.approvals, leases: app.service.stores.leases, runningHere: (id) => app.service.isRunning(id), checkpoints: (id) => app.service.checkpoints(id).length, partlyApplied: (id) => app.service.stores.applied.list(id).length > 0 });
       expect({ state, ...here }).toEqual({ state, ...factsOf(state, app.service.get(plan.id), true) });
 
       // plans.get and plan show --json list the actions as the rules answer them, for each side.

@@ -8,7 +8,7 @@ import type { RunRegistry } from './run-registry';
 export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
   /** `held`: the caller holds the plan (RunRegistry.hold), so its own entry in the registry is no other run. */
   const facts = (plan: Plan, held = false): PlanFacts =>
-    planFacts(plan, { decisions: (id) => ctx.lifecycle.listDecisions(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => !held && registry.isRunning(id), checkpoints: (id) => ctx.stores.checkpoints.count(id), partlyApplied: (id) => ctx.stores.applied.list(id).length > 0, rewindPending: (id) => ctx.stores.checkpoints.pendingRewinds().find((j) => j.planId === id)?.toStep ?? null });
+    planFacts(plan, { steps: (id) => ctx.lifecycle.stepCounts(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => !held && registry.isRunning(id), checkpoints: (id) => ctx.stores.checkpoints.count(id), partlyApplied: (id) => ctx.stores.applied.list(id).length > 0, rewindPending: (id) => ctx.stores.checkpoints.pendingRewinds().find((j) => j.planId === id)?.toStep ?? null });
   return {
     facts,
     /** The same check made again by a use case once it holds the plan: what changed while it waited counts, its own hold does not. */

@@ -98,10 +98,10 @@ export function planReading(ctx: PlanContext) {
         .listPlans()
         .filter((p) => (!filter.state || p.processingState === filter.state) && (!search || p.name.toLowerCase().includes(search)))
         .map((plan) => {
-          const steps = lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
+          const steps = lifecycle.stepCounts(plan.id);
           // Waiting to be applied is its own state, not one that needs attention.
           const awaitingApply = plan.phase === 'apply' && plan.processingState === 'queued';
-          return { ...plan, progress: { done: steps.filter((d) => d.status === 'done').length, total: steps.length }, needsAttention: needsAttention(plan), awaitingApply };
+          return { ...plan, progress: { done: steps.done, total: steps.total }, needsAttention: needsAttention(plan), awaitingApply };
         })
         .sort(comparePlansForList);
     },

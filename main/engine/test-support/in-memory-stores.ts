@@ -12,7 +12,7 @@ import type { CheckpointStore, RewindJournal, StoredCheckpoint } from '../checkp
 import { EventPublisher, type EventLog } from '../event-stream';
 import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
 import { PlanLifecycleService } from '../lifecycle';
-import type { PlanRepository } from '../plan-repository';
+import type { PlanRepository, StepCounts } from '../plan-repository';
 import type { ErrorLog } from '../recovery';
 import { type InvocationLog, ToolRegistry, ToolRunner } from '../tool-runner';
 
@@ -63,6 +63,11 @@ export class InMemoryPlanRepository implements PlanRepository {
       .filter((d) => d.planId === planId)
       .sort((a, b) => a.order - b.order || a.id.localeCompare(b.id))
       .map((d) => structuredClone(d));
+  }
+
+  stepCounts(planId: string): StepCounts {
+    const steps = this.listDecisions(planId).filter((d) => d.type === 'strategy_choice');
+    return { total: steps.length, done: steps.filter((d) => d.status === 'done').length, failedOrRunning: steps.filter((d) => d.status === 'failed' || d.status === 'running').length };
   }
 }
 

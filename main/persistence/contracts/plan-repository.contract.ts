@@ -61,6 +61,24 @@ export function planRepositoryContract(name: string, factory: HarnessFactory<Pla
       expect(repo.list().map((p) => p.name)).toEqual(['b', 'c', 'a']);
     });
 
+    it('counts a plan\'s steps by status without reading them, and only its steps', () => {
+      const plan = makePlan();
+      repo.insert(plan);
+      const other = makePlan();
+      repo.insert(other);
+      expect(repo.stepCounts(plan.id)).toEqual({ total: 0, done: 0, failedOrRunning: 0 });
+      repo.saveDecisions([
+        makeDecision(plan.id, { id: 'root', parentId: null, type: 'prompt_definition' }),
+        makeDecision(plan.id, { id: 's1', parentId: 'root', type: 'strategy_choice', status: 'done' }),
+        makeDecision(plan.id, { id: 's2', parentId: 'root', type: 'strategy_choice', status: 'failed' }),
+        makeDecision(plan.id, { id: 's3', parentId: 'root', type: 'strategy_choice', status: 'running' }),
+        makeDecision(plan.id, { id: 's4', parentId: 'root', type: 'strategy_choice', status: 'pending' }),
+        makeDecision(plan.id, { id: 'e1', parentId: 's2', type: 'error_recovery', status: 'failed' }),
+        makeDecision(other.id, { id: 'o1', parentId: null, type: 'strategy_choice', status: 'done' }),
+      ]);
+      expect(repo.stepCounts(plan.id)).toEqual({ total: 4, done: 1, failedOrRunning: 2 });
+    });
+
     it('lists the plans in given processing states, newest first', () => {
       const a = makePlan({ name: 'a', createdAt: iso(1000), processingState: 'processing' });
       const b = makePlan({ name: 'b', createdAt: iso(3000), processingState: 'paused' });
