@@ -1,0 +1,277 @@
+import { hash } from 'node:crypto';
+import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary, ChangeSetSummarySchema } from '../../../shared/domain';
+import { parseOrThrow } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { entryLineCounts, toEntryMeta } from '../../engine/changeset-store';
+import type { EntryPage } from '../changeset-store';
+import { type PgDatabase, toJsonParam } from './database';
+
+interface ChangeSetRow {
+  id: string;
+  plan_id: string;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+interface MetaRow {
+  id: string;
+  path: string;
+  old_path: string | null;
+  operation: string;
+  before_hash: string | null;
+  after_hash: string | null;
+  binary: boolean;
+  decision_id: string | null;
+  invocation_id: string | null;
+  origin: string;
+  insertions: number;
+  deletions: number;
+  rewound_by: string | null;
+  [key: string]: unknown;
+}
+
+interface EntryRow extends MetaRow {
+  before_blob: string | null;
+  after_blob: string | null;
+  before_text: Buffer | null;
+  after_text: Buffer | null;
+  created_at: string;
+}
+
+/** Marks blob keys whose content is JSON-quoted (see toBlob). */
+const JSON_BLOB = 'json:';
+
+/**
+ * A file text as stored: UTF-8 bytes keyed by their sha256. A string with a lone surrogate cannot
+ * survive UTF-8, so it is stored JSON-quoted under its own key prefix (as the SQLite store does).
+ */
+function toBlob(text: string): { hash: string; content: Buffer } {
+  const wellFormed = (text as unknown as { isWellFormed(): boolean }).isWellFormed(); // ES2024, native in Node 20+
+  const content = Buffer.from(wellFormed ? text : JSON.stringify(text), 'utf8');
+  const digest = hash('sha256', content, 'hex');
+  return { hash: wellFormed ? digest : `${JSON_BLOB}${digest}`, content };
+}
+
+function fromBlob(key: string | null, content: Buffer | null): string | null {
+  if (key === null || content === null) return null;
+  const text = content.toString('utf8');
+  return key.startsWith(JSON_BLOB) ? (JSON.parse(text) as string) : text;
+}
+
+const META_COLUMNS = 'e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e.binary, e.decision_id, e.invocation_id, e.origin, e.insertions, e.deletions, e.rewound_by';
+const ENTRY_SELECT = `SELECT ${META_COLUMNS}, e.before_blob, e.after_blob, e.created_at, b.content AS before_text, a.content AS after_text
+  FROM change_entries e LEFT JOIN blobs b ON b.hash = e.before_blob LEFT JOIN blobs a ON a.hash = e.after_blob`;
+
+/**
+ * Changesets in PostgreSQL, file texts included (content-addressed in `blobs`), so a plan's changes
+ * do not live on one machine's disk. Entries keep their order through `seq` within a changeset;
+ * recording locks the changeset's row, so two processes recording into one changeset take turns.
+ */
+export class PgChangeSetStore {
+  constructor(readonly db: PgDatabase) {}
+
+  async start(planId: string): Promise<string> {
+    const id = newId();
+    await this.db.query('INSERT INTO changesets (id, plan_id, created_at) VALUES ($1, $2, $3)', [id, planId, new Date().toISOString()]);
+    return id;
+  }
+
+  async record(changesetId: string, entry: ChangeEntry): Promise<ChangeEntryMeta> {
+    const valid = parseOrThrow(ChangeEntrySchema, entry, 'entry');
+    const counts = (await this.recordEntries(changesetId, [valid])) ?? { insertions: 0, deletions: 0 };
+    return toEntryMeta(valid, counts);
+  }
+
+  /** Records several entries in one transaction: all or none. */
+  async recordMany(changesetId: string, entries: readonly ChangeEntry[]): Promise<void> {
+    await this.recordEntries(changesetId, entries.map((entry) => parseOrThrow(ChangeEntrySchema, entry, 'entry')));
+  }
+
+  /** Runs `fn` as one transaction that the other stores' writes inside it join (see PgDatabase.transaction). */
+  atomically<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  get(changesetId: string): Promise<ChangeSet | undefined> {
+    return this.db.readTogether(async () => {
+      const row = await this.db.one<ChangeSetRow>('SELECT id, plan_id, created_at FROM changesets WHERE id = $1', [changesetId]);
+      return row && this.readChangeset(row);
+    });
+  }
+
+  getForPlan(planId: string): Promise<ChangeSet[]> {
+    return this.db.readTogether(async () => {
+      const rows = await this.db.query<ChangeSetRow>('SELECT id, plan_id, created_at FROM changesets WHERE plan_id = $1 ORDER BY pos', [planId]);
+      const changesets: ChangeSet[] = [];
+      for (const row of rows) changesets.push(await this.readChangeset(row));
+      return changesets;
+    });
+  }
+
+  /** A page of entries in recording order; an unknown changeset has none. */
+  async listEntries(changesetId: string, page: EntryPage = {}): Promise<ChangeEntry[]> {
+    const { limit, offset } = pageBounds(page);
+    return (await this.db.query<EntryRow>(`${ENTRY_SELECT} WHERE e.changeset_id = $1 ORDER BY e.seq LIMIT $2 OFFSET $3`, [changesetId, limit, offset])).map(readEntry);
+  }
+
+  async countEntries(changesetId: string): Promise<number> {
+    return (await this.db.one<{ n: number }>('SELECT count(*) AS n FROM change_entries WHERE changeset_id = $1', [changesetId]))?.n ?? 0;
+  }
+
+  async getEntry(changesetId: string, entryId: string): Promise<ChangeEntry | undefined> {
+    const row = await this.db.one<EntryRow>(`${ENTRY_SELECT} WHERE e.changeset_id = $1 AND e.id = $2`, [changesetId, entryId]);
+    return row && readEntry(row);
+  }
+
+  /** A page of entries without their texts, with the line counts stored at record time. */
+  async listEntryMeta(changesetId: string, page: EntryPage = {}): Promise<ChangeEntryMeta[]> {
+    const { limit, offset } = pageBounds(page);
+    const rows = await this.db.query<MetaRow>(`SELECT ${META_COLUMNS} FROM change_entries e WHERE e.changeset_id = $1 ORDER BY e.seq LIMIT $2 OFFSET $3`, [
+      changesetId,
+      limit,
+      offset,
+    ]);
+    return rows.map(readMeta);
+  }
+
+  async getEntryMeta(changesetId: string, entryId: string): Promise<ChangeEntryMeta | undefined> {
+    const row = await this.db.one<MetaRow>(`SELECT ${META_COLUMNS} FROM change_entries e WHERE e.changeset_id = $1 AND e.id = $2`, [changesetId, entryId]);
+    return row && readMeta(row);
+  }
+
+  /** Marks the entries from position `from` (0-based, recorded order) on as history of the rewind `rewindId`. */
+  async markRewound(changesetId: string, from: number, rewindId: string): Promise<number> {
+    const rows = await this.db.query(
+      `UPDATE change_entries SET rewound_by = $1 WHERE changeset_id = $2 AND rewound_by IS NULL
+         AND seq IN (SELECT seq FROM change_entries WHERE changeset_id = $2 ORDER BY seq OFFSET $3) RETURNING seq`,
+      [rewindId, changesetId, Math.max(0, Math.trunc(from))],
+    );
+    return rows.length;
+  }
+
+  /** One aggregate statement: a single snapshot, and no file text is read. */
+  async summarize(changesetId: string): Promise<ChangeSetSummary> {
+    const s = await this.db.one<Record<string, number | string>>(
+      `SELECT c.plan_id AS "planId", count(e.seq) AS "entryCount", count(DISTINCT e.path) AS files,
+         count(*) FILTER (WHERE e.operation = 'create') AS creates, count(*) FILTER (WHERE e.operation = 'modify') AS modifies,
+         count(*) FILTER (WHERE e.operation = 'delete') AS deletes, count(*) FILTER (WHERE e.operation = 'rename') AS renames,
+         COALESCE(sum(e.insertions), 0)::int AS insertions, COALESCE(sum(e.deletions), 0)::int AS deletions
+       FROM changesets c LEFT JOIN change_entries e ON e.changeset_id = c.id AND e.rewound_by IS NULL
+       WHERE c.id = $1 GROUP BY c.plan_id`,
+      [changesetId],
+    );
+    if (!s) throw new Error(`unknown changeset ${changesetId}`);
+    return parseOrThrow(ChangeSetSummarySchema, {
+      changesetId,
+      planId: s.planId,
+      entryCount: s.entryCount,
+      files: s.files,
+      operations: { create: s.creates, modify: s.modifies, delete: s.deletes, rename: s.renames },
+      insertions: s.insertions,
+      deletions: s.deletions,
+    });
+  }
+
+  /** Inserts entries already validated, after the changeset's current last; returns the last one's line counts. */
+  private recordEntries(changesetId: string, entries: readonly ChangeEntry[]): Promise<{ insertions: number; deletions: number } | undefined> {
+    return this.db.transaction(async () => {
+      const changeset = await this.db.one('SELECT id FROM changesets WHERE id = $1 FOR UPDATE', [changesetId]);
+      if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+      if (entries.length === 0) return undefined;
+      const first = (await this.db.one<{ next: number }>('SELECT COALESCE(max(seq), 0) + 1 AS next FROM change_entries WHERE changeset_id = $1', [changesetId]))!.next;
+      const blobs = new Map<string, Buffer>();
+      let counts: { insertions: number; deletions: number } | undefined;
+      const rows = entries.map((entry, i) => {
+        const before = entry.beforeText === null ? null : toBlob(entry.beforeText);
+        const after = entry.afterText === null ? null : toBlob(entry.afterText);
+        if (before) blobs.set(before.hash, before.content);
+        if (after) blobs.set(after.hash, after.content);
+        // Binary entries get no text diff, exactly as summarizeEntries counts them.
+        counts = entryLineCounts(entry);
+        return {
+          changeset_id: changesetId,
+          seq: first + i,
+          id: entry.id,
+          path: entry.path,
+          old_path: entry.oldPath,
+          operation: entry.operation,
+          before_hash: entry.beforeHash,
+          after_hash: entry.afterHash,
+          before_blob: before?.hash ?? null,
+          after_blob: after?.hash ?? null,
+          binary: entry.binary,
+          decision_id: entry.decisionId,
+          invocation_id: entry.invocationId,
+          insertions: counts.insertions,
+          deletions: counts.deletions,
+          created_at: entry.createdAt,
+          origin: entry.origin ?? 'tool',
+        };
+      });
+      if (blobs.size > 0) {
+        await this.db.query('INSERT INTO blobs (hash, content) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (hash) DO NOTHING', [
+          [...blobs.keys()],
+          [...blobs.values()],
+        ]);
+      }
+      await this.db.query(
+        `INSERT INTO change_entries (changeset_id, seq, id, path, old_path, operation, before_hash, after_hash, before_blob, after_blob,
+           binary, decision_id, invocation_id, insertions, deletions, created_at, origin)
+         SELECT changeset_id, seq, id, path, old_path, operation, before_hash, after_hash, before_blob, after_blob,
+           binary, decision_id, invocation_id, insertions, deletions, created_at, origin
+         FROM json_populate_recordset(NULL::change_entries, $1::json)`,
+        [toJsonParam(rows)],
+      );
+      return counts;
+    });
+  }
+
+  private async readChangeset(row: ChangeSetRow): Promise<ChangeSet> {
+    // A changeset as a whole (what review, diff and apply read) leaves out the entries a rewind made history.
+    const entries = await this.db.query<EntryRow>(`${ENTRY_SELECT} WHERE e.changeset_id = $1 AND e.rewound_by IS NULL ORDER BY e.seq`, [row.id]);
+    return { id: row.id, planId: row.plan_id, createdAt: row.created_at, entries: entries.map(readEntry) };
+  }
+}
+
+/** PostgreSQL reads LIMIT NULL as "no limit". */
+function pageBounds(page: EntryPage): { limit: number | null; offset: number } {
+  const offset = Math.max(0, Math.trunc(page.offset ?? 0));
+  const limit = page.limit === undefined || !Number.isSafeInteger(page.limit) ? null : Math.max(0, page.limit);
+  return { limit, offset };
+}
+
+/** The columns an entry and its metadata share, named as the schemas name them. */
+function commonFields(row: MetaRow) {
+  return {
+    id: row.id,
+    path: row.path,
+    oldPath: row.old_path,
+    operation: row.operation,
+    beforeHash: row.before_hash,
+    afterHash: row.after_hash,
+    binary: row.binary,
+    decisionId: row.decision_id,
+    invocationId: row.invocation_id,
+    // Left out for a tool's change, so entries read back equal the entries recorded.
+    ...(row.origin === 'operator' ? { origin: 'operator' } : {}),
+  };
+}
+
+function readMeta(row: MetaRow): ChangeEntryMeta {
+  const rewound = row.rewound_by ? { rewound: true } : {};
+  return parseOrThrow(ChangeEntryMetaSchema, { ...commonFields(row), insertions: row.insertions, deletions: row.deletions, ...rewound }, `change_entries[${row.id}]`);
+}
+
+function readEntry(row: EntryRow): ChangeEntry {
+  return parseOrThrow(
+    ChangeEntrySchema,
+    {
+      ...commonFields(row),
+      beforeText: fromBlob(row.before_blob, row.before_text),
+      afterText: fromBlob(row.after_blob, row.after_text),
+      ...(row.rewound_by ? { rewound: true } : {}),
+      createdAt: row.created_at,
+    },
+    `change_entries[${row.id}]`,
+  );
+}
