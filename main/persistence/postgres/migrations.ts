@@ -69,7 +69,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     after_hash    text,
     before_blob   text REFERENCES blobs (hash),
     after_blob    text REFERENCES blobs (hash),
-    binary        boolean NOT NULL DEFAULT false,
+    "binary"      boolean NOT NULL DEFAULT false,
     decision_id   text,
     invocation_id text,
     insertions    integer NOT NULL DEFAULT 0,

@@ -1,7 +1,8 @@
 /** What a PostgreSQL test file uses: the run's cluster (or why there is none), and a fresh database in it per file. */
 import pg from 'pg';
 import { ulid } from 'ulid';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
+import { openPostgresStores, type PostgresStores } from '../stores';
 
 /** The run's server, or the reason the PostgreSQL tests skip. */
 export function testPostgres(): { url?: string; reason: string } {
@@ -22,40 +23,69 @@ export function withDatabase(serverUrl: string, database: string): string {
   return url.toString();
 }
 
+/** Creates an empty database on the run's server; returns its URL and how to drop it. */
+export async function createTestDatabase(server: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `test_${ulid().toLowerCase()}`;
+  await adminQuery(server, `CREATE DATABASE ${name}`);
+  return { url: withDatabase(server, name), drop: () => adminQuery(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function adminQuery(server: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Creates an empty database for this test file before its tests and drops it after, so files do
  * not see each other's rows. Read `url()` inside tests or hooks.
  */
 export function useFreshDatabase(): { url(): string } {
-  let databaseUrl: string | undefined;
-  let name: string | undefined;
+  let database: { url: string; drop(): Promise<void> } | undefined;
   const server = testPostgres().url;
   beforeAll(async () => {
-    if (!server) return;
-    name = `test_${ulid().toLowerCase()}`;
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await client.end();
-    }
-    databaseUrl = withDatabase(server, name);
+    if (server) database = await createTestDatabase(server);
   });
   afterAll(async () => {
-    if (!server || !name) return;
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } finally {
-      await client.end();
-    }
+    await database?.drop();
   });
   return {
     url: () => {
-      if (!databaseUrl) throw new Error('the fresh database is made in beforeAll: read url() inside a test');
-      return databaseUrl;
+      if (!database) throw new Error('the fresh database is made in beforeAll: read url() inside a test');
+      return database.url;
+    },
+  };
+}
+
+/**
+ * The stores over this file's fresh, migrated database, emptied before each test (the contract
+ * suites expect a store with nothing in it). Read `stores()` inside tests or hooks.
+ */
+export function usePostgresStores(): { url(): string; stores(): PostgresStores } {
+  const database = useFreshDatabase();
+  let stores: PostgresStores | undefined;
+  beforeAll(async () => {
+    if (testPostgres().url) stores = await openPostgresStores(database.url());
+  });
+  beforeEach(async () => {
+    if (!stores) return;
+    const tables = await stores.db.query<{ name: string }>(
+      "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'agents_schema'",
+    );
+    await stores.db.query(`TRUNCATE ${tables.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
+  });
+  afterAll(async () => {
+    await stores?.close();
+  });
+  return {
+    url: database.url,
+    stores: () => {
+      if (!stores) throw new Error('the stores are opened in beforeAll: read stores() inside a test');
+      return stores;
     },
   };
 }

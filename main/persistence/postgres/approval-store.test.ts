@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { Approval } from '../../../shared/domain';
+import { newId } from '../../../shared/ids';
+import { pendingApproval, toolsApprovedForPlan } from '../../engine/approvals';
+import { iso } from '../test-support/fixtures';
+import { postgresSuiteName, testPostgres, usePostgresStores } from './test-support/database';
+
+function makeApproval(planId: string, overrides: Partial<Approval> = {}): Approval {
+  return {
+    id: newId(),
+    planId,
+    kind: 'tool',
+    decisionId: 'D1',
+    callIndex: 0,
+    tool: 'shell.run',
+    args: { command: 'make test' },
+    description: 'Run the tests',
+    rationale: 'They must pass',
+    diff: null,
+    hunks: null,
+    status: 'pending',
+    scope: null,
+    answeredBy: null,
+    answeredAt: null,
+    reason: null,
+    usedAt: null,
+    createdAt: iso(),
+    ...overrides,
+  };
+}
+
+// The ApprovalStore contract (../contracts/approval-store.contract.ts), awaited, against PostgreSQL.
+describe.skipIf(!testPostgres().url)(postgresSuiteName('PgApprovalStore'), () => {
+  const pg = usePostgresStores();
+  const store = () => pg.stores().approvals;
+
+  it('keeps a request as it was given, listed per plan in order', async () => {
+    const first = makeApproval('P1');
+    const second = makeApproval('P1', { tool: 'file.write', args: { path: 'a.txt', content: 'x' }, diff: '+x' });
+    await store().add(first);
+    await store().add(makeApproval('P2'));
+    await store().add(second);
+    expect(await store().get(first.id)).toEqual(first);
+    expect(await store().listForPlan('P1')).toEqual([first, second]);
+    expect(await store().listForPlan('nobody')).toEqual([]);
+  });
+
+  it('records an answer, and tells which request is pending and which tools are approved for the plan', async () => {
+    const once = makeApproval('P1');
+    const all = makeApproval('P1', { tool: 'file.delete', callIndex: 1 });
+    await store().add(once);
+    await store().add(all);
+    expect(pendingApproval(await store().listForPlan('P1'))?.id).toBe(once.id);
+    const answered = await store().update(once.id, { status: 'approved', scope: 'once', answeredBy: 'console', answeredAt: iso(5) });
+    expect(answered).toMatchObject({ status: 'approved', scope: 'once', answeredBy: 'console', tool: 'shell.run' });
+    await store().update(all.id, { status: 'approved', scope: 'all', answeredBy: 'root', answeredAt: iso(6) });
+    expect(pendingApproval(await store().listForPlan('P1'))).toBeUndefined();
+    expect([...toolsApprovedForPlan(await store().listForPlan('P1'))]).toEqual(['file.delete']);
+  });
+
+  it('refuses an answer to an unknown request and a second request with the same id', async () => {
+    const approval = makeApproval('P1');
+    await store().add(approval);
+    await expect(store().add(approval)).rejects.toThrow();
+    await expect(store().update('missing', { status: 'rejected' })).rejects.toThrow(/unknown approval/);
+  });
+});

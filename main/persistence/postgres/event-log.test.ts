@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { makeEvent } from '../test-support/fixtures';
+import { openPostgresStores } from './stores';
+import { postgresSuiteName, testPostgres, usePostgresStores } from './test-support/database';
+
+const step = (index: number) => ({ decisionId: '01DECISION', index, total: 100, description: `step ${index}` });
+
+// The EventLog contract (../contracts/event-log.contract.ts), awaited, and appendNext across processes' pools.
+describe.skipIf(!testPostgres().url)(postgresSuiteName('PgEventLog'), () => {
+  const pg = usePostgresStores();
+  const log = () => pg.stores().events;
+
+  it('starts at seq 0 with no events', async () => {
+    expect(await log().lastSeq('01PLAN')).toBe(0);
+    expect(await log().list('01PLAN')).toEqual([]);
+  });
+
+  it("lists a plan's events in seq order, with their data intact", async () => {
+    const events = [1, 2, 3].map((seq) => makeEvent('01PLAN', seq));
+    for (const event of events) await log().append(event);
+    await log().append(makeEvent('01OTHER', 1, { type: 'strategize_started', data: {} }));
+    expect(await log().list('01PLAN')).toEqual(events);
+    expect(await log().lastSeq('01PLAN')).toBe(3);
+    expect(await log().lastSeq('01OTHER')).toBe(1);
+    expect(await log().lastSeqs()).toEqual(new Map([['01PLAN', 3], ['01OTHER', 1]]));
+  });
+
+  it('lists after a seq, up to a limit', async () => {
+    for (let seq = 1; seq <= 10; seq += 1) await log().append(makeEvent('01PLAN', seq));
+    expect((await log().list('01PLAN', 7)).map((e) => e.seq)).toEqual([8, 9, 10]);
+    expect((await log().list('01PLAN', 2, 3)).map((e) => e.seq)).toEqual([3, 4, 5]);
+    expect(await log().list('01PLAN', 0, Number.MAX_SAFE_INTEGER)).toHaveLength(10);
+    expect(await log().list('01PLAN', 0, 0)).toEqual([]);
+    expect(await log().list('01PLAN', 10)).toEqual([]);
+  });
+
+  it('refuses a seq stored already, and appendNext continues after an appended one', async () => {
+    await log().append(makeEvent('01PLAN', 1));
+    await expect(log().append(makeEvent('01PLAN', 1))).rejects.toThrow(/already stored/);
+    await log().append(makeEvent('01PLAN', 5));
+    expect((await log().appendNext('01PLAN', 'execute_step', step(6))).seq).toBe(6);
+  });
+
+  it('keeps text a tool may print that jsonb could not hold', async () => {
+    const event = makeEvent('01PLAN', 1, { data: { decisionId: 'D', index: 1, total: 1, description: 'nul \u0000 and \u{1F600}' } } as never);
+    await log().append(event);
+    expect(await log().list('01PLAN')).toEqual([event]);
+  });
+
+  it('gives distinct consecutive seqs to appendNext from two pools (two processes) at once', async () => {
+    const other = await openPostgresStores(pg.url());
+    try {
+      const perWriter = 50;
+      const write = (events: typeof other.events, offset: number) =>
+        Promise.all(Array.from({ length: perWriter }, (_, i) => events.appendNext('01PLAN', 'execute_step', step(offset + i + 1))));
+      const [a, b] = await Promise.all([write(log(), 0), write(other.events, perWriter)]);
+      const seqs = [...a, ...b].map((event) => event.seq).sort((x, y) => x - y);
+      expect(seqs).toEqual(Array.from({ length: 2 * perWriter }, (_, i) => i + 1));
+      const stored = await log().list('01PLAN');
+      expect(stored.map((event) => event.seq)).toEqual(seqs);
+      // Each stored event is the one its writer was handed.
+      expect(new Set(stored.map((event) => (event.data as { index: number }).index)).size).toBe(2 * perWriter);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('gives back the seq of an appendNext whose transaction rolled back', async () => {
+    await log().appendNext('01PLAN', 'execute_step', step(1));
+    await expect(
+      pg.stores().changesets.atomically(async () => {
+        await log().appendNext('01PLAN', 'execute_step', step(2));
+        throw new Error('the step failed');
+      }),
+    ).rejects.toThrow(/the step failed/);
+    expect((await log().list('01PLAN')).map((e) => e.seq)).toEqual([1]);
+    expect((await log().appendNext('01PLAN', 'execute_step', step(3))).seq).toBe(2);
+  });
+});
