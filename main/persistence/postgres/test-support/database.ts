@@ -74,9 +74,11 @@ export function usePostgresStores(): { url(): string; stores(): PostgresStores }
   beforeEach(async () => {
     if (!stores) return;
     const tables = await stores.db.query<{ name: string }>(
-      "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'agents_schema'",
+      // change_entries before changesets, which it references.
+      "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'agents_schema' ORDER BY tablename = 'changesets', tablename = 'blobs'",
     );
-    await stores.db.query(`TRUNCATE ${tables.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
+    // DELETE, not TRUNCATE: on a few rows it costs a fraction of TRUNCATE's new files per table.
+    await stores.db.query(tables.map((t) => `DELETE FROM ${t.name};`).join(' '));
   });
   afterAll(async () => {
     await stores?.close();
