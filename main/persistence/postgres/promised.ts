@@ -10,15 +10,16 @@ import type { ChangeSetStore } from '../../engine/changeset-store';
 import type { CheckResultStore } from '../../engine/checks/check-store';
 import type { CheckpointStore } from '../../engine/checkpoints/checkpoint-store';
 import type { EventLog } from '../../engine/event-stream';
+import type { LeaseStore } from '../../engine/leases';
 import type { PlanRepository } from '../../engine/plan-repository';
 import type { ErrorLog } from '../../engine/recovery';
 import type { SandboxFileStore } from '../../engine/sandbox/sandbox-files';
 import type { InvocationLog } from '../../engine/tool-runner';
 import type { PostgresStores } from './stores';
 
-/** Each method of T returning a Promise of what it returns today. */
+/** Each method of T returning a Promise of what it returns today (of anything, where it returns void, as a sync void method may). */
 export type Promised<T> = {
-  [K in keyof T]: T[K] extends ((...args: infer A) => infer R) | undefined ? (...args: A) => Promise<R> : T[K];
+  [K in keyof T]: T[K] extends ((...args: infer A) => infer R) | undefined ? (...args: A) => [R] extends [void] ? Promise<unknown> : Promise<R> : T[K];
 };
 
 type Implements<Store extends Port, Port> = Store;
@@ -39,4 +40,5 @@ export type PostgresStoresArePromisedPorts = [
   Implements<PostgresStores['checks'], Promised<CheckResultStore>>,
   Implements<PostgresStores['sandboxFiles'], Promised<SandboxFileStore>>,
   Implements<PostgresStores['checkpoints'], Promised<CheckpointStore>>,
+  Implements<PostgresStores['leases'], Promised<LeaseStore>>,
 ];

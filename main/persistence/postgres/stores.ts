@@ -7,6 +7,8 @@ import { PgDatabase, type PgDatabaseOptions } from './database';
 import { PgErrorLog } from './error-log';
 import { PgEventLog } from './event-log';
 import { PgInvocationLog } from './invocation-log';
+import { PgLeaseStore } from './lease-store';
+import type { LeaseStoreOptions } from '../lease-store';
 import { checkSchema, migrateDatabase } from './migrations';
 import { PgObjectStore } from './object-store';
 import { PgPlanRepository } from './plan-repository';
@@ -20,6 +22,7 @@ export interface PostgresStores {
   events: PgEventLog;
   invocations: PgInvocationLog;
   errors: PgErrorLog;
+  leases: PgLeaseStore;
   applied: PgAppliedLog;
   approvals: PgApprovalStore;
   sandboxFiles: PgSandboxFileStore;
@@ -33,6 +36,7 @@ export interface PostgresStores {
 }
 
 export interface OpenPostgresOptions extends PgDatabaseOptions {
+  leases?: LeaseStoreOptions;
   /**
    * Bring an older or empty database's schema up to date (workers and serve do; default true).
    * False only checks it, refusing one that is not at this process's version.
@@ -40,7 +44,7 @@ export interface OpenPostgresOptions extends PgDatabaseOptions {
   migrate?: boolean;
 }
 
-export function createPostgresStores(db: PgDatabase): PostgresStores {
+export function createPostgresStores(db: PgDatabase, options: { leases?: LeaseStoreOptions } = {}): PostgresStores {
   return {
     db,
     plans: new PgPlanRepository(db),
@@ -48,6 +52,7 @@ export function createPostgresStores(db: PgDatabase): PostgresStores {
     events: new PgEventLog(db),
     invocations: new PgInvocationLog(db),
     errors: new PgErrorLog(db),
+    leases: new PgLeaseStore(db, options.leases),
     applied: new PgAppliedLog(db),
     approvals: new PgApprovalStore(db),
     sandboxFiles: new PgSandboxFileStore(db),
@@ -73,5 +78,5 @@ export async function openPostgresStores(url: string, options: OpenPostgresOptio
     await db.close();
     throw error;
   }
-  return createPostgresStores(db);
+  return createPostgresStores(db, options);
 }
