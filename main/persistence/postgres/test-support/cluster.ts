@@ -100,7 +100,22 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
   );
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  // Should the test process end without stop() (an error, Ctrl-C), the server must not outlive it.
+  const onExit = () => {
+    server.kill('SIGQUIT'); // immediate shutdown
+    // Nothing async runs in an exit handler: wait (at most 5 s) for the server to remove its pid file as it exits.
+    const pidFile = path.join(data, 'postmaster.pid');
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; existsSync(pidFile) && waited < 5000; waited += 20) Atomics.wait(pause, 0, 0, 20);
+    try {
+      rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch {
+      // A folder left in the temp dir is no reason to fail an exit.
+    }
+  };
+  process.once('exit', onExit);
   const stop = async () => {
+    process.off('exit', onExit);
     if (server.exitCode === null && server.signalCode === null) {
       server.kill('SIGINT'); // fast shutdown: disconnects clients, no checkpoint wait beyond what is needed
       const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);

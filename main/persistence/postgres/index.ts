@@ -1,0 +1,6 @@
+// Team mode's storage: the database URL, its schema, and every store in PostgreSQL.
+export * from './database';
+export * from './database-url';
+export * from './errors';
+export * from './migrations';
+export * from './stores';
