@@ -10,7 +10,6 @@ interface ChangeSetRow {
   id: string;
   plan_id: string;
   created_at: string;
-  [key: string]: unknown;
 }
 
 interface MetaRow {
@@ -27,7 +26,6 @@ interface MetaRow {
   insertions: number;
   deletions: number;
   rewound_by: string | null;
-  [key: string]: unknown;
 }
 
 interface EntryRow extends MetaRow {

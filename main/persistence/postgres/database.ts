@@ -42,17 +42,17 @@ export class PgDatabase {
   }
 
   /** Runs one statement, in the current transaction if there is one. */
-  async query<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+  async query<R extends object = Row>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
     const client = this.current.getStore();
     try {
-      const result = await (client ?? this.pool).query<R>(sql, params as unknown[]);
-      return result.rows;
+      const result = await (client ?? this.pool).query(sql, params as unknown[]);
+      return result.rows as R[];
     } catch (error) {
       throw asConnectionError(this.url, error);
     }
   }
 
-  async one<R extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> {
+  async one<R extends object = Row>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> {
     return (await this.query<R>(sql, params))[0];
   }
 

@@ -17,7 +17,6 @@ interface ErrorRow {
   next: unknown;
   outcome: string;
   created_at: string;
-  [key: string]: unknown;
 }
 
 /** Error records in PostgreSQL, listed in the order they were recorded. */

@@ -8,7 +8,6 @@ interface EventRow {
   ts: string;
   type: string;
   data: unknown;
-  [key: string]: unknown;
 }
 
 /**

@@ -17,7 +17,6 @@ interface InvocationRow {
   started_at: string;
   duration_ms: number;
   confinement: string | null;
-  [key: string]: unknown;
 }
 
 // has_result tells SQL NULL ("no result") from a stored JSON null.

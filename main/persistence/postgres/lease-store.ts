@@ -73,12 +73,12 @@ export class PgLeaseStore {
   }
 
   async get(planId: string): Promise<PlanLease | undefined> {
-    const row = await this.db.one<LeaseRow & Record<string, unknown>>('SELECT * FROM plan_leases WHERE plan_id = $1', [planId]);
+    const row = await this.db.one<LeaseRow>('SELECT * FROM plan_leases WHERE plan_id = $1', [planId]);
     return row && readLease(row);
   }
 
   async list(): Promise<PlanLease[]> {
-    return (await this.db.query<LeaseRow & Record<string, unknown>>('SELECT * FROM plan_leases ORDER BY acquired_at, plan_id')).map(readLease);
+    return (await this.db.query<LeaseRow>('SELECT * FROM plan_leases ORDER BY acquired_at, plan_id')).map(readLease);
   }
 
   /** Leases whose holders are gone: the plans a crash left in mid-run. */

@@ -26,7 +26,6 @@ interface DecisionRow {
   check_spec: unknown;
   created_at: string;
   updated_at: string;
-  [key: string]: unknown;
 }
 
 type PlanPatch = Partial<Omit<Plan, 'id' | 'createdAt'>>;

@@ -45,7 +45,7 @@ export class PgSandboxFileStore {
   load(planId: string): Promise<Map<string, SandboxFileRecord> | null> {
     return this.db.readTogether(async () => {
       if (!(await this.db.one('SELECT 1 FROM sandbox_bases WHERE plan_id = $1', [planId]))) return null;
-      const rows = await this.db.query<FileRow & Record<string, unknown>>(
+      const rows = await this.db.query<FileRow>(
         'SELECT path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms FROM sandbox_files WHERE plan_id = $1',
         [planId],
       );
