@@ -77,3 +77,24 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PgEventLog'), () => {
     expect((await log().appendNext('01PLAN', 'execute_step', step(3))).seq).toBe(2);
   });
 });
+
+describe.skipIf(!testPostgres().url)(postgresSuiteName('readTogether on PostgreSQL'), () => {
+  const pg = usePostgresStores();
+
+  it("reads on one snapshot: another process's commit between two reads is not seen by the second", async () => {
+    const other = await openPostgresStores(pg.url());
+    try {
+      await pg.stores().events.appendNext('01PLAN', 'execute_step', step(1));
+      const [inside, after] = await pg.stores().readTogether(async () => {
+        const first = await pg.stores().events.lastSeq('01PLAN');
+        await other.events.appendNext('01PLAN', 'execute_step', step(2));
+        return [first, await pg.stores().events.list('01PLAN')] as const;
+      });
+      expect(inside).toBe(1);
+      expect(after.map((e) => e.seq)).toEqual([1]);
+      expect(await pg.stores().events.lastSeq('01PLAN')).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+});
