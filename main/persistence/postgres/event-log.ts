@@ -20,28 +20,30 @@ export class PgEventLog {
 
   async append(event: StreamEvent): Promise<void> {
     const valid = parseOrThrow(StreamEventSchema, event, 'event');
-    await this.db.transaction(async () => {
-      await this.db.query(
-        `INSERT INTO event_seqs (plan_id, last_seq) VALUES ($1, $2)
-         ON CONFLICT (plan_id) DO UPDATE SET last_seq = GREATEST(event_seqs.last_seq, excluded.last_seq)`,
-        [valid.planId, valid.seq],
-      );
-      await this.insert(valid);
-    });
+    await this.write(
+      `WITH counter AS (
+         INSERT INTO event_seqs (plan_id, last_seq) VALUES ($1, $2)
+         ON CONFLICT (plan_id) DO UPDATE SET last_seq = GREATEST(event_seqs.last_seq, excluded.last_seq))
+       INSERT INTO events (plan_id, seq, ts, type, data) VALUES ($1, $2, $3, $4, $5::json) RETURNING seq`,
+      valid,
+    );
   }
 
-  /** Gives the event the plan's next seq and stores it, atomically, whoever else appends to the plan. */
-  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): Promise<StreamEventOf<T>> {
-    return this.db.transaction(async () => {
-      const row = await this.db.one<{ last_seq: number }>(
-        `INSERT INTO event_seqs (plan_id, last_seq) VALUES ($1, 1)
-         ON CONFLICT (plan_id) DO UPDATE SET last_seq = event_seqs.last_seq + 1 RETURNING last_seq`,
-        [planId],
-      );
-      const event = parseOrThrow(StreamEventSchema, { planId, seq: row!.last_seq, ts: new Date().toISOString(), type, data }, 'event');
-      await this.insert(event);
-      return event as StreamEventOf<T>;
-    });
+  /**
+   * Gives the event the plan's next seq and stores it in one statement (so atomically, and in one
+   * round trip), whoever else appends to the plan.
+   */
+  async appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): Promise<StreamEventOf<T>> {
+    // Checked before the seq is known (the schema only asks it be positive); seq 1 is also a new plan's first.
+    const candidate = parseOrThrow(StreamEventSchema, { planId, seq: 1, ts: new Date().toISOString(), type, data }, 'event');
+    const seq = await this.write(
+      `WITH counter AS (
+         INSERT INTO event_seqs (plan_id, last_seq) VALUES ($1, $2)
+         ON CONFLICT (plan_id) DO UPDATE SET last_seq = event_seqs.last_seq + 1 RETURNING last_seq)
+       INSERT INTO events (plan_id, seq, ts, type, data) SELECT $1, last_seq, $3, $4, $5::json FROM counter RETURNING seq`,
+      candidate,
+    );
+    return { ...candidate, seq } as StreamEventOf<T>;
   }
 
   async list(planId: string, afterSeq = 0, limit?: number): Promise<StreamEvent[]> {
@@ -64,15 +66,11 @@ export class PgEventLog {
     return new Map(rows.map((row) => [row.plan_id, row.last_seq]));
   }
 
-  private async insert(event: StreamEvent): Promise<void> {
+  /** Runs an insert of `event` (parameters: plan, seq, ts, type, data); returns the stored seq. */
+  private async write(sql: string, event: StreamEvent): Promise<number> {
     try {
-      await this.db.query('INSERT INTO events (plan_id, seq, ts, type, data) VALUES ($1, $2, $3, $4, $5::json)', [
-        event.planId,
-        event.seq,
-        event.ts,
-        event.type,
-        toJsonParam(event.data),
-      ]);
+      const row = await this.db.one<{ seq: number }>(sql, [event.planId, event.seq, event.ts, event.type, toJsonParam(event.data)]);
+      return row!.seq;
     } catch (error) {
       if (isUniqueViolation(error, 'events_pkey')) {
         throw new Error(`event seq ${event.seq} of plan ${event.planId} is already stored (another writer appended to this plan)`);
