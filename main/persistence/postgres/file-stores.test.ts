@@ -1,10 +1,13 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../../shared/checks';
 import { newId } from '../../../shared/ids';
 import type { StoredCheckpoint } from '../../engine/checkpoints/checkpoint-store';
+import { ObjectStore } from '../../engine/checkpoints/object-store';
 import type { FileSnapshot } from '../../engine/sandbox/snapshot';
 import { createStores, type SqliteStores } from '../stores';
-import { iso, tempDatabase } from '../test-support/fixtures';
+import { iso, tempDatabase, tempDir } from '../test-support/fixtures';
 import { postgresSuiteName, testPostgres, usePostgresStores } from './test-support/database';
 
 function checkResult(planId: string, overrides: Partial<CheckResult> = {}): CheckResult {
@@ -150,5 +153,22 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL applied log, 
     expect(await objects.collect(new Set([hash]), -1)).toEqual({ removed: 1, bytes: 12 });
     expect(await objects.has(other)).toBe(false);
     expect(await objects.get(hash)).toEqual(content);
+  });
+
+  it("checkpoint objects: a worker brings the contents it needs into its own object folder", async () => {
+    const objects = pg.stores().objects;
+    const contents = ['one\n', 'two\n', 'three\n'].map((text) => Buffer.from(text));
+    const hashes = await Promise.all(contents.map((content) => objects.put(content)));
+    const dir = tempDir();
+    try {
+      const local = new ObjectStore(path.join(dir, 'objects'));
+      await local.put(contents[0]!, hashes[0]);
+      expect(await objects.materialize([...hashes, hashes[1]!], local)).toBe(2);
+      expect(await Promise.all(hashes.map((hash) => local.read(hash)))).toEqual(contents);
+      expect(await objects.materialize(hashes, local)).toBe(0);
+      await expect(objects.materialize(['f'.repeat(64)], local)).rejects.toThrow(/checkpoint content f{64} is in neither the database nor/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

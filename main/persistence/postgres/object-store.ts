@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { ObjectStore } from '../../engine/checkpoints/object-store';
 import type { PgDatabase } from './database';
 
 /**
  * Checkpointed file contents by sha256 in PostgreSQL: what the object-store folder
- * (../../engine/checkpoints/object-store.ts) holds on one machine, reachable from any worker.
+ * (../../engine/checkpoints/object-store.ts) holds on one machine, reachable from any worker. A
+ * restore copies files out of a local folder, so a worker first brings the contents it needs
+ * into its own (materialize).
  */
 export class PgObjectStore {
   constructor(readonly db: PgDatabase) {}
@@ -31,5 +34,26 @@ export class PgObjectStore {
       [cutoff, [...referenced]],
     );
     return { removed: row?.removed ?? 0, bytes: row?.bytes ?? 0 };
+  }
+
+  /**
+   * Copies the contents among `hashes` that the local object folder lacks from the database into
+   * it, a few hundred per query; returns how many it copied. Throws naming a content the database
+   * does not have either.
+   */
+  async materialize(hashes: Iterable<string>, local: ObjectStore): Promise<number> {
+    const missing = [...new Set(hashes)].filter((hash) => !local.has(hash));
+    let copied = 0;
+    for (let at = 0; at < missing.length; at += 256) {
+      const batch = missing.slice(at, at + 256);
+      const rows = await this.db.query<{ hash: string; content: Buffer }>('SELECT hash, content FROM checkpoint_objects WHERE hash = ANY($1::text[])', [batch]);
+      for (const row of rows) await local.put(row.content, row.hash);
+      copied += rows.length;
+      if (rows.length < batch.length) {
+        const found = new Set(rows.map((row) => row.hash));
+        throw new Error(`checkpoint content ${batch.find((hash) => !found.has(hash))} is in neither the database nor ${local.dir}`);
+      }
+    }
+    return copied;
   }
 }
