@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { postgresSuiteName, testPostgres, useFreshDatabase } from './test-support/database';
+import { postgresHarness, postgresSuiteName, testPostgres, useFreshDatabase } from './test-support/database';
 
 describe.skipIf(!testPostgres().url)(postgresSuiteName('the test PostgreSQL cluster'), () => {
   const database = useFreshDatabase();
@@ -15,5 +15,19 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('the test PostgreSQL clus
     } finally {
       await client.end();
     }
+  });
+});
+
+describe.skipIf(!testPostgres().url)(postgresSuiteName('postgresHarness, for the contract suites'), () => {
+  const factory = postgresHarness((stores) => stores.events);
+
+  it('hands out a store over an emptied database each time', async () => {
+    const first = await factory();
+    await first.subject.appendNext('01PLAN', 'strategize_started', {});
+    expect(await first.subject.lastSeq('01PLAN')).toBe(1);
+    first.dispose();
+    const second = await factory();
+    expect(await second.subject.lastSeq('01PLAN')).toBe(0);
+    second.dispose();
   });
 });

@@ -72,13 +72,7 @@ export function usePostgresStores(): { url(): string; stores(): PostgresStores }
     if (testPostgres().url) stores = await openPostgresStores(database.url());
   });
   beforeEach(async () => {
-    if (!stores) return;
-    const tables = await stores.db.query<{ name: string }>(
-      // change_entries before changesets, which it references.
-      "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'agents_schema' ORDER BY tablename = 'changesets', tablename = 'blobs'",
-    );
-    // DELETE, not TRUNCATE: on a few rows it costs a fraction of TRUNCATE's new files per table.
-    await stores.db.query(tables.map((t) => `DELETE FROM ${t.name};`).join(' '));
+    if (stores) await emptyTables(stores);
   });
   afterAll(async () => {
     await stores?.close();
@@ -89,5 +83,38 @@ export function usePostgresStores(): { url(): string; stores(): PostgresStores }
       if (!stores) throw new Error('the stores are opened in beforeAll: read stores() inside a test');
       return stores;
     },
+  };
+}
+
+/** Deletes every row but the schema version's. */
+async function emptyTables(stores: PostgresStores): Promise<void> {
+  const tables = await stores.db.query<{ name: string }>(
+    // change_entries before changesets and blobs, which it references.
+    "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'agents_schema' ORDER BY tablename = 'changesets', tablename = 'blobs'",
+  );
+  // DELETE, not TRUNCATE: on a few rows it costs a fraction of TRUNCATE's new files per table.
+  await stores.db.query(tables.map((t) => `DELETE FROM ${t.name};`).join(' '));
+}
+
+/**
+ * A harness factory for the port contract suites (../../contracts/), once they await: each
+ * harness is a store over this file's database (made and migrated on first use, dropped after
+ * the file), emptied first. Call it while the file's tests are collected.
+ */
+export function postgresHarness<T>(create: (stores: PostgresStores) => T): () => Promise<{ subject: T; dispose(): void }> {
+  let opened: Promise<{ stores: PostgresStores; drop(): Promise<void> }> | undefined;
+  afterAll(async () => {
+    if (!opened) return;
+    const { stores, drop } = await opened;
+    await stores.close();
+    await drop();
+  });
+  return async () => {
+    const server = testPostgres().url;
+    if (!server) throw new Error(`no PostgreSQL: ${testPostgres().reason}`);
+    opened ??= createTestDatabase(server).then(async ({ url, drop }) => ({ stores: await openPostgresStores(url), drop }));
+    const { stores } = await opened;
+    await emptyTables(stores);
+    return { subject: create(stores), dispose: () => {} };
   };
 }
