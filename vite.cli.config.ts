@@ -69,8 +69,14 @@ export default defineConfig({
     rolldownOptions: {
       input: { main: resolve(__dirname, 'main/cli/main.ts') },
       external: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)],
-      // `agents serve` is a chunk of its own, read only by that command.
-      output: { format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: 'chunks/[name]-[hash].cjs' },
+      // Each command, `agents serve` and the model SDKs are chunks read when a command asks for them
+      // (main/cli/program.ts). zod is one of its own: main.cjs configures it before anything builds a schema.
+      output: {
+        format: 'cjs',
+        entryFileNames: '[name].cjs',
+        chunkFileNames: 'chunks/[name]-[hash].cjs',
+        codeSplitting: { groups: [{ name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]/ }] },
+      },
     },
   },
   ssr: { noExternal: true, target: 'node' },
