@@ -5,8 +5,8 @@ require('../scripts/require-node.cjs')('agents');
 const built = require('../scripts/built-cli.cjs').freshBuiltCli();
 
 if (built) {
-  // V8's code cache on disk: later starts skip compiling the bundle.
-  require('node:module').enableCompileCache?.();
+  // V8's code cache on disk: later starts skip compiling the build (scripts/code-cache.cjs).
+  if (!require('../scripts/code-cache.cjs').useCodeCache(require('node:path').dirname(built))) require('node:module').enableCompileCache();
   require(built);
 } else {
   require('tsx/cjs');

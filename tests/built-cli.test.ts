@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -56,5 +57,53 @@ describe('whether bin/agents.cjs runs the build or the sources', () => {
     const installed = checkout();
     rmSync(join(installed.root, 'main'), { recursive: true });
     expect(installed.fresh()).toBe(installed.built);
+  });
+});
+
+describe("the built CLI's code cache (scripts/code-cache.cjs)", () => {
+  const CACHE_SCRIPT = resolve(__dirname, '../scripts/code-cache.cjs');
+
+  /** A build of two files, the entry requiring a chunk, each printing what CommonJS gives it. */
+  function build() {
+    const root = mkdtempSync(join(tmpdir(), 'agents-code-cache-'));
+    roots.push(root);
+    const dir = join(root, 'out/cli');
+    mkdirSync(join(dir, 'chunks'), { recursive: true });
+    writeFileSync(join(dir, 'main.cjs'), 'exports.answer = require("./chunks/a.cjs").answer();\nconsole.log(__filename.endsWith("main.cjs"), module.exports === exports);\n');
+    writeFileSync(join(dir, 'chunks/a.cjs'), 'exports.answer = () => [1, 2, 3].map((n) => n * 14).at(-1);\nconsole.log(require("node:path").basename(__dirname));\n');
+    const run = () => {
+      const code = `const used = require(${JSON.stringify(CACHE_SCRIPT)}).useCodeCache(${JSON.stringify(dir)}); console.log(used, require(${JSON.stringify(join(dir, 'main.cjs'))}).answer);`;
+      return execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' });
+    };
+    const cached = () => readdirSync(join(dir, 'code-cache')).sort();
+    const mtimes = () => cached().map((file) => statSync(join(dir, 'code-cache', file)).mtimeMs);
+    return { dir, run, cached, mtimes };
+  }
+
+  it('runs the files as require does, writes a cache of each after the first run and reads it after', () => {
+    const { run, cached, mtimes } = build();
+    expect(run()).toBe('chunks\ntrue true\ntrue 42\n');
+    expect(cached()).toEqual(['a.cjs.v8', 'main.cjs.v8']);
+    const written = mtimes();
+    expect(run()).toBe('chunks\ntrue true\ntrue 42\n');
+    // Accepted as it was: not written again.
+    expect(mtimes()).toEqual(written);
+  });
+
+  it('compiles a file again, and caches it anew, once it changed', () => {
+    const { dir, run, mtimes } = build();
+    run();
+    const [chunk, entry] = mtimes();
+    writeFileSync(join(dir, 'chunks/a.cjs'), 'exports.answer = () => 43;\nconsole.log("changed");\n');
+    expect(run()).toBe('changed\ntrue true\ntrue 43\n');
+    const [chunkAfter, entryAfter] = mtimes();
+    expect(chunkAfter).toBeGreaterThan(chunk);
+    expect(entryAfter).toBe(entry);
+  });
+
+  it('leaves compiling to Node where the build has no room for a cache', () => {
+    const { dir, run } = build();
+    writeFileSync(join(dir, 'code-cache'), 'a file where the folder would be');
+    expect(run()).toBe('chunks\ntrue true\nfalse 42\n');
   });
 });
