@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -106,4 +106,36 @@ describe("the built CLI's code cache (scripts/code-cache.cjs)", () => {
     writeFileSync(join(dir, 'code-cache'), 'a file where the folder would be');
     expect(run()).toBe('chunks\ntrue true\nfalse 42\n');
   });
+});
+
+describe('the build (vite.cli.config.ts)', () => {
+  it("reads a command's code only when that command runs, and Node's costlier built-ins only when used", () => {
+    const root = mkdtempSync(join(tmpdir(), 'agents-build-'));
+    roots.push(root);
+    const out = join(root, 'cli');
+    const repo = resolve(__dirname, '..');
+    execFileSync(process.execPath, [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'vite.cli.config.ts', '--outDir', out, '--logLevel', 'error'], { cwd: repo, stdio: 'pipe' });
+    // At exit: the build's files this process read, and the built-ins it loaded.
+    const report = join(root, 'report.cjs');
+    writeFileSync(
+      report,
+      `process.on('exit', () => process.stderr.write(JSON.stringify({ files: Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(out)})).map((f) => require('node:path').basename(f).replace(/-[\\w-]{8}\\.cjs$/, '')), builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)) })));`,
+    );
+    const home = join(root, 'home');
+    const run = (...args: string[]) => {
+      const ran = spawnSync(process.execPath, ['-r', report, join(out, 'main.cjs'), ...args], { env: { ...process.env, AGENTS_HOME: home }, encoding: 'utf8' });
+      return { status: ran.status, stdout: ran.stdout, loaded: JSON.parse(ran.stderr.slice(ran.stderr.lastIndexOf('{"files"'))) as { files: string[]; builtins: string[] } };
+    };
+    const list = run('plan', 'list', '--json');
+    expect(list.status).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual({ plans: [] });
+    expect(list.loaded.files).toContain('plan-read');
+    for (const other of ['plan-run', 'plan-apply', 'plan-fix', 'serve', 'serve-command', 'mcp', 'config', 'demo']) expect(list.loaded.files).not.toContain(other);
+    expect(list.loaded.builtins).toContain('sqlite');
+    for (const builtin of ['crypto', 'zlib', 'child_process', 'readline']) expect(list.loaded.builtins).not.toContain(builtin);
+    // Help names every command, so it reads them all.
+    const help = run('plan', '--help');
+    expect(help.status).toBe(0);
+    expect(help.loaded.files).toEqual(expect.arrayContaining(['plan-read', 'plan-run', 'plan-apply', 'plan-fix']));
+  }, 120_000);
 });
