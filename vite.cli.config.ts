@@ -55,7 +55,7 @@ function lazyBuiltins(): Plugin {
 }
 
 // out/cli/main.cjs: the `agents` command compiled ahead of time, its dependencies bundled in, so a
-// start reads one file instead of compiling TypeScript (tsx) and resolving hundreds of modules.
+// start reads a few files instead of compiling TypeScript (tsx) and resolving hundreds of modules.
 // bin/agents.cjs uses it when it is newer than the sources, and tsx otherwise.
 export default defineConfig({
   plugins: [listSources(), lazyBuiltins()],

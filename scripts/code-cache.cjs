@@ -27,7 +27,7 @@ function readCache(file, expected) {
 /**
  * Compiles the files under `dir` (the build, out/cli) with the cache kept in `dir/code-cache`, which
  * the next build empties with the rest. Returns false, changing nothing, where that folder cannot be
- * made (an installed package read-only to its user): then Node's compile cache serves.
+ * made (an installed package read-only to its user).
  */
 function useCodeCache(dir) {
   const cacheDir = path.join(dir, 'code-cache');

@@ -7,7 +7,7 @@ export { type CliIo, EXIT } from './run-command';
 
 /**
  * The commands' modules are loaded when asked for (a chunk each in the build): `agents plan list`
- * reads and registers plan-read alone, not the 35 commands and what they import.
+ * reads and registers plan-read alone, not every command and what it imports.
  */
 type Commands = () => Promise<Record<string, Register>>;
 const planRun: Commands = async () => (await import('./commands/plan-run')).planRunCommands;
@@ -18,8 +18,8 @@ const planApply: Commands = async () => (await import('./commands/plan-apply')).
 const planCheckpoints: Commands = async () => (await import('./commands/plan-checkpoints')).planCheckpointCommands;
 const planFork: Commands = async () => (await import('./commands/plan-fork')).planForkCommands;
 
-/** `agents plan --help` lists the commands in this order (a plan's way from creating to applying it), each with the module that registers it, by its key there. */
-export const PLAN_COMMANDS: readonly (readonly [name: string, module: Commands])[] = [
+/** `agents plan --help` lists the commands in this order (a plan's way from creating to applying it): each one's key in its module, and the module. */
+export const PLAN_COMMANDS: readonly (readonly [key: string, module: Commands])[] = [
   ['create', planRun],
   ['list', planRead],
   ['show', planRead],
