@@ -5,8 +5,11 @@ require('../scripts/require-node.cjs')('agents');
 const built = require('../scripts/built-cli.cjs').freshBuiltCli();
 
 if (built) {
-  // V8's code cache on disk: later starts skip compiling the bundle.
-  require('node:module').enableCompileCache?.();
+  // V8's code cache on disk, so later starts skip compiling: the build's files keep theirs as it is
+  // after a run (scripts/code-cache.cjs); Node's compile cache serves any other, and all of them where
+  // the build has no room for that cache.
+  require('node:module').enableCompileCache();
+  require('../scripts/code-cache.cjs').useCodeCache(require('node:path').dirname(built));
   require(built);
 } else {
   require('tsx/cjs');

@@ -1,10 +1,11 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 
-/** The repository's examples/ folder: two levels up from main/cli, and from out/cli in a build. */
+/** The repository's examples/ folder, beside package.json: up from main/cli, and from out/cli/chunks in a build. */
 export function examplesDir(): string {
+  for (let dir = __dirname; dirname(dir) !== dir; dir = dirname(dir)) if (existsSync(join(dir, 'package.json'))) return join(dir, 'examples');
   return resolve(__dirname, '../../examples');
 }
 

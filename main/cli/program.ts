@@ -1,53 +1,63 @@
 import { Command } from 'commander';
 import { type App, openApp } from '../app/open-app';
-import { registerConfig } from './commands/config';
-import { registerDemo } from './commands/demo';
-import { registerMcp } from './commands/mcp';
-import { planApplyCommands } from './commands/plan-apply';
-import { planCheckpointCommands } from './commands/plan-checkpoints';
-import { planFixCommands } from './commands/plan-fix';
-import { planForkCommands } from './commands/plan-fork';
-import { planReadCommands } from './commands/plan-read';
-import { planRunCommands } from './commands/plan-run';
-import { planVerifyCommands } from './commands/plan-verify';
-import { registerServe } from './commands/serve';
 import { commandGroup, type Register } from './options';
 import { type CliIo, type Ctx, EXIT, exitStatusOf } from './run-command';
 
 export { type CliIo, EXIT } from './run-command';
 
-const PLAN_COMMANDS = { ...planRunCommands, ...planReadCommands, ...planFixCommands, ...planVerifyCommands, ...planApplyCommands, ...planCheckpointCommands, ...planForkCommands } satisfies Record<string, Register>;
+/**
+ * The commands' modules are loaded when asked for (a chunk each in the build): `agents plan list`
+ * reads and registers plan-read alone, not every command and what it imports.
+ */
+type Commands = () => Promise<Record<string, Register>>;
+const planRun: Commands = async () => (await import('./commands/plan-run')).planRunCommands;
+const planRead: Commands = async () => (await import('./commands/plan-read')).planReadCommands;
+const planFix: Commands = async () => (await import('./commands/plan-fix')).planFixCommands;
+const planVerify: Commands = async () => (await import('./commands/plan-verify')).planVerifyCommands;
+const planApply: Commands = async () => (await import('./commands/plan-apply')).planApplyCommands;
+const planCheckpoints: Commands = async () => (await import('./commands/plan-checkpoints')).planCheckpointCommands;
+const planFork: Commands = async () => (await import('./commands/plan-fork')).planForkCommands;
 
-type PlanCommand = keyof typeof PLAN_COMMANDS;
-
-/** `agents plan --help` lists the commands in this order: a plan's way from creating to applying it. */
-const PLAN_HELP_ORDER: readonly PlanCommand[] = [
-  'create',
-  'list',
-  'show',
-  'tree',
-  'diff',
-  'errors',
-  'run',
-  'retry',
-  'correct',
-  'approvals',
-  'approve',
-  'reject',
-  'skip',
-  'edit-step',
-  'profile',
-  'replan',
-  'reset',
-  'checks',
-  'verify',
-  'checkpoints',
-  'rewind',
-  'fork',
-  'compare',
-  'apply',
-  'discard',
+/** `agents plan --help` lists the commands in this order (a plan's way from creating to applying it): each one's key in its module, and the module. */
+export const PLAN_COMMANDS: readonly (readonly [key: string, module: Commands])[] = [
+  ['create', planRun],
+  ['list', planRead],
+  ['show', planRead],
+  ['tree', planRead],
+  ['diff', planRead],
+  ['errors', planRead],
+  ['run', planRun],
+  ['retry', planRun],
+  ['correct', planRun],
+  ['approvals', planRead],
+  ['approve', planRun],
+  ['reject', planRun],
+  ['skip', planFix],
+  ['edit-step', planFix],
+  ['profile', planFix],
+  ['replan', planFix],
+  ['reset', planFix],
+  ['checks', planVerify],
+  ['verify', planVerify],
+  ['checkpoints', planCheckpoints],
+  ['rewind', planCheckpoints],
+  ['fork', planFork],
+  ['compare', planFork],
+  ['apply', planApply],
+  ['discard', planApply],
+  ['rejectHunks', planApply],
 ];
+
+/** The name a plan command is typed as: its key, with `rejectHunks` typed as `reject-hunks`. */
+export const typedName = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The commands after `plan`, in the order `agents --help` lists them. */
+export const TOP_COMMANDS: Record<string, () => Promise<(program: Command, ctx: Ctx) => void>> = {
+  config: async () => (await import('./commands/config')).registerConfig,
+  demo: async () => (await import('./commands/demo')).registerDemo,
+  mcp: async () => (await import('./commands/mcp')).registerMcp,
+  serve: async () => (await import('./commands/serve')).registerServe,
+};
 
 const defaultIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
@@ -57,7 +67,12 @@ const defaultIo: CliIo = {
   env: process.env,
 };
 
-export function buildProgram(ctx: Ctx): Command {
+/**
+ * The program, with the commands `argv` asks for: `plan list` registers `plan` and its `list` alone.
+ * Anything else (no command, an option first, `help`, a name no command has) registers them all, so
+ * help, usage errors and "did you mean" read as before.
+ */
+export async function buildProgram(ctx: Ctx, argv: readonly string[]): Promise<Command> {
   const program = new Command('agents')
     .description('Run AI-agent plans: strategize, execute in a sandbox, review the changeset, apply.')
     .version('0.1.0')
@@ -65,18 +80,17 @@ export function buildProgram(ctx: Ctx): Command {
     .configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr })
     .exitOverride();
 
-  const plan = commandGroup(program, ctx, 'plan', 'create, run, inspect, recover and apply plans').addHelpText(
-    'after',
-    '\nTypical flow:\n  agents plan create examples/add-license.yaml\n  agents plan run <id> --stream\n  agents plan diff <id>\n  agents plan apply <id>',
-  );
-  // A command left out of the order is still registered, after the others.
-  const unlisted = (Object.keys(PLAN_COMMANDS) as PlanCommand[]).filter((name) => !PLAN_HELP_ORDER.includes(name));
-  for (const name of [...PLAN_HELP_ORDER, ...unlisted]) PLAN_COMMANDS[name](plan, ctx);
-
-  registerConfig(program, ctx);
-  registerDemo(program, ctx);
-  registerMcp(program, ctx);
-  registerServe(program, ctx);
+  const [first, second] = argv;
+  const all = first !== 'plan' && !Object.hasOwn(TOP_COMMANDS, first ?? '');
+  if (all || first === 'plan') {
+    const plan = commandGroup(program, ctx, 'plan', 'create, run, inspect, recover and apply plans').addHelpText(
+      'after',
+      '\nTypical flow:\n  agents plan create examples/add-license.yaml\n  agents plan run <id> --stream\n  agents plan diff <id>\n  agents plan apply <id>',
+    );
+    const asked = PLAN_COMMANDS.filter(([key]) => typedName(key) === second);
+    for (const [key, commands] of asked.length > 0 ? asked : PLAN_COMMANDS) (await commands())[key](plan, ctx);
+  }
+  for (const [name, register] of Object.entries(TOP_COMMANDS)) if (all || name === first) (await register())(program, ctx);
   return program;
 }
 
@@ -95,7 +109,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       })),
   };
   try {
-    await buildProgram(ctx).parseAsync(argv, { from: 'user' });
+    await (await buildProgram(ctx, argv)).parseAsync(argv, { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
     // Usage errors, and a bad option value (--step 0): an action's own errors are rendered by runCommand.
