@@ -15,7 +15,7 @@ import { formatGitDiff } from '../../engine/changeset/diff';
 import { lineDiff, structuredHunks } from '../../engine/changeset/line-diff';
 import { netChanges } from '../../engine/changeset/net';
 import { reviewChanges } from '../../engine/changeset/review';
-import { checkpointsThrough, forkCheckpoints, forkUsage, manifestAt, materialiseCheckpoint, snapshotOfManifest } from '../../engine/checkpoints';
+import { checkpointsThrough, fillNewFolder, foldDeltas, forkCheckpoints, forkUsage } from '../../engine/checkpoints';
 import { parseDefinitionOfDone } from '../../engine/strategize-actor';
 import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { type LoadedPlanFile, loadPlanFile, loadProfile, parsePlanText, validatePlanFile } from '../plan-file';
@@ -266,8 +266,8 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
         const sandboxes = join(ctx.options.dataDir, SANDBOXES_FOLDER);
         const staging = join(sandboxes, `.fork-${newId()}`);
         try {
-          await materialiseCheckpoint(stores.checkpoints, ctx.objects, planId, atStep, staging);
-          const base = await snapshotOfManifest(manifestAt(stores.checkpoints, planId, atStep) ?? new Map(), staging);
+          // The chain read once: its deltas folded give the files, and the fill their stats (the sandbox's base).
+          const base = await fillNewFolder(foldDeltas(chain.map((c) => c.delta)), ctx.objects, staging);
           const by = request.by;
           const at = new Date().toISOString();
           const forkedFrom: ForkOrigin = { planId, atStep, checkpointAt: checkpoint.createdAt, by, at };

@@ -1,11 +1,6 @@
-import { lstat } from 'node:fs/promises';
-import path from 'node:path';
 import type { PlanUsage } from '../../../shared/agent';
 import { newId } from '../../../shared/ids';
-import type { TreeSnapshot } from '../sandbox/snapshot';
-import { mapLimit } from '../sandbox/walk';
 import type { StoredCheckpoint } from './checkpoint-store';
-import type { Manifest } from './manifest';
 
 /** How a fork names what it shares with its origin. */
 export interface ForkMapping {
@@ -57,20 +52,4 @@ export function forkCheckpoints(chain: readonly StoredCheckpoint[], mapping: For
       usage: forkUsage(c.usage, mapping) ?? null,
     };
   });
-}
-
-/**
- * The base of a sandbox just made from `manifest` (what hand edits and conflicts are measured
- * against), as snapshotTree would give it, without reading a file: the manifest has every hash, so
- * only the stats are new.
- */
-export async function snapshotOfManifest(manifest: Manifest, root: string): Promise<TreeSnapshot> {
-  const files = [...manifest].flatMap(([rel, entry]) => (entry.kind === 'file' && rel !== '.git' && !rel.startsWith('.git/') ? [[rel, entry.hash] as const] : []));
-  const snapshot: TreeSnapshot = new Map();
-  await mapLimit(files, 32, async ([rel, hash]) => {
-    const hashedAtMs = Date.now();
-    const stats = await lstat(path.join(root, ...rel.split('/')));
-    snapshot.set(rel, { hash, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, hashedAtMs });
-  });
-  return new Map([...snapshot].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

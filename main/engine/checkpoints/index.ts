@@ -8,7 +8,8 @@ import { materialise } from './restore';
 export type { CheckpointStore, RewindJournal, RewindOp, StoredCheckpoint } from './checkpoint-store';
 export { type Manifest, type ManifestDelta, type ManifestEntry, foldDeltas } from './manifest';
 export { OBJECT_GRACE_MS, ObjectStore } from './object-store';
-export { type ForkMapping, forkCheckpoints, forkUsage, snapshotOfManifest } from './fork';
+export { type ForkMapping, forkCheckpoints, forkUsage } from './fork';
+export { fillNewFolder } from './fill';
 export { applyRestore, materialise, planRestore } from './restore';
 
 /** The checkpoints of `planId` up to step `step`'s, oldest first; undefined when step `step` has none. */

@@ -54,10 +54,15 @@ export async function planRestore(root: string, target: Manifest): Promise<Resto
   return { ops, files: files.sort((a, b) => byPath(a.path, b.path)) };
 }
 
-/** Runs `body` with `dir` writable by its owner (a step may have made it read-only), then puts its mode back. */
-function inWritable<T>(dir: string, body: () => T): T {
+/**
+ * Runs `body` with `dir` writable by its owner (a step may have made it read-only), then puts its
+ * mode back. `writable`: folders known to be writable already, not looked at again; one found so is added.
+ */
+function inWritable<T>(dir: string, body: () => T, writable?: Set<string>): T {
+  if (writable?.has(dir)) return body();
   const stats = lstatSync(dir, { throwIfNoEntry: false });
   const mode = stats?.isDirectory() ? stats.mode & 0o7777 : null;
+  if (mode !== null && (mode & 0o700) === 0o700) writable?.add(dir);
   if (mode === null || (mode & 0o700) === 0o700) return body();
   chmodSync(dir, mode | 0o700);
   try {
@@ -95,8 +100,11 @@ function removeTree(absolute: string): void {
 export function applyRestore(root: string, ops: readonly RewindOp[], objects: ObjectStore, between?: () => void): void {
   const at = (rel: string) => path.join(root, ...rel.split('/'));
   const dirModes: [string, number][] = [];
-  // Folders known to be there, so a file's write does not make its folder again.
+  // Folders known to be there, so a file's write does not make its folder again; and those known
+  // writable, so 1,000 writes into 200 folders look at each folder's mode once (no operation but a
+  // removal, which forgets what it removed, changes a folder's mode before the end).
   const made = new Set<string>();
+  const writable = new Set<string>();
   const parentOf = (absolute: string) => {
     const dir = path.dirname(absolute);
     if (!made.has(dir)) {
@@ -105,12 +113,15 @@ export function applyRestore(root: string, ops: readonly RewindOp[], objects: Ob
     }
     return dir;
   };
+  const forget = (absolute: string) => {
+    for (const known of [made, writable]) for (const dir of known) if (dir === absolute || dir.startsWith(`${absolute}${path.sep}`)) known.delete(dir);
+  };
   for (const op of ops) {
     const absolute = at(op.path);
     switch (op.op) {
       case 'remove':
-        inWritable(path.dirname(absolute), () => removeTree(absolute));
-        made.clear();
+        inWritable(path.dirname(absolute), () => removeTree(absolute), writable);
+        forget(absolute);
         break;
       case 'mkdir':
         // Made writable for what goes in it; the recorded mode is set once everything is in.
@@ -118,9 +129,10 @@ export function applyRestore(root: string, ops: readonly RewindOp[], objects: Ob
         chmodSync(absolute, op.mode | 0o700);
         dirModes.push([absolute, op.mode]);
         made.add(absolute);
+        writable.add(absolute);
         break;
       case 'write':
-        inWritable(parentOf(absolute), () => objects.restore(op.hash, absolute, op.mode));
+        inWritable(parentOf(absolute), () => objects.restore(op.hash, absolute, op.mode), writable);
         break;
       case 'symlink': {
         const parent = parentOf(absolute);
@@ -133,7 +145,7 @@ export function applyRestore(root: string, ops: readonly RewindOp[], objects: Ob
             rmSync(temp, { force: true });
             throw error;
           }
-        });
+        }, writable);
         break;
       }
     }
