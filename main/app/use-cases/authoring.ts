@@ -14,7 +14,7 @@ import { addMcpServer, removeMcpServer } from '../mcp-settings';
 export function planAuthoring(ctx: PlanContext) {
   const { settings } = ctx.options;
 
-  const createFromLoaded = ({ plan, projectPath }: LoadedPlanFile): Plan => {
+  const createFromLoaded = ({ plan, projectPath, projectSource }: LoadedPlanFile): Plan => {
     const spec = agentSpecOf(plan.agent);
     const agent = spec && recordModel(spec, ctx.env, settings);
     const created = ctx.lifecycle.createPlan({
@@ -27,8 +27,10 @@ export function planAuthoring(ctx: PlanContext) {
       projectPath,
       verify: planVerify(plan, projectPath),
     });
-    // The plan file's MCP servers are kept with the plan: every run starts the same ones.
-    return plan.mcp ? ctx.lifecycle.update(created.id, { mcp: plan.mcp }) : created;
+    // The plan file's MCP servers are kept with the plan: every run starts the same ones. A git
+    // project is kept as its URL and ref; the worker that clones it records the base commit.
+    const source = projectSource ? { projectSource: { git: projectSource.git, ref: projectSource.ref ?? null, baseCommit: null } } : {};
+    return plan.mcp || projectSource ? ctx.lifecycle.update(created.id, { ...(plan.mcp ? { mcp: plan.mcp } : {}), ...source }) : created;
   };
 
   const settingsView = (): SettingsView => settings.view(ctx.env);

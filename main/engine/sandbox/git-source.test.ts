@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineError } from '../errors';
+import { classifyError } from '../error-recovery-service';
+import { cleanupTempDirs, tempDir } from '../tools/test-support';
+import { cloneGitSource, runGit } from './git-source';
+
+afterEach(cleanupTempDirs);
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' }).trim();
+
+/** A bare repository in a temp folder: main has two commits, tag v1 the first. */
+export function makeBareRepo(base: string): { bare: string; url: string; first: string; head: string } {
+  const work = path.join(base, 'work');
+  git(base, 'init', '-q', work);
+  writeFileSync(path.join(work, 'README.md'), '# Demo\n\nversion one\n');
+  git(work, 'add', '-A');
+  git(work, 'commit', '-qm', 'first');
+  git(work, 'tag', 'v1');
+  const first = git(work, 'rev-parse', 'HEAD');
+  writeFileSync(path.join(work, 'README.md'), '# Demo\n\nversion two\n');
+  writeFileSync(path.join(work, 'notes.txt'), 'notes\n');
+  git(work, 'commit', '-qam', 'second');
+  git(work, 'add', '-A');
+  git(work, 'commit', '-qm', 'notes');
+  const bare = path.join(base, 'origin.git');
+  git(base, 'clone', '-q', '--bare', work, bare);
+  return { bare, url: pathToFileURL(bare).href, first, head: git(bare, 'rev-parse', 'main') };
+}
+
+async function failure(promise: Promise<unknown>): Promise<EngineError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(EngineError);
+  return error as EngineError;
+}
+
+describe('cloneGitSource', () => {
+  it('clones a file:// repository at a branch, shallow, with its .git, and records the base commit', async () => {
+    const base = realpathSync(tempDir('agents-git-'));
+    const repo = makeBareRepo(base);
+    const dir = path.join(base, 'sandbox');
+    const { baseCommit } = await cloneGitSource({ git: repo.url, ref: 'main' }, dir);
+    expect(baseCommit).toBe(repo.head);
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain('version two');
+    expect(existsSync(path.join(dir, '.git'))).toBe(true);
+    expect(git(dir, 'rev-list', '--count', 'HEAD')).toBe('1');
+  });
+
+  it('clones at a tag, at a full commit id, at an abbreviated one, and at the default branch', async () => {
+    const base = realpathSync(tempDir('agents-git-'));
+    const repo = makeBareRepo(base);
+    const tag = await cloneGitSource({ git: repo.url, ref: 'v1' }, path.join(base, 'tag'));
+    expect(tag.baseCommit).toBe(repo.first);
+    expect(readFileSync(path.join(base, 'tag', 'README.md'), 'utf8')).toContain('version one');
+    expect(existsSync(path.join(base, 'tag', 'notes.txt'))).toBe(false);
+    expect((await cloneGitSource({ git: repo.url, ref: repo.first }, path.join(base, 'id'))).baseCommit).toBe(repo.first);
+    expect((await cloneGitSource({ git: repo.url, ref: repo.first.slice(0, 10) }, path.join(base, 'short'))).baseCommit).toBe(repo.first);
+    expect((await cloneGitSource({ git: repo.url, ref: null }, path.join(base, 'default'))).baseCommit).toBe(repo.head);
+  });
+
+  it('fails a URL that does not exist as project_unreachable, with a hint naming the URL, and leaves no folder', async () => {
+    const base = realpathSync(tempDir('agents-git-'));
+    const url = pathToFileURL(path.join(base, 'missing.git')).href;
+    const dir = path.join(base, 'sandbox');
+    const error = await failure(cloneGitSource({ git: url, ref: 'main' }, dir));
+    expect(error.category).toBe('project_unreachable');
+    expect(classifyError(error)).toBe('project_unreachable');
+    expect(error.message).toContain(`cannot clone ${url} at main`);
+    expect(error.details.hint).toContain(url);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('fails a ref the repository does not have, naming it', async () => {
+    const base = realpathSync(tempDir('agents-git-'));
+    const repo = makeBareRepo(base);
+    const error = await failure(cloneGitSource({ git: repo.url, ref: 'no-such-branch' }, path.join(base, 'sandbox')));
+    expect(error.category).toBe('project_unreachable');
+    expect(error.details.hint).toContain('the ref no-such-branch');
+  });
+
+  it('never shows the password of a URL, in the message, the hint or the clone', async () => {
+    const base = realpathSync(tempDir('agents-git-'));
+    // Port 1 refuses at once: the failure comes from git, with the URL in its words.
+    const error = await failure(cloneGitSource({ git: 'https://bob:s3cret@127.0.0.1:1/team/repo.git', ref: 'main' }, path.join(base, 'sandbox'), { timeoutMs: 20_000 }));
+    expect(error.category).toBe('project_unreachable');
+    expect(`${error.message} ${String(error.details.hint)} ${String(error.details.url)}`).not.toContain('s3cret');
+    expect(error.details.hint).toContain('https://bob@127.0.0.1:1/team/repo.git');
+  });
+
+  it('stops git at its timeout and never prompts for a credential', async () => {
+    const base = realpathSync(tempDir('agents-git-'));
+    const started = Date.now();
+    // A command that would wait forever on stdin (no prompt is possible: GIT_TERMINAL_PROMPT=0).
+    const error = await runGit(['hash-object', '--stdin'], { cwd: base, timeoutMs: 300 }).then(
+      () => null,
+      (e: unknown) => e as Error & { timedOut?: boolean },
+    );
+    expect(error?.timedOut).toBe(true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
