@@ -33,7 +33,6 @@ export function gitUrlProblem(url: string): string | null {
 export function refNameProblem(ref: string): string | null {
   if (ref === '' || ref === '@') return 'is not a ref name';
   if (ref.startsWith('-')) return 'must not start with "-"';
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
   if (ref.includes('..') || ref.includes('@{')) return 'must not contain ".." or "@{"';
   if (ref.startsWith('/') || ref.endsWith('/') || ref.includes('//')) return 'must not start or end with "/" or contain "//"';

@@ -1,35 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { refNameProblem } from '../../../shared/git-source';
 import { EngineError } from '../errors';
 import { classifyError } from '../error-recovery-service';
 import { cleanupTempDirs, tempDir } from '../tools/test-support';
+import { gitIn as git, makeBareRepo } from '../test-support/git-repos';
 import { cloneGitSource, runGit } from './git-source';
 
 afterEach(cleanupTempDirs);
-
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' }).trim();
-
-/** A bare repository in a temp folder: main has two commits, tag v1 the first. */
-export function makeBareRepo(base: string): { bare: string; url: string; first: string; head: string } {
-  const work = path.join(base, 'work');
-  git(base, 'init', '-q', work);
-  writeFileSync(path.join(work, 'README.md'), '# Demo\n\nversion one\n');
-  git(work, 'add', '-A');
-  git(work, 'commit', '-qm', 'first');
-  git(work, 'tag', 'v1');
-  const first = git(work, 'rev-parse', 'HEAD');
-  writeFileSync(path.join(work, 'README.md'), '# Demo\n\nversion two\n');
-  writeFileSync(path.join(work, 'notes.txt'), 'notes\n');
-  git(work, 'commit', '-qam', 'second');
-  git(work, 'add', '-A');
-  git(work, 'commit', '-qm', 'notes');
-  const bare = path.join(base, 'origin.git');
-  git(base, 'clone', '-q', '--bare', work, bare);
-  return { bare, url: pathToFileURL(bare).href, first, head: git(bare, 'rev-parse', 'main') };
-}
 
 async function failure(promise: Promise<unknown>): Promise<EngineError> {
   const error = await promise.then(
@@ -103,5 +84,21 @@ describe('cloneGitSource', () => {
     );
     expect(error?.timedOut).toBe(true);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('refNameProblem (shared/git-source.ts) follows git check-ref-format --allow-onelevel', () => {
+  const names = ['main', 'v1.2.3', 'feature/x-y_z', 'release/2026.12', 'HEAD', 'a.b', '0123abcd', 'x..y', 'a/.b', 'x.lock', 'a//b', '/a', 'a/', 'a.', '@', 'a@{1}', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[b', 'a\\b', 'tab\tx', 'ü-branch'];
+
+  it('agrees with git on every name', () => {
+    for (const name of names) {
+      let gitSays = true;
+      try {
+        execFileSync('git', ['check-ref-format', '--allow-onelevel', name], { stdio: 'ignore' });
+      } catch {
+        gitSays = false;
+      }
+      expect([name, refNameProblem(name) === null]).toEqual([name, gitSays]);
+    }
   });
 });
