@@ -145,6 +145,8 @@ export const ApplyResultSchema = z.object({
   /** Files with something still to apply; the plan stays in apply until none is left. */
   remaining: z.array(z.string()),
   complete: z.boolean(),
+  /** Applied to a new branch of the plan's git repository: its name, commit (null: not pushed) and URL. */
+  branch: z.object({ name: z.string(), commit: z.string().nullable(), url: z.string() }).optional(),
 });
 
 /** One line of a diff as the diff view draws it; a `note` says a side ends without a newline. */
