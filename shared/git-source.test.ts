@@ -44,6 +44,7 @@ describe('credentials never shown', () => {
     expect(redactUrl('https://bob:s3cret@host/r.git')).toBe('https://bob@host/r.git');
     expect(redactUrl('git@github.com:team/r.git')).toBe('git@github.com:team/r.git');
     expect(redactText("fatal: unable to access 'https://bob:s3cret@host/r.git/': refused")).toBe("fatal: unable to access 'https://bob:***@host/r.git/': refused");
-    expect(gitUrlProblem('https://bob:s3cret@host/r.git')).toBeNull();
+    expect(gitUrlProblem('https://bob:s3cret@host/r.git')).toBe('must not contain a password or token; use an SSH key or a git credential helper');
+    expect(gitUrlProblem('https://bob@host/r.git')).toBeNull();
   });
 });

@@ -21,6 +21,8 @@ export function gitUrlProblem(url: string): string | null {
   if (!SCHEMES.has(parsed.protocol)) return `scheme ${parsed.protocol.slice(0, -1)} is not one of file, https, ssh (or user@host:path)`;
   if (parsed.protocol === 'file:' ? parsed.pathname.length <= 1 : parsed.hostname === '') return 'names no repository';
   if (/\s/.test(url)) return 'must not contain spaces';
+  // Stored with the plan and shown to every console: a secret belongs in a credential helper.
+  if (parsed.password !== '') return 'must not contain a password or token; use an SSH key or a git credential helper';
   return null;
 }
 

@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cloneGitSource } from '../../engine/sandbox/git-source';
 import { gitIn as git, makeBareRepo } from '../../engine/test-support/git-repos';
 import { sandboxExecutorFactory } from '../executor-factory';
 import { planYaml } from '../test-support';
 import { planApplying } from './applying';
 import { planAuthoring } from './authoring';
+import { planFixing } from './fixing';
 import { planReading } from './reading';
 import { planRunning } from './running';
 import { useCaseHarness } from './test-support';
@@ -15,20 +16,43 @@ describe('applying a plan whose project is a git repository', () => {
   let h: ReturnType<typeof useCaseHarness>;
   afterEach(() => h.dispose());
 
-  /**
-   * A plan run on a clone of a file:// repository, then made what a worker leaves: no local
-   * project, the repository's URL, ref and base commit.
-   */
+  const gitPlanYaml = (url: string, ref = 'main') =>
+    planYaml('unused', { steps: 2 }).replace('project: "unused"', `project: { git: ${JSON.stringify(url)}, ref: ${ref} }`);
+  const running = () => planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
+
+  /** A plan from a file:// repository, run: its sandbox a clone, its base commit recorded. */
   const ranGitPlan = async () => {
     h = useCaseHarness();
     const repo = makeBareRepo(h.root);
-    const clone = path.join(h.root, 'worker-clone');
-    const { baseCommit } = await cloneGitSource({ git: repo.url, ref: 'main' }, clone);
-    const plan = planAuthoring(h.ctx).createFromContent({ content: planYaml(clone, { steps: 2 }) }, h.root);
-    await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id);
-    h.ctx.lifecycle.update(plan.id, { projectPath: null, projectSource: { git: repo.url, ref: 'main', baseCommit } });
-    return { repo, plan, baseCommit, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying) };
+    const plan = planAuthoring(h.ctx).createFromContent({ content: gitPlanYaml(repo.url) }, h.root);
+    await running().run(plan.id);
+    const ran = h.ctx.get(plan.id);
+    expect(ran.phase).toBe('apply');
+    expect(ran.projectSource).toEqual({ git: repo.url, ref: 'main', baseCommit: repo.head });
+    expect(existsSync(path.join(ran.sandboxRefs[0]!, '.git'))).toBe(true);
+    return { repo, plan, baseCommit: repo.head, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying) };
   };
+
+  it('fails a plan whose repository cannot be cloned as project_unreachable, with a hint naming the URL, and can be retried', async () => {
+    h = useCaseHarness();
+    const missing = path.join(h.root, 'later');
+    const url = pathToFileURL(path.join(missing, 'origin.git')).href;
+    const plan = planAuthoring(h.ctx).createFromContent({ content: gitPlanYaml(url) }, h.root);
+    const run = running();
+    await run.run(plan.id);
+    const failed = h.ctx.get(plan.id);
+    expect(failed.processingState).toBe('errored');
+    expect(failed.errorDetails).toMatchObject({ category: 'project_unreachable', next: { action: 'retry' } });
+    expect(failed.errorMessage).toContain(`cannot clone ${url} at main: `);
+    expect(String(failed.errorDetails.hint)).toContain(url);
+    expect(failed.sandboxRefs).toEqual([]);
+
+    // The repository appears: a retry clones it and runs the plan.
+    mkdirSync(missing);
+    const repo = makeBareRepo(missing);
+    await planFixing(h.ctx, h.runs, run.run, h.verifying).retry(plan.id);
+    expect(h.ctx.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', projectSource: { baseCommit: repo.head } });
+  });
 
   it('keeps a plan file\'s { git, ref } as the plan\'s project source, with no folder', () => {
     h = useCaseHarness();

@@ -7,7 +7,7 @@ import { inProcessCli } from '../test-support';
 const step = '  - step: Write a file\n    tools:\n      - tool: file.write\n        args: { path: "out/1.txt", content: "1" }';
 
 describe('agents plan apply --project and --branch, and plans from a git repository', () => {
-  it('creates a plan whose project is a git repository, and refuses a URL scheme it does not fetch in one line', async () => {
+  it('runs a plan from a file:// repository, applies it to a new branch and to a clone, and refuses a URL scheme it does not fetch in one line', async () => {
     const { home, agents } = inProcessCli();
     const repo = makeBareRepo(home);
     const file = join(home, 'team.yaml');
@@ -16,6 +16,27 @@ describe('agents plan apply --project and --branch, and plans from a git reposit
     expect(created.code, created.stderr).toBe(0);
     const shown = JSON.parse((await agents('plan', 'show', created.stdout.trim(), '--json')).stdout) as { projectPath: string | null; projectSource?: unknown };
     expect(shown).toMatchObject({ projectPath: null, projectSource: { git: repo.url, ref: 'main', baseCommit: null } });
+
+    const id = created.stdout.trim();
+    expect((await agents('plan', 'run', id)).code).toBe(0);
+    const noTarget = await agents('plan', 'apply', id);
+    expect(noTarget.code).toBe(2);
+    expect(noTarget.stderr).toContain(`project: plan ${id}'s project is the git repository ${repo.url}: give --project DIR (a local clone) or --branch NAME`);
+    const taken = await agents('plan', 'apply', id, '--branch', 'main');
+    expect([taken.code, taken.stderr.trim()]).toEqual([2, `error: --branch: ${repo.url} has a branch main already; choose another name`]);
+    const pushed = await agents('plan', 'apply', id, '--branch', 'agents/team');
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toMatch(new RegExp(`^applied 1 file to branch agents/team of ${repo.url} \\(commit [0-9a-f]{12}\\)\n$`));
+    expect(git(repo.bare, 'show', 'agents/team:out/1.txt')).toBe('1');
+
+    // A second plan of the same repository, into the operator's clone.
+    const second = (await agents('plan', 'create', file)).stdout.trim();
+    expect((await agents('plan', 'run', second)).code).toBe(0);
+    const mine = join(home, 'mine');
+    git(home, 'clone', '-q', repo.url, mine);
+    const applied = await agents('plan', 'apply', second, '--project', mine);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(readFileSync(join(mine, 'out/1.txt'), 'utf8')).toBe('1');
 
     writeFileSync(file, `name: team\nproject: { git: "http://git.example/r.git", ref: main }\ndefinitionOfDone:\n${step}\n`);
     const refused = await agents('plan', 'create', file);
