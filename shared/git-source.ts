@@ -87,3 +87,10 @@ export function redactUrl(url: string): string {
 export function redactText(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi, '$1:***@');
 }
+
+/** How a plan's project reads in a list or a summary: its folder, or its repository, ref and base commit. */
+export function projectLabel(plan: { projectPath: string | null; projectSource?: PlanGitSource | null }): string | null {
+  if (plan.projectPath !== null || !plan.projectSource) return plan.projectPath;
+  const { git, ref, baseCommit } = plan.projectSource;
+  return `${redactUrl(git)} at ${ref ?? 'its default branch'}${baseCommit ? ` (${baseCommit.slice(0, 12)})` : ''}`;
+}

@@ -25,12 +25,12 @@ export function planAuthoring(ctx: PlanContext) {
       invariants: plan.invariants,
       automationProfile: resolveProfile(plan.automationProfile),
       projectPath,
+      // A git project: its URL and ref; the run that clones it records the base commit.
+      projectSource: projectSource && { git: projectSource.git, ref: projectSource.ref ?? null, baseCommit: null },
       verify: planVerify(plan, projectPath),
     });
-    // The plan file's MCP servers are kept with the plan: every run starts the same ones. A git
-    // project is kept as its URL and ref; the worker that clones it records the base commit.
-    const source = projectSource ? { projectSource: { git: projectSource.git, ref: projectSource.ref ?? null, baseCommit: null } } : {};
-    return plan.mcp || projectSource ? ctx.lifecycle.update(created.id, { ...(plan.mcp ? { mcp: plan.mcp } : {}), ...source }) : created;
+    // The plan file's MCP servers are kept with the plan: every run starts the same ones.
+    return plan.mcp ? ctx.lifecycle.update(created.id, { mcp: plan.mcp }) : created;
   };
 
   const settingsView = (): SettingsView => settings.view(ctx.env);

@@ -19,6 +19,7 @@ describe('agents plan apply --project and --branch, and plans from a git reposit
 
     const id = created.stdout.trim();
     expect((await agents('plan', 'run', id)).code).toBe(0);
+    expect((await agents('plan', 'show', id)).stdout).toContain(`project:    ${repo.url} at main (${repo.head.slice(0, 12)})`);
     const noTarget = await agents('plan', 'apply', id);
     expect(noTarget.code).toBe(2);
     expect(noTarget.stderr).toContain(`project: plan ${id}'s project is the git repository ${repo.url}: give --project DIR (a local clone) or --branch NAME`);

@@ -7,7 +7,7 @@ import { EngineError } from '../errors';
 import { cloneGitSource } from '../sandbox/git-source';
 import { gitIn as git, makeBareRepo } from '../test-support/git-repos';
 import { cleanupTempDirs, harness, tempDir } from '../tools/test-support';
-import { applyToBranch, applyToClone, operatorAuthor } from './apply-git';
+import { applyToBranch, applyToClone, operatorAuthor, sameRepository } from './apply-git';
 import { reviewNet } from './review';
 
 afterEach(cleanupTempDirs);
@@ -77,6 +77,15 @@ describe('applyToClone', () => {
     git(base, 'init', '-q', other);
     const stranger = await rejection(applyToClone(other, source, reviewed, []));
     expect(stranger.message).toContain(`${other} is not a clone of ${repo.url}: no remote has that URL and it lacks commit ${source.baseCommit}`);
+  });
+});
+
+describe('sameRepository', () => {
+  it('matches one repository however its URL is spelled, and no other', () => {
+    expect(sameRepository('git@github.com:team/demo.git', 'ssh://git@github.com/team/demo')).toBe(true);
+    expect(sameRepository('https://host/team/demo.git/', 'https://host/team/demo')).toBe(true);
+    expect(sameRepository('file:///srv/git/demo.git', '/srv/git/demo.git')).toBe(true);
+    expect(sameRepository('https://host/team/demo.git', 'https://host/team/other.git')).toBe(false);
   });
 });
 

@@ -6,11 +6,15 @@ import { type PlanGitSource, redactUrl, refNameProblem } from '../../../shared/g
 import { cloneGitSource, GitCommandError, runGit, unreachable } from '../sandbox/git-source';
 import { type AppliedRecord, applyReviewed, type ReviewApplyResult, type Reviewed, type ReviewSelection } from './review';
 
-/** The same repository whatever the spelling: no trailing slash or `.git`, no credentials, `file://` as its path. */
-function sameRepository(a: string, b: string): boolean {
+const SCP_LIKE = /^([A-Za-z0-9._-]+@[A-Za-z0-9.-]+):(?!\/\/)(.*)$/;
+
+/** The same repository whatever the spelling: no trailing slash or `.git`, no credentials, `file://` as its path, scp-like as ssh://. */
+export function sameRepository(a: string, b: string): boolean {
   const norm = (url: string) => {
     let u = redactUrl(url.trim());
     if (u.startsWith('file://')) u = decodeURIComponent(u.slice('file://'.length));
+    const scp = SCP_LIKE.exec(u);
+    if (scp) u = `ssh://${scp[1]}/${scp[2].replace(/^\/+/, '')}`;
     return u.replace(/\/+$/, '').replace(/\.git$/, '').replace(/\/+$/, '');
   };
   return norm(a) === norm(b);
