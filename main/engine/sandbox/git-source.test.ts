@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { type AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -74,7 +76,22 @@ describe('cloneGitSource', () => {
     expect(error.details.hint).toContain('https://bob@127.0.0.1:1/team/repo.git');
   });
 
-  it('stops git at its timeout and never prompts for a credential', async () => {
+  it('fails at once where a server asks for a credential, instead of prompting for one', async () => {
+    const server = createServer((_req, res) => res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const base = realpathSync(tempDir('agents-git-'));
+      const url = `http://127.0.0.1:${port}/team/private.git`;
+      const error = await failure(cloneGitSource({ git: url, ref: 'main' }, path.join(base, 'sandbox'), { timeoutMs: 20_000 }));
+      expect(error.category).toBe('project_unreachable');
+      expect(error.message).toMatch(/terminal prompts disabled|Authentication failed|could not read Username/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('stops git at its timeout', async () => {
     const base = realpathSync(tempDir('agents-git-'));
     const started = Date.now();
     // A command that would wait forever on stdin (no prompt is possible: GIT_TERMINAL_PROMPT=0).

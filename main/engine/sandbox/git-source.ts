@@ -33,8 +33,10 @@ const firstLine = (text: string) =>
     .at(-1) ?? '';
 
 /**
- * Runs git as a subprocess that never asks: no terminal prompt, no askpass program, ssh in batch
- * mode, so a missing credential is a failure now rather than a worker hung on a prompt.
+ * Runs git as a subprocess that never asks: no terminal prompt, no askpass program, and in a
+ * session of its own (no controlling terminal, where ssh would ask for a passphrase or a host key),
+ * so a missing credential is a failure now rather than a worker hung on a prompt. The operator's
+ * own ssh settings (keys, agent, core.sshCommand) still apply.
  */
 export function runGit(args: readonly string[], options: GitOptions = {}): Promise<string> {
   const env: NodeJS.ProcessEnv = {
@@ -43,7 +45,6 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
     GIT_ASKPASS: '',
     SSH_ASKPASS: '',
     GCM_INTERACTIVE: 'never',
-    GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes',
     LC_ALL: 'C',
     ...options.env,
   };
@@ -51,7 +52,7 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
     execFile(
       'git',
       args,
-      { cwd: options.cwd, env, timeout: options.timeoutMs ?? GIT_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      { cwd: options.cwd, env, detached: true, windowsHide: true, timeout: options.timeoutMs ?? GIT_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
         const timedOut = error.killed === true || (error as { signal?: string }).signal === 'SIGKILL';
