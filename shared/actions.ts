@@ -16,6 +16,8 @@ import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongP
 export interface PlanFacts extends PlanStanding {
   id: string;
   projectPath: string | null;
+  /** The project is a git repository (team mode): apply writes to a clone or a new branch of it. */
+  gitProject?: boolean;
   /** An agent plan: a model proposes its steps and can correct one. */
   agent: boolean;
   /** A run holds the plan: a process is running it (this one or another), or its state says so. */
@@ -43,9 +45,9 @@ export interface PlanFacts extends PlanStanding {
 }
 
 /** The facts read off the plan itself, as the engine and the console both see them. */
-export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'agent' | 'hasTree' | 'checks' | 'rewindPending'> {
+export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'gitProject' | 'agent' | 'hasTree' | 'checks' | 'rewindPending'> {
   const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
-  return { id, phase, processingState, waitingFor, errorDetails, projectPath, agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
+  return { id, phase, processingState, waitingFor, errorDetails, projectPath, gitProject: Boolean(plan.projectSource), agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
 }
 
 /** The step an unfinished rewind of the plan goes back to before, as the plan records a rewind that failed; null when there is none. */
@@ -246,7 +248,7 @@ export const ACTIONS = {
     allowed: (p) => {
       const states: ProcessingState[] = ['queued', 'errored'];
       if (p.phase !== 'apply' || !states.includes(p.processingState)) return refuse(wrongPhaseMessage(p, 'apply', 'apply', states), 'wrong_phase');
-      if (p.projectPath === null) return refuse(`plan ${p.id} has no project directory to apply to`, 'no_project');
+      if (p.projectPath === null && !p.gitProject) return refuse(`plan ${p.id} has no project directory to apply to`, 'no_project');
       return checksFailed(p.checks) ? { allowed: true, confirm: failedChecksReason(p) } : ALLOWED;
     },
     confirmedBy: 'acceptFailedChecks',

@@ -5,6 +5,7 @@ import { allowedByName, McpCallInfoSchema, McpConfigSchema } from './mcp';
 import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
 import { ForkOriginSchema, ForkRefSchema, RewindRecordSchema } from './checkpoints';
 import { RejectedHunkSchema } from './review-feedback';
+import { GitSourceSchema, PlanGitSourceSchema } from './git-source';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
 export const PhaseSchema = z.enum(PHASES);
@@ -144,6 +145,8 @@ export const ApplyResultSchema = z.object({
   /** Files with something still to apply; the plan stays in apply until none is left. */
   remaining: z.array(z.string()),
   complete: z.boolean(),
+  /** Applied to a new branch of the plan's git repository: its name, commit (null: not pushed) and URL. */
+  branch: z.object({ name: z.string(), commit: z.string().nullable(), url: z.string() }).optional(),
 });
 
 /** One line of a diff as the diff view draws it; a `note` says a side ends without a newline. */
@@ -280,7 +283,8 @@ export const PlanFileSchema = z
   .object({
     name: nonEmpty.max(200),
     description: z.string().default(''),
-    project: z.string().optional(),
+    /** A folder (relative to the plan file), or a git repository a worker clones: `{ git: URL, ref: main }`. */
+    project: z.union([z.string(), GitSourceSchema]).optional(),
     automationProfile: ProfileRefSchema.optional(),
     invariants: z.array(z.string()).default([]),
     definitionOfDone: DefinitionOfDoneSchema,
@@ -321,6 +325,8 @@ export const PlanSchema = z.object({
   automationProfile: AutomationProfileSchema,
   /** Absolute path of the project directory the plan works on, if any. */
   projectPath: z.string().nullable(),
+  /** In team mode, the git repository the plan's sandbox is cloned from (then projectPath is null). */
+  projectSource: PlanGitSourceSchema.nullable().optional(),
   phase: PhaseSchema,
   processingState: ProcessingStateSchema,
   decisionRootId: z.string().nullable(),
@@ -426,6 +432,8 @@ export const ERROR_CATEGORIES = [
   'budget',
   /** A check of the plan failed in its sandbox (README.md, "Verify"): apply needs the operator's confirmation. */
   'verification',
+  /** The plan's git repository could not be cloned or fetched (its URL, ref, keys or network). */
+  'project_unreachable',
 ] as const;
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES);
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;

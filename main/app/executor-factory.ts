@@ -9,6 +9,7 @@ import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import { PlanExecutor } from '../engine/plan-executor';
 import { createSandbox } from '../engine/sandbox/sandbox';
+import { cloneGitSource } from '../engine/sandbox/git-source';
 import { ToolRunner } from '../engine/tool-runner';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { mcpServersOf } from './mcp-settings';
@@ -57,6 +58,11 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
       mkdirSync(sandboxesDir, { recursive: true, mode: 0o700 });
       if (plan.projectPath) {
         sandboxRoot = await createSandbox(plan.projectPath, sandboxesDir, planId, { maxBytes: options.maxProjectBytes ?? DEFAULT_MAX_PROJECT_BYTES });
+      } else if (plan.projectSource) {
+        // A git project: the sandbox is a clone at its ref, and the commit it starts from is the plan's base.
+        sandboxRoot = join(sandboxesDir, planId);
+        const { baseCommit } = await cloneGitSource(plan.projectSource, sandboxRoot);
+        lifecycle.update(planId, { projectSource: { ...plan.projectSource, baseCommit } });
       } else {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });

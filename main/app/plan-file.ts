@@ -17,6 +17,7 @@ import {
   type ToolCallSpec,
 } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
+import type { GitSource } from '../../shared/git-source';
 import { normalizeCheck, type PlanVerify, ProjectVerifySchema } from '../../shared/checks';
 import { checkProjectDir, type ProjectPolicy, resolveProjectDir } from './project-policy';
 
@@ -37,6 +38,8 @@ export interface LoadedPlanFile {
   plan: PlanFile;
   /** Absolute project directory, when the plan names one. */
   projectPath: string | null;
+  /** The git repository a worker clones, when the plan names one (`project: { git, ref }`) instead of a folder. */
+  projectSource: GitSource | null;
 }
 
 /** Reads and checks a plan file (YAML or JSON) as execute would run it; see validatePlanFile. */
@@ -228,5 +231,7 @@ export function validatePlanFile(
   throwProblems(problems);
   const plan = parsed.data as PlanFile;
   if (profile !== undefined) plan.automationProfile = profile;
-  return { plan, projectPath: project?.path ?? null };
+  // --project names a folder, and a folder wins over the file's git source.
+  const projectSource = overrides.project === undefined && typeof plan.project === 'object' ? plan.project : null;
+  return { plan, projectPath: project?.path ?? null, projectSource };
 }

@@ -4,6 +4,7 @@ import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolIn
 import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
+import { projectLabel } from '../../shared/git-source';
 import { formatNextSteps, nextCommand } from './next-steps';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
@@ -45,7 +46,7 @@ export function formatPlan(
     `${plan.name}  (${plan.id})`,
     `  status:     ${statusLabel(plan)}`,
     `  profile:    ${plan.automationProfile.name} (${describeProfile(plan.automationProfile)})`,
-    `  project:    ${plan.projectPath ?? '(none)'}`,
+    `  project:    ${projectLabel(plan) ?? '(none)'}`,
     `  sandbox:    ${plan.sandboxRefs.join(', ') || '(none yet)'}`,
     `  changeset:  ${plan.changesetId ?? '(none yet)'}`,
     `  created:    ${plan.createdAt}`,

@@ -48,6 +48,11 @@ export const CATEGORY_POLICIES: Record<ErrorCategory, CategoryPolicy> = {
     action: 'correct',
     hint: 'A check failed in the sandbox. Fix the cause and run the checks again, ask the agent to fix it, or apply anyway once you have read the output.',
   },
+  project_unreachable: {
+    retriable: false,
+    action: 'retry',
+    hint: "The plan's git repository could not be cloned. Check its URL and ref, and that this machine can reach it (network, SSH key, credential helper), then retry.",
+  },
   invariant: { retriable: false, action: 'edit_step', hint: "The step breaks a project invariant (.agents/invariants.yaml). Edit the step's calls, skip it, or replan." },
 };
 

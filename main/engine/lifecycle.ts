@@ -36,6 +36,8 @@ export interface NewPlan {
   invariants?: string[];
   automationProfile: AutomationProfile;
   projectPath?: string | null;
+  /** A git project (team mode), in place of projectPath. */
+  projectSource?: Plan['projectSource'];
   agent?: Plan['agent'];
   verify?: Plan['verify'];
 }
@@ -104,6 +106,7 @@ export class PlanLifecycleService {
       waitingFor: null,
       projectInvariants: null,
       ...(input.agent ? { agent: input.agent } : {}),
+      ...(input.projectSource ? { projectSource: input.projectSource } : {}),
       ...(input.verify ? { verify: input.verify } : {}),
       createdAt: now,
       updatedAt: now,

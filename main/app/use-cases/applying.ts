@@ -2,7 +2,7 @@ import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
 import { declinedHunks } from '../../../shared/review-feedback';
 import type { ReviewFile } from '../../engine/changeset/review';
-import { applyReviewed, remainingAfter, reviewNet } from '../../engine/changeset/review';
+import { remainingAfter, reviewNet } from '../../engine/changeset/review';
 import { removeSandbox } from '../../engine/sandbox/sandbox';
 import { refuseProtected } from '../sandbox-guards';
 import type { PlanContext } from './plan-context';
@@ -13,6 +13,7 @@ import type { PlanVerifying } from './verifying';
 import { testGate } from './test-gate';
 import { clearRewindFailure, collectUnreferencedObjects } from './checkpoints';
 import type { StreamCallback } from '../../../shared/events';
+import { applyAtTarget, type ApplyTarget, checkTarget, type TargetResult } from './apply-target';
 
 export interface ApplyResult {
   planId: string;
@@ -23,9 +24,11 @@ export interface ApplyResult {
   remaining: string[];
   /** True when nothing is left: the plan is complete. */
   complete: boolean;
+  /** With `branch`: the branch pushed, and its commit (null when a conflict stopped it). */
+  branch?: TargetResult['branch'];
 }
 
-export interface ApplyOptions {
+export interface ApplyOptions extends ApplyTarget {
   paths?: string[];
   hunks?: Record<string, number[]>;
   force?: boolean;
@@ -78,8 +81,8 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
     let plan = guard.requireHeld('apply', planId);
     // A test acts from another process here, while the plan is held.
     testGate(ctx.env, 'AGENTS_TEST_APPLY_GATE');
-    // The rule asks for a project directory.
-    const projectPath = plan.projectPath as string;
+    // The rule asks for a project directory or a git project; a git project, for a target.
+    checkTarget(plan, options);
     await ctx.captureHandEdits(plan);
     // Verdicts the sandbox outdated (an edit, just now or before) are not applied on: the checks run again first.
     plan = await verifying.verifyIfStale(ctx.get(planId), options.streamCallback);
@@ -91,15 +94,18 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
       plan,
       reviewed.map((r) => r.file),
     );
-    const result = await applyReviewed(projectPath, reviewed, applied, { ...options, ...leaveOutDeclined(plan, reviewed.map((r) => r.file), options) });
+    const selection = { paths: options.paths, hunks: options.hunks, force: options.force, ...leaveOutDeclined(plan, reviewed.map((r) => r.file), options) };
+    const fromBase = () => reviewNet(reading.changeEntries(planId), []);
+    const result = await applyAtTarget(plan, reviewed, applied, fromBase, selection, options);
+    const branch = result.branch ? { branch: result.branch } : {};
     if (result.conflicts.length > 0 && !options.force) {
-      const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false };
+      const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false, ...branch };
       ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
       return outcome;
     }
     stores.applied.record(planId, result.records);
     const remaining = remainingAfter(reviewed, result.records);
-    const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0 };
+    const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0, ...branch };
     if (plan.processingState === 'errored') lifecycle.reset(planId);
     const totals = { applied: stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
     if (remaining.length === 0) {

@@ -14,7 +14,7 @@ import { addMcpServer, removeMcpServer } from '../mcp-settings';
 export function planAuthoring(ctx: PlanContext) {
   const { settings } = ctx.options;
 
-  const createFromLoaded = ({ plan, projectPath }: LoadedPlanFile): Plan => {
+  const createFromLoaded = ({ plan, projectPath, projectSource }: LoadedPlanFile): Plan => {
     const spec = agentSpecOf(plan.agent);
     const agent = spec && recordModel(spec, ctx.env, settings);
     const created = ctx.lifecycle.createPlan({
@@ -25,6 +25,8 @@ export function planAuthoring(ctx: PlanContext) {
       invariants: plan.invariants,
       automationProfile: resolveProfile(plan.automationProfile),
       projectPath,
+      // A git project: its URL and ref; the run that clones it records the base commit.
+      projectSource: projectSource && { git: projectSource.git, ref: projectSource.ref ?? null, baseCommit: null },
       verify: planVerify(plan, projectPath),
     });
     // The plan file's MCP servers are kept with the plan: every run starts the same ones.

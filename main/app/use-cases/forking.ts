@@ -285,6 +285,7 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
               invariants: origin.invariants,
               automationProfile: profile,
               projectPath: origin.projectPath,
+              projectSource: origin.projectSource,
               verify: origin.verify,
             });
             const { copies, ids, sharedIds, root, shared } = copyDecisions(origin, created.id, atStep, checkpoint.createdAt, checkpoint.decisions, replacement);

@@ -29,13 +29,16 @@ export const planApplyCommands = {
       .option('--hunks <file:n,m...>', 'apply only these hunks of a file (numbered as agents plan diff shows them), e.g. README.md:1,3')
       .option('--force', "write every selected file as the review shows it, over the project's own changes")
       .option('--accept-failed-checks', "apply although a check failed (agents plan checks shows which, and why)")
+      .option('--project <dir>', "write into this folder instead, e.g. a local clone of the plan's git repository (conflicts checked against the plan's base)")
+      .option('--branch <name>', "commit the changes to a new branch of the plan's git repository, at its base commit, and push it")
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: { path?: string[]; hunks?: string[]; force?: boolean; acceptFailedChecks?: boolean; stream?: boolean; json?: boolean }) => {
+        runCommand(ctx, async (id: string, opts: { path?: string[]; hunks?: string[]; force?: boolean; acceptFailedChecks?: boolean; project?: string; branch?: string; stream?: boolean; json?: boolean }) => {
           // Stale checks run again before apply: --stream shows them as they run.
           const printer = opts.stream ? (e: StreamEvent) => ctx.io.stdout(opts.json ? `${JSON.stringify(e)}\n` : `${eventText(e, () => undefined).text}\n`) : undefined;
-          const result = await ctx.app().service.apply(id, { paths: opts.path, hunks: hunksByFile(opts.hunks), force: opts.force, acceptFailedChecks: opts.acceptFailedChecks, streamCallback: printer });
+          const target = { project: opts.project, branch: opts.branch };
+          const result = await ctx.app().service.apply(id, { paths: opts.path, hunks: hunksByFile(opts.hunks), force: opts.force, acceptFailedChecks: opts.acceptFailedChecks, ...target, streamCallback: printer });
           const { applied, skipped, remaining, conflicts } = result;
           const print = () => {
             for (const c of conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);
@@ -43,7 +46,8 @@ export const planApplyCommands = {
               ctx.io.stderr('nothing was written; resolve the conflicts, or use --force to write the files as the review shows them\n');
               return;
             }
-            ctx.io.stdout(`applied ${plural(applied.length, 'file')}${skipped.length ? `, skipped ${skipped.length}` : ''}\n`);
+            const where = result.branch?.commit ? ` to branch ${result.branch.name} of ${result.branch.url} (commit ${result.branch.commit.slice(0, 12)})` : opts.project ? ` into ${opts.project}` : '';
+            ctx.io.stdout(`applied ${plural(applied.length, 'file')}${where}${skipped.length ? `, skipped ${skipped.length}` : ''}\n`);
             if (remaining.length > 0) {
               ctx.io.stdout(`${plural(remaining.length, 'file')} ${remaining.length === 1 ? 'remains' : 'remain'}: agents plan apply ${id} to apply them, agents plan discard ${id} to drop them\n`);
             }

@@ -1,5 +1,6 @@
 import type { Plan } from '../../../shared/domain';
 import { isRunnable } from '../../../shared/actions';
+import { projectLabel } from '../../../shared/git-source';
 
 /** The definition of done as the operator wrote it: a markdown list as one string, or steps. */
 function DoneSteps({ definition }: { definition: Plan['definitionOfDone'] }) {
@@ -70,7 +71,7 @@ export function PlanDefinition({ plan }: { plan: Plan }) {
         </div>
         <div>
           <dt id="definition-project">Project</dt>
-          <dd aria-labelledby="definition-project">{plan.projectPath ? <code>{plan.projectPath}</code> : <span className="muted">None: the plan works in an empty sandbox</span>}</dd>
+          <dd aria-labelledby="definition-project">{projectLabel(plan) ? <code>{projectLabel(plan)}</code> : <span className="muted">None: the plan works in an empty sandbox</span>}</dd>
         </div>
       </dl>
     </section>
