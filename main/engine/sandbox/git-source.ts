@@ -48,11 +48,13 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
     LC_ALL: 'C',
     ...options.env,
   };
+  // execFile passes `detached` on to spawn, though its options type leaves it out.
+  const spawnOptions = { cwd: options.cwd, env, detached: true, windowsHide: true, timeout: options.timeoutMs ?? GIT_TIMEOUT_MS, killSignal: 'SIGKILL' as const, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' as const };
   return new Promise((resolve, reject) => {
     execFile(
       'git',
       args,
-      { cwd: options.cwd, env, detached: true, windowsHide: true, timeout: options.timeoutMs ?? GIT_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      spawnOptions,
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
         const timedOut = error.killed === true || (error as { signal?: string }).signal === 'SIGKILL';
