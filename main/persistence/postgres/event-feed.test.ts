@@ -120,6 +120,38 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PgEventFeed'), () => {
     expect((drop as { error: string }).error).toMatch(/terminat/i);
   });
 
+  it("delivers every plan's new events to a team-wide subscriber, plans made later from their first, across a reconnect", async () => {
+    const { feed, writer, statuses } = await setup({ backoffMs: { initial: 1000, max: 1000 } });
+    await append(writer, '01OLD', 3);
+    await append(writer, '01RESUMED', 4);
+    const events: StreamEvent[] = [];
+    const stop = await feed.subscribeAll((event) => events.push(event), new Map([['01RESUMED', 2]]));
+    await append(writer, '01OLD', 2);
+    await append(writer, '01NEW', 2);
+    const got = (planId: string) => seqsOf(events.filter((e) => e.planId === planId));
+    await waitFor('the first events', () => events.length === 6);
+    expect(got('01OLD')).toEqual([4, 5]);
+    expect(got('01RESUMED')).toEqual([3, 4]);
+    expect(got('01NEW')).toEqual([1, 2]);
+
+    // A plan begun while the listener is down is caught up once it is back.
+    const admin = new pg.Client({ connectionString: db.url() });
+    await admin.connect();
+    cleanup.push(() => admin.end());
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agents event feed'");
+    await waitFor('the drop', () => statuses.some((s) => s.state === 'disconnected'));
+    await append(writer, '01WHILE_DOWN', 3);
+    await append(writer, '01OLD', 1);
+    expect(feed.connected).toBe(false);
+    await waitFor('the catch-up', () => events.length === 10);
+    expect(got('01WHILE_DOWN')).toEqual([1, 2, 3]);
+    expect(got('01OLD')).toEqual([4, 5, 6]);
+    stop();
+    await append(writer, '01OLD', 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(events).toHaveLength(10);
+  });
+
   it('delivers 5,000 events appended fast by two processes to two plans, all and in order', async () => {
     const { feed, writer } = await setup();
     const second = await openPostgresStores(db.url());

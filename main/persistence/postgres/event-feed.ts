@@ -31,6 +31,13 @@ interface Subscription {
   closed: boolean;
 }
 
+/** A subscription to every plan: one Subscription per plan, made when the plan is first seen. */
+interface AllSubscription {
+  plans: Map<string, Subscription>;
+  listener: (event: StreamEvent) => void;
+  closed: boolean;
+}
+
 /**
  * Each plan's events, live, for consoles and `plan run` in team mode: one dedicated LISTEN
  * connection (not from the pool) hears that a plan has new events, and each subscription reads
@@ -42,6 +49,7 @@ interface Subscription {
 export class PgEventFeed {
   private client: pg.Client | undefined;
   private readonly subscriptions = new Set<Subscription>();
+  private readonly everyPlan = new Set<AllSubscription>();
   private stopped = false;
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -81,12 +89,33 @@ export class PgEventFeed {
     };
   }
 
+  /**
+   * Delivers every plan's new events (a console listing the whole team's plans): those after
+   * `from`'s seq for the plans it names, after the last stored seq for other plans stored now,
+   * and all of any plan that has none yet. Each plan's in seq order, once each.
+   */
+  async subscribeAll(listener: (event: StreamEvent) => void, from: ReadonlyMap<string, number> = new Map()): Promise<() => void> {
+    const group: AllSubscription = { plans: new Map(), listener, closed: false };
+    for (const [planId, last] of await this.log.lastSeqs()) this.planOf(group, planId, from.get(planId) ?? last);
+    for (const [planId, afterSeq] of from) this.planOf(group, planId, afterSeq);
+    this.everyPlan.add(group);
+    // Whatever committed while the seqs above were read was announced to nobody: look again.
+    await this.resync(group);
+    return () => {
+      group.closed = true;
+      for (const sub of group.plans.values()) sub.closed = true;
+      this.everyPlan.delete(group);
+    };
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.checkTimer);
     for (const sub of this.subscriptions) sub.closed = true;
     this.subscriptions.clear();
+    for (const group of this.everyPlan) for (const sub of group.plans.values()) sub.closed = true;
+    this.everyPlan.clear();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});
@@ -122,6 +151,29 @@ export class PgEventFeed {
     this.checkTimer.unref();
     // Whatever committed while there was no listener is read now.
     for (const sub of this.subscriptions) void this.pump(sub);
+    for (const group of this.everyPlan) void this.resync(group);
+  }
+
+  private planOf(group: AllSubscription, planId: string, afterSeq = 0): Subscription {
+    let sub = group.plans.get(planId);
+    if (!sub) {
+      sub = { planId, lastSeq: afterSeq, listener: group.listener, pumping: false, again: false, closed: group.closed };
+      group.plans.set(planId, sub);
+    }
+    return sub;
+  }
+
+  /** Reads every plan's last seq and catches up the plans that moved (or are new) since the group last heard. */
+  private async resync(group: AllSubscription): Promise<void> {
+    try {
+      for (const [planId, last] of await this.log.lastSeqs()) {
+        const sub = this.planOf(group, planId);
+        if (last > sub.lastSeq) void this.pump(sub);
+      }
+    } catch (error) {
+      this.options.onError?.(error);
+      if (!group.closed && !this.stopped) setTimeout(() => void this.resync(group), 500).unref();
+    }
   }
 
   private lost(error: Error): void {
@@ -142,6 +194,10 @@ export class PgEventFeed {
     const seq = Number(payload.slice(0, colon));
     const planId = payload.slice(colon + 1);
     for (const sub of this.subscriptions) if (sub.planId === planId && seq > sub.lastSeq) void this.pump(sub);
+    for (const group of this.everyPlan) {
+      const sub = this.planOf(group, planId);
+      if (seq > sub.lastSeq) void this.pump(sub);
+    }
   }
 
   /** Reads and delivers the subscription's events after its last seq; one read at a time, again if told meanwhile. */
