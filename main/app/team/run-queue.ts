@@ -25,6 +25,8 @@ export interface RunQueueOptions {
   superviseIntervalSeconds?: number;
   /** The backstop poll for retried (taken over) jobs, which no NOTIFY announces (default 2). */
   pollingIntervalSeconds?: number;
+  /** Wake workers by LISTEN/NOTIFY as a run is queued (default true; off behind PgBouncer's transaction pooling, polling only). */
+  listenNotify?: boolean;
   /** pg-boss's error and warning events (a lost connection, a slow query), for the host to log. */
   onError?: (error: Error) => void;
   onWarning?: (warning: { message: string }) => void;
@@ -100,7 +102,7 @@ export class RunQueue {
         max: 5,
         instanceName: options.name ?? 'agents',
         instanceHeartbeatSeconds: WORKER_BEAT_SECONDS,
-        useListenNotify: true,
+        useListenNotify: options.listenNotify ?? true,
         superviseIntervalSeconds,
         // Heartbeat expiry is checked in the monitor step of each supervise pass.
         monitorIntervalSeconds: superviseIntervalSeconds,
@@ -111,7 +113,7 @@ export class RunQueue {
       await boss.start();
       await boss.createQueue(RUN_QUEUE, {
         policy: 'stately',
-        notify: true,
+        notify: options.listenNotify ?? true,
         heartbeatSeconds: options.heartbeatSeconds ?? 10,
         // The heartbeat is the lease; expiry only bounds a run that hangs while still beating.
         expireInSeconds: 24 * 60 * 60,
