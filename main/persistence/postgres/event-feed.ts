@@ -134,8 +134,14 @@ export class PgEventFeed {
     client.on('error', onDrop);
     client.on('end', () => onDrop());
     client.on('notification', (message) => this.notified(message.payload));
-    await client.connect();
-    await client.query(`LISTEN ${EVENT_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENT_CHANNEL}`);
+    } catch (error) {
+      dropped = true;
+      await client.end().catch(() => {});
+      throw error;
+    }
     if (this.stopped) {
       await client.end();
       return;
