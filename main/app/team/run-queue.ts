@@ -142,6 +142,8 @@ export class RunQueue {
   async work(options: WorkOptions, handler: RunHandler): Promise<string> {
     const id = ulid();
     const plans = new Set<string>();
+    // Rows of workers stopped or silent for a day are history nobody lists: drop them as a new one registers.
+    await this.db.query("DELETE FROM run_workers WHERE coalesce(stopped_at, heartbeat_at) < now() - interval '1 day'");
     await this.db.query('INSERT INTO run_workers (id, name, host, pid, concurrency) VALUES ($1, $2, $3, $4, $5)', [
       id,
       options.name ?? this.options.name ?? 'agents',
