@@ -10,6 +10,7 @@ import { forkBenchmark } from './engine/fork';
 import { sandboxBenchmark } from './engine/sandbox';
 import { searchBenchmark } from './engine/search';
 import { storeBenchmark } from './engine/store';
+import { queuePickupBenchmark } from './team/queue-pickup';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, forkBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, forkBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark];

@@ -2,5 +2,6 @@
 export * from './database';
 export * from './database-url';
 export * from './errors';
+export * from './event-feed';
 export * from './migrations';
 export * from './stores';

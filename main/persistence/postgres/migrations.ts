@@ -208,6 +208,29 @@ export const PG_MIGRATIONS: readonly string[] = [
     created_at text NOT NULL
   );
   `,
+  /* 2: team mode: every stored event is announced, and the run queue's workers */ `
+  -- NOTIFY inside the appending transaction: PostgreSQL delivers it only on COMMIT, so a rolled-back
+  -- event is never announced. The payload is small (seq:plan id); listeners read the rows.
+  CREATE FUNCTION agents_announce_event() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('agents_events', NEW.seq::text || ':' || NEW.plan_id);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER events_announce AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION agents_announce_event();
+
+  -- One row per worker (a RunQueue.work call): where it runs, which plans it holds, when it was last heard from.
+  CREATE TABLE run_workers (
+    id           text PRIMARY KEY,
+    name         text NOT NULL,
+    host         text NOT NULL,
+    pid          integer NOT NULL,
+    concurrency  integer NOT NULL,
+    plans        jsonb NOT NULL DEFAULT '[]',
+    started_at   timestamptz NOT NULL DEFAULT now(),
+    heartbeat_at timestamptz NOT NULL DEFAULT now(),
+    stopped_at   timestamptz
+  );
+  `,
 ];
 
 /** The schema version this process knows. */

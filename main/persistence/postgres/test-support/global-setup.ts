@@ -1,6 +1,6 @@
 /**
  * vitest globalSetup: one PostgreSQL cluster for the whole run, started only when the run includes a
- * PostgreSQL test (a path with `postgres` in it), so other runs do not pay its few seconds.
+ * PostgreSQL test (a path with a `postgres` or `team` folder in it), so other runs do not pay its few seconds.
  * AGENTS_TEST_DATABASE_URL points the tests at a server of one's own instead.
  */
 import type { TestProject } from 'vitest/node';
@@ -22,7 +22,7 @@ async function runIncludesPostgresTests(project: TestProject): Promise<boolean> 
   // filenamePattern is vitest's own record of the command line's file filters (internal, hence optional).
   const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;
   const specs = await project.vitest.getRelevantTestSpecifications(filters);
-  return specs.some((spec) => spec.moduleId.split(/[\\/]/).includes('postgres'));
+  return specs.some((spec) => spec.moduleId.split(/[\\/]/).some((folder) => folder === 'postgres' || folder === 'team'));
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
