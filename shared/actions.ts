@@ -493,24 +493,28 @@ export function actionList(plan: PlanFacts): ActionState[] {
   });
 }
 
-export const ActionStateSchema = z.object({
-  id: ActionIdSchema,
-  allowed: z.boolean(),
-  reason: z.string().nullable(),
-  /** Allowed only once the operator confirms, for this reason (apply after a failed check): the console asks a second time. */
-  confirm: z.string().optional(),
-});
+export const ActionStateSchema = z.lazy(() =>
+  z.object({
+    id: ActionIdSchema,
+    allowed: z.boolean(),
+    reason: z.string().nullable(),
+    /** Allowed only once the operator confirms, for this reason (apply after a failed check): the console asks a second time. */
+    confirm: z.string().optional(),
+  }),
+);
 export type ActionState = z.infer<typeof ActionStateSchema>;
 
 /**
  * A next step: an action with its arguments, and why it is suggested. Stored with a failure and
  * shown by each client its own way: a command at the command line, a button in the console.
  */
-export const NextStepSchema = z.object({
-  action: ActionIdSchema,
-  args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
-  message: z.string(),
-});
+export const NextStepSchema = z.lazy(() =>
+  z.object({
+    action: ActionIdSchema,
+    args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+    message: z.string(),
+  }),
+);
 export type NextStep = z.infer<typeof NextStepSchema>;
 
 /** `agents plan skip P --step 2`: the command that takes a next step, with placeholders for what the operator supplies. */

@@ -52,35 +52,39 @@ export function contextTokensOf(spec: Pick<AgentSpec, 'contextTokens' | 'model'>
 }
 
 /** `agent:` in a plan file: `true`, or the model and budgets to use. */
-export const AgentFileSchema = z.union([
-  z.literal(true),
-  z
-    .object({
-      model: ModelRefSchema.optional(),
-      maxTurnsPerStep: z.number().int().min(1).max(500).optional(),
-      maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
-      /** The context window a step's conversation is kept within; by default the model's, when it is known. */
-      contextTokens: z.number().int().min(2_000).max(10_000_000).optional(),
-      /** What the plan's model calls may cost in all, in US dollars, at the price in the settings. */
-      maxCostUsd: z.number().positive().max(1_000_000).optional(),
-    })
-    .strict(),
-]);
+export const AgentFileSchema = z.lazy(() =>
+  z.union([
+    z.literal(true),
+    z
+      .object({
+        model: ModelRefSchema.optional(),
+        maxTurnsPerStep: z.number().int().min(1).max(500).optional(),
+        maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
+        /** The context window a step's conversation is kept within; by default the model's, when it is known. */
+        contextTokens: z.number().int().min(2_000).max(10_000_000).optional(),
+        /** What the plan's model calls may cost in all, in US dollars, at the price in the settings. */
+        maxCostUsd: z.number().positive().max(1_000_000).optional(),
+      })
+      .strict(),
+  ]),
+);
 export type AgentFile = z.infer<typeof AgentFileSchema>;
 
 /** What a plan keeps of its `agent:` setting. */
-export const AgentSpecSchema = z.object({
-  /** provider:model, recorded when the plan is created (or first strategizes): every process runs this one. */
-  model: ModelRefSchema.nullable(),
-  /** Where the plan's requests go, recorded with the model; never the API key. Absent on plans made before it was kept. */
-  baseUrl: z.string().nullable().optional(),
-  maxTurnsPerStep: z.number().int().positive(),
-  maxOutputTokens: z.number().int().positive(),
-  /** Absent: the model's known window (contextTokensOf). */
-  contextTokens: z.number().int().positive().optional(),
-  /** Absent: no cost budget. */
-  maxCostUsd: z.number().positive().optional(),
-});
+export const AgentSpecSchema = z.lazy(() =>
+  z.object({
+    /** provider:model, recorded when the plan is created (or first strategizes): every process runs this one. */
+    model: ModelRefSchema.nullable(),
+    /** Where the plan's requests go, recorded with the model; never the API key. Absent on plans made before it was kept. */
+    baseUrl: z.string().nullable().optional(),
+    maxTurnsPerStep: z.number().int().positive(),
+    maxOutputTokens: z.number().int().positive(),
+    /** Absent: the model's known window (contextTokensOf). */
+    contextTokens: z.number().int().positive().optional(),
+    /** Absent: no cost budget. */
+    maxCostUsd: z.number().positive().optional(),
+  }),
+);
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
 export function agentSpecOf(file: AgentFile | undefined): AgentSpec | undefined {
@@ -96,34 +100,40 @@ export function agentSpecOf(file: AgentFile | undefined): AgentSpec | undefined 
 }
 
 /** Tokens one step (or strategize, decisionId null) used. */
-export const StepUsageSchema = z.object({
-  decisionId: z.string().nullable(),
-  phase: z.enum(['strategize', 'execute']),
-  inputTokens: z.number().int().nonnegative(),
-  /** Of the input tokens, those the provider read from its prompt cache (absent: none reported). */
-  cachedInputTokens: z.number().int().nonnegative().optional(),
-  outputTokens: z.number().int().nonnegative(),
-  turns: z.number().int().nonnegative(),
-  /** The model's finish_step summary, shown to the model in later steps. */
-  summary: z.string().nullable(),
-});
+export const StepUsageSchema = z.lazy(() =>
+  z.object({
+    decisionId: z.string().nullable(),
+    phase: z.enum(['strategize', 'execute']),
+    inputTokens: z.number().int().nonnegative(),
+    /** Of the input tokens, those the provider read from its prompt cache (absent: none reported). */
+    cachedInputTokens: z.number().int().nonnegative().optional(),
+    outputTokens: z.number().int().nonnegative(),
+    turns: z.number().int().nonnegative(),
+    /** The model's finish_step summary, shown to the model in later steps. */
+    summary: z.string().nullable(),
+  }),
+);
 export type StepUsage = z.infer<typeof StepUsageSchema>;
 
-export const PlanUsageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  cachedInputTokens: z.number().int().nonnegative().optional(),
-  outputTokens: z.number().int().nonnegative(),
-  steps: z.array(StepUsageSchema),
-});
+export const PlanUsageSchema = z.lazy(() =>
+  z.object({
+    inputTokens: z.number().int().nonnegative(),
+    cachedInputTokens: z.number().int().nonnegative().optional(),
+    outputTokens: z.number().int().nonnegative(),
+    steps: z.array(StepUsageSchema),
+  }),
+);
 export type PlanUsage = z.infer<typeof PlanUsageSchema>;
 
-export const PriceSchema = z.object({
-  /** Currency units per million input tokens. */
-  inputPerMTok: z.number().nonnegative(),
-  outputPerMTok: z.number().nonnegative(),
-  /** Per million input tokens read from the provider's cache; absent: they cost what other input tokens cost. */
-  cachedInputPerMTok: z.number().nonnegative().optional(),
-});
+export const PriceSchema = z.lazy(() =>
+  z.object({
+    /** Currency units per million input tokens. */
+    inputPerMTok: z.number().nonnegative(),
+    outputPerMTok: z.number().nonnegative(),
+    /** Per million input tokens read from the provider's cache; absent: they cost what other input tokens cost. */
+    cachedInputPerMTok: z.number().nonnegative().optional(),
+  }),
+);
 export type Price = z.infer<typeof PriceSchema>;
 
 export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, price: Price | null | undefined): number | null {
@@ -152,13 +162,15 @@ export const SettingsViewSchema = z.lazy(() =>
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
 /** The plan's own model, and whether the process that answers can use it (a key for its provider, say). */
-export const PlanModelViewSchema = z.object({
-  model: z.string().nullable(),
-  baseUrl: z.string().nullable(),
-  usable: z.boolean(),
-  /** One line naming the setting to change, when it is not usable. */
-  problem: z.string().nullable(),
-});
+export const PlanModelViewSchema = z.lazy(() =>
+  z.object({
+    model: z.string().nullable(),
+    baseUrl: z.string().nullable(),
+    usable: z.boolean(),
+    /** One line naming the setting to change, when it is not usable. */
+    problem: z.string().nullable(),
+  }),
+);
 export type PlanModelView = z.infer<typeof PlanModelViewSchema>;
 
 /** What the console may change; an empty string clears a field. */

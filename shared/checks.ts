@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { once } from './once';
 
 /**
  * Verify before apply: the checks a plan runs in its sandbox after execute, their results, and the
@@ -11,16 +12,18 @@ const command = z.string().trim().min(1, 'must not be empty').max(10_000);
 const criterionRef = z.union([z.string().trim().min(1), z.number().int().positive()]);
 
 /** A check as a plan file, `.agents/verify.yaml` or a model writes it: a command, or `{ name, run, timeoutSeconds, criteria }`. */
-export const CheckSpecSchema = z.union([
-  command,
-  z.strictObject({
-    name: z.string().trim().min(1).max(200).optional(),
-    run: command,
-    timeoutSeconds: z.number().int().positive().max(86_400).optional(),
-    /** The definition-of-done bullets this check is evidence for: their text, or their number from 1. */
-    criteria: z.union([criterionRef, z.array(criterionRef).min(1)]).optional(),
-  }),
-]);
+export const CheckSpecSchema = z.lazy(() =>
+  z.union([
+    command,
+    z.strictObject({
+      name: z.string().trim().min(1).max(200).optional(),
+      run: command,
+      timeoutSeconds: z.number().int().positive().max(86_400).optional(),
+      /** The definition-of-done bullets this check is evidence for: their text, or their number from 1. */
+      criteria: z.union([criterionRef, z.array(criterionRef).min(1)]).optional(),
+    }),
+  ]),
+);
 export type CheckSpec = z.input<typeof CheckSpecSchema>;
 
 /** Where a check was declared: the plan file's `verify:`, the project's `.agents/verify.yaml`, or a step's `check:`. */
@@ -29,14 +32,16 @@ export const CheckSourceSchema = z.enum(CHECK_SOURCES);
 export type CheckSource = z.infer<typeof CheckSourceSchema>;
 
 /** A check as the plan keeps it: named (its command, when the file gives no name), with its time limit. */
-export const CheckSchema = z.object({
-  name: z.string().min(1),
-  run: z.string().min(1),
-  timeoutSeconds: z.number().int().positive(),
-  /** Bullet texts or numbers (from 1) of the definition of done this check is evidence for, besides a bullet its name matches. */
-  criteria: z.array(criterionRef).default([]),
-  source: CheckSourceSchema.default('plan'),
-});
+export const CheckSchema = z.lazy(once(() =>
+  z.object({
+    name: z.string().min(1),
+    run: z.string().min(1),
+    timeoutSeconds: z.number().int().positive(),
+    /** Bullet texts or numbers (from 1) of the definition of done this check is evidence for, besides a bullet its name matches. */
+    criteria: z.array(criterionRef).default([]),
+    source: CheckSourceSchema.default('plan'),
+  }),
+));
 export type Check = z.infer<typeof CheckSchema>;
 
 /** A check spec as the plan keeps it. */
@@ -48,16 +53,18 @@ export function normalizeCheck(spec: CheckSpec, source: CheckSource = 'plan'): C
 }
 
 /** What a plan keeps of its `verify:`, `verifyEach:` and the project's `.agents/verify.yaml`. */
-export const PlanVerifySchema = z.object({
-  /** The plan-level checks: the project's defaults first, then the plan file's. */
-  checks: z.array(CheckSchema),
-  /** Each step's own check also runs right after the step. */
-  verifyEach: z.boolean().default(false),
-});
+export const PlanVerifySchema = z.lazy(() =>
+  z.object({
+    /** The plan-level checks: the project's defaults first, then the plan file's. */
+    checks: z.array(CheckSchema),
+    /** Each step's own check also runs right after the step. */
+    verifyEach: z.boolean().default(false),
+  }),
+);
 export type PlanVerify = z.infer<typeof PlanVerifySchema>;
 
 /** A project's `.agents/verify.yaml`: checks every plan over the project runs. */
-export const ProjectVerifySchema = z.strictObject({ verify: z.array(CheckSpecSchema).default([]) });
+export const ProjectVerifySchema = z.lazy(() => z.strictObject({ verify: z.array(CheckSpecSchema).default([]) }));
 
 /** One run of one check, confined as shell.run is, in the sandbox's project root. */
 export const CheckResultSchema = z.lazy(() =>
@@ -119,19 +126,21 @@ export const CriterionVerdictSchema = z.lazy(() =>
 export type CriterionVerdict = z.infer<typeof CriterionVerdictSchema>;
 
 /** The plan's checks in a line: "Checks: 3 of 4 passed, 1 not checked". Kept on the plan, so every view has it. */
-export const PlanChecksSummarySchema = z.object({
-  /** Criteria, as `total`, and how each came out. */
-  total: z.number().int().nonnegative(),
-  passed: z.number().int().nonnegative(),
-  failed: z.number().int().nonnegative(),
-  notChecked: z.number().int().nonnegative(),
-  /** The names of the checks that failed in the last pass. */
-  failedChecks: z.array(z.string()),
-  /** The sandbox changed after the checks ran (an operator edit, a retry, a correction): they run again before apply. */
-  stale: z.boolean(),
-  /** When the last pass ended; null while none has. */
-  ranAt: z.string().nullable(),
-});
+export const PlanChecksSummarySchema = z.lazy(() =>
+  z.object({
+    /** Criteria, as `total`, and how each came out. */
+    total: z.number().int().nonnegative(),
+    passed: z.number().int().nonnegative(),
+    failed: z.number().int().nonnegative(),
+    notChecked: z.number().int().nonnegative(),
+    /** The names of the checks that failed in the last pass. */
+    failedChecks: z.array(z.string()),
+    /** The sandbox changed after the checks ran (an operator edit, a retry, a correction): they run again before apply. */
+    stale: z.boolean(),
+    /** When the last pass ended; null while none has. */
+    ranAt: z.string().nullable(),
+  }),
+);
 export type PlanChecksSummary = z.infer<typeof PlanChecksSummarySchema>;
 
 /** "Checks: 3 of 4 passed, 1 not checked", "Checks: 1 of 2 passed, 1 failed (stale: they run again before apply)". */
@@ -148,13 +157,15 @@ export function checksFailed(summary: PlanChecksSummary | null | undefined): boo
 }
 
 /** Everything `agents plan checks` and the console's Checks tab show. */
-export const PlanChecksViewSchema = z.object({
-  planId: z.string(),
-  summary: PlanChecksSummarySchema.nullable(),
-  /** The checks declared: plan-level (project defaults first), then each step's, with its step. */
-  checks: z.array(CheckSchema.extend({ decisionId: z.string().nullable() })),
-  /** The latest result of each check, in the order they ran. */
-  results: z.array(CheckResultSchema),
-  criteria: z.array(CriterionVerdictSchema),
-});
+export const PlanChecksViewSchema = z.lazy(() =>
+  z.object({
+    planId: z.string(),
+    summary: PlanChecksSummarySchema.nullable(),
+    /** The checks declared: plan-level (project defaults first), then each step's, with its step. */
+    checks: z.array(CheckSchema.unwrap().extend({ decisionId: z.string().nullable() })),
+    /** The latest result of each check, in the order they ran. */
+    results: z.array(CheckResultSchema),
+    criteria: z.array(CriterionVerdictSchema),
+  }),
+);
 export type PlanChecksView = z.infer<typeof PlanChecksViewSchema>;

@@ -30,14 +30,16 @@ export type { ChangeEntryMeta } from './domain';
 
 const planId = z.object({ planId: z.string().min(1).max(64) });
 
-export const PlanListItemSchema = PlanSchema.extend({
-  /** Executed steps out of all steps, for a progress bar. */
-  progress: z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
-  /** A failure, a pending approval or an interrupted run: the operator must act before it goes on. */
-  needsAttention: z.boolean(),
-  /** Executed, with changes waiting to be applied (or discarded). */
-  awaitingApply: z.boolean(),
-});
+export const PlanListItemSchema = z.lazy(() =>
+  PlanSchema.unwrap().extend({
+    /** Executed steps out of all steps, for a progress bar. */
+    progress: z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+    /** A failure, a pending approval or an interrupted run: the operator must act before it goes on. */
+    needsAttention: z.boolean(),
+    /** Executed, with changes waiting to be applied (or discarded). */
+    awaitingApply: z.boolean(),
+  }),
+);
 export type PlanListItem = z.infer<typeof PlanListItemSchema>;
 
 

@@ -1,5 +1,6 @@
 import { NextStepSchema } from './actions';
 import { z } from 'zod';
+import { once } from './once';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 import { allowedByName, McpCallInfoSchema, McpConfigSchema } from './mcp';
 import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
@@ -21,10 +22,12 @@ const timestamp = z.string();
 // ---- tool calls ---------------------------------------------------------
 
 // Strict, as a plan file's own fields are: a misspelt `args` or `tools` is refused, not dropped.
-export const ToolCallSpecSchema = z.strictObject({
-  tool: nonEmpty,
-  args: z.record(z.string(), z.unknown()).default({}),
-});
+export const ToolCallSpecSchema = z.lazy(() =>
+  z.strictObject({
+    tool: nonEmpty,
+    args: z.record(z.string(), z.unknown()).default({}),
+  }),
+);
 export type ToolCallSpec = z.infer<typeof ToolCallSpecSchema>;
 
 /**
@@ -36,25 +39,27 @@ export const ConfinementSchema = z.enum(CONFINEMENTS);
 export type Confinement = z.infer<typeof ConfinementSchema>;
 
 /** A simple command of a shell.run call and the rule it met: `denyCommands "rm -rf *"`, `allowCommands`, or why it is unanalysable. */
-export const CommandRuleSchema = z.object({ command: z.string(), rule: z.string() });
+export const CommandRuleSchema = z.lazy(() => z.object({ command: z.string(), rule: z.string() }));
 export type CommandRule = z.infer<typeof CommandRuleSchema>;
 
-export const ToolInvocationSchema = z.object({
-  id: nonEmpty,
-  planId: nonEmpty,
-  decisionId: z.string().nullable(),
-  tool: nonEmpty,
-  args: z.record(z.string(), z.unknown()),
-  ok: z.boolean(),
-  result: z.unknown().optional(),
-  error: z
-    .object({ name: z.string(), message: z.string(), category: z.string().optional(), commandRule: CommandRuleSchema.optional() })
-    .nullable(),
-  startedAt: timestamp,
-  durationMs: z.number().nonnegative(),
-  /** Set by tools that run commands (shell.run). */
-  confinement: ConfinementSchema.optional(),
-});
+export const ToolInvocationSchema = z.lazy(() =>
+  z.object({
+    id: nonEmpty,
+    planId: nonEmpty,
+    decisionId: z.string().nullable(),
+    tool: nonEmpty,
+    args: z.record(z.string(), z.unknown()),
+    ok: z.boolean(),
+    result: z.unknown().optional(),
+    error: z
+      .object({ name: z.string(), message: z.string(), category: z.string().optional(), commandRule: CommandRuleSchema.optional() })
+      .nullable(),
+    startedAt: timestamp,
+    durationMs: z.number().nonnegative(),
+    /** Set by tools that run commands (shell.run). */
+    confinement: ConfinementSchema.optional(),
+  }),
+);
 export type ToolInvocation = z.infer<typeof ToolInvocationSchema>;
 
 // ---- decisions ----------------------------------------------------------
@@ -67,22 +72,24 @@ export const DECISION_STATUSES = ['pending', 'running', 'done', 'failed', 'skipp
 export const DecisionStatusSchema = z.enum(DECISION_STATUSES);
 export type DecisionStatus = z.infer<typeof DecisionStatusSchema>;
 
-export const StrategyDecisionSchema = z.object({
-  id: nonEmpty,
-  planId: nonEmpty,
-  parentId: z.string().nullable(),
-  type: DecisionTypeSchema,
-  /** Position among its siblings, so a tree can be rebuilt in order. */
-  order: z.number().int().nonnegative(),
-  description: z.string(),
-  rationale: z.string(),
-  toolCalls: z.array(ToolCallSpecSchema),
-  status: DecisionStatusSchema,
-  /** The step's own check (a plan file's `check:`, or the command a model proposed with the step's acceptance). */
-  check: CheckSchema.nullable().optional(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-});
+export const StrategyDecisionSchema = z.lazy(() =>
+  z.object({
+    id: nonEmpty,
+    planId: nonEmpty,
+    parentId: z.string().nullable(),
+    type: DecisionTypeSchema,
+    /** Position among its siblings, so a tree can be rebuilt in order. */
+    order: z.number().int().nonnegative(),
+    description: z.string(),
+    rationale: z.string(),
+    toolCalls: z.array(ToolCallSpecSchema),
+    status: DecisionStatusSchema,
+    /** The step's own check (a plan file's `check:`, or the command a model proposed with the step's acceptance). */
+    check: CheckSchema.nullable().optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+);
 export type StrategyDecision = z.infer<typeof StrategyDecisionSchema>;
 
 // ---- changesets ---------------------------------------------------------
@@ -95,78 +102,88 @@ export const ChangeOriginSchema = z.enum(CHANGE_ORIGINS);
 export type ChangeOrigin = z.infer<typeof ChangeOriginSchema>;
 export type ChangeOperation = z.infer<typeof ChangeOperationSchema>;
 
-export const ChangeEntrySchema = z.object({
-  id: nonEmpty,
-  path: nonEmpty,
-  /** Set for renames: where the file was before. */
-  oldPath: z.string().nullable().default(null),
-  operation: ChangeOperationSchema,
-  beforeHash: z.string().nullable(),
-  afterHash: z.string().nullable(),
-  /** File contents; base64 when `binary` is true, so apply can restore the exact bytes. */
-  beforeText: z.string().nullable(),
-  afterText: z.string().nullable(),
-  binary: z.boolean().default(false),
-  decisionId: z.string().nullable().default(null),
-  invocationId: z.string().nullable().default(null),
-  origin: ChangeOriginSchema.optional(),
-  /** A rewind made the entry history: listed, never applied. */
-  rewound: z.boolean().optional(),
-  createdAt: timestamp,
-});
+export const ChangeEntrySchema = z.lazy(() =>
+  z.object({
+    id: nonEmpty,
+    path: nonEmpty,
+    /** Set for renames: where the file was before. */
+    oldPath: z.string().nullable().default(null),
+    operation: ChangeOperationSchema,
+    beforeHash: z.string().nullable(),
+    afterHash: z.string().nullable(),
+    /** File contents; base64 when `binary` is true, so apply can restore the exact bytes. */
+    beforeText: z.string().nullable(),
+    afterText: z.string().nullable(),
+    binary: z.boolean().default(false),
+    decisionId: z.string().nullable().default(null),
+    invocationId: z.string().nullable().default(null),
+    origin: ChangeOriginSchema.optional(),
+    /** A rewind made the entry history: listed, never applied. */
+    rewound: z.boolean().optional(),
+    createdAt: timestamp,
+  }),
+);
 export type ChangeEntry = z.infer<typeof ChangeEntrySchema>;
 export type ChangeEntryInput = z.input<typeof ChangeEntrySchema>;
 
 /** An entry without its file texts, with the line counts computed when it was recorded. */
-export const ChangeEntryMetaSchema = z.object({
-  id: z.string(),
-  path: z.string(),
-  oldPath: z.string().nullable(),
-  operation: ChangeOperationSchema,
-  beforeHash: z.string().nullable(),
-  afterHash: z.string().nullable(),
-  binary: z.boolean(),
-  decisionId: z.string().nullable(),
-  invocationId: z.string().nullable(),
-  origin: ChangeOriginSchema.optional(),
-  /** A rewind made the entry history: listed, never applied. */
-  rewound: z.boolean().optional(),
-  insertions: z.number().int().nonnegative(),
-  deletions: z.number().int().nonnegative(),
-});
+export const ChangeEntryMetaSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    path: z.string(),
+    oldPath: z.string().nullable(),
+    operation: ChangeOperationSchema,
+    beforeHash: z.string().nullable(),
+    afterHash: z.string().nullable(),
+    binary: z.boolean(),
+    decisionId: z.string().nullable(),
+    invocationId: z.string().nullable(),
+    origin: ChangeOriginSchema.optional(),
+    /** A rewind made the entry history: listed, never applied. */
+    rewound: z.boolean().optional(),
+    insertions: z.number().int().nonnegative(),
+    deletions: z.number().int().nonnegative(),
+  }),
+);
 export type ChangeEntryMeta = z.infer<typeof ChangeEntryMetaSchema>;
 
 /** What an apply did: files written, files whose project copy changed since the plan ran, files left out. */
-export const ApplyResultSchema = z.object({
-  planId: z.string(),
-  applied: z.array(z.string()),
-  conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable(), reason: z.string().optional() })),
-  skipped: z.array(z.string()),
-  /** Files with something still to apply; the plan stays in apply until none is left. */
-  remaining: z.array(z.string()),
-  complete: z.boolean(),
-  /** Applied to a new branch of the plan's git repository: its name, commit (null: not pushed) and URL. */
-  branch: z.object({ name: z.string(), commit: z.string().nullable(), url: z.string() }).optional(),
-});
+export const ApplyResultSchema = z.lazy(once(() =>
+  z.object({
+    planId: z.string(),
+    applied: z.array(z.string()),
+    conflicts: z.array(z.object({ path: z.string(), expectedHash: z.string().nullable(), actualHash: z.string().nullable(), reason: z.string().optional() })),
+    skipped: z.array(z.string()),
+    /** Files with something still to apply; the plan stays in apply until none is left. */
+    remaining: z.array(z.string()),
+    complete: z.boolean(),
+    /** Applied to a new branch of the plan's git repository: its name, commit (null: not pushed) and URL. */
+    branch: z.object({ name: z.string(), commit: z.string().nullable(), url: z.string() }).optional(),
+  }),
+));
 
 /** One line of a diff as the diff view draws it; a `note` says a side ends without a newline. */
-export const DiffRowSchema = z.object({
-  kind: z.enum(['context', 'add', 'del', 'note']),
-  text: z.string(),
-  /** 1-based; null on the side the line is not on. */
-  oldLine: z.number().int().positive().nullable(),
-  newLine: z.number().int().positive().nullable(),
-});
+export const DiffRowSchema = z.lazy(() =>
+  z.object({
+    kind: z.enum(['context', 'add', 'del', 'note']),
+    text: z.string(),
+    /** 1-based; null on the side the line is not on. */
+    oldLine: z.number().int().positive().nullable(),
+    newLine: z.number().int().positive().nullable(),
+  }),
+);
 export type DiffRow = z.infer<typeof DiffRowSchema>;
-export const DiffHunkSchema = z.object({ header: z.string(), rows: z.array(DiffRowSchema) });
+export const DiffHunkSchema = z.lazy(() => z.object({ header: z.string(), rows: z.array(DiffRowSchema) }));
 export type DiffHunk = z.infer<typeof DiffHunkSchema>;
 
-export const ChangeSetSchema = z.object({
-  id: nonEmpty,
-  planId: nonEmpty,
-  createdAt: timestamp,
-  entries: z.array(ChangeEntrySchema),
-});
+export const ChangeSetSchema = z.lazy(() =>
+  z.object({
+    id: nonEmpty,
+    planId: nonEmpty,
+    createdAt: timestamp,
+    entries: z.array(ChangeEntrySchema),
+  }),
+);
 export type ChangeSet = z.infer<typeof ChangeSetSchema>;
 
 export const ChangeSetSummarySchema = z.lazy(() =>
@@ -184,25 +201,27 @@ export type ChangeSetSummary = z.infer<typeof ChangeSetSummarySchema>;
 
 // ---- automation profiles --------------------------------------------------
 
-export const AutomationProfileSchema = z.object({
-  name: nonEmpty,
-  /** Automatic retries of transient errors; 0 turns automatic retry off. */
-  autoRetryTransient: z.number().int().min(0).max(20),
-  /** Whether shell.run may run at all. */
-  allowShell: z.boolean(),
-  /** Whether shell.run's commands may reach the network (they are confined without one otherwise). */
-  allowNetwork: z.boolean().default(false),
-  /** Whether shell.run may run without OS confinement where none is available, instead of refusing. */
-  allowUnconfinedShell: z.boolean().default(false),
-  /** Pause before every execute decision (step mode by default). */
-  pauseBeforeEachDecision: z.boolean(),
-  /** Tool names whose calls wait for the operator's approval; `*` means every tool. */
-  approvalRequired: z.array(z.string()),
-  /** Tools whose calls never wait for approval: `NAME.TOOL`, or `NAME.*` for every tool of an MCP server. */
-  allow: z.array(z.string()).optional(),
-  /** MCP tools their server marks read-only (readOnlyHint) need no approval; off unless set. */
-  allowReadOnlyMcp: z.boolean().optional(),
-});
+export const AutomationProfileSchema = z.lazy(once(() =>
+  z.object({
+    name: nonEmpty,
+    /** Automatic retries of transient errors; 0 turns automatic retry off. */
+    autoRetryTransient: z.number().int().min(0).max(20),
+    /** Whether shell.run may run at all. */
+    allowShell: z.boolean(),
+    /** Whether shell.run's commands may reach the network (they are confined without one otherwise). */
+    allowNetwork: z.boolean().default(false),
+    /** Whether shell.run may run without OS confinement where none is available, instead of refusing. */
+    allowUnconfinedShell: z.boolean().default(false),
+    /** Pause before every execute decision (step mode by default). */
+    pauseBeforeEachDecision: z.boolean(),
+    /** Tool names whose calls wait for the operator's approval; `*` means every tool. */
+    approvalRequired: z.array(z.string()),
+    /** Tools whose calls never wait for approval: `NAME.TOOL`, or `NAME.*` for every tool of an MCP server. */
+    allow: z.array(z.string()).optional(),
+    /** MCP tools their server marks read-only (readOnlyHint) need no approval; off unless set. */
+    allowReadOnlyMcp: z.boolean().optional(),
+  }),
+));
 export type AutomationProfile = z.infer<typeof AutomationProfileSchema>;
 
 /** Every tool call waits for approval under this entry of `approvalRequired`. */
@@ -235,17 +254,19 @@ export const DEFAULT_PROFILE: BuiltinProfileName = 'trusted';
 export const ProfileNameSchema = z.enum(Object.keys(BUILTIN_PROFILES) as [BuiltinProfileName, ...BuiltinProfileName[]]);
 
 /** A profile reference in a plan file: a built-in name, or a built-in with fields overridden. */
-export const ProfileRefSchema = z.union([
-  ProfileNameSchema,
-  z
-    .object({
-      base: ProfileNameSchema.default(DEFAULT_PROFILE),
-      /** The tools whose calls wait for approval, in place of the base profile's list. */
-      approve: z.array(nonEmpty).optional(),
-    })
-    .extend(AutomationProfileSchema.omit({ name: true }).partial().shape)
-    .strict(),
-]);
+export const ProfileRefSchema = z.lazy(() =>
+  z.union([
+    ProfileNameSchema,
+    z
+      .object({
+        base: ProfileNameSchema.default(DEFAULT_PROFILE),
+        /** The tools whose calls wait for approval, in place of the base profile's list. */
+        approve: z.array(nonEmpty).optional(),
+      })
+      .extend(AutomationProfileSchema.unwrap().omit({ name: true }).partial().shape)
+      .strict(),
+  ]),
+);
 export type ProfileRef = z.input<typeof ProfileRefSchema>;
 
 export function resolveProfile(ref: ProfileRef | undefined): AutomationProfile {
@@ -262,110 +283,120 @@ export function resolveProfile(ref: ProfileRef | undefined): AutomationProfile {
 
 // ---- plans --------------------------------------------------------------
 
-export const PlanStepSchema = z.strictObject({
-  step: nonEmpty,
-  rationale: z.string().optional(),
-  tools: z.array(ToolCallSpecSchema).default([]),
-  /** A command that checks the step is done (README.md, "Verify"). */
-  check: CheckSpecSchema.optional(),
-});
+export const PlanStepSchema = z.lazy(() =>
+  z.strictObject({
+    step: nonEmpty,
+    rationale: z.string().optional(),
+    tools: z.array(ToolCallSpecSchema).default([]),
+    /** A command that checks the step is done (README.md, "Verify"). */
+    check: CheckSpecSchema.optional(),
+  }),
+);
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 
 /** A definition of done: a markdown bullet list as one string, or a list of steps. */
-export const DefinitionOfDoneSchema = z.union([
-  z.string().min(1, 'must not be empty'),
-  z.array(z.union([nonEmpty, PlanStepSchema])).min(1, 'needs at least one step'),
-]);
+export const DefinitionOfDoneSchema = z.lazy(() =>
+  z.union([
+    z.string().min(1, 'must not be empty'),
+    z.array(z.union([nonEmpty, PlanStepSchema])).min(1, 'needs at least one step'),
+  ]),
+);
 export type DefinitionOfDone = z.infer<typeof DefinitionOfDoneSchema>;
 
 /** The plan file (YAML or JSON); docs/ARCHITECTURE.md "Stable interfaces". */
-export const PlanFileSchema = z
-  .object({
-    name: nonEmpty.max(200),
-    description: z.string().default(''),
-    /** A folder (relative to the plan file), or a git repository a worker clones: `{ git: URL, ref: main }`. */
-    project: z.union([z.string(), GitSourceSchema]).optional(),
-    automationProfile: ProfileRefSchema.optional(),
-    invariants: z.array(z.string()).default([]),
-    definitionOfDone: DefinitionOfDoneSchema,
-    /** A model strategizes and executes the plan; its definition of done is in plain words. */
-    agent: AgentFileSchema.optional(),
-    /** MCP servers whose tools the model may call, beside those of the settings. */
-    mcp: McpConfigSchema.optional(),
-    /** Checks run in the sandbox after execute, before apply: a command, or `{ name, run, timeoutSeconds, criteria }`. */
-    verify: z.array(CheckSpecSchema).optional(),
-    /** Run each step's `check:` right after the step, too. */
-    verifyEach: z.boolean().optional(),
-  })
-  .strict();
+export const PlanFileSchema = z.lazy(() =>
+  z
+    .object({
+      name: nonEmpty.max(200),
+      description: z.string().default(''),
+      /** A folder (relative to the plan file), or a git repository a worker clones: `{ git: URL, ref: main }`. */
+      project: z.union([z.string(), GitSourceSchema]).optional(),
+      automationProfile: ProfileRefSchema.optional(),
+      invariants: z.array(z.string()).default([]),
+      definitionOfDone: DefinitionOfDoneSchema,
+      /** A model strategizes and executes the plan; its definition of done is in plain words. */
+      agent: AgentFileSchema.optional(),
+      /** MCP servers whose tools the model may call, beside those of the settings. */
+      mcp: McpConfigSchema.optional(),
+      /** Checks run in the sandbox after execute, before apply: a command, or `{ name, run, timeoutSeconds, criteria }`. */
+      verify: z.array(CheckSpecSchema).optional(),
+      /** Run each step's `check:` right after the step, too. */
+      verifyEach: z.boolean().optional(),
+    })
+    .strict(),
+);
 export type PlanFile = z.infer<typeof PlanFileSchema>;
 
 // ---- project invariants -------------------------------------------------------
 
 /** A project's `.agents/invariants.yaml`: rules every tool call is held to, and notes that are records only. */
-export const ProjectInvariantsSchema = z
-  .object({
-    /** Gitignore-style globs of sandbox paths no tool may create, change, delete or rename. */
-    protect: z.array(nonEmpty).default([]),
-    /** Globs (`*` matches anything) matched against every simple command of a shell.run command. */
-    denyCommands: z.array(nonEmpty).default([]),
-    /** When present, every simple command of a shell.run command must match one of these globs. */
-    allowCommands: z.array(nonEmpty).optional(),
-    notes: z.array(z.string()).default([]),
-  })
-  .strict();
+export const ProjectInvariantsSchema = z.lazy(() =>
+  z
+    .object({
+      /** Gitignore-style globs of sandbox paths no tool may create, change, delete or rename. */
+      protect: z.array(nonEmpty).default([]),
+      /** Globs (`*` matches anything) matched against every simple command of a shell.run command. */
+      denyCommands: z.array(nonEmpty).default([]),
+      /** When present, every simple command of a shell.run command must match one of these globs. */
+      allowCommands: z.array(nonEmpty).optional(),
+      notes: z.array(z.string()).default([]),
+    })
+    .strict(),
+);
 export type ProjectInvariants = z.infer<typeof ProjectInvariantsSchema>;
 
-export const PlanSchema = z.object({
-  id: nonEmpty,
-  name: nonEmpty,
-  description: z.string(),
-  definitionOfDone: DefinitionOfDoneSchema,
-  invariants: z.array(z.string()),
-  automationProfile: AutomationProfileSchema,
-  /** Absolute path of the project directory the plan works on, if any. */
-  projectPath: z.string().nullable(),
-  /** In team mode, the git repository the plan's sandbox is cloned from (then projectPath is null). */
-  projectSource: PlanGitSourceSchema.nullable().optional(),
-  phase: PhaseSchema,
-  processingState: ProcessingStateSchema,
-  decisionRootId: z.string().nullable(),
-  changesetId: z.string().nullable(),
-  sandboxRefs: z.array(z.string()),
-  errorMessage: z.string().nullable(),
-  errorDetails: z.record(z.string(), z.unknown()),
-  /** Set while a paused plan waits for the operator's answer rather than for a step or resume. */
-  waitingFor: z.enum(['approval']).nullable().default(null),
-  /** The project's `.agents/invariants.yaml`, as read at strategize; null before, or without one. */
-  projectInvariants: ProjectInvariantsSchema.nullable().default(null),
-  /** Set for a plan a model strategizes and executes. */
-  agent: AgentSpecSchema.optional(),
-  /** Tokens the model used, per step and in all. */
-  usage: PlanUsageSchema.optional(),
-  /** The operator's answer to the model's last proposal (a rejection, or replan), for its next one. */
-  agentFeedback: z.object({ reason: z.string(), previous: z.string() }).nullable().optional(),
-  /**
-   * A model step stopped for an approval: its conversation, so answering continues it where it
-   * stopped. Only the engine reads `state`, and parses it with its own schema (ToolLoopState).
-   */
-  agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
-  /** The plan file's MCP servers. */
-  mcp: McpConfigSchema.optional(),
-  /** The plan-level checks (the project's defaults and the plan file's) and `verifyEach`. */
-  verify: PlanVerifySchema.optional(),
-  /** How the last verify pass came out; null or absent before one ran. */
-  checks: PlanChecksSummarySchema.nullable().optional(),
-  /** The last rewind: to which step, by whom, and whether it was completed after an interruption. */
-  lastRewind: RewindRecordSchema.nullable().optional(),
-  /** The plan was forked from another at a step: the steps before it are that plan's, shared. */
-  forkedFrom: ForkOriginSchema.optional(),
-  /** The plans forked from this one, oldest first. */
-  forks: z.array(ForkRefSchema).optional(),
-  /** Hunks the operator declined in the review, with why: the model is told of them. */
-  rejectedHunks: z.array(RejectedHunkSchema).optional(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-});
+export const PlanSchema = z.lazy(once(() =>
+  z.object({
+    id: nonEmpty,
+    name: nonEmpty,
+    description: z.string(),
+    definitionOfDone: DefinitionOfDoneSchema,
+    invariants: z.array(z.string()),
+    automationProfile: AutomationProfileSchema,
+    /** Absolute path of the project directory the plan works on, if any. */
+    projectPath: z.string().nullable(),
+    /** In team mode, the git repository the plan's sandbox is cloned from (then projectPath is null). */
+    projectSource: PlanGitSourceSchema.nullable().optional(),
+    phase: PhaseSchema,
+    processingState: ProcessingStateSchema,
+    decisionRootId: z.string().nullable(),
+    changesetId: z.string().nullable(),
+    sandboxRefs: z.array(z.string()),
+    errorMessage: z.string().nullable(),
+    errorDetails: z.record(z.string(), z.unknown()),
+    /** Set while a paused plan waits for the operator's answer rather than for a step or resume. */
+    waitingFor: z.enum(['approval']).nullable().default(null),
+    /** The project's `.agents/invariants.yaml`, as read at strategize; null before, or without one. */
+    projectInvariants: ProjectInvariantsSchema.nullable().default(null),
+    /** Set for a plan a model strategizes and executes. */
+    agent: AgentSpecSchema.optional(),
+    /** Tokens the model used, per step and in all. */
+    usage: PlanUsageSchema.optional(),
+    /** The operator's answer to the model's last proposal (a rejection, or replan), for its next one. */
+    agentFeedback: z.object({ reason: z.string(), previous: z.string() }).nullable().optional(),
+    /**
+     * A model step stopped for an approval: its conversation, so answering continues it where it
+     * stopped. Only the engine reads `state`, and parses it with its own schema (ToolLoopState).
+     */
+    agentSession: z.object({ decisionId: z.string(), state: z.record(z.string(), z.unknown()) }).nullable().optional(),
+    /** The plan file's MCP servers. */
+    mcp: McpConfigSchema.optional(),
+    /** The plan-level checks (the project's defaults and the plan file's) and `verifyEach`. */
+    verify: PlanVerifySchema.optional(),
+    /** How the last verify pass came out; null or absent before one ran. */
+    checks: PlanChecksSummarySchema.nullable().optional(),
+    /** The last rewind: to which step, by whom, and whether it was completed after an interruption. */
+    lastRewind: RewindRecordSchema.nullable().optional(),
+    /** The plan was forked from another at a step: the steps before it are that plan's, shared. */
+    forkedFrom: ForkOriginSchema.optional(),
+    /** The plans forked from this one, oldest first. */
+    forks: z.array(ForkRefSchema).optional(),
+    /** Hunks the operator declined in the review, with why: the model is told of them. */
+    rejectedHunks: z.array(RejectedHunkSchema).optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+));
 export type Plan = z.infer<typeof PlanSchema>;
 
 // ---- approvals ------------------------------------------------------------------
@@ -451,12 +482,14 @@ export const RuntimeExecuteResultSchema = z.lazy(() =>
 );
 export type RuntimeExecuteResult = z.infer<typeof RuntimeExecuteResultSchema>;
 
-export const ExecuteResultSchema = z.object({
-  changesetId: nonEmpty,
-  changeset: ChangeSetSchema,
-  toolCallsCount: z.number().int().nonnegative(),
-  sandboxRefs: z.array(z.string()),
-});
+export const ExecuteResultSchema = z.lazy(() =>
+  z.object({
+    changesetId: nonEmpty,
+    changeset: ChangeSetSchema,
+    toolCallsCount: z.number().int().nonnegative(),
+    sandboxRefs: z.array(z.string()),
+  }),
+);
 export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 
 /** `correct`: the model runs the failed step again, told of the failure and the operator's note. */
@@ -465,22 +498,24 @@ export const RecoveryActionSchema = z.enum(RECOVERY_ACTIONS);
 export type RecoveryAction = z.infer<typeof RecoveryActionSchema>;
 
 /** One failure, as recorded by the error recovery service; persisted, so history survives restarts. */
-export const ErrorRecordSchema = z.object({
-  id: nonEmpty,
-  planId: nonEmpty,
-  phase: PhaseSchema,
-  decisionId: z.string().nullable(),
-  attempt: z.number().int().positive(),
-  category: ErrorCategorySchema,
-  retriable: z.boolean(),
-  recoveryAction: RecoveryActionSchema,
-  message: z.string(),
-  stack: z.string().nullable(),
-  hint: z.string(),
-  /** The suggested next step: an action and its arguments (shared/actions.ts), never a command line. */
-  next: NextStepSchema.nullable(),
-  /** What happened next: retried automatically, or gave up. */
-  outcome: z.enum(['retried', 'gave_up']),
-  createdAt: timestamp,
-});
+export const ErrorRecordSchema = z.lazy(once(() =>
+  z.object({
+    id: nonEmpty,
+    planId: nonEmpty,
+    phase: PhaseSchema,
+    decisionId: z.string().nullable(),
+    attempt: z.number().int().positive(),
+    category: ErrorCategorySchema,
+    retriable: z.boolean(),
+    recoveryAction: RecoveryActionSchema,
+    message: z.string(),
+    stack: z.string().nullable(),
+    hint: z.string(),
+    /** The suggested next step: an action and its arguments (shared/actions.ts), never a command line. */
+    next: NextStepSchema.nullable(),
+    /** What happened next: retried automatically, or gave up. */
+    outcome: z.enum(['retried', 'gave_up']),
+    createdAt: timestamp,
+  }),
+));
 export type ErrorRecord = z.infer<typeof ErrorRecordSchema>;

@@ -12,6 +12,7 @@ import {
 } from './domain';
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
 import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
+import { once } from './once';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -25,12 +26,6 @@ export const SEED_EVENT_TYPES = [
   'runtime_execute_step',
   'runtime_execute_complete',
 ] as const;
-
-/** Builds a value on its first use only. */
-function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
-}
 
 /**
  * The `data` of each event type: one schema per type, which the engine's emitters are typed by,
@@ -73,7 +68,7 @@ function buildEventData() {
     }),
     /** The recorded entry as the changes list shows it: a view appends it without asking the host. */
     change_recorded: z.object({ entry: ChangeEntryMetaSchema }),
-    error_recorded: ErrorRecordSchema.omit({ stack: true }),
+    error_recorded: ErrorRecordSchema.unwrap().omit({ stack: true }),
     retry_scheduled: z.object({
       phase: PhaseSchema,
       decisionId: z.string().nullable(),
@@ -91,7 +86,7 @@ function buildEventData() {
       description: z.string(),
     }),
     /** `discarded`: files left unapplied when the operator discarded the rest of a partly applied changeset. */
-    apply_complete: ApplyResultSchema.extend({ ok: z.boolean(), discarded: z.number().int().nonnegative().optional() }),
+    apply_complete: ApplyResultSchema.unwrap().extend({ ok: z.boolean(), discarded: z.number().int().nonnegative().optional() }),
     /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
     approval_requested: z.object({
       approvalId: id,

@@ -54,21 +54,25 @@ export const GitUrlSchema = z.string().min(1, 'must not be empty').superRefine(r
 export const GitRefSchema = z.string().superRefine(refine(refNameProblem));
 
 /** `project: { git: URL, ref: main }` in a plan file; `ref` defaults to the remote's HEAD when left out. */
-export const GitSourceSchema = z
-  .object({
-    git: GitUrlSchema,
-    ref: GitRefSchema.optional(),
-  })
-  .strict();
+export const GitSourceSchema = z.lazy(() =>
+  z
+    .object({
+      git: GitUrlSchema,
+      ref: GitRefSchema.optional(),
+    })
+    .strict(),
+);
 export type GitSource = z.infer<typeof GitSourceSchema>;
 
 /** A plan's git project, with the commit its sandbox was cloned at once a worker has cloned it. */
-export const PlanGitSourceSchema = z.object({
-  git: GitUrlSchema,
-  ref: GitRefSchema.nullable(),
-  /** The commit the sandbox started from: apply's conflict check and `--branch` start here. */
-  baseCommit: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'must be a full commit id').nullable(),
-});
+export const PlanGitSourceSchema = z.lazy(() =>
+  z.object({
+    git: GitUrlSchema,
+    ref: GitRefSchema.nullable(),
+    /** The commit the sandbox started from: apply's conflict check and `--branch` start here. */
+    baseCommit: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'must be a full commit id').nullable(),
+  }),
+);
 export type PlanGitSource = z.infer<typeof PlanGitSourceSchema>;
 
 /** `url` without its password or token (`https://user:secret@host/r` is `https://user@host/r`). */

@@ -13,25 +13,31 @@ export const McpServerNameSchema = z
 const timeoutMs = z.number().int().positive().max(3_600_000).optional().describe('How long one call may take before it fails the step; default 60 s');
 
 /** A local server: a command run confined over the sandbox, spoken to over stdio. */
-export const McpStdioServerSchema = z
-  .object({
-    command: z.string().min(1, 'must not be empty'),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    timeoutMs,
-  })
-  .strict();
+export const McpStdioServerSchema = z.lazy(() =>
+  z
+    .object({
+      command: z.string().min(1, 'must not be empty'),
+      args: z.array(z.string()).default([]),
+      env: z.record(z.string(), z.string()).default({}),
+      timeoutMs,
+    })
+    .strict(),
+);
 
 /** A remote server, spoken to over streamable HTTP. */
-export const McpHttpServerSchema = z
-  .object({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
-    headers: z.record(z.string(), z.string()).default({}),
-    timeoutMs,
-  })
-  .strict();
+export const McpHttpServerSchema = z.lazy(() =>
+  z
+    .object({
+      url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+      headers: z.record(z.string(), z.string()).default({}),
+      timeoutMs,
+    })
+    .strict(),
+);
 
-export const McpServerSchema = z.union([McpStdioServerSchema, McpHttpServerSchema], { error: 'must have either command (a local server) or url (a remote one)' });
+export const McpServerSchema = z.lazy(() =>
+  z.union([McpStdioServerSchema, McpHttpServerSchema], { error: 'must have either command (a local server) or url (a remote one)' }),
+);
 export type McpServer = z.infer<typeof McpServerSchema>;
 export type McpServerInput = z.input<typeof McpServerSchema>;
 
@@ -40,20 +46,22 @@ export function isStdioServer(server: McpServer): server is z.infer<typeof McpSt
 }
 
 /** `mcp:` in a plan file and in settings.json. */
-export const McpConfigSchema = z
-  .object({
-    // Names are checked one by one, so a bad one is reported at its own path with its own reason.
-    servers: z
-      .record(z.string(), McpServerSchema)
-      .superRefine((servers, ctx) => {
-        for (const name of Object.keys(servers)) {
-          const problem = McpServerNameSchema.safeParse(name).error?.issues[0];
-          if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `the name ${problem.message}` });
-        }
-      })
-      .default({}),
-  })
-  .strict();
+export const McpConfigSchema = z.lazy(() =>
+  z
+    .object({
+      // Names are checked one by one, so a bad one is reported at its own path with its own reason.
+      servers: z
+        .record(z.string(), McpServerSchema)
+        .superRefine((servers, ctx) => {
+          for (const name of Object.keys(servers)) {
+            const problem = McpServerNameSchema.safeParse(name).error?.issues[0];
+            if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `the name ${problem.message}` });
+          }
+        })
+        .default({}),
+    })
+    .strict(),
+);
 export type McpConfig = z.infer<typeof McpConfigSchema>;
 
 // Environment variables, headers, a URL's user, query and token-like path segments, and the values of
@@ -175,7 +183,9 @@ export function describeMcpServer(server: McpServer): string {
 }
 
 /** The MCP servers in the settings, as the console's Settings lists them. */
-export const McpServersViewSchema = z.object({ servers: z.array(z.object({ name: z.string(), summary: z.string(), local: z.boolean() })) });
+export const McpServersViewSchema = z.lazy(() =>
+  z.object({ servers: z.array(z.object({ name: z.string(), summary: z.string(), local: z.boolean() })) }),
+);
 export type McpServersView = z.infer<typeof McpServersViewSchema>;
 
 /** A server added from the console's Settings: a command line (a local server) or a URL (a remote one). */
@@ -212,12 +222,14 @@ export function withMcpHidden<T>(value: T): T {
 }
 
 /** What an approval of an MCP call shows: which server, which of its tools, what the server says the tool does. */
-export const McpCallInfoSchema = z.object({
-  server: z.string(),
-  tool: z.string(),
-  description: z.string(),
-  readOnly: z.boolean(),
-});
+export const McpCallInfoSchema = z.lazy(() =>
+  z.object({
+    server: z.string(),
+    tool: z.string(),
+    description: z.string(),
+    readOnly: z.boolean(),
+  }),
+);
 export type McpCallInfo = z.infer<typeof McpCallInfoSchema>;
 
 /** Whether `allow` (profile.allow) names the tool: `NAME.TOOL`, or `NAME.*` for every tool of a server. */

@@ -6,17 +6,19 @@ import type { DiffHunk } from './domain';
  * (README.md, "Review and apply"). `lines` is the hunk as it was declined: a later change
  * renumbers the hunks, and the text still says what was declined.
  */
-export const RejectedHunkSchema = z.object({
-  path: z.string().min(1),
-  /** 1-based, as `agents plan diff` numbers the file's hunks when it was declined. */
-  hunk: z.number().int().positive(),
-  lines: z.string(),
-  /** What the hunk changes, whatever its number and line numbers (fileHunkKeys); absent on hunks declined before it was kept. */
-  key: z.string().optional(),
-  reason: z.string().nullable(),
-  by: z.string().min(1),
-  at: z.string(),
-});
+export const RejectedHunkSchema = z.lazy(() =>
+  z.object({
+    path: z.string().min(1),
+    /** 1-based, as `agents plan diff` numbers the file's hunks when it was declined. */
+    hunk: z.number().int().positive(),
+    lines: z.string(),
+    /** What the hunk changes, whatever its number and line numbers (fileHunkKeys); absent on hunks declined before it was kept. */
+    key: z.string().optional(),
+    reason: z.string().nullable(),
+    by: z.string().min(1),
+    at: z.string(),
+  }),
+);
 export type RejectedHunk = z.infer<typeof RejectedHunkSchema>;
 
 /** The longest reason, and the most lines of one hunk, a rejection keeps. */
