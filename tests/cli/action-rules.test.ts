@@ -204,7 +204,7 @@ const FACTS: Record<keyof typeof STATES, Omit<PlanFacts, 'id' | 'projectPath' | 
 const factsOf = (state: keyof typeof STATES, plan: Plan, here: boolean): PlanFacts => {
   const { sandboxGone, ...known } = FACTS[state];
   const missingSandbox = sandboxGone ? plan.sandboxRefs[0] : null;
-  return { ...known, id: plan.id, projectPath: plan.projectPath, errorDetails: plan.errorDetails, checks: plan.checks ?? null, runHere: here && known.runHere, missingSandbox, rewindPending: null };
+  return { ...known, id: plan.id, projectPath: plan.projectPath, gitProject: false, errorDetails: plan.errorDetails, checks: plan.checks ?? null, runHere: here && known.runHere, missingSandbox, rewindPending: null };
 };
 
 /** Runs `tasks` a few at a time: each CLI check is a process of its own. */
