@@ -24,12 +24,12 @@ describe.skipIf(!baseUrl)(title, () => {
     const project = join(base, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Demo\n');
-    const app = openApp({
+    const app = await openApp({
       dataDir: join(base, 'home'),
       env: { AGENTS_MODEL: `openai-compatible:${model}`, AGENTS_BASE_URL: baseUrl, AGENTS_API_KEY: process.env.AGENTS_TEST_API_KEY ?? '' },
     });
     try {
-      const plan = app.service.createFromContent(
+      const plan = await app.service.createFromContent(
         {
           content: `name: real-model\nproject: ${JSON.stringify(project)}\nautomationProfile: { base: full-auto, allowShell: false }\nagent: { maxTurnsPerStep: 15 }\ndefinitionOfDone: The file hello.txt exists and contains the word hello\n`,
         },
@@ -38,7 +38,7 @@ describe.skipIf(!baseUrl)(title, () => {
       const done = await app.service.run(plan.id);
       expect(done.processingState, done.errorMessage ?? '').toBe('queued');
       expect(done.phase).toBe('apply');
-      const hello = app.service.changeEntries(plan.id).find((e) => e.path === 'hello.txt');
+      const hello = (await app.service.changeEntries(plan.id)).find((e) => e.path === 'hello.txt');
       expect(hello?.afterText?.toLowerCase()).toContain('hello');
       expect(done.usage?.outputTokens).toBeGreaterThan(0);
     } finally {

@@ -107,7 +107,7 @@ export async function runConsoleBench(): Promise<BenchResult[]> {
   const browser = await launchBrowser();
   try {
     const seedStart = performance.now();
-    const [small, medium, large] = seedPlans(data.dir, [
+    const [small, medium, large] = await seedPlans(data.dir, [
       { name: 'Small plan', decisions: 10, events: 20, changedFiles: 5 },
       { name: `Medium plan (${SMALLER_EVENTS} events)`, decisions: DECISIONS, events: SMALLER_EVENTS, changedFiles: CHANGED_FILES },
       { name: `Large plan (${EVENTS} events)`, decisions: DECISIONS, events: EVENTS, changedFiles: CHANGED_FILES },

@@ -4,7 +4,7 @@
  * Driven over IPC by bench/console/harness.ts.
  */
 import { Session } from 'node:inspector/promises';
-import { openApp } from '../../main/app/open-app';
+import { type App, openApp } from '../../main/app/open-app';
 import { startServer } from '../../main/web/server';
 
 export type HostRequest =
@@ -35,17 +35,17 @@ function send(reply: HostReply): void {
  * they are stored and fanned out exactly as a running plan's are), topping up to the target count
  * every millisecond. Each event's host timestamp (Date.now() just before publishing) is kept by seq.
  */
-async function publish(app: ReturnType<typeof openApp>, planId: string, ratePerSecond: number, durationMs: number) {
+async function publish(app: App, planId: string, ratePerSecond: number, durationMs: number) {
   const total = Math.round((ratePerSecond * durationMs) / 1000);
   const hostTs: number[] = [];
   let firstSeq = 0;
   const start = performance.now();
   await new Promise<void>((resolve) => {
-    const tick = () => {
+    const tick = async () => {
       const due = Math.min(total, Math.floor(((performance.now() - start) * ratePerSecond) / 1000));
       while (hostTs.length < due) {
         const ts = Date.now();
-        const event = app.service.events.publish(planId, 'execute_step', {
+        const event = await app.service.events.publish(planId, 'execute_step', {
           index: hostTs.length + 1,
           total,
           description: `Streamed step ${hostTs.length + 1}`,
@@ -57,7 +57,7 @@ async function publish(app: ReturnType<typeof openApp>, planId: string, ratePerS
       if (hostTs.length >= total) resolve();
       else setTimeout(tick, 1);
     };
-    tick();
+    void tick();
   });
   return { firstSeq, hostTs, elapsedMs: performance.now() - start };
 }
@@ -67,19 +67,19 @@ async function publish(app: ReturnType<typeof openApp>, planId: string, ratePerS
  * millisecond tick in one commit (like its CommitGroup), their events delivered after it. Each
  * item's host time is Date.now() just after its commit, when its event is delivered.
  */
-async function commitPaced(app: ReturnType<typeof openApp>, ratePerSecond: number, durationMs: number, commitOne: () => void) {
+async function commitPaced(app: App, ratePerSecond: number, durationMs: number, commitOne: () => Promise<void>) {
   const { service } = app;
   const total = Math.round((ratePerSecond * durationMs) / 1000);
   const hostTs: number[] = [];
   const start = performance.now();
   await new Promise<void>((resolve) => {
-    const tick = () => {
+    const tick = async () => {
       const due = Math.min(total, Math.floor(((performance.now() - start) * ratePerSecond) / 1000));
       const from = hostTs.length;
       if (due > from) {
-        service.events.deferDelivery(() =>
-          service.stores.changesets.atomically!(() => {
-            for (let i = from; i < due; i++) commitOne();
+        await service.events.deferDelivery(async () =>
+          await service.stores.changesets.atomically!(async () => {
+            for (let i = from; i < due; i++) await commitOne();
           }),
         );
         const committed = Date.now();
@@ -88,7 +88,7 @@ async function commitPaced(app: ReturnType<typeof openApp>, ratePerSecond: numbe
       if (hostTs.length >= total) resolve();
       else setTimeout(tick, 1);
     };
-    tick();
+    void tick();
   });
   return { hostTs, elapsedMs: performance.now() - start };
 }
@@ -97,16 +97,16 @@ async function commitPaced(app: ReturnType<typeof openApp>, ratePerSecond: numbe
  * Records change entries, each with its change_recorded event in the same commit, as tool calls
  * do. Also counts the page's reads of the changes list (plans.changes) meanwhile.
  */
-async function publishChanges(app: ReturnType<typeof openApp>, planId: string, ratePerSecond: number, durationMs: number) {
+async function publishChanges(app: App, planId: string, ratePerSecond: number, durationMs: number) {
   const { service } = app;
-  const changesetId = service.get(planId).changesetId;
+  const changesetId = (await service.get(planId)).changesetId;
   if (!changesetId) throw new Error('the streaming plan has no changeset');
   const store = service.stores.changesets;
   const reads = listReads;
-  const paced = await commitPaced(app, ratePerSecond, durationMs, () => {
+  const paced = await commitPaced(app, ratePerSecond, durationMs, async () => {
     recordedChanges += 1;
     const n = recordedChanges;
-    const entry = store.record(changesetId, {
+    const entry = await store.record(changesetId, {
       id: `bench-${process.pid}-${n}`,
       path: `streamed/file-${n}.txt`,
       oldPath: null,
@@ -120,7 +120,7 @@ async function publishChanges(app: ReturnType<typeof openApp>, planId: string, r
       invocationId: null,
       createdAt: new Date().toISOString(),
     });
-    service.events.publish(planId, 'change_recorded', { entry });
+    await service.events.publish(planId, 'change_recorded', { entry });
   });
   return { ...paced, listReads: listReads - reads };
 }
@@ -130,17 +130,17 @@ async function publishChanges(app: ReturnType<typeof openApp>, planId: string, r
  * commit, as the executor does. Also counts the page's reads of invocations meanwhile (the plan's
  * list, the tallies, a decision's calls).
  */
-async function publishCalls(app: ReturnType<typeof openApp>, planId: string, decisionId: string, ratePerSecond: number, durationMs: number) {
+async function publishCalls(app: App, planId: string, decisionId: string, ratePerSecond: number, durationMs: number) {
   const { service } = app;
   const reads = invocationReads;
-  const paced = await commitPaced(app, ratePerSecond, durationMs, () => {
+  const paced = await commitPaced(app, ratePerSecond, durationMs, async () => {
     recordedCalls += 1;
     const id = `bench-call-${process.pid}-${recordedCalls}`;
     const ok = recordedCalls % 10 !== 0;
     const error = ok ? null : { name: 'ToolError', message: 'exit 1', category: 'tool' };
     const startedAt = new Date().toISOString();
-    service.stores.invocations.record({ id, planId, decisionId, tool: 'file.write', args: { path: `streamed/call-${recordedCalls}.txt` }, ok, error, startedAt, durationMs: 1 });
-    service.events.publish(planId, 'tool_call_finished', { decisionId, invocationId: id, tool: 'file.write', ok, durationMs: 1, startedAt, ...(error ? { error } : {}) });
+    await service.stores.invocations.record({ id, planId, decisionId, tool: 'file.write', args: { path: `streamed/call-${recordedCalls}.txt` }, ok, error, startedAt, durationMs: 1 });
+    await service.events.publish(planId, 'tool_call_finished', { decisionId, invocationId: id, tool: 'file.write', ok, durationMs: 1, startedAt, ...(error ? { error } : {}) });
   });
   return { ...paced, invocationReads: invocationReads - reads };
 }
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
   const dataDir = process.env.BENCH_DATA_DIR;
   const rendererDir = process.env.BENCH_RENDERER_DIR;
   if (!dataDir || !rendererDir) throw new Error('BENCH_DATA_DIR and BENCH_RENDERER_DIR are required');
-  const app = openApp({ dataDir });
+  const app = await openApp({ dataDir });
   // Counts the reads of the changes list, which pushing entries in events should make unnecessary.
   const changes = app.service.changes.bind(app.service);
   app.service.changes = (...args: Parameters<typeof changes>) => {

@@ -2,7 +2,6 @@ import { resolveProfile, type ChangeEntry, type Plan, type StrategyDecision } fr
 import type { StreamEvent, StreamEventType } from '../../shared/events';
 import { newId } from '../../shared/ids';
 import { openStores } from '../../main/persistence';
-import { transaction } from '../../main/persistence/sql';
 
 /** What a seeded plan is made of. */
 export interface SeedSpec {
@@ -27,16 +26,18 @@ const EVENT_BATCH = 10_000;
  * awaiting apply, its decision tree (a root, then groups of about 100 steps), its event history and
  * a changeset of small modified files. Much faster than running a plan, and the same rows.
  */
-export function seedPlans(dataDir: string, specs: readonly SeedSpec[]): SeededPlan[] {
+export async function seedPlans(dataDir: string, specs: readonly SeedSpec[]): Promise<SeededPlan[]> {
   const stores = openStores(dataDir);
   try {
-    return specs.map((spec) => seedPlan(stores, spec));
+    const seeded: SeededPlan[] = [];
+    for (const spec of specs) seeded.push(await seedPlan(stores, spec));
+    return seeded;
   } finally {
     stores.close();
   }
 }
 
-function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): SeededPlan {
+async function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Promise<SeededPlan> {
   const now = new Date().toISOString();
   const planId = newId();
   const rootId = newId();
@@ -60,7 +61,7 @@ function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Seeded
     createdAt: now,
     updatedAt: now,
   };
-  stores.plans.insert(plan);
+  await stores.plans.insert(plan);
 
   // A root, groups of (up to) 100 children each: two levels, every node expanded by default.
   const decisions: StrategyDecision[] = [];
@@ -90,14 +91,14 @@ function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Seeded
     }
     decisions.push(decision(newId(), parent, 'strategy_choice', childOrder++, `Rewrite module ${i} to the new API`));
   }
-  stores.plans.saveDecisions(decisions);
+  await stores.plans.saveDecisions(decisions);
   const decisionIds = decisions.map((d) => d.id);
 
   // The event history, in batches of one transaction each.
   const types: StreamEventType[] = ['tool_call_started', 'tool_call_finished', 'change_recorded', 'decision_status', 'execute_step'];
   const appendBatch = (batch: StreamEvent[]) =>
-    transaction(stores.db, 'immediate', () => {
-      for (const event of batch) stores.events.append(event);
+    stores.atomically(async () => {
+      for (const event of batch) await stores.events.append(event);
     });
   let batch: StreamEvent[] = [];
   for (let seq = 1; seq <= spec.events; seq++) {
@@ -118,14 +119,14 @@ function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Seeded
               : { planId, seq, ts, type: 'execute_step', data: { decisionId, index: (seq % 100) + 1, total: 100, description: `Rewrite module ${seq}` } };
     batch.push(event);
     if (batch.length === EVENT_BATCH) {
-      appendBatch(batch);
+      await appendBatch(batch);
       batch = [];
     }
   }
-  if (batch.length > 0) appendBatch(batch);
+  if (batch.length > 0) await appendBatch(batch);
 
   // The changeset: small files with a couple of changed lines each.
-  const changesetId = stores.changesets.start(planId);
+  const changesetId = await stores.changesets.start(planId);
   const entries: ChangeEntry[] = [];
   for (let i = 0; i < spec.changedFiles; i++) {
     const lines = Array.from({ length: 20 }, (_, n) => `export const value${n} = ${n};`);
@@ -147,8 +148,8 @@ function seedPlan(stores: ReturnType<typeof openStores>, spec: SeedSpec): Seeded
       createdAt: now,
     });
   }
-  stores.changesets.recordMany(changesetId, entries);
-  stores.plans.update(planId, { changesetId });
+  await stores.changesets.recordMany(changesetId, entries);
+  await stores.plans.update(planId, { changesetId });
 
   return { planId, rootId, decisionIds, lastSeq: spec.events, changedFiles: spec.changedFiles };
 }

@@ -110,7 +110,7 @@ export async function runStreamBench(): Promise<BenchResult[]> {
   let host: Host | null = null;
   const browser = await launchBrowser();
   try {
-    const [plan] = seedPlans(data.dir, [{ name: 'Streaming plan', decisions: 20, events: 10, changedFiles: 5 }]);
+    const [plan] = await seedPlans(data.dir, [{ name: 'Streaming plan', decisions: 20, events: 10, changedFiles: 5 }]);
     host = await startHost(data.dir);
     const page = await openProbedPlan(browser, host.url, plan.planId, PAGE_PROBE);
     await page.locator('[data-testid="tab-events"]').click();

@@ -52,7 +52,7 @@ export async function runToolCallBench(): Promise<BenchResult[]> {
   let host: Host | null = null;
   const browser = await launchBrowser();
   try {
-    const [plan] = seedPlans(data.dir, [{ name: 'Tool-calling plan', decisions: 20, events: 10, changedFiles: 5 }]);
+    const [plan] = await seedPlans(data.dir, [{ name: 'Tool-calling plan', decisions: 20, events: 10, changedFiles: 5 }]);
     host = await startHost(data.dir);
     const page = await openProbedPlan(browser, host.url, plan.planId, PAGE_PROBE);
     // A step in view: the calls land in its row, as a running step's do.

@@ -53,7 +53,7 @@ async function checkpointCost(dir: string): Promise<BenchResult[]> {
   try {
     const objects = new ObjectStore(path.join(dir, 'data', 'objects'));
     const recorder = new CheckpointRecorder(stores.checkpoints, objects, stores.changesets, stores.invocations);
-    const changesetId = stores.changesets.start('P');
+    const changesetId = await stores.changesets.start('P');
     const plan = { id: 'P', changesetId } as Plan;
     const steps = Array.from({ length: REPS + 2 }, (_, i) => decision(i + 1));
     const start = (step: number) => ({ plan, sandboxRoot: sandbox, steps, decisions: steps, decision: steps[step - 1], step });
@@ -76,7 +76,7 @@ async function checkpointCost(dir: string): Promise<BenchResult[]> {
       for (const [i, rel] of chosen.entries()) await writeFileAtomic(path.join(sandbox, rel), contents[i]);
       const written = performance.now() - started;
       for (const [i, rel] of chosen.entries()) {
-        stores.changesets.record(changesetId, toChangeEntry({ operation: 'modify', path: rel, before: befores[i], after: contents[i] }, { decisionId: `D${rep + 1}`, invocationId: null }));
+        await stores.changesets.record(changesetId, toChangeEntry({ operation: 'modify', path: rel, before: befores[i], after: contents[i] }, { decisionId: `D${rep + 1}`, invocationId: null }));
       }
       const objectsBefore = await objects.bytes();
       syncDisk();
@@ -92,7 +92,7 @@ async function checkpointCost(dir: string): Promise<BenchResult[]> {
     }
     // Once, untimed: the last checkpoint's files are the sandbox's, byte for byte.
     const restored = path.join(dir, 'restored');
-    await materialise(foldDeltas(stores.checkpoints.list('P').map((c) => c.delta)), objects, restored);
+    await materialise(foldDeltas((await stores.checkpoints.list('P')).map((c) => c.delta)), objects, restored);
     if (treeHash(restored) !== treeHash(sandbox)) throw new Error('checkpoint cost: the checkpoints do not hold the sandbox');
 
     const { ratio, figure, details } = ratioFigure(runs);
@@ -169,7 +169,7 @@ async function rewind(dir: string): Promise<BenchResult[]> {
     const plan = { id: 'P', changesetId: null } as Plan;
     const steps = [decision(1)];
     await recorder.record({ plan, sandboxRoot: sandbox, steps, decisions: steps, decision: steps[0], step: 1 });
-    const target = foldDeltas(stores.checkpoints.list('P').map((c) => c.delta));
+    const target = foldDeltas((await stores.checkpoints.list('P')).map((c) => c.delta));
     const expected = treeHash(project);
 
     let checked = false;

@@ -64,8 +64,8 @@ export async function engineRun(files: readonly string[], keepDatabaseIn?: strin
       delivered += 1;
     });
     const lifecycle = new PlanLifecycleService(stores.plans, events);
-    const plan = lifecycle.createPlan({ name: 'bench', definitionOfDone: 'write files', automationProfile: resolveProfile('trusted') });
-    lifecycle.beginPhase(plan.id, 'strategize');
+    const plan = await lifecycle.createPlan({ name: 'bench', definitionOfDone: 'write files', automationProfile: resolveProfile('trusted') });
+    await lifecycle.beginPhase(plan.id, 'strategize');
     const now = new Date().toISOString();
     const root: StrategyDecision = {
       id: newId(), planId: plan.id, parentId: null, type: 'prompt_definition', order: 0,
@@ -82,8 +82,8 @@ export async function engineRun(files: readonly string[], keepDatabaseIn?: strin
         description: `step ${d}`, rationale: '', toolCalls, status: 'pending', createdAt: now, updatedAt: now,
       });
     }
-    lifecycle.saveDecisions(decisions);
-    lifecycle.completePhase(plan.id, { decisionRootId: root.id });
+    await lifecycle.saveDecisions(decisions);
+    await lifecycle.completePhase(plan.id, { decisionRootId: root.id });
 
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,
@@ -107,7 +107,7 @@ export async function engineRun(files: readonly string[], keepDatabaseIn?: strin
     const ms = performance.now() - started;
     loop.disable();
 
-    const count = stores.changesets.countEntries(result.changesetId);
+    const count = await stores.changesets.countEntries(result.changesetId);
     if (count !== files.length) throw new Error(`executor benchmark: ${count} change entries stored, expected ${files.length}`);
     if (keepDatabaseIn) stores.db.exec(`VACUUM INTO '${path.join(keepDatabaseIn, 'rows.db').replace(/'/g, "''")}'`);
     stores.close();

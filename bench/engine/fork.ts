@@ -33,11 +33,11 @@ export const forkBenchmark: Benchmark = {
   name: 'fork',
   async run(): Promise<BenchResult[]> {
     const scratch = scratchDir('fork');
-    const app = openApp({ dataDir: path.join(scratch.dir, 'data'), env: {}, sleep: () => Promise.resolve() });
+    const app = await openApp({ dataDir: path.join(scratch.dir, 'data'), env: {}, sleep: () => Promise.resolve() });
     try {
       const project = path.join(scratch.dir, 'project');
       makeProject(project);
-      const origin = app.service.createFromContent({ content: planFile(project) }, scratch.dir);
+      const origin = await app.service.createFromContent({ content: planFile(project) }, scratch.dir);
       const ran = await app.service.run(origin.id);
       if (ran.phase !== 'apply') throw new Error(`fork: the ${STEPS}-step plan did not run to its end (${ran.processingState})`);
 

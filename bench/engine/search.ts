@@ -32,7 +32,7 @@ export const searchBenchmark: Benchmark = {
         appendFileSync(path.join(project, `pkg-${(i % 200) % 20}`, `mod-${i % 200}`, `file-${i}.ts`), `// TODO(search): file ${i}\n`);
       }
       // The tool as plans call it: through the ToolRunner, with the invocation kept nowhere.
-      const runner = new ToolRunner(registerBuiltinTools(new ToolRegistry()), { record() {}, listForPlan: () => [], listForDecision: () => [], talliesForPlan: () => [] });
+      const runner = new ToolRunner(registerBuiltinTools(new ToolRegistry()), { record: async () => undefined, listForPlan: async () => [], listForDecision: async () => [], talliesForPlan: async () => [] });
       const context = { planId: 'bench', decisionId: null, sandboxRoot: project, profile: BUILTIN_PROFILES.trusted };
       const ours = async () => {
         const invocation = await runner.execute({ tool: 'file.search', args: { pattern: PATTERN } }, context);

@@ -96,16 +96,16 @@ export const storeBenchmark: Benchmark = {
       try {
         const db = openDatabase(path.join(scratch.dir, 'agents.db'));
         const store = new SqliteChangeSetStore(db);
-        const id = store.start('bench-plan');
+        const id = await store.start('bench-plan');
         syncDisk();
         const started = performance.now();
-        for (let start = 0; start < entries.length; start += BATCH) store.recordMany(id, entries.slice(start, start + BATCH));
+        for (let start = 0; start < entries.length; start += BATCH) await store.recordMany(id, entries.slice(start, start + BATCH));
         const ms = performance.now() - started;
         // The first page as the console asks for it: the total, then the first 500 entries without texts.
         for (let r = 0; r < PAGE_READS; r++) {
           const t = performance.now();
-          const total = store.countEntries(id);
-          const page = store.listEntryMeta(id, { offset: 0, limit: PAGE });
+          const total = await store.countEntries(id);
+          const page = await store.listEntryMeta(id, { offset: 0, limit: PAGE });
           pageTimes.push(performance.now() - t);
           pageRows = page.length;
           if (total !== entries.length) throw new Error(`store: ${total} entries stored, expected ${entries.length}`);

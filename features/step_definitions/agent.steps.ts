@@ -26,8 +26,8 @@ interface AgentScenario {
 
 type World = EngineWorld & { agent: AgentScenario };
 
-function app(world: World): App {
-  world.agent.app ??= openApp({
+async function app(world: World): Promise<App> {
+  world.agent.app ??= await openApp({
     dataDir: join(world.agent.base, 'home'),
     env: world.agent.env,
     recovery: { baseDelayMs: 1 },
@@ -40,13 +40,13 @@ function app(world: World): App {
 }
 
 /** full-auto, with trusted's retry limit, unless a scenario says otherwise: the proposed tree does not wait. */
-function createAgentPlan(world: World, definition: string, agent = 'true', profile = '{ base: full-auto, autoRetryTransient: 3 }'): void {
+async function createAgentPlan(world: World, definition: string, agent = 'true', profile = '{ base: full-auto, autoRetryTransient: 3 }'): Promise<void> {
   const yaml = `name: agent-plan\ndescription: An agent plan\nproject: ${world.agent.project}\nautomationProfile: ${profile}\nagent: ${agent}\ndefinitionOfDone: ${JSON.stringify(definition)}\n`;
-  world.agent.planId = app(world).service.createFromContent({ content: yaml }, world.agent.base).id;
+  world.agent.planId = (await (await app(world)).service.createFromContent({ content: yaml }, world.agent.base)).id;
 }
 
 const requests = (world: World) => world.agent.server.requests;
-const plan = (world: World) => app(world).service.get(world.agent.planId ?? '');
+const plan = async (world: World) => (await app(world)).service.get(world.agent.planId ?? '');
 
 After({ tags: '@agent' }, async function (this: World) {
   this.agent?.app?.close();
@@ -70,35 +70,35 @@ Given('a project with a README', function (this: World) {
   writeFileSync(join(this.agent.project, 'README.md'), '# Demo\n');
 });
 
-Given('an agent plan whose definition of done is {string}', function (this: World, definition: string) {
-  createAgentPlan(this, definition);
+Given('an agent plan whose definition of done is {string}', async function (this: World, definition: string) {
+  await createAgentPlan(this, definition);
 });
 
-Given('an agent plan with at most {int} turns per step whose definition of done is {string}', function (this: World, turns: number, definition: string) {
-  createAgentPlan(this, definition, `{ maxTurnsPerStep: ${turns} }`);
+Given('an agent plan with at most {int} turns per step whose definition of done is {string}', async function (this: World, turns: number, definition: string) {
+  await createAgentPlan(this, definition, `{ maxTurnsPerStep: ${turns} }`);
 });
 
-Given('an agent plan under the {string} profile with at most {int} turns per step', function (this: World, profile: string, turns: number) {
-  createAgentPlan(this, 'a greeting file exists', `{ maxTurnsPerStep: ${turns} }`, profile);
+Given('an agent plan under the {string} profile with at most {int} turns per step', async function (this: World, profile: string, turns: number) {
+  await createAgentPlan(this, 'a greeting file exists', `{ maxTurnsPerStep: ${turns} }`, profile);
 });
 
-Given('a price of {int} per million output tokens', function (this: World, perMTok: number) {
-  app(this).service.updateSettings({ price: { inputPerMTok: 0, outputPerMTok: perMTok } });
+Given('a price of {int} per million output tokens', async function (this: World, perMTok: number) {
+  (await app(this)).service.updateSettings({ price: { inputPerMTok: 0, outputPerMTok: perMTok } });
 });
 
-Given('an agent plan under the {string} profile that may cost ${float}', function (this: World, profile: string, usd: number) {
-  createAgentPlan(this, 'a greeting file exists', `{ maxCostUsd: ${usd} }`, profile);
+Given('an agent plan under the {string} profile that may cost ${float}', async function (this: World, profile: string, usd: number) {
+  await createAgentPlan(this, 'a greeting file exists', `{ maxCostUsd: ${usd} }`, profile);
 });
 
-Then('the pending approval asks for ${float} more for the plan, which has cost ${float}', function (this: World, more: number, cost: number) {
-  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+Then('the pending approval asks for ${float} more for the plan, which has cost ${float}', async function (this: World, more: number, cost: number) {
+  const pending = (await (await app(this)).service.approvals(this.agent.planId ?? '')).pending;
   assert.equal(pending?.kind, 'budget');
   assert.deepEqual(pending?.args, { limit: 'costUsd', used: cost, max: more, more });
   assert.equal(pending?.rationale, `The plan has cost $${cost.toFixed(2)} of its $${more.toFixed(2)}; allow $${more.toFixed(2)} more?`);
 });
 
-Given('an agent plan under the {string} profile whose definition of done is {string}', function (this: World, profile: string, definition: string) {
-  createAgentPlan(this, definition, 'true', profile);
+Given('an agent plan under the {string} profile whose definition of done is {string}', async function (this: World, profile: string, definition: string) {
+  await createAgentPlan(this, definition, 'true', profile);
 });
 
 Given('a model that writes {string} with {string}, or {string} once told to', function (this: World, path: string, content: string, other: string) {
@@ -116,8 +116,8 @@ Given('a model that runs {string} and then finishes', function (this: World, com
   });
 });
 
-Given('an agent plan with at most {int} output tokens per step whose definition of done is {string}', function (this: World, tokens: number, definition: string) {
-  createAgentPlan(this, definition, `{ maxOutputTokens: ${tokens} }`);
+Given('an agent plan with at most {int} output tokens per step whose definition of done is {string}', async function (this: World, tokens: number, definition: string) {
+  await createAgentPlan(this, definition, `{ maxOutputTokens: ${tokens} }`);
 });
 
 Given('the project protects {string}', function (this: World, glob: string) {
@@ -194,8 +194,8 @@ Given('a model that proposes {string}, lists files {int} times, then writes it w
   });
 });
 
-Then('the pending approval asks for {int} more turns for the step {string}', function (this: World, more: number, step: string) {
-  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+Then('the pending approval asks for {int} more turns for the step {string}', async function (this: World, more: number, step: string) {
+  const pending = (await (await app(this)).service.approvals(this.agent.planId ?? '')).pending;
   assert.equal(pending?.kind, 'budget');
   assert.deepEqual(pending?.args, { limit: 'turns', used: 3, max: 3, more });
   assert.equal(pending?.description, step);
@@ -251,61 +251,62 @@ Given('no model is configured', function (this: World) {
   this.agent.env = {};
 });
 
-When('I create an agent plan', function (this: World) {
+When('I create an agent plan', async function (this: World) {
   try {
-    createAgentPlan(this, 'NOTES.md says hello');
+    await createAgentPlan(this, 'NOTES.md says hello');
   } catch (error) {
     this.agent.createError = error;
   }
 });
 
 When('the plan runs', async function (this: World) {
-  this.agent.plan = await app(this).service.run(this.agent.planId ?? '');
+  this.agent.plan = await (await app(this)).service.run(this.agent.planId ?? '');
 });
 
 When('I ask the agent to correct the step with the note {string}', async function (this: World, note: string) {
-  this.agent.plan = await app(this).service.correct(this.agent.planId ?? '', { by: 'tester', reason: note });
+  this.agent.plan = await (await app(this)).service.correct(this.agent.planId ?? '', { by: 'tester', reason: note });
 });
 
-When('I replan the plan by the model', function (this: World) {
-  this.agent.plan = app(this).service.replan(this.agent.planId ?? '', { by: 'tester' });
+When('I replan the plan by the model', async function (this: World) {
+  this.agent.plan = await (await app(this)).service.replan(this.agent.planId ?? '', { by: 'tester' });
 });
 
 When('I approve the pending approval', async function (this: World) {
-  this.agent.plan = await app(this).service.approve(this.agent.planId ?? '', { by: 'tester' });
+  this.agent.plan = await (await app(this)).service.approve(this.agent.planId ?? '', { by: 'tester' });
 });
 
 When('I reject the pending approval with the reason {string}', async function (this: World, reason: string) {
-  this.agent.plan = await app(this).service.reject(this.agent.planId ?? '', { by: 'tester', reason });
+  this.agent.plan = await (await app(this)).service.reject(this.agent.planId ?? '', { by: 'tester', reason });
 });
 
-Then('the plan is paused, waiting for approval', function (this: World) {
-  const p = plan(this);
+Then('the plan is paused, waiting for approval', async function (this: World) {
+  const p = await plan(this);
   assert.equal(`${p.processingState} ${p.waitingFor}`, 'paused approval', `${p.phase} ${p.processingState}: ${p.errorMessage}`);
 });
 
-Then('the pending approval is of kind plan and lists the step {string}', function (this: World, step: string) {
-  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+Then('the pending approval is of kind plan and lists the step {string}', async function (this: World, step: string) {
+  const pending = (await (await app(this)).service.approvals(this.agent.planId ?? '')).pending;
   assert.equal(pending?.kind, 'plan');
   assert.ok(pending?.rationale.includes(step), pending?.rationale);
-  assert.equal(pending?.decisionId, plan(this).decisionRootId);
+  assert.equal(pending?.decisionId, (await plan(this)).decisionRootId);
 });
 
-Then('the pending approval is for shell.run {string}', function (this: World, command: string) {
-  const pending = app(this).service.approvals(this.agent.planId ?? '').pending;
+Then('the pending approval is for shell.run {string}', async function (this: World, command: string) {
+  const pending = (await (await app(this)).service.approvals(this.agent.planId ?? '')).pending;
   assert.equal(pending?.kind, 'tool');
   assert.equal(pending?.tool, 'shell.run');
   assert.equal(pending?.args.command, command);
 });
 
-Then('nothing was executed yet', function (this: World) {
-  assert.deepEqual(app(this).service.invocations(this.agent.planId ?? '').filter((i) => i.decisionId !== null), []);
+Then('nothing was executed yet', async function (this: World) {
+  assert.deepEqual((await (await app(this)).service.invocations(this.agent.planId ?? '')).filter((i) => i.decisionId !== null), []);
   assert.ok(requests(this).every(isStrategize));
 });
 
-Then('the tree records the approval of the plan', function (this: World) {
-  const decisions = app(this).service.decisions(this.agent.planId ?? '');
-  assert.ok(decisions.some((d) => d.type === 'approval' && d.parentId === plan(this).decisionRootId && /Approved the plan/.test(d.description)));
+Then('the tree records the approval of the plan', async function (this: World) {
+  const decisions = await (await app(this)).service.decisions(this.agent.planId ?? '');
+  const rootId = (await plan(this)).decisionRootId;
+  assert.ok(decisions.some((d) => d.type === 'approval' && d.parentId === rootId && /Approved the plan/.test(d.description)));
 });
 
 Then("the model's last strategize prompt carries the reason {string}", function (this: World, reason: string) {
@@ -313,8 +314,8 @@ Then("the model's last strategize prompt carries the reason {string}", function 
   assert.ok(last && transcript(last).includes(`Their reason: ${reason}`));
 });
 
-Then('the step {string} is skipped', function (this: World, description: string) {
-  const step = app(this).service.decisions(this.agent.planId ?? '').find((d) => d.description === description);
+Then('the step {string} is skipped', async function (this: World, description: string) {
+  const step = (await (await app(this)).service.decisions(this.agent.planId ?? '')).find((d) => d.description === description);
   assert.equal(step?.status, 'skipped');
 });
 
@@ -323,16 +324,16 @@ Then("the model was given the step's prompt once", function (this: World) {
   assert.equal(prompts.length, 1);
 });
 
-Then('the decision tree has the step {string} with its rationale and acceptance check', function (this: World, description: string) {
-  const steps = app(this).service.decisions(this.agent.planId ?? '').filter((d) => d.type === 'strategy_choice');
+Then('the decision tree has the step {string} with its rationale and acceptance check', async function (this: World, description: string) {
+  const steps = (await (await app(this)).service.decisions(this.agent.planId ?? '')).filter((d) => d.type === 'strategy_choice');
   assert.deepEqual(steps.map((s) => s.description), [description]);
   assert.match(steps[0].rationale, /definition of done asks for/);
   assert.match(steps[0].rationale, /Acceptance: /);
   assert.deepEqual(steps[0].toolCalls.map((c) => c.tool), ['file.write']);
 });
 
-Then('during strategize the model called only read-only tools', function (this: World) {
-  const invocations = app(this).service.invocations(this.agent.planId ?? '');
+Then('during strategize the model called only read-only tools', async function (this: World) {
+  const invocations = await (await app(this)).service.invocations(this.agent.planId ?? '');
   const strategize = invocations.filter((i) => i.decisionId === null);
   assert.ok(strategize.length > 0, 'strategize read the project');
   assert.deepEqual([...new Set(strategize.map((i) => i.tool))], ['file.list']);
@@ -350,34 +351,34 @@ Then('the model was offered the 8 sandbox tools and finish_step to execute', fun
   ]);
 });
 
-Then('the plan waits in phase apply', function (this: World) {
-  const p = plan(this);
+Then('the plan waits in phase apply', async function (this: World) {
+  const p = await plan(this);
   assert.equal(`${p.phase} ${p.processingState}`, 'apply queued', `plan is ${p.phase} ${p.processingState}: ${p.errorMessage}`);
 });
 
-Then('the changeset creates {string} with {string}', function (this: World, path: string, content: string) {
-  const entries = app(this).service.changeEntries(this.agent.planId ?? '');
+Then('the changeset creates {string} with {string}', async function (this: World, path: string, content: string) {
+  const entries = await (await app(this)).service.changeEntries(this.agent.planId ?? '');
   const entry = entries.find((e) => e.path === path);
   assert.equal(entry?.operation, 'create');
   // A "\n" in the feature text is a newline.
   assert.equal(entry?.afterText, content.replace(/\\n/g, '\n'));
 });
 
-Then('the tool invocations of the step were file.write then file.read', function (this: World) {
-  const invocations = app(this).service.invocations(this.agent.planId ?? '').filter((i) => i.decisionId !== null);
+Then('the tool invocations of the step were file.write then file.read', async function (this: World) {
+  const invocations = (await (await app(this)).service.invocations(this.agent.planId ?? '')).filter((i) => i.decisionId !== null);
   assert.deepEqual(invocations.map((i) => i.tool), ['file.write', 'file.read']);
 });
 
-Then('the events include model_output and model_usage', function (this: World) {
-  const events = app(this).service.eventsAfter(this.agent.planId ?? '').events;
+Then('the events include model_output and model_usage', async function (this: World) {
+  const events = (await (await app(this)).service.eventsAfter(this.agent.planId ?? '')).events;
   const output = events.filter((e) => e.type === 'model_output');
   assert.ok(output.some((e) => e.data.phase === 'strategize') && output.some((e) => e.data.phase === 'execute'));
   assert.ok(output.map((e) => String(e.data.text)).join('').includes('I will write NOTES.md now.'));
   assert.ok(events.some((e) => e.type === 'model_usage' && typeof e.data.planOutputTokens === 'number'));
 });
 
-Then("the plan's usage counts the tokens of strategize and of the step", function (this: World) {
-  const usage = plan(this).usage;
+Then("the plan's usage counts the tokens of strategize and of the step", async function (this: World) {
+  const usage = (await plan(this)).usage;
   assert.ok(usage);
   // The scripted model reports 120 + 200 in for strategize, 150 + 180 + 200 for the step.
   assert.deepEqual(usage.steps.map((s) => [s.phase, s.inputTokens, s.turns]), [
@@ -388,8 +389,8 @@ Then("the plan's usage counts the tokens of strategize and of the step", functio
   assert.equal(usage.outputTokens, 80 + 65);
 });
 
-Then("the step's summary is {string}", function (this: World, summary: string) {
-  assert.equal(plan(this).usage?.steps.find((s) => s.phase === 'execute')?.summary, summary);
+Then("the step's summary is {string}", async function (this: World, summary: string) {
+  assert.equal((await plan(this)).usage?.steps.find((s) => s.phase === 'execute')?.summary, summary);
 });
 
 Then('the model was told why its proposal was invalid {int} times', function (this: World, count: number) {
@@ -397,8 +398,8 @@ Then('the model was told why its proposal was invalid {int} times', function (th
   assert.equal(told.length, count);
 });
 
-Then('the plan is errored with category {string}', function (this: World, category: string) {
-  const p = plan(this);
+Then('the plan is errored with category {string}', async function (this: World, category: string) {
+  const p = await plan(this);
   assert.equal(p.processingState, 'errored');
   assert.equal(p.errorDetails.category, category, `error: ${p.errorMessage}`);
 });
@@ -407,8 +408,8 @@ Then('the model was asked {int} times', function (this: World, count: number) {
   assert.equal(requests(this).length, count);
 });
 
-Then('the next command is {string}', function (this: World, command: string) {
-  const shown = plan(this);
+Then('the next command is {string}', async function (this: World, command: string) {
+  const shown = await plan(this);
   // The engine stores the next step as an action; the CLI shows it as this command.
   assert.match(String(nextCommand(shown.id, shown.errorDetails.next)), new RegExp(`^${command}`));
 });
@@ -421,16 +422,16 @@ Then("the model's last prompt for the step names the failure and the note {strin
   assert.ok(text.includes(`The operator's note: ${note}`));
 });
 
-Then('the step has an error_recovery decision with action correct', function (this: World) {
-  const decisions = app(this).service.decisions(this.agent.planId ?? '');
+Then('the step has an error_recovery decision with action correct', async function (this: World) {
+  const decisions = await (await app(this)).service.decisions(this.agent.planId ?? '');
   const step = decisions.find((d) => d.type === 'strategy_choice');
   const recovery = decisions.filter((d) => d.type === 'error_recovery' && d.parentId === step?.id);
   assert.ok(recovery.some((d) => d.rationale.startsWith('correct by tester: ')), JSON.stringify(recovery.map((d) => d.rationale)));
   assert.equal(step?.status, 'done');
 });
 
-Then('no file {string} exists beside the sandbox', function (this: World, name: string) {
-  const sandbox = plan(this).sandboxRefs[0];
+Then('no file {string} exists beside the sandbox', async function (this: World, name: string) {
+  const sandbox = (await plan(this)).sandboxRefs[0];
   assert.equal(existsSync(join(dirname(sandbox), name)), false);
 });
 
@@ -445,8 +446,8 @@ Then('the model was told that {string} does not exist', function (this: World, p
   assert.ok(told, transcript(requests(this).at(-1) as ChatRequest));
 });
 
-Then("the plan's error names {string}", function (this: World, text: string) {
-  assert.ok(plan(this).errorMessage?.includes(text), plan(this).errorMessage ?? '');
+Then("the plan's error names {string}", async function (this: World, text: string) {
+  assert.ok((await plan(this)).errorMessage?.includes(text), (await plan(this)).errorMessage ?? '');
 });
 
 Then('one automatic retry was scheduled after at least {int} ms', function (this: World, delay: number) {
@@ -462,8 +463,8 @@ Then('no automatic retry was scheduled', function (this: World) {
   assert.deepEqual(this.agent.delays, []);
 });
 
-Then("the plan's hint mentions {string}", function (this: World, text: string) {
-  assert.ok(String(plan(this).errorDetails.hint).includes(text), String(plan(this).errorDetails.hint));
+Then("the plan's hint mentions {string}", async function (this: World, text: string) {
+  assert.ok(String((await plan(this)).errorDetails.hint).includes(text), String((await plan(this)).errorDetails.hint));
 });
 
 Then('it is refused with a message naming {string}', function (this: World, setting: string) {

@@ -39,8 +39,8 @@ function engine(world: PhaseWorld) {
   return world.lifecycle;
 }
 
-function createPlan(world: PhaseWorld, definitionOfDone: DefinitionOfDone, invariants: string[] = []): Plan {
-  world.plan = engine(world).createPlan({ name: 'feature plan', definitionOfDone, invariants, automationProfile: resolveProfile('trusted') });
+async function createPlan(world: PhaseWorld, definitionOfDone: DefinitionOfDone, invariants: string[] = []): Promise<Plan> {
+  world.plan = await engine(world).createPlan({ name: 'feature plan', definitionOfDone, invariants, automationProfile: resolveProfile('trusted') });
   world.planId = world.plan.id;
   return world.plan;
 }
@@ -65,16 +65,16 @@ const current = (world: PhaseWorld) => world.lifecycle!.getPlan(world.planId);
 
 // ---- strategize ----------------------------------------------------------
 
-Given('a plan whose definition of done is:', function (this: PhaseWorld, text: string) {
-  createPlan(this, text);
+Given('a plan whose definition of done is:', async function (this: PhaseWorld, text: string) {
+  await createPlan(this, text);
 });
 
-Given('a plan with a step {string} that calls file.write on {string}', function (this: PhaseWorld, step: string, path: string) {
-  createPlan(this, [{ step, tools: [{ tool: 'file.write', args: { path, content: 'MIT' } }] }]);
+Given('a plan with a step {string} that calls file.write on {string}', async function (this: PhaseWorld, step: string, path: string) {
+  await createPlan(this, [{ step, tools: [{ tool: 'file.write', args: { path, content: 'MIT' } }] }]);
 });
 
-Given('a plan with the invariant {string}', function (this: PhaseWorld, invariant: string) {
-  createPlan(this, '- Do the thing', [invariant]);
+Given('a plan with the invariant {string}', async function (this: PhaseWorld, invariant: string) {
+  await createPlan(this, '- Do the thing', [invariant]);
 });
 
 When('the plan is strategized', async function (this: PhaseWorld) {
@@ -101,8 +101,8 @@ Then('every decision id is a ULID', function (this: PhaseWorld) {
   assert.ok(this.strategized!.decisions.every((d) => isUlid(d.id)));
 });
 
-Then('the plan is queued in phase execute with the decision root recorded', function (this: PhaseWorld) {
-  const plan = current(this);
+Then('the plan is queued in phase execute with the decision root recorded', async function (this: PhaseWorld) {
+  const plan = await current(this);
   assert.equal(plan.phase, 'execute');
   assert.equal(plan.processingState, 'queued');
   assert.equal(plan.decisionRootId, this.strategized!.decisionRootId);
@@ -113,10 +113,10 @@ Then('the decision {string} plans a file.write call with path {string}', functio
   assert.deepEqual(decision?.toolCalls, [{ tool: 'file.write', args: { path, content: 'MIT' } }]);
 });
 
-Then('no tool was invoked and no changeset exists', function (this: PhaseWorld) {
-  assert.equal(this.toolRunner!.log.listForPlan(this.planId).length, 0);
-  assert.equal(this.context!.changesetStore.getForPlan(this.planId).length, 0);
-  assert.equal(current(this).changesetId, null);
+Then('no tool was invoked and no changeset exists', async function (this: PhaseWorld) {
+  assert.equal((await this.toolRunner!.log.listForPlan(this.planId)).length, 0);
+  assert.equal((await this.context!.changesetStore.getForPlan(this.planId)).length, 0);
+  assert.equal((await current(this)).changesetId, null);
 });
 
 Then('the invariant records include an accepted action invariant {string}', function (this: PhaseWorld, invariant: string) {
@@ -125,27 +125,27 @@ Then('the invariant records include an accepted action invariant {string}', func
 
 // ---- guards and errors ---------------------------------------------------
 
-Given('a queued plan that has not been strategized', function (this: PhaseWorld) {
-  createPlan(this, '- One step');
+Given('a queued plan that has not been strategized', async function (this: PhaseWorld) {
+  await createPlan(this, '- One step');
 });
 
 Given('a plan that has been strategized', async function (this: PhaseWorld) {
-  createPlan(this, '- One step');
+  await createPlan(this, '- One step');
   await executor(this).runStrategize(this.planId);
 });
 
 Given('a strategized plan whose step calls the failing tool {string}', async function (this: PhaseWorld, tool: string) {
-  createPlan(this, [{ step: 'Explode', tools: [{ tool, args: {} }] }]);
+  await createPlan(this, [{ step: 'Explode', tools: [{ tool, args: {} }] }]);
   await executor(this).runStrategize(this.planId);
 });
 
 Given('a strategized plan whose step writes {string} in a sandbox', async function (this: PhaseWorld, path: string) {
-  createPlan(this, [{ step: 'Write it', tools: [{ tool: 'file.write', args: { path, content: 'hello\n' } }] }]);
+  await createPlan(this, [{ step: 'Write it', tools: [{ tool: 'file.write', args: { path, content: 'hello\n' } }] }]);
   await executor(this).runStrategize(this.planId);
 });
 
-Given("the plan's error details already hold {string} = {string}", function (this: PhaseWorld, key: string, value: string) {
-  this.lifecycle!.update(this.planId, { errorDetails: { [key]: value } });
+Given("the plan's error details already hold {string} = {string}", async function (this: PhaseWorld, key: string, value: string) {
+  await this.lifecycle!.update(this.planId, { errorDetails: { [key]: value } });
 });
 
 When('I try to run execute on it', async function (this: PhaseWorld) {
@@ -181,50 +181,50 @@ Then('a ValidationError is raised mentioning {string}', function (this: PhaseWor
   assert.ok(this.error.message.includes(text), this.error.message);
 });
 
-Then('the plan is still queued in phase strategize', function (this: PhaseWorld) {
-  const plan = current(this);
+Then('the plan is still queued in phase strategize', async function (this: PhaseWorld) {
+  const plan = await current(this);
   assert.equal(plan.phase, 'strategize');
   assert.equal(plan.processingState, 'queued');
 });
 
-Then('the plan is errored with message containing {string}', function (this: PhaseWorld, text: string) {
-  const plan = current(this);
+Then('the plan is errored with message containing {string}', async function (this: PhaseWorld, text: string) {
+  const plan = await current(this);
   assert.equal(plan.processingState, 'errored');
   assert.ok(plan.errorMessage?.includes(text), plan.errorMessage ?? '(no message)');
 });
 
-Then('the error details include exceptionType, traceback and mode {string}', function (this: PhaseWorld, mode: string) {
-  const details = current(this).errorDetails;
+Then('the error details include exceptionType, traceback and mode {string}', async function (this: PhaseWorld, mode: string) {
+  const details = (await current(this)).errorDetails;
   assert.equal(typeof details.exceptionType, 'string');
   assert.match(String(details.traceback), /boom exploded/);
   assert.equal(details.mode, mode);
 });
 
-Then('the error details still hold {string} = {string}', function (this: PhaseWorld, key: string, value: string) {
-  assert.equal(current(this).errorDetails[key], value);
+Then('the error details still hold {string} = {string}', async function (this: PhaseWorld, key: string, value: string) {
+  assert.equal((await current(this)).errorDetails[key], value);
 });
 
-Then('the failed decision has status failed', function (this: PhaseWorld) {
-  const step = this.lifecycle!.listDecisions(this.planId).find((d) => d.type === 'strategy_choice');
+Then('the failed decision has status failed', async function (this: PhaseWorld) {
+  const step = (await this.lifecycle!.listDecisions(this.planId)).find((d) => d.type === 'strategy_choice');
   assert.equal(step?.status, 'failed');
 });
 
-Then('the plan is queued in phase apply', function (this: PhaseWorld) {
-  const plan = current(this);
+Then('the plan is queued in phase apply', async function (this: PhaseWorld) {
+  const plan = await current(this);
   assert.equal(plan.phase, 'apply');
   assert.equal(plan.processingState, 'queued');
 });
 
-Then('the plan records the changeset id, the sandbox ref and a tool call count of {int}', function (this: PhaseWorld, count: number) {
-  const plan = current(this);
+Then('the plan records the changeset id, the sandbox ref and a tool call count of {int}', async function (this: PhaseWorld, count: number) {
+  const plan = await current(this);
   assert.ok(isUlid(plan.changesetId));
   assert.deepEqual(plan.sandboxRefs, [this.sandbox]);
   assert.equal(plan.errorDetails.toolCallCount, count);
   assert.equal(plan.errorDetails.sandboxRefCount, 1);
 });
 
-Then('the changeset holds a create entry for {string}', function (this: PhaseWorld, path: string) {
-  const changeset = this.context!.getChangeset(current(this).changesetId!);
+Then('the changeset holds a create entry for {string}', async function (this: PhaseWorld, path: string) {
+  const changeset = await this.context!.getChangeset((await current(this)).changesetId!);
   assert.deepEqual(
     changeset?.entries.map((e) => [e.operation, e.path]),
     [['create', path]],
@@ -233,7 +233,7 @@ Then('the changeset holds a create entry for {string}', function (this: PhaseWor
 
 When('I run strategize and execute with a stream callback on a fresh plan of the same steps', async function (this: PhaseWorld) {
   this.sandbox = undefined;
-  createPlan(this, [{ step: 'Write it', tools: [{ tool: 'file.write', args: { path: 'hello.txt', content: 'hello\n' } }] }]);
+  await createPlan(this, [{ step: 'Write it', tools: [{ tool: 'file.write', args: { path: 'hello.txt', content: 'hello\n' } }] }]);
   this.events = [];
   const run = executor(this);
   await run.runStrategize(this.planId, { streamCallback: this.collect });

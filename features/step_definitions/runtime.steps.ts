@@ -13,9 +13,9 @@ import { type EngineWorld, sampleEntry, stubDecision } from '../support/world';
 
 const testEvents = () => new EventPublisher(new InMemoryEventLog());
 
-function attempt(world: EngineWorld, action: () => unknown): void {
+async function attempt(world: EngineWorld, action: () => unknown): Promise<void> {
   try {
-    world.result = action();
+    world.result = await action();
     world.error = undefined;
   } catch (error) {
     world.error = error;
@@ -67,12 +67,12 @@ Then('the context should have the correct automation_profile', function (this: E
   assert.equal(this.context?.automationProfile, 'trusted');
 });
 
-When('I attempt to create a PlanExecutionContext with empty plan_id', function (this: EngineWorld) {
-  attempt(this, () => new PlanExecutionContext({ planId: '' }));
+When('I attempt to create a PlanExecutionContext with empty plan_id', async function (this: EngineWorld) {
+  await attempt(this, () => new PlanExecutionContext({ planId: '' }));
 });
 
-When('I attempt to create a PlanExecutionContext with None plan_id', function (this: EngineWorld) {
-  attempt(this, () => new PlanExecutionContext({ planId: null }));
+When('I attempt to create a PlanExecutionContext with None plan_id', async function (this: EngineWorld) {
+  await attempt(this, () => new PlanExecutionContext({ planId: null }));
 });
 
 Then('the plan execution context should raise a ValidationError containing {string}', function (this: EngineWorld, text: string) {
@@ -126,25 +126,25 @@ Given('a PlanExecutionContext with a known changeset store', function (this: Eng
   this.context = new PlanExecutionContext({ planId: this.planId, changesetStore: this.store });
 });
 
-Given('a PlanExecutionContext with an active changeset', function (this: EngineWorld) {
+Given('a PlanExecutionContext with an active changeset', async function (this: EngineWorld) {
   this.context = new PlanExecutionContext({ planId: this.planId, changesetStore: this.store });
-  this.changesetId = this.context.startChangeset();
+  this.changesetId = await this.context.startChangeset();
 });
 
 Given('a PlanExecutionContext without an active changeset', function (this: EngineWorld) {
   this.context = new PlanExecutionContext({ planId: this.planId, changesetStore: this.store });
 });
 
-Given('a PlanExecutionContext with an active changeset and one recorded entry', function (this: EngineWorld) {
+Given('a PlanExecutionContext with an active changeset and one recorded entry', async function (this: EngineWorld) {
   this.context = new PlanExecutionContext({ planId: this.planId, decisionRootId: newId(), changesetStore: this.store });
-  this.changesetId = this.context.startChangeset();
+  this.changesetId = await this.context.startChangeset();
   const entry = sampleEntry();
-  this.context.recordChange(entry);
+  await this.context.recordChange(entry);
   this.recorded.push(entry);
 });
 
-When('I call start_changeset', function (this: EngineWorld) {
-  this.changesetId = this.context!.startChangeset();
+When('I call start_changeset', async function (this: EngineWorld) {
+  this.changesetId = await this.context!.startChangeset();
 });
 
 Then('the returned changeset_id should be a valid ULID string', function (this: EngineWorld) {
@@ -155,19 +155,19 @@ Then('the active_changeset_ids should contain the new ID', function (this: Engin
   assert.ok(this.context!.activeChangesetIds.includes(this.changesetId!));
 });
 
-When('I record a ChangeEntry into the context', function (this: EngineWorld) {
+When('I record a ChangeEntry into the context', async function (this: EngineWorld) {
   const entry = sampleEntry();
-  this.context!.recordChange(entry);
+  await this.context!.recordChange(entry);
   this.recorded.push(entry);
 });
 
-Then('the changeset should contain the recorded entry', function (this: EngineWorld) {
-  const changeset = this.context!.getChangeset(this.changesetId!);
+Then('the changeset should contain the recorded entry', async function (this: EngineWorld) {
+  const changeset = await this.context!.getChangeset(this.changesetId!);
   assert.deepEqual(changeset?.entries, this.recorded);
 });
 
-When('I attempt to record a ChangeEntry', function (this: EngineWorld) {
-  attempt(this, () => this.context!.recordChange(sampleEntry()));
+When('I attempt to record a ChangeEntry', async function (this: EngineWorld) {
+  await attempt(this, () => this.context!.recordChange(sampleEntry()));
 });
 
 Then('a PlanError should be raised about no active changeset', function (this: EngineWorld) {
@@ -175,24 +175,24 @@ Then('a PlanError should be raised about no active changeset', function (this: E
   assert.match(this.error.message, /no active changeset/);
 });
 
-When('I record three ChangeEntry instances', function (this: EngineWorld) {
+When('I record three ChangeEntry instances', async function (this: EngineWorld) {
   for (let i = 0; i < 3; i += 1) {
     const entry = sampleEntry();
-    this.context!.recordChange(entry);
+    await this.context!.recordChange(entry);
     this.recorded.push(entry);
   }
 });
 
-Then('the changeset should contain exactly three entries', function (this: EngineWorld) {
-  assert.equal(this.context!.getChangeset(this.changesetId!)?.entries.length, 3);
+Then('the changeset should contain exactly three entries', async function (this: EngineWorld) {
+  assert.equal((await this.context!.getChangeset(this.changesetId!))?.entries.length, 3);
 });
 
-When('I call get_changeset with the active changeset_id', function (this: EngineWorld) {
-  this.result = this.context!.getChangeset(this.changesetId!);
+When('I call get_changeset with the active changeset_id', async function (this: EngineWorld) {
+  this.result = await this.context!.getChangeset(this.changesetId!);
 });
 
-When('I call get_changeset with a nonexistent ID', function (this: EngineWorld) {
-  this.result = this.context!.getChangeset(newId());
+When('I call get_changeset with a nonexistent ID', async function (this: EngineWorld) {
+  this.result = await this.context!.getChangeset(newId());
 });
 
 Then('the returned changeset should not be None', function (this: EngineWorld) {
@@ -209,8 +209,8 @@ Then('the returned changeset should be None', function (this: EngineWorld) {
 
 // ---- summarize -------------------------------------------------------------
 
-When('I call summarize on the context', function (this: EngineWorld) {
-  this.result = this.context!.summarize();
+When('I call summarize on the context', async function (this: EngineWorld) {
+  this.result = await this.context!.summarize();
 });
 
 Then('the summary should contain plan_id', function (this: EngineWorld) {
@@ -254,12 +254,12 @@ Then('the runtime execute result tool_call_count should be non-negative', functi
   assert.ok((this.result as { toolCallCount: number }).toolCallCount >= 0);
 });
 
-When('I attempt to create a RuntimeExecuteResult with negative tool_call_count', function (this: EngineWorld) {
-  attempt(this, () => createRuntimeExecuteResult({ ...validResult(), toolCallCount: -1 }));
+When('I attempt to create a RuntimeExecuteResult with negative tool_call_count', async function (this: EngineWorld) {
+  await attempt(this, () => createRuntimeExecuteResult({ ...validResult(), toolCallCount: -1 }));
 });
 
-When('I attempt to create a RuntimeExecuteResult with empty changeset_id', function (this: EngineWorld) {
-  attempt(this, () => createRuntimeExecuteResult({ ...validResult(), changesetId: '' }));
+When('I attempt to create a RuntimeExecuteResult with empty changeset_id', async function (this: EngineWorld) {
+  await attempt(this, () => createRuntimeExecuteResult({ ...validResult(), changesetId: '' }));
 });
 
 Then('the runtime result should fail validation', function (this: EngineWorld) {
@@ -318,12 +318,12 @@ Then('the runtime execute result sandbox_refs should contain {string}', function
   assert.ok((this.result as { sandboxRefs: string[] }).sandboxRefs.includes(ref));
 });
 
-When('I attempt to create a RuntimeExecuteActor with None tool_runner', function (this: EngineWorld) {
-  attempt(this, () => new RuntimeExecuteActor({ toolRunner: null, executionContext: this.context, events: testEvents() }));
+When('I attempt to create a RuntimeExecuteActor with None tool_runner', async function (this: EngineWorld) {
+  await attempt(this, () => new RuntimeExecuteActor({ toolRunner: null, executionContext: this.context, events: testEvents() }));
 });
 
-When('I attempt to create a RuntimeExecuteActor with None execution_context', function (this: EngineWorld) {
-  attempt(this, () => new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: null, events: testEvents() }));
+When('I attempt to create a RuntimeExecuteActor with None execution_context', async function (this: EngineWorld) {
+  await attempt(this, () => new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: null, events: testEvents() }));
 });
 
 // ---- PlanExecutor ------------------------------------------------------------
@@ -370,8 +370,8 @@ Then('execution_context property should return the context', function (this: Eng
   assert.equal(this.executor!.executionContext, this.context);
 });
 
-When('I attempt to create a PlanExecutor with None lifecycle_service', function (this: EngineWorld) {
-  attempt(this, () => new PlanExecutor({ lifecycleService: null }));
+When('I attempt to create a PlanExecutor with None lifecycle_service', async function (this: EngineWorld) {
+  await attempt(this, () => new PlanExecutor({ lifecycleService: null }));
 });
 
 When('I attempt to run execute with an empty plan_id', async function (this: EngineWorld) {

@@ -38,18 +38,18 @@ definitionOfDone:
 
 describe('the changeset as a review, applied in parts', () => {
   let t: TempApp;
-  beforeEach(() => (t = tempApp()));
+  beforeEach(async () => (t = await tempApp()));
   afterEach(() => t.dispose());
 
   async function ranPlan() {
-    const plan = t.app.service.createFromFile(planFile(t));
+    const plan = await t.app.service.createFromFile(planFile(t));
     await t.app.service.run(plan.id);
     return plan.id;
   }
 
   it('nets each path across steps and lists the steps that touched it', async () => {
     const id = await ranPlan();
-    const files = t.app.service.review(id).files;
+    const files = (await t.app.service.review(id)).files;
     expect(files.map((f) => [f.path, f.operation, f.state])).toEqual([
       ['README.md', 'modify', 'remaining'],
       ['long.txt', 'modify', 'remaining'],
@@ -63,21 +63,21 @@ describe('the changeset as a review, applied in parts', () => {
 
   it('a plan waiting to be applied is its own state in the list, not one that needs attention', async () => {
     const id = await ranPlan();
-    expect(t.app.service.listItems().find((p) => p.id === id)).toMatchObject({ awaitingApply: true, needsAttention: false });
+    expect((await t.app.service.listItems()).find((p) => p.id === id)).toMatchObject({ awaitingApply: true, needsAttention: false });
   });
 
   it('applies 2 of 4 files, stays in apply with the rest remaining, then applies the other 2 and completes', async () => {
     const id = await ranPlan();
     const first = await t.app.service.apply(id, { paths: ['README.md', 'notes.md'] });
     expect(first).toMatchObject({ applied: ['README.md', 'notes.md'], remaining: ['long.txt', 'new.txt'], complete: false });
-    expect(t.app.service.get(id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(await t.app.service.get(id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
     expect(readFileSync(path.join(t.project, 'notes.md'), 'utf8')).toBe('b\n');
     expect(readFileSync(path.join(t.project, 'old.txt'), 'utf8')).toBe('old\n');
-    expect(t.app.service.review(id).files.map((f) => f.state)).toEqual(['applied', 'remaining', 'remaining', 'applied']);
+    expect((await t.app.service.review(id)).files.map((f) => f.state)).toEqual(['applied', 'remaining', 'remaining', 'applied']);
 
     const second = await t.app.service.apply(id);
     expect(second).toMatchObject({ applied: ['long.txt', 'new.txt'], remaining: [], complete: true });
-    expect(t.app.service.get(id)).toMatchObject({ phase: 'apply', processingState: 'complete' });
+    expect(await t.app.service.get(id)).toMatchObject({ phase: 'apply', processingState: 'complete' });
     expect(readFileSync(path.join(t.project, 'new.txt'), 'utf8')).toBe('old\n');
   });
 
@@ -85,9 +85,9 @@ describe('the changeset as a review, applied in parts', () => {
     const id = await ranPlan();
     await t.app.service.apply(id, { hunks: { 'long.txt': [2] } });
     expect(readFileSync(path.join(t.project, 'long.txt'), 'utf8')).toBe(numbered(30, { 28: 'twenty-eight' }));
-    const long = t.app.service.review(id).files.find((f) => f.path === 'long.txt');
+    const long = (await t.app.service.review(id)).files.find((f) => f.path === 'long.txt');
     expect(long).toMatchObject({ state: 'partial', appliedHunks: [2] });
-    expect(t.app.service.get(id).processingState).toBe('queued');
+    expect((await t.app.service.get(id)).processingState).toBe('queued');
 
     expect(readFileSync(path.join(t.project, 'README.md'), 'utf8')).toBe('# Demo\n');
 

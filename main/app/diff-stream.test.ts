@@ -39,12 +39,19 @@ definitionOfDone:
   return file;
 }
 
+
+async function chunksOf(...args: Parameters<typeof diffJsonChunks>): Promise<string[]> {
+  const chunks: string[] = [];
+  for await (const chunk of diffJsonChunks(...args)) chunks.push(chunk);
+  return chunks;
+}
+
 describe('plan diff --json as a stream', () => {
   let t: TempApp;
   let scratch: string;
   const tmp = process.env.TMPDIR;
-  beforeEach(() => {
-    t = tempApp();
+  beforeEach(async () => {
+    t = await tempApp();
     // The stream's temporary file goes here, so the test can see it removed.
     scratch = mkdtempSync(path.join(tmpdir(), 'agents-stream-tmp-'));
     process.env.TMPDIR = scratch;
@@ -57,14 +64,14 @@ describe('plan diff --json as a stream', () => {
   });
 
   it('is the same document as the entries with their diffs and the review with its net diffs, and leaves no temporary file', async () => {
-    const plan = t.app.service.createFromFile(planFile(t));
+    const plan = await t.app.service.createFromFile(planFile(t));
     await t.app.service.run(plan.id);
     await t.app.service.apply(plan.id, { paths: ['README.md'], hunks: { 'long.txt': [2] } });
 
-    const document = JSON.parse([...diffJsonChunks(t.app.service, plan.id)].join('')) as { files: { path: string }[] };
-    const review = t.app.service.reviewWithDiffs(plan.id).map(({ file, diff }) => ({ ...file, diff }));
+    const document = JSON.parse((await chunksOf(t.app.service, plan.id)).join('')) as { files: { path: string }[] };
+    const review = (await t.app.service.reviewWithDiffs(plan.id)).map(({ file, diff }) => ({ ...file, diff }));
     const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
-    expect({ ...document, files: [...document.files].sort(byPath) }).toEqual({ ...t.app.service.diff(plan.id), files: review });
+    expect({ ...document, files: [...document.files].sort(byPath) }).toEqual({ ...(await t.app.service.diff(plan.id)), files: review });
     expect(review.map((f) => [f.path, f.operation, f.state])).toEqual([
       ['README.md', 'modify', 'applied'],
       ['gone.txt', 'delete', 'remaining'],
@@ -76,20 +83,20 @@ describe('plan diff --json as a stream', () => {
   });
 
   it('keeps its temporary file off the disk while it streams, so a process that ends mid-stream leaves nothing behind', async () => {
-    const plan = t.app.service.createFromFile(planFile(t));
+    const plan = await t.app.service.createFromFile(planFile(t));
     await t.app.service.run(plan.id);
     const chunks = diffJsonChunks(t.app.service, plan.id);
     const read: string[] = [];
-    for (let next = chunks.next(); !next.done; next = chunks.next()) {
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
       read.push(next.value);
       expect(readdirSync(scratch)).toEqual([]);
     }
     expect(JSON.parse(read.join('')).files).toHaveLength(5);
   });
 
-  it('is an empty document for a plan that has changed nothing', () => {
-    const plan = t.app.service.createFromFile(planFile(t));
-    expect(JSON.parse([...diffJsonChunks(t.app.service, plan.id)].join(''))).toEqual({ planId: plan.id, changesetId: plan.changesetId, entries: [], files: [] });
+  it('is an empty document for a plan that has changed nothing', async () => {
+    const plan = await t.app.service.createFromFile(planFile(t));
+    expect(JSON.parse((await chunksOf(t.app.service, plan.id)).join(''))).toEqual({ planId: plan.id, changesetId: plan.changesetId, entries: [], files: [] });
     expect(readdirSync(scratch)).toEqual([]);
   });
 });

@@ -20,11 +20,11 @@ const PAGE = 64;
  * read and diffed once, and its row of `files` waits in a temporary file until the entries are
  * written. A file changed by several entries needs them together: they are read again for it.
  */
-export function* diffJsonChunks(service: PlanService, planId: string): Generator<string> {
-  const { changesetId } = service.get(planId);
+export async function* diffJsonChunks(service: PlanService, planId: string): AsyncGenerator<string> {
+  const { changesetId } = await service.get(planId);
   const store = service.stores.changesets;
   yield `{\n  "planId": ${JSON.stringify(planId)},\n  "changesetId": ${JSON.stringify(changesetId)},\n  "entries": [`;
-  const total = changesetId ? store.countEntries(changesetId) : 0;
+  const total = changesetId ? await store.countEntries(changesetId) : 0;
 
   // Entries of one file (following renames) form a group: a file's net change needs only its own
   // entries. Found from the entries' metadata, which holds no file text.
@@ -37,7 +37,7 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
   };
   const order: { id: string; path: string }[] = [];
   for (let offset = 0; changesetId && offset < total; offset += PAGE) {
-    for (const meta of store.listEntryMeta(changesetId, { offset, limit: PAGE })) {
+    for (const meta of await store.listEntryMeta(changesetId, { offset, limit: PAGE })) {
       // A rewound entry is history: the diff is what apply would write.
       if (meta.rewound) continue;
       if (!parent.has(meta.path)) parent.set(meta.path, meta.path);
@@ -53,7 +53,7 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
     else groups.set(key, [id]);
   }
 
-  const applied = service.stores.applied.list(planId);
+  const applied = await service.stores.applied.list(planId);
   const fileRows = (entries: ChangeEntry[], diffOf?: (before: string, after: string) => LineDiff) =>
     reviewDiffs(reviewNet(entries, applied, diffOf)).map(({ file, diff }) => JSON.stringify({ ...file, diff }));
   const scratch = scratchFile();
@@ -64,10 +64,10 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
     let end = 0;
     let separator = '\n    ';
     for (let offset = 0; changesetId && offset < total; offset += PAGE) {
-      for (const meta of store.listEntryMeta(changesetId, { offset, limit: PAGE })) {
+      for (const meta of await store.listEntryMeta(changesetId, { offset, limit: PAGE })) {
         if (meta.rewound) continue;
         // One entry's texts at a time: a page of them could be more than the heap holds.
-        const entry = store.getEntry(changesetId, meta.id);
+        const entry = await store.getEntry(changesetId, meta.id);
         const before = entry && !entry.binary ? (entryText(entry, 'before') ?? '') : null;
         const after = entry && !entry.binary ? (entryText(entry, 'after') ?? '') : null;
         const known = before !== null && after !== null ? lineDiff(before, after) : undefined;
@@ -97,7 +97,7 @@ export function* diffJsonChunks(service: PlanService, planId: string): Generator
       }
       const entries: ChangeEntry[] = [];
       for (const id of ids) {
-        const entry = changesetId ? store.getEntry(changesetId, id) : undefined;
+        const entry = changesetId ? await store.getEntry(changesetId, id) : undefined;
         if (entry) entries.push(entry);
       }
       for (const row of fileRows(entries)) {

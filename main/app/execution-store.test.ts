@@ -15,13 +15,13 @@ describe('the changeset store of a run', () => {
   });
 
   it('is the SQLite store: a run records its changes in the database, and no in-memory store is made', async () => {
-    t = tempApp();
+    t = await tempApp();
     const { service } = t.app;
     expect(service.stores.changesets).toBeInstanceOf(SqliteChangeSetStore);
     const fallback = vi.spyOn(InMemoryChangeSetStore.prototype, 'start');
     const recorded = vi.spyOn(service.stores.changesets, 'record');
 
-    const plan = service.createFromContent({ content: planYaml(t.project, { steps: 2 }) }, t.root);
+    const plan = await service.createFromContent({ content: planYaml(t.project, { steps: 2 }) }, t.root);
     const done = await service.run(plan.id);
 
     expect(done.phase).toBe('apply');

@@ -26,7 +26,7 @@ function checkedSteps(plan: Plan, steps: StepRunner, checkStep: PlanVerifying['c
     async run(decision, context) {
       await steps.run(decision, context);
       // What the step queued is committed first, so the log has the step before its check.
-      context.flush();
+      await context.flush();
       await checkStep(plan, decision);
     },
   };
@@ -62,15 +62,15 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
         // A git project: the sandbox is a clone at its ref, and the commit it starts from is the plan's base.
         sandboxRoot = join(sandboxesDir, planId);
         const { baseCommit } = await cloneGitSource(plan.projectSource, sandboxRoot);
-        lifecycle.update(planId, { projectSource: { ...plan.projectSource, baseCommit } });
+        await lifecycle.update(planId, { projectSource: { ...plan.projectSource, baseCommit } });
       } else {
         sandboxRoot = join(sandboxesDir, planId);
         mkdirSync(sandboxRoot, { recursive: true });
       }
       await recordSandboxBase(stores.sandboxFiles, planId, sandboxRoot);
-      plan = lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
+      plan = await lifecycle.update(planId, { sandboxRefs: [sandboxRoot] });
     } else if ((await ctx.captureHandEdits(plan)).length > 0) {
-      plan = ctx.get(planId);
+      plan = await ctx.get(planId);
     }
     const context = new PlanExecutionContext({
       planId,
@@ -115,7 +115,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
         ? {
             strategize: async (p, invariants, emit) => {
               const result = await agent.strategize(p, invariants, emit, p.agentFeedback ?? undefined);
-              if (p.agentFeedback) lifecycle.update(planId, { agentFeedback: null });
+              if (p.agentFeedback) await lifecycle.update(planId, { agentFeedback: null });
               return result;
             },
           }

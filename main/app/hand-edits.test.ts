@@ -13,8 +13,8 @@ import { planYaml, tempApp, type TempApp } from './test-support';
  */
 describe('hand edits in the sandbox', () => {
   let t: TempApp;
-  beforeEach(() => {
-    t = tempApp();
+  beforeEach(async () => {
+    t = await tempApp();
   });
   afterEach(() => t.dispose());
 
@@ -23,9 +23,9 @@ describe('hand edits in the sandbox', () => {
   /** Step 2 needs a "## Missing" heading the README lacks: it fails, the operator adds it in the sandbox, and the retry completes. */
   async function fixedByHand(): Promise<{ plan: Plan; sandbox: string }> {
     const service = t.app.service;
-    const created = service.createFromContent({ content: planYaml(t.project, { failAt: 2 }) }, t.root);
+    const created = await service.createFromContent({ content: planYaml(t.project, { failAt: 2 }) }, t.root);
     expect((await service.run(created.id)).processingState).toBe('errored');
-    const sandbox = service.get(created.id).sandboxRefs[0];
+    const sandbox = (await service.get(created.id)).sandboxRefs[0];
     appendFileSync(path.join(sandbox, 'README.md'), '## Missing\n');
     const plan = await service.retry(created.id);
     expect(plan).toMatchObject({ phase: 'apply', processingState: 'queued' });
@@ -34,14 +34,14 @@ describe('hand edits in the sandbox', () => {
 
   it('records the edit as the operator\'s change, with the plan\'s edit on top, measured from the base', async () => {
     const { plan } = await fixedByHand();
-    const readme = t.app.service.review(plan.id).files.find((f) => f.path === 'README.md');
+    const readme = (await t.app.service.review(plan.id)).files.find((f) => f.path === 'README.md');
     expect(readme).toMatchObject({ operation: 'modify', editedByOperator: true, steps: [{ description: 'Step 2 edits a heading that is not there' }] });
-    const entries = t.app.service.changeEntries(plan.id).filter((e) => e.path === 'README.md');
+    const entries = (await t.app.service.changeEntries(plan.id)).filter((e) => e.path === 'README.md');
     expect(entries.map((e) => [e.origin ?? 'tool', e.beforeText, e.afterText])).toEqual([
       ['operator', '# Demo\n', '# Demo\n## Missing\n'],
       ['tool', '# Demo\n## Missing\n', '# Demo\nx\n'],
     ]);
-    expect(t.app.service.review(plan.id).files.find((f) => f.path === 'out/1.txt')?.editedByOperator).toBe(false);
+    expect((await t.app.service.review(plan.id)).files.find((f) => f.path === 'out/1.txt')?.editedByOperator).toBe(false);
   });
 
   it('applies without a conflict when only the sandbox changed, a later hand edit and a new file included', async () => {
@@ -54,7 +54,7 @@ describe('hand edits in the sandbox', () => {
     expect(read(t.project, 'README.md')).toBe('# Demo\nx\n');
     expect(read(t.project, 'out/1.txt')).toBe('1 and more');
     expect(read(t.project, 'NOTES.md')).toBe('by hand\n');
-    const review = t.app.service.review(plan.id).files;
+    const review = (await t.app.service.review(plan.id)).files;
     expect(review.filter((f) => f.editedByOperator).map((f) => f.path)).toEqual(['NOTES.md', 'README.md', 'out/1.txt']);
   });
 
@@ -71,7 +71,7 @@ describe('hand edits in the sandbox', () => {
     expect(forced.conflicts.map((c) => c.path)).toEqual(['README.md']);
     expect(forced.applied.sort()).toEqual(['README.md', 'out/1.txt']);
     for (const rel of ['README.md', 'out/1.txt']) expect(read(t.project, rel)).toBe(read(sandbox, rel));
-    expect(t.app.service.get(plan.id)).toMatchObject({ processingState: 'complete' });
+    expect(await t.app.service.get(plan.id)).toMatchObject({ processingState: 'complete' });
   });
 
   /** Every file below `root`, relative, with its content. */
@@ -84,7 +84,7 @@ describe('hand edits in the sandbox', () => {
   it('applies from the stored changeset when the sandbox folder is gone, deleting nothing of the project', async () => {
     writeFileSync(path.join(t.project, 'KEEP.md'), 'kept\n');
     const { plan, sandbox } = await fixedByHand();
-    const recordedBefore = t.app.service.changeEntries(plan.id).length;
+    const recordedBefore = (await t.app.service.changeEntries(plan.id)).length;
     rmSync(sandbox, { recursive: true, force: true });
 
     const result = await t.app.service.apply(plan.id);
@@ -92,20 +92,20 @@ describe('hand edits in the sandbox', () => {
     expect(result.applied.sort()).toEqual(['README.md', 'out/1.txt']);
     expect(contents(t.project)).toEqual({ 'KEEP.md': 'kept\n', 'README.md': '# Demo\nx\n', 'out/1.txt': '1' });
     // Nothing was read from the missing folder as "deleted by you".
-    expect(t.app.service.changeEntries(plan.id)).toHaveLength(recordedBefore);
+    expect(await t.app.service.changeEntries(plan.id)).toHaveLength(recordedBefore);
   });
 
   it('refuses to retry a failed plan whose sandbox folder is gone, recording nothing and leaving the plan failed', async () => {
     const service = t.app.service;
-    const created = service.createFromContent({ content: planYaml(t.project, { failAt: 2 }) }, t.root);
+    const created = await service.createFromContent({ content: planYaml(t.project, { failAt: 2 }) }, t.root);
     expect((await service.run(created.id)).processingState).toBe('errored');
-    const sandbox = service.get(created.id).sandboxRefs[0];
-    const recordedBefore = service.changeEntries(created.id).length;
+    const sandbox = (await service.get(created.id)).sandboxRefs[0];
+    const recordedBefore = (await service.changeEntries(created.id)).length;
     rmSync(sandbox, { recursive: true, force: true });
 
-    expect(() => service.retry(created.id)).toThrow(`plan ${created.id} cannot run: its sandbox ${sandbox} is gone; apply what it recorded, or discard the plan and create it again`);
-    expect(service.get(created.id)).toMatchObject({ processingState: 'errored', phase: 'execute' });
-    expect(service.changeEntries(created.id)).toHaveLength(recordedBefore);
+    await expect(service.retry(created.id)).rejects.toThrow(`plan ${created.id} cannot run: its sandbox ${sandbox} is gone; apply what it recorded, or discard the plan and create it again`);
+    expect(await service.get(created.id)).toMatchObject({ processingState: 'errored', phase: 'execute' });
+    expect(await service.changeEntries(created.id)).toHaveLength(recordedBefore);
     expect(contents(t.project)).toEqual({ 'README.md': '# Demo\n' });
     expect(existsSync(sandbox)).toBe(false);
     // The operator can still let it go.
@@ -132,7 +132,7 @@ describe('hand edits in the sandbox', () => {
     writeFileSync(path.join(sandbox, '.env'), 'SECRET=stray\n');
 
     await expect(t.app.service.apply(plan.id)).rejects.toThrow(`plan ${plan.id} changes .env, which the project invariant protect ".env" guards; put it back in the sandbox, or change it in the project directly`);
-    expect(t.app.service.review(plan.id).files.find((f) => f.path === '.env')?.editedByOperator).toBe(true);
+    expect((await t.app.service.review(plan.id)).files.find((f) => f.path === '.env')?.editedByOperator).toBe(true);
     expect(read(t.project, '.env')).toBe('SECRET=project\n');
     expect(existsSync(path.join(t.project, 'out/1.txt'))).toBe(false);
 
@@ -145,17 +145,17 @@ describe('hand edits in the sandbox', () => {
 
   it('refuses to save into or discard the sandbox while another live process holds the plan\'s lease', async () => {
     const service = t.app.service;
-    const created = service.createFromContent({ content: planYaml(t.project, { failAt: 2 }) }, t.root);
+    const created = await service.createFromContent({ content: planYaml(t.project, { failAt: 2 }) }, t.root);
     await service.run(created.id);
-    const sandbox = service.get(created.id).sandboxRefs[0];
+    const sandbox = (await service.get(created.id)).sandboxRefs[0];
     const other = openStores(t.app.dataDir);
     try {
       // The test's parent process stands for another host process running the plan.
-      expect(other.leases.acquire(created.id, process.ppid, hostname())).toBe(true);
+      expect(await other.leases.acquire(created.id, process.ppid, hostname())).toBe(true);
       await expect(service.saveFile(created.id, 'README.md', 'by hand\n')).rejects.toThrow(`plan ${created.id} is`);
       await expect(service.discard(created.id)).rejects.toThrow(`plan ${created.id} is running; pause it or wait for it to finish before discarding`);
       expect(read(sandbox, 'README.md')).toBe('# Demo\n');
-      other.leases.release(created.id, process.ppid);
+      await other.leases.release(created.id, process.ppid);
       expect((await service.saveFile(created.id, 'README.md', 'by hand\n')).entry).toMatchObject({ path: 'README.md', origin: 'operator' });
     } finally {
       other.close();

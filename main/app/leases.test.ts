@@ -7,19 +7,19 @@ import { recoverInterruptedPlans } from './leases';
 describe('a plan whose process died', () => {
   it('is interrupted in the first step not done when no step was marked running yet', async () => {
     const lifecycle = inMemoryLifecycle();
-    const plan = lifecycle.createPlan({ name: 'died', definitionOfDone: ['Fetch', 'Build the docs'], automationProfile: resolveProfile('trusted') });
+    const plan = await lifecycle.createPlan({ name: 'died', definitionOfDone: ['Fetch', 'Build the docs'], automationProfile: resolveProfile('trusted') });
     await new PlanExecutor({ lifecycleService: lifecycle }).runStrategize(plan.id);
-    const [first, second] = lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice');
-    lifecycle.saveDecisionStatus({ id: first.id, status: 'done', updatedAt: new Date().toISOString() });
+    const [first, second] = (await lifecycle.listDecisions(plan.id)).filter((d) => d.type === 'strategy_choice');
+    await lifecycle.saveDecisionStatus({ id: first.id, status: 'done', updatedAt: new Date().toISOString() });
     // It had begun execute, and died before the second step's running status was committed.
-    lifecycle.beginPhase(plan.id, 'execute', ['queued']);
+    await lifecycle.beginPhase(plan.id, 'execute', ['queued']);
     const errors = new InMemoryErrorLog();
 
-    expect(recoverInterruptedPlans(lifecycle, new InMemoryLeaseStore(), errors, new InMemoryApprovalStore())).toEqual([plan.id]);
+    expect(await recoverInterruptedPlans(lifecycle, new InMemoryLeaseStore(), errors, new InMemoryApprovalStore())).toEqual([plan.id]);
 
     expect(errors.records).toMatchObject([{ category: 'interrupted', decisionId: second.id }]);
-    expect(lifecycle.getPlan(plan.id)).toMatchObject({ processingState: 'errored', errorDetails: { decisionId: second.id } });
-    const after = lifecycle.listDecisions(plan.id);
+    expect(await lifecycle.getPlan(plan.id)).toMatchObject({ processingState: 'errored', errorDetails: { decisionId: second.id } });
+    const after = await lifecycle.listDecisions(plan.id);
     expect(after.find((d) => d.id === second.id)?.status).toBe('failed');
     expect(after.filter((d) => d.type === 'error_recovery').map((d) => d.parentId)).toEqual([second.id]);
   });

@@ -1,5 +1,6 @@
 // An agent plan's MCP servers live as long as its run: started for its steps, stopped when it ends,
 // whether it finished or failed. The real filesystem server, confined, and the scripted model server.
+import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +18,12 @@ beforeAll(async () => {
   await server.start();
 });
 afterAll(() => server.close());
-beforeEach(() => {
+beforeEach(async () => {
   server.reset();
   root = mkdtempSync(join(tmpdir(), 'agents-mcp-run-'));
   mkdirSync(join(root, 'project'));
   writeFileSync(join(root, 'project', 'README.md'), '# Demo\n');
-  app = openApp({ dataDir: join(root, 'data'), env: { AGENTS_MODEL: 'openai-compatible:scripted', AGENTS_BASE_URL: server.baseUrl }, sleep: () => Promise.resolve() });
+  app = await openApp({ dataDir: join(root, 'data'), env: { AGENTS_MODEL: 'openai-compatible:scripted', AGENTS_BASE_URL: server.baseUrl }, sleep: () => Promise.resolve() });
 });
 afterEach(async () => {
   await app.service.idle();
@@ -57,12 +58,12 @@ describe("an agent plan's MCP servers", () => {
     server.respondWith((request: ChatRequest): ScriptedReply => {
       if (isStrategize(request)) return { toolCalls: [{ name: 'propose_plan', args: { steps: [{ description: 'Write NOTES.md', rationale: 'asked', acceptance: 'it exists' }] } }] };
       if (toolResults(request) === 0) return { toolCalls: [{ name: 'files_write_file', args: { path: 'NOTES.md', content: 'hello\n' } }] };
-      sandbox = app.service.get(plan.id).sandboxRefs[0];
+      sandbox = join(app.dataDir, SANDBOXES_FOLDER, plan.id);
       running = processesNaming(sandbox);
       // The model server fails the step here, or the model finishes it.
       return outcome === 'done' ? { toolCalls: [{ name: 'finish_step', args: { summary: 'Wrote it.' } }] } : { status: 401, errorBody: { error: { message: 'bad key' } } };
     });
-    const plan = app.service.createFromContent({ content: planFile() }, root);
+    const plan = await app.service.createFromContent({ content: planFile() }, root);
     const ended = await app.service.run(plan.id);
     expect(ended.processingState === 'errored' ? 'errored' : 'done').toBe(outcome);
     expect(readFileSync(join(sandbox, 'NOTES.md'), 'utf8')).toBe('hello\n');

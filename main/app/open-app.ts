@@ -58,16 +58,16 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
 }
 
 /** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
-export function openApp(
+export async function openApp(
   options: { dataDir?: string; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
-): App {
+): Promise<App> {
   const dataDir = options.dataDir ?? resolveDataDir(options.env);
   secureDataDir(dataDir);
   const stores = openStores(dataDir);
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);
   const service = composePlanService({ maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env), ...options, settings, stores, dataDir });
-  const recovered = recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
+  const recovered = await recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
-  service.finishInterruptedRewinds();
+  await service.finishInterruptedRewinds();
   return { dataDir, service, settings, recovered, close: () => stores.close() };
 }

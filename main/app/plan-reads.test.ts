@@ -16,8 +16,8 @@ describe('a run reads its plan once per phase', () => {
 
   it('a run of the demo plan reads the plan once per phase, once for its checks, once per step for its checkpoint, and once for the result', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'agents-reads-'));
-    app = openApp({ dataDir: dir });
-    const plan = app.service.createFromFile(path.join(EXAMPLES, 'add-license.yaml'));
+    app = await openApp({ dataDir: dir });
+    const plan = await app.service.createFromFile(path.join(EXAMPLES, 'add-license.yaml'));
     // Reads by the run (the repository's own read-modify-write inside an update is not one).
     const get = vi.spyOn(app.service.lifecycle, 'getPlan');
     const done = await app.service.run(plan.id);

@@ -53,12 +53,12 @@ export class RunController {
     const reason = this.pauseRequested ? 'pause' : this.mode === 'step' ? 'step' : this.breakpoints.has(decision.id) ? 'breakpoint' : null;
     if (!reason) return;
     this.pauseRequested = false;
-    this.lifecycle.transition(this.planId, 'paused');
-    this.lifecycle.events.publish(this.planId, 'paused', { decisionId: decision.id, index: index + 1, total, reason, description: decision.description });
+    await this.lifecycle.transition(this.planId, 'paused');
+    await this.lifecycle.events.publish(this.planId, 'paused', { decisionId: decision.id, index: index + 1, total, reason, description: decision.description });
     await new Promise<void>((resolve) => {
       this.release = resolve;
     });
-    this.lifecycle.transition(this.planId, 'processing');
+    await this.lifecycle.transition(this.planId, 'processing');
   };
 
   private resume(): void {

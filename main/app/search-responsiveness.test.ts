@@ -69,12 +69,12 @@ async function setUp(planYaml: (project: string) => string): Promise<string> {
   dir = mkdtempSync(path.join(tmpdir(), 'agents-search-'));
   const project = path.join(dir, 'project');
   searchProject(project);
-  app = openApp({ dataDir: path.join(dir, 'home'), env: { AGENTS_MODEL: 'openai-compatible:scripted', AGENTS_BASE_URL: server.baseUrl } });
+  app = await openApp({ dataDir: path.join(dir, 'home'), env: { AGENTS_MODEL: 'openai-compatible:scripted', AGENTS_BASE_URL: server.baseUrl } });
   const file = path.join(dir, 'plan.yaml');
   writeFileSync(file, planYaml(project));
-  await app.service.run(app.service.createFromFile(file).id);
+  await app.service.run((await app.service.createFromFile(file)).id);
   server.requests.length = 0;
-  return app.service.createFromFile(file).id;
+  return (await app.service.createFromFile(file)).id;
 }
 
 const LONG = { timeout: 60_000 };
@@ -98,7 +98,7 @@ describe('file.search with a catastrophic pattern, in a plan run', () => {
     const value = await app.service.run(id);
     const { ms, maxMs, samples } = probe.result();
     expect(value.processingState, JSON.stringify(value.errorDetails)).not.toBe('errored');
-    const searches = app.service.invocations(id).filter((i) => i.tool === 'file.search');
+    const searches = (await app.service.invocations(id)).filter((i) => i.tool === 'file.search');
     expect(searches[0].result).toMatchObject({ pattern: CATASTROPHIC_PATTERN, matches: found, filesSearched: 3_001, truncated: false });
     expect(searches[1].error).toMatchObject({ category: 'validation' });
     expect(searches[1].error?.message).toMatch(/^args\.pattern: "\(a\)\\\\1" is not a valid regular expression in RE2 syntax: backreferences/);
@@ -120,7 +120,7 @@ describe('file.search with a catastrophic pattern, in a plan run', () => {
     );
     const { value, ms, maxMs, samples } = await measured(() => app.service.run(id), ['runtime_execute_started', 'runtime_execute_complete']);
     expect(value.processingState, JSON.stringify(value.errorDetails)).not.toBe('errored');
-    const [search] = app.service.invocations(id).filter((i) => i.tool === 'file.search');
+    const [search] = (await app.service.invocations(id)).filter((i) => i.tool === 'file.search');
     expect(search.result).toMatchObject({ matches: found, filesSearched: 3_001 });
     expect(samples).toBeGreaterThan(0);
     expect(ms).toBeLessThan(15_000);

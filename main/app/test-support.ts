@@ -13,27 +13,27 @@ export interface TempApp {
 }
 
 /** A real app on real SQLite in a fresh temporary folder. */
-export function tempApp(options: { maxProjectBytes?: number } = {}): TempApp {
+export async function tempApp(options: { maxProjectBytes?: number } = {}): Promise<TempApp> {
   const root = mkdtempSync(path.join(tmpdir(), 'agents-host-'));
   const project = path.join(root, 'project');
   mkdirSync(project);
   writeFileSync(path.join(project, 'README.md'), '# Demo\n');
-  const app = openApp({ dataDir: path.join(root, 'data'), sleep: () => Promise.resolve(), ...options });
+  const app = await openApp({ dataDir: path.join(root, 'data'), sleep: () => Promise.resolve(), ...options });
   return {
     app,
     root,
     project,
     async dispose() {
-      const running = () => {
+      const running = async () => {
         try {
-          return app.service.list().filter((p) => app.service.isRunning(p.id));
+          return (await app.service.list()).filter((p) => app.service.isRunning(p.id));
         } catch {
           return []; // closed already, by the code under test
         }
       };
       // A run left paused would never end: let every run go on to its end.
-      for (let i = 0; i < 500 && running().length > 0; i++) {
-        for (const p of running()) app.service.controller(p.id).continue();
+      for (let i = 0; i < 500 && (await running()).length > 0; i++) {
+        for (const p of await running()) app.service.controller(p.id).continue();
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await app.service.idle();
@@ -54,9 +54,9 @@ export function planYaml(project: string, options: { name?: string; steps?: numb
 }
 
 /** Polls until `check` holds; for state that changes in a background run. */
-export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -12,7 +12,7 @@ export interface Sink {
  * being written is in memory, whatever the changeset's size.
  */
 export async function writeDiffJson(service: PlanService, planId: string, sink: Sink): Promise<void> {
-  for (const chunk of diffJsonChunks(service, planId)) {
+  for await (const chunk of diffJsonChunks(service, planId)) {
     if (sink.write(chunk) === false && sink.drained) await sink.drained();
   }
 }

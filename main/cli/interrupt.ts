@@ -23,8 +23,11 @@ export function watchCtrlC(app: App, planId: string, say: (line: string) => void
     const service = app.service;
     // Nothing runs (the command waits for the operator's answer): the plan already stands where it can be resumed.
     if (!service.isRunning(planId)) {
-      say(`stopped; the plan is ${statusLabel(service.get(planId))}`);
-      process.exit(EXIT_INTERRUPTED);
+      void service.get(planId).then(
+        (plan) => say(`stopped; the plan is ${statusLabel(plan)}`),
+        () => undefined,
+      ).finally(() => process.exit(EXIT_INTERRUPTED));
+      return;
     }
     if (asked) return resolveStopped();
     asked = true;

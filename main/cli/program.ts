@@ -97,16 +97,17 @@ export async function buildProgram(ctx: Ctx, argv: readonly string[]): Promise<C
 /** Runs the CLI; resolves to the exit status. */
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
   let app: App | undefined;
+  let opening: Promise<App> | undefined;
   const ctx: Ctx = {
     io,
     exitCode: EXIT.ok,
     app: () =>
-      (app ??= openApp({
+      (opening ??= openApp({
         dataDir: io.env.AGENTS_HOME || undefined,
         env: io.env,
         // Lets tests and demos shorten the automatic-retry backoff.
         recovery: io.env.AGENTS_RETRY_BASE_MS ? { baseDelayMs: Number(io.env.AGENTS_RETRY_BASE_MS) } : undefined,
-      })),
+      }).then((opened) => (app = opened))),
   };
   try {
     await (await buildProgram(ctx, argv)).parseAsync(argv, { from: 'user' });

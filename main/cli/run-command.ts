@@ -21,7 +21,7 @@ export interface CliIo {
 /** What every command is given: where to print, the app (opened at its first use), and the exit status so far. */
 export interface Ctx {
   io: CliIo;
-  app(): App;
+  app(): Promise<App>;
   exitCode: number;
 }
 

@@ -19,10 +19,15 @@ import { nextCommand, planWithCommand } from './next-steps';
 function streamPrinter(ctx: Ctx, planId: string, options: { stream?: boolean; json?: boolean }) {
   let progress = '';
   const descriptions = new Map<string, string>();
-  const describe = (decisionId: string): string | undefined => {
-    if (!descriptions.has(decisionId)) for (const d of ctx.app().service.decisions(planId)) descriptions.set(d.id, d.description);
-    return descriptions.get(decisionId);
+  const describe = (decisionId: string): string | undefined => descriptions.get(decisionId);
+  /** The plan's decisions are read again when an event names one not known yet (the store is read asynchronously, so before the line is made). */
+  const learn = async (event: StreamEvent) => {
+    const decisionId = (event.data as { decisionId?: unknown }).decisionId;
+    if (typeof decisionId !== 'string' || descriptions.has(decisionId)) return;
+    for (const d of await (await ctx.app()).service.decisions(planId)) descriptions.set(d.id, d.description);
   };
+  // Lines are printed in event order, each once what it names is known.
+  let printed: Promise<void> = Promise.resolve();
   const clear = () => {
     if (progress) ctx.io.stderr('\r\x1b[2K');
   };
@@ -37,13 +42,17 @@ function streamPrinter(ctx: Ctx, planId: string, options: { stream?: boolean; js
   return {
     onEvent(event: StreamEvent) {
       if (event.type === 'runtime_execute_step') descriptions.set(event.data.decisionId, event.data.description);
-      if (options.stream) {
-        clear();
-        ctx.io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${eventText(event, describe).text}\n`);
-      }
-      showProgress(event);
+      printed = printed.then(async () => {
+        if ((options.stream && !options.json) || ctx.io.isTTY) await learn(event).catch(() => undefined);
+        if (options.stream) {
+          clear();
+          ctx.io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${eventText(event, describe).text}\n`);
+        }
+        showProgress(event);
+      });
     },
-    done() {
+    async done() {
+      await printed;
       clear();
       progress = '';
     },
@@ -142,15 +151,15 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
  */
 export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; json?: boolean; step?: boolean }, start: (onEvent: (e: StreamEvent) => void) => Promise<Plan>) {
   const printer = streamPrinter(ctx, planId, opts);
-  const app = ctx.app();
+  const app = await ctx.app();
   const detach = opts.step ? attachStepKeys(ctx, app, planId) : () => undefined;
   const ctrlC = watchCtrlC(app, planId, (line) => ctx.io.stderr(`${line}\n`));
   let plan: Plan;
   try {
     const ended = await Promise.race([start(printer.onEvent), ctrlC.stopped.then(() => null)]);
     if (ended === null) {
-      printer.done();
-      const stopped = app.service.interrupt(planId);
+      await printer.done();
+      const stopped = await app.service.interrupt(planId);
       ctx.exitCode = EXIT.interrupted;
       if (opts.json && !opts.stream) printJson(ctx, planWithCommand(stopped));
       ctx.io.stderr(`${stopped.name}: ${statusLabel(stopped)} — ${stopped.errorMessage ?? ''}\nresume with: agents plan retry ${planId}\n`);
@@ -159,7 +168,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
     plan = ended;
     // On a terminal, each call that waits for approval is asked about inline and the run goes on.
     while (plan.waitingFor === 'approval' && ctx.io.isTTY && !opts.json) {
-      const pending = app.service.approvals(planId).pending;
+      await printer.done();
+      const pending = (await app.service.approvals(planId)).pending;
       const reply = pending ? await askApproval(ctx, pending) : null;
       if (!reply) break;
       const by = operator();
@@ -169,7 +179,7 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
         : await app.service.reject(planId, { by, reason: reply.reason }, options);
     }
   } finally {
-    printer.done();
+    await printer.done();
     detach();
     ctrlC.dispose();
   }
@@ -177,7 +187,7 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
     ctx.exitCode = EXIT.waitingForApproval;
     if (opts.json && !opts.stream) printJson(ctx, planWithCommand(plan));
     else if (!opts.json) {
-      const pending = app.service.approvals(planId).pending;
+      const pending = (await app.service.approvals(planId)).pending;
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
       const limit = pending?.kind === 'budget' ? BudgetAskSchema.parse(pending.args).limit : null;
       const more = limit ? `[${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : '[--all]';

@@ -20,7 +20,7 @@ describe('serveCommand', () => {
   };
 
   it('prints one URL line, opens a browser when asked, and on SIGTERM closes everything and resolves', async () => {
-    t = tempApp();
+    t = await tempApp();
     const { out, cliIo } = io();
     const signals = new EventEmitter();
     const openBrowser = vi.fn();
@@ -46,7 +46,7 @@ describe('serveCommand', () => {
   });
 
   it('names the flag when the port is taken', async () => {
-    t = tempApp();
+    t = await tempApp();
     const { cliIo } = io();
     const blocker = new (await import('node:net')).Server();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -58,7 +58,7 @@ describe('serveCommand', () => {
   });
 
   it('says at start when shell.run cannot be confined, and why', async () => {
-    t = tempApp();
+    t = await tempApp();
     const { out, cliIo } = io();
     const signals = new EventEmitter();
     let server: RunningServer | undefined;
@@ -76,7 +76,7 @@ describe('serveCommand', () => {
   });
 
   it('refuses to bind beyond loopback without --allow-remote', async () => {
-    t = tempApp();
+    t = await tempApp();
     const { cliIo } = io();
     for (const host of ['0.0.0.0', '::', '192.168.1.5']) {
       await expect(serveCommand(t.app, { host, port: '0' }, cliIo, { signals: new EventEmitter() as unknown as NodeJS.Process })).rejects.toThrow(
@@ -86,7 +86,7 @@ describe('serveCommand', () => {
   });
 
   it('with --allow-remote, warns that the token travels in clear text and answers only the names given', async () => {
-    t = tempApp();
+    t = await tempApp();
     const { out, cliIo } = io();
     const signals = new EventEmitter();
     let server: RunningServer | undefined;

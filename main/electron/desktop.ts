@@ -71,14 +71,14 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     window.focus();
   });
 
-  return app.whenReady().then(() => {
+  return app.whenReady().then(async () => {
     const isMac = process.platform === 'darwin';
     const csp = contentSecurityPolicy({ devServerOrigin: devUrl ? appOrigin : undefined });
     hardenSession(electron.session.defaultSession, csp);
     electron.protocol.handle(APP_SCHEME, createAppProtocolHandler({ rendererDir: path.join(options.bundleDir, '../renderer'), csp }));
 
     const secrets = electron.safeStorage ? safeStorageCodec(electron.safeStorage) : null;
-    const opened = (options.open ?? openApp)({ env, secrets: secrets ?? undefined });
+    const opened = await (options.open ?? openApp)({ env, secrets: secrets ?? undefined });
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
     const router = createRouter(opened.service, {
       dataDir: opened.dataDir,

@@ -75,9 +75,9 @@ function setup(router?: Router) {
   const publisher = new EventPublisher(log);
   const source = {
     events: publisher,
-    eventsAfter: (planId: string, afterSeq: number, limit: number) => ({ events: log.list(planId, afterSeq, limit), lastSeq: log.lastSeq(planId) }),
-    get: (planId: string) => {
-      if (log.lastSeq(planId) === 0) throw new Error('no such plan');
+    eventsAfter: async (planId: string, afterSeq: number, limit: number) => ({ events: await log.list(planId, afterSeq, limit), lastSeq: await log.lastSeq(planId) }),
+    get: async (planId: string) => {
+      if (await log.lastSeq(planId) === 0) throw new Error('no such plan');
     },
   };
   const hub = new EventHub(source);
@@ -127,16 +127,16 @@ describe('IPC binding', () => {
   it('streams a subscription to the window that asked, by webContents.send, until unsubscribed', async () => {
     const { ipcMain, ours, publisher } = setup();
     const trusted = invokeEvent(ours, 'app://console/index.html');
-    publisher.publish('P', 'plan_created', sampleData('plan_created'));
+    await publisher.publish('P', 'plan_created', sampleData('plan_created'));
     expect(await ipcMain.invoke(IPC_SUBSCRIBE, trusted, { id: 3, subscription: { planId: 'P', afterSeq: 0 } })).toEqual({ ok: true, data: { subscriptionId: 3 } });
     await new Promise((resolve) => setImmediate(resolve));
-    publisher.publish('P', 'state_changed', sampleData('state_changed'));
+    await publisher.publish('P', 'state_changed', sampleData('state_changed'));
     expect(ours.sent.map(([channel, m]) => [channel, (m as { subscriptionId: number; event: { seq: number } }).subscriptionId, (m as { event: { seq: number } }).event.seq])).toEqual([
       [IPC_EVENT, 3, 1],
       [IPC_EVENT, 3, 2],
     ]);
     expect(await ipcMain.invoke(IPC_UNSUBSCRIBE, trusted, { id: 3 })).toEqual({ ok: true, data: {} });
-    publisher.publish('P', 'state_changed', sampleData('state_changed'));
+    await publisher.publish('P', 'state_changed', sampleData('state_changed'));
     expect(ours.sent).toHaveLength(2);
     expect(await ipcMain.invoke(IPC_UNSUBSCRIBE, trusted, { id: 3 })).toMatchObject({ ok: false, error: { code: 'unknown_subscription' } });
   });
@@ -167,7 +167,7 @@ describe('IPC binding', () => {
     await ipcMain.invoke(IPC_SUBSCRIBE, trusted, { id: 1, subscription: { planId: null } });
     ours.destroyed = true;
     ours.emit('destroyed');
-    publisher.publish('P', 'plan_created', sampleData('plan_created'));
+    await publisher.publish('P', 'plan_created', sampleData('plan_created'));
     expect(hub.size).toBe(0);
     expect(ours.sent).toHaveLength(0);
   });

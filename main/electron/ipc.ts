@@ -52,7 +52,7 @@ export function registerIpc(options: {
     ipcMain.handle(channel, (event, request: unknown) => (isTrusted(event) ? router.handle(channel, request) : fail(FORBIDDEN)));
   }
 
-  ipcMain.handle(STREAM_CHANNELS.subscribe, (event, request: unknown): Envelope<unknown> => {
+  ipcMain.handle(STREAM_CHANNELS.subscribe, async (event, request: unknown): Promise<Envelope<unknown>> => {
     if (!isTrusted(event)) return fail(FORBIDDEN);
     const parsed = SubscribeRequestSchema.safeParse(request);
     if (!parsed.success) return invalid(parsed.error);

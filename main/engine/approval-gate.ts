@@ -51,18 +51,18 @@ export class ApprovalGate {
     const unanalysed = await unanalysedPart(call, this.profile, this.rules);
     // Restricted refuses such a command outright (the tool runner does); `--all` answers never cover one.
     if (unanalysed && this.profile.name === 'restricted') return;
-    const approvals = this.store.listForPlan(this.planId);
+    const approvals = await this.store.listForPlan(this.planId);
     if (!unanalysed && !this.needs(call.tool, mcp, toolsApprovedForPlan(approvals))) return;
     const key = `${decision.id}#${callIndex}`;
     const granted = this.granted.get(key);
     if (granted && sameCall(granted, call)) return;
     const atCall = approvals.filter((a) => a.kind === 'tool' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
     // An answer holds for the call the operator saw: a step edited since then asks again for what it now runs.
-    for (const stale of atCall.filter((a) => !sameCall(a, call))) this.store.update(stale.id, { usedAt: new Date().toISOString() });
+    for (const stale of atCall.filter((a) => !sameCall(a, call))) await this.store.update(stale.id, { usedAt: new Date().toISOString() });
     const forCall = atCall.filter((a) => sameCall(a, call));
     const answered = forCall.find((a) => a.status !== 'pending');
     if (answered) {
-      this.store.update(answered.id, { usedAt: new Date().toISOString() });
+      await this.store.update(answered.id, { usedAt: new Date().toISOString() });
       if (answered.status === 'approved') {
         this.granted.set(key, answered);
         return;
@@ -73,7 +73,7 @@ export class ApprovalGate {
         reason: answered.reason,
       });
     }
-    const waiting = forCall.find((a) => a.status === 'pending') ?? this.request(decision, call, callIndex, { ...(await this.preview(call, mcp)), commandRule: unanalysed ?? undefined, mcp });
+    const waiting = forCall.find((a) => a.status === 'pending') ?? (await this.request(decision, call, callIndex, { ...(await this.preview(call, mcp)), commandRule: unanalysed ?? undefined, mcp }));
     throw new ApprovalPending(waiting.id);
   }
 
@@ -86,7 +86,7 @@ export class ApprovalGate {
     }
   }
 
-  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks' | 'commandRule' | 'mcp'>): Approval {
+  private request(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, preview: Pick<Approval, 'diff' | 'hunks' | 'commandRule' | 'mcp'>): Promise<Approval> {
     return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'tool',

@@ -4,12 +4,12 @@ import type { EventPublisher } from './event-stream';
 
 /** Where approvals are kept; SQLite in the app, so a pending one survives a restart. */
 export interface ApprovalStore {
-  add(approval: Approval): void;
-  get(id: string): Approval | undefined;
+  add(approval: Approval): Promise<void>;
+  get(id: string): Promise<Approval | undefined>;
   /** Oldest first. */
-  listForPlan(planId: string): Approval[];
+  listForPlan(planId: string): Promise<Approval[]>;
   /** Saves an answer (or its use); the id and the request itself never change. */
-  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredAt' | 'reason' | 'usedAt'>>): Approval;
+  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredAt' | 'reason' | 'usedAt'>>): Promise<Approval>;
 }
 
 /** The approval the plan waits for, if any. */
@@ -26,7 +26,7 @@ export function toolsApprovedForPlan(approvals: readonly Approval[]): Set<string
 export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff' | 'hunks' | 'commandRule' | 'mcp'>;
 
 /** Stores a pending approval and announces it: the one way a run asks the operator. */
-export function requestApproval(store: ApprovalStore, events: EventPublisher, request: ApprovalRequest): Approval {
+export async function requestApproval(store: ApprovalStore, events: EventPublisher, request: ApprovalRequest): Promise<Approval> {
   const approval: Approval = {
     ...request,
     id: newId(),
@@ -38,8 +38,8 @@ export function requestApproval(store: ApprovalStore, events: EventPublisher, re
     usedAt: null,
     createdAt: new Date().toISOString(),
   };
-  store.add(approval);
-  events.publish(approval.planId, 'approval_requested', {
+  await store.add(approval);
+  await events.publish(approval.planId, 'approval_requested', {
     approvalId: approval.id,
     kind: approval.kind,
     decisionId: approval.decisionId,

@@ -21,17 +21,16 @@ export class BudgetGate {
   ) {}
 
   /** The extra budget the operator granted for the step, or throws: ApprovalPending while asked, `exhausted` when refused. */
-  extend(step: Pick<StrategyDecision, 'id' | 'description'>, ask: BudgetAsk, atTurn: number, exhausted: () => EngineError): number {
+  async extend(step: Pick<StrategyDecision, 'id' | 'description'>, ask: BudgetAsk, atTurn: number, exhausted: () => EngineError): Promise<number> {
     if (this.profile.name === 'full-auto') throw exhausted();
     const cost = ask.limit === 'costUsd';
-    const asked = this.store
-      .listForPlan(this.planId)
+    const asked = (await this.store.listForPlan(this.planId))
       .filter((a) => a.kind === 'budget' && a.usedAt === null && limitOf(a) === ask.limit)
       // An approved cost ask already raised the plan's budget (grantedUsd).
       .filter((a) => (cost ? a.status !== 'approved' : a.decisionId === step.id && a.callIndex === atTurn));
     const answered = asked.find((a) => a.status !== 'pending');
     if (answered) {
-      this.store.update(answered.id, { usedAt: new Date().toISOString() });
+      await this.store.update(answered.id, { usedAt: new Date().toISOString() });
       if (answered.status === 'approved') return BudgetAskSchema.parse(answered.args).more;
       const refused = exhausted();
       throw new EngineError(`${refused.message}; ${answered.answeredBy ?? 'the operator'} gave it no more: ${answered.reason ?? 'no reason given'}`, 'budget', {
@@ -41,7 +40,7 @@ export class BudgetGate {
     }
     const pending =
       asked.find((a) => a.status === 'pending') ??
-      requestApproval(this.store, this.events, {
+      (await requestApproval(this.store, this.events, {
         planId: this.planId,
         kind: 'budget',
         decisionId: step.id,
@@ -52,14 +51,13 @@ export class BudgetGate {
         rationale: describeBudgetAsk(`Step "${step.description}"`, ask),
         diff: null,
         hunks: null,
-      });
+      }));
     throw new ApprovalPending(pending.id);
   }
 
   /** US dollars the operator added to the plan's cost budget. */
-  grantedUsd(): number {
-    return this.store
-      .listForPlan(this.planId)
+  async grantedUsd(): Promise<number> {
+    return (await this.store.listForPlan(this.planId))
       .filter((a) => a.kind === 'budget' && a.status === 'approved' && limitOf(a) === 'costUsd')
       .reduce((sum, a) => sum + BudgetAskSchema.parse(a.args).more, 0);
   }

@@ -4,32 +4,32 @@ import { countLineChanges } from './line-changes';
 
 /** Where changesets and their entries are kept. The SQLite store implements the same contract. */
 export interface ChangeSetStore {
-  start(planId: string): string;
+  start(planId: string): Promise<string>;
   /** Stores the entry, computing its line counts once; returns it as lists and events show it. */
-  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta;
-  get(changesetId: string): ChangeSet | undefined;
-  getForPlan(planId: string): ChangeSet[];
-  summarize(changesetId: string): ChangeSetSummary;
+  record(changesetId: string, entry: ChangeEntry): Promise<ChangeEntryMeta>;
+  get(changesetId: string): Promise<ChangeSet | undefined>;
+  getForPlan(planId: string): Promise<ChangeSet[]>;
+  summarize(changesetId: string): Promise<ChangeSetSummary>;
   /** One page of entries in recorded order, for big changesets. */
-  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[];
-  countEntries(changesetId: string): number;
+  listEntries(changesetId: string, page: { offset: number; limit: number }): Promise<ChangeEntry[]>;
+  countEntries(changesetId: string): Promise<number>;
   /** One page of entries without file contents, with their line counts. */
-  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[];
-  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined;
+  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): Promise<ChangeEntryMeta[]>;
+  getEntry(changesetId: string, entryId: string): Promise<ChangeEntry | undefined>;
   /** One entry without its texts, with its stored line counts. */
-  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined;
+  getEntryMeta(changesetId: string, entryId: string): Promise<ChangeEntryMeta | undefined>;
   /**
    * Runs `fn` as one transaction: its writes to this store, and to every store that shares its
    * database (invocations, events), commit together or not at all. Stores without transactions
    * leave it out, and `fn` then simply runs.
    */
-  atomically?<T>(fn: () => T): T;
+  atomically?<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Marks the entries from position `from` (0-based, in recorded order) on as made history by the
    * rewind `rewindId`: listed still, with `rewound`, but no longer part of the changeset as a whole
    * (`get`, `summarize`: what review, diff and apply read). Returns how many it marked.
    */
-  markRewound(changesetId: string, from: number, rewindId: string): number;
+  markRewound(changesetId: string, from: number, rewindId: string): Promise<number>;
 }
 
 export function summarizeEntries(changesetId: string, planId: string, entries: readonly ChangeEntry[]): ChangeSetSummary {

@@ -16,17 +16,19 @@ export interface CommitGroupOptions {
  * mostly the same pages, so a commit of many calls costs little more than a commit of one.
  */
 export class CommitGroup {
-  private units: (() => void)[] = [];
+  private units: (() => Promise<void>)[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private failure: { error: unknown } | null = null;
+  /** The commits started so far, in order: each waits for the one before it. */
+  private committing: Promise<void> = Promise.resolve();
   private readonly maxUnits: number;
   private readonly maxDelayMs: number;
 
   constructor(
-    private readonly commit: (writes: () => void) => void,
+    private readonly commit: (writes: () => Promise<void>) => Promise<void>,
     options: CommitGroupOptions = {},
   ) {
-    // A commit runs its units synchronously, and the host's event loop must not wait long on one:
+    // A commit runs its units back to back, and the host's event loop must not wait long on one:
     // 96 units (a tool call queues about two) kept the loop's p99 near 22 ms while
     // committing a third as often as 32 (docs/BENCHMARKS.md).
     this.maxUnits = options.maxUnits ?? 96;
@@ -37,41 +39,47 @@ export class CommitGroup {
     return this.units.length;
   }
 
-  add(unit: () => void): void {
+  /** Queues a unit; a full group starts its commit without waiting for it (a failure is thrown by the next add or flush). */
+  add(unit: () => Promise<void>): void {
     this.throwIfFailed();
     this.units.push(unit);
     if (this.units.length >= this.maxUnits) {
-      this.flush();
+      this.flush().catch(() => {
+        // Kept in this.failure; the next add or flush throws it.
+      });
     } else if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
-        try {
-          this.flush();
-        } catch {
+        this.flush().catch(() => {
           // Kept in this.failure; the next add or flush throws it.
-        }
+        });
       }, this.maxDelayMs);
     }
   }
 
-  /** Commits what is queued now. */
-  flush(): void {
+  /** Commits what is queued now; resolves once it (and every commit started before it) is committed. */
+  flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    this.throwIfFailed();
+    if (this.failure) return Promise.reject(this.failure.error as Error);
     const units = this.units;
-    if (units.length === 0) return;
     this.units = [];
-    try {
-      this.commit(() => {
-        for (const unit of units) unit();
-      });
-    } catch (error) {
-      this.failure = { error };
-      throw error;
-    }
+    const done = this.committing.then(async () => {
+      this.throwIfFailed();
+      if (units.length === 0) return;
+      try {
+        await this.commit(async () => {
+          for (const unit of units) await unit();
+        });
+      } catch (error) {
+        this.failure ??= { error };
+        throw error;
+      }
+    });
+    this.committing = done.catch(() => {});
+    return done;
   }
 
   private throwIfFailed(): void {

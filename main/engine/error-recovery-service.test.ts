@@ -56,7 +56,7 @@ async function flakyPlan(autoRetryTransient: number, failures: number) {
       return 'ok';
     },
   });
-  const plan = lifecycle.createPlan({
+  const plan = await lifecycle.createPlan({
     name: 'flaky',
     definitionOfDone: [{ step: 'Try', tools: [{ tool: 'flaky', args: {} }] }],
     automationProfile: { ...resolveProfile('trusted'), autoRetryTransient },
@@ -73,7 +73,7 @@ async function flakyPlan(autoRetryTransient: number, failures: number) {
   });
   await executor.runStrategize(plan.id);
   const outcome = await executor.runExecute(plan.id).catch((e: unknown) => e);
-  return { lifecycle, log, plan: lifecycle.getPlan(plan.id), delays, outcome, calls: () => calls };
+  return { lifecycle, log, plan: await lifecycle.getPlan(plan.id), delays, outcome, calls: () => calls };
 }
 
 describe('ErrorRecoveryService with the executor', () => {
@@ -85,11 +85,11 @@ describe('ErrorRecoveryService with the executor', () => {
       [1, 'transient', 'retried'],
       [2, 'transient', 'retried'],
     ]);
-    const recovery = lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery');
-    const step = lifecycle.listDecisions(plan.id).find((d) => d.type === 'strategy_choice');
+    const recovery = (await lifecycle.listDecisions(plan.id)).filter((d) => d.type === 'error_recovery');
+    const step = (await lifecycle.listDecisions(plan.id)).find((d) => d.type === 'strategy_choice');
     expect(recovery).toHaveLength(2);
     expect(recovery.every((d) => d.parentId === step?.id)).toBe(true);
-    const retries = lifecycle.events.log.list(plan.id).filter((e) => e.type === 'retry_scheduled');
+    const retries = (await lifecycle.events.log.list(plan.id)).filter((e) => e.type === 'retry_scheduled');
     expect(retries.map((e) => [e.data.attempt, e.data.delayMs])).toEqual([
       [2, 100],
       [3, 200],

@@ -183,7 +183,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
     return Math.round(ceiling * (0.5 + this.random() * 0.5));
   }
 
-  onFailure(report: FailureReport): RecoveryVerdict {
+  async onFailure(report: FailureReport): Promise<RecoveryVerdict> {
     const { plan, phase, error, attempt, decisionId } = report;
     const maxRetries = plan.automationProfile.autoRetryTransient;
     const retriable = CATEGORY_POLICIES[classifyError(error)].retriable;
@@ -213,9 +213,14 @@ export class ErrorRecoveryService implements ErrorRecovery {
       outcome: retry ? 'retried' : 'gave_up',
       createdAt: new Date().toISOString(),
     };
-    this.log.record(record);
     const { stack: _stack, ...published } = record;
-    this.lifecycle.events.publish(plan.id, 'error_recorded', published);
+    // The record, its event and the recovery decision commit together.
+    const addDecision = (reason: string) =>
+      this.lifecycle.unit(async () => {
+        await this.log.record(record);
+        await this.lifecycle.events.publish(plan.id, 'error_recorded', published);
+        await this.addRecoveryDecision(plan, decisionId, retry ? 'Retried automatically' : 'Gave up', reason, retry ? 'done' : 'failed');
+      });
 
     // The provider's Retry-After is a floor: retrying sooner would only be refused again.
     const delayMs = retry ? Math.max(this.delayFor(attempt), retryAfterMsOf(error)) : 0;
@@ -225,7 +230,7 @@ export class ErrorRecoveryService implements ErrorRecovery {
         ? `Attempt ${attempt} failed; gave up after ${attempt - 1} automatic ${attempt - 1 === 1 ? 'retry' : 'retries'} (limit ${maxRetries}): ${err.message}`
         : `Attempt ${attempt} failed; a ${category} failure is not retried automatically: ${err.message}`;
     // A recovery that gave up did not succeed: the tree shows it failed, not done.
-    this.addRecoveryDecision(plan, decisionId, retry ? 'Retried automatically' : 'Gave up', reason, retry ? 'done' : 'failed');
+    await addDecision(reason);
 
     const details = {
       category,
@@ -239,14 +244,14 @@ export class ErrorRecoveryService implements ErrorRecovery {
     return retry ? { retry: true, delayMs, details: { category, maxRetries } } : { retry: false, details };
   }
 
-  retriedSoFar(planId: string, phase: Phase, decisionId: string): number {
-    const records = this.log.listForPlan(planId).filter((r) => r.phase === phase && r.decisionId === decisionId);
+  async retriedSoFar(planId: string, phase: Phase, decisionId: string): Promise<number> {
+    const records = (await this.log.listForPlan(planId)).filter((r) => r.phase === phase && r.decisionId === decisionId);
     const lastGaveUp = records.findLastIndex((r) => r.outcome !== 'retried');
     return records.length - lastGaveUp - 1;
   }
 
   /** Adds an error_recovery decision under the failed step (or the root when no step failed). */
-  addRecoveryDecision(plan: Plan, decisionId: string | null, title: string, reason: string, status: StrategyDecision['status'] = 'done'): StrategyDecision | undefined {
+  addRecoveryDecision(plan: Plan, decisionId: string | null, title: string, reason: string, status: StrategyDecision['status'] = 'done'): Promise<StrategyDecision | undefined> {
     return this.lifecycle.addDecisionUnder(plan.id, decisionId, 'error_recovery', title, reason, status);
   }
 }

@@ -5,41 +5,41 @@ import { EventPublisher } from './event-stream';
 import { InMemoryEventLog } from './test-support/in-memory-stores';
 
 describe('EventPublisher', () => {
-  it('numbers events per plan from 1 and continues after the log', () => {
+  it('numbers events per plan from 1 and continues after the log', async () => {
     const log = new InMemoryEventLog();
     const first = new EventPublisher(log);
-    first.publish('A', 'plan_created', sampleData('plan_created'));
-    first.publish('B', 'plan_created', sampleData('plan_created'));
-    first.publish('A', 'state_changed', sampleData('state_changed'));
+    await first.publish('A', 'plan_created', sampleData('plan_created'));
+    await first.publish('B', 'plan_created', sampleData('plan_created'));
+    await first.publish('A', 'state_changed', sampleData('state_changed'));
     // A second publisher over the same log (another process) continues the numbering.
     const second = new EventPublisher(log);
-    expect(second.publish('A', 'paused', sampleData('paused')).seq).toBe(3);
-    expect(log.list('A').map((e) => e.seq)).toEqual([1, 2, 3]);
-    expect(log.list('A', 1, 1).map((e) => e.type)).toEqual(['state_changed']);
+    expect((await second.publish('A', 'paused', sampleData('paused'))).seq).toBe(3);
+    expect((await log.list('A')).map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect((await log.list('A', 1, 1)).map((e) => e.type)).toEqual(['state_changed']);
   });
 
-  it('fans out to subscribers until they unsubscribe, and to a run callback', () => {
+  it('fans out to subscribers until they unsubscribe, and to a run callback', async () => {
     const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: StreamEvent[] = [];
     const unsubscribe = publisher.subscribe((e) => seen.push(e));
     const direct: StreamEvent[] = [];
-    publisher.emitterFor('A', (e) => direct.push(e))('paused', sampleData('paused'));
+    await publisher.emitterFor('A', (e) => direct.push(e))('paused', sampleData('paused'));
     unsubscribe();
-    publisher.publish('A', 'state_changed', sampleData('state_changed'));
+    await publisher.publish('A', 'state_changed', sampleData('state_changed'));
     expect(seen.map((e) => e.type)).toEqual(['paused']);
     expect(direct[0]).toMatchObject({ planId: 'A', seq: 1, type: 'paused', data: { reason: 'step' } });
   });
 });
 
 describe('EventPublisher.deferDelivery', () => {
-  it('hands events to subscribers and run callbacks only once the unit has returned, in order', () => {
+  it('hands events to subscribers and run callbacks only once the unit has returned, in order', async () => {
     const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: string[] = [];
     publisher.subscribe((e) => seen.push(`sub:${e.type}`));
     const emit = publisher.emitterFor('A', (e) => seen.push(`run:${e.type}`));
-    const result = publisher.deferDelivery(() => {
-      emit('tool_call_finished', sampleData('tool_call_finished'));
-      publisher.publish('A', 'change_recorded', sampleData('change_recorded'));
+    const result = await publisher.deferDelivery(async () => {
+      await emit('tool_call_finished', sampleData('tool_call_finished'));
+      await publisher.publish('A', 'change_recorded', sampleData('change_recorded'));
       expect(seen).toEqual([]);
       return 42;
     });
@@ -47,23 +47,21 @@ describe('EventPublisher.deferDelivery', () => {
     expect(seen).toEqual(['sub:tool_call_finished', 'run:tool_call_finished', 'sub:change_recorded']);
   });
 
-  it('never delivers the events of a unit that threw (its writes were rolled back), and nested units join the outer one', () => {
+  it('never delivers the events of a unit that threw (its writes were rolled back), and nested units join the outer one', async () => {
     const publisher = new EventPublisher(new InMemoryEventLog());
     const seen: string[] = [];
     publisher.subscribe((e) => seen.push(e.type));
-    expect(() =>
-      publisher.deferDelivery(() => {
-        publisher.publish('A', 'change_recorded', sampleData('change_recorded'));
+    await expect(publisher.deferDelivery(async () => {
+        await publisher.publish('A', 'change_recorded', sampleData('change_recorded'));
         throw new Error('rolled back');
-      }),
-    ).toThrow('rolled back');
+      })).rejects.toThrow('rolled back');
     expect(seen).toEqual([]);
-    publisher.deferDelivery(() => {
-      publisher.deferDelivery(() => publisher.publish('A', 'paused', sampleData('paused')));
+    await publisher.deferDelivery(async () => {
+      await publisher.deferDelivery(() => publisher.publish('A', 'paused', sampleData('paused')));
       expect(seen).toEqual([]);
     });
     expect(seen).toEqual(['paused']);
-    publisher.publish('A', 'state_changed', sampleData('state_changed'));
+    await publisher.publish('A', 'state_changed', sampleData('state_changed'));
     expect(seen).toEqual(['paused', 'state_changed']);
   });
 });

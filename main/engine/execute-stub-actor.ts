@@ -24,9 +24,9 @@ export class ExecuteStubActor {
     const capture = new ChangeSetCapture();
     const changesetId = newId();
     let toolCallsCount = 0;
-    emit('execute_started', { changesetId, decisionCount: decisions.length, sandboxRoot });
+    await emit('execute_started', { changesetId, decisionCount: decisions.length, sandboxRoot });
     for (const [index, decision] of decisions.entries()) {
-      emit('execute_step', { decisionId: decision.id, index: index + 1, total: decisions.length, description: decision.description });
+      await emit('execute_step', { decisionId: decision.id, index: index + 1, total: decisions.length, description: decision.description });
       if (!this.toolRunner) continue;
       for (const call of decision.toolCalls) {
         toolCallsCount += 1;
@@ -34,7 +34,9 @@ export class ExecuteStubActor {
           planId,
           decisionId: decision.id,
           sandboxRoot,
-          recordChange: (change, invocationId) => capture.capture(change, { decisionId: decision.id, invocationId }),
+          recordChange: async (change, invocationId) => {
+            capture.capture(change, { decisionId: decision.id, invocationId });
+          },
         });
       }
     }
@@ -44,7 +46,7 @@ export class ExecuteStubActor {
       toolCallsCount,
       sandboxRefs: [sandboxRoot],
     };
-    emit('execute_complete', { changesetId, toolCallsCount, entryCount: capture.entries.length });
+    await emit('execute_complete', { changesetId, toolCallsCount, entryCount: capture.entries.length });
     return result;
   }
 }

@@ -47,15 +47,15 @@ export class PlanExecutionContext {
   }
 
   /** Opens a new changeset for this plan; later changes are recorded into it. */
-  startChangeset(): string {
-    const id = this.changesetStore.start(this.planId);
+  async startChangeset(): Promise<string> {
+    const id = await this.changesetStore.start(this.planId);
     this.changesetIds.push(id);
     return id;
   }
 
   /** Continues an existing changeset (a retry keeps adding to the plan's changeset). */
-  resumeChangeset(changesetId: string): void {
-    if (!this.changesetStore.get(changesetId)) throw new PlanError(`unknown changeset ${changesetId}`);
+  async resumeChangeset(changesetId: string): Promise<void> {
+    if (!(await this.changesetStore.get(changesetId))) throw new PlanError(`unknown changeset ${changesetId}`);
     if (!this.changesetIds.includes(changesetId)) this.changesetIds.push(changesetId);
   }
 
@@ -67,22 +67,24 @@ export class PlanExecutionContext {
     return [...this.changesetIds];
   }
 
-  recordChange(entry: ChangeEntry): ChangeEntryMeta {
+  recordChange(entry: ChangeEntry): Promise<ChangeEntryMeta> {
     const changesetId = this.activeChangesetId;
-    if (!changesetId) throw new PlanError('no active changeset: call startChangeset() first', 'no_active_changeset');
+    if (!changesetId) return Promise.reject(new PlanError('no active changeset: call startChangeset() first', 'no_active_changeset'));
     return this.changesetStore.record(changesetId, entry);
   }
 
   /** Runs `fn` as one transaction of the changeset store (and the stores sharing its database), where it has them. */
-  atomically<T>(fn: () => T): T {
+  atomically<T>(fn: () => Promise<T>): Promise<T> {
     return this.changesetStore.atomically ? this.changesetStore.atomically(fn) : fn();
   }
 
-  getChangeset(changesetId: string): ChangeSet | undefined {
+  getChangeset(changesetId: string): Promise<ChangeSet | undefined> {
     return this.changesetStore.get(changesetId);
   }
 
-  summarize(): Record<string, unknown> {
+  async summarize(): Promise<Record<string, unknown>> {
+    let changeCount = 0;
+    for (const id of this.changesetIds) changeCount += (await this.changesetStore.summarize(id)).entryCount;
     return {
       planId: this.planId,
       decisionRootId: this.decisionRootId,
@@ -91,7 +93,7 @@ export class PlanExecutionContext {
       projectResourceCount: Object.keys(this.projectResources).length,
       resourceBindingCount: Object.keys(this.resourceBindings).length,
       changesetIds: [...this.changesetIds],
-      changeCount: this.changesetIds.reduce((n, id) => n + this.changesetStore.summarize(id).entryCount, 0),
+      changeCount,
     };
   }
 }

@@ -10,35 +10,35 @@ import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } f
 export class InMemoryChangeSetStore implements ChangeSetStore {
   private readonly changesets = new Map<string, ChangeSet>();
 
-  start(planId: string): string {
+  async start(planId: string): Promise<string> {
     const id = newId();
     this.changesets.set(id, { id, planId, createdAt: new Date().toISOString(), entries: [] });
     return id;
   }
 
-  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta {
+  async record(changesetId: string, entry: ChangeEntry): Promise<ChangeEntryMeta> {
     const changeset = this.changesets.get(changesetId);
     if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
     changeset.entries.push(entry);
     return toEntryMeta(entry, entryLineCounts(entry));
   }
 
-  get(changesetId: string): ChangeSet | undefined {
+  async get(changesetId: string): Promise<ChangeSet | undefined> {
     const changeset = this.changesets.get(changesetId);
     return changeset && { ...changeset, entries: changeset.entries.filter((e) => !e.rewound) };
   }
 
-  getForPlan(planId: string): ChangeSet[] {
+  async getForPlan(planId: string): Promise<ChangeSet[]> {
     return [...this.changesets.values()].filter((c) => c.planId === planId).map((c) => ({ ...c, entries: c.entries.filter((e) => !e.rewound) }));
   }
 
-  summarize(changesetId: string): ChangeSetSummary {
+  async summarize(changesetId: string): Promise<ChangeSetSummary> {
     const changeset = this.changesets.get(changesetId);
     if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
     return summarizeEntries(changeset.id, changeset.planId, changeset.entries.filter((e) => !e.rewound));
   }
 
-  markRewound(changesetId: string, from: number, _rewindId: string): number {
+  async markRewound(changesetId: string, from: number, _rewindId: string): Promise<number> {
     let marked = 0;
     for (const entry of this.changesets.get(changesetId)?.entries.slice(from) ?? []) {
       if (entry.rewound) continue;
@@ -48,24 +48,24 @@ export class InMemoryChangeSetStore implements ChangeSetStore {
     return marked;
   }
 
-  listEntries(changesetId: string, page: { offset: number; limit: number }): ChangeEntry[] {
+  async listEntries(changesetId: string, page: { offset: number; limit: number }): Promise<ChangeEntry[]> {
     return (this.changesets.get(changesetId)?.entries ?? []).slice(page.offset, page.offset + page.limit);
   }
 
-  listEntryMeta(changesetId: string, page: { offset: number; limit: number }): ChangeEntryMeta[] {
-    return this.listEntries(changesetId, page).map((entry) => toEntryMeta(entry, entryLineCounts(entry)));
+  async listEntryMeta(changesetId: string, page: { offset: number; limit: number }): Promise<ChangeEntryMeta[]> {
+    return (await this.listEntries(changesetId, page)).map((entry) => toEntryMeta(entry, entryLineCounts(entry)));
   }
 
-  countEntries(changesetId: string): number {
+  async countEntries(changesetId: string): Promise<number> {
     return this.changesets.get(changesetId)?.entries.length ?? 0;
   }
 
-  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
+  async getEntry(changesetId: string, entryId: string): Promise<ChangeEntry | undefined> {
     return this.changesets.get(changesetId)?.entries.find((e) => e.id === entryId);
   }
 
-  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined {
-    const entry = this.getEntry(changesetId, entryId);
+  async getEntryMeta(changesetId: string, entryId: string): Promise<ChangeEntryMeta | undefined> {
+    const entry = await this.getEntry(changesetId, entryId);
     return entry && toEntryMeta(entry, entryLineCounts(entry));
   }
 }

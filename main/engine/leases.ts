@@ -11,10 +11,10 @@ export interface Lease {
 /** Which process owns a running plan (a port: main/persistence/lease-store.ts fills it). A plan whose owner is gone was interrupted. */
 export interface LeaseStore {
   /** True when the lease was taken (free, or held by a dead owner on this host). */
-  acquire(planId: string, pid: number, hostname: string): boolean;
-  heartbeat(planId: string, pid: number): void;
-  release(planId: string, pid: number): void;
-  get(planId: string): Lease | undefined;
+  acquire(planId: string, pid: number, hostname: string): Promise<boolean>;
+  heartbeat(planId: string, pid: number): Promise<boolean | void>;
+  release(planId: string, pid: number): Promise<boolean | void>;
+  get(planId: string): Promise<Lease | undefined>;
 }
 
 /** Whether the lease's holder still runs (the rule of process-liveness.ts). */

@@ -81,12 +81,18 @@ export class PlanLifecycleService {
   constructor(
     readonly repository: PlanRepository,
     readonly events: EventPublisher,
+    /**
+     * Runs a read-modify-write of a plan as one transaction of the repository's database (SQLite:
+     * SqliteConnection.unit), so no other task's write lands between the read and the write.
+     * Without it (in-memory stores) the function simply runs.
+     */
+    private readonly atomically: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn(),
   ) {
     if (!repository) throw new ValidationError('repository', 'is required');
     if (!events) throw new ValidationError('events', 'is required');
   }
 
-  createPlan(input: NewPlan): Plan {
+  async createPlan(input: NewPlan): Promise<Plan> {
     const now = new Date().toISOString();
     const plan: Plan = {
       id: newId(),
@@ -111,83 +117,89 @@ export class PlanLifecycleService {
       createdAt: now,
       updatedAt: now,
     };
-    this.repository.insert(plan);
-    this.events.publish(plan.id, 'plan_created', { name: plan.name, phase: plan.phase, processingState: plan.processingState });
+    await this.unit(async () => {
+      await this.repository.insert(plan);
+      await this.events.publish(plan.id, 'plan_created', { name: plan.name, phase: plan.phase, processingState: plan.processingState });
+    });
     return plan;
   }
 
-  findPlan(planId: string): Plan | undefined {
+  findPlan(planId: string): Promise<Plan | undefined> {
     return this.repository.get(planId);
   }
 
-  getPlan(planId: string): Plan {
+  async getPlan(planId: string): Promise<Plan> {
     if (typeof planId !== 'string' || planId.trim() === '') throw new ValidationError('planId', 'is required');
-    const plan = this.repository.get(planId);
+    const plan = await this.repository.get(planId);
     if (!plan) throw new ValidationError('planId', `no plan with id "${planId}"`);
     return plan;
   }
 
-  listPlans(): Plan[] {
+  listPlans(): Promise<Plan[]> {
     return this.repository.list();
   }
 
-  listPlansInStates(states: readonly ProcessingState[]): Plan[] {
+  listPlansInStates(states: readonly ProcessingState[]): Promise<Plan[]> {
     return this.repository.listInStates(states);
   }
 
-  listDecisions(planId: string): StrategyDecision[] {
+  listDecisions(planId: string): Promise<StrategyDecision[]> {
     return this.repository.listDecisions(planId);
   }
 
-  stepCounts(planId: string): StepCounts {
+  stepCounts(planId: string): Promise<StepCounts> {
     return this.repository.stepCounts(planId);
   }
 
-  saveDecisions(decisions: readonly StrategyDecision[]): void {
-    this.repository.saveDecisions(decisions);
+  saveDecisions(decisions: readonly StrategyDecision[]): Promise<void> {
+    return this.repository.saveDecisions(decisions);
   }
 
   /**
    * Marks the plan's steps that are neither done nor skipped as skipped, saved together with
    * `alongWith` (the steps that replace them); returns the open steps as they were, in order.
    */
-  skipOpenSteps(planId: string, alongWith: readonly StrategyDecision[] = []): StrategyDecision[] {
-    const now = new Date().toISOString();
-    const open = stepsInOrder(this.listDecisions(planId)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
-    this.saveDecisions([...open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })), ...alongWith]);
-    return open;
+  skipOpenSteps(planId: string, alongWith: readonly StrategyDecision[] = []): Promise<StrategyDecision[]> {
+    return this.unit(async () => {
+      const now = new Date().toISOString();
+      const open = stepsInOrder(await this.listDecisions(planId)).filter((d) => d.status !== 'done' && d.status !== 'skipped');
+      await this.saveDecisions([...open.map((d) => ({ ...d, status: 'skipped' as const, updatedAt: now })), ...alongWith]);
+      return open;
+    });
   }
 
   /** Saves a decision's new status (and updatedAt) without rewriting its tool calls. */
-  saveDecisionStatus(decision: Pick<StrategyDecision, 'id' | 'status' | 'updatedAt'>): void {
-    this.repository.saveDecisionStatus(decision.id, decision.status, decision.updatedAt);
+  saveDecisionStatus(decision: Pick<StrategyDecision, 'id' | 'status' | 'updatedAt'>): Promise<void> {
+    return this.repository.saveDecisionStatus(decision.id, decision.status, decision.updatedAt);
   }
 
-  update(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Plan {
+  update(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Promise<Plan> {
     return this.repository.update(planId, patch);
   }
 
   /** Moves the processing state, refusing transitions the state machine does not allow. */
-  transition(planId: string, to: ProcessingState, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Plan {
-    const plan = current ?? this.getPlan(planId);
-    if (plan.processingState !== to && !canTransition(plan.processingState, to)) {
-      throw new PlanError(
-        `plan ${planId} is ${statusLabel(plan)}; it cannot become ${statusLabel({ phase: plan.phase, processingState: to })}`,
-        'invalid_transition',
-      );
-    }
-    const recovered = plan.processingState === 'errored' && to !== 'errored' && to !== 'cancelled';
-    const cleared = recovered ? { errorMessage: null, errorDetails: clearCurrentError(plan.errorDetails) } : {};
-    const waiting = to === 'paused' ? {} : { waitingFor: null };
-    const next = this.repository.update(planId, { ...cleared, ...waiting, ...patch, processingState: to });
-    this.events.publish(planId, 'state_changed', {
-      from: plan.processingState,
-      to,
-      phase: next.phase,
-      ...(plan.phase !== next.phase ? { fromPhase: plan.phase } : {}),
-      ...(to === 'errored' && typeof next.errorDetails.category === 'string' ? { category: next.errorDetails.category } : {}),
+  transition(planId: string, to: ProcessingState, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Promise<Plan> {
+    return this.unit(async () => {
+      const plan = current ?? (await this.getPlan(planId));
+      if (plan.processingState !== to && !canTransition(plan.processingState, to)) {
+        throw new PlanError(
+          `plan ${planId} is ${statusLabel(plan)}; it cannot become ${statusLabel({ phase: plan.phase, processingState: to })}`,
+          'invalid_transition',
+        );
+      }
+      const recovered = plan.processingState === 'errored' && to !== 'errored' && to !== 'cancelled';
+      const cleared = recovered ? { errorMessage: null, errorDetails: clearCurrentError(plan.errorDetails) } : {};
+      const waiting = to === 'paused' ? {} : { waitingFor: null };
+      const next = await this.repository.update(planId, { ...cleared, ...waiting, ...patch, processingState: to });
+      await this.events.publish(planId, 'state_changed', {
+        from: plan.processingState,
+        to,
+        phase: next.phase,
+        ...(plan.phase !== next.phase ? { fromPhase: plan.phase } : {}),
+        ...(to === 'errored' && typeof next.errorDetails.category === 'string' ? { category: next.errorDetails.category } : {}),
     });
     return next;
+    });
   }
 
   /** Checks that the plan is in `phase` and in one of `states`, with a message an operator can act on. */
@@ -199,18 +211,22 @@ export class PlanLifecycleService {
    * Moves the plan into `phase`'s processing. `current` is the plan as the caller just read it (a
    * run reads its plan once per phase), else it is read here. Returns the plan as stored now.
    */
-  beginPhase(planId: string, phase: Phase, from: readonly ProcessingState[] = ['queued'], current?: Plan): Plan {
-    const plan = current ?? this.getPlan(planId);
-    this.requirePhase(plan, phase, from);
-    return this.transition(planId, 'processing', {}, plan);
+  beginPhase(planId: string, phase: Phase, from: readonly ProcessingState[] = ['queued'], current?: Plan): Promise<Plan> {
+    return this.unit(async () => {
+      const plan = current ?? (await this.getPlan(planId));
+      this.requirePhase(plan, phase, from);
+      return this.transition(planId, 'processing', {}, plan);
+    });
   }
 
   /** Ends the current phase: the next phase is queued, and the last phase completes the plan. */
-  completePhase(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Plan {
-    const plan = current ?? this.getPlan(planId);
-    const next = PHASES[PHASES.indexOf(plan.phase) + 1];
-    if (!next) return this.transition(planId, 'complete', patch, plan);
-    return this.transition(planId, 'queued', { ...patch, phase: next }, plan);
+  completePhase(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>> = {}, current?: Plan): Promise<Plan> {
+    return this.unit(async () => {
+      const plan = current ?? (await this.getPlan(planId));
+      const next = PHASES[PHASES.indexOf(plan.phase) + 1];
+      if (!next) return this.transition(planId, 'complete', patch, plan);
+      return this.transition(planId, 'queued', { ...patch, phase: next }, plan);
+    });
   }
 
   /** Adds a decision under `parentId` (the root when null): an operator's answer or a recovery, kept in the tree. */
@@ -221,47 +237,58 @@ export class PlanLifecycleService {
     description: string,
     rationale: string,
     status: StrategyDecision['status'] = 'done',
-  ): StrategyDecision | undefined {
-    const parent = parentId ?? this.getPlan(planId).decisionRootId;
-    if (!parent) return undefined;
-    const siblings = this.listDecisions(planId).filter((d) => d.parentId === parent);
-    const now = new Date().toISOString();
-    const decision: StrategyDecision = {
-      id: newId(),
-      planId,
-      parentId: parent,
-      type,
-      order: siblings.length,
-      description,
-      rationale,
-      toolCalls: [],
-      status,
-      createdAt: now,
-      updatedAt: now,
-    };
-    this.saveDecisions([decision]);
-    return decision;
+  ): Promise<StrategyDecision | undefined> {
+    return this.unit(async () => {
+      const parent = parentId ?? (await this.getPlan(planId)).decisionRootId;
+      if (!parent) return undefined;
+      const siblings = (await this.listDecisions(planId)).filter((d) => d.parentId === parent);
+      const now = new Date().toISOString();
+      const decision: StrategyDecision = {
+        id: newId(),
+        planId,
+        parentId: parent,
+        type,
+        order: siblings.length,
+        description,
+        rationale,
+        toolCalls: [],
+        status,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.saveDecisions([decision]);
+      return decision;
+    });
   }
 
   /** Moves the plan to errored, merging details into what it already held. */
-  fail(planId: string, message: string, details: Record<string, unknown>): Plan {
-    const plan = this.getPlan(planId);
-    return this.transition(planId, 'errored', {
-      errorMessage: message,
-      errorDetails: mergeErrorDetails(plan.errorDetails, details),
+  fail(planId: string, message: string, details: Record<string, unknown>): Promise<Plan> {
+    return this.unit(async () => {
+      const plan = await this.getPlan(planId);
+      return this.transition(planId, 'errored', {
+        errorMessage: message,
+        errorDetails: mergeErrorDetails(plan.errorDetails, details),
+      }, plan);
     });
   }
 
   /** Manual recovery: errored -> queued, staying in the failed phase. */
-  reset(planId: string): Plan {
-    const plan = this.getPlan(planId);
-    if (plan.processingState !== 'errored') {
-      throw new PlanError(wrongStateMessage(plan, 'reset', requiredStatuses(plan.phase, ['errored'])), 'wrong_state');
-    }
-    return this.transition(planId, 'queued');
+  reset(planId: string): Promise<Plan> {
+    return this.unit(async () => {
+      const plan = await this.getPlan(planId);
+      if (plan.processingState !== 'errored') {
+        throw new PlanError(wrongStateMessage(plan, 'reset', requiredStatuses(plan.phase, ['errored'])), 'wrong_state');
+      }
+      return this.transition(planId, 'queued', {}, plan);
+    });
   }
 
-  cancel(planId: string): Plan {
+  cancel(planId: string): Promise<Plan> {
     return this.transition(planId, 'cancelled');
+  }
+
+  /** A unit of the repository's database whose events reach subscribers once it has committed. */
+  unit<T>(fn: () => Promise<T>): Promise<T> {
+    return this.events.deferDelivery(() => this.atomically(fn));
   }
 }

@@ -113,47 +113,47 @@ export class PlanExecutor {
 
   /** The plan is read once for the phase (or taken from the caller, who just read it), then carried along. */
   private async strategize(planId: string, known?: Plan): Promise<StrategizeResult> {
-    const plan = this.lifecycle.beginPhase(planId, 'strategize', ['queued'], known?.id === planId ? known : undefined);
+    const plan = await this.lifecycle.beginPhase(planId, 'strategize', ['queued'], known?.id === planId ? known : undefined);
     const emit = this.lifecycle.events.emitterFor(planId);
     return this.withRecovery(planId, 'strategize', 'strategize', emit, () => null, null, async () => {
-      emit('strategize_started', {});
+      await emit('strategize_started', {});
       const projectInvariants = (this.context?.projectResources.invariants as string[] | undefined) ?? [];
       const result = await this.strategizer.strategize(plan, projectInvariants, emit);
-      this.lifecycle.saveDecisions(result.decisions);
-      emit('strategize_decisions', {
+      await this.lifecycle.saveDecisions(result.decisions);
+      await emit('strategize_decisions', {
         decisionRootId: result.decisionRootId,
         decisionCount: result.decisions.length,
         invariantRecords: result.invariantRecords,
       });
-      this.lifecycle.completePhase(planId, { decisionRootId: result.decisionRootId }, plan);
-      emit('strategize_complete', { decisionRootId: result.decisionRootId });
+      await this.lifecycle.completePhase(planId, { decisionRootId: result.decisionRootId }, plan);
+      await emit('strategize_complete', { decisionRootId: result.decisionRootId });
       return result;
     });
   }
 
   private async execute(planId: string, options: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
     const { beforeDecision, onStepStart, gate, resumeAt, rules } = options;
-    const plan = options.plan?.id === planId ? options.plan : this.lifecycle.getPlan(planId);
+    const plan = options.plan?.id === planId ? options.plan : await this.lifecycle.getPlan(planId);
     if (!plan.decisionRootId) {
       throw new PlanError(`plan ${planId} has not completed strategize; run strategize first`, 'strategize_incomplete');
     }
     if (this.context && this.context.planId !== planId) {
       throw new PlanError(`this executor's context belongs to plan ${this.context.planId}, not ${planId}`, 'wrong_context');
     }
-    let running = this.lifecycle.beginPhase(planId, 'execute', ['queued'], plan);
+    let running = await this.lifecycle.beginPhase(planId, 'execute', ['queued'], plan);
     const emit = this.lifecycle.events.emitterFor(planId);
     let failedDecision: string | null = null;
-    const onDecisionStatus = (decision: StrategyDecision) => {
+    const onDecisionStatus = async (decision: StrategyDecision) => {
       if (decision.status === 'failed') failedDecision = decision.id;
-      this.lifecycle.saveDecisionStatus(decision);
+      await this.lifecycle.saveDecisionStatus(decision);
     };
     const mode = this.context ? 'runtime' : 'stub';
     return this.withRecovery(planId, 'execute', mode, emit, () => failedDecision, resumeAt?.decisionId ?? null, async () => {
       failedDecision = null;
-      const decisions = executableDecisions(this.lifecycle.listDecisions(planId));
+      const decisions = executableDecisions(await this.lifecycle.listDecisions(planId));
       if (!this.context) {
         const result = await new ExecuteStubActor(this.toolRunner, this.lifecycle.events).execute(planId, decisions);
-        this.lifecycle.completePhase(
+        await this.lifecycle.completePhase(
           planId,
           {
             changesetId: result.changesetId,
@@ -167,10 +167,10 @@ export class PlanExecutor {
       const context = this.context;
       if (!this.toolRunner) throw new ValidationError('toolRunner', 'is required to execute with an execution context');
       context.decisionRootId = plan.decisionRootId;
-      if (running.changesetId && !context.activeChangesetIds.includes(running.changesetId)) context.resumeChangeset(running.changesetId);
+      if (running.changesetId && !context.activeChangesetIds.includes(running.changesetId)) await context.resumeChangeset(running.changesetId);
       if (!context.activeChangesetId) {
-        const changesetId = context.startChangeset();
-        running = this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
+        const changesetId = await context.startChangeset();
+        running = await this.lifecycle.update(planId, { changesetId, sandboxRefs: context.sandboxRoot ? [context.sandboxRoot] : [] });
       }
       const actor = new RuntimeExecuteActor({ toolRunner: this.toolRunner, executionContext: context, events: this.lifecycle.events });
       const result = await actor.execute(decisions, {
@@ -183,7 +183,7 @@ export class PlanExecutor {
         rules,
         stepRunner: this.stepRunner,
       });
-      this.lifecycle.completePhase(
+      await this.lifecycle.completePhase(
         planId,
         {
           changesetId: result.changesetId,
@@ -211,13 +211,13 @@ export class PlanExecutor {
     body: () => Promise<T>,
   ): Promise<T> {
     const failures = new Map<string | null, number>();
-    if (resumedStep !== null && this.recovery) failures.set(resumedStep, this.recovery.retriedSoFar(planId, phase, resumedStep));
+    if (resumedStep !== null && this.recovery) failures.set(resumedStep, await this.recovery.retriedSoFar(planId, phase, resumedStep));
     for (;;) {
       try {
         return await body();
       } catch (error) {
         if (error instanceof ApprovalPending) {
-          this.lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          await this.lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
           throw error;
         }
         const decisionId = failedDecision();
@@ -225,13 +225,13 @@ export class PlanExecutor {
         failures.set(decisionId, attempt);
         const described = describeError(error);
         const base = { exceptionType: described.exceptionType, traceback: described.traceback, mode, phase, decisionId, attempt };
-        const verdict = this.recovery?.onFailure({ plan: this.lifecycle.getPlan(planId), phase, error, attempt, decisionId, mode });
+        const verdict = await this.recovery?.onFailure({ plan: await this.lifecycle.getPlan(planId), phase, error, attempt, decisionId, mode });
         if (verdict?.retry) {
-          emit('retry_scheduled', { phase, decisionId, attempt: attempt + 1, delayMs: verdict.delayMs, error: described.message, ...verdict.details });
+          await emit('retry_scheduled', { phase, decisionId, attempt: attempt + 1, delayMs: verdict.delayMs, error: described.message, ...verdict.details });
           await this.sleep(verdict.delayMs);
           continue;
         }
-        this.lifecycle.fail(planId, described.message, { ...base, ...verdict?.details });
+        await this.lifecycle.fail(planId, described.message, { ...base, ...verdict?.details });
         throw error;
       }
     }

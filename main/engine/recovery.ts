@@ -16,13 +16,13 @@ export type RecoveryVerdict =
 
 /** What the executor asks after a failure. The ErrorRecoveryService implements it. */
 export interface ErrorRecovery {
-  onFailure(report: FailureReport): RecoveryVerdict;
+  onFailure(report: FailureReport): Promise<RecoveryVerdict>;
   /** How many times a step has been retried automatically since its last failure that was not retried. */
-  retriedSoFar(planId: string, phase: Phase, decisionId: string): number;
+  retriedSoFar(planId: string, phase: Phase, decisionId: string): Promise<number>;
 }
 
 /** Where error records are kept. The SQLite log implements the same contract. */
 export interface ErrorLog {
-  record(record: ErrorRecord): void;
-  listForPlan(planId: string): ErrorRecord[];
+  record(record: ErrorRecord): Promise<void>;
+  listForPlan(planId: string): Promise<ErrorRecord[]>;
 }

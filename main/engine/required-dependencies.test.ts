@@ -29,9 +29,9 @@ describe('required dependencies', () => {
     expect(make).toThrow(field);
   });
 
-  it('a publisher keeps events in the log it is given', () => {
+  it('a publisher keeps events in the log it is given', async () => {
     const log = new InMemoryEventLog();
-    new EventPublisher(log).publish('p', 'paused', sampleData('paused'));
-    expect(log.lastSeq('p')).toBe(1);
+    await new EventPublisher(log).publish('p', 'paused', sampleData('paused'));
+    expect(await log.lastSeq('p')).toBe(1);
   });
 });

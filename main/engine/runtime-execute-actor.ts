@@ -40,7 +40,7 @@ export interface StepContext {
   /** Queues an event in the run's commit order. */
   emit: <T extends StreamEventType>(type: T, data: EventData<T>) => void;
   /** Commits what is queued; call it before waiting on something slow (a model). */
-  flush: () => void;
+  flush: () => Promise<void>;
   index: number;
   total: number;
   /** The step goes on at this call: the ones before it ran before the run stopped for an approval. */
@@ -65,7 +65,7 @@ export interface RuntimeExecuteOptions {
   streamCallback?: StreamCallback;
   profile?: AutomationProfile;
   /** Called whenever a decision's status changes, so it can be persisted. */
-  onDecisionStatus?: (decision: StrategyDecision, status: DecisionStatus) => void;
+  onDecisionStatus?: (decision: StrategyDecision, status: DecisionStatus) => Promise<void>;
   /** Awaited before each decision runs; step mode and breakpoints wait here, never mid-tool-call. */
   beforeDecision?: (decision: StrategyDecision, index: number, total: number) => Promise<void>;
   /** Awaited as each decision starts, once the writes before it are committed: a checkpoint is taken here. */
@@ -110,7 +110,7 @@ export class RuntimeExecuteActor {
     const context = this.executionContext;
     const emit = this.events.emitterFor(context.planId, opts.streamCallback);
     const started = performance.now();
-    const changesetId = context.activeChangesetId ?? context.startChangeset();
+    const changesetId = context.activeChangesetId ?? (await context.startChangeset());
     const sandboxRefs = context.sandboxRoot ? [context.sandboxRoot] : [];
     const todo = decisions.filter((d) => d.status !== 'done' && d.status !== 'skipped');
     const stepRunner = opts.stepRunner ?? scriptedStepRunner;
@@ -119,15 +119,18 @@ export class RuntimeExecuteActor {
     // through one queue, committed every few milliseconds and before the run waits for the
     // operator, ends or fails; subscribers hear of the writes only after their commit.
     const group = new CommitGroup((writes) => this.events.deferDelivery(() => context.atomically(writes)), this.commitOptions);
-    const later = <T extends StreamEventType>(type: T, data: EventData<T>) => group.add(() => void emit(type, data));
+    const later = <T extends StreamEventType>(type: T, data: EventData<T>) =>
+      group.add(async () => {
+        await emit(type, data);
+      });
     const yieldNow = eventLoopYielder();
     const setStatus = (decision: StrategyDecision, status: DecisionStatus) => {
       decision.status = status;
       decision.updatedAt = new Date().toISOString();
       const saved = { ...decision };
-      group.add(() => {
-        opts.onDecisionStatus?.(saved, status);
-        emit('decision_status', { decisionId: decision.id, status });
+      group.add(async () => {
+        await opts.onDecisionStatus?.(saved, status);
+        await emit('decision_status', { decisionId: decision.id, status });
       });
     };
 
@@ -139,7 +142,7 @@ export class RuntimeExecuteActor {
       const total = decisions.length;
       for (const decision of todo) {
         const index = decisions.indexOf(decision);
-        group.flush();
+        await group.flush();
         await opts.beforeDecision?.(decision, index, total);
         await opts.onStepStart?.(decision);
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total, description: decision.description });
@@ -149,7 +152,7 @@ export class RuntimeExecuteActor {
           const tool = this.toolRunner.registry.get(call.tool);
           if (opts.gate?.applies(call, tool?.mcp)) {
             // Everything before the call is committed before the run may stop for the operator.
-            group.flush();
+            await group.flush();
             await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
@@ -161,15 +164,15 @@ export class RuntimeExecuteActor {
             sandboxRoot: context.sandboxRoot,
             profile: opts.profile,
             rules: opts.rules,
-            recordChange: (change, invocationId) => {
+            recordChange: async (change, invocationId) => {
               // The event carries what the changes list shows, so no view asks the host again.
-              const entry = context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
-              emit('change_recorded', { entry });
+              const entry = await context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
+              await emit('change_recorded', { entry });
             },
             // The call's entries, invocation and events are one unit of the group's next commit.
-            atomically: (writes) => group.add(writes),
-            onSettled: (invocation) => {
-              emit('tool_call_finished', {
+            atomically: async (writes) => group.add(writes),
+            onSettled: async (invocation) => {
+              await emit('tool_call_finished', {
                 decisionId: decision.id,
                 invocationId: invocation.id,
                 tool: call.tool,
@@ -200,16 +203,15 @@ export class RuntimeExecuteActor {
         executionDurationMs: performance.now() - started,
       });
       later('runtime_execute_complete', { ...result });
-      group.flush();
+      await group.flush();
       return result;
     } catch (error) {
-      // What was queued, the failed status included, is committed before the failure is reported.
-      if (group.pending > 0) {
-        try {
-          group.flush();
-        } catch {
-          // The run fails with its own error; a commit that failed too adds nothing an operator can act on.
-        }
+      // What was queued, the failed status included, is committed before the failure is reported
+      // (flush also waits for a commit already under way).
+      try {
+        await group.flush();
+      } catch {
+        // The run fails with its own error; a commit that failed too adds nothing an operator can act on.
       }
       throw error;
     }

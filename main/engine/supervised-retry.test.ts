@@ -24,12 +24,12 @@ const flaky = (counter: string, failures: number): ToolCallSpec => ({
   args: { command: `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > ${counter}; [ "$n" -gt ${failures} ] || exit 75` },
 });
 
-function setup(steps: { step: string; tools: ToolCallSpec[] }[], profile: AutomationProfile) {
+async function setup(steps: { step: string; tools: ToolCallSpec[] }[], profile: AutomationProfile) {
   const sandbox = realpathSync(tempDir('agents-retry-'));
   const lifecycle = inMemoryLifecycle();
   const approvals = new InMemoryApprovalStore();
   const log = new InMemoryErrorLog();
-  const plan = lifecycle.createPlan({ name: 'retries', definitionOfDone: steps, automationProfile: profile });
+  const plan = await lifecycle.createPlan({ name: 'retries', definitionOfDone: steps, automationProfile: profile });
   const executor = new PlanExecutor({
     lifecycleService: lifecycle,
     toolRunner: new ToolRunner(registerBuiltinTools(new ToolRegistry()), new InMemoryInvocationLog()),
@@ -53,11 +53,11 @@ function setup(steps: { step: string; tools: ToolCallSpec[] }[], profile: Automa
     }
   };
   /** The operator approves the call the plan waits for, and the run goes on from it. */
-  const approve = () => {
-    const waiting = pendingApproval(approvals.listForPlan(plan.id));
+  const approve = async () => {
+    const waiting = pendingApproval(await approvals.listForPlan(plan.id));
     if (!waiting?.decisionId || waiting.callIndex === null) throw new Error('no call waits for approval');
-    approvals.update(waiting.id, { status: 'approved', scope: 'once', answeredBy: 'operator', answeredAt: new Date().toISOString() });
-    lifecycle.transition(plan.id, 'queued');
+    await approvals.update(waiting.id, { status: 'approved', scope: 'once', answeredBy: 'operator', answeredAt: new Date().toISOString() });
+    await lifecycle.transition(plan.id, 'queued');
     return run({ decisionId: waiting.decisionId, callIndex: waiting.callIndex });
   };
   return {
@@ -72,29 +72,29 @@ function setup(steps: { step: string; tools: ToolCallSpec[] }[], profile: Automa
       return run();
     },
     approve,
-    steps: () => lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice'),
+    steps: async () => (await lifecycle.listDecisions(plan.id)).filter((d) => d.type === 'strategy_choice'),
     attempts: () => log.records.map((r) => [r.attempt, r.outcome]),
   };
 }
 
 describe('automatic retry under supervised', () => {
   it('asks once for a command that exits 75 twice: the approval covers its automatic retries', async () => {
-    const t = setup([{ step: 'Sync', tools: [flaky('.sync', 2)] }], resolveProfile('supervised'));
+    const t = await setup([{ step: 'Sync', tools: [flaky('.sync', 2)] }], resolveProfile('supervised'));
     expect(await t.start()).toBe('waiting');
     expect(await t.approve()).toBe('done');
     expect(t.asked()).toBe(1);
-    expect(t.approvals.listForPlan(t.plan.id)).toHaveLength(1);
-    expect(t.lifecycle.getPlan(t.plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(await t.approvals.listForPlan(t.plan.id)).toHaveLength(1);
+    expect(await t.lifecycle.getPlan(t.plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
     expect(t.attempts()).toEqual([
       [1, 'retried'],
       [2, 'retried'],
     ]);
-    const retries = t.lifecycle.events.log.list(t.plan.id).filter((e) => e.type === 'retry_scheduled');
+    const retries = (await t.lifecycle.events.log.list(t.plan.id)).filter((e) => e.type === 'retry_scheduled');
     expect(retries.map((e) => e.data.attempt)).toEqual([2, 3]);
   });
 
   it('reaches the limit after one approval for a command that always exits 75', async () => {
-    const t = setup([{ step: 'Sync', tools: [flaky('.sync', 1000)] }], resolveProfile('supervised'));
+    const t = await setup([{ step: 'Sync', tools: [flaky('.sync', 1000)] }], resolveProfile('supervised'));
     expect(await t.start()).toBe('waiting');
     expect(await t.approve()).toBe('failed');
     expect(t.asked()).toBe(1);
@@ -104,7 +104,7 @@ describe('automatic retry under supervised', () => {
       [3, 'retried'],
       [4, 'gave_up'],
     ]);
-    expect(t.lifecycle.getPlan(t.plan.id)).toMatchObject({ processingState: 'errored', errorDetails: { category: 'transient', retryCount: 3, maxRetries: 3 } });
+    expect(await t.lifecycle.getPlan(t.plan.id)).toMatchObject({ processingState: 'errored', errorDetails: { category: 'transient', retryCount: 3, maxRetries: 3 } });
   });
 
   it('asks again when a retried call has other arguments than the approved one', async () => {
@@ -112,15 +112,15 @@ describe('automatic retry under supervised', () => {
     const lifecycle = inMemoryLifecycle();
     const approvals = new InMemoryApprovalStore();
     const profile = resolveProfile('supervised');
-    const plan = lifecycle.createPlan({ name: 'gate', definitionOfDone: [{ step: 'Run', tools: [{ tool: 'shell.run', args: { command: 'true' } }] }], automationProfile: profile });
+    const plan = await lifecycle.createPlan({ name: 'gate', definitionOfDone: [{ step: 'Run', tools: [{ tool: 'shell.run', args: { command: 'true' } }] }], automationProfile: profile });
     await new PlanExecutor({ lifecycleService: lifecycle }).runStrategize(plan.id);
-    const step = lifecycle.listDecisions(plan.id).find((d) => d.type === 'strategy_choice');
+    const step = (await lifecycle.listDecisions(plan.id)).find((d) => d.type === 'strategy_choice');
     if (!step) throw new Error('no step');
     const gate = new ApprovalGate(approvals, lifecycle.events, plan.id, profile, sandbox);
     const call = { tool: 'shell.run', args: { command: 'true' } };
     await expect(gate.check(step, call, 0, 'exec')).rejects.toBeInstanceOf(ApprovalPending);
-    const [request] = approvals.listForPlan(plan.id);
-    approvals.update(request.id, { status: 'approved', scope: 'once', answeredBy: 'operator', answeredAt: new Date().toISOString() });
+    const [request] = await approvals.listForPlan(plan.id);
+    await approvals.update(request.id, { status: 'approved', scope: 'once', answeredBy: 'operator', answeredAt: new Date().toISOString() });
     await gate.check(step, call, 0, 'exec');
     await gate.check(step, { tool: 'shell.run', args: { command: 'true' } }, 0, 'exec');
     await expect(gate.check(step, { tool: 'shell.run', args: { command: 'rm -f x' } }, 0, 'exec')).rejects.toBeInstanceOf(ApprovalPending);
@@ -130,7 +130,7 @@ describe('automatic retry under supervised', () => {
   });
 
   it('goes on counting a step\'s attempts when the run resumes it after an approval', async () => {
-    const t = setup([{ step: 'Two commands', tools: [flaky('.a', 1), flaky('.b', 1)] }], resolveProfile('supervised'));
+    const t = await setup([{ step: 'Two commands', tools: [flaky('.a', 1), flaky('.b', 1)] }], resolveProfile('supervised'));
     expect(await t.start()).toBe('waiting');
     expect(await t.approve()).toBe('waiting');
     expect(await t.approve()).toBe('done');
@@ -146,7 +146,7 @@ describe('automatic retry under supervised', () => {
 describe('the retry allowance is per step', () => {
   it('counts a later step\'s first failure as its attempt 1, within its own allowance', async () => {
     const profile = { ...resolveProfile('trusted'), autoRetryTransient: 1 };
-    const t = setup(
+    const t = await setup(
       [
         { step: 'First', tools: [flaky('.first', 1)] },
         { step: 'Second', tools: [flaky('.second', 1)] },
@@ -154,12 +154,12 @@ describe('the retry allowance is per step', () => {
       profile,
     );
     expect(await t.start()).toBe('done');
-    const [first, second] = t.steps();
+    const [first, second] = await t.steps();
     expect(t.log.records.map((r) => [r.decisionId, r.attempt, r.outcome])).toEqual([
       [first.id, 1, 'retried'],
       [second.id, 1, 'retried'],
     ]);
-    const retries = t.lifecycle.events.log.list(t.plan.id).filter((e) => e.type === 'retry_scheduled');
+    const retries = (await t.lifecycle.events.log.list(t.plan.id)).filter((e) => e.type === 'retry_scheduled');
     expect(retries.map((e) => [e.data.decisionId, e.data.attempt])).toEqual([
       [first.id, 2],
       [second.id, 2],

@@ -35,7 +35,7 @@ describe('ToolRunner', () => {
     const invocation = await r.execute({ tool: 'echo', args: { text: 'hi' } }, { planId: 'P', decisionId: 'D', sandboxRoot: null });
     expect(invocation).toMatchObject({ ok: true, tool: 'echo', args: { text: 'hi' }, result: { text: 'hi' }, error: null, decisionId: 'D' });
     expect(invocation.durationMs).toBeGreaterThanOrEqual(0);
-    expect(r.log.listForPlan('P')).toEqual([invocation]);
+    expect(await r.log.listForPlan('P')).toEqual([invocation]);
   });
 
   it('validates arguments against the schema and names the field', async () => {
@@ -44,14 +44,14 @@ describe('ToolRunner', () => {
     expect(failure).toBeInstanceOf(ToolCallError);
     expect((failure as ToolCallError).cause).toBeInstanceOf(ValidationError);
     expect((failure as ToolCallError).message).toMatch(/args\.text/);
-    expect(r.log.listForPlan('P')[0]).toMatchObject({ ok: false, error: { name: 'ValidationError', category: 'validation' } });
+    expect((await r.log.listForPlan('P'))[0]).toMatchObject({ ok: false, error: { name: 'ValidationError', category: 'validation' } });
   });
 
   it('records unknown tools and tool failures with their category', async () => {
     const r = runner();
     await expect(r.execute({ tool: 'nope', args: {} }, { planId: 'P', decisionId: null, sandboxRoot: null })).rejects.toThrow(/unknown tool "nope"/);
     await expect(r.execute({ tool: 'flaky', args: {} }, { planId: 'P', decisionId: null, sandboxRoot: null })).rejects.toThrow(/try later/);
-    expect(r.log.listForPlan('P').map((i) => i.error?.category)).toEqual(['validation', 'transient']);
+    expect((await r.log.listForPlan('P')).map((i) => i.error?.category)).toEqual(['validation', 'transient']);
   });
 
   it('settles a call in one unit: its changes, its invocation and onSettled, after the tool has finished', async () => {
@@ -76,20 +76,19 @@ describe('ToolRunner', () => {
         planId: 'P',
         decisionId: null,
         sandboxRoot: null,
-        recordChange: (change, invocationId) => order.push(`change ${change.path} of ${invocationId}`),
-        atomically: (fn) => {
+        recordChange: async (change, invocationId) => void order.push(`change ${change.path} of ${invocationId}`),
+        atomically: async (fn) => {
           units += 1;
           order.push('unit begins');
-          const result = fn();
+          await fn();
           order.push('unit ends');
-          return result;
         },
-        onSettled: (settled) => order.push(`settled ${settled.ok}`),
+        onSettled: async (settled) => void order.push(`settled ${settled.ok}`),
       },
     );
     expect(units).toBe(1);
     expect(order).toEqual(['tool returned', 'unit begins', `change a of ${invocation.id}`, `change b of ${invocation.id}`, 'settled true', 'unit ends']);
-    expect(r.log.listForPlan('P')).toEqual([invocation]);
+    expect(await r.log.listForPlan('P')).toEqual([invocation]);
   });
 
   it('when recording a change fails, the unit is dropped and the call is recorded as failed in a unit of its own', async () => {
@@ -113,22 +112,21 @@ describe('ToolRunner', () => {
           planId: 'P',
           decisionId: null,
           sandboxRoot: null,
-          recordChange: () => {
+          recordChange: async () => {
             throw new Error('disk full');
           },
           // A toy transaction: what a unit logs is kept only if it returns.
-          atomically: (fn) => {
-            const result = fn();
-            committed.push(r.log.listForPlan('P').map((i) => String(i.ok)));
-            return result;
+          atomically: async (fn) => {
+            await fn();
+            committed.push((await r.log.listForPlan('P')).map((i) => String(i.ok)));
           },
-          onSettled: (invocation) => settled.push(invocation.ok),
+          onSettled: async (invocation) => void settled.push(invocation.ok),
         },
       )
-      .catch((e) => e);
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ToolCallError);
     expect((failure as ToolCallError).message).toMatch(/disk full/);
-    expect(r.log.listForPlan('P')).toMatchObject([{ ok: false, error: { message: 'disk full' } }]);
+    expect(await r.log.listForPlan('P')).toMatchObject([{ ok: false, error: { message: 'disk full' } }]);
     expect(settled).toEqual([false]);
     expect(committed).toEqual([['false']]);
   });

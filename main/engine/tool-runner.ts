@@ -48,12 +48,12 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
 
 /** Where every tool invocation is kept. */
 export interface InvocationLog {
-  record(invocation: ToolInvocation): void;
-  listForPlan(planId: string): ToolInvocation[];
+  record(invocation: ToolInvocation): Promise<void>;
+  listForPlan(planId: string): Promise<ToolInvocation[]>;
   /** One decision's calls in recording order: what the console lists when the decision is opened. */
-  listForDecision(decisionId: string): ToolInvocation[];
+  listForDecision(decisionId: string): Promise<ToolInvocation[]>;
   /** Per decision with calls, how many ran and how many failed: what the tree's rows show. */
-  talliesForPlan(planId: string): ToolTally[];
+  talliesForPlan(planId: string): Promise<ToolTally[]>;
 }
 
 
@@ -96,15 +96,15 @@ export class ToolRegistry {
 
 export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' | 'recordConfinement' | 'profile'> & {
   profile?: AutomationProfile;
-  recordChange?: (change: CapturedChange, invocationId: string) => void;
+  recordChange?: (change: CapturedChange, invocationId: string) => Promise<void>;
   /**
    * Runs the writes that settle a call (its changes, its invocation, `onSettled`) as one unit,
    * typically in one transaction. It may also queue them for a later commit (the runtime actor
    * groups consecutive calls); a failure to record them then surfaces there. Default: they run now.
    */
-  atomically?: (writes: () => void) => void;
+  atomically?: (writes: () => Promise<void>) => Promise<void>;
   /** Called with the finished invocation, in the same unit, right after the invocation is recorded. */
-  onSettled?: (invocation: ToolInvocation) => void;
+  onSettled?: (invocation: ToolInvocation) => Promise<void>;
   /** The project's invariants: checked before the call, and against what it changed. */
   rules?: InvariantRules;
 };
@@ -194,11 +194,11 @@ export class ToolRunner {
     }
 
     if (confinement) base.confinement = confinement;
-    const unit = context.atomically ?? ((writes: () => void) => writes());
-    const writes = (invocation: ToolInvocation, changes: readonly CapturedChange[]) => {
-      for (const change of changes) context.recordChange?.(change, invocationId);
-      this.log.record(invocation);
-      context.onSettled?.(invocation);
+    const unit = context.atomically ?? ((writes: () => Promise<void>) => writes());
+    const writes = async (invocation: ToolInvocation, changes: readonly CapturedChange[]) => {
+      for (const change of changes) await context.recordChange?.(change, invocationId);
+      await this.log.record(invocation);
+      await context.onSettled?.(invocation);
     };
 
     let invocation: ToolInvocation = outcome.ok
@@ -209,9 +209,9 @@ export class ToolRunner {
     // recorded again as failed. (A queued unit that fails later fails the whole run instead.)
     let writesFailed = false;
     try {
-      unit(() => {
+      await unit(async () => {
         try {
-          writes(invocation, captured);
+          await writes(invocation, captured);
         } catch (error) {
           writesFailed = true;
           throw error;
@@ -223,7 +223,7 @@ export class ToolRunner {
       // Nothing of the unit was kept: the call failed, and what failed was recording it.
       cause = error;
       invocation = failedInvocation(base, error, startedAt, started);
-      unit(() => writes(invocation, []));
+      await unit(() => writes(invocation, []));
     }
     if (!invocation.ok) throw new ToolCallError(invocation, cause);
     return invocation;

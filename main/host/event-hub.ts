@@ -12,10 +12,10 @@ export interface EventSink {
 /** What the hub reads: the live stream, and the database for catching up. PlanService fits. */
 export interface EventSource {
   events: { subscribe(listener: (event: StreamEvent) => void): () => void };
-  eventsAfter(planId: string, afterSeq: number, limit: number): { events: StreamEvent[]; lastSeq: number };
-  get(planId: string): unknown;
+  eventsAfter(planId: string, afterSeq: number, limit: number): Promise<{ events: StreamEvent[]; lastSeq: number }>;
+  get(planId: string): Promise<unknown>;
   /** Events other processes write (the CLI running a plan against the same database). */
-  externalEvents?: { version(): number; lastSeqs(): Map<string, number> };
+  externalEvents?: { version(): Promise<number>; lastSeqs(): Promise<Map<string, number>> };
 }
 
 export interface HubSubscription {
@@ -36,7 +36,12 @@ class Subscriber {
   private readonly delivered = new Map<string, number>();
   /** Plans with events not yet delivered, and the seq after which to read them from the database. */
   private readonly missed = new Map<string, number>();
+  /** The newest live seq per plan that arrived while lagging: a catch-up reads on until it has it. */
+  private readonly newest = new Map<string, number>();
   private lagging = false;
+  /** A catch-up is reading (it awaits the database); another request for one makes it go round again. */
+  private catching = false;
+  private again = false;
   private cancelDrain: (() => void) | null = null;
   private scheduled: ReturnType<typeof setImmediate> | null = null;
   disposed = false;
@@ -97,6 +102,7 @@ class Subscriber {
   }
 
   private noteMissed(event: StreamEvent): void {
+    if (event.seq > (this.newest.get(event.planId) ?? 0)) this.newest.set(event.planId, event.seq);
     if (!this.missed.has(event.planId)) this.missed.set(event.planId, this.delivered.get(event.planId) ?? event.seq - 1);
   }
 
@@ -109,10 +115,28 @@ class Subscriber {
   }
 
   /**
-   * Reads what was missed from the database in seq order. It runs synchronously between two
-   * publishes, so no live event can slip between the last page and going live again.
+   * Reads what was missed from the database in seq order. The reads are awaited, and live events
+   * keep arriving meanwhile (noted, not sent): a plan's catch-up ends only once it has delivered
+   * the newest of them, so none slips between the last page and going live again. One at a time.
    */
   private catchUp(): void {
+    if (this.catching) {
+      this.again = true;
+      return;
+    }
+    this.catching = true;
+    this.readMissed()
+      .catch((error: unknown) => this.onError(error))
+      .finally(() => {
+        this.catching = false;
+        if (this.again && !this.disposed) {
+          this.again = false;
+          this.catchUp();
+        }
+      });
+  }
+
+  private async readMissed(): Promise<void> {
     while (!this.disposed && this.missed.size > 0) {
       const [planId, afterSeq] = this.missed.entries().next().value as [string, number];
       let after = afterSeq;
@@ -124,17 +148,20 @@ class Subscriber {
         }
         let page: StreamEvent[];
         try {
-          page = this.source.eventsAfter(planId, after, this.pageSize).events;
+          page = (await this.source.eventsAfter(planId, after, this.pageSize)).events;
         } catch (error) {
           // The plan is gone (or the database closed): nothing more to read for it.
           this.onError(error);
           break;
         }
+        if (this.disposed) return;
         for (const event of page) if (!this.deliver(event)) return;
-        if (page.length < this.pageSize) break;
-        after = page[page.length - 1].seq;
+        if (page.length > 0) after = page[page.length - 1].seq;
+        // A live event committed while the page was read comes in the next one.
+        if (page.length === 0 || (page.length < this.pageSize && (this.newest.get(planId) ?? 0) <= (this.delivered.get(planId) ?? after))) break;
       }
       this.missed.delete(planId);
+      this.newest.delete(planId);
     }
     if (this.disposed) return;
     this.lagging = false;
@@ -174,6 +201,9 @@ export class EventHub {
   private readonly seen = new Map<string, number>();
   private version = 0;
   private poller: ReturnType<typeof setInterval> | null = null;
+  /** A poll is reading: the timer's next tick does not start another. */
+  private polling = false;
+  private starting = false;
 
   constructor(
     private readonly source: EventSource,
@@ -197,12 +227,12 @@ export class EventHub {
    * there); a plan's subscription replays everything after `afterSeq` first. Throws if the plan
    * does not exist.
    */
-  subscribe(subscription: { planId: string | null; afterSeq?: number; types?: readonly string[] }, sink: EventSink): HubSubscription {
-    if (subscription.planId !== null) this.source.get(subscription.planId);
+  async subscribe(subscription: { planId: string | null; afterSeq?: number; types?: readonly string[] }, sink: EventSink): Promise<HubSubscription> {
+    if (subscription.planId !== null) await this.source.get(subscription.planId);
     const types = subscription.types ? new Set(subscription.types) : null;
     const subscriber = new Subscriber(subscription.planId, types, sink, this.source, this.pageSize, this.onError);
     this.subscribers.add(subscriber);
-    this.startPolling();
+    await this.startPolling();
     if (subscription.planId !== null) subscriber.startFrom(subscription.planId, subscription.afterSeq ?? 0);
     return {
       dispose: () => {
@@ -217,17 +247,18 @@ export class EventHub {
    * Looks once for events that other processes committed, and hands them to subscribers in seq
    * order. Cheap when nothing changed: one pragma read. Runs on a timer while anyone is subscribed.
    */
-  pollExternal(): void {
+  async pollExternal(): Promise<void> {
     const external = this.source.externalEvents;
-    if (!external) return;
+    if (!external || this.polling) return;
+    this.polling = true;
     try {
-      const version = external.version();
+      const version = await external.version();
       if (version === this.version) return;
       this.version = version;
-      for (const [planId, last] of external.lastSeqs()) {
+      for (const [planId, last] of await external.lastSeqs()) {
         let after = this.seen.get(planId) ?? 0;
         while (after < last) {
-          const page = this.source.eventsAfter(planId, after, this.pageSize).events;
+          const page = (await this.source.eventsAfter(planId, after, this.pageSize)).events;
           if (page.length === 0) break;
           for (const event of page) this.fanOut(event);
           after = page[page.length - 1].seq;
@@ -236,6 +267,8 @@ export class EventHub {
       }
     } catch (error) {
       this.onError(error);
+    } finally {
+      this.polling = false;
     }
   }
 
@@ -253,18 +286,22 @@ export class EventHub {
     }
   }
 
-  private startPolling(): void {
+  private async startPolling(): Promise<void> {
     const external = this.source.externalEvents;
-    if (this.poller || !external) return;
+    if (this.poller || this.starting || !external) return;
+    this.starting = true;
     // Start from what is stored now: a subscriber that wants older events asks with afterSeq.
     try {
-      this.version = external.version();
-      for (const [planId, last] of external.lastSeqs()) if (last > (this.seen.get(planId) ?? 0)) this.seen.set(planId, last);
+      this.version = await external.version();
+      for (const [planId, last] of await external.lastSeqs()) if (last > (this.seen.get(planId) ?? 0)) this.seen.set(planId, last);
     } catch (error) {
       this.onError(error);
       return;
+    } finally {
+      this.starting = false;
     }
-    this.poller = setInterval(() => this.pollExternal(), this.pollMs);
+    if (this.poller || this.subscribers.size === 0) return;
+    this.poller = setInterval(() => void this.pollExternal(), this.pollMs);
     this.poller.unref?.();
   }
 

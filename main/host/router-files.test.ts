@@ -18,8 +18,8 @@ describe('router: a sandbox file read and saved by the operator', () => {
   let router: Router;
   let events: StreamEvent[];
 
-  beforeEach(() => {
-    t = tempApp();
+  beforeEach(async () => {
+    t = await tempApp();
     router = createRouter(t.app.service, { dataDir: t.app.dataDir, baseDir: t.root, projectRoots: [t.root] });
     events = [];
     t.app.service.events.subscribe((event) => events.push(event));
@@ -72,7 +72,7 @@ describe('router: a sandbox file read and saved by the operator', () => {
   it('refuses to save while the plan is processing', async () => {
     const { plan } = ok<{ plan: Plan }>(await router.handle('plans.create', { content: planYaml(t.project) }));
     ok(await router.handle('plans.run', { planId: plan.id, step: true }));
-    await waitFor(() => t.app.service.isRunning(plan.id) && t.app.service.get(plan.id).sandboxRefs.length > 0);
+    await waitFor(async () => t.app.service.isRunning(plan.id) && (await t.app.service.get(plan.id)).sandboxRefs.length > 0);
     const reply = await router.handle('plans.saveFile', { planId: plan.id, path: 'README.md', content: 'x' });
     expect(reply).toMatchObject({ ok: false, error: { code: 'wrong_state', message: expect.stringContaining('is Running') } });
   });

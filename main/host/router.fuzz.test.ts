@@ -12,8 +12,8 @@ describe('router fuzz', () => {
   let router: Router;
   const internal: unknown[] = [];
 
-  beforeAll(() => {
-    t = tempApp();
+  beforeAll(async () => {
+    t = await tempApp();
     router = createRouter(t.app.service, { dataDir: t.app.dataDir, log: (_m, e) => internal.push(e), baseDir: t.root });
   });
   afterAll(() => t.dispose());

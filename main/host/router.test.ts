@@ -72,8 +72,8 @@ describe('router', () => {
   let router: Router;
   let log: ReturnType<typeof vi.fn<(message: string, error?: unknown) => void>>;
 
-  beforeEach(() => {
-    t = tempApp();
+  beforeEach(async () => {
+    t = await tempApp();
     log = vi.fn<(message: string, error?: unknown) => void>();
     router = createRouter(t.app.service, { dataDir: t.app.dataDir, log, baseDir: t.root, projectRoots: [t.root] });
   });
@@ -130,7 +130,7 @@ describe('router', () => {
       await t.app.service.run(origin.id);
       const reply = await router.handle('plans.fork', { planId: origin.id, atStep: 3 });
       expect(reply).toEqual({ ok: false, error: { code: 'invalid_request', field: 'atStep', message: `atStep: 3 is out of range: plan ${origin.id} has steps 1 to 2` } });
-      expect(t.app.service.list()).toHaveLength(1);
+      expect(await t.app.service.list()).toHaveLength(1);
     });
   });
 
@@ -140,7 +140,7 @@ describe('router', () => {
       const plan = await create({ name: 'from-text' });
       expect(plan).toMatchObject({ name: 'from-text', phase: 'strategize', processingState: 'queued', projectPath: t.project });
       expect(readdirSync(t.root).sort()).toEqual(before);
-      expect(t.app.service.get(plan.id).name).toBe('from-text');
+      expect((await t.app.service.get(plan.id)).name).toBe('from-text');
     });
 
     it('creates a plan from JSON text, resolving a relative project against the base folder', async () => {
@@ -161,7 +161,7 @@ describe('router', () => {
       expect(messages[0]).toBe(messages[1]);
       expect(messages.slice(2)).toEqual(['(root): has fields this call does not take', '(root): has fields this call does not take']);
       for (const message of messages) expect(message).not.toMatch(/path|secretKeyName|plan\.yaml|not here/);
-      expect(t.app.service.list()).toHaveLength(0);
+      expect(await t.app.service.list()).toHaveLength(0);
     });
 
     it("answers with a plan file's MCP servers shown as the CLI shows them: no URL user, query, path token or --token value", async () => {
@@ -175,7 +175,7 @@ describe('router', () => {
         local: { command: 'mcp-tracker', args: ['--token', '(set)'], env: { KEY: '(set)' } },
       });
       // The plan itself keeps them, to run them.
-      expect(t.app.service.get(created.plan.id).mcp?.servers.local).toMatchObject({ args: ['--token', 'ARGSECRET'] });
+      expect((await t.app.service.get(created.plan.id)).mcp?.servers.local).toMatchObject({ args: ['--token', 'ARGSECRET'] });
     });
 
     it('creates a plan with a profile override', async () => {
@@ -197,7 +197,7 @@ describe('router', () => {
         expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
         if (!reply.ok) expect(reply.error.message).toMatch(/must be a folder inside the project root/);
       }
-      expect(t.app.service.list()).toHaveLength(0);
+      expect(await t.app.service.list()).toHaveLength(0);
     });
 
     it('by default, takes projects only from inside the user\'s home', async () => {
@@ -217,7 +217,7 @@ describe('router', () => {
       const reply = await router.handle('plans.create', request);
       expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_request', field } });
       if (!reply.ok) expect(reply.error.message).toMatch(message);
-      expect(t.app.service.list()).toHaveLength(0);
+      expect(await t.app.service.list()).toHaveLength(0);
     });
 
     it('checks every call against its tool before storing anything: one line per problem, each naming the field', async () => {
@@ -241,7 +241,7 @@ describe('router', () => {
           `step 2, call 1: unknown tool "file.frobnicate"; the tools are ${t.app.service.registry.discover().map((tool) => tool.name).join(', ')}`,
         ]);
       }
-      expect(t.app.service.list()).toHaveLength(0);
+      expect(await t.app.service.list()).toHaveLength(0);
     });
 
     it("finds a plan's relative project under a project root when the base folder has none", async () => {
@@ -284,7 +284,7 @@ describe('router', () => {
 
     it('creates nothing', async () => {
       await check({ project: 'project' });
-      expect(t.app.service.list()).toHaveLength(0);
+      expect(await t.app.service.list()).toHaveLength(0);
     });
   });
 
@@ -371,7 +371,7 @@ describe('router', () => {
     expect(['queued', 'processing']).toContain(reply.plan.processingState);
     expect(await router.handle('plans.run', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
     await t.app.service.idle();
-    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(await t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
   });
 
   it('steps, pauses and continues a run in step mode', async () => {
@@ -379,48 +379,48 @@ describe('router', () => {
     expect(await router.handle('plans.continue', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'wrong_state' } });
     // Step on a plan that is ready to run starts it in step mode.
     expectOk(await router.handle('plans.step', { planId: plan.id }));
-    const done = () => t.app.service.decisions(plan.id).filter((d) => d.type === 'strategy_choice' && d.status === 'done').length;
-    await waitFor(() => t.app.service.get(plan.id).processingState === 'paused');
-    expect(done()).toBe(0);
+    const done = async () => (await t.app.service.decisions(plan.id)).filter((d) => d.type === 'strategy_choice' && d.status === 'done').length;
+    await waitFor(async () => (await t.app.service.get(plan.id)).processingState === 'paused');
+    expect(await done()).toBe(0);
     expectOk(await router.handle('plans.step', { planId: plan.id }));
-    await waitFor(() => done() === 1 && t.app.service.get(plan.id).processingState === 'paused');
+    await waitFor(async () => await done() === 1 && (await t.app.service.get(plan.id)).processingState === 'paused');
     expectOk(await router.handle('plans.continue', { planId: plan.id }));
     await t.app.service.idle();
-    expect(done()).toBe(3);
-    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(await done()).toBe(3);
+    expect(await t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
   });
 
   it('pauses a running plan before its next decision, and continues it', async () => {
     const plan = await create({ steps: 3 });
     expectOk(await router.handle('plans.run', { planId: plan.id }));
     expectOk(await router.handle('plans.pause', { planId: plan.id }));
-    await waitFor(() => t.app.service.get(plan.id).processingState === 'paused');
+    await waitFor(async () => (await t.app.service.get(plan.id)).processingState === 'paused');
     expectOk(await router.handle('plans.continue', { planId: plan.id }));
     await t.app.service.idle();
-    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(await t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
   });
 
   it('keeps breakpoints set while a plan is not running, and stops a retry at one', async () => {
     const plan = await create({ steps: 3, failAt: 2 });
     expectOk(await router.handle('plans.run', { planId: plan.id }));
     await t.app.service.idle();
-    expect(t.app.service.get(plan.id).processingState).toBe('errored');
-    const failed = t.app.service.decisions(plan.id).find((d) => d.status === 'failed' && d.type === 'strategy_choice')!;
-    const third = t.app.service.decisions(plan.id).find((d) => d.description === 'Step 3')!;
+    expect((await t.app.service.get(plan.id)).processingState).toBe('errored');
+    const failed = (await t.app.service.decisions(plan.id)).find((d) => d.status === 'failed' && d.type === 'strategy_choice')!;
+    const third = (await t.app.service.decisions(plan.id)).find((d) => d.description === 'Step 3')!;
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: third.id, enabled: true }))).toEqual({ breakpoints: [third.id] });
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'other', enabled: true }))).toEqual({ breakpoints: [third.id, 'other'] });
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'other', enabled: false }))).toEqual({ breakpoints: [third.id] });
     // Make the failed step succeed, then retry: it stops before step 3.
-    writeFileSync(path.join(t.app.service.get(plan.id).sandboxRefs[0], 'README.md'), '# Demo\n\n## Missing\n');
+    writeFileSync(path.join((await t.app.service.get(plan.id)).sandboxRefs[0], 'README.md'), '# Demo\n\n## Missing\n');
     expectOk(await router.handle('plans.retry', { planId: plan.id }));
-    await waitFor(() => t.app.service.get(plan.id).processingState === 'paused');
-    expect(t.app.service.decisions(plan.id).find((d) => d.id === failed.id)?.status).toBe('done');
-    expect(t.app.service.decisions(plan.id).find((d) => d.id === third.id)?.status).not.toBe('done');
+    await waitFor(async () => (await t.app.service.get(plan.id)).processingState === 'paused');
+    expect((await t.app.service.decisions(plan.id)).find((d) => d.id === failed.id)?.status).toBe('done');
+    expect((await t.app.service.decisions(plan.id)).find((d) => d.id === third.id)?.status).not.toBe('done');
     // While running, the controller's set is changed too.
     expect(expectOk(await router.handle('plans.breakpoint', { planId: plan.id, decisionId: 'later', enabled: true }))).toEqual({ breakpoints: [third.id, 'later'] });
     expectOk(await router.handle('plans.continue', { planId: plan.id }));
     await t.app.service.idle();
-    expect(t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+    expect(await t.app.service.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
   });
 
   it('maps wrong-state operations to their PlanError code', async () => {
@@ -476,7 +476,12 @@ describe('router errors', () => {
     let fail: (error: Error) => void = () => undefined;
     const service = {
       get: () => plan,
-      run: () => new Promise((_resolve, reject) => (fail = reject)),
+      // A run that has started (it calls onStarted), then fails later.
+      run: (_planId: string, options: { onStarted?: () => void }) =>
+        new Promise((_resolve, reject) => {
+          fail = reject;
+          options.onStarted?.();
+        }),
     } as unknown as PlanService;
     const router = createRouter(service, { log });
     const reply = router.handle('plans.run', { planId: 'P' });
@@ -490,11 +495,11 @@ describe('router errors', () => {
 
 describe('plans.openSandbox', () => {
   it("is refused where there is no file manager, and opens the plan's own sandbox, never a folder the client names, where there is", async () => {
-    const temp = tempApp();
+    const temp = await tempApp();
     try {
       const file = path.join(temp.root, 'sandbox-plan.yaml');
       writeFileSync(file, planYaml(temp.project, { name: 'with-sandbox' }));
-      const plan = temp.app.service.createFromFile(file);
+      const plan = await temp.app.service.createFromFile(file);
       const browser = createRouter(temp.app.service, { log: () => undefined });
       expect(await browser.handle('plans.openSandbox', { planId: plan.id })).toMatchObject({ ok: false, error: { code: 'unsupported' } });
 
@@ -504,7 +509,7 @@ describe('plans.openSandbox', () => {
       await temp.app.service.run(plan.id);
       expect(await desktop.handle('plans.openSandbox', { planId: plan.id, folder: '/etc' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
       expect(await desktop.handle('plans.openSandbox', { planId: plan.id })).toEqual({ ok: true, data: {} });
-      expect(opened).toEqual([temp.app.service.get(plan.id).sandboxRefs[0]]);
+      expect(opened).toEqual([(await temp.app.service.get(plan.id)).sandboxRefs[0]]);
     } finally {
       await temp.dispose();
     }
@@ -513,7 +518,7 @@ describe('plans.openSandbox', () => {
 
 describe('plans.createFromDialog', () => {
   it('is refused where there is no file dialog, and creates the chosen file where there is', async () => {
-    const temp = tempApp();
+    const temp = await tempApp();
     try {
       const file = path.join(temp.root, 'dialog-plan.yaml');
       writeFileSync(file, planYaml(temp.project, { name: 'from-dialog' }));

@@ -48,24 +48,36 @@ export function isChannel(channel: unknown): channel is Channel {
 export function createRouter(service: PlanService, options: RouterOptions = {}): Router {
   const log = options.log ?? defaultHostLog;
   const breakpoints = options.breakpoints ?? new BreakpointBook();
-  const plan = (planId: string) => ({ plan: service.get(planId) });
+  const plan = async (planId: string) => ({ plan: await service.get(planId) });
 
-  // A run resolves when it ends, which can be hours away: answer at once, and log a run that throws.
-  const startRun = (planId: string, begin: () => Promise<unknown>) => {
-    const run = begin();
-    run.catch((error: unknown) => log(`the run of plan ${planId} failed`, error));
+  // A run resolves when it ends, which can be hours away: answer once it has started (a refusal is
+  // the request's error), and log a run that throws after that.
+  const startRun = async (planId: string, begin: (onStarted: () => void) => Promise<unknown>) => {
+    let started = false;
+    let onStarted = () => {};
+    const running = new Promise<void>((resolve) => {
+      onStarted = () => {
+        started = true;
+        resolve();
+      };
+    });
+    const run = begin(onStarted);
+    run.catch((error: unknown) => {
+      if (started) log(`the run of plan ${planId} failed`, error);
+    });
+    await Promise.race([running, run]);
     return plan(planId);
   };
 
   const handlers: Handlers = {
     'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover(), nativeFileDialog: Boolean(options.pickPlanFile) }),
-    'plans.list': (r) => ({ plans: service.listItems({ state: r.state, search: r.search }) }),
-    'plans.get': (r) => {
-      const found = service.get(r.planId);
-      return { plan: found, model: service.planModel(found), actions: service.actions(r.planId) };
+    'plans.list': async (r) => ({ plans: await service.listItems({ state: r.state, search: r.search }) }),
+    'plans.get': async (r) => {
+      const found = await service.get(r.planId);
+      return { plan: found, model: service.planModel(found), actions: await service.actions(r.planId) };
     },
-    'plans.create': (r) => ({
-      plan: service.createFromContent(
+    'plans.create': async (r) => ({
+      plan: await service.createFromContent(
         { content: r.content, fileName: r.fileName, project: r.project, profile: r.profile },
         options.baseDir ?? process.cwd(),
         { roots: options.projectRoots },
@@ -75,18 +87,18 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.createFromDialog': async () => {
       if (!options.pickPlanFile) throw new PlanError('a file dialog exists only in the desktop app; send the file with plans.create', 'unsupported');
       const path = await options.pickPlanFile();
-      return { plan: path ? service.createFromFile(path) : null };
+      return { plan: path ? await service.createFromFile(path) : null };
     },
-    'plans.decisions': (r) => {
-      const all = inTreeOrder(service.decisions(r.planId));
+    'plans.decisions': async (r) => {
+      const all = inTreeOrder(await service.decisions(r.planId));
       return { decisions: all.slice(r.offset, r.limit === undefined ? undefined : r.offset + r.limit), total: all.length };
     },
-    'plans.invocations': (r) => ({ invocations: service.invocations(r.planId) }),
-    'plans.invocationsForDecision': (r) => ({ invocations: service.invocationsForDecision(r.planId, r.decisionId) }),
+    'plans.invocations': async (r) => ({ invocations: await service.invocations(r.planId) }),
+    'plans.invocationsForDecision': async (r) => ({ invocations: await service.invocationsForDecision(r.planId, r.decisionId) }),
     'plans.toolTallies': (r) => service.toolTallies(r.planId),
-    'plans.events': (r) => {
+    'plans.events': async (r) => {
       // Seqs run 1, 2, ... per plan, so the newest `limit` are the ones after lastSeq - limit.
-      const after = r.newest ? Math.max(r.afterSeq, service.eventsAfter(r.planId, 0, 0).lastSeq - r.limit) : r.afterSeq;
+      const after = r.newest ? Math.max(r.afterSeq, (await service.eventsAfter(r.planId, 0, 0)).lastSeq - r.limit) : r.afterSeq;
       return service.eventsAfter(r.planId, after, r.limit);
     },
     'plans.changes': (r) => service.changes(r.planId, r.offset, r.limit),
@@ -94,18 +106,18 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.review': (r) => service.review(r.planId),
     'plans.reviewDiff': (r) => service.reviewDiff(r.planId, r.path),
     'plans.errors': (r) => service.errors(r.planId),
-    'plans.run': (r) => startRun(r.planId, () => service.run(r.planId, { step: r.step, breakpoints: breakpoints.list(r.planId) })),
-    'plans.retry': (r) => startRun(r.planId, () => service.retry(r.planId, { breakpoints: breakpoints.list(r.planId) })),
+    'plans.run': (r) => startRun(r.planId, (onStarted) => service.run(r.planId, { step: r.step, breakpoints: breakpoints.list(r.planId), onStarted })),
+    'plans.retry': (r) => startRun(r.planId, (onStarted) => service.retry(r.planId, { breakpoints: breakpoints.list(r.planId), onStarted })),
     // Step on a plan that is ready to run starts it in step mode; on a run of this process it runs one decision.
-    'plans.step': (r) => {
-      service.requireAllowed('step', r.planId);
-      if (!service.isRunning(r.planId)) return startRun(r.planId, () => service.run(r.planId, { step: true, breakpoints: breakpoints.list(r.planId) }));
-      return { plan: service.control(r.planId, 'step') };
+    'plans.step': async (r) => {
+      await service.requireAllowed('step', r.planId);
+      if (!service.isRunning(r.planId)) return startRun(r.planId, (onStarted) => service.run(r.planId, { step: true, breakpoints: breakpoints.list(r.planId), onStarted }));
+      return { plan: await service.control(r.planId, 'step') };
     },
-    'plans.continue': (r) => ({ plan: service.control(r.planId, 'continue') }),
-    'plans.pause': (r) => ({ plan: service.control(r.planId, 'pause') }),
-    'plans.breakpoint': (r) => {
-      service.get(r.planId);
+    'plans.continue': async (r) => ({ plan: await service.control(r.planId, 'continue') }),
+    'plans.pause': async (r) => ({ plan: await service.control(r.planId, 'pause') }),
+    'plans.breakpoint': async (r) => {
+      await service.get(r.planId);
       const pending = breakpoints.set(r.planId, r.decisionId, r.enabled);
       if (!service.isRunning(r.planId)) return { breakpoints: pending };
       // The running controller has its own set; keep it the same as the host's.
@@ -114,26 +126,26 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       else running.delete(r.decisionId);
       return { breakpoints: [...running] };
     },
-    'plans.reset': (r) => ({ plan: service.reset(r.planId) }),
+    'plans.reset': async (r) => ({ plan: await service.reset(r.planId) }),
     'plans.approvals': (r) => service.approvals(r.planId),
-    'plans.approve': (r) => startRun(r.planId, () => service.approve(r.planId, { by: CONSOLE, all: r.all, more: r.more }, { breakpoints: breakpoints.list(r.planId) })),
-    'plans.reject': (r) => startRun(r.planId, () => service.reject(r.planId, { by: CONSOLE, reason: r.reason }, { breakpoints: breakpoints.list(r.planId) })),
-    'plans.skip': (r) => ({ plan: service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
-    'plans.setProfile': (r) => ({ plan: service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),
+    'plans.approve': (r) => startRun(r.planId, (onStarted) => service.approve(r.planId, { by: CONSOLE, all: r.all, more: r.more }, { breakpoints: breakpoints.list(r.planId), onStarted })),
+    'plans.reject': (r) => startRun(r.planId, (onStarted) => service.reject(r.planId, { by: CONSOLE, reason: r.reason }, { breakpoints: breakpoints.list(r.planId), onStarted })),
+    'plans.skip': async (r) => ({ plan: await service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
+    'plans.setProfile': async (r) => ({ plan: await service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),
     'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, hunks: r.hunks, force: r.force, acceptFailedChecks: r.acceptFailedChecks }),
     'plans.readFile': (r) => service.readFile(r.planId, r.path),
     'plans.saveFile': (r) => service.saveFile(r.planId, r.path, r.content),
     'plans.checks': (r) => service.checks(r.planId),
-    'plans.verify': (r) => startRun(r.planId, () => service.verify(r.planId)),
-    'plans.correct': (r) => startRun(r.planId, () => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId) })),
-    'plans.checkpoints': (r) => ({ checkpoints: service.checkpoints(r.planId) }),
+    'plans.verify': (r) => startRun(r.planId, (onStarted) => service.verify(r.planId, { onStarted })),
+    'plans.correct': (r) => startRun(r.planId, (onStarted) => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId), onStarted })),
+    'plans.checkpoints': async (r) => ({ checkpoints: await service.checkpoints(r.planId) }),
     'plans.rewindPreview': (r) => service.rewindPreview(r.planId, r.toStep),
     'plans.rewind': (r) => service.rewind(r.planId, { by: CONSOLE, toStep: r.toStep }),
     'plans.fork': (r) =>
       service.fork(r.planId, { by: CONSOLE, atStep: r.atStep, profile: r.profile, model: r.model, content: r.content }, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
     'plans.compare': (r) => service.compare(r.planId, r.with),
-    'plans.rejectHunks': (r) => ({ plan: service.rejectHunks(r.planId, { hunks: { [r.path]: r.hunks }, reason: r.reason, by: CONSOLE }) }),
-    'plans.restoreHunks': (r) => ({ plan: service.restoreHunks(r.planId, { path: r.path, hunks: r.hunks }) }),
+    'plans.rejectHunks': async (r) => ({ plan: await service.rejectHunks(r.planId, { hunks: { [r.path]: r.hunks }, reason: r.reason, by: CONSOLE }) }),
+    'plans.restoreHunks': async (r) => ({ plan: await service.restoreHunks(r.planId, { path: r.path, hunks: r.hunks }) }),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
     'settings.mcp': () => service.mcpServersView(),
@@ -141,7 +153,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'settings.mcpRemove': (r) => service.removeMcpServer(r.name),
     'plans.openSandbox': async (r) => {
       // An unknown plan is bad input in any host; then, only the desktop app has a file manager to open.
-      const found = service.get(r.planId);
+      const found = await service.get(r.planId);
       if (!options.openFolder) throw new PlanError('a file manager opens only from the desktop app; copy the sandbox path instead', 'unsupported');
       const sandbox = found.sandboxRefs[0];
       if (!sandbox || found.processingState === 'cancelled') throw new PlanError(`plan ${r.planId} has no sandbox`, 'wrong_state');

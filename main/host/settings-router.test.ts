@@ -13,8 +13,8 @@ const data = (envelope: Envelope<unknown>) => {
 describe('settings over the contract', () => {
   let t: TempApp;
   let router: Router;
-  beforeEach(() => {
-    t = tempApp();
+  beforeEach(async () => {
+    t = await tempApp();
     router = createRouter(t.app.service, { log: () => undefined });
   });
   afterEach(() => t.dispose());
@@ -36,7 +36,7 @@ describe('settings over the contract', () => {
   });
 
   it('refuses correct on a plan that is not an agent plan', async () => {
-    const plan = t.app.service.createFromContent({ content: 'name: scripted\ndefinitionOfDone: "- one"\n' }, t.root);
+    const plan = await t.app.service.createFromContent({ content: 'name: scripted\ndefinitionOfDone: "- one"\n' }, t.root);
     const envelope = await router.handle('plans.correct', { planId: plan.id, note: 'try harder' });
     expect(envelope).toMatchObject({ ok: false, error: { message: expect.stringContaining('not an agent plan') } });
   });

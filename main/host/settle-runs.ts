@@ -17,7 +17,7 @@ export async function settleRuns(
   service: Pick<PlanService, 'list' | 'isRunning' | 'controller'>,
   options: { timeoutMs?: number; pollMs?: number } = {},
 ): Promise<SettledRuns> {
-  const running = service.list().filter((p) => service.isRunning(p.id)).map((p) => p.id);
+  const running = (await service.list()).filter((p) => service.isRunning(p.id)).map((p) => p.id);
   for (const id of running) if (service.isRunning(id)) service.controller(id).pause();
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   const result: SettledRuns = { finished: [], paused: [], stillRunning: [] };

@@ -12,6 +12,8 @@ const fail = (error: BridgeErrorPayload): Envelope<never> => ({ ok: false, error
  */
 export class SubscriptionTable {
   private readonly subscriptions = new Map<number, HubSubscription>();
+  private readonly pending = new Set<number>();
+  private disposed = false;
 
   constructor(
     private readonly hub: EventHub,
@@ -23,14 +25,24 @@ export class SubscriptionTable {
     return this.subscriptions.size;
   }
 
-  subscribe(id: number, subscription: Subscription, sink: EventSink): Envelope<{ subscriptionId: number }> {
-    if (this.subscriptions.has(id)) return fail({ code: 'duplicate_subscription', message: `subscription ${id} already exists` });
-    if (this.subscriptions.size >= this.max) return fail({ code: 'too_many_subscriptions', message: `at most ${this.max} subscriptions per client` });
+  async subscribe(id: number, subscription: Subscription, sink: EventSink): Promise<Envelope<{ subscriptionId: number }>> {
+    if (this.subscriptions.has(id) || this.pending.has(id)) return fail({ code: 'duplicate_subscription', message: `subscription ${id} already exists` });
+    if (this.subscriptions.size + this.pending.size >= this.max) return fail({ code: 'too_many_subscriptions', message: `at most ${this.max} subscriptions per client` });
+    // The id is taken while the hub checks the plan, so a second subscribe with it is refused.
+    this.pending.add(id);
+    let made: HubSubscription;
     try {
-      this.subscriptions.set(id, this.hub.subscribe({ planId: subscription.planId, afterSeq: subscription.afterSeq, types: subscription.types }, sink));
+      made = await this.hub.subscribe({ planId: subscription.planId, afterSeq: subscription.afterSeq, types: subscription.types }, sink);
     } catch (error) {
       return fail(toBridgeError(error, this.log));
+    } finally {
+      this.pending.delete(id);
     }
+    if (this.disposed) {
+      made.dispose();
+      return fail({ code: 'unknown_subscription', message: `subscription ${id} was closed` });
+    }
+    this.subscriptions.set(id, made);
     return { ok: true, data: { subscriptionId: id } };
   }
 
@@ -43,6 +55,7 @@ export class SubscriptionTable {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const subscription of this.subscriptions.values()) subscription.dispose();
     this.subscriptions.clear();
   }

@@ -1,6 +1,6 @@
 import type { AppliedLog, AppliedRecord } from '../engine/changeset/review';
 import type { SqliteDatabase } from './database';
-import { fromJson, prepare, toJson, writeTransaction, type Statement } from './sql';
+import { fromJson, prepare, toJson, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 interface AppliedRow {
   path: string;
@@ -15,7 +15,10 @@ export class SqliteAppliedLog implements AppliedLog {
   private readonly selectForPlan: Statement<[string], AppliedRow>;
   private readonly recordTx: (planId: string, records: readonly AppliedRecord[]) => void;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.upsert = prepare(
       db,
       `INSERT INTO applied_changes (plan_id, path, hunks, content_hash, applied_at) VALUES (?, ?, ?, ?, ?)
@@ -27,16 +30,16 @@ export class SqliteAppliedLog implements AppliedLog {
     });
   }
 
-  list(planId: string): AppliedRecord[] {
-    return this.selectForPlan.all(planId).map((row) => ({
+  list(planId: string): Promise<AppliedRecord[]> {
+    return this.connection.run(() => this.selectForPlan.all(planId).map((row) => ({
       path: row.path,
       hunks: (fromJson(row.hunks) as unknown[]).filter((h): h is number => Number.isInteger(h)),
       contentHash: row.content_hash,
       appliedAt: row.applied_at,
-    }));
+    })));
   }
 
-  record(planId: string, records: readonly AppliedRecord[]): void {
-    this.recordTx(planId, records);
+  record(planId: string, records: readonly AppliedRecord[]): Promise<void> {
+    return this.connection.run(() => this.recordTx(planId, records));
   }
 }

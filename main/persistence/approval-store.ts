@@ -2,7 +2,7 @@ import { type Approval, ApprovalSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import type { ApprovalStore } from '../engine/approvals';
 import type { SqliteDatabase } from './database';
-import { fromJson, prepare, toJson, writeTransaction, type Statement } from './sql';
+import { fromJson, prepare, toJson, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 /** Approvals in SQLite: the request and its answer as one JSON document, with the plan and status indexed. */
 export class SqliteApprovalStore implements ApprovalStore {
@@ -12,13 +12,17 @@ export class SqliteApprovalStore implements ApprovalStore {
   private readonly save: Statement<[string, string, string]>;
   private readonly updateTx: (id: string, patch: Parameters<ApprovalStore['update']>[1]) => Approval;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.insert = prepare(db, 'INSERT INTO approvals (id, plan_id, status, created_at, data) VALUES (?, ?, ?, ?, ?)');
     this.selectOne = prepare(db, 'SELECT data FROM approvals WHERE id = ?');
     this.selectForPlan = prepare(db, 'SELECT data FROM approvals WHERE plan_id = ? ORDER BY pos');
     this.save = prepare(db, 'UPDATE approvals SET status = ?, data = ? WHERE id = ?');
     this.updateTx = writeTransaction(db, (id: string, patch: Parameters<ApprovalStore['update']>[1]) => {
-      const current = this.get(id);
+      const row = this.selectOne.get(id);
+      const current = row && read(row);
       if (!current) throw new Error(`unknown approval ${id}`);
       const next = parseOrThrow(ApprovalSchema, { ...current, ...patch }, 'approval');
       this.save.run(next.status, toJson(next), id);
@@ -26,22 +30,26 @@ export class SqliteApprovalStore implements ApprovalStore {
     });
   }
 
-  add(approval: Approval): void {
-    const valid = parseOrThrow(ApprovalSchema, approval, 'approval');
-    this.insert.run(valid.id, valid.planId, valid.status, valid.createdAt, toJson(valid));
+  add(approval: Approval): Promise<void> {
+    return this.connection.run(() => {
+      const valid = parseOrThrow(ApprovalSchema, approval, 'approval');
+      this.insert.run(valid.id, valid.planId, valid.status, valid.createdAt, toJson(valid));
+    });
   }
 
-  get(id: string): Approval | undefined {
-    const row = this.selectOne.get(id);
-    return row && read(row);
+  get(id: string): Promise<Approval | undefined> {
+    return this.connection.run(() => {
+      const row = this.selectOne.get(id);
+      return row && read(row);
+    });
   }
 
-  listForPlan(planId: string): Approval[] {
-    return this.selectForPlan.all(planId).map(read);
+  listForPlan(planId: string): Promise<Approval[]> {
+    return this.connection.run(() => this.selectForPlan.all(planId).map(read));
   }
 
-  update(id: string, patch: Parameters<ApprovalStore['update']>[1]): Approval {
-    return this.updateTx(id, patch);
+  update(id: string, patch: Parameters<ApprovalStore['update']>[1]): Promise<Approval> {
+    return this.connection.run(() => this.updateTx(id, patch));
   }
 }
 

@@ -18,89 +18,89 @@ describe('SqliteChangeSetStore', () => {
   });
   afterEach(() => temp.dispose());
 
-  it('stores the same text once, however many entries use it', () => {
-    const id = store.start('01PLAN');
+  it('stores the same text once, however many entries use it', async () => {
+    const id = await store.start('01PLAN');
     const text = 'MIT License\n\nPermission is hereby granted...\n';
-    store.record(id, makeEntry({ path: 'LICENSE', afterText: text }));
-    store.record(id, makeEntry({ path: 'COPYING', afterText: text }));
+    await store.record(id, makeEntry({ path: 'LICENSE', afterText: text }));
+    await store.record(id, makeEntry({ path: 'COPYING', afterText: text }));
     expect(blobCount()).toBe(1);
-    store.record(store.start('01OTHER'), makeEntry({ path: 'LICENSE', beforeText: text, afterText: `${text}more\n` }));
+    await store.record(await store.start('01OTHER'), makeEntry({ path: 'LICENSE', beforeText: text, afterText: `${text}more\n` }));
     expect(blobCount()).toBe(2);
-    expect(store.get(id)?.entries.map((e) => e.afterText)).toEqual([text, text]);
+    expect((await store.get(id))?.entries.map((e) => e.afterText)).toEqual([text, text]);
   });
 
-  it('round-trips binary entries byte for byte', () => {
-    const id = store.start('01PLAN');
+  it('round-trips binary entries byte for byte', async () => {
+    const id = await store.start('01PLAN');
     const before = randomBytes(4096);
     const after = Buffer.concat([before, Buffer.from([0, 0, 255, 254])]);
     const entry = toChangeEntry({ operation: 'modify', path: 'img.bin', before, after }, { decisionId: 'D1', invocationId: 'I1' });
     expect(entry.binary).toBe(true);
-    store.record(id, entry);
-    const read = store.getEntry(id, entry.id);
+    await store.record(id, entry);
+    const read = await store.getEntry(id, entry.id);
     expect(read).toEqual(entry);
     expect(Buffer.from(read!.beforeText!, 'base64').equals(before)).toBe(true);
     expect(Buffer.from(read!.afterText!, 'base64').equals(after)).toBe(true);
-    expect(store.summarize(id)).toMatchObject({ insertions: 0, deletions: 0 });
+    expect(await store.summarize(id)).toMatchObject({ insertions: 0, deletions: 0 });
   });
 
-  it('round-trips texts UTF-8 cannot carry alone: NUL and lone surrogates', () => {
-    const id = store.start('01PLAN');
+  it('round-trips texts UTF-8 cannot carry alone: NUL and lone surrogates', async () => {
+    const id = await store.start('01PLAN');
     const odd = ['a\u0000b', 'lone \uD800 high', 'lone \uDC00 low', '😀 pair kept', ''];
     const entries = odd.map((afterText) => makeEntry({ afterText }));
-    store.recordMany(id, entries);
-    expect(store.listEntries(id).map((e) => e.afterText)).toEqual(odd);
+    await store.recordMany(id, entries);
+    expect((await store.listEntries(id)).map((e) => e.afterText)).toEqual(odd);
     // Distinct lone surrogates must not collide on one blob key.
     expect(blobCount()).toBe(odd.length);
   });
 
-  it('pages 1,000 entries in a stable order', () => {
-    const id = store.start('01PLAN');
+  it('pages 1,000 entries in a stable order', async () => {
+    const id = await store.start('01PLAN');
     const entries = Array.from({ length: 1000 }, (_, i) =>
       // Same createdAt and shuffled paths: order must come from seq, not from either.
       makeEntry({ path: `dir/${(i * 7919) % 1000}.txt`, afterText: `${i}\n` }),
     );
-    store.recordMany(id, entries);
-    expect(store.countEntries(id)).toBe(1000);
+    await store.recordMany(id, entries);
+    expect(await store.countEntries(id)).toBe(1000);
     const seen: string[] = [];
     for (let offset = 0; offset < 1000; offset += 128) {
-      seen.push(...store.listEntries(id, { offset, limit: 128 }).map((e) => e.id));
+      seen.push(...(await store.listEntries(id, { offset, limit: 128 })).map((e) => e.id));
     }
     expect(seen).toEqual(entries.map((e) => e.id));
-    expect(store.listEntries(id, { offset: 500, limit: 3 }).map((e) => e.id)).toEqual(entries.slice(500, 503).map((e) => e.id));
-    expect(store.listEntryMeta(id, { offset: 998, limit: 10 }).map((e) => e.id)).toEqual(entries.slice(998).map((e) => e.id));
+    expect((await store.listEntries(id, { offset: 500, limit: 3 })).map((e) => e.id)).toEqual(entries.slice(500, 503).map((e) => e.id));
+    expect((await store.listEntryMeta(id, { offset: 998, limit: 10 })).map((e) => e.id)).toEqual(entries.slice(998).map((e) => e.id));
   });
 
-  it('records a batch all or nothing', () => {
-    const id = store.start('01PLAN');
+  it('records a batch all or nothing', async () => {
+    const id = await store.start('01PLAN');
     const good = makeEntry();
     const bad = { ...makeEntry(), operation: 'explode' } as unknown as ReturnType<typeof makeEntry>;
-    expect(() => store.recordMany(id, [good, bad])).toThrow(/operation/);
-    expect(store.countEntries(id)).toBe(0);
+    await expect(store.recordMany(id, [good, bad])).rejects.toThrow(/operation/);
+    expect(await store.countEntries(id)).toBe(0);
     expect(blobCount()).toBe(0);
-    store.record(id, good);
-    expect(() => store.record(id, good)).toThrow(/UNIQUE/);
-    expect(store.countEntries(id)).toBe(1);
+    await store.record(id, good);
+    await expect(store.record(id, good)).rejects.toThrow(/UNIQUE/);
+    expect(await store.countEntries(id)).toBe(1);
   });
 
-  it('continues seq after entries recorded by another connection', () => {
-    const id = store.start('01PLAN');
+  it('continues seq after entries recorded by another connection', async () => {
+    const id = await store.start('01PLAN');
     const other = openDatabase(temp.file);
     const otherStore = new SqliteChangeSetStore(other);
     const a = makeEntry({ path: 'a' });
     const b = makeEntry({ path: 'b' });
     const c = makeEntry({ path: 'c' });
-    store.record(id, a);
-    otherStore.record(id, b);
-    store.record(id, c);
-    expect(otherStore.listEntries(id).map((e) => e.path)).toEqual(['a', 'b', 'c']);
+    await store.record(id, a);
+    await otherStore.record(id, b);
+    await store.record(id, c);
+    expect((await otherStore.listEntries(id)).map((e) => e.path)).toEqual(['a', 'b', 'c']);
     other.close();
   });
 
-  it('lists entry metadata with the stored line counts, without texts', () => {
-    const id = store.start('01PLAN');
+  it('lists entry metadata with the stored line counts, without texts', async () => {
+    const id = await store.start('01PLAN');
     const entry = makeEntry({ beforeText: 'a\nb\nc\n', afterText: 'a\nB\nc\nd\n', decisionId: 'D1' });
-    store.record(id, entry);
-    const [meta] = store.listEntryMeta(id);
+    await store.record(id, entry);
+    const [meta] = await store.listEntryMeta(id);
     expect(meta).toEqual({
       id: entry.id,
       path: entry.path,
@@ -116,17 +116,17 @@ describe('SqliteChangeSetStore', () => {
     expect(meta).not.toHaveProperty('afterText');
   });
 
-  it('summarizes any texts as summarizeEntries does', () => {
+  it('summarizes any texts as summarizeEntries does', async () => {
     const lines = fc.array(fc.constantFrom('a', 'b', 'c', '', 'ü'), { maxLength: 8 }).map((l) => l.join('\n'));
     const text = fc.option(lines, { nil: null });
-    fc.assert(
-      fc.property(fc.array(fc.tuple(text, text, fc.constantFrom('x', 'y', 'z')), { minLength: 1, maxLength: 6 }), (specs) => {
-        const id = store.start('01PROP');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(text, text, fc.constantFrom('x', 'y', 'z')), { minLength: 1, maxLength: 6 }), async (specs) => {
+        const id = await store.start('01PROP');
         const entries = specs
           .filter(([before, after]) => before !== null || after !== null)
           .map(([beforeText, afterText, path]) => makeEntry({ path, beforeText, afterText }));
-        store.recordMany(id, entries);
-        expect(store.summarize(id)).toEqual(summarizeEntries(id, '01PROP', entries));
+        await store.recordMany(id, entries);
+        expect(await store.summarize(id)).toEqual(summarizeEntries(id, '01PROP', entries));
       }),
       { numRuns: 60 },
     );

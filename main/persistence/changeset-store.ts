@@ -12,7 +12,7 @@ import { parseOrThrow } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
 import type { SqliteDatabase } from './database';
-import { fromBit, prepare, toBit, transaction, unitTransaction, writeTransaction, type Statement } from './sql';
+import { fromBit, prepare, toBit, transaction, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 export interface EntryPage {
   offset?: number;
@@ -155,10 +155,12 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   private readonly selectMeta: Statement<[string, string], MetaRow>;
   private readonly getTx: (changesetId: string) => ChangeSet | undefined;
   private readonly getForPlanTx: (planId: string) => ChangeSet[];
-  private readonly atomicallyTx: <T>(fn: () => T) => T;
   private readonly markRewoundStmt: Statement<[string, string, string, number]>;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.insertChangeset = prepare(db, 'INSERT INTO changesets (id, plan_id, created_at) VALUES (?, ?, ?)');
     this.selectChangeset = prepare(db, 'SELECT id, plan_id, created_at FROM changesets WHERE id = ?');
     this.selectChangesetsForPlan = prepare(db, 'SELECT id, plan_id, created_at FROM changesets WHERE plan_id = ? ORDER BY pos');
@@ -207,7 +209,6 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     this.getForPlanTx = (planId: string) =>
       transaction(db, 'deferred', () => this.selectChangesetsForPlan.all(planId).map((row) => this.readChangeset(row)));
 
-    this.atomicallyTx = unitTransaction(db);
     this.recordTx = writeTransaction(db, (changesetId: string, entries: readonly ChangeEntry[]) => {
       if (!this.selectChangeset.get(changesetId)) throw new Error(`unknown changeset ${changesetId}`);
       let seq = this.nextSeq.get(changesetId)?.next ?? 1;
@@ -231,88 +232,104 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     });
   }
 
-  start(planId: string): string {
-    const id = newId();
-    this.insertChangeset.run(id, planId, new Date().toISOString());
-    return id;
+  start(planId: string): Promise<string> {
+    return this.connection.run(() => {
+      const id = newId();
+      this.insertChangeset.run(id, planId, new Date().toISOString());
+      return id;
+    });
   }
 
-  record(changesetId: string, entry: ChangeEntry): ChangeEntryMeta {
-    const valid = validEntry(entry);
-    const counts = this.recordTx(changesetId, [valid]) ?? { insertions: 0, deletions: 0 };
-    return toEntryMeta(valid, counts);
+  record(changesetId: string, entry: ChangeEntry): Promise<ChangeEntryMeta> {
+    return this.connection.run(() => {
+      const valid = validEntry(entry);
+      const counts = this.recordTx(changesetId, [valid]) ?? { insertions: 0, deletions: 0 };
+      return toEntryMeta(valid, counts);
+    });
   }
 
   /** Records several entries in one transaction: all or none. */
-  recordMany(changesetId: string, entries: readonly ChangeEntry[]): void {
-    this.recordTx(changesetId, entries.map(validEntry));
+  recordMany(changesetId: string, entries: readonly ChangeEntry[]): Promise<void> {
+    return this.connection.run(() => {
+      this.recordTx(changesetId, entries.map(validEntry));
+    });
   }
 
   /**
    * One IMMEDIATE transaction around `fn`; the other stores' writes inside it (they share this
-   * connection) join it, and anything that throws undoes all of it (see unitTransaction). One
+   * connection) join it, and anything that throws undoes all of it (see SqliteConnection.unit). One
    * commit instead of one per row is what makes a tool call's bookkeeping cheap: a WAL commit
    * writes every page the rows touched.
    */
-  atomically<T>(fn: () => T): T {
-    return this.atomicallyTx(fn);
+  atomically<T>(fn: () => Promise<T>): Promise<T> {
+    return this.connection.unit('immediate', fn);
   }
 
-  get(changesetId: string): ChangeSet | undefined {
-    return this.getTx(changesetId);
+  get(changesetId: string): Promise<ChangeSet | undefined> {
+    return this.connection.run(() => this.getTx(changesetId));
   }
 
-  getForPlan(planId: string): ChangeSet[] {
-    return this.getForPlanTx(planId);
+  getForPlan(planId: string): Promise<ChangeSet[]> {
+    return this.connection.run(() => this.getForPlanTx(planId));
   }
 
   /** A page of entries in recording order; an unknown changeset has none. */
-  listEntries(changesetId: string, page: EntryPage = {}): ChangeEntry[] {
-    const { limit, offset } = pageBounds(page);
-    return this.selectEntryPage.all(changesetId, limit, offset).map(readEntry);
+  listEntries(changesetId: string, page: EntryPage = {}): Promise<ChangeEntry[]> {
+    return this.connection.run(() => {
+      const { limit, offset } = pageBounds(page);
+      return this.selectEntryPage.all(changesetId, limit, offset).map(readEntry);
+    });
   }
 
-  countEntries(changesetId: string): number {
-    return this.countEntriesStmt.get(changesetId)?.n ?? 0;
+  countEntries(changesetId: string): Promise<number> {
+    return this.connection.run(() => this.countEntriesStmt.get(changesetId)?.n ?? 0);
   }
 
-  getEntry(changesetId: string, entryId: string): ChangeEntry | undefined {
-    const row = this.selectEntry.get(changesetId, entryId);
-    return row && readEntry(row);
+  getEntry(changesetId: string, entryId: string): Promise<ChangeEntry | undefined> {
+    return this.connection.run(() => {
+      const row = this.selectEntry.get(changesetId, entryId);
+      return row && readEntry(row);
+    });
   }
 
   /**
    * A page of entries without their texts, with the line counts stored at record time: what a
    * list of changes needs, without reading or diffing any file content.
    */
-  listEntryMeta(changesetId: string, page: EntryPage = {}): ChangeEntryMeta[] {
-    const { limit, offset } = pageBounds(page);
-    return this.selectMetaPage.all(changesetId, limit, offset).map(readMeta);
+  listEntryMeta(changesetId: string, page: EntryPage = {}): Promise<ChangeEntryMeta[]> {
+    return this.connection.run(() => {
+      const { limit, offset } = pageBounds(page);
+      return this.selectMetaPage.all(changesetId, limit, offset).map(readMeta);
+    });
   }
 
-  getEntryMeta(changesetId: string, entryId: string): ChangeEntryMeta | undefined {
-    const row = this.selectMeta.get(changesetId, entryId);
-    return row && readMeta(row);
+  getEntryMeta(changesetId: string, entryId: string): Promise<ChangeEntryMeta | undefined> {
+    return this.connection.run(() => {
+      const row = this.selectMeta.get(changesetId, entryId);
+      return row && readMeta(row);
+    });
   }
 
-  markRewound(changesetId: string, from: number, rewindId: string): number {
-    return Number(this.markRewoundStmt.run(rewindId, changesetId, changesetId, from).changes);
+  markRewound(changesetId: string, from: number, rewindId: string): Promise<number> {
+    return this.connection.run(() => Number(this.markRewoundStmt.run(rewindId, changesetId, changesetId, from).changes));
   }
 
-  summarize(changesetId: string): ChangeSetSummary {
-    const changeset = this.selectChangeset.get(changesetId);
-    if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
-    // One aggregate statement: a single snapshot, and no file text is read.
-    const s = this.summaryStmt.get(changesetId);
-    if (!s) throw new Error(`unknown changeset ${changesetId}`);
-    return parseOrThrow(ChangeSetSummarySchema, {
-      changesetId,
-      planId: changeset.plan_id,
-      entryCount: s.entryCount,
-      files: s.files,
-      operations: { create: s.creates, modify: s.modifies, delete: s.deletes, rename: s.renames },
-      insertions: s.insertions,
-      deletions: s.deletions,
+  summarize(changesetId: string): Promise<ChangeSetSummary> {
+    return this.connection.run(() => {
+      const changeset = this.selectChangeset.get(changesetId);
+      if (!changeset) throw new Error(`unknown changeset ${changesetId}`);
+      // One aggregate statement: a single snapshot, and no file text is read.
+      const s = this.summaryStmt.get(changesetId);
+      if (!s) throw new Error(`unknown changeset ${changesetId}`);
+      return parseOrThrow(ChangeSetSummarySchema, {
+        changesetId,
+        planId: changeset.plan_id,
+        entryCount: s.entryCount,
+        files: s.files,
+        operations: { create: s.creates, modify: s.modifies, delete: s.deletes, rename: s.renames },
+        insertions: s.insertions,
+        deletions: s.deletions,
+      });
     });
   }
 

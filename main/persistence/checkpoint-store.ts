@@ -2,7 +2,7 @@ import { type CheckpointSummary, CheckpointSummarySchema } from '../../shared/ch
 import { parseOrThrow } from '../../shared/errors';
 import type { CheckpointStore, RewindJournal, StoredCheckpoint } from '../engine/checkpoints/checkpoint-store';
 import type { SqliteDatabase } from './database';
-import { fromJson, prepare, toJson, writeTransaction, type Statement } from './sql';
+import { fromJson, prepare, toJson, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 type State = Pick<StoredCheckpoint, 'changesetId' | 'decisions' | 'usage'>;
 
@@ -19,7 +19,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
   private readonly selectReferenced: Statement<[], { hash: string }>;
   private readonly addTx: (checkpoint: StoredCheckpoint) => void;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.insert = prepare(db, 'INSERT INTO checkpoints (id, plan_id, step, summary, delta, state) VALUES (?, ?, ?, ?, ?, ?)');
     this.deleteAfter = prepare(db, 'DELETE FROM checkpoints WHERE plan_id = ? AND step > ?');
     this.selectAll = prepare(db, 'SELECT summary, delta, state FROM checkpoints WHERE plan_id = ? ORDER BY step');
@@ -45,44 +48,54 @@ export class SqliteCheckpointStore implements CheckpointStore {
     });
   }
 
-  add(checkpoint: StoredCheckpoint): void {
-    this.addTx(checkpoint);
+  add(checkpoint: StoredCheckpoint): Promise<void> {
+    return this.connection.run(() => {
+      this.addTx(checkpoint);
+    });
   }
 
-  list(planId: string): StoredCheckpoint[] {
-    return this.selectAll.all(planId).map((row) => ({
-      ...summaryOf(row),
-      delta: fromJson(row.delta) as StoredCheckpoint['delta'],
-      ...(fromJson(row.state) as State),
-    }));
+  list(planId: string): Promise<StoredCheckpoint[]> {
+    return this.connection.run(() =>
+      this.selectAll.all(planId).map((row) => ({
+        ...summaryOf(row),
+        delta: fromJson(row.delta) as StoredCheckpoint['delta'],
+        ...(fromJson(row.state) as State),
+      })),
+    );
   }
 
-  summaries(planId: string): CheckpointSummary[] {
-    return this.selectSummaries.all(planId).map(summaryOf);
+  summaries(planId: string): Promise<CheckpointSummary[]> {
+    return this.connection.run(() => this.selectSummaries.all(planId).map(summaryOf));
   }
 
-  count(planId: string): number {
-    return this.selectCount.get(planId)?.n ?? 0;
+  count(planId: string): Promise<number> {
+    return this.connection.run(() => this.selectCount.get(planId)?.n ?? 0);
   }
 
-  removeAfter(planId: string, step: number): void {
-    this.deleteAfter.run(planId, step);
+  removeAfter(planId: string, step: number): Promise<void> {
+    return this.connection.run(() => {
+      this.deleteAfter.run(planId, step);
+    });
   }
 
-  referencedObjects(): Set<string> {
-    return new Set(this.selectReferenced.all().map((row) => row.hash));
+  referencedObjects(): Promise<Set<string>> {
+    return this.connection.run(() => new Set(this.selectReferenced.all().map((row) => row.hash)));
   }
 
-  beginRewind(journal: RewindJournal): void {
-    this.putJournal.run(journal.planId, toJson(journal));
+  beginRewind(journal: RewindJournal): Promise<void> {
+    return this.connection.run(() => {
+      this.putJournal.run(journal.planId, toJson(journal));
+    });
   }
 
-  pendingRewinds(): RewindJournal[] {
-    return this.selectJournals.all().map((row) => fromJson(row.data) as RewindJournal);
+  pendingRewinds(): Promise<RewindJournal[]> {
+    return this.connection.run(() => this.selectJournals.all().map((row) => fromJson(row.data) as RewindJournal));
   }
 
-  endRewind(planId: string): void {
-    this.deleteJournal.run(planId);
+  endRewind(planId: string): Promise<void> {
+    return this.connection.run(() => {
+      this.deleteJournal.run(planId);
+    });
   }
 }
 

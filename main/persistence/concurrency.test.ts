@@ -3,7 +3,6 @@ import { sampleData } from '../../shared/test-support/sample-events';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, pragma } from './database';
-import { transaction } from './sql';
 import { createStores, type SqliteStores } from './stores';
 import { makeEntry, makeEvent, makePlan, tempDatabase } from './test-support/fixtures';
 
@@ -77,10 +76,10 @@ describe('two processes on one database file', () => {
   it('read and write at the same time without SQLITE_BUSY', async () => {
     const shared = makePlan({ name: 'shared' });
     const mine = makePlan({ name: 'mine' });
-    stores.plans.insert(shared);
-    stores.plans.insert(mine);
-    const changesetId = stores.changesets.start(shared.id);
-    stores.plans.update(shared.id, { changesetId });
+    await stores.plans.insert(shared);
+    await stores.plans.insert(mine);
+    const changesetId = await stores.changesets.start(shared.id);
+    await stores.plans.update(shared.id, { changesetId });
 
     const child = startWriter(temp.file, shared.id, 'contend', 1500);
     await child.waitFor((lines) => lines.includes('ready'));
@@ -92,20 +91,20 @@ describe('two processes on one database file', () => {
       loops += 1;
       try {
         // Reads see a consistent snapshot while the other process writes.
-        const plan = stores.plans.get(shared.id);
+        const plan = await stores.plans.get(shared.id);
         expect(plan?.name).toBe('shared');
         // Inside one read transaction both reads see the same snapshot, however the writer goes on.
-        transaction(stores.db, 'deferred', () => {
-          const summary = stores.changesets.summarize(changesetId);
-          expect(summary.entryCount).toBe(stores.changesets.countEntries(changesetId));
+        await stores.readTogether(async () => {
+          const summary = await stores.changesets.summarize(changesetId);
+          expect(summary.entryCount).toBe(await stores.changesets.countEntries(changesetId));
         });
-        stores.events.list(shared.id, Math.max(0, stores.events.lastSeq(shared.id) - 5));
+        await stores.events.list(shared.id, Math.max(0, await stores.events.lastSeq(shared.id) - 5));
         // Writes to the very rows the other process writes.
-        stores.events.appendNext(shared.id, 'execute_step', sampleData('execute_step', { description: `parent ${loops}` }));
+        await stores.events.appendNext(shared.id, 'execute_step', sampleData('execute_step', { description: `parent ${loops}` }));
         appended += 1;
-        stores.changesets.record(changesetId, makeEntry({ path: `parent/${loops}.txt`, afterText: `parent ${loops}\n` }));
+        await stores.changesets.record(changesetId, makeEntry({ path: `parent/${loops}.txt`, afterText: `parent ${loops}\n` }));
         recorded += 1;
-        stores.plans.update(mine.id, { errorDetails: { loop: loops } });
+        await stores.plans.update(mine.id, { errorDetails: { loop: loops } });
       } catch (error) {
         errors.push(error);
       }
@@ -118,18 +117,18 @@ describe('two processes on one database file', () => {
     expect(loops).toBeGreaterThan(10);
 
     const done = JSON.parse(child.lines.find((l) => l.startsWith('done '))!.slice(5)) as { appended: number; recorded: number };
-    const events = stores.events.list(shared.id);
+    const events = await stores.events.list(shared.id);
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: appended + done.appended }, (_, i) => i + 1));
     expect(events.filter((e) => e.type === 'execute_step' && e.data.description.startsWith('child'))).toHaveLength(done.appended);
-    expect(stores.changesets.countEntries(changesetId)).toBe(recorded + done.recorded);
-    expect(stores.plans.get(mine.id)?.errorDetails).toEqual({ loop: loops });
+    expect(await stores.changesets.countEntries(changesetId)).toBe(recorded + done.recorded);
+    expect((await stores.plans.get(mine.id))?.errorDetails).toEqual({ loop: loops });
   }, 30_000);
 
   it('keeps every committed change when the writer is killed mid-run', async () => {
     const plan = makePlan();
-    stores.plans.insert(plan);
-    const changesetId = stores.changesets.start(plan.id);
-    stores.plans.update(plan.id, { changesetId });
+    await stores.plans.insert(plan);
+    const changesetId = await stores.changesets.start(plan.id);
+    await stores.plans.update(plan.id, { changesetId });
     stores.close();
 
     const child = startWriter(temp.file, plan.id, 'crash', 20_000);
@@ -142,11 +141,11 @@ describe('two processes on one database file', () => {
     const reopened = createStores(openDatabase(temp.file));
     try {
       expect(pragma(reopened.db, 'integrity_check')).toBe('ok');
-      const count = reopened.changesets.countEntries(changesetId);
+      const count = await reopened.changesets.countEntries(changesetId);
       // Everything reported committed is there; at most the one in flight may also be.
       expect(count).toBeGreaterThanOrEqual(reported);
       expect(count).toBeLessThanOrEqual(reported + 1);
-      expect(reopened.changesets.listEntries(changesetId).map((e) => e.path)).toEqual(
+      expect((await reopened.changesets.listEntries(changesetId)).map((e) => e.path)).toEqual(
         Array.from({ length: count }, (_, i) => `crash/${i + 1}.txt`),
       );
     } finally {
@@ -156,21 +155,21 @@ describe('two processes on one database file', () => {
 });
 
 describe('readTogether', () => {
-  it('reads on one snapshot: a commit of another connection between two reads is seen by neither', () => {
+  it('reads on one snapshot: a commit of another connection between two reads is seen by neither', async () => {
     const temp = tempDatabase();
     try {
       const stores = createStores(temp.db);
       const other = createStores(openDatabase(temp.file));
       const plan = makePlan();
-      stores.plans.insert(plan);
-      stores.events.append(makeEvent(plan.id, 1));
-      const [first, second] = stores.readTogether(() => {
-        const before = stores.events.lastSeq(plan.id);
-        other.events.append(makeEvent(plan.id, 2));
-        return [before, stores.events.lastSeq(plan.id)];
+      await stores.plans.insert(plan);
+      await stores.events.append(makeEvent(plan.id, 1));
+      const [first, second] = await stores.readTogether(async () => {
+        const before = await stores.events.lastSeq(plan.id);
+        await other.events.append(makeEvent(plan.id, 2));
+        return [before, await stores.events.lastSeq(plan.id)];
       });
       expect([first, second]).toEqual([1, 1]);
-      expect(stores.events.lastSeq(plan.id)).toBe(2);
+      expect(await stores.events.lastSeq(plan.id)).toBe(2);
       other.close();
     } finally {
       temp.dispose();

@@ -1,33 +1,62 @@
-import { InMemoryApprovalStore, InMemoryChangeSetStore, InMemoryEventLog, InMemoryInvocationLog, InMemoryPlanRepository } from '../engine/test-support/in-memory-stores';
-import { SqliteApprovalStore } from './approval-store';
+import { EventPublisher } from '../engine/event-stream';
+import {
+  InMemoryApprovalStore,
+  InMemoryChangeSetStore,
+  InMemoryErrorLog,
+  InMemoryEventLog,
+  InMemoryInvocationLog,
+  InMemoryPlanRepository,
+} from '../engine/test-support/in-memory-stores';
 import { approvalStoreContract } from './contracts/approval-store.contract';
-import { SqliteChangeSetStore } from './changeset-store';
 import { changeSetStoreContract } from './contracts/changeset-store.contract';
 import { errorLogContract } from './contracts/error-log.contract';
 import { eventLogContract } from './contracts/event-log.contract';
 import { invocationLogContract } from './contracts/invocation-log.contract';
 import { planRepositoryContract } from './contracts/plan-repository.contract';
-import { SqliteErrorLog } from './error-log';
-import { SqliteEventLog } from './event-log';
-import { SqliteInvocationLog } from './invocation-log';
-import { SqlitePlanRepository } from './plan-repository';
-import { inMemoryHarness, sqliteHarness } from './test-support/fixtures';
+import { unitContract } from './contracts/unit.contract';
+import { type PortStores, portOf, type StoresFactory } from './contracts/ports';
+import { openStores } from './stores';
+import { tempDir } from './test-support/fixtures';
+import { rmSync } from 'node:fs';
 
-// Each engine interface, against the in-memory implementation and the SQLite one on a real file.
-planRepositoryContract('in memory', inMemoryHarness(() => new InMemoryPlanRepository()));
-planRepositoryContract('SQLite', sqliteHarness((db) => new SqlitePlanRepository(db)));
+/** SQLite: every store over one connection to a new database file. */
+const sqlite: StoresFactory = async () => {
+  const dir = tempDir();
+  const stores = openStores(dir);
+  return {
+    stores,
+    dispose: async () => {
+      stores.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
 
-changeSetStoreContract('in memory', inMemoryHarness(() => new InMemoryChangeSetStore()));
-changeSetStoreContract('SQLite', sqliteHarness((db) => new SqliteChangeSetStore(db)));
+/** The engine's in-memory fakes: one process's memory, no transactions. */
+const inMemory: StoresFactory = async () => {
+  const stores: PortStores = {
+    plans: new InMemoryPlanRepository(),
+    changesets: new InMemoryChangeSetStore(),
+    events: new InMemoryEventLog(),
+    invocations: new InMemoryInvocationLog(),
+    errors: new InMemoryErrorLog(),
+    approvals: new InMemoryApprovalStore(),
+  };
+  return { stores, dispose: async () => undefined };
+};
 
-eventLogContract('in memory', inMemoryHarness(() => new InMemoryEventLog()));
-eventLogContract('SQLite', sqliteHarness((db) => new SqliteEventLog(db)));
+// Each port against SQLite and the in-memory fakes; another adapter runs the same suites with its own factory.
+for (const [name, factory] of [
+  ['SQLite', sqlite],
+  ['in memory', inMemory],
+] as const) {
+  planRepositoryContract(name, portOf(factory, (s) => s.plans));
+  changeSetStoreContract(name, portOf(factory, (s) => s.changesets));
+  eventLogContract(name, portOf(factory, (s) => s.events));
+  invocationLogContract(name, portOf(factory, (s) => s.invocations));
+  errorLogContract(name, portOf(factory, (s) => s.errors));
+  approvalStoreContract(name, portOf(factory, (s) => s.approvals));
+}
 
-invocationLogContract('in memory', inMemoryHarness(() => new InMemoryInvocationLog()));
-invocationLogContract('SQLite', sqliteHarness((db) => new SqliteInvocationLog(db)));
-
-// The engine has no in-memory ErrorLog; the contract still pins the SQLite one down.
-errorLogContract('SQLite', sqliteHarness((db) => new SqliteErrorLog(db)));
-
-approvalStoreContract('in memory', inMemoryHarness(() => new InMemoryApprovalStore()));
-approvalStoreContract('SQLite', sqliteHarness((db) => new SqliteApprovalStore(db)));
+// Units (atomically) need a store with transactions: SQLite here.
+unitContract('SQLite', sqlite, (stores) => new EventPublisher(stores.events));

@@ -52,11 +52,11 @@ describe('resolveDataDir', () => {
 describe('secureDataDir: the data directory is private to its user', () => {
   const modeOf = (file: string) => statSync(file).mode & 0o777;
 
-  it('creates the folder, the sandboxes folder and the database (with its WAL files) private', () => {
+  it('creates the folder, the sandboxes folder and the database (with its WAL files) private', async () => {
     const dir = path.join(tempDir(), 'data');
     secureDataDir(resolveDataDir({ AGENTS_HOME: dir }));
     const stores = openStores(dir);
-    stores.plans.insert(makePlan());
+    await stores.plans.insert(makePlan());
     try {
       expect(modeOf(dir)).toBe(0o700);
       expect(modeOf(path.join(dir, SANDBOXES_FOLDER))).toBe(0o700);
@@ -68,11 +68,11 @@ describe('secureDataDir: the data directory is private to its user', () => {
     }
   });
 
-  it('tightens what an older version left readable by others', () => {
+  it('tightens what an older version left readable by others', async () => {
     const dir = path.join(tempDir(), 'data');
     mkdirSync(path.join(dir, SANDBOXES_FOLDER), { recursive: true, mode: 0o755 });
     const loose = openStores(dir);
-    loose.plans.insert(makePlan());
+    await loose.plans.insert(makePlan());
     chmodSync(dir, 0o755);
     chmodSync(path.join(dir, SANDBOXES_FOLDER), 0o775);
     for (const name of readdirSync(dir).filter((n) => n.startsWith(DATABASE_FILE))) chmodSync(path.join(dir, name), 0o644);

@@ -41,16 +41,16 @@ describe('openDatabase', () => {
     db.close();
   });
 
-  it('is idempotent: opening again keeps the version and the data', () => {
+  it('is idempotent: opening again keeps the version and the data', async () => {
     const file = fresh();
     const first = openDatabase(file);
     const plan = makePlan();
-    new SqlitePlanRepository(first).insert(plan);
+    await new SqlitePlanRepository(first).insert(plan);
     first.close();
     const second = openDatabase(file);
     expect(schemaVersion(second)).toBe(MIGRATIONS.length);
     expect(runMigrations(second)).toBe(MIGRATIONS.length);
-    expect(new SqlitePlanRepository(second).get(plan.id)).toEqual(plan);
+    expect(await new SqlitePlanRepository(second).get(plan.id)).toEqual(plan);
     second.close();
   });
 
@@ -65,7 +65,7 @@ describe('openDatabase', () => {
     openDatabase(file, later).close();
   });
 
-  it('gives change_recorded events stored before migration 5 the metadata of their entry', () => {
+  it('gives change_recorded events stored before migration 5 the metadata of their entry', async () => {
     const file = fresh();
     const old = openDatabase(file, MIGRATIONS.slice(0, 4));
     old.exec(`INSERT INTO changesets (id, plan_id, created_at) VALUES ('c1', 'p1', 't')`);
@@ -74,14 +74,14 @@ describe('openDatabase', () => {
     old.exec(`INSERT INTO events (plan_id, seq, ts, type, data) VALUES ('p1', 1, 't', 'change_recorded', '{"decisionId":"d1","entryId":"e1","path":"LICENSE","operation":"create"}')`);
     old.close();
     const db = openDatabase(file);
-    const events = new SqliteEventLog(db).list('p1');
+    const events = await new SqliteEventLog(db).list('p1');
     expect(events[0].data).toEqual({
       entry: { id: 'e1', path: 'LICENSE', oldPath: null, operation: 'create', beforeHash: null, afterHash: 'h', binary: false, decisionId: 'd1', invocationId: null, insertions: 3, deletions: 0 },
     });
     db.close();
   });
 
-  it('turns the command lines stored before migration 7 into next steps: error records, their events and plans', () => {
+  it('turns the command lines stored before migration 7 into next steps: error records, their events and plans', async () => {
     const file = fresh();
     const old = openDatabase(file, MIGRATIONS.slice(0, 6));
     const record = (id: string, command: string | null) =>
@@ -104,10 +104,10 @@ describe('openDatabase', () => {
 
     const db = openDatabase(file);
     const next = (action: string, args: Record<string, unknown> = {}, message = 'Fix it') => ({ action, args, message });
-    expect(new SqliteErrorLog(db).listForPlan('P1').map((r) => r.next)).toEqual([next('retry'), next('set_profile', { profile: 'trusted' }), next('edit_step'), null]);
-    expect(new SqliteEventLog(db).list('P1')[0].data).toMatchObject({ next: next('correct') });
-    expect(new SqliteEventLog(db).list('P1')[0].data).not.toHaveProperty('command');
-    expect(new SqlitePlanRepository(db).get('P1')?.errorDetails).toEqual({ hint: 'Fix it', next: next('retry'), history: [{ hint: 'Read it', next: next('show_errors', {}, 'Read it') }, { category: 'transient' }] });
+    expect((await new SqliteErrorLog(db).listForPlan('P1')).map((r) => r.next)).toEqual([next('retry'), next('set_profile', { profile: 'trusted' }), next('edit_step'), null]);
+    expect((await new SqliteEventLog(db).list('P1'))[0].data).toMatchObject({ next: next('correct') });
+    expect((await new SqliteEventLog(db).list('P1'))[0].data).not.toHaveProperty('command');
+    expect((await new SqlitePlanRepository(db).get('P1'))?.errorDetails).toEqual({ hint: 'Fix it', next: next('retry'), history: [{ hint: 'Read it', next: next('show_errors', {}, 'Read it') }, { category: 'transient' }] });
     expect(db.prepare("SELECT count(*) AS n FROM pragma_table_info('error_records') WHERE name = 'command'").get()).toEqual({ n: 0 });
     db.close();
   });
@@ -131,12 +131,12 @@ describe('openDatabase', () => {
     expect(() => openDatabase(file)).toThrow(/newer than this build supports/);
   });
 
-  it('opens an in-memory database for tests that need no file', () => {
+  it('opens an in-memory database for tests that need no file', async () => {
     const db = openDatabase(':memory:');
     expect(schemaVersion(db)).toBe(MIGRATIONS.length);
     const plan = makePlan();
-    new SqlitePlanRepository(db).insert(plan);
-    expect(new SqlitePlanRepository(db).get(plan.id)).toEqual(plan);
+    await new SqlitePlanRepository(db).insert(plan);
+    expect(await new SqlitePlanRepository(db).get(plan.id)).toEqual(plan);
     db.close();
   });
 

@@ -2,7 +2,7 @@ import { type ErrorRecord, ErrorRecordSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import type { ErrorLog } from '../engine/recovery';
 import type { SqliteDatabase } from './database';
-import { fromBit, fromJson, prepare, toBit, toJson, type Statement } from './sql';
+import { fromBit, fromJson, prepare, toBit, toJson, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 interface ErrorRow {
   id: string;
@@ -26,7 +26,10 @@ export class SqliteErrorLog implements ErrorLog {
   private readonly insert: Statement<[Record<string, unknown>]>;
   private readonly selectForPlan: Statement<[string], ErrorRow>;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.insert = prepare(db, 
       `INSERT INTO error_records (id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action,
          message, stack, hint, next, outcome, created_at)
@@ -39,13 +42,15 @@ export class SqliteErrorLog implements ErrorLog {
     );
   }
 
-  record(record: ErrorRecord): void {
-    const valid = parseOrThrow(ErrorRecordSchema, record, 'error record');
-    this.insert.run({ ...valid, retriable: toBit(valid.retriable), next: valid.next ? toJson(valid.next) : null });
+  record(record: ErrorRecord): Promise<void> {
+    return this.connection.run(() => {
+      const valid = parseOrThrow(ErrorRecordSchema, record, 'error record');
+      this.insert.run({ ...valid, retriable: toBit(valid.retriable), next: valid.next ? toJson(valid.next) : null });
+    });
   }
 
-  listForPlan(planId: string): ErrorRecord[] {
-    return this.selectForPlan.all(planId).map((row) =>
+  listForPlan(planId: string): Promise<ErrorRecord[]> {
+    return this.connection.run(() => this.selectForPlan.all(planId).map((row) =>
       parseOrThrow(
         ErrorRecordSchema,
         {
@@ -66,6 +71,6 @@ export class SqliteErrorLog implements ErrorLog {
         },
         `error_records[${row.id}]`,
       ),
-    );
+    ));
   }
 }

@@ -2,7 +2,7 @@ import { parseOrThrow } from '../../shared/errors';
 import { type EventData, STREAM_EVENT_TYPES, type StreamEvent, type StreamEventOf, StreamEventSchema, type StreamEventType } from '../../shared/events';
 import type { EventLog } from '../engine/event-stream';
 import type { SqliteDatabase } from './database';
-import { fromJson, isConstraintError, prepare, toJson, unitMemo, writeTransaction, type Statement } from './sql';
+import { fromJson, isConstraintError, prepare, toJson, unitMemo, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 interface EventRow {
   plan_id: string;
@@ -37,7 +37,10 @@ export class SqliteEventLog implements EventLog {
   private readonly selectDataVersion: Statement<[], { data_version: number }>;
   private readonly appendNextTx: (planId: string, type: StreamEventType, data: object) => StreamEvent;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.insert = prepare(db, 'INSERT INTO events (plan_id, seq, ts, type, data) VALUES (?, ?, ?, ?, ?)');
     this.select = prepare(db, 'SELECT plan_id, seq, ts, type, data FROM events WHERE plan_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.selectLastSeq = prepare(db, 'SELECT MAX(seq) AS seq FROM events WHERE plan_id = ?');
@@ -48,7 +51,7 @@ export class SqliteEventLog implements EventLog {
       // A run's commit appends hundreds of events to one plan: inside a unit the last seq is remembered.
       const memo = unitMemo(db);
       const key = `events.lastSeq:${planId}`;
-      const last = (memo?.get(key) as number | undefined) ?? this.lastSeq(planId);
+      const last = (memo?.get(key) as number | undefined) ?? (this.selectLastSeq.get(planId)?.seq ?? 0);
       const candidate = { planId, seq: last + 1, ts: new Date().toISOString(), type, data };
       const event = isStreamEvent(candidate) ? candidate : parseOrThrow(StreamEventSchema, candidate, 'event');
       this.write(event);
@@ -57,38 +60,44 @@ export class SqliteEventLog implements EventLog {
     });
   }
 
-  append(event: StreamEvent): void {
-    this.write(parseOrThrow(StreamEventSchema, event, 'event'));
-    unitMemo(this.db)?.delete(`events.lastSeq:${event.planId}`);
+  append(event: StreamEvent): Promise<void> {
+    return this.connection.run(() => {
+      this.write(parseOrThrow(StreamEventSchema, event, 'event'));
+      unitMemo(this.db)?.delete(`events.lastSeq:${event.planId}`);
+    });
   }
 
   /**
    * Gives the event the plan's next seq and stores it, atomically. Unlike an EventPublisher's
    * cached counter, this stays correct when another process appends to the same plan.
    */
-  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): StreamEventOf<T> {
-    return this.appendNextTx(planId, type, data) as StreamEventOf<T>;
+  appendNext<T extends StreamEventType>(planId: string, type: T, data: EventData<T>): Promise<StreamEventOf<T>> {
+    return this.connection.run(() => this.appendNextTx(planId, type, data) as StreamEventOf<T>);
   }
 
-  list(planId: string, afterSeq = 0, limit?: number): StreamEvent[] {
-    // SQLite takes a negative LIMIT as "no limit"; MAX_SAFE_INTEGER and the like mean the same.
-    const max = limit === undefined || !Number.isSafeInteger(limit) ? -1 : Math.max(0, limit);
-    return this.select.all(planId, afterSeq, max).map(readEvent);
+  list(planId: string, afterSeq = 0, limit?: number): Promise<StreamEvent[]> {
+    return this.connection.run(() => {
+      // SQLite takes a negative LIMIT as "no limit"; MAX_SAFE_INTEGER and the like mean the same.
+      const max = limit === undefined || !Number.isSafeInteger(limit) ? -1 : Math.max(0, limit);
+      return this.select.all(planId, afterSeq, max).map(readEvent);
+    });
   }
 
-  lastSeq(planId: string): number {
-    return this.selectLastSeq.get(planId)?.seq ?? 0;
+  lastSeq(planId: string): Promise<number> {
+    return this.connection.run(() => this.selectLastSeq.get(planId)?.seq ?? 0);
   }
 
   /** Changes when another connection commits (SQLite's data_version); this connection's own commits leave it alone. */
-  externalVersion(): number {
-    return this.selectDataVersion.get()?.data_version ?? 0;
+  externalVersion(): Promise<number> {
+    return this.connection.run(() => this.selectDataVersion.get()?.data_version ?? 0);
   }
 
-  lastSeqs(): Map<string, number> {
-    const seqs = new Map<string, number>();
-    for (const row of this.selectLastSeqs.all()) if (row.seq !== null) seqs.set(row.plan_id, row.seq);
-    return seqs;
+  lastSeqs(): Promise<Map<string, number>> {
+    return this.connection.run(() => {
+      const seqs = new Map<string, number>();
+      for (const row of this.selectLastSeqs.all()) if (row.seq !== null) seqs.set(row.plan_id, row.seq);
+      return seqs;
+    });
   }
 
   private write(event: StreamEvent): void {

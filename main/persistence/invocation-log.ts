@@ -3,7 +3,7 @@ import { CONFINEMENTS, type ToolInvocation, ToolInvocationSchema } from '../../s
 import { parseOrThrow } from '../../shared/errors';
 import type { InvocationLog } from '../engine/tool-runner';
 import type { SqliteDatabase } from './database';
-import { fromBit, fromJson, prepare, toBit, toJson, type Statement } from './sql';
+import { fromBit, fromJson, prepare, toBit, toJson, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 interface InvocationRow {
   id: string;
@@ -53,7 +53,10 @@ export class SqliteInvocationLog implements InvocationLog {
   private readonly selectOne: Statement<[string], InvocationRow>;
   private readonly selectTallies: Statement<[string], { decision_id: string; ran: number; failed: number }>;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.insert = prepare(db, 
       `INSERT INTO tool_invocations (id, plan_id, decision_id, tool, args, ok, result, error, started_at, duration_ms, confinement)
        VALUES (@id, @planId, @decisionId, @tool, @args, @ok, @result, @error, @startedAt, @durationMs, @confinement)`,
@@ -69,39 +72,43 @@ export class SqliteInvocationLog implements InvocationLog {
     );
   }
 
-  record(invocation: ToolInvocation): void {
-    const valid = isInvocation(invocation) ? invocation : parseOrThrow(ToolInvocationSchema, invocation, 'invocation');
-    this.insert.run({
-      id: valid.id,
-      planId: valid.planId,
-      decisionId: valid.decisionId,
-      tool: valid.tool,
-      args: toJson(valid.args),
-      ok: toBit(valid.ok),
-      // SQL NULL means "no result"; a result of null is stored as the JSON text 'null'.
-      result: valid.result === undefined ? null : toJson(valid.result),
-      error: valid.error === null ? null : toJson(valid.error),
-      startedAt: valid.startedAt,
-      durationMs: valid.durationMs,
-      confinement: valid.confinement ?? null,
+  record(invocation: ToolInvocation): Promise<void> {
+    return this.connection.run(() => {
+      const valid = isInvocation(invocation) ? invocation : parseOrThrow(ToolInvocationSchema, invocation, 'invocation');
+      this.insert.run({
+        id: valid.id,
+        planId: valid.planId,
+        decisionId: valid.decisionId,
+        tool: valid.tool,
+        args: toJson(valid.args),
+        ok: toBit(valid.ok),
+        // SQL NULL means "no result"; a result of null is stored as the JSON text 'null'.
+        result: valid.result === undefined ? null : toJson(valid.result),
+        error: valid.error === null ? null : toJson(valid.error),
+        startedAt: valid.startedAt,
+        durationMs: valid.durationMs,
+        confinement: valid.confinement ?? null,
+      });
     });
   }
 
-  listForPlan(planId: string): ToolInvocation[] {
-    return this.selectForPlan.all(planId).map(readInvocation);
+  listForPlan(planId: string): Promise<ToolInvocation[]> {
+    return this.connection.run(() => this.selectForPlan.all(planId).map(readInvocation));
   }
 
-  listForDecision(decisionId: string): ToolInvocation[] {
-    return this.selectForDecision.all(decisionId).map(readInvocation);
+  listForDecision(decisionId: string): Promise<ToolInvocation[]> {
+    return this.connection.run(() => this.selectForDecision.all(decisionId).map(readInvocation));
   }
 
-  talliesForPlan(planId: string): ToolTally[] {
-    return this.selectTallies.all(planId).map((row) => ({ decisionId: row.decision_id, ran: row.ran, failed: row.failed }));
+  talliesForPlan(planId: string): Promise<ToolTally[]> {
+    return this.connection.run(() => this.selectTallies.all(planId).map((row) => ({ decisionId: row.decision_id, ran: row.ran, failed: row.failed })));
   }
 
-  get(id: string): ToolInvocation | undefined {
-    const row = this.selectOne.get(id);
-    return row && readInvocation(row);
+  get(id: string): Promise<ToolInvocation | undefined> {
+    return this.connection.run(() => {
+      const row = this.selectOne.get(id);
+      return row && readInvocation(row);
+    });
   }
 }
 

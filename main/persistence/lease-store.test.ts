@@ -19,63 +19,63 @@ describe('SqliteLeaseStore', () => {
   });
   afterEach(() => temp.dispose());
 
-  it('takes a free lease and reports it', () => {
-    expect(leases.get('P1')).toBeUndefined();
-    expect(leases.acquire('P1', 100, 'here')).toBe(true);
-    expect(leases.get('P1')).toEqual({ planId: 'P1', pid: 100, hostname: 'here', heartbeatAt: new Date(clock).toISOString(), acquiredAt: new Date(clock).toISOString() });
-    expect(leases.list().map((l) => l.planId)).toEqual(['P1']);
+  it('takes a free lease and reports it', async () => {
+    expect(await leases.get('P1')).toBeUndefined();
+    expect(await leases.acquire('P1', 100, 'here')).toBe(true);
+    expect(await leases.get('P1')).toEqual({ planId: 'P1', pid: 100, hostname: 'here', heartbeatAt: new Date(clock).toISOString(), acquiredAt: new Date(clock).toISOString() });
+    expect((await leases.list()).map((l) => l.planId)).toEqual(['P1']);
   });
 
-  it('refuses a lease a live process holds, from any connection', () => {
-    leases.acquire('P1', 100, 'here');
+  it('refuses a lease a live process holds, from any connection', async () => {
+    await leases.acquire('P1', 100, 'here');
     const other = store(openDatabase(temp.file));
-    expect(other.acquire('P1', 200, 'here')).toBe(false);
-    expect(other.tryAcquire('P1', 200, 'here')).toMatchObject({ acquired: false, holder: { pid: 100 } });
+    expect(await other.acquire('P1', 200, 'here')).toBe(false);
+    expect(await other.tryAcquire('P1', 200, 'here')).toMatchObject({ acquired: false, holder: { pid: 100 } });
     other.db.close();
   });
 
-  it('lets the holder acquire again, keeping acquiredAt', () => {
-    leases.acquire('P1', 100, 'here');
-    const acquiredAt = leases.get('P1')!.acquiredAt;
+  it('lets the holder acquire again, keeping acquiredAt', async () => {
+    await leases.acquire('P1', 100, 'here');
+    const acquiredAt = (await leases.get('P1'))!.acquiredAt;
     clock += 5000;
-    expect(leases.tryAcquire('P1', 100, 'here')).toMatchObject({ acquired: true, previous: null, lease: { acquiredAt } });
-    expect(leases.get('P1')!.heartbeatAt).toBe(new Date(clock).toISOString());
+    expect(await leases.tryAcquire('P1', 100, 'here')).toMatchObject({ acquired: true, previous: null, lease: { acquiredAt } });
+    expect((await leases.get('P1'))!.heartbeatAt).toBe(new Date(clock).toISOString());
   });
 
-  it('takes over a lease whose process on this host is gone, naming the previous holder', () => {
-    leases.acquire('P1', 100, 'here');
+  it('takes over a lease whose process on this host is gone, naming the previous holder', async () => {
+    await leases.acquire('P1', 100, 'here');
     alive.delete(100);
-    expect(leases.listStale().map((l) => l.planId)).toEqual(['P1']);
+    expect((await leases.listStale()).map((l) => l.planId)).toEqual(['P1']);
     const result = leases.tryAcquire('P1', 200, 'here');
-    expect(result).toMatchObject({ acquired: true, previous: { pid: 100 }, lease: { pid: 200 } });
-    expect(leases.listStale()).toEqual([]);
+    expect(await result).toMatchObject({ acquired: true, previous: { pid: 100 }, lease: { pid: 200 } });
+    expect(await leases.listStale()).toEqual([]);
   });
 
-  it('judges another host\'s lease by its heartbeat', () => {
-    leases.acquire('P1', 999, 'elsewhere');
+  it('judges another host\'s lease by its heartbeat', async () => {
+    await leases.acquire('P1', 999, 'elsewhere');
     clock += 59_000;
-    expect(leases.acquire('P1', 100, 'here')).toBe(false);
+    expect(await leases.acquire('P1', 100, 'here')).toBe(false);
     clock += 2_000;
-    expect(leases.acquire('P1', 100, 'here')).toBe(true);
+    expect(await leases.acquire('P1', 100, 'here')).toBe(true);
   });
 
-  it('heartbeats and releases only for the holder', () => {
-    leases.acquire('P1', 100, 'here');
+  it('heartbeats and releases only for the holder', async () => {
+    await leases.acquire('P1', 100, 'here');
     clock += 1000;
-    expect(leases.heartbeat('P1', 200)).toBe(false);
-    expect(leases.heartbeat('P1', 100)).toBe(true);
-    expect(leases.get('P1')!.heartbeatAt).toBe(new Date(clock).toISOString());
-    expect(leases.release('P1', 200)).toBe(false);
-    expect(leases.release('P1', 100)).toBe(true);
-    expect(leases.get('P1')).toBeUndefined();
-    expect(leases.heartbeat('P1', 100)).toBe(false);
+    expect(await leases.heartbeat('P1', 200)).toBe(false);
+    expect(await leases.heartbeat('P1', 100)).toBe(true);
+    expect((await leases.get('P1'))!.heartbeatAt).toBe(new Date(clock).toISOString());
+    expect(await leases.release('P1', 200)).toBe(false);
+    expect(await leases.release('P1', 100)).toBe(true);
+    expect(await leases.get('P1')).toBeUndefined();
+    expect(await leases.heartbeat('P1', 100)).toBe(false);
   });
 
-  it('defaults to this process and this host', () => {
+  it('defaults to this process and this host', async () => {
     const real = new SqliteLeaseStore(temp.db);
-    expect(real.acquire('P2')).toBe(true);
-    expect(real.get('P2')).toMatchObject({ pid: process.pid, hostname: real.hostname });
-    expect(real.isStale(real.get('P2')!)).toBe(false);
-    expect(real.release('P2')).toBe(true);
+    expect(await real.acquire('P2')).toBe(true);
+    expect(await real.get('P2')).toMatchObject({ pid: process.pid, hostname: real.hostname });
+    expect(real.isStale((await real.get('P2'))!)).toBe(false);
+    expect(await real.release('P2')).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseOrThrow } from '../../shared/errors';
 import type { LeaseStore } from '../engine/leases';
 import type { SqliteDatabase } from './database';
-import { prepare, writeTransaction, type Statement } from './sql';
+import { prepare, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 import { DEFAULT_LEASE_STALE_MS, isHolderAlive, isProcessAlive } from '../engine/process-liveness';
 
 export const PlanLeaseSchema = z.object({
@@ -57,10 +57,13 @@ export class SqliteLeaseStore implements LeaseStore {
   private readonly selectAll: Statement<[], LeaseRow>;
   private readonly acquireTx: (planId: string, pid: number, hostname: string) => LeaseAcquisition;
 
+  private readonly connection: SqliteConnection;
+
   constructor(
     readonly db: SqliteDatabase,
     options: LeaseStoreOptions = {},
   ) {
+    this.connection = connectionOf(db);
     this.staleAfterMs = options.staleAfterMs ?? DEFAULT_LEASE_STALE_MS;
     this.now = options.now ?? (() => new Date());
     this.isAlive = options.isAlive ?? isProcessAlive;
@@ -78,7 +81,8 @@ export class SqliteLeaseStore implements LeaseStore {
 
     // Read and write under one write lock: two processes cannot both take the same plan.
     this.acquireTx = writeTransaction(db, (planId: string, pid: number, hostname: string): LeaseAcquisition => {
-      const current = this.get(planId);
+      const row = this.selectOne.get(planId);
+      const current = row && readLease(row);
       const now = this.now().toISOString();
       const mine = current?.pid === pid && current.hostname === hostname;
       if (current && !mine && !this.isStale(current)) return { acquired: false, holder: current };
@@ -93,37 +97,39 @@ export class SqliteLeaseStore implements LeaseStore {
   }
 
   /** Takes the plan's lease if it is free, already ours, or stale; true when we now hold it. */
-  acquire(planId: string, pid: number = process.pid, hostname: string = this.hostname): boolean {
-    return this.acquireTx(planId, pid, hostname).acquired;
+  acquire(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<boolean> {
+    return this.connection.run(() => this.acquireTx(planId, pid, hostname).acquired);
   }
 
   /** acquire(), telling who holds the lease when it is refused and whose stale lease was taken over. */
-  tryAcquire(planId: string, pid: number = process.pid, hostname: string = this.hostname): LeaseAcquisition {
-    return this.acquireTx(planId, pid, hostname);
+  tryAcquire(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<LeaseAcquisition> {
+    return this.connection.run(() => this.acquireTx(planId, pid, hostname));
   }
 
   /** Renews a lease we hold; false when we no longer hold it (it was taken over as stale). */
-  heartbeat(planId: string, pid: number = process.pid, hostname: string = this.hostname): boolean {
-    return this.touch.run(this.now().toISOString(), planId, pid, hostname).changes === 1;
+  heartbeat(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<boolean> {
+    return this.connection.run(() => this.touch.run(this.now().toISOString(), planId, pid, hostname).changes === 1);
   }
 
   /** Gives a lease up; false when we did not hold it. */
-  release(planId: string, pid: number = process.pid, hostname: string = this.hostname): boolean {
-    return this.remove.run(planId, pid, hostname).changes === 1;
+  release(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<boolean> {
+    return this.connection.run(() => this.remove.run(planId, pid, hostname).changes === 1);
   }
 
-  get(planId: string): PlanLease | undefined {
-    const row = this.selectOne.get(planId);
-    return row && readLease(row);
+  get(planId: string): Promise<PlanLease | undefined> {
+    return this.connection.run(() => {
+      const row = this.selectOne.get(planId);
+      return row && readLease(row);
+    });
   }
 
-  list(): PlanLease[] {
-    return this.selectAll.all().map(readLease);
+  list(): Promise<PlanLease[]> {
+    return this.connection.run(() => this.selectAll.all().map(readLease));
   }
 
   /** Leases whose holders are gone: the plans a crash left in mid-run. */
-  listStale(): PlanLease[] {
-    return this.list().filter((lease) => this.isStale(lease));
+  listStale(): Promise<PlanLease[]> {
+    return this.connection.run(() => this.selectAll.all().map(readLease).filter((lease) => this.isStale(lease)));
   }
 
   isStale(lease: PlanLease): boolean {

@@ -59,7 +59,7 @@ describe('collecting checkpoint contents while another process records a checkpo
     await scanManifest(sandbox, objects);
     const twoDaysAgo = Date.now() / 1000 - 2 * 24 * 60 * 60;
     for (const dirent of readdirSync(objects.dir, { recursive: true, withFileTypes: true })) if (dirent.isFile()) utimesSync(path.join(dirent.parentPath, dirent.name), twoDaysAgo, twoDaysAgo);
-    expect(stores.checkpoints.referencedObjects().size).toBe(0);
+    expect((await stores.checkpoints.referencedObjects()).size).toBe(0);
 
     // A new plan over the project records its first checkpoint in another process, finding those contents stored;
     // here, collections run back to back with the real grace period, each reading the references first.
@@ -69,14 +69,14 @@ describe('collecting checkpoint contents while another process records a checkpo
     void recording.done.finally(() => (finished = true)).catch(() => undefined);
     let passes = 0;
     while (!finished || passes === 0) {
-      await new ObjectStore(objects.dir).collect(stores.checkpoints.referencedObjects());
+      await new ObjectStore(objects.dir).collect(await stores.checkpoints.referencedObjects());
       passes += 1;
     }
     expect(await recording.done).toContain(`recorded ${FILES}`);
-    await new ObjectStore(objects.dir).collect(stores.checkpoints.referencedObjects());
+    await new ObjectStore(objects.dir).collect(await stores.checkpoints.referencedObjects());
 
     // Every content the checkpoint names is there: the checkpoint gives back the sandbox byte for byte.
-    const named = stores.checkpoints.referencedObjects();
+    const named = await stores.checkpoints.referencedObjects();
     expect(named.size).toBe(FILES);
     const copy = path.join(root, 'copy');
     expect(await materialiseCheckpoint(stores.checkpoints, objects, 'P2', 1, copy)).toBe(true);
@@ -93,11 +93,11 @@ describe('collecting checkpoint contents while another process records a checkpo
     await recordElsewhere(sandbox, 'P2').done;
     const objects = new ObjectStore(path.join(root, 'data', OBJECTS_FOLDER));
     const hashOf = async (text: string) => objects.put(Buffer.from(text));
-    expect([...stores.checkpoints.referencedObjects()].sort()).toEqual([await hashOf('a\n'), await hashOf('b\n')].sort());
-    stores.checkpoints.removeAfter('P2', 0);
-    expect([...stores.checkpoints.referencedObjects()]).toEqual([await hashOf('a\n')]);
+    expect([...await stores.checkpoints.referencedObjects()].sort()).toEqual([await hashOf('a\n'), await hashOf('b\n')].sort());
+    await stores.checkpoints.removeAfter('P2', 0);
+    expect([...await stores.checkpoints.referencedObjects()]).toEqual([await hashOf('a\n')]);
     const journal = { planId: 'P2', checkpointId: 'C', toStep: 1, fromStep: null, decisionId: 'D', by: 'test', files: [], createdAt: '' };
-    stores.checkpoints.beginRewind({ ...journal, ops: [{ op: 'write', path: 'b.txt', hash: await hashOf('b\n'), mode: 0o644 }, { op: 'remove', path: 'c.txt' }] });
-    expect([...stores.checkpoints.referencedObjects()].sort()).toEqual([await hashOf('a\n'), await hashOf('b\n')].sort());
+    await stores.checkpoints.beginRewind({ ...journal, ops: [{ op: 'write', path: 'b.txt', hash: await hashOf('b\n'), mode: 0o644 }, { op: 'remove', path: 'c.txt' }] });
+    expect([...await stores.checkpoints.referencedObjects()].sort()).toEqual([await hashOf('a\n'), await hashOf('b\n')].sort());
   }, 60_000);
 });

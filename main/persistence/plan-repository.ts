@@ -14,7 +14,7 @@ import { CheckSchema } from '../../shared/checks';
 import { parseOrThrow } from '../../shared/errors';
 import type { PlanRepository, StepCounts } from '../engine/plan-repository';
 import type { SqliteDatabase } from './database';
-import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement } from './sql';
+import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 export interface PlanQuery {
   phase?: Phase;
@@ -60,7 +60,10 @@ export class SqlitePlanRepository implements PlanRepository {
   private readonly updateDecisionStatus: Statement<[string, string, string]>;
   private readonly countSteps: Statement<[string], StepCounts>;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.insertPlan = prepare(db, 
       `INSERT INTO plans (id, name, phase, processing_state, created_at, updated_at, data)
        VALUES (@id, @name, @phase, @processingState, @createdAt, @updatedAt, @data)`,
@@ -99,7 +102,8 @@ export class SqlitePlanRepository implements PlanRepository {
     );
 
     this.updateTx = writeTransaction(db, (id: string, patch: PlanPatch) => {
-      const current = this.get(id);
+      const row = this.selectPlan.get(id);
+      const current = row && readPlan(row);
       if (!current) throw new Error(`unknown plan ${id}`);
       // An undefined field means "not given": JSON would drop it and leave the plan invalid.
       const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
@@ -122,68 +126,80 @@ export class SqlitePlanRepository implements PlanRepository {
     });
   }
 
-  insert(plan: Plan): void {
-    const valid = parseOrThrow(PlanSchema, plan, 'plan');
-    try {
-      this.insertPlan.run(planParams(valid));
-    } catch (error) {
-      if (isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw new Error(`plan ${plan.id} already exists`);
-      throw error;
-    }
+  insert(plan: Plan): Promise<void> {
+    return this.connection.run(() => {
+      const valid = parseOrThrow(PlanSchema, plan, 'plan');
+      try {
+        this.insertPlan.run(planParams(valid));
+      } catch (error) {
+        if (isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw new Error(`plan ${plan.id} already exists`);
+        throw error;
+      }
+    });
   }
 
-  get(id: string): Plan | undefined {
-    const row = this.selectPlan.get(id);
-    return row && readPlan(row);
+  get(id: string): Promise<Plan | undefined> {
+    return this.connection.run(() => {
+      const row = this.selectPlan.get(id);
+      return row && readPlan(row);
+    });
   }
 
   /** Newest first. */
-  list(): Plan[] {
-    return this.selectPlans.all().map(readPlan);
+  list(): Promise<Plan[]> {
+    return this.connection.run(() => this.selectPlans.all().map(readPlan));
   }
 
-  listInStates(states: readonly ProcessingState[]): Plan[] {
-    return this.selectPlansInStates.all(JSON.stringify(states)).map(readPlan);
+  listInStates(states: readonly ProcessingState[]): Promise<Plan[]> {
+    return this.connection.run(() => this.selectPlansInStates.all(JSON.stringify(states)).map(readPlan));
   }
 
   /** A filtered page of plans, newest first. */
-  query(query: PlanQuery = {}): Plan[] {
-    return this.queryPlans
-      .all({
-        phase: query.phase ?? null,
-        processingState: query.processingState ?? null,
-        limit: query.limit ?? -1,
-        offset: query.offset ?? 0,
-      })
-      .map(readPlan);
+  query(query: PlanQuery = {}): Promise<Plan[]> {
+    return this.connection.run(() =>
+      this.queryPlans
+        .all({
+          phase: query.phase ?? null,
+          processingState: query.processingState ?? null,
+          limit: query.limit ?? -1,
+          offset: query.offset ?? 0,
+        })
+        .map(readPlan),
+    );
   }
 
-  count(): number {
-    return this.countPlans.get()?.n ?? 0;
+  count(): Promise<number> {
+    return this.connection.run(() => this.countPlans.get()?.n ?? 0);
   }
 
-  update(id: string, patch: PlanPatch): Plan {
-    return this.updateTx(id, patch);
+  update(id: string, patch: PlanPatch): Promise<Plan> {
+    return this.connection.run(() => this.updateTx(id, patch));
   }
 
   /** One column pair, not the whole row: a decision's tool calls can be hundreds of kilobytes. */
-  saveDecisionStatus(decisionId: string, status: DecisionStatus, updatedAt: string): void {
-    const valid = parseOrThrow(DecisionStatusSchema, status, 'status');
-    if (this.updateDecisionStatus.run(valid, updatedAt, decisionId).changes === 0) throw new Error(`unknown decision ${decisionId}`);
+  saveDecisionStatus(decisionId: string, status: DecisionStatus, updatedAt: string): Promise<void> {
+    return this.connection.run(() => {
+      const valid = parseOrThrow(DecisionStatusSchema, status, 'status');
+      if (this.updateDecisionStatus.run(valid, updatedAt, decisionId).changes === 0) throw new Error(`unknown decision ${decisionId}`);
+    });
   }
 
-  saveDecisions(decisions: readonly StrategyDecision[]): void {
-    if (decisions.length > 0) this.saveDecisionsTx(decisions);
+  saveDecisions(decisions: readonly StrategyDecision[]): Promise<void> {
+    return this.connection.run(() => {
+      if (decisions.length > 0) this.saveDecisionsTx(decisions);
+    });
   }
 
-  listDecisions(planId: string): StrategyDecision[] {
-    return this.selectDecisions.all(planId).map(readDecision);
+  listDecisions(planId: string): Promise<StrategyDecision[]> {
+    return this.connection.run(() => this.selectDecisions.all(planId).map(readDecision));
   }
 
   /** Counted in SQL: a step's tool calls can be large, and facts and the plan list only count. */
-  stepCounts(planId: string): StepCounts {
-    const row = this.countSteps.get(planId);
-    return { total: row?.total ?? 0, done: row?.done ?? 0, failedOrRunning: row?.failedOrRunning ?? 0 };
+  stepCounts(planId: string): Promise<StepCounts> {
+    return this.connection.run(() => {
+      const row = this.countSteps.get(planId);
+      return { total: row?.total ?? 0, done: row?.done ?? 0, failedOrRunning: row?.failedOrRunning ?? 0 };
+    });
   }
 }
 

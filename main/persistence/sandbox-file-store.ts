@@ -1,7 +1,7 @@
 import type { SandboxFileRecord, SandboxFileStore } from '../engine/sandbox/sandbox-files';
 import type { FileSnapshot, TreeSnapshot } from '../engine/sandbox/snapshot';
 import type { SqliteDatabase } from './database';
-import { prepare, writeTransaction, type Statement } from './sql';
+import { prepare, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
 interface FileRow {
   path: string;
@@ -33,7 +33,10 @@ export class SqliteSandboxFileStore implements SandboxFileStore {
   private readonly saveTx: (planId: string, seen: ReadonlyMap<string, FileSnapshot | null>) => void;
   private readonly forgetTx: (planId: string) => void;
 
+  private readonly connection: SqliteConnection;
+
   constructor(readonly db: SqliteDatabase) {
+    this.connection = connectionOf(db);
     this.hasBase = prepare(db, 'SELECT COUNT(*) AS n FROM sandbox_bases WHERE plan_id = ?');
     this.selectFiles = prepare(db, 'SELECT path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms FROM sandbox_files WHERE plan_id = ?');
     const insertBase = prepare<[string, string]>(db, 'INSERT OR REPLACE INTO sandbox_bases (plan_id, recorded_at) VALUES (?, ?)');
@@ -65,20 +68,24 @@ export class SqliteSandboxFileStore implements SandboxFileStore {
     });
   }
 
-  load(planId: string): Map<string, SandboxFileRecord> | null {
-    if ((this.hasBase.get(planId)?.n ?? 0) === 0) return null;
-    return new Map(this.selectFiles.all(planId).map((row) => [row.path, { baseHash: row.base_hash, seen: readSeen(row) }]));
+  load(planId: string): Promise<Map<string, SandboxFileRecord> | null> {
+    return this.connection.run(() => {
+      if ((this.hasBase.get(planId)?.n ?? 0) === 0) return null;
+      return new Map(this.selectFiles.all(planId).map((row) => [row.path, { baseHash: row.base_hash, seen: readSeen(row) }]));
+    });
   }
 
-  recordBase(planId: string, files: TreeSnapshot): void {
-    this.recordTx(planId, files);
+  recordBase(planId: string, files: TreeSnapshot): Promise<void> {
+    return this.connection.run(() => this.recordTx(planId, files));
   }
 
-  saveSeen(planId: string, seen: ReadonlyMap<string, FileSnapshot | null>): void {
-    if (seen.size > 0) this.saveTx(planId, seen);
+  saveSeen(planId: string, seen: ReadonlyMap<string, FileSnapshot | null>): Promise<void> {
+    return this.connection.run(() => {
+      if (seen.size > 0) this.saveTx(planId, seen);
+    });
   }
 
-  forget(planId: string): void {
-    this.forgetTx(planId);
+  forget(planId: string): Promise<void> {
+    return this.connection.run(() => this.forgetTx(planId));
   }
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabaseSync } from 'node:sqlite';
 
 export type TransactionMode = 'deferred' | 'immediate';
@@ -5,7 +6,8 @@ export type TransactionMode = 'deferred' | 'immediate';
 /**
  * Runs `fn` in a transaction on `db`: COMMIT when it returns, ROLLBACK when it throws. Inside
  * another transaction it runs in a savepoint, so a nested failure undoes only its own part.
- * `fn` must be synchronous: an await would let other work interleave with the open transaction.
+ * `fn` must be synchronous: an await would let other work interleave with the open transaction
+ * (SqliteConnection.unit is the asynchronous kind).
  */
 export function transaction<T>(db: DatabaseSync, mode: TransactionMode, fn: () => T): T {
   const nested = db.isTransaction;
@@ -34,7 +36,7 @@ export function writeTransaction<A extends unknown[], R>(db: DatabaseSync, fn: (
   return (...args: A) => (inUnit.has(db) ? fn(...args) : transaction(db, 'immediate', () => fn(...args)));
 }
 
-/** Connections inside a unitTransaction. */
+/** Connections inside an IMMEDIATE unit (SqliteConnection.unit): the stores' write transactions join it. */
 const inUnit = new WeakSet<DatabaseSync>();
 
 /** Per connection, values the stores may keep while one unit's write lock is held; dropped when it ends. */
@@ -48,25 +50,124 @@ export function unitMemo(db: DatabaseSync): Map<string, unknown> | undefined {
   return unitMemos.get(db);
 }
 
+/** A unit holding a connection: the async work of one `atomically` or `readTogether`. */
+type Holder = { readonly mode: TransactionMode };
+
 /**
- * One IMMEDIATE transaction around `fn` in which the stores' own write transactions simply join,
- * without a savepoint each: whatever throws undoes the whole unit. A savepoint is not free: the
- * first change to each page after it copies the page to a sub-journal, which for a tool call's
- * bookkeeping doubled the bytes written.
+ * One connection's asynchronous units. The stores' methods are synchronous inside and return
+ * resolved promises; what makes them safe to await is this gate. A unit (`unit`) holds the
+ * connection from BEGIN to COMMIT; while it awaits, the calls made inside it (its async context,
+ * tracked by an AsyncLocalStorage) go straight to the connection and join its transaction, and
+ * every other call and unit waits in FIFO order until it has committed or rolled back. So an
+ * await inside a transaction never lets another task's writes (or reads of uncommitted rows) in.
  */
-export function unitTransaction(db: DatabaseSync): <T>(fn: () => T) => T {
-  const transaction = writeTransaction(db, (fn: () => unknown) => {
-    if (inUnit.has(db)) return fn();
-    inUnit.add(db);
-    unitMemos.set(db, new Map());
+export class SqliteConnection {
+  private readonly context = new AsyncLocalStorage<Holder>();
+  private holder: Holder | null = null;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly db: DatabaseSync) {}
+
+  /**
+   * Runs a synchronous store operation: now when the connection is free or held by the caller's
+   * own unit (the hot path: no allocation beyond the promise), else once the holding unit ends.
+   */
+  run<T>(op: () => T): Promise<T> {
+    if (this.holder === null || this.context.getStore() === this.holder) {
+      try {
+        return Promise.resolve(op());
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    return this.queued(op);
+  }
+
+  /** Whether the caller runs inside a unit of this connection that holds it now. */
+  get inUnit(): boolean {
+    return this.holder !== null && this.context.getStore() === this.holder;
+  }
+
+  /**
+   * Runs `fn` as one transaction that holds the connection until it settles: COMMIT when it
+   * resolves, ROLLBACK when it rejects. Called inside a unit it joins it (no savepoint: whatever
+   * throws out of the outermost unit undoes all of it). 'immediate' takes the write lock up front
+   * and lets the stores' writes join without savepoints; 'deferred' reads on one snapshot.
+   *
+   * No savepoint per store write: the first change to each page after a savepoint copies the page
+   * to a sub-journal, which for a tool call's bookkeeping doubled the bytes written.
+   */
+  async unit<T>(mode: TransactionMode, fn: () => Promise<T>): Promise<T> {
+    if (this.inUnit) return fn();
+    const holder: Holder = { mode };
+    await this.acquire(holder);
     try {
-      return fn();
+      return await this.context.run(holder, () => this.transact(mode, fn));
+    } finally {
+      this.release();
+    }
+  }
+
+  private async transact<T>(mode: TransactionMode, fn: () => Promise<T>): Promise<T> {
+    const db = this.db;
+    db.exec(mode === 'immediate' ? 'BEGIN IMMEDIATE' : 'BEGIN');
+    // A deferred (read) unit does not join writes: they keep their savepoints, as before.
+    if (mode === 'immediate') {
+      inUnit.add(db);
+      unitMemos.set(db, new Map());
+    }
+    try {
+      const result = await fn();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
     } finally {
       inUnit.delete(db);
       unitMemos.delete(db);
     }
-  });
-  return <T>(fn: () => T) => transaction(fn) as T;
+  }
+
+  private async queued<T>(op: () => T): Promise<T> {
+    await this.acquire({ mode: 'deferred' });
+    try {
+      return op();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(holder: Holder): Promise<void> | void {
+    if (this.holder === null) {
+      this.holder = holder;
+      return;
+    }
+    return new Promise((resolve) => {
+      this.waiting.push(() => {
+        this.holder = holder;
+        resolve();
+      });
+    });
+  }
+
+  /** Hands the connection to the next waiter at once, so no call that comes later jumps ahead of it. */
+  private release(): void {
+    this.holder = null;
+    this.waiting.shift()?.();
+  }
+}
+
+const connections = new WeakMap<DatabaseSync, SqliteConnection>();
+
+/** The one gate of `db`, shared by every store over it. */
+export function connectionOf(db: DatabaseSync): SqliteConnection {
+  let connection = connections.get(db);
+  if (!connection) {
+    connection = new SqliteConnection(db);
+    connections.set(db, connection);
+  }
+  return connection;
 }
 
 /** SQLite's extended result codes for the constraint failures the stores tell apart. */

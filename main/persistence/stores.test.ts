@@ -15,31 +15,31 @@ describe('openStores', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('opens every store on <dataDir>/agents.db, and the engine runs on them across a reopen', () => {
+  it('opens every store on <dataDir>/agents.db, and the engine runs on them across a reopen', async () => {
     const dataDir = tempDir();
     dirs.push(dataDir);
     const stores = openStores(dataDir);
     expect(existsSync(path.join(dataDir, DATABASE_FILE))).toBe(true);
 
     const lifecycle = new PlanLifecycleService(stores.plans, new EventPublisher(stores.events));
-    const plan = lifecycle.createPlan({ name: 'demo', definitionOfDone: '- one', automationProfile: { ...BUILTIN_PROFILES.trusted, approvalRequired: [] } });
-    lifecycle.beginPhase(plan.id, 'strategize');
+    const plan = await lifecycle.createPlan({ name: 'demo', definitionOfDone: '- one', automationProfile: { ...BUILTIN_PROFILES.trusted, approvalRequired: [] } });
+    await lifecycle.beginPhase(plan.id, 'strategize');
     const context = new PlanExecutionContext({ planId: plan.id, changesetStore: stores.changesets });
-    const changesetId = context.startChangeset();
-    context.recordChange(makeEntry());
+    const changesetId = await context.startChangeset();
+    await context.recordChange(makeEntry());
     stores.close();
     stores.close(); // closing twice is harmless
 
     const again = openStores(dataDir);
     try {
-      expect(again.plans.get(plan.id)).toMatchObject({ processingState: 'processing' });
-      expect(again.events.list(plan.id).map((e) => e.type)).toEqual(['plan_created', 'state_changed']);
+      expect(await again.plans.get(plan.id)).toMatchObject({ processingState: 'processing' });
+      expect((await again.events.list(plan.id)).map((e) => e.type)).toEqual(['plan_created', 'state_changed']);
       // A fresh publisher continues the stored seq.
-      expect(new EventPublisher(again.events).publish(plan.id, 'paused', sampleData('paused')).seq).toBe(3);
-      expect(again.changesets.summarize(changesetId).entryCount).toBe(1);
-      expect(again.invocations.listForPlan(plan.id)).toEqual([]);
-      expect(again.errors.listForPlan(plan.id)).toEqual([]);
-      expect(again.leases.list()).toEqual([]);
+      expect((await new EventPublisher(again.events).publish(plan.id, 'paused', sampleData('paused'))).seq).toBe(3);
+      expect((await again.changesets.summarize(changesetId)).entryCount).toBe(1);
+      expect(await again.invocations.listForPlan(plan.id)).toEqual([]);
+      expect(await again.errors.listForPlan(plan.id)).toEqual([]);
+      expect(await again.leases.list()).toEqual([]);
     } finally {
       again.close();
     }

@@ -10,7 +10,7 @@ import { SqliteInvocationLog } from './invocation-log';
 import { type LeaseStoreOptions, SqliteLeaseStore } from './lease-store';
 import { SqlitePlanRepository } from './plan-repository';
 import { SqliteSandboxFileStore } from './sandbox-file-store';
-import { transaction } from './sql';
+import { connectionOf } from './sql';
 
 /** Every store over one connection to `<dataDir>/agents.db`. */
 export interface SqliteStores {
@@ -27,7 +27,9 @@ export interface SqliteStores {
   checks: SqliteCheckResultStore;
   checkpoints: SqliteCheckpointStore;
   /** Runs several reads on one snapshot of the database, so another process's commit cannot fall between them. */
-  readTogether<T>(read: () => T): T;
+  readTogether<T>(read: () => Promise<T>): Promise<T>;
+  /** Runs `fn` as one transaction over every store (see SqliteConnection.unit). */
+  atomically<T>(fn: () => Promise<T>): Promise<T>;
   close(): void;
 }
 
@@ -36,6 +38,7 @@ export interface OpenStoresOptions {
 }
 
 export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}): SqliteStores {
+  const connection = connectionOf(db);
   return {
     db,
     plans: new SqlitePlanRepository(db),
@@ -49,7 +52,8 @@ export function createStores(db: SqliteDatabase, options: OpenStoresOptions = {}
     sandboxFiles: new SqliteSandboxFileStore(db),
     checks: new SqliteCheckResultStore(db),
     checkpoints: new SqliteCheckpointStore(db),
-    readTogether: (read) => transaction(db, 'deferred', read),
+    readTogether: (read) => connection.unit('deferred', read),
+    atomically: (fn) => connection.unit('immediate', fn),
     close: () => {
       if (db.isOpen) db.close();
     },

@@ -64,43 +64,41 @@ describe('a run\'s writes over SQLite: grouped commits, events after the commit'
     const { temp, planId, stores, actor, decision } = setup();
     cleanup.push(temp.dispose);
     await actor.execute([decision(['a.txt', 'b.txt'])]);
-    const types = stores.events.list(planId).map((e) => e.type);
+    const types = (await stores.events.list(planId)).map((e) => e.type);
     expect(types).toEqual([
       'runtime_execute_started', 'runtime_execute_step', 'decision_status',
       'tool_call_started', 'change_recorded', 'tool_call_finished',
       'tool_call_started', 'change_recorded', 'tool_call_finished',
       'decision_status', 'runtime_execute_complete',
     ]);
-    const started = stores.events.list(planId).filter((e) => e.type === 'tool_call_started').map((e) => (e.data.args as { path: string }).path);
+    const started = (await stores.events.list(planId)).filter((e) => e.type === 'tool_call_started').map((e) => (e.data.args as { path: string }).path);
     expect(started).toEqual(['a.txt', 'b.txt']);
     // A finished call's event carries what the tree shows of it: the stored invocation less its args and result.
-    const finished = stores.events.list(planId).flatMap((e) => (e.type === 'tool_call_finished' ? [e.data] : []));
-    const recorded = stores.invocations.listForPlan(planId);
+    const finished = (await stores.events.list(planId)).flatMap((e) => (e.type === 'tool_call_finished' ? [e.data] : []));
+    const recorded = await stores.invocations.listForPlan(planId);
     expect(finished).toEqual(recorded.map((i) => ({ decisionId: i.decisionId, invocationId: i.id, tool: i.tool, ok: i.ok, durationMs: i.durationMs, startedAt: i.startedAt })));
   });
 
-  it('atomically keeps all of a unit (entries, invocations, events) or none of it', () => {
+  it('atomically keeps all of a unit (entries, invocations, events) or none of it', async () => {
     const temp = tempDatabase();
     cleanup.push(temp.dispose);
     const stores: SqliteStores = createStores(temp.db);
     const planId = newId();
-    const changesetId = stores.changesets.start(planId);
-    expect(() =>
-      stores.changesets.atomically(() => {
-        stores.changesets.record(changesetId, makeEntry());
-        stores.invocations.record(makeInvocation(planId));
-        stores.events.appendNext(planId, 'change_recorded', sampleData('change_recorded'));
+    const changesetId = await stores.changesets.start(planId);
+    await expect(stores.changesets.atomically(async () => {
+        await stores.changesets.record(changesetId, makeEntry());
+        await stores.invocations.record(makeInvocation(planId));
+        await stores.events.appendNext(planId, 'change_recorded', sampleData('change_recorded'));
         throw new Error('crash in the middle');
-      }),
-    ).toThrow('crash in the middle');
-    expect(stores.changesets.countEntries(changesetId)).toBe(0);
-    expect(stores.invocations.listForPlan(planId)).toEqual([]);
-    expect(stores.events.list(planId)).toEqual([]);
-    stores.changesets.atomically(() => {
-      stores.changesets.record(changesetId, makeEntry());
-      stores.events.appendNext(planId, 'change_recorded', sampleData('change_recorded'));
+      })).rejects.toThrow('crash in the middle');
+    expect(await stores.changesets.countEntries(changesetId)).toBe(0);
+    expect(await stores.invocations.listForPlan(planId)).toEqual([]);
+    expect(await stores.events.list(planId)).toEqual([]);
+    await stores.changesets.atomically(async () => {
+      await stores.changesets.record(changesetId, makeEntry());
+      await stores.events.appendNext(planId, 'change_recorded', sampleData('change_recorded'));
     });
-    expect(stores.changesets.countEntries(changesetId)).toBe(1);
-    expect(stores.events.list(planId).map((e) => e.seq)).toEqual([1]);
+    expect(await stores.changesets.countEntries(changesetId)).toBe(1);
+    expect((await stores.events.list(planId)).map((e) => e.seq)).toEqual([1]);
   });
 });

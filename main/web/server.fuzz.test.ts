@@ -58,7 +58,7 @@ describe('WebSocket fuzz', () => {
   const internal: [string, unknown][] = [];
 
   beforeAll(async () => {
-    t = tempApp();
+    t = await tempApp();
     server = await startServer({ service: t.app.service, dataDir: t.app.dataDir, rendererDir: t.root, log: (m, e) => internal.push([m, e]) });
     client = await connect(server.wsUrl, `http://127.0.0.1:${server.port}`);
   });

@@ -29,7 +29,7 @@ describe('agents serve', () => {
   };
 
   beforeEach(async () => {
-    t = tempApp();
+    t = await tempApp();
     rendererDir = path.join(t.root, 'renderer');
     mkdirSync(path.join(rendererDir, 'assets'), { recursive: true });
     writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>console</title><script type="module" src="/assets/app.js"></script>');
@@ -245,7 +245,7 @@ describe('agents serve', () => {
     it('a project past the size limit: the plan errors with a category, and every client is told', async () => {
       await server.close();
       await t.dispose();
-      t = tempApp({ maxProjectBytes: 4096 });
+      t = await tempApp({ maxProjectBytes: 4096 });
       writeFileSync(path.join(t.project, 'big.bin'), Buffer.alloc(8192, 1));
       await start();
       const [a, b] = [await open(), await open()];
@@ -261,7 +261,7 @@ describe('agents serve', () => {
         expect(recorded?.data).toMatchObject({ category: 'validation', message: expect.stringContaining('is larger than the limit of 4 KiB that a sandbox copies') });
       }
       await t.app.service.idle();
-      const plan = t.app.service.get(planId);
+      const plan = await t.app.service.get(planId);
       expect(plan).toMatchObject({ processingState: 'errored', sandboxRefs: [], errorDetails: { category: 'validation' } });
       expect(plan.errorMessage).toMatch(/AGENTS_MAX_PROJECT_BYTES/);
       expect(readdirSync(path.join(t.app.dataDir, 'sandboxes'))).toEqual([]);
@@ -276,7 +276,7 @@ describe('agents serve', () => {
       expect(await client.call('plans.run', { planId })).toMatchObject({ ok: true });
       const events = await collect(client, (e) => e.some((x) => x.type === 'runtime_execute_complete' || x.type === 'execute_complete'));
       await t.app.service.idle();
-      const rest = t.app.service.eventsAfter(planId, events.at(-1)!.seq, 1000).events.length;
+      const rest = (await t.app.service.eventsAfter(planId, events.at(-1)!.seq, 1000)).events.length;
       const all = [...events, ...(await collect(client, (e) => e.length === rest))];
       expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
       expect(all[0].type).toBe('plan_created');
@@ -287,7 +287,7 @@ describe('agents serve', () => {
       const planId = await createPlan(client);
       client.send(JSON.stringify({ type: 'subscribe', id: 1, subscription: { planId, afterSeq: 1 } }));
       expect(await client.next()).toMatchObject({ type: 'reply', id: 1, ok: true });
-      for (let i = 0; i < 10; i++) t.app.service.events.publish(planId, 'execute_step', sampleData('execute_step', { index: i + 1 }));
+      for (let i = 0; i < 10; i++) await t.app.service.events.publish(planId, 'execute_step', sampleData('execute_step', { index: i + 1 }));
       const burst = await collect(client, (e) => e.length === 10);
       expect(burst.map((e) => e.seq)).toEqual(burst.map((_, i) => i + 2));
       expect(client.received.at(-1)).toMatchObject({ type: 'events', subscriptionId: 1, events: burst });
@@ -306,7 +306,7 @@ describe('agents serve', () => {
       client.send(JSON.stringify({ type: 'subscribe', id: 1, subscription: { planId, afterSeq: 0 } }));
       await client.call('plans.run', { planId });
       await t.app.service.idle();
-      const expected = t.app.service.eventsAfter(planId, 0, 5000).events.length;
+      const expected = (await t.app.service.eventsAfter(planId, 0, 5000)).events.length;
       const events = await collect(client, (e) => e.length === expected);
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     });

@@ -105,7 +105,10 @@ export class WsConnection {
           (error: unknown) => this.fail(m.id, toBridgeError(error, this.options.log)),
         );
       } else if (m.type === 'subscribe') {
-        this.reply(m.id, this.subscriptions.subscribe(m.id, m.subscription, this.sinkFor(m.id)));
+        this.subscriptions.subscribe(m.id, m.subscription, this.sinkFor(m.id)).then(
+          (envelope) => this.reply(m.id, envelope),
+          (error: unknown) => this.fail(m.id, toBridgeError(error, this.options.log)),
+        );
       } else {
         this.reply(m.id, this.subscriptions.unsubscribe(m.id));
       }

@@ -110,9 +110,9 @@ let app: App;
 let heldApp: App;
 let router: Router;
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 1000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(check()).toBe(true);
+const until = async (check: () => boolean | Promise<boolean>) => {
+  for (let i = 0; i < 1000 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await check()).toBe(true);
 };
 
 let made = 0;
@@ -135,25 +135,25 @@ function planFile(name: string, options: { failAt?: number; approve?: string[]; 
   return [`name: ${name}`, `project: ${JSON.stringify(project)}`, `automationProfile: ${profile}`, ...(options.agent ? ['agent: true'] : []), ...verify, ...steps, ''].join('\n');
 }
 
-const create = (via: App, name: string, options: Parameters<typeof planFile>[1] = {}): Plan => via.service.createFromContent({ content: planFile(name, options) }, base);
+const create = async (via: App, name: string, options: Parameters<typeof planFile>[1] = {}): Promise<Plan> => await via.service.createFromContent({ content: planFile(name, options) }, base);
 
 const fail = async (): Promise<Plan> => {
-  const plan = create(app, 'failed', { failAt: 2 });
+  const plan = await create(app, 'failed', { failAt: 2 });
   return app.service.run(plan.id);
 };
-const readyToApply = async (): Promise<Plan> => app.service.run(create(app, 'ready-to-apply').id);
+const readyToApply = async (): Promise<Plan> => app.service.run((await create(app, 'ready-to-apply')).id);
 
 /** Every state a test reaches, made fresh on each call: an action that changes the state gets one of its own. */
 const STATES: Record<string, () => Promise<Plan>> = {
   'ready to run (scripted, before strategize)': async () => create(app, 'ready'),
   'running (agent, strategizing)': async () => {
-    const plan = create(heldApp, 'running', { agent: true });
+    const plan = await create(heldApp, 'running', { agent: true });
     const before = holding.waiting;
     void app.service.run(plan.id).catch(() => undefined);
     await until(() => holding.waiting > before);
     return app.service.get(plan.id);
   },
-  'waiting for approval': async () => app.service.run(create(app, 'waiting', { approve: ['file.write'] }).id),
+  'waiting for approval': async () => app.service.run((await create(app, 'waiting', { approve: ['file.write'] })).id),
   'failed in execute (scripted)': fail,
   'failed, its sandbox folder gone': async () => {
     const plan = await fail();
@@ -161,16 +161,16 @@ const STATES: Record<string, () => Promise<Plan>> = {
     return plan;
   },
   'failed in execute (agent)': async () => {
-    const plan = create(app, 'agent-failed', { agent: true, profile: 'full-auto' });
+    const plan = await create(app, 'agent-failed', { agent: true, profile: 'full-auto' });
     return app.service.run(plan.id);
   },
   interrupted: async () => {
-    const plan = create(app, 'interrupted');
-    app.service.lifecycle.beginPhase(plan.id, 'strategize');
+    const plan = await create(app, 'interrupted');
+    await app.service.lifecycle.beginPhase(plan.id, 'strategize');
     return app.service.interrupt(plan.id);
   },
   'ready to apply': readyToApply,
-  'checks failed': async () => app.service.run(create(app, 'checks-failed', { failingCheck: true }).id),
+  'checks failed': async () => app.service.run((await create(app, 'checks-failed', { failingCheck: true })).id),
   'partly applied': async () => {
     const plan = await readyToApply();
     await app.service.apply(plan.id, { paths: ['out/1.txt'] });
@@ -237,17 +237,17 @@ beforeAll(async () => {
   writeFileSync(files.step, 'step: Write a note\ntools:\n  - tool: file.write\n    args: { path: note.txt, content: "n" }\n');
   writeFileSync(files.plan, planFile('replanned'));
   const env = { AGENTS_MODEL: 'openai-compatible:scripted', AGENTS_API_KEY: '' };
-  app = openApp({ dataDir: home, env: { ...env, AGENTS_BASE_URL: scripted.baseUrl }, sleep: () => Promise.resolve() });
-  heldApp = openApp({ dataDir: home, env: { ...env, AGENTS_BASE_URL: holding.baseUrl } });
+  app = await openApp({ dataDir: home, env: { ...env, AGENTS_BASE_URL: scripted.baseUrl }, sleep: () => Promise.resolve() });
+  heldApp = await openApp({ dataDir: home, env: { ...env, AGENTS_BASE_URL: holding.baseUrl } });
   router = createRouter(app.service, { dataDir: home, baseDir: base, projectRoots: [base], log: () => undefined });
 });
 
 afterAll(async () => {
   holding.release();
   // A run started in step mode waits at its next step: let every run go on to its end.
-  const running = () => app.service.list().filter((p) => app.service.isRunning(p.id));
-  for (let i = 0; i < 500 && running().length > 0; i++) {
-    for (const p of running()) app.service.controller(p.id).continue();
+  const running = async () => (await app.service.list()).filter((p) => app.service.isRunning(p.id));
+  for (let i = 0; i < 500 && (await running()).length > 0; i++) {
+    for (const p of await running()) app.service.controller(p.id).continue();
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   await app?.service.idle();
@@ -267,8 +267,8 @@ describe('every action in every state: the declared rule and the engine agree', 
       const plan = await make();
       const name = `${state}: `;
       // The facts the engine reads are the ones this table states for the state.
-      const here = planFacts(app.service.get(plan.id), { steps: (id) => app.service.lifecycle.stepCounts(id), approvals: app.service.stores.approvals, leases: app.service.stores.leases, runningHere: (id) => app.service.isRunning(id), checkpoints: (id) => app.service.checkpoints(id).length, partlyApplied: (id) => app.service.stores.applied.list(id).length > 0 });
-      expect({ state, ...here }).toEqual({ state, ...factsOf(state, app.service.get(plan.id), true) });
+      const here = await planFacts(await app.service.get(plan.id), { steps: (id) => app.service.lifecycle.stepCounts(id), approvals: app.service.stores.approvals, leases: app.service.stores.leases, runningHere: (id) => app.service.isRunning(id), checkpoints: async (id) => (await app.service.checkpoints(id)).length, partlyApplied: async (id) => (await app.service.stores.applied.list(id)).length > 0 });
+      expect({ state, ...here }).toEqual({ state, ...factsOf(state, await app.service.get(plan.id), true) });
 
       // plans.get and plan show --json list the actions as the rules answer them, for each side.
       const got = await router.handle('plans.get', { planId: plan.id });

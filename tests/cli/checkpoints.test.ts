@@ -215,7 +215,7 @@ describe('agents plan checkpoints and agents plan rewind', () => {
     const applied = new Promise<number | null>((resolve) => apply.on('close', resolve));
     const stores = openStores(home);
     try {
-      await until(() => stores.leases.get(plan.id)?.pid === apply.pid);
+      await until(async () => (await stores.leases.get(plan.id))?.pid === apply.pid);
     } finally {
       stores.close();
     }
@@ -290,7 +290,7 @@ describe('agents plan checkpoints and agents plan rewind', () => {
   });
 });
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 3000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(check()).toBe(true);
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 3000 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(await check()).toBe(true);
 }

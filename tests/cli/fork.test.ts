@@ -55,12 +55,12 @@ const created = createdPlan;
 const ran = (home: string, file: string, env: Record<string, string> = {}) => ranPlan<Shown>(home, file, env);
 
 /** What the data directory recorded for a plan: its tool calls, its events and its steps' decision ids. */
-function recorded(home: string, planId: string): { calls: ToolInvocation[]; events: StreamEvent[]; steps: string[] } {
-  const app = openApp({ dataDir: home });
+async function recorded(home: string, planId: string): Promise<{ calls: ToolInvocation[]; events: StreamEvent[]; steps: string[] }> {
+  const app = await openApp({ dataDir: home });
   try {
     const { service } = app;
-    const steps = service.decisions(planId).filter((d) => d.type === 'strategy_choice').sort((a, b) => a.order - b.order).map((d) => d.id);
-    return { calls: service.stores.invocations.listForPlan(planId), events: service.stores.events.list(planId, 0, 100_000), steps };
+    const steps = (await service.decisions(planId)).filter((d) => d.type === 'strategy_choice').sort((a, b) => a.order - b.order).map((d) => d.id);
+    return { calls: await service.stores.invocations.listForPlan(planId), events: await service.stores.events.list(planId, 0, 100_000), steps };
   } finally {
     app.close();
   }
@@ -74,7 +74,7 @@ describe('agents plan fork', () => {
     const { base, home, project } = workspace();
     const origin = await ran(home, planFile(base, project, 'origin', STEPS));
     const originHash = treeHash(origin.sandboxPath);
-    const before = recorded(home, origin.id);
+    const before = await recorded(home, origin.id);
 
     const fork = await agents(['plan', 'fork', origin.id, '--at-step', '2', '--profile', 'supervised'], home);
     expect(fork.code, fork.stderr).toBe(0);
@@ -99,7 +99,7 @@ describe('agents plan fork', () => {
     expect(readdirSync(shown.sandboxPath).sort()).toEqual(['README.md', 'a.txt', 'c.txt', 'log.txt']);
 
     // Step 1's call is the origin's, copied with its time; no call of it started in the fork's runs.
-    const after = recorded(home, forkId);
+    const after = await recorded(home, forkId);
     expect(startedIn(after.events).sort()).toEqual([after.steps[1], after.steps[2]].sort());
     const step1 = after.calls.filter((c) => c.decisionId === after.steps[0]);
     expect(step1.map((c) => [c.tool, c.startedAt])).toEqual(before.calls.filter((c) => c.decisionId === before.steps[0]).map((c) => [c.tool, c.startedAt]));
@@ -108,7 +108,7 @@ describe('agents plan fork', () => {
     ]);
     // The origin is as it was.
     expect(treeHash(origin.sandboxPath)).toBe(originHash);
-    expect(recorded(home, origin.id).calls).toHaveLength(before.calls.length);
+    expect((await recorded(home, origin.id)).calls).toHaveLength(before.calls.length);
   });
 
   it('forks with other steps from a plan file, and compare sets the fork beside its origin', LONG, async () => {
@@ -128,7 +128,7 @@ describe('agents plan fork', () => {
     expect(readFileSync(join(shown.sandboxPath, 'log.txt'), 'utf8')).toBe('run\n');
     expect(readFileSync(join(shown.sandboxPath, 'a.txt'), 'utf8')).toBe('A\n');
     expect(existsSync(join(shown.sandboxPath, 'c.txt'))).toBe(false);
-    const after = recorded(home, forkId);
+    const after = await recorded(home, forkId);
     expect(after.steps).toHaveLength(4);
     // Only the two new steps ran in the fork.
     expect(startedIn(after.events).sort()).toEqual(after.steps.slice(2).sort());
@@ -234,7 +234,7 @@ describe('agents plan fork', () => {
       const step2 = JSON.stringify(server.requests.find((r) => stepOf(r)?.includes('B.md'))?.messages);
       expect(step2).toContain('Wrote A.md and read it back.');
       expect(readdirSync(shown.sandboxPath).sort()).toEqual(['A.md', 'B.md', 'C.md', 'README.md']);
-      const after = recorded(home, forkId);
+      const after = await recorded(home, forkId);
       expect(startedIn(after.events).sort()).toEqual(after.steps.slice(1).sort());
     });
   });

@@ -62,7 +62,7 @@ describe("one model per plan, across processes", () => {
     const id = await strategizedPlan(home, join(examples, 'agent-changelog.yaml'), withModel);
     const strategizeRequests = server.requests.length;
 
-    const app = openApp({ dataDir: home, env: {} });
+    const app = await openApp({ dataDir: home, env: {} });
     try {
       const router = createRouter(app.service, { log: () => undefined });
       const got = (await router.handle('plans.get', { planId: id })) as Envelope<{ model: unknown }>;
@@ -70,7 +70,7 @@ describe("one model per plan, across processes", () => {
       const approved = await router.handle('plans.approve', { planId: id });
       expect(approved.ok).toBe(true);
       await app.service.idle();
-      expect(app.service.get(id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
+      expect(await app.service.get(id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
       expect(server.requests.slice(strategizeRequests).some((r) => !isStrategize(r))).toBe(true);
     } finally {
       app.close();

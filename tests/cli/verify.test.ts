@@ -170,7 +170,7 @@ definitionOfDone: [Nothing to do]
     expect((await agents(['plan', 'run', id], home)).code).toBe(1);
 
     // The operator fixes the README in the console's editor (plans.saveFile): the verdicts are stale at once.
-    const app = openApp({ dataDir: home, env: {} });
+    const app = await openApp({ dataDir: home, env: {} });
     try {
       await app.service.saveFile(id, 'README.md', '# Demo\n\nSee LICENSE (MIT).\n');
     } finally {

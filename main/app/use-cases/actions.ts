@@ -7,20 +7,28 @@ import type { RunRegistry } from './run-registry';
 /** The guard every use case calls first: the action table's rule for the plan as this process sees it. */
 export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
   /** `held`: the caller holds the plan (RunRegistry.hold), so its own entry in the registry is no other run. */
-  const facts = (plan: Plan, held = false): PlanFacts =>
-    planFacts(plan, { steps: (id) => ctx.lifecycle.stepCounts(id), approvals: ctx.stores.approvals, leases: ctx.stores.leases, runningHere: (id) => !held && registry.isRunning(id), checkpoints: (id) => ctx.stores.checkpoints.count(id), partlyApplied: (id) => ctx.stores.applied.list(id).length > 0, rewindPending: (id) => ctx.stores.checkpoints.pendingRewinds().find((j) => j.planId === id)?.toStep ?? null });
+  const facts = (plan: Plan, held = false): Promise<PlanFacts> =>
+    planFacts(plan, {
+      steps: (id) => ctx.lifecycle.stepCounts(id),
+      approvals: ctx.stores.approvals,
+      leases: ctx.stores.leases,
+      runningHere: (id) => !held && registry.isRunning(id),
+      checkpoints: (id) => ctx.stores.checkpoints.count(id),
+      partlyApplied: async (id) => (await ctx.stores.applied.list(id)).length > 0,
+      rewindPending: async (id) => (await ctx.stores.checkpoints.pendingRewinds()).find((j) => j.planId === id)?.toStep ?? null,
+    });
   return {
     facts,
     /** The same check made again by a use case once it holds the plan: what changed while it waited counts, its own hold does not. */
-    requireHeld(action: ActionId, planId: string, args?: Record<string, unknown>): Plan {
-      const plan = ctx.get(planId);
-      requireAllowed(action, facts(plan, true), args);
+    async requireHeld(action: ActionId, planId: string, args?: Record<string, unknown>): Promise<Plan> {
+      const plan = await ctx.get(planId);
+      requireAllowed(action, await facts(plan, true), args);
       return plan;
     },
     /** The plan, read once, when `action`'s rule allows it; else the rule's refusal (shared/actions.ts). */
-    require(action: ActionId, planId: string, args?: Record<string, unknown>): Plan {
-      const plan = ctx.get(planId);
-      requireAllowed(action, facts(plan), args);
+    async require(action: ActionId, planId: string, args?: Record<string, unknown>): Promise<Plan> {
+      const plan = await ctx.get(planId);
+      requireAllowed(action, await facts(plan), args);
       return plan;
     },
   };
@@ -31,12 +39,12 @@ export function planActions(ctx: PlanContext, registry: RunRegistry) {
   const guard = actionGuard(ctx, registry);
   return {
     /** Every action with whether the plan allows it now and, if not, why (`plans.get`, `plan show --json`). */
-    actions: (planId: string): ActionState[] => actionList(guard.facts(ctx.get(planId))),
+    actions: async (planId: string): Promise<ActionState[]> => actionList(await guard.facts(await ctx.get(planId))),
     /** Throws the rule's refusal unless `action` is allowed now; the plan otherwise. */
-    requireAllowed: (action: ActionId, planId: string): Plan => guard.require(action, planId),
+    requireAllowed: (action: ActionId, planId: string): Promise<Plan> => guard.require(action, planId),
     /** Step, continue or pause this process's run of the plan. */
-    control(planId: string, action: 'step' | 'continue' | 'pause'): Plan {
-      guard.require(action, planId);
+    async control(planId: string, action: 'step' | 'continue' | 'pause'): Promise<Plan> {
+      await guard.require(action, planId);
       registry.controller(planId)[action]();
       return ctx.get(planId);
     },

@@ -24,9 +24,9 @@ describe('applying a plan whose project is a git repository', () => {
   const ranGitPlan = async () => {
     h = useCaseHarness();
     const repo = makeBareRepo(h.root);
-    const plan = planAuthoring(h.ctx).createFromContent({ content: gitPlanYaml(repo.url) }, h.root);
+    const plan = await planAuthoring(h.ctx).createFromContent({ content: gitPlanYaml(repo.url) }, h.root);
     await running().run(plan.id);
-    const ran = h.ctx.get(plan.id);
+    const ran = await h.ctx.get(plan.id);
     expect(ran.phase).toBe('apply');
     expect(ran.projectSource).toEqual({ git: repo.url, ref: 'main', baseCommit: repo.head });
     expect(existsSync(path.join(ran.sandboxRefs[0]!, '.git'))).toBe(true);
@@ -37,10 +37,10 @@ describe('applying a plan whose project is a git repository', () => {
     h = useCaseHarness();
     const missing = path.join(h.root, 'later');
     const url = pathToFileURL(path.join(missing, 'origin.git')).href;
-    const plan = planAuthoring(h.ctx).createFromContent({ content: gitPlanYaml(url) }, h.root);
+    const plan = await planAuthoring(h.ctx).createFromContent({ content: gitPlanYaml(url) }, h.root);
     const run = running();
     await run.run(plan.id);
-    const failed = h.ctx.get(plan.id);
+    const failed = await h.ctx.get(plan.id);
     expect(failed.processingState).toBe('errored');
     expect(failed.errorDetails).toMatchObject({ category: 'project_unreachable', next: { action: 'retry' } });
     expect(failed.errorMessage).toContain(`cannot clone ${url} at main: `);
@@ -51,15 +51,15 @@ describe('applying a plan whose project is a git repository', () => {
     mkdirSync(missing);
     const repo = makeBareRepo(missing);
     await planFixing(h.ctx, h.runs, run.run, h.verifying).retry(plan.id);
-    expect(h.ctx.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', projectSource: { baseCommit: repo.head } });
+    expect(await h.ctx.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', projectSource: { baseCommit: repo.head } });
   });
 
-  it('keeps a plan file\'s { git, ref } as the plan\'s project source, with no folder', () => {
+  it('keeps a plan file\'s { git, ref } as the plan\'s project source, with no folder', async () => {
     h = useCaseHarness();
     const content = ['name: team', 'project: { git: "https://git.example/team/demo.git", ref: main }', 'definitionOfDone: "- done"', ''].join('\n');
-    const plan = planAuthoring(h.ctx).createFromContent({ content }, h.root);
+    const plan = await planAuthoring(h.ctx).createFromContent({ content }, h.root);
     expect(plan.projectPath).toBeNull();
-    expect(h.ctx.get(plan.id).projectSource).toEqual({ git: 'https://git.example/team/demo.git', ref: 'main', baseCommit: null });
+    expect((await h.ctx.get(plan.id)).projectSource).toEqual({ git: 'https://git.example/team/demo.git', ref: 'main', baseCommit: null });
   });
 
   it('asks for a target, then writes into a local clone (a conflict first) and completes the plan', async () => {
@@ -81,7 +81,7 @@ describe('applying a plan whose project is a git repository', () => {
     const done = await applying.apply(plan.id, { project: clean });
     expect(done).toMatchObject({ applied: ['out/1.txt', 'out/2.txt'], conflicts: [], complete: true });
     expect(readFileSync(path.join(clean, 'out/2.txt'), 'utf8')).toBe('2');
-    expect(h.ctx.get(plan.id).processingState).toBe('complete');
+    expect((await h.ctx.get(plan.id)).processingState).toBe('complete');
   });
 
   it('refuses a folder that is not a clone of the repository', async () => {
@@ -89,7 +89,7 @@ describe('applying a plan whose project is a git repository', () => {
     const other = path.join(h.root, 'other');
     git(h.root, 'init', '-q', other);
     await expect(applying.apply(plan.id, { project: other })).rejects.toThrow(/^--project: .* is not a clone of file:/);
-    expect(h.ctx.get(plan.id).phase).toBe('apply');
+    expect((await h.ctx.get(plan.id)).phase).toBe('apply');
   });
 
   it('commits to a new branch, pushes it, and refuses a branch that exists', async () => {
@@ -100,6 +100,6 @@ describe('applying a plan whose project is a git repository', () => {
     expect(git(repo.bare, 'ls-remote', repo.bare, 'refs/heads/agents/host-test')).toBe(`${result.branch?.commit}\trefs/heads/agents/host-test`);
     expect(git(repo.bare, 'show', 'agents/host-test:out/2.txt')).toBe('2');
     expect(git(repo.bare, 'log', '-1', '--format=%an|%s|%P', 'agents/host-test')).toBe(`Ada Operator|host-test|${baseCommit}`);
-    expect(h.ctx.get(plan.id).processingState).toBe('complete');
+    expect((await h.ctx.get(plan.id)).processingState).toBe('complete');
   });
 });

@@ -45,13 +45,13 @@ export async function applyAtTarget(
   plan: Plan,
   reviewed: readonly Reviewed[],
   applied: readonly AppliedRecord[],
-  fromBase: () => readonly Reviewed[],
+  fromBase: () => Promise<readonly Reviewed[]>,
   selection: ReviewSelection,
   target: ApplyTarget,
 ): Promise<TargetResult> {
   if (target.branch !== undefined && plan.projectSource) {
     const message = `${plan.name}\n\nThe reviewed changes of plan ${plan.id}.`;
-    const result = await applyToBranch(plan.projectSource, target.branch, fromBase(), { message, author: operatorAuthor(target.author), selection });
+    const result = await applyToBranch(plan.projectSource, target.branch, await fromBase(), { message, author: operatorAuthor(target.author), selection });
     return { ...result, branch: { name: result.branch, commit: result.commit, url: result.url } };
   }
   if (target.project !== undefined) return applyToClone(path.resolve(target.project), plan.projectSource ?? null, reviewed, applied, selection);

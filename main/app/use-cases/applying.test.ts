@@ -12,7 +12,7 @@ describe('applying and discarding', () => {
   afterEach(() => h.dispose());
 
   const ranPlan = async () => {
-    const plan = h.createPlan({ steps: 2 });
+    const plan = await h.createPlan({ steps: 2 });
     await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id);
     return { plan, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying) };
   };
@@ -23,7 +23,7 @@ describe('applying and discarding', () => {
     expect(await applying.apply(plan.id, { paths: ['out/1.txt'] })).toMatchObject({ applied: ['out/1.txt'], skipped: ['out/2.txt'], remaining: ['out/2.txt'], complete: false });
     expect(readFileSync(path.join(h.project, 'out/1.txt'), 'utf8')).toBe('1');
     expect(await applying.apply(plan.id)).toMatchObject({ applied: ['out/2.txt'], remaining: [], complete: true });
-    expect(h.ctx.get(plan.id).processingState).toBe('complete');
+    expect((await h.ctx.get(plan.id)).processingState).toBe('complete');
     await expect(applying.discard(plan.id)).rejects.toThrow(/already/);
   });
 
@@ -31,7 +31,7 @@ describe('applying and discarding', () => {
     h = useCaseHarness();
     const { plan, applying } = await ranPlan();
     await applying.apply(plan.id, { paths: ['out/2.txt'] });
-    const sandbox = h.ctx.get(plan.id).sandboxRefs[0]!;
+    const sandbox = (await h.ctx.get(plan.id)).sandboxRefs[0]!;
     const done = await applying.discard(plan.id);
     expect(done.processingState).toBe('complete');
     expect(done.errorDetails).toMatchObject({ remaining: 0, discarded: 1 });

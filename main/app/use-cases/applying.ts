@@ -68,79 +68,84 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
   };
 
   /** A plan applied in full or discarded cannot be rewound: its checkpoints go, and a rewind it did not finish. */
-  const dropCheckpoints = (planId: string) => {
-    stores.checkpoints.removeAfter(planId, 0);
-    stores.checkpoints.endRewind(planId);
-    clearRewindFailure(ctx, planId);
+  const dropCheckpoints = async (planId: string) => {
+    await stores.checkpoints.removeAfter(planId, 0);
+    await stores.checkpoints.endRewind(planId);
+    await clearRewindFailure(ctx, planId);
     ctx.checkpoints.forget(planId);
   };
 
   /** Apply, the plan held; its rule checked again, as what this process waited for may have changed the plan. */
   const applyHeld = async (planId: string, options: ApplyOptions): Promise<ApplyResult> => {
     // The phase and project first; whether failed checks need the confirmation, once the verdicts are fresh.
-    let plan = guard.requireHeld('apply', planId);
+    let plan = await guard.requireHeld('apply', planId);
     // A test acts from another process here, while the plan is held.
     testGate(ctx.env, 'AGENTS_TEST_APPLY_GATE');
     // The rule asks for a project directory or a git project; a git project, for a target.
     checkTarget(plan, options);
     await ctx.captureHandEdits(plan);
     // Verdicts the sandbox outdated (an edit, just now or before) are not applied on: the checks run again first.
-    plan = await verifying.verifyIfStale(ctx.get(planId), options.streamCallback);
-    plan = guard.requireHeld('apply', planId, { acceptFailedChecks: options.acceptFailedChecks === true });
+    plan = await verifying.verifyIfStale(await ctx.get(planId), options.streamCallback);
+    plan = await guard.requireHeld('apply', planId, { acceptFailedChecks: options.acceptFailedChecks === true });
     // One review serves the protect check, the apply and what is left after it.
-    const applied = stores.applied.list(planId);
-    const reviewed = reviewNet(reading.changeEntries(planId), applied);
+    const applied = await stores.applied.list(planId);
+    const reviewed = reviewNet(await reading.changeEntries(planId), applied);
     refuseProtected(
       plan,
       reviewed.map((r) => r.file),
     );
     const selection = { paths: options.paths, hunks: options.hunks, force: options.force, ...leaveOutDeclined(plan, reviewed.map((r) => r.file), options) };
-    const fromBase = () => reviewNet(reading.changeEntries(planId), []);
+    const fromBase = async () => reviewNet(await reading.changeEntries(planId), []);
     const result = await applyAtTarget(plan, reviewed, applied, fromBase, selection, options);
     const branch = result.branch ? { branch: result.branch } : {};
     if (result.conflicts.length > 0 && !options.force) {
       const outcome: ApplyResult = { planId, applied: [], conflicts: result.conflicts, skipped: result.skipped, remaining: remainingAfter(reviewed, []), complete: false, ...branch };
-      ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
+      await ctx.events.publish(planId, 'apply_complete', { ok: false, ...outcome });
       return outcome;
     }
-    stores.applied.record(planId, result.records);
     const remaining = remainingAfter(reviewed, result.records);
     const outcome: ApplyResult = { planId, applied: result.applied, conflicts: result.conflicts, skipped: result.skipped, remaining, complete: remaining.length === 0, ...branch };
-    if (plan.processingState === 'errored') lifecycle.reset(planId);
-    const totals = { applied: stores.applied.list(planId).length, remaining: remaining.length, conflicts: result.conflicts.length };
-    if (remaining.length === 0) {
-      dropCheckpoints(planId);
-      lifecycle.beginPhase(planId, 'apply');
-      lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
-    } else {
-      lifecycle.update(planId, { errorDetails: { ...ctx.get(planId).errorDetails, ...totals } });
-    }
-    ctx.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
+    // What was written, the plan's state and the event commit together.
+    await lifecycle.unit(async () => {
+      await stores.applied.record(planId, result.records);
+      if (plan.processingState === 'errored') await lifecycle.reset(planId);
+      const totals = { applied: (await stores.applied.list(planId)).length, remaining: remaining.length, conflicts: result.conflicts.length };
+      if (remaining.length === 0) {
+        await dropCheckpoints(planId);
+        await lifecycle.beginPhase(planId, 'apply');
+        await lifecycle.completePhase(planId, { errorDetails: { ...(await ctx.get(planId)).errorDetails, ...totals } });
+      } else {
+        await lifecycle.update(planId, { errorDetails: { ...(await ctx.get(planId)).errorDetails, ...totals } });
+      }
+      await ctx.events.publish(planId, 'apply_complete', { ok: true, ...outcome });
+    });
     if (outcome.complete) await collectUnreferencedObjects(ctx);
     return outcome;
   };
 
   /** Discard, the plan held. */
   const discardHeld = async (planId: string): Promise<Plan> => {
-    const plan = guard.requireHeld('discard', planId);
-    const partlyApplied = plan.phase === 'apply' && stores.applied.list(planId).length > 0;
-    const discarded = partlyApplied ? reading.review(planId).files.filter((f) => f.state !== 'applied').length : 0;
+    const plan = await guard.requireHeld('discard', planId);
+    const partlyApplied = plan.phase === 'apply' && (await stores.applied.list(planId)).length > 0;
+    const discarded = partlyApplied ? (await reading.review(planId)).files.filter((f) => f.state !== 'applied').length : 0;
     for (const ref of plan.sandboxRefs) {
       await registry.tracker.forget(ref);
       await removeSandbox(ref);
     }
-    stores.sandboxFiles.forget(planId);
-    dropCheckpoints(planId);
+    await stores.sandboxFiles.forget(planId);
+    await dropCheckpoints(planId);
     if (!partlyApplied) {
-      const cancelled = lifecycle.cancel(planId);
+      const cancelled = await lifecycle.cancel(planId);
       await collectUnreferencedObjects(ctx);
       return cancelled;
     }
     // Part of the changeset is in the project already: discarding the rest finishes the apply.
-    if (plan.processingState === 'errored') lifecycle.reset(planId);
-    lifecycle.beginPhase(planId, 'apply');
-    const done = lifecycle.completePhase(planId, { errorDetails: { ...ctx.get(planId).errorDetails, remaining: 0, discarded } });
-    ctx.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
+    const done = await lifecycle.unit(async () => {
+      if (plan.processingState === 'errored') await lifecycle.reset(planId);
+      await lifecycle.beginPhase(planId, 'apply');
+      return lifecycle.completePhase(planId, { errorDetails: { ...(await ctx.get(planId)).errorDetails, remaining: 0, discarded } });
+    });
+    await ctx.events.publish(planId, 'apply_complete', { ok: true, planId, applied: [], conflicts: [], skipped: [], remaining: [], complete: true, discarded });
     await collectUnreferencedObjects(ctx);
     return done;
   };
@@ -153,12 +158,12 @@ export function planApplying(ctx: PlanContext, registry: RunRegistry, reading: P
      * rewind or discard of the plan, from this process or another, slips in between.
      */
     async apply(planId: string, options: ApplyOptions = {}): Promise<ApplyResult> {
-      guard.require('apply', planId);
+      await guard.require('apply', planId);
       return registry.hold(planId, () => applyHeld(planId, options));
     },
 
     async discard(planId: string): Promise<Plan> {
-      guard.require('discard', planId);
+      await guard.require('discard', planId);
       return registry.hold(planId, () => discardHeld(planId));
     },
   };

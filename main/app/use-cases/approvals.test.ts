@@ -17,17 +17,17 @@ describe('answering approvals', () => {
     writeFileSync(path.join(h.project, 'notes.txt'), 'notes\n');
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const approvals = planApprovals(h.ctx, h.runs, running.runFrom);
-    const plan = planAuthoring(h.ctx).createFromContent(
+    const plan = await planAuthoring(h.ctx).createFromContent(
       {
         content: `name: tidy\nproject: ${JSON.stringify(h.project)}\nautomationProfile: supervised\ndefinitionOfDone:\n  - step: Remove the notes\n    tools:\n      - { tool: file.delete, args: { path: notes.txt } }\n`,
       },
       h.root,
     );
     expect(await running.run(plan.id)).toMatchObject({ processingState: 'paused', waitingFor: 'approval' });
-    expect(() => approvals.reject(plan.id, { by: 'ada', reason: ' ' })).toThrow(ValidationError);
+    await expect(approvals.reject(plan.id, { by: 'ada', reason: ' ' })).rejects.toThrow(ValidationError);
     const done = await approvals.approve(plan.id, { by: 'ada' });
     expect(done).toMatchObject({ phase: 'apply', processingState: 'queued' });
-    expect(h.ctx.stores.approvals.listForPlan(plan.id)).toMatchObject([{ status: 'approved', scope: 'once', answeredBy: 'ada' }]);
-    expect(() => approvals.approve(plan.id, { by: 'ada' })).toThrow(PlanError);
+    expect(await h.ctx.stores.approvals.listForPlan(plan.id)).toMatchObject([{ status: 'approved', scope: 'once', answeredBy: 'ada' }]);
+    await expect(approvals.approve(plan.id, { by: 'ada' })).rejects.toThrow(PlanError);
   });
 });

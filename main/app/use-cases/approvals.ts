@@ -13,34 +13,37 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
   const { lifecycle, stores } = ctx;
   const guard = actionGuard(ctx, registry);
 
-  const answer = (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer & { more?: BudgetMore }, options: RunOptions): Promise<Plan> => {
+  const answer = async (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer & { more?: BudgetMore }, options: RunOptions): Promise<Plan> => {
     // The run goes on in this process: refuse before the answer is recorded if it cannot use the plan's model.
-    const plan = ctx.pinModel(guard.require(status === 'approved' ? 'approve' : 'reject', planId));
+    const plan = await ctx.pinModel(await guard.require(status === 'approved' ? 'approve' : 'reject', planId));
     // The rule asks for a pending approval.
-    const pending = pendingApproval(stores.approvals.listForPlan(planId)) as Approval;
+    const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
     requireSandboxPresent(plan);
     const args = grantedBudget(pending, given.more ?? {});
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
-    stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredAt: now, reason, ...(args ? { args } : {}) });
-    const what = pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
-    lifecycle.addDecisionUnder(
-      planId,
-      pending.decisionId,
-      'approval',
-      `${status === 'approved' ? 'Approved' : 'Rejected'} ${what}`,
-      `${status} by ${given.by} at ${now}${reason ? `: ${reason}` : ''}`,
-    );
-    ctx.events.publish(planId, 'approval_resolved', {
-      approvalId: pending.id,
-      decisionId: pending.decisionId,
-      tool: pending.tool,
-      approved: status === 'approved',
-      scope,
-      answeredBy: given.by,
-      reason,
+    // The answer, its decision, its event and the plan's state commit together.
+    await lifecycle.unit(async () => {
+      await stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredAt: now, reason, ...(args ? { args } : {}) });
+      const what = pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
+      await lifecycle.addDecisionUnder(
+        planId,
+        pending.decisionId,
+        'approval',
+        `${status === 'approved' ? 'Approved' : 'Rejected'} ${what}`,
+        `${status} by ${given.by} at ${now}${reason ? `: ${reason}` : ''}`,
+      );
+      await ctx.events.publish(planId, 'approval_resolved', {
+        approvalId: pending.id,
+        decisionId: pending.decisionId,
+        tool: pending.tool,
+        approved: status === 'approved',
+        scope,
+        answeredBy: given.by,
+        reason,
+      });
+      if (plan.processingState === 'paused') await lifecycle.transition(planId, 'queued');
     });
-    if (plan.processingState === 'paused') lifecycle.transition(planId, 'queued');
     const resumeAt = pending.decisionId !== null && pending.callIndex !== null ? { decisionId: pending.decisionId, callIndex: pending.callIndex } : undefined;
     return runFrom(planId, options, resumeAt);
   };
@@ -55,9 +58,9 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     },
 
     /** Rejects the call the plan waits for: the run goes on, and the step fails with category `rejected`. */
-    reject(planId: string, given: Answer, options: RunOptions = {}): Promise<Plan> {
+    async reject(planId: string, given: Answer, options: RunOptions = {}): Promise<Plan> {
       if (!given.reason?.trim()) {
-        guard.require('reject', planId);
+        await guard.require('reject', planId);
         throw new ValidationError('reason', 'is required: say why the call is rejected');
       }
       return answer(planId, 'rejected', null, given, options);

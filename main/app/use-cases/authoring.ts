@@ -14,10 +14,10 @@ import { addMcpServer, removeMcpServer } from '../mcp-settings';
 export function planAuthoring(ctx: PlanContext) {
   const { settings } = ctx.options;
 
-  const createFromLoaded = ({ plan, projectPath, projectSource }: LoadedPlanFile): Plan => {
+  const createFromLoaded = async ({ plan, projectPath, projectSource }: LoadedPlanFile): Promise<Plan> => {
     const spec = agentSpecOf(plan.agent);
     const agent = spec && recordModel(spec, ctx.env, settings);
-    const created = ctx.lifecycle.createPlan({
+    const created = await ctx.lifecycle.createPlan({
       agent,
       name: plan.name,
       description: plan.description,
@@ -39,7 +39,7 @@ export function planAuthoring(ctx: PlanContext) {
   });
 
   return {
-    createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Plan {
+    async createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Promise<Plan> {
       return createFromLoaded(loadPlanFile(file, ctx.registry, overrides));
     },
 
@@ -48,7 +48,7 @@ export function planAuthoring(ctx: PlanContext) {
      * uploaded file has no folder of its own, so a relative `project` resolves against `baseDir` (and,
      * with a policy, its roots).
      */
-    createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Plan {
+    async createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Promise<Plan> {
       const raw = parsePlanText(input.content, 'content', input.fileName);
       return createFromLoaded(validatePlanFile(raw, baseDir, ctx.registry, { project: input.project, profile: input.profile }, policy));
     },

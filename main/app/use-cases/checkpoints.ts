@@ -15,14 +15,14 @@ import type { RunRegistry } from './run-registry';
 
 /** Takes the checkpoint of `decision`'s step as it starts, and announces it (a step that has one already keeps it). */
 export async function checkpointAtStepStart(ctx: PlanContext, planId: string, sandboxRoot: string, decision: StrategyDecision): Promise<void> {
-  const decisions = ctx.lifecycle.listDecisions(planId);
+  const decisions = await ctx.lifecycle.listDecisions(planId);
   const steps = stepsInOrder(decisions);
   const step = steps.findIndex((d) => d.id === decision.id) + 1;
   if (step === 0) return;
-  const checkpoint = await ctx.checkpoints.record({ plan: ctx.get(planId), sandboxRoot, steps, decisions, decision, step });
+  const checkpoint = await ctx.checkpoints.record({ plan: await ctx.get(planId), sandboxRoot, steps, decisions, decision, step });
   if (!checkpoint) return;
   const { delta: _delta, changesetId: _changesetId, decisions: _decisions, usage: _usage, planId: _planId, ...data } = checkpoint;
-  ctx.events.publish(planId, 'checkpoint_created', data);
+  await ctx.events.publish(planId, 'checkpoint_created', data);
 }
 
 /**
@@ -35,7 +35,7 @@ export async function collectUnreferencedObjects(ctx: PlanContext): Promise<{ re
   const grace = ctx.env.AGENTS_TEST_OBJECT_GRACE_MS;
   try {
     // The references first, then the files: an object a checkpoint names from now on is younger than the grace period.
-    return await ctx.objects.collect(ctx.stores.checkpoints.referencedObjects(), grace === undefined ? OBJECT_GRACE_MS : Number(grace));
+    return await ctx.objects.collect(await ctx.stores.checkpoints.referencedObjects(), grace === undefined ? OBJECT_GRACE_MS : Number(grace));
   } catch (error) {
     process.emitWarning(`could not remove unused checkpoint contents from ${ctx.objects.dir}: ${error instanceof Error ? error.message : String(error)}`);
     return null;
@@ -58,11 +58,11 @@ function causeOf(error: unknown): string {
 }
 
 /** A rewind finished, or the plan discarded: the failure a rewind left on the plan goes. */
-export function clearRewindFailure(ctx: PlanContext, planId: string): void {
-  const { errorDetails, errorMessage } = ctx.get(planId);
+export async function clearRewindFailure(ctx: PlanContext, planId: string): Promise<void> {
+  const { errorDetails, errorMessage } = await ctx.get(planId);
   if (errorDetails.rewindFailed !== true) return;
   const { rewindFailed: _failed, toStep: _toStep, ...rest } = errorDetails;
-  ctx.lifecycle.update(planId, { errorDetails: rest, errorMessage: typeof errorMessage === 'string' && errorMessage.startsWith('the rewind to before step') ? null : errorMessage });
+  await ctx.lifecycle.update(planId, { errorDetails: rest, errorMessage: typeof errorMessage === 'string' && errorMessage.startsWith('the rewind to before step') ? null : errorMessage });
 }
 
 interface Prepared {
@@ -85,25 +85,25 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
 
   /** What a rewind of `planId` to `toStep` does, worked out against the sandbox as it is now; nothing is changed but the operator's edits recorded. */
   const prepare = async (planId: string, toStep: number, by: string, held = false): Promise<Prepared> => {
-    const known = held ? guard.requireHeld('rewind', planId) : guard.require('rewind', planId);
-    const steps = stepsInOrder(lifecycle.listDecisions(planId));
+    const known = held ? await guard.requireHeld('rewind', planId) : await guard.require('rewind', planId);
+    const steps = stepsInOrder(await lifecycle.listDecisions(planId));
     if (!Number.isInteger(toStep) || toStep < 1 || toStep > steps.length) {
       throw new ValidationError('toStep', `${toStep} is out of range: plan ${planId} has steps 1 to ${steps.length}`);
     }
-    const chain = checkpointsThrough(stores.checkpoints, planId, toStep);
+    const chain = await checkpointsThrough(stores.checkpoints, planId, toStep);
     if (!chain) {
-      const last = stores.checkpoints.summaries(planId).at(-1)?.step ?? 0;
+      const last = (await stores.checkpoints.summaries(planId)).at(-1)?.step ?? 0;
       throw new ValidationError('toStep', `step ${toStep} has no checkpoint: it has not started yet (plan ${planId} has checkpoints before steps 1 to ${last})`);
     }
     requireSandboxPresent(known);
     const sandboxRoot = known.sandboxRefs[0];
     // The operator's edits since the last run are recorded first: they are among what the rewind undoes.
     // After a rewind that did not finish, what differs is its half-done restore, not the operator's edits (those it recorded).
-    if (!stores.checkpoints.pendingRewinds().some((j) => j.planId === planId)) await ctx.captureHandEdits(known);
-    const plan = ctx.get(planId);
+    if (!(await stores.checkpoints.pendingRewinds()).some((j) => j.planId === planId)) await ctx.captureHandEdits(known);
+    const plan = await ctx.get(planId);
     const checkpoint = chain[chain.length - 1];
     const { ops, files } = await planRestore(sandboxRoot, foldDeltas(chain.map((c) => c.delta)));
-    const later = laterEntries(plan, checkpoint);
+    const later = await laterEntries(plan, checkpoint);
     const operatorEdits = [...new Set(later.filter((e) => e.origin === 'operator').flatMap((e) => (e.oldPath ? [e.path, e.oldPath] : [e.path])))].sort();
     const edited = new Set(operatorEdits);
     const changed = files.map((f) => ({ ...f, editedByOperator: edited.has(f.path) }));
@@ -123,11 +123,11 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
   };
 
   /** The changeset's entries after the checkpoint that are not history yet. */
-  const laterEntries = (plan: Plan, checkpoint: StoredCheckpoint) => {
+  const laterEntries = async (plan: Plan, checkpoint: StoredCheckpoint) => {
     if (!plan.changesetId) return [];
     const from = checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0;
-    const total = stores.changesets.countEntries(plan.changesetId);
-    return stores.changesets.listEntryMeta(plan.changesetId, { offset: from, limit: Math.max(0, total - from) }).filter((e) => !e.rewound);
+    const total = await stores.changesets.countEntries(plan.changesetId);
+    return (await stores.changesets.listEntryMeta(plan.changesetId, { offset: from, limit: Math.max(0, total - from) })).filter((e) => !e.rewound);
   };
 
   /**
@@ -136,38 +136,39 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
    * state, the later checkpoints dropped and the journal removed. Applied again after a crash, it
    * gives the same result (`recovered` says so in the plan, its decision and its event).
    */
-  const finish = (journal: RewindJournal, recovered: boolean): Plan => {
-    const plan = ctx.get(journal.planId);
-    const checkpoint = stores.checkpoints.list(journal.planId).find((c) => c.id === journal.checkpointId);
+  const finish = async (journal: RewindJournal, recovered: boolean): Promise<Plan> => {
+    const plan = await ctx.get(journal.planId);
+    const checkpoint = (await stores.checkpoints.list(journal.planId)).find((c) => c.id === journal.checkpointId);
     if (!checkpoint) throw new PlanError(`the checkpoint of step ${journal.toStep} of plan ${journal.planId} is gone`, 'internal');
     applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
     const at = new Date().toISOString();
-    const commit = () => {
-      const history = [...new Set(laterEntries(plan, checkpoint).map((e) => e.path))].sort();
+    const commit = async () => {
+      const history = [...new Set((await laterEntries(plan, checkpoint)).map((e) => e.path))].sort();
       const rewound = plan.changesetId
-        ? stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
+        ? await stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
         : 0;
-      const steps = stepsInOrder(lifecycle.listDecisions(plan.id));
+      const steps = stepsInOrder(await lifecycle.listDecisions(plan.id));
       // Steps the checkpoint knew that a replan replaced since (skipped, with steps it did not know after them) stay skipped.
       const lastNew = steps.findLastIndex((d) => !(d.id in checkpoint.decisions));
       const replaced = (index: number) => index < lastNew && steps[index].status === 'skipped' && steps[index].id in checkpoint.decisions;
       for (const [index, step] of steps.entries()) {
         const status = replaced(index) ? 'skipped' : index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
         if (step.status === status) continue;
-        lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
-        ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
+        await lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
+        await ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
       }
       const target = steps[journal.toStep - 1];
       const paths = journal.files.map((f) => f.path);
       const listed = history.length > 20 ? `${history.slice(0, 20).join(', ')} and ${history.length - 20} more` : history.join(', ');
       const from = journal.fromStep === null ? 'from the end' : `from step ${journal.fromStep}`;
-      lifecycle.saveDecisions([
+      const siblings = (await lifecycle.listDecisions(plan.id)).filter((d) => d.parentId === (target?.id ?? plan.decisionRootId)).length;
+      await lifecycle.saveDecisions([
         {
           id: journal.decisionId,
           planId: plan.id,
           parentId: target?.id ?? plan.decisionRootId,
           type: 'error_recovery',
-          order: lifecycle.listDecisions(plan.id).filter((d) => d.parentId === (target?.id ?? plan.decisionRootId)).length,
+          order: siblings,
           description: `Rewound to before step ${journal.toStep} (${from}): ${plural(paths.length, 'file')} put back, ${plural(rewound, 'change')} rewound`,
           rationale: `rewind by ${journal.by} at ${journal.createdAt}${recovered ? '; completed after an interruption' : ''}${history.length ? `. Changes rewound: ${listed}` : ''}`,
           toolCalls: [],
@@ -176,14 +177,14 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
           updatedAt: at,
         },
       ]);
-      clearRewindFailure(ctx, plan.id);
+      await clearRewindFailure(ctx, plan.id);
       const lastRewind = { toStep: journal.toStep, fromStep: journal.fromStep, by: journal.by, at, recovered };
       // The conversation after the checkpoint is dropped: the model is told only of the steps before it.
       const patch = { phase: 'execute' as const, usage: checkpoint.usage ?? undefined, agentSession: null, lastRewind };
-      lifecycle.transition(plan.id, 'queued', patch);
-      stores.checkpoints.removeAfter(plan.id, journal.toStep);
-      stores.checkpoints.endRewind(plan.id);
-      ctx.events.publish(plan.id, 'plan_rewound', {
+      await lifecycle.transition(plan.id, 'queued', patch);
+      await stores.checkpoints.removeAfter(plan.id, journal.toStep);
+      await stores.checkpoints.endRewind(plan.id);
+      await ctx.events.publish(plan.id, 'plan_rewound', {
         toStep: journal.toStep,
         fromStep: journal.fromStep,
         decisionId: journal.decisionId,
@@ -193,10 +194,10 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         recovered,
       });
     };
-    ctx.events.deferDelivery(() => (stores.changesets.atomically ? stores.changesets.atomically(commit) : commit()));
+    await lifecycle.unit(commit);
     ctx.checkpoints.forget(plan.id);
     // The sandbox is not what the checks saw: they run again after execute, and before apply.
-    ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
+    await ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
     return ctx.get(plan.id);
   };
 
@@ -204,11 +205,11 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
    * A rewind that failed part way: its journal is kept (a rewind again finishes it, a discard drops
    * it) and the plan says so, which refuses every other action until then (shared/actions.ts).
    */
-  const recordFailure = (journal: RewindJournal, error: unknown): string => {
+  const recordFailure = async (journal: RewindJournal, error: unknown): Promise<string> => {
     const message = `the rewind to before step ${journal.toStep} could not be finished: ${causeOf(error)}`;
     try {
-      const plan = ctx.get(journal.planId);
-      lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
+      const plan = await ctx.get(journal.planId);
+      await lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
     } catch {
       // The plan itself is gone: nothing to tell.
     }
@@ -217,8 +218,8 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
 
   return {
     /** The plan's checkpoints, oldest first. */
-    checkpoints(planId: string): CheckpointSummary[] {
-      ctx.get(planId);
+    async checkpoints(planId: string): Promise<CheckpointSummary[]> {
+      await ctx.get(planId);
       return stores.checkpoints.summaries(planId);
     },
 
@@ -233,18 +234,18 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
      * after it dropped. Journaled, so a crash leaves it as before or as after.
      */
     async rewind(planId: string, answer: Answer & { toStep: number }): Promise<{ plan: Plan; rewind: RewindResult }> {
-      guard.require('rewind', planId);
+      await guard.require('rewind', planId);
       // Held from before the first await: no run, verify or apply of the plan starts while the rewind works out and applies its operations.
       return registry.hold(planId, async () => {
         const prepared = await prepare(planId, answer.toStep, answer.by, true);
         // Checked again on the plan as it is now: it may have changed while the sandbox was compared.
-        guard.requireHeld('rewind', planId);
-        stores.checkpoints.beginRewind(prepared.journal);
+        await guard.requireHeld('rewind', planId);
+        await stores.checkpoints.beginRewind(prepared.journal);
         let plan: Plan;
         try {
-          plan = finish(prepared.journal, false);
+          plan = await finish(prepared.journal, false);
         } catch (error) {
-          const message = recordFailure(prepared.journal, error);
+          const message = await recordFailure(prepared.journal, error);
           throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${answer.toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');
         }
         return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
@@ -256,16 +257,16 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
      * the plan). One that fails again is kept for the next open and its cause put on the plan
      * (`plan show` says it): it never stops the other plans, or the app, from opening.
      */
-    finishInterruptedRewinds(): string[] {
+    async finishInterruptedRewinds(): Promise<string[]> {
       const finished: string[] = [];
-      for (const journal of stores.checkpoints.pendingRewinds()) {
-        const lease = stores.leases.get(journal.planId);
+      for (const journal of await stores.checkpoints.pendingRewinds()) {
+        const lease = await stores.leases.get(journal.planId);
         if (lease && lease.pid !== process.pid && isLeaseLive(lease)) continue;
         try {
-          registry.holdNow(journal.planId, () => finish(journal, true));
+          await registry.hold(journal.planId, () => finish(journal, true));
           finished.push(journal.planId);
         } catch (error) {
-          recordFailure(journal, error);
+          await recordFailure(journal, error);
         }
       }
       return finished;

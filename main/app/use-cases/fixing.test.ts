@@ -16,18 +16,18 @@ describe('fixing a failed plan in place', () => {
   const failedRun = async () => {
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const fixing = planFixing(h.ctx, h.runs, running.run, h.verifying);
-    const plan = h.createPlan({ steps: 3, failAt: 2 });
+    const plan = await h.createPlan({ steps: 3, failAt: 2 });
     await running.run(plan.id);
-    return { plan, fixing, steps: () => stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => [d.description, d.status]) };
+    return { plan, fixing, steps: async () => stepsInOrder(await h.ctx.lifecycle.listDecisions(plan.id)).map((d) => [d.description, d.status]) };
   };
 
   it('skips the failed step, and a retry runs on from the next one to apply', async () => {
     h = useCaseHarness();
     const { plan, fixing, steps } = await failedRun();
-    expect(fixing.skip(plan.id, { by: 'ada' }).processingState).toBe('queued');
-    expect(() => fixing.retry(plan.id)).toThrow(/retry/);
+    expect((await fixing.skip(plan.id, { by: 'ada' })).processingState).toBe('queued');
+    await expect(fixing.retry(plan.id)).rejects.toThrow(/retry/);
     expect(await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id)).toMatchObject({ phase: 'apply' });
-    expect(steps()).toEqual([
+    expect(await steps()).toEqual([
       ['Step 1', 'done'],
       ['Step 2 edits a heading that is not there', 'skipped'],
       ['Step 3', 'done'],
@@ -39,36 +39,39 @@ describe('fixing a failed plan in place', () => {
     const { plan, fixing, steps } = await failedRun();
     const file = path.join(h.root, 'replan.yaml');
     writeFileSync(file, planYaml(h.project, { name: 'fixed', steps: 1 }));
-    const replanned = fixing.replan(plan.id, { by: 'ada', file });
+    const replanned = await fixing.replan(plan.id, { by: 'ada', file });
     expect(replanned.processingState).toBe('queued');
-    expect(steps()).toEqual([
+    expect(await steps()).toEqual([
       ['Step 1', 'done'],
       ['Step 2 edits a heading that is not there', 'skipped'],
       ['Step 3', 'skipped'],
       ['Step 1', 'pending'],
     ]);
-    expect(h.ctx.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'error_recovery').at(-1)?.description).toBe('Replanned: 2 steps replaced by 1 from fixed');
+    expect((await h.ctx.lifecycle.listDecisions(plan.id)).filter((d) => d.type === 'error_recovery').at(-1)?.description).toBe('Replanned: 2 steps replaced by 1 from fixed');
   });
 
   it("edit-step takes the step file's check, and a file without one leaves the step without a check", async () => {
     h = useCaseHarness();
     const { plan, fixing } = await failedRun();
-    const failed = () => stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id))[1];
+    const failed = async () => stepsInOrder(await h.ctx.lifecycle.listDecisions(plan.id))[1];
     const file = path.join(h.root, 'step.yaml');
     writeFileSync(file, 'step: Write the notes\ncheck: test -f NOTES.md\ntools:\n  - tool: file.write\n    args: { path: NOTES.md, content: hi }\n');
-    fixing.editStep(plan.id, { by: 'ada', step: 2, file });
-    expect(failed().check).toMatchObject({ run: 'test -f NOTES.md' });
+    await fixing.editStep(plan.id, { by: 'ada', step: 2, file });
+    expect((await failed()).check).toMatchObject({ run: 'test -f NOTES.md' });
     writeFileSync(file, 'step: Write the notes\ntools:\n  - tool: file.write\n    args: { path: NOTES.md, content: hi }\n');
-    fixing.editStep(plan.id, { by: 'ada', step: 2, file });
-    expect(failed().check ?? null).toBeNull();
+    await fixing.editStep(plan.id, { by: 'ada', step: 2, file });
+    expect((await failed()).check ?? null).toBeNull();
   });
 
     it('refuses to change a plan that is running', async () => {
     h = useCaseHarness();
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
-    const plan = h.createPlan();
-    const run = running.run(plan.id);
-    expect(() => planFixing(h.ctx, h.runs, running.run, h.verifying).setProfile(plan.id, { by: 'ada', profile: 'manual' })).toThrow(PlanError);
+    const plan = await h.createPlan();
+    let started = () => {};
+    const holding = new Promise<void>((resolve) => (started = resolve));
+    const run = running.run(plan.id, { onStarted: started });
+    await holding;
+    await expect(planFixing(h.ctx, h.runs, running.run, h.verifying).setProfile(plan.id, { by: 'ada', profile: 'manual' })).rejects.toThrow(PlanError);
     await run;
   });
 });

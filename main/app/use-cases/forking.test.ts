@@ -1,3 +1,4 @@
+import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,11 +25,11 @@ describe('fork and compare', () => {
   let h: ReturnType<typeof useCaseHarness>;
   afterEach(() => h.dispose());
 
-  const setup = () => {
+  const setup = async () => {
     h = useCaseHarness();
     const content = (name: string, steps: string[], project = h.project) => ['name: ' + name, `project: ${JSON.stringify(project)}`, 'automationProfile: trusted', 'definitionOfDone:', ...steps, ''].join('\n');
     const authoring = planAuthoring(h.ctx);
-    const plan = authoring.createFromContent({ content: content('origin', STEPS) }, h.root);
+    const plan = await authoring.createFromContent({ content: content('origin', STEPS) }, h.root);
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const checkpoints = planCheckpoints(h.ctx, h.runs);
     const forking = planForking(h.ctx, h.runs);
@@ -37,13 +38,13 @@ describe('fork and compare', () => {
     const events: StreamEvent[] = [];
     h.ctx.events.subscribe((event) => {
       events.push(event);
-      if (event.type === 'checkpoint_created') atCheckpoint.set(`${event.planId}:${event.data.step}`, treeHash(h.ctx.get(event.planId).sandboxRefs[0]));
+      if (event.type === 'checkpoint_created') atCheckpoint.set(`${event.planId}:${event.data.step}`, treeHash(path.join(h.ctx.options.dataDir, SANDBOXES_FOLDER, event.planId)));
     });
     return { plan, running, checkpoints, forking, reading, authoring, content, atCheckpoint, events };
   };
 
   it('makes the fork from the checkpoint byte for byte, shares the steps before it and their changes, and runs only the rest', async () => {
-    const { plan, running, checkpoints, forking, reading, atCheckpoint, events } = setup();
+    const { plan, running, checkpoints, forking, reading, atCheckpoint, events } = await setup();
     await running.run(plan.id);
     // The project moves on: the fork is made from the checkpoint, not from the project as it is now.
     writeFileSync(path.join(h.project, 'later.txt'), 'later\n');
@@ -51,27 +52,27 @@ describe('fork and compare', () => {
 
     expect(treeHash(fork.sandboxRefs[0])).toBe(atCheckpoint.get(`${plan.id}:3`));
     expect(fork).toMatchObject({ phase: 'execute', processingState: 'queued', automationProfile: { name: 'supervised' }, forkedFrom: { planId: plan.id, atStep: 3, by: 'alice' } });
-    expect(h.ctx.get(plan.id).forks).toEqual([{ planId: fork.id, atStep: 3, by: 'alice', at: fork.forkedFrom?.at }]);
+    expect((await h.ctx.get(plan.id)).forks).toEqual([{ planId: fork.id, atStep: 3, by: 'alice', at: fork.forkedFrom?.at }]);
     expect(result).toEqual({ forkId: fork.id, from: plan.id, atStep: 3, sharedSteps: 2, sharedEntries: 2, changes: { profile: 'supervised' } });
     // Both plans are told, each in its own events.
     expect(events.filter((e) => e.type === 'plan_forked').map((e) => [e.planId, e.data])).toEqual([
       [fork.id, { ...result, by: 'alice' }],
       [plan.id, { ...result, by: 'alice' }],
     ]);
-    const steps = stepsInOrder(h.ctx.lifecycle.listDecisions(fork.id));
+    const steps = stepsInOrder(await h.ctx.lifecycle.listDecisions(fork.id));
     expect(steps.map((d) => [d.description, d.status])).toEqual([['Write a', 'done'], ['Shell', 'done'], ['Write c', 'pending']]);
     // The shared changes are the origin's, under the fork's steps.
-    const shared = reading.changes(fork.id).entries;
-    expect(shared.map((e) => [e.path, e.afterHash])).toEqual(reading.changes(plan.id).entries.slice(0, 2).map((e) => [e.path, e.afterHash]));
+    const shared = (await reading.changes(fork.id)).entries;
+    expect(shared.map((e) => [e.path, e.afterHash])).toEqual((await reading.changes(plan.id)).entries.slice(0, 2).map((e) => [e.path, e.afterHash]));
     expect(new Set(shared.map((e) => e.decisionId))).toEqual(new Set([steps[0].id, steps[1].id]));
     // The checkpoints before and at the step are the fork's too.
-    expect(checkpoints.checkpoints(fork.id).map((c) => [c.step, c.decisionId])).toEqual(steps.map((d, i) => [i + 1, d.id]));
+    expect((await checkpoints.checkpoints(fork.id)).map((c) => [c.step, c.decisionId])).toEqual(steps.map((d, i) => [i + 1, d.id]));
 
     const ran = await running.run(fork.id);
     expect(ran).toMatchObject({ phase: 'apply', processingState: 'queued' });
     expect(readFileSync(path.join(fork.sandboxRefs[0], 'log.txt'), 'utf8')).toBe('run\n');
     expect(events.filter((e) => e.planId === fork.id && e.type === 'runtime_execute_step').map((e) => (e.data as { index: number }).index)).toEqual([3]);
-    expect(treeHash(fork.sandboxRefs[0])).toBe(treeHash(h.ctx.get(plan.id).sandboxRefs[0]));
+    expect(treeHash(fork.sandboxRefs[0])).toBe(treeHash((await h.ctx.get(plan.id)).sandboxRefs[0]));
 
     // The fork rewinds to a shared checkpoint as to its own, and is forked again from one.
     const again = await forking.fork(fork.id, { by: 'bob', atStep: 2 });
@@ -82,24 +83,24 @@ describe('fork and compare', () => {
   });
 
   it('carries over none of what a rewind made history, and replaces the later steps from a plan file', async () => {
-    const { plan, running, checkpoints, forking, reading, content } = setup();
+    const { plan, running, checkpoints, forking, reading, content } = await setup();
     await running.run(plan.id);
     await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
     await running.run(plan.id);
-    const rewound = reading.changes(plan.id).entries.filter((e) => e.rewound).length;
+    const rewound = (await reading.changes(plan.id)).entries.filter((e) => e.rewound).length;
     expect(rewound).toBeGreaterThan(0);
 
     const other = content('other', step('Write d', 'file.write', '{ path: d.txt, content: "d\\n" }'));
     const { plan: fork, fork: result } = await forking.fork(plan.id, { by: 'alice', atStep: 3, content: other }, h.root);
     expect(result.changes).toEqual({ steps: 1 });
-    expect(reading.changes(fork.id).entries.some((e) => e.rewound)).toBe(false);
-    expect(reading.changes(fork.id).entries.map((e) => e.path)).toEqual(reading.changes(plan.id).entries.filter((e) => !e.rewound).slice(0, result.sharedEntries).map((e) => e.path));
+    expect((await reading.changes(fork.id)).entries.some((e) => e.rewound)).toBe(false);
+    expect((await reading.changes(fork.id)).entries.map((e) => e.path)).toEqual((await reading.changes(plan.id)).entries.filter((e) => !e.rewound).slice(0, result.sharedEntries).map((e) => e.path));
     // The copied checkpoints count the fork's entries, so the next one sees only what its steps wrote.
-    expect(checkpoints.checkpoints(fork.id).at(-1)?.entries).toBe(result.sharedEntries);
-    expect(stepsInOrder(h.ctx.lifecycle.listDecisions(fork.id)).map((d) => [d.description, d.status])).toEqual([['Write a', 'done'], ['Shell', 'done'], ['Write d', 'pending']]);
+    expect((await checkpoints.checkpoints(fork.id)).at(-1)?.entries).toBe(result.sharedEntries);
+    expect(stepsInOrder(await h.ctx.lifecycle.listDecisions(fork.id)).map((d) => [d.description, d.status])).toEqual([['Write a', 'done'], ['Shell', 'done'], ['Write d', 'pending']]);
 
     await running.run(fork.id);
-    const compared = forking.compare(plan.id, fork.id);
+    const compared = await forking.compare(plan.id, fork.id);
     expect([compared.onlyA, compared.onlyB]).toEqual([['c.txt'], ['d.txt']]);
     expect(compared.both.map((f) => [f.path, f.same])).toEqual([['a.txt', true], ['log.txt', true]]);
     expect(compared.a).toMatchObject({ stepsDone: 3, toolCalls: 5 });
@@ -107,21 +108,21 @@ describe('fork and compare', () => {
   });
 
   it('refuses bad input and makes nothing', async () => {
-    const { plan, running, forking, authoring, content } = setup();
+    const { plan, running, forking, authoring, content } = await setup();
     await expect(forking.fork(plan.id, { by: 'alice', atStep: 1 })).rejects.toThrow(`plan ${plan.id} has no checkpoint yet; one is recorded as each step starts`);
     await running.run(plan.id);
-    const count = h.ctx.lifecycle.listPlans().length;
+    const count = (await h.ctx.lifecycle.listPlans()).length;
     await expect(forking.fork(plan.id, { by: 'alice', atStep: 4 })).rejects.toThrow(`atStep: 4 is out of range: plan ${plan.id} has steps 1 to 3`);
     await expect(forking.fork(plan.id, { by: 'alice', atStep: 2, model: 'openai-compatible:x' })).rejects.toThrow('model: plan');
     await expect(forking.fork(plan.id, { by: 'alice', atStep: 2, content: 'name: x\ndefinitionOfDone: []\n' }, h.root)).rejects.toThrow();
-    expect(h.ctx.lifecycle.listPlans()).toHaveLength(count);
-    expect(h.ctx.get(plan.id).forks).toBeUndefined();
+    expect(await h.ctx.lifecycle.listPlans()).toHaveLength(count);
+    expect((await h.ctx.get(plan.id)).forks).toBeUndefined();
 
     const other = path.join(h.root, 'other');
     mkdirSync(other);
     writeFileSync(path.join(other, 'x.txt'), 'x\n');
-    const elsewhere = authoring.createFromContent({ content: content('elsewhere', STEPS.slice(0, 4), other) }, h.root);
-    expect(() => forking.compare(plan.id, elsewhere.id)).toThrow(`plans: plan ${plan.id} is over ${h.project} and plan ${elsewhere.id} over ${other}; compare needs two plans over the same project`);
-    expect(() => forking.compare(plan.id, plan.id)).toThrow('given twice');
+    const elsewhere = await authoring.createFromContent({ content: content('elsewhere', STEPS.slice(0, 4), other) }, h.root);
+    await expect(forking.compare(plan.id, elsewhere.id)).rejects.toThrow(`plans: plan ${plan.id} is over ${h.project} and plan ${elsewhere.id} over ${other}; compare needs two plans over the same project`);
+    await expect(forking.compare(plan.id, plan.id)).rejects.toThrow('given twice');
   });
 });

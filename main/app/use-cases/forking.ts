@@ -67,8 +67,8 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
    * them before the checkpoint; the steps before `atStep` as the checkpoint holds them (shared, not
    * run again), the later ones pending, or replaced by `replacement`.
    */
-  const copyDecisions = (origin: Plan, forkId: string, atStep: number, checkpointAt: string, statusAt: Record<string, StrategyDecision['status']>, replacement: ReturnType<typeof newSteps>) => {
-    const all = lifecycle.listDecisions(origin.id);
+  const copyDecisions = async (origin: Plan, forkId: string, atStep: number, checkpointAt: string, statusAt: Record<string, StrategyDecision['status']>, replacement: ReturnType<typeof newSteps>) => {
+    const all = await lifecycle.listDecisions(origin.id);
     const steps = stepsInOrder(all);
     const later = new Set(steps.slice(atStep - 1).map((d) => d.id));
     const children = childrenByParent(all);
@@ -119,10 +119,10 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
   };
 
   /** Each event of a plan's of type `type`, oldest first. */
-  const eventsOf = (planId: string, type: StreamEventType): StreamEvent[] => {
+  const eventsOf = async (planId: string, type: StreamEventType): Promise<StreamEvent[]> => {
     const found: StreamEvent[] = [];
     for (let after = 0; ; ) {
-      const page = stores.events.list(planId, after, 5000);
+      const page = await stores.events.list(planId, after, 5000);
       found.push(...page.filter((e) => e.type === type));
       if (page.length < 5000) return found;
       after = page[page.length - 1].seq;
@@ -134,14 +134,14 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
    * before the checkpoint, and not undone by a later rewind back over its step (that is history, as
    * the rewound changes are).
    */
-  const sharedCall = (planId: string, checkpointAt: string) => {
-    const rewinds = eventsOf(planId, 'plan_rewound').map((e) => ({ at: e.ts, toStep: (e.data as { toStep: number }).toStep }));
+  const sharedCall = async (planId: string, checkpointAt: string) => {
+    const rewinds = (await eventsOf(planId, 'plan_rewound')).map((e) => ({ at: e.ts, toStep: (e.data as { toStep: number }).toStep }));
     return (startedAt: string, step: number) => startedAt <= checkpointAt && !rewinds.some((r) => r.toStep <= step && r.at > startedAt && r.at <= checkpointAt);
   };
 
   /** The origin's changeset entries before the checkpoint, under the fork's decisions and calls (entries a rewind made history stay behind). */
-  const copyEntries = (changesetId: string | null, upTo: number, decisions: ReadonlyMap<string, string>, invocations: ReadonlyMap<string, string>) => {
-    const entries = changesetId ? stores.changesets.listEntries(changesetId, { offset: 0, limit: Math.max(1, upTo) }).slice(0, upTo) : [];
+  const copyEntries = async (changesetId: string | null, upTo: number, decisions: ReadonlyMap<string, string>, invocations: ReadonlyMap<string, string>) => {
+    const entries = changesetId ? (await stores.changesets.listEntries(changesetId, { offset: 0, limit: Math.max(1, upTo) })).slice(0, upTo) : [];
     // kept[n]: of the origin's first n entries, how many the fork has.
     const kept = [0];
     const copies: ChangeEntry[] = [];
@@ -160,10 +160,10 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
   };
 
   /** Milliseconds a plan spent processing, from its state changes; `until`: only before that time. */
-  const runningTime = (planId: string, until?: string): number => {
+  const runningTime = async (planId: string, until?: string): Promise<number> => {
     let total = 0;
     let since: number | null = null;
-    for (const event of eventsOf(planId, 'state_changed')) {
+    for (const event of await eventsOf(planId, 'state_changed')) {
       if (until !== undefined && event.ts > until) break;
       const at = Date.parse(event.ts);
       const to = (event.data as { to: string }).to;
@@ -178,26 +178,26 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
   };
 
   /** A fork counts its origin's time before the step it was forked at, and so on up the line. */
-  const timeWithOrigins = (plan: Plan): number => {
-    let total = runningTime(plan.id);
+  const timeWithOrigins = async (plan: Plan): Promise<number> => {
+    let total = await runningTime(plan.id);
     for (let from = plan.forkedFrom, depth = 0; from && depth < 100; depth++) {
-      total += runningTime(from.planId, from.checkpointAt);
-      from = stores.plans.get(from.planId)?.forkedFrom;
+      total += await runningTime(from.planId, from.checkpointAt);
+      from = (await stores.plans.get(from.planId))?.forkedFrom;
     }
     return total;
   };
 
   /** What one plan changed (netted, as the review shows it) and what its run took. */
-  const side = (plan: Plan): { side: CompareSide; results: Map<string, Buffer | null> } => {
-    const entries = plan.changesetId ? (stores.changesets.get(plan.changesetId)?.entries ?? []) : [];
-    const files = reviewChanges(entries, stores.applied.list(plan.id)).map(({ path, oldPath, operation, binary, insertions, deletions }) => ({ path, oldPath, operation, binary, insertions, deletions }));
+  const side = async (plan: Plan): Promise<{ side: CompareSide; results: Map<string, Buffer | null> }> => {
+    const entries = plan.changesetId ? ((await stores.changesets.get(plan.changesetId))?.entries ?? []) : [];
+    const files = reviewChanges(entries, await stores.applied.list(plan.id)).map(({ path, oldPath, operation, binary, insertions, deletions }) => ({ path, oldPath, operation, binary, insertions, deletions }));
     // Each path's content at the end of the run (null: not there); a rename leaves its old path empty.
     const results = new Map<string, Buffer | null>();
     for (const change of netChanges(entries)) {
       results.set(change.path, change.after);
       if (change.oldPath && !results.has(change.oldPath)) results.set(change.oldPath, null);
     }
-    const steps = stepsInOrder(lifecycle.listDecisions(plan.id));
+    const steps = stepsInOrder(await lifecycle.listDecisions(plan.id));
     const usage = plan.usage ?? { inputTokens: 0, outputTokens: 0 };
     return {
       results,
@@ -208,11 +208,11 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
         files,
         stepsDone: steps.filter((d) => d.status === 'done').length,
         steps: steps.length,
-        toolCalls: stores.invocations.listForPlan(plan.id).length,
+        toolCalls: (await stores.invocations.listForPlan(plan.id)).length,
         inputTokens: usage.inputTokens,
         outputTokens: usage.outputTokens,
         cost: plan.usage ? costOf(plan.usage, ctx.options.settings.read().price) : null,
-        durationMs: timeWithOrigins(plan),
+        durationMs: await timeWithOrigins(plan),
       },
     };
   };
@@ -243,18 +243,18 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
      * steps the request changes. Its sandbox is made from the checkpoint. Not run: `run` does that.
      */
     async fork(planId: string, request: ForkRequest, baseDir = process.cwd(), policy?: ProjectPolicy): Promise<{ plan: Plan; fork: ForkResult }> {
-      guard.require('fork', planId);
+      await guard.require('fork', planId);
       // Held: no run, rewind or apply of the origin starts while its checkpoint is copied.
       return registry.hold(planId, async () => {
-        const origin = guard.requireHeld('fork', planId);
+        const origin = await guard.requireHeld('fork', planId);
         const { atStep } = request;
-        const steps = stepsInOrder(lifecycle.listDecisions(planId));
+        const steps = stepsInOrder(await lifecycle.listDecisions(planId));
         if (!Number.isInteger(atStep) || atStep < 1 || atStep > steps.length) {
           throw new ValidationError('atStep', `${atStep} is out of range: plan ${planId} has steps 1 to ${steps.length}`);
         }
-        const chain = checkpointsThrough(stores.checkpoints, planId, atStep);
+        const chain = await checkpointsThrough(stores.checkpoints, planId, atStep);
         if (!chain) {
-          const last = stores.checkpoints.summaries(planId).at(-1)?.step ?? 0;
+          const last = (await stores.checkpoints.summaries(planId)).at(-1)?.step ?? 0;
           throw new ValidationError('atStep', `step ${atStep} has no checkpoint: it has not started yet (plan ${planId} has checkpoints before steps 1 to ${last})`);
         }
         // Everything the request names is checked before anything is made.
@@ -276,8 +276,8 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
             ...(request.model !== undefined && agent?.model ? { model: agent.model } : {}),
             ...(replacement ? { steps: replacement.steps.length } : {}),
           };
-          const make = () => {
-            const created = lifecycle.createPlan({
+          const make = async () => {
+            const created = await lifecycle.createPlan({
               agent,
               name: origin.name,
               description: origin.description,
@@ -288,26 +288,26 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
               projectSource: origin.projectSource,
               verify: origin.verify,
             });
-            const { copies, ids, sharedIds, root, shared } = copyDecisions(origin, created.id, atStep, checkpoint.createdAt, checkpoint.decisions, replacement);
-            lifecycle.saveDecisions(copies);
+            const { copies, ids, sharedIds, root, shared } = await copyDecisions(origin, created.id, atStep, checkpoint.createdAt, checkpoint.decisions, replacement);
+            await lifecycle.saveDecisions(copies);
             // The shared steps' calls, so the fork's tree and counts show them; they are not made again.
             const calls = new Map<string, string>();
-            const kept = sharedCall(planId, checkpoint.createdAt);
+            const kept = await sharedCall(planId, checkpoint.createdAt);
             const stepOf = new Map(steps.map((d, i) => [d.id, i + 1]));
-            for (const call of stores.invocations.listForPlan(planId)) {
+            for (const call of await stores.invocations.listForPlan(planId)) {
               if (call.decisionId === null || !sharedIds.has(call.decisionId) || !kept(call.startedAt, stepOf.get(call.decisionId) ?? 0)) continue;
               const decisionId = ids.get(call.decisionId) ?? null;
               const id = newId();
               calls.set(call.id, id);
-              stores.invocations.record({ ...call, id, planId: created.id, decisionId });
+              await stores.invocations.record({ ...call, id, planId: created.id, decisionId });
             }
-            const entries = copyEntries(checkpoint.changesetId, checkpoint.entries, ids, calls);
-            const changesetId = checkpoint.changesetId || entries.copies.length > 0 ? stores.changesets.start(created.id) : null;
-            for (const entry of entries.copies) stores.changesets.record(changesetId as string, entry);
-            for (const copy of forkCheckpoints(chain, { planId: created.id, changesetId, decisions: ids, entries: entries.entries })) stores.checkpoints.add(copy);
+            const entries = await copyEntries(checkpoint.changesetId, checkpoint.entries, ids, calls);
+            const changesetId = checkpoint.changesetId || entries.copies.length > 0 ? await stores.changesets.start(created.id) : null;
+            for (const entry of entries.copies) await stores.changesets.record(changesetId as string, entry);
+            for (const copy of forkCheckpoints(chain, { planId: created.id, changesetId, decisions: ids, entries: entries.entries })) await stores.checkpoints.add(copy);
             const sandbox = join(sandboxes, created.id);
-            stores.sandboxFiles.recordBase(created.id, base);
-            lifecycle.update(created.id, {
+            await stores.sandboxFiles.recordBase(created.id, base);
+            await lifecycle.update(created.id, {
               phase: root ? 'execute' : 'strategize',
               decisionRootId: root?.id ?? null,
               changesetId,
@@ -317,15 +317,15 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
               forkedFrom,
               ...(origin.mcp ? { mcp: origin.mcp } : {}),
             });
-            lifecycle.update(planId, { forks: [...(ctx.get(planId).forks ?? []), { planId: created.id, atStep, by, at }] });
+            await lifecycle.update(planId, { forks: [...((await ctx.get(planId)).forks ?? []), { planId: created.id, atStep, by, at }] });
             const data = { forkId: created.id, from: planId, atStep, sharedSteps: shared.length, sharedEntries: entries.copies.length, changes };
-            ctx.events.publish(created.id, 'plan_forked', { ...data, by });
-            ctx.events.publish(planId, 'plan_forked', { ...data, by });
+            await ctx.events.publish(created.id, 'plan_forked', { ...data, by });
+            await ctx.events.publish(planId, 'plan_forked', { ...data, by });
             // Last, so a failure before leaves no sandbox behind; a rename within one folder is atomic.
             renameSync(staging, sandbox);
-            return { plan: ctx.get(created.id), fork: data };
+            return { plan: await ctx.get(created.id), fork: data };
           };
-          return ctx.events.deferDelivery(() => (stores.changesets.atomically ? stores.changesets.atomically(make) : make()));
+          return await lifecycle.unit(make);
         } finally {
           rmSync(staging, { recursive: true, force: true });
         }
@@ -333,16 +333,16 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
     },
 
     /** Two plans over the same project side by side: the files each changed, the difference between their results where both changed a file, and what each run took. */
-    compare(aId: string, bId: string): PlanCompare {
-      const a = ctx.get(aId);
-      const b = ctx.get(bId);
+    async compare(aId: string, bId: string): Promise<PlanCompare> {
+      const a = await ctx.get(aId);
+      const b = await ctx.get(bId);
       if (a.id === b.id) throw new ValidationError('plans', `plan ${a.id} given twice; compare needs two plans`);
       if (a.projectPath !== b.projectPath) {
         const over = (p: Plan) => (p.projectPath === null ? 'no project' : p.projectPath);
         throw new ValidationError('plans', `plan ${a.id} is over ${over(a)} and plan ${b.id} over ${over(b)}; compare needs two plans over the same project`);
       }
-      const left = side(a);
-      const right = side(b);
+      const left = await side(a);
+      const right = await side(b);
       const paths = (m: Map<string, unknown>) => [...m.keys()].sort();
       const both = paths(left.results).filter((p) => right.results.has(p));
       return {

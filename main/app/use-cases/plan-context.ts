@@ -39,7 +39,9 @@ export interface EngineStores {
   checks: CheckResultStore;
   checkpoints: CheckpointStore;
   /** Several reads on one snapshot, where the stores share a database other processes write to. */
-  readTogether?<T>(read: () => T): T;
+  readTogether?<T>(read: () => Promise<T>): Promise<T>;
+  /** One transaction over every store, where they share a database: a read-modify-write no other task's write can split. */
+  atomically?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface PlanServiceOptions {
@@ -60,6 +62,11 @@ export interface PlanServiceOptions {
 }
 
 export interface RunOptions {
+  /**
+   * Called once the run holds the plan (its checks passed, its lease taken): a host that answers
+   * at once, not when the run ends, waits for this, so a refusal is still the request's error.
+   */
+  onStarted?: () => void;
   streamCallback?: StreamCallback;
   /** Pause before each decision; by default as the plan's profile says (`manual` does). */
   step?: boolean;
@@ -92,7 +99,8 @@ export class PlanContext {
   ) {
     this.stores = options.stores;
     this.events = new EventPublisher(options.stores.events);
-    this.lifecycle = new PlanLifecycleService(options.stores.plans, this.events);
+    const { stores } = options;
+    this.lifecycle = new PlanLifecycleService(stores.plans, this.events, stores.atomically ? (fn) => stores.atomically!(fn) : undefined);
     this.registry = options.registry ?? registerBuiltinTools(new ToolRegistry(), { tracker: runs.tracker });
     this.recovery = new ErrorRecoveryService(options.stores.errors, this.lifecycle, options.recovery);
     this.objects = new ObjectStore(join(options.dataDir, OBJECTS_FOLDER));
@@ -103,7 +111,7 @@ export class PlanContext {
     return this.options.env ?? process.env;
   }
 
-  get(planId: string): Plan {
+  get(planId: string): Promise<Plan> {
     return this.lifecycle.getPlan(planId);
   }
 
@@ -116,15 +124,15 @@ export class PlanContext {
    * The plan's model recorded on it if it has none yet (a plan made before plans kept theirs);
    * throws a one-line ModelSettingError when this process cannot use it.
    */
-  pinModel(plan: Plan): Plan {
+  async pinModel(plan: Plan): Promise<Plan> {
     if (!plan.agent) return plan;
     const agent = recordModel(plan.agent, this.env, this.options.settings);
     this.modelConfig(agent);
     return agent === plan.agent ? plan : this.lifecycle.update(plan.id, { agent });
   }
 
-  failedStep(planId: string): StrategyDecision | undefined {
-    return stepsInOrder(this.lifecycle.listDecisions(planId)).find((d) => d.status === 'failed' || d.status === 'running');
+  async failedStep(planId: string): Promise<StrategyDecision | undefined> {
+    return stepsInOrder(await this.lifecycle.listDecisions(planId)).find((d) => d.status === 'failed' || d.status === 'running');
   }
 
   /**
@@ -143,24 +151,26 @@ export class PlanContext {
         changesets: this.stores.changesets,
         events: this.events,
         changesetId: plan.changesetId,
-        startChangeset: () => {
-          const changesetId = this.stores.changesets.start(plan.id);
-          this.lifecycle.update(plan.id, { changesetId });
+        startChangeset: async () => {
+          const changesetId = await this.stores.changesets.start(plan.id);
+          await this.lifecycle.update(plan.id, { changesetId });
           return changesetId;
         },
       },
       only,
     );
-    if (recorded.length > 0) this.markChecksStale(plan.id, `${[...new Set(recorded.map((e) => e.path))].join(', ')} edited in the sandbox`);
+    if (recorded.length > 0) await this.markChecksStale(plan.id, `${[...new Set(recorded.map((e) => e.path))].join(', ')} edited in the sandbox`);
     return recorded;
   }
 
   /** The sandbox changed after the plan's checks ran: their verdicts are stale, and they run again before apply. */
-  markChecksStale(planId: string, reason: string): void {
-    const { checks } = this.get(planId);
-    if (!checks || checks.stale) return;
-    const summary = { ...checks, stale: true };
-    this.lifecycle.update(planId, { checks: summary });
-    this.events.publish(planId, 'checks_stale', { reason, summary });
+  markChecksStale(planId: string, reason: string): Promise<void> {
+    return this.lifecycle.unit(async () => {
+      const { checks } = await this.get(planId);
+      if (!checks || checks.stale) return;
+      const summary = { ...checks, stale: true };
+      await this.lifecycle.update(planId, { checks: summary });
+      await this.events.publish(planId, 'checks_stale', { reason, summary });
+    });
   }
 }

@@ -24,9 +24,9 @@ export interface DiffEntry extends ChangeEntryMeta {
 
 export interface ExternalEvents {
   /** Changes whenever another process commits to the database. */
-  version(): number;
+  version(): Promise<number>;
   /** Every plan's last event seq. */
-  lastSeqs(): Map<string, number>;
+  lastSeqs(): Promise<Map<string, number>>;
 }
 
 export interface ReviewStep {
@@ -42,32 +42,34 @@ export interface ChangesetReview {
 /** What an operator reads about plans: the list, a plan's tree, changes, review, errors and approvals. */
 export function planReading(ctx: PlanContext) {
   const { lifecycle, stores } = ctx;
-  const get = (planId: string): Plan => ctx.get(planId);
+  const get = (planId: string): Promise<Plan> => ctx.get(planId);
   const reviewCache = new Map<string, { key: string; files: ReviewFile[] }>();
+  /** Several reads on one snapshot where the stores can (SQLite); else they simply run. */
+  const together = <T>(read: () => Promise<T>): Promise<T> => (stores.readTogether ? stores.readTogether(read) : read());
 
-  const decisions = (planId: string): StrategyDecision[] => {
-    get(planId);
+  const decisions = async (planId: string): Promise<StrategyDecision[]> => {
+    await get(planId);
     return lifecycle.listDecisions(planId);
   };
 
-  const changeEntries = (planId: string): ChangeEntry[] => {
-    const plan = get(planId);
-    return plan.changesetId ? (stores.changesets.get(plan.changesetId)?.entries ?? []) : [];
+  const changeEntries = async (planId: string): Promise<ChangeEntry[]> => {
+    const plan = await get(planId);
+    return plan.changesetId ? ((await stores.changesets.get(plan.changesetId))?.entries ?? []) : [];
   };
 
   /**
    * The files of a plan's review (no contents), kept while neither the entries (appended only) nor
    * what was applied changed: a running plan's console asks for it when a path changes again.
    */
-  const reviewFiles = (planId: string): ReviewFile[] => {
-    const plan = get(planId);
+  const reviewFiles = async (planId: string): Promise<ReviewFile[]> => {
+    const plan = await get(planId);
     if (!plan.changesetId) return [];
-    const applied = stores.applied.list(planId);
+    const applied = await stores.applied.list(planId);
     // A rewind changes what is part of the review without adding an entry: its time is part of the key.
-    const key = `${plan.changesetId}:${stores.changesets.countEntries(plan.changesetId)}:${plan.lastRewind?.at ?? ''}:${JSON.stringify(applied)}`;
+    const key = `${plan.changesetId}:${await stores.changesets.countEntries(plan.changesetId)}:${plan.lastRewind?.at ?? ''}:${JSON.stringify(applied)}`;
     const cached = reviewCache.get(planId);
     if (cached?.key === key) return cached.files;
-    const files = reviewChanges(changeEntries(planId), applied);
+    const files = reviewChanges(await changeEntries(planId), applied);
     reviewCache.delete(planId);
     reviewCache.set(planId, { key, files });
     // A few open consoles' plans at most.
@@ -80,72 +82,73 @@ export function planReading(ctx: PlanContext) {
     /** How shell.run can be confined on this host (bwrap, sandbox-exec), or why it cannot. */
     shellConfinement: (): Promise<ConfinementProbe> => detectConfinement(),
     get,
-    list: (): Plan[] => lifecycle.listPlans(),
+    list: (): Promise<Plan[]> => lifecycle.listPlans(),
     decisions,
     changeEntries,
 
-    tree(planId: string): DecisionNode | null {
-      const children = childrenByParent(decisions(planId));
+    async tree(planId: string): Promise<DecisionNode | null> {
+      const children = childrenByParent(await decisions(planId));
       const build = (decision: StrategyDecision): DecisionNode => ({ ...decision, children: (children.get(decision.id) ?? []).map(build) });
       const root = children.get(null)?.find((d) => d.type === 'prompt_definition');
       return root ? build(root) : null;
     },
 
     /** Plans for the list view: progress, and the ones that need the operator first. */
-    listItems(filter: { state?: Plan['processingState']; search?: string } = {}): PlanListItem[] {
+    async listItems(filter: { state?: Plan['processingState']; search?: string } = {}): Promise<PlanListItem[]> {
       const search = filter.search?.trim().toLowerCase();
-      return lifecycle
-        .listPlans()
-        .filter((p) => (!filter.state || p.processingState === filter.state) && (!search || p.name.toLowerCase().includes(search)))
-        .map((plan) => {
-          const steps = lifecycle.stepCounts(plan.id);
-          // Waiting to be applied is its own state, not one that needs attention.
-          const awaitingApply = plan.phase === 'apply' && plan.processingState === 'queued';
-          return { ...plan, progress: { done: steps.done, total: steps.total }, needsAttention: needsAttention(plan), awaitingApply };
-        })
-        .sort(comparePlansForList);
+      const plans = (await lifecycle.listPlans()).filter(
+        (p) => (!filter.state || p.processingState === filter.state) && (!search || p.name.toLowerCase().includes(search)),
+      );
+      const items: PlanListItem[] = [];
+      for (const plan of plans) {
+        const steps = await lifecycle.stepCounts(plan.id);
+        // Waiting to be applied is its own state, not one that needs attention.
+        const awaitingApply = plan.phase === 'apply' && plan.processingState === 'queued';
+        items.push({ ...plan, progress: { done: steps.done, total: steps.total }, needsAttention: needsAttention(plan), awaitingApply });
+      }
+      return items.sort(comparePlansForList);
     },
 
     /** One page of the changeset's entries, without file contents. */
-    changes(planId: string, offset = 0, limit = 500): { changesetId: string | null; total: number; entries: ChangeEntryMeta[] } {
-      const plan = get(planId);
-      if (!plan.changesetId) return { changesetId: null, total: 0, entries: [] };
-      return {
-        changesetId: plan.changesetId,
-        total: stores.changesets.countEntries(plan.changesetId),
-        entries: stores.changesets.listEntryMeta(plan.changesetId, { offset, limit }),
-      };
+    async changes(planId: string, offset = 0, limit = 500): Promise<{ changesetId: string | null; total: number; entries: ChangeEntryMeta[] }> {
+      const plan = await get(planId);
+      const changesetId = plan.changesetId;
+      if (!changesetId) return { changesetId: null, total: 0, entries: [] };
+      return together(async () => ({
+        changesetId,
+        total: await stores.changesets.countEntries(changesetId),
+        entries: await stores.changesets.listEntryMeta(changesetId, { offset, limit }),
+      }));
     },
 
     /** One entry with its hunks, as the diff view draws them; the file texts stay here. */
-    change(planId: string, entryId: string): { entry: ChangeEntryMeta; hunks: DiffHunk[] | null } {
-      const { changesetId } = get(planId);
-      const meta = changesetId ? stores.changesets.getEntryMeta(changesetId, entryId) : undefined;
-      const entry = changesetId && meta ? stores.changesets.getEntry(changesetId, entryId) : undefined;
+    async change(planId: string, entryId: string): Promise<{ entry: ChangeEntryMeta; hunks: DiffHunk[] | null }> {
+      const { changesetId } = await get(planId);
+      const meta = changesetId ? await stores.changesets.getEntryMeta(changesetId, entryId) : undefined;
+      const entry = changesetId && meta ? await stores.changesets.getEntry(changesetId, entryId) : undefined;
       if (!meta || !entry) throw new ValidationError('entryId', `no change entry "${entryId}" in plan ${planId}`);
       return { entry: meta, hunks: entryHunks(entry) };
     },
 
-    invocations(planId: string): ToolInvocation[] {
-      get(planId);
+    async invocations(planId: string): Promise<ToolInvocation[]> {
+      await get(planId);
       return stores.invocations.listForPlan(planId);
     },
 
-    invocationsForDecision(planId: string, decisionId: string): ToolInvocation[] {
-      get(planId);
-      return stores.invocations.listForDecision(decisionId).filter((i) => i.planId === planId);
+    async invocationsForDecision(planId: string, decisionId: string): Promise<ToolInvocation[]> {
+      await get(planId);
+      return (await stores.invocations.listForDecision(decisionId)).filter((i) => i.planId === planId);
     },
 
     /** The tallies and the last seq they count through, read on one snapshot: the events after it are those not counted. */
-    toolTallies(planId: string): { tallies: ToolTally[]; throughSeq: number } {
-      get(planId);
-      const read = () => ({ tallies: stores.invocations.talliesForPlan(planId), throughSeq: stores.events.lastSeq(planId) });
-      return stores.readTogether ? stores.readTogether(read) : read();
+    async toolTallies(planId: string): Promise<{ tallies: ToolTally[]; throughSeq: number }> {
+      await get(planId);
+      return together(async () => ({ tallies: await stores.invocations.talliesForPlan(planId), throughSeq: await stores.events.lastSeq(planId) }));
     },
 
-    eventsAfter(planId: string, afterSeq = 0, limit = 1000): { events: StreamEvent[]; lastSeq: number } {
-      get(planId);
-      return { events: stores.events.list(planId, afterSeq, limit), lastSeq: stores.events.lastSeq(planId) };
+    async eventsAfter(planId: string, afterSeq = 0, limit = 1000): Promise<{ events: StreamEvent[]; lastSeq: number }> {
+      await get(planId);
+      return together(async () => ({ events: await stores.events.list(planId, afterSeq, limit), lastSeq: await stores.events.lastSeq(planId) }));
     },
 
     /**
@@ -153,14 +156,14 @@ export function planReading(ctx: PlanContext) {
      * log is this process's alone (in memory).
      */
     externalEvents: (log.externalVersion && log.lastSeqs
-      ? { version: () => log.externalVersion?.() ?? 0, lastSeqs: () => log.lastSeqs?.() ?? new Map() }
+      ? { version: async () => (await log.externalVersion?.()) ?? 0, lastSeqs: async () => (await log.lastSeqs?.()) ?? new Map<string, number>() }
       : undefined) as ExternalEvents | undefined,
 
-    diff(planId: string): { planId: string; changesetId: string | null; entries: DiffEntry[] } {
-      const plan = get(planId);
-      const entries = changeEntries(planId);
+    async diff(planId: string): Promise<{ planId: string; changesetId: string | null; entries: DiffEntry[] }> {
+      const plan = await get(planId);
+      const entries = await changeEntries(planId);
       // Line counts as stored when each entry was recorded, not computed again.
-      const metas = plan.changesetId ? stores.changesets.listEntryMeta(plan.changesetId, { offset: 0, limit: entries.length }) : [];
+      const metas = plan.changesetId ? await stores.changesets.listEntryMeta(plan.changesetId, { offset: 0, limit: entries.length }) : [];
       const byId = new Map(metas.map((m) => [m.id, m]));
       return {
         planId,
@@ -169,14 +172,14 @@ export function planReading(ctx: PlanContext) {
       };
     },
 
-    patch: (planId: string): string => exportPatch(changeEntries(planId)),
+    patch: async (planId: string): Promise<string> => exportPatch(await changeEntries(planId)),
 
     /** The changeset as files to review: one row per path, netted across steps, with what is applied and what remains. */
-    review(planId: string): ChangesetReview {
-      const plan = get(planId);
+    async review(planId: string): Promise<ChangesetReview> {
+      const plan = await get(planId);
       if (!plan.changesetId) return { changesetId: null, files: [] };
-      const byId = new Map(lifecycle.listDecisions(planId).map((d) => [d.id, d]));
-      const files = reviewFiles(planId).map((file) => ({
+      const byId = new Map((await lifecycle.listDecisions(planId)).map((d) => [d.id, d]));
+      const files = (await reviewFiles(planId)).map((file) => ({
         ...file,
         steps: file.decisionIds.map((id) => ({ id, description: byId.get(id)?.description ?? id })),
       }));
@@ -184,26 +187,32 @@ export function planReading(ctx: PlanContext) {
     },
 
     /** Every file of the review with the unified diff of its net change. */
-    reviewWithDiffs(planId: string): { file: ReviewFile; diff: string | null }[] {
-      return reviewDiffs(reviewNet(changeEntries(planId), stores.applied.list(planId)));
+    async reviewWithDiffs(planId: string): Promise<{ file: ReviewFile; diff: string | null }[]> {
+      return reviewDiffs(reviewNet(await changeEntries(planId), await stores.applied.list(planId)));
     },
 
     /** One file of the review with the hunks of its net change as the diff view draws them (null for a binary file). */
-    reviewDiff(planId: string, path: string): { file: ReviewFile; hunks: DiffHunk[] | null } {
-      const { changesetId } = get(planId);
-      const file = reviewFiles(planId).find((f) => f.path === path || f.oldPath === path);
+    async reviewDiff(planId: string, path: string): Promise<{ file: ReviewFile; hunks: DiffHunk[] | null }> {
+      const { changesetId } = await get(planId);
+      const file = (await reviewFiles(planId)).find((f) => f.path === path || f.oldPath === path);
       // Only the entries behind this file are read: their net change is the file's.
-      const entries = file && changesetId ? file.entryIds.flatMap((id) => stores.changesets.getEntry(changesetId, id) ?? []) : [];
-      const found = file && reviewFileHunks(reviewNet(entries, stores.applied.list(planId)), file.path);
+      const entries: ChangeEntry[] = [];
+      if (file && changesetId) {
+        for (const id of file.entryIds) {
+          const entry = await stores.changesets.getEntry(changesetId, id);
+          if (entry) entries.push(entry);
+        }
+      }
+      const found = file && reviewFileHunks(reviewNet(entries, await stores.applied.list(planId)), file.path);
       if (!found) throw new ValidationError('path', `plan ${planId} does not change "${path}"`);
       return found;
     },
 
     /** The error history, the tree's error decisions, and the next steps that apply now (none unless the plan is errored). */
-    errors(planId: string): { planId: string; errors: ErrorRecord[]; recoveryDecisions: StrategyDecision[]; recoveryHints: RecoveryHint[] } {
-      const plan = get(planId);
-      const errors = stores.errors.listForPlan(planId);
-      const all = lifecycle.listDecisions(planId);
+    async errors(planId: string): Promise<{ planId: string; errors: ErrorRecord[]; recoveryDecisions: StrategyDecision[]; recoveryHints: RecoveryHint[] }> {
+      const plan = await get(planId);
+      const errors = await stores.errors.listForPlan(planId);
+      const all = await lifecycle.listDecisions(planId);
       const last = errors.at(-1);
       const step = last?.decisionId ? stepsInOrder(all).findIndex((d) => d.id === last.decisionId) + 1 : 0;
       const hints = plan.processingState === 'errored' ? recoveryHints(last?.category ?? classifyError(null), step || null) : [];
@@ -211,9 +220,9 @@ export function planReading(ctx: PlanContext) {
     },
 
     /** The plan's approvals, oldest first; the pending one (at most one) is what the plan waits for. */
-    approvals(planId: string): { planId: string; pending: Approval | null; approvals: Approval[] } {
-      get(planId);
-      const approvals = stores.approvals.listForPlan(planId);
+    async approvals(planId: string): Promise<{ planId: string; pending: Approval | null; approvals: Approval[] }> {
+      await get(planId);
+      const approvals = await stores.approvals.listForPlan(planId);
       return { planId, pending: pendingApproval(approvals) ?? null, approvals };
     },
   };

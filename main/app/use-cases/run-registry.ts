@@ -25,43 +25,35 @@ export class RunRegistry {
   }
 
   /** Another live process holds the plan's lease: its run is using the sandbox. */
-  runElsewhere(planId: string): boolean {
-    const lease = this.leases.get(planId);
+  async runElsewhere(planId: string): Promise<boolean> {
+    const lease = await this.leases.get(planId);
     return lease !== undefined && lease.pid !== process.pid && isLeaseLive(lease);
   }
 
   /**
    * Runs `body` holding the plan: refused when this process already does something to it or another
-   * process holds it; the plan's lease and its entry in `runs` are taken before `body` starts, so no
-   * run, verify, apply or rewind of the plan starts until `body` ends.
+   * process holds it; the plan's entry in `runs` is taken at once (before any await, so no other
+   * task of this process can take it too) and its lease before `body` starts, so no run, verify,
+   * apply or rewind of the plan starts until `body` ends.
    */
-  async hold<T>(planId: string, body: () => Promise<T> | T): Promise<T> {
-    this.take(planId);
-    const work = Promise.resolve()
-      .then(body)
-      .finally(() => this.letGo(planId));
+  hold<T>(planId: string, body: () => Promise<T> | T, onStarted?: () => void): Promise<T> {
+    if (this.runs.has(planId)) return Promise.reject(new PlanError(`plan ${planId} is already running`, 'wrong_state'));
+    const work = this.takeLease(planId)
+      .then(async () => {
+        onStarted?.();
+        try {
+          return await body();
+        } finally {
+          await this.leases.release(planId, process.pid);
+        }
+      })
+      .finally(() => this.runs.delete(planId));
     this.runs.set(planId, work);
     return work;
   }
 
-  /** The same for a synchronous `body` (nothing of this process can start meanwhile, so `runs` needs no entry). */
-  holdNow<T>(planId: string, body: () => T): T {
-    this.take(planId);
-    try {
-      return body();
-    } finally {
-      this.letGo(planId);
-    }
-  }
-
-  private take(planId: string): void {
-    if (this.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
-    if (!this.leases.acquire(planId, process.pid, hostname())) throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
-  }
-
-  private letGo(planId: string): void {
-    this.leases.release(planId, process.pid);
-    this.runs.delete(planId);
+  private async takeLease(planId: string): Promise<void> {
+    if (!(await this.leases.acquire(planId, process.pid, hostname()))) throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
   }
 
   /** Resolves when every run started in this process has ended. */

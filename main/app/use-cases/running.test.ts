@@ -18,27 +18,31 @@ describe('running plans', () => {
       return real(plan, options);
     };
     const running = planRunning(h.ctx, h.runs, counting, h.verifying.verifyPass);
-    const plan = h.createPlan({ steps: 2 });
-    const run = running.run(plan.id);
+    const plan = await h.createPlan({ steps: 2 });
+    // The run holds the plan once its checks (read from the store) have passed.
+    let started = () => {};
+    const holding = new Promise<void>((resolve) => (started = resolve));
+    const run = running.run(plan.id, { onStarted: started });
+    await holding;
     expect(running.isRunning(plan.id)).toBe(true);
-    expect(() => running.run(plan.id)).toThrow(PlanError);
+    await expect(running.run(plan.id)).rejects.toThrow(PlanError);
     const done = await run;
     expect(built).toEqual([plan.id]);
     expect(done).toMatchObject({ phase: 'apply', processingState: 'queued' });
     expect(existsSync(done.sandboxRefs[0]!)).toBe(true);
     expect(running.isRunning(plan.id)).toBe(false);
-    expect(h.ctx.stores.leases.get(plan.id)).toBeUndefined();
+    expect(await h.ctx.stores.leases.get(plan.id)).toBeUndefined();
   });
 
   it('records a failure to build the executor as the plan error every client sees, and frees the plan', async () => {
     h = useCaseHarness();
     const running = planRunning(h.ctx, h.runs, () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })), h.verifying.verifyPass);
-    const plan = h.createPlan();
+    const plan = await h.createPlan();
     const failed = await running.run(plan.id);
     expect(failed).toMatchObject({ processingState: 'errored', errorMessage: 'no space left on device' });
-    expect(h.ctx.stores.errors.listForPlan(plan.id)).toHaveLength(1);
-    expect(h.ctx.stores.leases.get(plan.id)).toBeUndefined();
+    expect(await h.ctx.stores.errors.listForPlan(plan.id)).toHaveLength(1);
+    expect(await h.ctx.stores.leases.get(plan.id)).toBeUndefined();
     expect(() => running.controller(plan.id)).toThrow(/not running in this process/);
-    expect(() => running.run(plan.id)).toThrow(`plan ${plan.id} is Failed; run needs a plan that is Ready to run; retry it to go on from the failed step`);
+    await expect(running.run(plan.id)).rejects.toThrow(`plan ${plan.id} is Failed; run needs a plan that is Ready to run; retry it to go on from the failed step`);
   });
 });

@@ -29,14 +29,14 @@ export type ResumeAt = { decisionId: string; callIndex: number };
  * a full disk; a failed check after execute) is recorded like any other: an error with a category
  * and hints, published to every client, and the plan errored. False when the plan's state cannot fail.
  */
-export function recordFailure(ctx: PlanContext, planId: string, error: unknown): boolean {
+export async function recordFailure(ctx: PlanContext, planId: string, error: unknown): Promise<boolean> {
   const { lifecycle } = ctx;
-  const plan = ctx.get(planId);
-  if (plan.processingState === 'queued') lifecycle.beginPhase(planId, plan.phase);
+  const plan = await ctx.get(planId);
+  if (plan.processingState === 'queued') await lifecycle.beginPhase(planId, plan.phase);
   else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
   // Not retried automatically: the operator sees the cause at once.
   const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
-  const verdict = ctx.recovery.onFailure({
+  const verdict = await ctx.recovery.onFailure({
     plan: noRetry,
     phase: plan.phase,
     error,
@@ -45,7 +45,7 @@ export function recordFailure(ctx: PlanContext, planId: string, error: unknown):
     mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
   });
   const message = error instanceof Error ? error.message : String(error);
-  lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
+  await lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
   return true;
 }
 
@@ -57,16 +57,19 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
     if (registry.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
     requireSandboxPresent(plan);
     const lease = stores.leases;
-    if (!lease.acquire(planId, process.pid, hostname())) {
-      throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
-    }
-    const heartbeat = setInterval(() => lease.heartbeat(planId, process.pid), ctx.options.heartbeatMs ?? 2_000);
-    heartbeat.unref();
-    const controller = new RunController(planId, lifecycle, { step: options.step, breakpoints: options.breakpoints });
-    registry.controllers.set(planId, controller);
     let context: PlanExecutionContext | null = null;
     let close: (() => Promise<void>) | undefined;
+    // Entered in `runs` before its first await: no other task of this process starts the plan meanwhile.
     const run = (async () => {
+      if (!(await lease.acquire(planId, process.pid, hostname()))) {
+        registry.runs.delete(planId);
+        throw new PlanError(`plan ${planId} is being run by another process`, 'wrong_state');
+      }
+      const heartbeat = setInterval(() => void lease.heartbeat(planId, process.pid).catch(() => undefined), ctx.options.heartbeatMs ?? 2_000);
+      heartbeat.unref();
+      const controller = new RunController(planId, lifecycle, { step: options.step, breakpoints: options.breakpoints });
+      registry.controllers.set(planId, controller);
+      options.onStarted?.();
       try {
         const made = await executorFor(plan, options);
         const { executor, plan: ready } = made;
@@ -76,9 +79,9 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
       } catch (error) {
         // The executor records its failures on the plan, and a plan waiting for an approval is paused. Anything
         // else (making the sandbox, or a bug) is recorded here, so every client sees a plan error; a bug is also thrown to the log.
-        const state = ctx.get(planId).processingState;
+        const state = (await ctx.get(planId)).processingState;
         if (state !== 'errored' && !(state === 'paused' && error instanceof ApprovalPending)) {
-          const recorded = recordFailure(ctx, planId, error);
+          const recorded = await recordFailure(ctx, planId, error);
           if (!recorded || classifyError(error) === 'internal') throw error;
         }
       } finally {
@@ -91,7 +94,7 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
           await ctx.captureHandEdits(ended).catch(() => undefined);
         }
         clearInterval(heartbeat);
-        lease.release(planId, process.pid);
+        await lease.release(planId, process.pid);
         registry.controllers.delete(planId);
         registry.runs.delete(planId);
       }
@@ -102,7 +105,7 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
   };
 
   /** The project's `.agents/invariants.yaml`, read once at strategize and kept on the plan. */
-  const recordProjectInvariants = (plan: Plan): Plan => {
+  const recordProjectInvariants = async (plan: Plan): Promise<Plan> => {
     const invariants = plan.projectPath ? loadProjectInvariants(plan.projectPath) : null;
     return invariants ? lifecycle.update(plan.id, { projectInvariants: invariants }) : plan;
   };
@@ -112,20 +115,20 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
    * caller) serves strategize, one read after strategize serves execute, and each phase carries the
    * plan the lifecycle hands back instead of reading the store again.
    */
-  const runFrom = (planId: string, options: RunOptions, resumeAt?: ResumeAt, known?: Plan): Promise<Plan> => {
-    let plan = known ?? ctx.get(planId);
+  const runFrom = async (planId: string, options: RunOptions, resumeAt?: ResumeAt, known?: Plan): Promise<Plan> => {
+    let plan = known ?? (await ctx.get(planId));
     const step = options.step ?? plan.automationProfile.pauseBeforeEachDecision;
     // Read before the run starts, so a broken invariants file is bad input, and the context carries the rules.
-    if (plan.phase === 'strategize') plan = recordProjectInvariants(plan);
+    if (plan.phase === 'strategize') plan = await recordProjectInvariants(plan);
     const ports = { lifecycle, approvals: stores.approvals, events: ctx.events };
     return track(planId, { ...options, step }, plan, async (executor, controller, planNow) => {
       if (planNow.phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback, plan: planNow });
-      let review = reviewProposedTree(ports, planId);
-      for (; review.next !== 'execute'; review = reviewProposedTree(ports, planId)) {
+      let review = await reviewProposedTree(ports, planId);
+      for (; review.next !== 'execute'; review = await reviewProposedTree(ports, planId)) {
         if (review.next === 'wait') {
           // Stopped between strategize and execute, as a tool call's approval stops before the call.
-          lifecycle.transition(planId, 'processing');
-          lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          await lifecycle.transition(planId, 'processing');
+          await lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
           throw new ApprovalPending(review.approvalId);
         }
         await executor.runStrategize(planId, { streamCallback: options.streamCallback });
@@ -152,8 +155,8 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
     runFrom,
 
     /** Strategize (if not done) and execute; stops before apply. Resolves when the run ends. */
-    run(planId: string, options: RunOptions = {}): Promise<Plan> {
-      const plan = ctx.pinModel(actionGuard(ctx, registry).require('run', planId));
+    async run(planId: string, options: RunOptions = {}): Promise<Plan> {
+      const plan = await ctx.pinModel(await actionGuard(ctx, registry).require('run', planId));
       return runFrom(planId, options, undefined, plan);
     },
 
@@ -161,10 +164,10 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
      * The operator stopped the run (Ctrl-C): the plan is marked interrupted, as a run whose process
      * died is at the next start, and no half-written temporary file stays in its sandbox. Retry resumes it.
      */
-    interrupt(planId: string): Plan {
-      markInterrupted(lifecycle, stores.errors, ctx.get(planId), 'Stopped by the operator (Ctrl-C)');
-      stores.leases.release(planId, process.pid);
-      const plan = ctx.get(planId);
+    async interrupt(planId: string): Promise<Plan> {
+      await markInterrupted(lifecycle, stores.errors, await ctx.get(planId), 'Stopped by the operator (Ctrl-C)');
+      await stores.leases.release(planId, process.pid);
+      const plan = await ctx.get(planId);
       for (const root of plan.sandboxRefs) if (existsSync(root)) removeTemporaryFiles(root);
       return plan;
     },

@@ -11,8 +11,8 @@ describe("the operator's edits in a plan's sandbox", () => {
   it('reads nothing before the first run, then saves an edit as the operator’s change', async () => {
     h = useCaseHarness();
     const files = planSandboxFiles(h.ctx, h.runs);
-    const plan = h.createPlan({ steps: 1 });
-    expect(() => files.readFile(plan.id, 'README.md')).toThrow(/no sandbox yet; run it first/);
+    const plan = await h.createPlan({ steps: 1 });
+    await expect(files.readFile(plan.id, 'README.md')).rejects.toThrow(/no sandbox yet; run it first/);
     await planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass).run(plan.id);
     expect(await files.readFile(plan.id, 'README.md')).toMatchObject({ content: '# Demo\n', binary: false });
     const { entry } = await files.saveFile(plan.id, 'README.md', '# Demo, edited\n');

@@ -16,16 +16,16 @@ describe('verifying a plan in its sandbox', () => {
   let h: ReturnType<typeof useCaseHarness>;
   afterEach(() => h.dispose());
 
-  const world = (yaml: string, prepare: (project: string) => void = () => undefined) => {
+  const world = async (yaml: string, prepare: (project: string) => void = () => undefined) => {
     h = useCaseHarness();
     prepare(h.project);
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
-    const plan = planAuthoring(h.ctx).createFromContent({ content: `project: ${JSON.stringify(h.project)}\n${yaml}` }, h.root);
+    const plan = await planAuthoring(h.ctx).createFromContent({ content: `project: ${JSON.stringify(h.project)}\n${yaml}` }, h.root);
     return { plan, running, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying), fixing: planFixing(h.ctx, h.runs, running.run, h.verifying) };
   };
 
   it("runs the project's .agents/verify.yaml first, then the plan's, and undoes what a check writes", async () => {
-    const { plan, running } = world(['name: checked', 'verify:', '  - "echo built > build.txt"', 'definitionOfDone: [Nothing to do]', ''].join('\n'), (project) => {
+    const { plan, running } = await world(['name: checked', 'verify:', '  - "echo built > build.txt"', 'definitionOfDone: [Nothing to do]', ''].join('\n'), (project) => {
       mkdirSync(path.join(project, '.agents'));
       writeFileSync(path.join(project, '.agents', 'verify.yaml'), 'verify:\n  - { name: readme exists, run: test -f README.md }\n');
     });
@@ -35,13 +35,13 @@ describe('verifying a plan in its sandbox', () => {
     ]);
     const done = await running.run(plan.id);
     expect(done).toMatchObject({ phase: 'apply', processingState: 'queued', checks: { total: 3, passed: 2, notChecked: 1 } });
-    expect(h.verifying.checks(plan.id).results.map((r) => [r.name, r.passed])).toEqual([
+    expect((await h.verifying.checks(plan.id)).results.map((r) => [r.name, r.passed])).toEqual([
       ['readme exists', true],
       ['echo built > build.txt', true],
     ]);
     // The check's file is gone, and nothing of it is in the changeset.
     expect(existsSync(path.join(done.sandboxRefs[0], 'build.txt'))).toBe(false);
-    expect(planReading(h.ctx).review(plan.id).files).toEqual([]);
+    expect((await planReading(h.ctx).review(plan.id)).files).toEqual([]);
   });
 
   it('undoes the rest of what a check does too: permissions, symlinks and folders it made, changed or removed', async () => {
@@ -56,7 +56,7 @@ describe('verifying a plan in its sandbox', () => {
       'echo changed > docs/a.md',
       'mv docs/b.md docs/moved.md',
     ].join(' && ');
-    const { plan, running } = world(['name: shaped', 'verify:', `  - ${JSON.stringify(check)}`, 'definitionOfDone: [Nothing to do]', ''].join('\n'), (project) => {
+    const { plan, running } = await world(['name: shaped', 'verify:', `  - ${JSON.stringify(check)}`, 'definitionOfDone: [Nothing to do]', ''].join('\n'), (project) => {
       writeFileSync(path.join(project, 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
       mkdirSync(path.join(project, 'docs'), { mode: 0o755 });
       writeFileSync(path.join(project, 'docs', 'a.md'), 'a\n');
@@ -65,7 +65,7 @@ describe('verifying a plan in its sandbox', () => {
       symlinkSync('docs/a.md', path.join(project, 'latest'));
     });
     const done = await running.run(plan.id);
-    expect(h.verifying.checks(plan.id).results.map((r) => [r.passed, r.outputTail])).toEqual([[true, '']]);
+    expect((await h.verifying.checks(plan.id)).results.map((r) => [r.passed, r.outputTail])).toEqual([[true, '']]);
     const sandbox = done.sandboxRefs[0];
     const mode = (rel: string) => lstatSync(path.join(sandbox, rel)).mode & 0o777;
     expect([mode('run.sh'), mode('docs'), mode('docs/b.md')]).toEqual([0o755, 0o755, 0o640]);
@@ -75,11 +75,11 @@ describe('verifying a plan in its sandbox', () => {
     expect(readlinkSync(path.join(sandbox, 'latest'))).toBe('docs/a.md');
     expect(readFileSync(path.join(sandbox, 'docs', 'a.md'), 'utf8')).toBe('a\n');
     expect(readdirSync(path.join(sandbox, 'docs')).sort()).toEqual(['a.md', 'b.md']);
-    expect(planReading(h.ctx).review(plan.id).files).toEqual([]);
+    expect((await planReading(h.ctx).review(plan.id)).files).toEqual([]);
   });
 
   it('with verifyEach, runs a step\'s check right after it: a failing one fails the step, and later steps wait', async () => {
-    const { plan, running } = world(
+    const { plan, running } = await world(
       [
         'name: each',
         'verifyEach: true',
@@ -95,12 +95,12 @@ describe('verifying a plan in its sandbox', () => {
     const failed = await running.run(plan.id);
     expect(failed).toMatchObject({ phase: 'execute', processingState: 'errored', errorDetails: { category: 'verification' } });
     expect(failed.errorMessage).toBe('check failed: "grep -q right a.txt" exited with status 1');
-    expect(stepsInOrder(h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['failed', 'pending']);
+    expect(stepsInOrder(await h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['failed', 'pending']);
     expect(existsSync(path.join(failed.sandboxRefs[0], 'b.txt'))).toBe(false);
   });
 
   it('marks the verdicts stale when the plan is rewound, and runs the checks again after the steps run again', async () => {
-    const { plan, running } = world(
+    const { plan, running } = await world(
       ['name: rewound', 'verify:', '  - { name: notes exist, run: test -f NOTES.md }', 'definitionOfDone:', '  - step: Write notes', '    tools: [{ tool: file.write, args: { path: NOTES.md, content: n } }]', ''].join('\n'),
     );
     expect(await running.run(plan.id)).toMatchObject({ processingState: 'queued', checks: { passed: 1, stale: false } });
@@ -110,7 +110,7 @@ describe('verifying a plan in its sandbox', () => {
   });
 
   it('finds an edit by hand at apply, marks the verdicts stale, and runs the checks again before applying', async () => {
-    const { plan, running, applying } = world(['name: by-hand', 'verify:', '  - { name: notes exist, run: test -f NOTES.md }', 'definitionOfDone: [Nothing to do]', ''].join('\n'));
+    const { plan, running, applying } = await world(['name: by-hand', 'verify:', '  - { name: notes exist, run: test -f NOTES.md }', 'definitionOfDone: [Nothing to do]', ''].join('\n'));
     const failed = await running.run(plan.id);
     expect(failed).toMatchObject({ processingState: 'errored', checks: { failedChecks: ['notes exist'], stale: false } });
     await expect(applying.apply(plan.id)).rejects.toThrow(`plan ${plan.id}: check "notes exist" failed; apply with --accept-failed-checks to apply anyway`);
@@ -122,6 +122,6 @@ describe('verifying a plan in its sandbox', () => {
     expect(stale).toEqual(['NOTES.md edited in the sandbox']);
     expect(applied).toMatchObject({ applied: ['NOTES.md'], complete: true });
     expect(readFileSync(path.join(h.project, 'NOTES.md'), 'utf8')).toBe('notes\n');
-    expect(h.ctx.get(plan.id).checks).toMatchObject({ stale: false, failedChecks: [], passed: 1 });
+    expect((await h.ctx.get(plan.id)).checks).toMatchObject({ stale: false, failedChecks: [], passed: 1 });
   });
 });

@@ -51,33 +51,33 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
   const verifyPass = (planId: string, streamCallback?: StreamCallback): Promise<Plan> => streaming(planId, streamCallback, () => pass(planId));
 
   const pass = async (planId: string): Promise<Plan> => {
-    const plan = ctx.get(planId);
-    const checks = declaredChecks(plan, lifecycle.listDecisions(planId));
+    const plan = await ctx.get(planId);
+    const checks = declaredChecks(plan, await lifecycle.listDecisions(planId));
     if (checks.length === 0) return plan;
-    const begun = lifecycle.beginPhase(planId, 'apply', ['queued', 'errored'], plan);
+    const begun = await lifecycle.beginPhase(planId, 'apply', ['queued', 'errored'], plan);
     let runId: string;
     let results: CheckResult[];
     try {
       ({ runId, results } = await run(plan, checks));
     } catch (error) {
-      recordFailure(ctx, planId, error);
+      await recordFailure(ctx, planId, error);
       throw error;
     }
-    const all = stores.checks.listForPlan(planId);
-    const decisions = lifecycle.listDecisions(planId);
+    const all = await stores.checks.listForPlan(planId);
+    const decisions = await lifecycle.listDecisions(planId);
     const summary = summarize(criterionVerdicts(plan, decisions, all), latestResults(checks, all), new Date().toISOString());
-    ctx.events.publish(planId, 'checks_complete', { runId, summary });
+    await ctx.events.publish(planId, 'checks_complete', { runId, summary });
     const failed = results.filter((r) => !r.passed);
     if (failed.length === 0) return lifecycle.transition(planId, 'queued', { checks: summary }, begun);
-    lifecycle.update(planId, { checks: summary });
-    recordFailure(ctx, planId, new EngineError(failedChecksMessage(failed), 'verification', { failedChecks: failed.map((r) => r.name) }));
-    return ctx.get(planId);
+    await lifecycle.update(planId, { checks: summary });
+    await recordFailure(ctx, planId, new EngineError(failedChecksMessage(failed), 'verification', { failedChecks: failed.map((r) => r.name) }));
+    return await ctx.get(planId);
   };
 
   /** The pass of the verify action: this process holds the plan's lease meanwhile. */
-  const verifyHeld = (plan: Plan, streamCallback?: StreamCallback): Promise<Plan> => {
+  const verifyHeld = (plan: Plan, streamCallback?: StreamCallback, onStarted?: () => void): Promise<Plan> => {
     requireSandboxPresent(plan);
-    return registry.hold(plan.id, () => verifyPass(plan.id, streamCallback));
+    return registry.hold(plan.id, () => verifyPass(plan.id, streamCallback), onStarted);
   };
 
   return {
@@ -92,8 +92,8 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
     },
 
     /** Runs the plan's checks again (the `verify` action): a plan ready to apply, or whose checks failed. A plan without checks is left as it is. */
-    verify(planId: string, options: { streamCallback?: StreamCallback } = {}): Promise<Plan> {
-      return verifyHeld(guard.require('verify', planId), options.streamCallback);
+    async verify(planId: string, options: { streamCallback?: StreamCallback; onStarted?: () => void } = {}): Promise<Plan> {
+      return verifyHeld(await guard.require('verify', planId), options.streamCallback, options.onStarted);
     },
 
     /** Before apply: checks whose verdicts went stale run again, so apply never rests on an old verdict. The caller (apply) holds the plan. */
@@ -104,9 +104,9 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
     },
 
     /** The checks, their latest results and each criterion's verdict with its evidence. */
-    checks(planId: string): PlanChecksView {
-      const plan = ctx.get(planId);
-      return checksView(plan, lifecycle.listDecisions(planId), stores.checks.listForPlan(planId));
+    async checks(planId: string): Promise<PlanChecksView> {
+      const plan = await ctx.get(planId);
+      return checksView(plan, await lifecycle.listDecisions(planId), await stores.checks.listForPlan(planId));
     },
   };
 }

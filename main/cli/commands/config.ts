@@ -32,8 +32,8 @@ export function registerConfig(program: Command, ctx: Ctx): void {
     .description('every setting, the model in effect and where it comes from; the API key only as set or not')
     .addOption(jsonOption())
     .action(
-      runCommand(ctx, () => {
-        const app = ctx.app();
+      runCommand(ctx, async () => {
+        const app = await ctx.app();
         const view = app.service.settingsView();
         return { json: view, text: () => formatSettings(app.settings.read(), view.effective) };
       }),
@@ -43,9 +43,9 @@ export function registerConfig(program: Command, ctx: Ctx): void {
     .command('get <key>')
     .description('one setting (apiKey prints only whether one is set)')
     .action(
-      runCommand(ctx, (key: string) => {
+      runCommand(ctx, async (key: string) => {
         const setting = configSetting(key);
-        return { text: String(setting.value(ctx.app().settings.read()) ?? '') };
+        return { text: String(setting.value((await ctx.app()).settings.read()) ?? '') };
       }),
     );
 
@@ -53,8 +53,8 @@ export function registerConfig(program: Command, ctx: Ctx): void {
     .command('set <key> <value>')
     .description('change a setting; an empty value clears it')
     .action(
-      runCommand(ctx, (key: string, value: string) => {
-        const settings = ctx.app().settings;
+      runCommand(ctx, async (key: string, value: string) => {
+        const settings = (await ctx.app()).settings;
         settings.patch(configPatch(key, value, settings.read()));
         return { text: `${key} ${value === '' ? 'cleared' : 'set'}` };
       }),
@@ -64,8 +64,8 @@ export function registerConfig(program: Command, ctx: Ctx): void {
     .command('unset <key>')
     .description('clear a setting')
     .action(
-      runCommand(ctx, (key: string) => {
-        const settings = ctx.app().settings;
+      runCommand(ctx, async (key: string) => {
+        const settings = (await ctx.app()).settings;
         settings.patch(configPatch(key, '', settings.read()));
         return { text: `${key} cleared` };
       }),

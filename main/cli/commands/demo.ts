@@ -6,5 +6,5 @@ export function registerDemo(program: Command, ctx: Ctx): void {
   program
     .command('demo [dir]')
     .description('copy the example plans and their demo project into DIR (default: a new temporary folder) and print its path')
-    .action(runCommand(ctx, (dir: string | undefined) => ({ text: copyDemo(dir) })));
+    .action(runCommand(ctx, async (dir: string | undefined) => ({ text: copyDemo(dir) })));
 }

@@ -24,7 +24,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .option('--url <url>', 'a remote server, over streamable HTTP')
     .option('--header <K=V>', 'an HTTP header of a remote server (repeatable)', collect, [])
     .action(
-      runCommand(ctx, (name: string, command: string[], options: { env: string[]; url?: string; header: string[] }) => {
+      runCommand(ctx, async (name: string, command: string[], options: { env: string[]; url?: string; header: string[] }) => {
         if (options.url !== undefined && command.length > 0) throw new ValidationError('command', 'give either a command after -- or --url, not both');
         if (options.url === undefined && command.length === 0) throw new ValidationError('command', 'give the command after -- (agents mcp add NAME -- COMMAND [ARGS...]) or --url URL');
         let input: unknown;
@@ -37,7 +37,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
           // A path is kept absolute, so every process (the CLI, agents serve) starts the same program.
           input = { command: program.includes('/') ? path.resolve(program) : program, args, env: parsePairs(options.env, '--env') };
         }
-        const server = addMcpServer(ctx.app().settings, name, input);
+        const server = addMcpServer((await ctx.app()).settings, name, input);
         return { json: { name, server: shownServer(server) }, text: `MCP server ${name} added: ${describeServer(server)}` };
       }),
     );
@@ -46,8 +46,8 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .command('remove <name>')
     .description('remove a server')
     .action(
-      runCommand(ctx, (name: string) => {
-        removeMcpServer(ctx.app().settings, name);
+      runCommand(ctx, async (name: string) => {
+        removeMcpServer((await ctx.app()).settings, name);
         return { json: { name, removed: true }, text: `MCP server ${name} removed` };
       }),
     );
@@ -57,7 +57,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .description('each server, whether it starts (confined, in an empty folder), and its tools')
     .action(
       runCommand(ctx, async () => {
-        const servers = ctx.app().settings.read().mcp?.servers ?? {};
+        const servers = (await ctx.app()).settings.read().mcp?.servers ?? {};
         const checks = await checkMcpServers(servers);
         const text = () => {
           if (checks.length === 0) return 'No MCP servers. Add one with: agents mcp add NAME -- COMMAND [ARGS...]';

@@ -38,7 +38,7 @@ export const planApplyCommands = {
           // Stale checks run again before apply: --stream shows them as they run.
           const printer = opts.stream ? (e: StreamEvent) => ctx.io.stdout(opts.json ? `${JSON.stringify(e)}\n` : `${eventText(e, () => undefined).text}\n`) : undefined;
           const target = { project: opts.project, branch: opts.branch };
-          const result = await ctx.app().service.apply(id, { paths: opts.path, hunks: hunksByFile(opts.hunks), force: opts.force, acceptFailedChecks: opts.acceptFailedChecks, ...target, streamCallback: printer });
+          const result = await (await ctx.app()).service.apply(id, { paths: opts.path, hunks: hunksByFile(opts.hunks), force: opts.force, acceptFailedChecks: opts.acceptFailedChecks, ...target, streamCallback: printer });
           const { applied, skipped, remaining, conflicts } = result;
           const print = () => {
             for (const c of conflicts) ctx.io.stderr(`conflict: ${c.path}: ${c.reason ?? 'changed in the project since the plan ran'}\n`);
@@ -66,9 +66,9 @@ export const planApplyCommands = {
       .action(
         runCommand(ctx, async (id: string, specs: string[], opts: { reason?: string; restore?: boolean }) => {
           const hunks = hunksByFile(specs, 'FILE:N') as Record<string, number[]>;
-          const { service } = ctx.app();
-          if (opts.restore) for (const [path, numbers] of Object.entries(hunks)) service.restoreHunks(id, { path, hunks: numbers });
-          const p = opts.restore ? service.get(id) : service.rejectHunks(id, { hunks, reason: opts.reason, by: operator() });
+          const { service } = await ctx.app();
+          if (opts.restore) for (const [path, numbers] of Object.entries(hunks)) await service.restoreHunks(id, { path, hunks: numbers });
+          const p = opts.restore ? await service.get(id) : await service.rejectHunks(id, { hunks, reason: opts.reason, by: operator() });
           const count = Object.values(hunks).reduce((n, h) => n + h.length, 0);
           const declined = p.rejectedHunks?.length ?? 0;
           return { json: planWithCommand(p), text: `${plural(count, 'hunk')} ${opts.restore ? 'restored' : 'declined'}; ${plural(declined, 'hunk')} declined in all` };
@@ -82,7 +82,7 @@ export const planApplyCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string) => {
-          const p = await ctx.app().service.discard(id);
+          const p = await (await ctx.app()).service.discard(id);
           return { json: planWithCommand(p), text: `${p.id} discarded` };
         }),
       ),

@@ -60,10 +60,11 @@ export const planCheckpointCommands = {
       .description('list the checkpoints: one as each step started, with the files changed since the one before and the tokens used by then')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string) => {
-          const { service } = ctx.app();
-          const checkpoints = service.checkpoints(id);
-          return { json: { planId: id, checkpoints }, text: () => formatCheckpoints(service.get(id), checkpoints) };
+        runCommand(ctx, async (id: string) => {
+          const { service } = await ctx.app();
+          const checkpoints = await service.checkpoints(id);
+          const found = await service.get(id);
+          return { json: { planId: id, checkpoints }, text: () => formatCheckpoints(found, checkpoints) };
         }),
       ),
 
@@ -76,7 +77,7 @@ export const planCheckpointCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: { toStep: number; yes?: boolean; json?: boolean }) => {
-          const service = ctx.app().service;
+          const service = (await ctx.app()).service;
           // On a terminal the operator confirms, seeing the files; a script (no terminal) or --yes goes ahead.
           if (!opts.yes && ctx.io.isTTY && process.stdin.isTTY) {
             const preview = await service.rewindPreview(id, opts.toStep);

@@ -24,7 +24,7 @@ export const planFixCommands = {
       .description('mark the failed step (or --step N) skipped and go on with the next one')
       .option('--step <n>', 'the step to skip, numbered from 1 as plan tree shows them', stepNumber)
       .addOption(jsonOption())
-      .action(runCommand(ctx, (id: string, opts: { step?: number }) => recovered(ctx, ctx.app().service.skip(id, { by: operator(), step: opts.step }), 'step skipped'))),
+      .action(runCommand(ctx, async (id: string, opts: { step?: number }) => recovered(ctx, await (await ctx.app()).service.skip(id, { by: operator(), step: opts.step }), 'step skipped'))),
 
   'edit-step': (plan, ctx) =>
     plan
@@ -34,8 +34,8 @@ export const planFixCommands = {
       .requiredOption('--file <step.yaml>', 'one step in the plan-file format')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string, opts: { step: number; file: string }) =>
-          recovered(ctx, ctx.app().service.editStep(id, { by: operator(), step: opts.step, file: opts.file }), `step ${opts.step} edited`),
+        runCommand(ctx, async (id: string, opts: { step: number; file: string }) =>
+          recovered(ctx, await (await ctx.app()).service.editStep(id, { by: operator(), step: opts.step, file: opts.file }), `step ${opts.step} edited`),
         ),
       ),
 
@@ -45,8 +45,8 @@ export const planFixCommands = {
       .description('change the automation profile: a name (manual, restricted, supervised, trusted, full-auto) or a profile file')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string, profile: string) => {
-          const p = ctx.app().service.setProfile(id, { by: operator(), profile });
+        runCommand(ctx, async (id: string, profile: string) => {
+          const p = await (await ctx.app()).service.setProfile(id, { by: operator(), profile });
           return recovered(ctx, p, `profile is now ${p.automationProfile.name}`);
         }),
       ),
@@ -57,7 +57,7 @@ export const planFixCommands = {
       .description('go back to strategize for the steps not done: they are replaced by the steps of --file, or (an agent plan) proposed again by the model')
       .option('--file <plan.yaml>', 'a plan file whose definitionOfDone holds the new steps (required for a scripted plan)')
       .addOption(jsonOption())
-      .action(runCommand(ctx, (id: string, opts: { file?: string }) => recovered(ctx, ctx.app().service.replan(id, { by: operator(), file: opts.file }), 'replanned'))),
+      .action(runCommand(ctx, async (id: string, opts: { file?: string }) => recovered(ctx, await (await ctx.app()).service.replan(id, { by: operator(), file: opts.file }), 'replanned'))),
 
   reset: (plan, ctx) =>
     plan
@@ -65,8 +65,8 @@ export const planFixCommands = {
       .description('a Failed or Interrupted plan becomes Ready to run again, for manual recovery')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string) => {
-          const p = ctx.app().service.reset(id);
+        runCommand(ctx, async (id: string) => {
+          const p = await (await ctx.app()).service.reset(id);
           return { json: planWithCommand(p), text: `${p.id} is ${statusLabel(p)}` };
         }),
       ),

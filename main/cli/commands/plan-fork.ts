@@ -58,7 +58,7 @@ export const planForkCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: { atStep: number; profile?: string; model?: string; file?: string }) => {
-          const { plan: forked, fork } = await ctx.app().service.fork(id, { by: operator(), atStep: opts.atStep, profile: opts.profile, model: opts.model, file: opts.file });
+          const { plan: forked, fork } = await (await ctx.app()).service.fork(id, { by: operator(), atStep: opts.atStep, profile: opts.profile, model: opts.model, file: opts.file });
           return { json: { ...forked, fork }, text: forked.id };
         }),
       ),
@@ -69,8 +69,8 @@ export const planForkCommands = {
       .description(`two plans over the same project side by side: the files each changed, the diff between their results where both changed a file, and the steps done, tool calls, tokens, cost and time of each`)
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (a: string, b: string) => {
-          const compared = ctx.app().service.compare(a, b);
+        runCommand(ctx, async (a: string, b: string) => {
+          const compared = await (await ctx.app()).service.compare(a, b);
           return { json: compared, text: () => formatCompare(compared) };
         }),
       ),

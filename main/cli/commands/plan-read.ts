@@ -16,10 +16,8 @@ export const planReadCommands = {
       .addOption(new Option('--state <status>', `only plans with this status: ${PLAN_STATUSES.join(', ')} (or a processing state)`))
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (opts: { state?: string }) => {
-          const plans = ctx
-            .app()
-            .service.list()
+        runCommand(ctx, async (opts: { state?: string }) => {
+          const plans = (await (await ctx.app()).service.list())
             .filter((p) => !opts.state || planStatus(p) === opts.state || p.processingState === opts.state)
             .sort(comparePlansForList);
           return { json: { plans: plans.map(planWithCommand) }, text: () => formatPlanList(plans) };
@@ -32,14 +30,14 @@ export const planReadCommands = {
       .description("show a plan's status, model, sandbox, changeset and last error")
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string, opts: { json?: boolean }) => {
-          const service = ctx.app().service;
-          const p = service.get(id);
+        runCommand(ctx, async (id: string, opts: { json?: boolean }) => {
+          const service = (await ctx.app()).service;
+          const p = await service.get(id);
           // sandboxPath: where the operator fixes a file by hand before a retry; model: the plan's own, and whether this process can use it.
           const model = service.planModel(p);
           // actions: what the plan allows now and, if not, why: the rules the engine enforces.
-          if (opts.json) return { json: { ...planWithCommand(p), status: statusLabel(p), sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}), actions: service.actions(id) } };
-          const descriptions = new Map(service.decisions(id).map((d) => [d.id, d.description]));
+          if (opts.json) return { json: { ...planWithCommand(p), status: statusLabel(p), sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}), actions: await service.actions(id) } };
+          const descriptions = new Map((await service.decisions(id)).map((d) => [d.id, d.description]));
           return { text: formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model) };
         }),
       ),
@@ -50,11 +48,11 @@ export const planReadCommands = {
       .description("show the decision tree, with each decision's status and recovery decisions")
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string) => {
-          const service = ctx.app().service;
-          const root = service.tree(id);
-          const invocations = service.invocations(id);
-          const { approvals } = service.approvals(id);
+        runCommand(ctx, async (id: string) => {
+          const service = (await ctx.app()).service;
+          const root = await service.tree(id);
+          const invocations = await service.invocations(id);
+          const { approvals } = await service.approvals(id);
           const ran = invocations.map(({ id: invocationId, decisionId, tool, ok, confinement, error }) => ({
             id: invocationId,
             decisionId,
@@ -76,11 +74,11 @@ export const planReadCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: { json?: boolean; patch?: boolean }) => {
-          const service = ctx.app().service;
-          if (opts.patch) ctx.io.stdout(service.patch(id));
+          const service = (await ctx.app()).service;
+          if (opts.patch) ctx.io.stdout(await service.patch(id));
           // Streamed as it is read: a changeset may be larger than memory.
           else if (opts.json) await writeDiffJson(service, id, { write: ctx.io.stdout, drained: ctx.io.stdoutDrained });
-          else return { text: formatReview(service.reviewWithDiffs(id)) };
+          else return { text: formatReview(await service.reviewWithDiffs(id)) };
         }),
       ),
 
@@ -90,8 +88,8 @@ export const planReadCommands = {
       .description('show the error history and what to do next')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string) => {
-          const result = ctx.app().service.errors(id);
+        runCommand(ctx, async (id: string) => {
+          const result = await (await ctx.app()).service.errors(id);
           return { json: errorsWithCommands(result), text: () => formatErrors(result.errors, result.recoveryDecisions, result.recoveryHints) };
         }),
       ),
@@ -102,8 +100,8 @@ export const planReadCommands = {
       .description('show the call the plan waits for, and every earlier answer')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string) => {
-          const result = ctx.app().service.approvals(id);
+        runCommand(ctx, async (id: string) => {
+          const result = await (await ctx.app()).service.approvals(id);
           return { json: result, text: () => formatApprovals(result.pending, result.approvals) };
         }),
       ),

@@ -15,8 +15,8 @@ export const planRunCommands = {
       .option('--profile <name>', 'automation profile: manual, restricted, supervised, trusted, full-auto')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (file: string, opts: { project?: string; profile?: string }) => {
-          const created = ctx.app().service.createFromFile(file, opts);
+        runCommand(ctx, async (file: string, opts: { project?: string; profile?: string }) => {
+          const created = await (await ctx.app()).service.createFromFile(file, opts);
           return { json: created, text: created.id };
         }),
       ),
@@ -31,14 +31,14 @@ export const planRunCommands = {
       .action(
         runCommand(ctx, async (id: string, opts: RunOptions & { step?: boolean }) => {
           // `manual` pauses before each decision where someone can press Enter; elsewhere only its approvals stop the run.
-          if (opts.step === undefined && ctx.io.isTTY && !opts.json && ctx.app().service.get(id).automationProfile.pauseBeforeEachDecision) opts.step = true;
-          await runAndReport(ctx, id, opts, (onEvent) => {
-            const service = ctx.app().service;
+          if (opts.step === undefined && ctx.io.isTTY && !opts.json && (await (await ctx.app()).service.get(id)).automationProfile.pauseBeforeEachDecision) opts.step = true;
+          const service = (await ctx.app()).service;
+          await runAndReport(ctx, id, opts, async (onEvent) => {
             try {
-              return service.run(id, { streamCallback: onEvent, step: opts.step ?? false });
+              return await service.run(id, { streamCallback: onEvent, step: opts.step ?? false });
             } catch (error) {
               // The engine's refusal, with exit 3 when the plan waits for an answer, as for a run that stops for one.
-              if (error instanceof PlanError && service.get(id).waitingFor === 'approval') throw new WaitingForApproval(id, error.message);
+              if (error instanceof PlanError && (await service.get(id)).waitingFor === 'approval') throw new WaitingForApproval(id, error.message);
               throw error;
             }
           });
@@ -53,7 +53,7 @@ export const planRunCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: RunOptions) => {
-          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.retry(id, { streamCallback: onEvent }));
+          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.retry(id, { streamCallback: onEvent }));
         }),
       ),
 
@@ -66,7 +66,7 @@ export const planRunCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: RunOptions & { note?: string }) => {
-          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.correct(id, { by: operator(), reason: opts.note }, { streamCallback: onEvent }));
+          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.correct(id, { by: operator(), reason: opts.note }, { streamCallback: onEvent }));
         }),
       ),
 
@@ -83,7 +83,7 @@ export const planRunCommands = {
       .action(
         runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean; turns?: number; tokens?: number; cost?: number }) => {
           const more = { turns: opts.turns, outputTokens: opts.tokens, costUsd: opts.cost };
-          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.approve(id, { by: operator(), all: opts.all, more }, { streamCallback: onEvent, step: false }));
+          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.approve(id, { by: operator(), all: opts.all, more }, { streamCallback: onEvent, step: false }));
         }),
       ),
 
@@ -96,7 +96,7 @@ export const planRunCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: RunOptions & { reason: string }) => {
-          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.reject(id, { by: operator(), reason: opts.reason }, { streamCallback: onEvent, step: false }));
+          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.reject(id, { by: operator(), reason: opts.reason }, { streamCallback: onEvent, step: false }));
         }),
       ),
 } satisfies Record<string, Register>;

@@ -35,8 +35,8 @@ export const planVerifyCommands = {
       .description("show the plan's checks: each criterion's verdict (passed, failed, not checked) with its evidence, and each check's result")
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, (id: string) => {
-          const view = ctx.app().service.checks(id);
+        runCommand(ctx, async (id: string) => {
+          const view = await (await ctx.app()).service.checks(id);
           return { json: view, text: () => formatChecks(view) };
         }),
       ),
@@ -49,7 +49,7 @@ export const planVerifyCommands = {
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: { stream?: boolean; json?: boolean }) => {
-          await runAndReport(ctx, id, opts, (onEvent) => ctx.app().service.verify(id, { streamCallback: onEvent }));
+          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.verify(id, { streamCallback: onEvent }));
         }),
       ),
 } satisfies Record<string, Register>;

@@ -18,7 +18,7 @@ export function registerServe(program: Command, ctx: Ctx): void {
       runCommand(ctx, async (opts: ServeOptions) => {
         // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.
         const { serveCommand } = await import('../serve-command');
-        await serveCommand(ctx.app(), opts, ctx.io);
+        await serveCommand(await ctx.app(), opts, ctx.io);
       }),
     );
 }

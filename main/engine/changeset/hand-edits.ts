@@ -23,19 +23,19 @@ export interface HandEditCapture {
   /** The plan's changeset; null when it has none yet. */
   changesetId: string | null;
   /** Opens the plan's changeset, when a hand edit is the first change. */
-  startChangeset: () => string;
+  startChangeset: () => Promise<string>;
 }
 
 /** Records what a newly made sandbox holds: the base every change, and every conflict, is measured against. */
 export async function recordSandboxBase(files: SandboxFileStore, planId: string, sandboxRoot: string): Promise<void> {
-  files.recordBase(planId, await snapshotTree(sandboxRoot));
+  await files.recordBase(planId, await snapshotTree(sandboxRoot));
 }
 
 /** What the changeset says each path it touched holds now (null: not there), and the entry that put it there. */
-function expectedByChangeset(changesets: ChangeSetStore, changesetId: string | null): Map<string, { hash: string | null; entryId: string | null }> {
+async function expectedByChangeset(changesets: ChangeSetStore, changesetId: string | null): Promise<Map<string, { hash: string | null; entryId: string | null }>> {
   const expected = new Map<string, { hash: string | null; entryId: string | null }>();
   if (!changesetId) return expected;
-  const metas = changesets.listEntryMeta(changesetId, { offset: 0, limit: changesets.countEntries(changesetId) });
+  const metas = await changesets.listEntryMeta(changesetId, { offset: 0, limit: await changesets.countEntries(changesetId) });
   for (const meta of metas) {
     // A rewound entry is history: the sandbox was put back to before it.
     if (meta.rewound) continue;
@@ -85,7 +85,7 @@ const sameSnapshot = (a: FileSnapshot | null, b: FileSnapshot | null) =>
  */
 export async function captureHandEdits(capture: HandEditCapture, only?: readonly string[]): Promise<ChangeEntryMeta[]> {
   const { planId, sandboxRoot: root, files } = capture;
-  const records = files.load(planId);
+  const records = await files.load(planId);
   if (!records) return [];
   if (!(await sandboxPresent(root))) return [];
   const previous: TreeSnapshot = new Map();
@@ -108,7 +108,7 @@ export async function captureHandEdits(capture: HandEditCapture, only?: readonly
     if (!sameSnapshot(previous.get(rel) ?? null, file)) seen.set(rel, file);
   }
 
-  const byChangeset = expectedByChangeset(capture.changesets, capture.changesetId);
+  const byChangeset = await expectedByChangeset(capture.changesets, capture.changesetId);
   const expectedHash = (rel: string) => (byChangeset.has(rel) ? byChangeset.get(rel)?.hash ?? null : records.get(rel)?.baseHash ?? null);
   const paths = only ?? [...new Set([...now.keys(), ...byChangeset.keys(), ...[...records].filter(([, r]) => r.baseHash !== null).map(([rel]) => rel)])];
   const differing = paths.filter((rel) => (now.get(rel)?.hash ?? null) !== expectedHash(rel));
@@ -131,8 +131,8 @@ export async function captureHandEdits(capture: HandEditCapture, only?: readonly
     }
     const changes = await diffSnapshots(before, after, root, cache);
     const entries: ChangeEntry[] = changes.map((change) => ({ ...toChangeEntry(change, { decisionId: null, invocationId: null }), origin: 'operator' }));
-    const recorded = entries.length === 0 ? [] : recordAll(capture, entries);
-    files.saveSeen(planId, seen);
+    const recorded = entries.length === 0 ? [] : await recordAll(capture, entries);
+    await files.saveSeen(planId, seen);
     return recorded;
   } finally {
     await cache.dispose();
@@ -140,15 +140,18 @@ export async function captureHandEdits(capture: HandEditCapture, only?: readonly
 }
 
 /** Records the entries and their events in one transaction; subscribers hear of them once it commits. */
-function recordAll(capture: HandEditCapture, entries: readonly ChangeEntry[]): ChangeEntryMeta[] {
+async function recordAll(capture: HandEditCapture, entries: readonly ChangeEntry[]): Promise<ChangeEntryMeta[]> {
   const { changesets, events, planId } = capture;
-  const changesetId = capture.changesetId ?? capture.startChangeset();
-  const writes = () =>
-    entries.map((entry) => {
-      const meta = changesets.record(changesetId, entry);
-      events.publish(planId, 'change_recorded', { entry: meta });
-      return meta;
-    });
+  const changesetId = capture.changesetId ?? (await capture.startChangeset());
+  const writes = async () => {
+    const metas: ChangeEntryMeta[] = [];
+    for (const entry of entries) {
+      const meta = await changesets.record(changesetId, entry);
+      await events.publish(planId, 'change_recorded', { entry: meta });
+      metas.push(meta);
+    }
+    return metas;
+  };
   return events.deferDelivery(() => (changesets.atomically ? changesets.atomically(writes) : writes()));
 }
 
@@ -159,7 +162,7 @@ function recordAll(capture: HandEditCapture, entries: readonly ChangeEntry[]): C
  */
 async function expectedContent(capture: HandEditCapture, rel: string, entryId: string | null, baseHash: string | null): Promise<Buffer | null> {
   if (entryId !== null && capture.changesetId) {
-    const entry = capture.changesets.getEntry(capture.changesetId, entryId);
+    const entry = await capture.changesets.getEntry(capture.changesetId, entryId);
     return entry ? entryContent(entry, 'after').bytes : null;
   }
   if (baseHash === null || !capture.projectDir) return null;

@@ -22,9 +22,9 @@ export interface AppliedRecord {
 
 /** Which paths of which plans were applied, and how far; kept so apply can be repeated. */
 export interface AppliedLog {
-  list(planId: string): AppliedRecord[];
+  list(planId: string): Promise<AppliedRecord[]>;
   /** Replaces the records of these paths. */
-  record(planId: string, records: readonly AppliedRecord[]): void;
+  record(planId: string, records: readonly AppliedRecord[]): Promise<void>;
 }
 
 export type ReviewState = 'remaining' | 'partial' | 'applied';

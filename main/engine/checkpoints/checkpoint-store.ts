@@ -47,18 +47,18 @@ export interface RewindJournal {
 /** Where checkpoints and rewind journals are kept; SQLite in the app, in memory in engine tests. */
 export interface CheckpointStore {
   /** Stores a checkpoint, replacing those of its step and later ones (a step started again after a rewind or a replan). */
-  add(checkpoint: StoredCheckpoint): void;
+  add(checkpoint: StoredCheckpoint): Promise<void>;
   /** The plan's checkpoints, oldest (lowest step) first, with their deltas. */
-  list(planId: string): StoredCheckpoint[];
+  list(planId: string): Promise<StoredCheckpoint[]>;
   /** The same without the deltas: what lists show. */
-  summaries(planId: string): CheckpointSummary[];
-  count(planId: string): number;
+  summaries(planId: string): Promise<CheckpointSummary[]>;
+  count(planId: string): Promise<number>;
   /** Drops the checkpoints of steps after `step`: a rewind makes them history. */
-  removeAfter(planId: string, step: number): void;
+  removeAfter(planId: string, step: number): Promise<void>;
   /** Every content hash a checkpoint (of any plan) or a pending rewind names: what a collection of the object store keeps. */
-  referencedObjects(): Set<string>;
-  beginRewind(journal: RewindJournal): void;
+  referencedObjects(): Promise<Set<string>>;
+  beginRewind(journal: RewindJournal): Promise<void>;
   /** Journals of rewinds that have not committed: a process died while applying them. */
-  pendingRewinds(): RewindJournal[];
-  endRewind(planId: string): void;
+  pendingRewinds(): Promise<RewindJournal[]>;
+  endRewind(planId: string): Promise<void>;
 }

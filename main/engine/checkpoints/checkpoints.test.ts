@@ -140,7 +140,7 @@ describe('restoring a manifest', () => {
     const changesets = new InMemoryChangeSetStore();
     const recorder = new CheckpointRecorder(store, objects, changesets, new InMemoryInvocationLog());
     const expected = treeHash(sandbox);
-    await recorder.record(start(store, changesets, 1));
+    await recorder.record(await start(store, changesets, 1));
     changeEverything();
     const copy = path.join(root, 'fork');
     expect(await materialiseCheckpoint(store, objects, 'P1', 1, copy)).toBe(true);
@@ -166,8 +166,8 @@ const steps: StrategyDecision[] = [1, 2, 3].map((n) => ({
 let changesetId: string | null = null;
 
 /** Step `step` starting in plan P1, whose changeset is `changesetId`. */
-function start(store: InMemoryCheckpointStore, changesets: InMemoryChangeSetStore, step: number) {
-  changesetId ??= changesets.start('P1');
+async function start(store: InMemoryCheckpointStore, changesets: InMemoryChangeSetStore, step: number) {
+  changesetId ??= await changesets.start('P1');
   const plan = { id: 'P1', changesetId, usage: { inputTokens: 10 * step, outputTokens: step, steps: [] } } as never;
   return { plan, sandboxRoot: sandbox, steps, decisions: steps, decision: steps[step - 1], step };
 }
@@ -182,7 +182,7 @@ describe('the checkpoint recorder', () => {
     const store = new InMemoryCheckpointStore();
     const changesets = new InMemoryChangeSetStore();
     const recorder = new CheckpointRecorder(store, objects, changesets, new InMemoryInvocationLog());
-    const first = await recorder.record(start(store, changesets, 1));
+    const first = await recorder.record(await start(store, changesets, 1));
     // README.md and copy.md share their content: 5 distinct contents for 6 files.
     expect(first).toMatchObject({ step: 1, filesChanged: 7, entries: 0, inputTokens: 10, outputTokens: 1 });
     expect(objectCount()).toBe(5);
@@ -191,19 +191,19 @@ describe('the checkpoint recorder', () => {
     writeFileSync(at('src/a.js'), 'a, changed\n');
     writeFileSync(at('made/n.txt'.replace('made/', '')), 'n\n');
     for (const [rel, before, after] of [['src/a.js', 'a\n', 'a, changed\n'], ['n.txt', null, 'n\n']] as const) {
-      changesets.record(changesetId as string, toChangeEntry({ operation: before ? 'modify' : 'create', path: rel, before: before ? Buffer.from(before) : null, after: Buffer.from(after) }, { decisionId: 'D1', invocationId: null }));
+      await changesets.record(changesetId as string, toChangeEntry({ operation: before ? 'modify' : 'create', path: rel, before: before ? Buffer.from(before) : null, after: Buffer.from(after) }, { decisionId: 'D1', invocationId: null }));
     }
-    const second = await recorder.record(start(store, changesets, 2));
+    const second = await recorder.record(await start(store, changesets, 2));
     expect(second).toMatchObject({ step: 2, filesChanged: 2, entries: 2 });
     expect(Object.keys(second?.delta ?? {})).toEqual(['n.txt', 'src/a.js']);
     expect(objectCount()).toBe(7);
 
     // The same step again (a retry) keeps the checkpoint it took first.
-    expect(await recorder.record(start(store, changesets, 2))).toBeNull();
-    expect(store.count('P1')).toBe(2);
+    expect(await recorder.record(await start(store, changesets, 2))).toBeNull();
+    expect(await store.count('P1')).toBe(2);
     // Folded, the deltas are what the sandbox holds.
-    expect(foldDeltas(store.list('P1').map((c) => c.delta))).toEqual(await scanManifest(sandbox, objects));
-    expect(manifestAt(store, 'P1', 2)?.get('n.txt')).toMatchObject({ kind: 'file', mode: 0o644 });
+    expect(foldDeltas((await store.list('P1')).map((c) => c.delta))).toEqual(await scanManifest(sandbox, objects));
+    expect((await manifestAt(store, 'P1', 2))?.get('n.txt')).toMatchObject({ kind: 'file', mode: 0o644 });
   });
 
   it('after a shell command, looks at the whole tree: a mode it changed is part of the checkpoint', async () => {
@@ -211,10 +211,10 @@ describe('the checkpoint recorder', () => {
     const changesets = new InMemoryChangeSetStore();
     const invocations = new InMemoryInvocationLog();
     const recorder = new CheckpointRecorder(store, objects, changesets, invocations);
-    await recorder.record(start(store, changesets, 1));
+    await recorder.record(await start(store, changesets, 1));
     chmodSync(at('README.md'), 0o600);
-    invocations.record({ id: 'I1', planId: 'P1', decisionId: 'D1', tool: 'shell.run', args: { command: 'chmod 600 README.md' }, ok: true, error: null, startedAt: '', durationMs: 1 });
-    const second = await recorder.record(start(store, changesets, 2));
+    await invocations.record({ id: 'I1', planId: 'P1', decisionId: 'D1', tool: 'shell.run', args: { command: 'chmod 600 README.md' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    const second = await recorder.record(await start(store, changesets, 2));
     expect(second?.filesChanged).toBe(1);
     expect(second?.delta['README.md']).toMatchObject({ kind: 'file', mode: 0o600 });
   });
@@ -223,13 +223,13 @@ describe('the checkpoint recorder', () => {
     const store = new InMemoryCheckpointStore();
     const changesets = new InMemoryChangeSetStore();
     const recorder = new CheckpointRecorder(store, objects, changesets, new InMemoryInvocationLog());
-    await recorder.record(start(store, changesets, 1));
+    await recorder.record(await start(store, changesets, 1));
     rmSync(at('src/deep'), { recursive: true });
     writeFileSync(at('src/deep'), 'a file where a folder was\n');
-    changesets.record(changesetId as string, toChangeEntry({ operation: 'create', path: 'src/deep', before: null, after: Buffer.from('a file where a folder was\n') }, { decisionId: 'D1', invocationId: null }));
-    const second = await recorder.record(start(store, changesets, 2));
+    await changesets.record(changesetId as string, toChangeEntry({ operation: 'create', path: 'src/deep', before: null, after: Buffer.from('a file where a folder was\n') }, { decisionId: 'D1', invocationId: null }));
+    const second = await recorder.record(await start(store, changesets, 2));
     expect(second?.delta['src/deep/b.js']).toBeNull();
-    expect(foldDeltas(store.list('P1').map((c) => c.delta))).toEqual(await scanManifest(sandbox, objects));
+    expect(foldDeltas((await store.list('P1')).map((c) => c.delta))).toEqual(await scanManifest(sandbox, objects));
   });
 
   it('after an MCP server’s tool (exec, as shell.run), looks at the whole tree too; after file tools only, it does not', async () => {
@@ -237,12 +237,12 @@ describe('the checkpoint recorder', () => {
     const changesets = new InMemoryChangeSetStore();
     const invocations = new InMemoryInvocationLog();
     const recorder = new CheckpointRecorder(store, objects, changesets, invocations);
-    await recorder.record(start(store, changesets, 1));
-    invocations.record({ id: 'I1', planId: 'P1', decisionId: 'D1', tool: 'file.read', args: { path: 'README.md' }, ok: true, error: null, startedAt: '', durationMs: 1 });
-    expect((await recorder.record(start(store, changesets, 2)))?.filesChanged).toBe(0);
+    await recorder.record(await start(store, changesets, 1));
+    await invocations.record({ id: 'I1', planId: 'P1', decisionId: 'D1', tool: 'file.read', args: { path: 'README.md' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    expect((await recorder.record(await start(store, changesets, 2)))?.filesChanged).toBe(0);
     chmodSync(at('run.sh'), 0o700);
-    invocations.record({ id: 'I2', planId: 'P1', decisionId: 'D2', tool: 'files.chmod', args: { path: 'run.sh' }, ok: true, error: null, startedAt: '', durationMs: 1 });
-    const third = await recorder.record(start(store, changesets, 3));
+    await invocations.record({ id: 'I2', planId: 'P1', decisionId: 'D2', tool: 'files.chmod', args: { path: 'run.sh' }, ok: true, error: null, startedAt: '', durationMs: 1 });
+    const third = await recorder.record(await start(store, changesets, 3));
     expect(third?.delta['run.sh']).toMatchObject({ kind: 'file', mode: 0o700 });
   });
 });

@@ -13,15 +13,15 @@ export { fillNewFolder } from './fill';
 export { applyRestore, materialise, planRestore } from './restore';
 
 /** The checkpoints of `planId` up to step `step`'s, oldest first; undefined when step `step` has none. */
-export function checkpointsThrough(store: CheckpointStore, planId: string, step: number): StoredCheckpoint[] | undefined {
-  const all = store.list(planId);
+export async function checkpointsThrough(store: CheckpointStore, planId: string, step: number): Promise<StoredCheckpoint[] | undefined> {
+  const all = await store.list(planId);
   const at = all.findIndex((c) => c.step === step);
   return at === -1 ? undefined : all.slice(0, at + 1);
 }
 
 /** What the sandbox held as step `step` started; undefined when that step has no checkpoint. */
-export function manifestAt(store: CheckpointStore, planId: string, step: number): Manifest | undefined {
-  const chain = checkpointsThrough(store, planId, step);
+export async function manifestAt(store: CheckpointStore, planId: string, step: number): Promise<Manifest | undefined> {
+  const chain = await checkpointsThrough(store, planId, step);
   return chain && foldDeltas(chain.map((c) => c.delta));
 }
 
@@ -31,7 +31,7 @@ export function manifestAt(store: CheckpointStore, planId: string, step: number)
  * no checkpoint.
  */
 export async function materialiseCheckpoint(store: CheckpointStore, objects: ObjectStore, planId: string, step: number, folder: string): Promise<boolean> {
-  const manifest = manifestAt(store, planId, step);
+  const manifest = await manifestAt(store, planId, step);
   if (!manifest) return false;
   // A new folder (a fork's sandbox) is filled many files at a time; one that is there is restored.
   if (existsSync(folder)) await materialise(manifest, objects, folder);

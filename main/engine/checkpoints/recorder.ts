@@ -47,11 +47,11 @@ export class CheckpointRecorder {
   async record(start: StepStart): Promise<StoredCheckpoint | null> {
     const { plan, decision, step } = start;
     // Summaries only: the deltas (the first holds every file) are read when this process has no manifest of its own.
-    const existing = this.store.summaries(plan.id);
+    const existing = await this.store.summaries(plan.id);
     if (existing.some((c) => c.step === step && c.decisionId === decision.id)) return null;
     const previous = existing.filter((c) => c.step < step).at(-1);
     const changesetId = plan.changesetId;
-    const entries = changesetId ? this.changesets.countEntries(changesetId) : 0;
+    const entries = changesetId ? await this.changesets.countEntries(changesetId) : 0;
 
     let manifest: Manifest;
     let delta: ManifestDelta;
@@ -63,15 +63,15 @@ export class CheckpointRecorder {
     } else {
       let cached = this.last.get(plan.id);
       if (cached?.id !== previous.id) {
-        const earlier = this.store.list(plan.id).filter((c) => c.step <= previous.step);
+        const earlier = (await this.store.list(plan.id)).filter((c) => c.step <= previous.step);
         cached = { id: previous.id, changesetId: earlier.at(-1)?.changesetId ?? null, manifest: foldDeltas(earlier.map((c) => c.delta)) };
       }
       manifest = cached.manifest;
-      if (this.commandRanSince(previous, start)) {
+      if (await this.commandRanSince(previous, start)) {
         const now = await scanManifest(start.sandboxRoot, this.objects, manifest);
         delta = deltaBetween(manifest, now);
       } else {
-        delta = await refreshPaths(start.sandboxRoot, this.objects, manifest, this.pathsSince(changesetId, previous, cached.changesetId));
+        delta = await refreshPaths(start.sandboxRoot, this.objects, manifest, await this.pathsSince(changesetId, previous, cached.changesetId));
       }
       changed = filesChanged(manifest, delta);
       for (const [rel, entry] of Object.entries(delta)) {
@@ -95,24 +95,25 @@ export class CheckpointRecorder {
       decisions: Object.fromEntries(start.decisions.map((d) => [d.id, d.status])),
       usage: plan.usage ?? null,
     };
-    this.store.add(checkpoint);
+    await this.store.add(checkpoint);
     this.last.set(plan.id, { id: checkpoint.id, changesetId, manifest });
     return checkpoint;
   }
 
   /** The paths the changeset's entries since `previous` touched (rewound ones too: a rewind put those paths back). */
-  private pathsSince(changesetId: string | null, previous: CheckpointSummary, previousChangeset: string | null): string[] {
+  private async pathsSince(changesetId: string | null, previous: CheckpointSummary, previousChangeset: string | null): Promise<string[]> {
     if (!changesetId) return [];
     const offset = previousChangeset === changesetId ? previous.entries : 0;
-    const metas = this.changesets.listEntryMeta(changesetId, { offset, limit: Math.max(1, this.changesets.countEntries(changesetId) - offset) });
+    const metas = await this.changesets.listEntryMeta(changesetId, { offset, limit: Math.max(1, (await this.changesets.countEntries(changesetId)) - offset) });
     return metas.flatMap((m) => (m.oldPath ? [m.path, m.oldPath] : [m.path]));
   }
 
   /** Whether a step run since `previous` called a tool that runs commands (shell.run, an MCP server's tool). */
-  private commandRanSince(previous: CheckpointSummary, start: StepStart): boolean {
+  private async commandRanSince(previous: CheckpointSummary, start: StepStart): Promise<boolean> {
     const from = start.steps.findIndex((d) => d.id === previous.decisionId);
     const ran = start.steps.slice(Math.max(0, from), start.step - 1);
-    return ran.some((d) => this.invocations.listForDecision(d.id).some((i) => runsCommands(i.tool)));
+    for (const d of ran) if ((await this.invocations.listForDecision(d.id)).some((i) => runsCommands(i.tool))) return true;
+    return false;
   }
 
   /** Forgets what is kept for a plan (its checkpoints were changed by a rewind in this process, or elsewhere). */

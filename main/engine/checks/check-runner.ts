@@ -57,7 +57,7 @@ async function runOne(
 ): Promise<CheckResult> {
   const resultId = newId();
   const { name, run, decisionId, source, timeoutSeconds } = check;
-  deps.events.publish(planId, 'check_started', { runId, resultId, name, run, source, decisionId, index, total });
+  await deps.events.publish(planId, 'check_started', { runId, resultId, name, run, source, decisionId, index, total });
   const startedAt = new Date().toISOString();
   const started = performance.now();
   const folder = path.join(deps.outputDir, planId);
@@ -92,9 +92,9 @@ async function runOne(
     // The profile forbids the shell, or nothing can confine the command: the check did not run.
     outcome = { exitCode: null, timedOut: false, refused: error.message, confinement: null };
   } finally {
-    flush();
     closeSync(file);
   }
+  await flush();
   const result: CheckResult = {
     ...base,
     ...outcome,
@@ -104,8 +104,8 @@ async function runOne(
     outputPath,
     finishedAt: new Date().toISOString(),
   };
-  deps.results.record(result);
-  deps.events.publish(planId, 'check_finished', result);
+  await deps.results.record(result);
+  await deps.events.publish(planId, 'check_finished', result);
   return result;
 }
 

@@ -9,10 +9,10 @@ import { InMemoryApprovalStore, inMemoryLifecycle } from '../test-support/in-mem
 
 const info: McpCallInfo = { server: 'files', tool: 'write_file', description: 'Create a new file', readOnly: false };
 
-function setup(profileRef: Parameters<typeof resolveProfile>[0]) {
+async function setup(profileRef: Parameters<typeof resolveProfile>[0]) {
   const lifecycle = inMemoryLifecycle();
   const profile = resolveProfile(profileRef);
-  const plan = lifecycle.createPlan({ name: 'mcp', definitionOfDone: 'x', automationProfile: profile });
+  const plan = await lifecycle.createPlan({ name: 'mcp', definitionOfDone: 'x', automationProfile: profile });
   const approvals = new InMemoryApprovalStore();
   const gate = new ApprovalGate(approvals, lifecycle.events, plan.id, profile, null);
   const now = new Date().toISOString();
@@ -22,20 +22,20 @@ function setup(profileRef: Parameters<typeof resolveProfile>[0]) {
 
 describe('the approval gate before an MCP call', () => {
   it('holds the call under trusted, with the server, the tool and its description on the approval', async () => {
-    const { gate, approvals, plan, step } = setup('trusted');
+    const { gate, approvals, plan, step } = await setup('trusted');
     const call = { tool: 'files.write_file', args: { path: 'a.md', content: 'x' } };
     expect(gate.applies(call, info)).toBe(true);
     expect(gate.applies({ tool: 'file.write', args: {} })).toBe(false);
     await expect(gate.check(step, call, 0, 'exec', info)).rejects.toBeInstanceOf(ApprovalPending);
-    expect(approvals.listForPlan(plan.id)).toMatchObject([{ kind: 'tool', tool: 'files.write_file', args: call.args, status: 'pending', mcp: info, diff: null }]);
+    expect(await approvals.listForPlan(plan.id)).toMatchObject([{ kind: 'tool', tool: 'files.write_file', args: call.args, status: 'pending', mcp: info, diff: null }]);
   });
 
   it('lets it through where the profile allows it by name, and under full-auto', async () => {
     const refs: Parameters<typeof resolveProfile>[0][] = [{ base: 'supervised', allow: ['files.*'] }, { base: 'manual', allow: ['files.write_file'] }, 'full-auto'];
     for (const ref of refs) {
-      const { gate, approvals, plan, step } = setup(ref);
+      const { gate, approvals, plan, step } = await setup(ref);
       await gate.check(step, { tool: 'files.write_file', args: {} }, 0, 'exec', info);
-      expect(approvals.listForPlan(plan.id), JSON.stringify(ref)).toEqual([]);
+      expect(await approvals.listForPlan(plan.id), JSON.stringify(ref)).toEqual([]);
     }
   });
 });

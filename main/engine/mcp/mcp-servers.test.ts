@@ -38,8 +38,8 @@ function setup(config: ConstructorParameters<typeof McpSession>[0], runProfile =
   sessions.push(session);
   const runner = new ToolRunner(registry, new InMemoryInvocationLog());
   const changes: CapturedChange[] = [];
-  const call = (tool: string, args: Record<string, unknown>) =>
-    runner.execute({ tool, args }, { planId: 'P', decisionId: 'D', sandboxRoot: sandbox, profile, recordChange: (change) => changes.push(change) });
+  const call = async (tool: string, args: Record<string, unknown>) =>
+    await runner.execute({ tool, args }, { planId: 'P', decisionId: 'D', sandboxRoot: sandbox, profile, recordChange: async (change) => void changes.push(change) });
   return { sandbox, registry, session, runner, changes, call };
 }
 

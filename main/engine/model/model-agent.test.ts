@@ -33,7 +33,7 @@ beforeEach(async () => {
   server.reset();
   sandbox = realpathSync(tempDir('agents-model-agent-'));
   lifecycle = inMemoryLifecycle();
-  plan = lifecycle.createPlan({ name: 'model', definitionOfDone: ['Write a and run the check'], automationProfile: BUILTIN_PROFILES.supervised });
+  plan = await lifecycle.createPlan({ name: 'model', definitionOfDone: ['Write a and run the check'], automationProfile: BUILTIN_PROFILES.supervised });
   const config: ModelConfig = { provider: 'openai-compatible', model: 'scripted', baseUrl: server.baseUrl, apiKey: 'k', timeoutMs: 5_000, chunkTimeoutMs: 2_000 };
   const toolRunner = new ToolRunner(registerBuiltinTools(new ToolRegistry()), new InMemoryInvocationLog());
   agent = new ModelAgent({ model: await createLanguageModel(config), config, spec: { model: null, maxTurnsPerStep: 10, maxOutputTokens: 10_000 }, toolRunner, lifecycle, sandboxRoot: sandbox });
@@ -47,7 +47,7 @@ function stepContext(toolRunner: ToolRunner, gate: { approved: boolean }): StepC
       return toolRunner.execute(call, { planId: plan.id, decisionId: 'D1', sandboxRoot: sandbox });
     },
     emit: () => undefined,
-    flush: () => undefined,
+    flush: async () => undefined,
     index: 0,
     total: 1,
     firstCall: 0,
@@ -63,7 +63,7 @@ describe('a model step that stops for an approval', () => {
     const step = agent.stepRunner(plan);
     await expect(step.run(decision(plan.id), stepContext(runner(), gate))).rejects.toBeInstanceOf(ApprovalPending);
 
-    const saved = lifecycle.getPlan(plan.id).agentSession;
+    const saved = (await lifecycle.getPlan(plan.id)).agentSession;
     expect(saved?.decisionId).toBe('D1');
     // As SQLite keeps it: JSON.
     const state = await parseToolLoopState(JSON.parse(JSON.stringify(saved?.state)), 'state');
@@ -79,14 +79,14 @@ describe('a model step that stops for an approval', () => {
     const told = transcript(server.requests[1]);
     expect(told).toContain('"path":"a.txt"');
     expect(told).toMatch(/tool: .*stdout.*A/s);
-    const after = lifecycle.getPlan(plan.id);
+    const after = await lifecycle.getPlan(plan.id);
     expect(after.agentSession ?? null).toBeNull();
     expect(after.usage?.steps.find((s) => s.decisionId === 'D1')).toMatchObject({ turns: 2, summary: 'wrote a and checked it' });
   });
 
   it('a saved conversation that does not read back fails the step with one line naming the field, and the next run starts the step afresh', async () => {
     const state = { messages: [{ role: 'robot', content: 'hello' }], pending: [], results: [], callIndex: 0, turns: 1, outputTokens: 3, madeCalls: true };
-    lifecycle.update(plan.id, { agentSession: { decisionId: 'D1', state } });
+    await lifecycle.update(plan.id, { agentSession: { decisionId: 'D1', state } });
     const step = agent.stepRunner(plan);
     const error = await step.run(decision(plan.id), stepContext(runner(), { approved: true })).then(
       () => null,
@@ -96,7 +96,7 @@ describe('a model step that stops for an approval', () => {
     expect((error as EngineError).category).toBe('internal');
     expect((error as EngineError).message).toMatch(/^step "Write a and run the check": its saved conversation cannot be continued \(agentSession\.state\.messages\.0[^\n]*\)$/);
     expect(server.requests).toHaveLength(0);
-    expect(lifecycle.getPlan(plan.id).agentSession ?? null).toBeNull();
+    expect((await lifecycle.getPlan(plan.id)).agentSession ?? null).toBeNull();
 
     server.enqueue({ toolCalls: [{ name: 'finish_step', args: { summary: 'done' } }] });
     await step.run(decision(plan.id), stepContext(runner(), { approved: true }));

@@ -26,7 +26,7 @@ export const RESULT_LIMIT = 8_000;
 export const MAX_STRATEGIZE_READS = 40;
 
 /** Emits one of the plan's events, typed by shared/events.ts. */
-type Emit = <T extends StreamEventType>(type: T, data: EventData<T>) => void;
+type Emit = <T extends StreamEventType>(type: T, data: EventData<T>) => void | Promise<unknown>;
 
 export interface ModelAgentOptions {
   model: LanguageModel;
@@ -42,7 +42,7 @@ export interface ModelAgentOptions {
   /** The price in effect (the settings'), which the plan's `maxCostUsd` is checked at. */
   price?: Price | null;
   /** The operator's review so far (declined hunks, hand edits), read as each step starts: every step's prompt tells of it. */
-  reviewFeedback?: () => ReviewFeedback;
+  reviewFeedback?: () => Promise<ReviewFeedback>;
 }
 
 /** A rejected proposal and the operator's reason, for the next proposal. */
@@ -89,21 +89,27 @@ export class ModelAgent {
         try {
           turn = await runTurn({ ...this.options, system: args.system, messages, tools: args.tools, maxOutputTokens, onText: (delta) => batcher.push(delta) });
         } finally {
-          batcher.flush();
+          await batcher.flush();
         }
         const cached = turn.cachedInputTokens ? { cachedInputTokens: turn.cachedInputTokens } : {};
-        this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+        await this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
         return turn;
       },
     });
   }
 
   /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event. */
-  private recordUsage(planId: string, delta: StepUsage, emit: Emit): PlanUsage {
-    const usage = addUsage(this.options.lifecycle.getPlan(planId).usage, delta);
-    this.options.lifecycle.update(planId, { usage });
+  private async recordUsage(planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
+    const { lifecycle } = this.options;
+    // Read and written in one unit: another task's update of the plan cannot fall between.
+    const usage = await lifecycle.unit(async () => {
+      const next = addUsage((await lifecycle.getPlan(planId)).usage, delta);
+      await lifecycle.update(planId, { usage: next });
+      return next;
+    });
+    if (!emit) return usage;
     const step = usage.steps.find((s) => s.decisionId === delta.decisionId && s.phase === delta.phase);
-    emit('model_usage', {
+    await emit('model_usage', {
       decisionId: delta.decisionId,
       phase: delta.phase,
       inputTokens: delta.inputTokens,
@@ -118,10 +124,10 @@ export class ModelAgent {
   }
 
   /** The proposal as decisions: a root for the definition of done, and one step per proposed step. */
-  private toDecisions(plan: Plan, proposal: ProposedPlan): { rootId: string; decisions: StrategyDecision[] } {
+  private async toDecisions(plan: Plan, proposal: ProposedPlan): Promise<{ rootId: string; decisions: StrategyDecision[] }> {
     const now = new Date().toISOString();
     // A new proposal (after a rejection, or replan) goes under the tree's root, after the steps it replaces.
-    const existing = plan.decisionRootId ? this.options.lifecycle.listDecisions(plan.id).filter((d) => d.parentId === plan.decisionRootId) : [];
+    const existing = plan.decisionRootId ? (await this.options.lifecycle.listDecisions(plan.id)).filter((d) => d.parentId === plan.decisionRootId) : [];
     const first = existing.length > 0 ? Math.max(...existing.map((d) => d.order)) + 1 : 1;
     const rootId = plan.decisionRootId ?? newId();
     const root = rootDecision(plan, `Proposed by ${this.options.config.provider}:${this.options.config.model} from the definition of done`, rootId, now);
@@ -162,7 +168,7 @@ export class ModelAgent {
     const { registry } = this.options.toolRunner;
     const read = modelToolSet(registry, registry.names('read'));
     // A replan by the model is told of the review, as a correction and every step are.
-    const state = newToolLoopState(strategizePrompt(plan, projectInvariants, rejection, this.reviewText()));
+    const state = newToolLoopState(strategizePrompt(plan, projectInvariants, rejection, await this.reviewText()));
     const budget = new Budget(this.options.spec, 'strategize', state);
     let invalidProposals = 0;
     const proposal = await this.loop<ProposedPlan>(
@@ -196,7 +202,7 @@ export class ModelAgent {
         },
       },
     );
-    const { rootId, decisions } = this.toDecisions(plan, proposal);
+    const { rootId, decisions } = await this.toDecisions(plan, proposal);
     const invariantRecords: InvariantRecord[] = [
       ...projectInvariants.map((invariant) => ({ scope: 'project' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
       ...plan.invariants.map((invariant) => ({ scope: 'action' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
@@ -214,12 +220,12 @@ export class ModelAgent {
         await this.options.prepareTools?.();
         const sandbox = modelToolSet(registry, registry.names());
         const tools = { ...sandbox.tools, [FINISH_STEP]: finishStepTool() };
-        const current = lifecycle.getPlan(plan.id);
+        const current = await lifecycle.getPlan(plan.id);
         const what = `step "${decision.description}"`;
         // A step that stopped for an approval goes on from its saved conversation; any other starts afresh.
         const saved = current.agentSession?.decisionId === decision.id ? current.agentSession.state : null;
-        if (current.agentSession) lifecycle.update(plan.id, { agentSession: null });
-        const state = saved ? await this.savedState(saved, what) : newToolLoopState(this.stepPrompt(current, decision, context, corrections));
+        if (current.agentSession) await lifecycle.update(plan.id, { agentSession: null });
+        const state = saved ? await this.savedState(saved, what) : newToolLoopState(await this.stepPrompt(current, decision, context, corrections));
         const gate = this.options.budgetGate;
         const budget = new Budget(this.options.spec, what, state, gate ? (ask, atTurn, exhausted) => gate.extend(decision, ask, atTurn, exhausted) : undefined, this.costMeter(plan.id));
         const summary = await this.loop<string>(
@@ -246,12 +252,12 @@ export class ModelAgent {
             // What is queued is committed before the (slow) model call.
             beforeTurn: flush,
           },
-        ).catch((error: unknown) => {
+        ).catch(async (error: unknown) => {
           // The step goes on from here once the operator answers: a call waiting is still the first pending one, and a budget is asked before the next turn.
-          if (error instanceof ApprovalPending) lifecycle.update(plan.id, { agentSession: { decisionId: decision.id, state: { ...state } } });
+          if (error instanceof ApprovalPending) await lifecycle.update(plan.id, { agentSession: { decisionId: decision.id, state: { ...state } } });
           throw error;
         });
-        this.recordUsage(plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: 0, outputTokens: 0, turns: 0, summary }, () => undefined);
+        await this.recordUsage(plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: 0, outputTokens: 0, turns: 0, summary }, null);
       },
     };
   }
@@ -261,19 +267,19 @@ export class ModelAgent {
     const { price, budgetGate } = this.options;
     if (!price || this.options.spec.maxCostUsd === undefined) return undefined;
     return {
-      spentUsd: () => costOf(this.options.lifecycle.getPlan(planId).usage ?? { inputTokens: 0, outputTokens: 0 }, price) ?? 0,
-      grantedUsd: () => budgetGate?.grantedUsd() ?? 0,
+      spentUsd: async () => costOf((await this.options.lifecycle.getPlan(planId)).usage ?? { inputTokens: 0, outputTokens: 0 }, price) ?? 0,
+      grantedUsd: async () => (await budgetGate?.grantedUsd()) ?? 0,
     };
   }
 
   /** The operator's review so far as a prompt section, within its size budget; empty when there is none. */
-  private reviewText(): string {
-    return this.options.reviewFeedback ? reviewFeedbackText(this.options.reviewFeedback()) : '';
+  private async reviewText(): Promise<string> {
+    return this.options.reviewFeedback ? reviewFeedbackText(await this.options.reviewFeedback()) : '';
   }
 
   /** A step's first message: its place in the plan, what earlier steps did, and a correction if the operator asked for one. */
-  private stepPrompt(plan: Plan, decision: StrategyDecision, context: { index: number; total: number }, corrections: ReadonlyMap<string, CorrectionContext>): string {
-    const steps = this.options.lifecycle.listDecisions(plan.id).filter((d) => d.type === 'strategy_choice' && d.status !== 'skipped');
+  private async stepPrompt(plan: Plan, decision: StrategyDecision, context: { index: number; total: number }, corrections: ReadonlyMap<string, CorrectionContext>): Promise<string> {
+    const steps = (await this.options.lifecycle.listDecisions(plan.id)).filter((d) => d.type === 'strategy_choice' && d.status !== 'skipped');
     return executePrompt({
       plan,
       decision,
@@ -282,7 +288,7 @@ export class ModelAgent {
       earlier: plan.usage?.steps.filter((s) => s.phase === 'execute') ?? [],
       steps,
       correction: corrections.get(decision.id),
-      review: this.reviewText(),
+      review: await this.reviewText(),
     });
   }
 

@@ -164,7 +164,7 @@ describe('DeltaBatcher', () => {
     const sent: string[] = [];
     const batcher = new DeltaBatcher((t) => sent.push(t), 50, 10);
     for (const ch of 'abcdefghijklmnopqrstuvwxyz') batcher.push(ch);
-    batcher.flush();
+    await batcher.flush();
     expect(sent.join('')).toBe('abcdefghijklmnopqrstuvwxyz');
     expect(sent.length).toBeLessThanOrEqual(3);
   });

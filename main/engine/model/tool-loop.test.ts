@@ -12,16 +12,16 @@ function budget(over: Partial<AgentSpec>, outputTokens: number, options: { grant
   const extend =
     options.grant === null
       ? undefined
-      : (ask: BudgetAsk) => {
+      : async (ask: BudgetAsk) => {
           asks.push(ask);
           return options.grant ?? ask.more;
         };
   return { budget: new Budget(spec(over), 'step "x"', state, extend, options.cost), asks, state };
 }
 
-function failure(run: () => void): EngineError {
+async function failure(run: () => Promise<void>): Promise<EngineError> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (error instanceof EngineError) return error;
     throw error;
@@ -30,56 +30,56 @@ function failure(run: () => void): EngineError {
 }
 
 describe('a turn that would exceed the output tokens left', () => {
-  it('is asked about once fewer than the minimum turn size are left', () => {
+  it('is asked about once fewer than the minimum turn size are left', async () => {
     expect(MIN_TURN_OUTPUT_TOKENS).toBe(1_024);
     const enough = budget({}, 16_000 - MIN_TURN_OUTPUT_TOKENS);
-    enough.budget.check();
+    await enough.budget.check();
     expect(enough.asks).toEqual([]);
 
     const low = budget({}, 15_100);
-    low.budget.check();
+    await low.budget.check();
     expect(low.asks).toEqual([{ limit: 'outputTokens', used: 15_100, max: 16_000, more: 16_000 }]);
     expect(low.budget.remainingTokens).toBe(16_900);
     expect(low.state.extraOutputTokens).toBe(16_000);
   });
 
-  it('uses a quarter of a budget smaller than four turns of the minimum', () => {
+  it('uses a quarter of a budget smaller than four turns of the minimum', async () => {
     const fine = budget({ maxOutputTokens: 100 }, 75);
-    fine.budget.check();
+    await fine.budget.check();
     expect(fine.asks).toEqual([]);
     const low = budget({ maxOutputTokens: 100 }, 76);
-    low.budget.check();
+    await low.budget.check();
     expect(low.asks).toMatchObject([{ limit: 'outputTokens', used: 76, max: 100 }]);
   });
 
-  it('fails the loop when nobody can be asked, saying how many are left', () => {
+  it('fails the loop when nobody can be asked, saying how many are left', async () => {
     const { budget: b } = budget({}, 15_100, { grant: null });
-    expect(failure(() => b.check())).toMatchObject({ message: 'step "x" has 900 of its 16000 output tokens left, too few for a turn', category: 'budget' });
+    expect(await failure(() => b.check())).toMatchObject({ message: 'step "x" has 900 of its 16000 output tokens left, too few for a turn', category: 'budget' });
     const spent = budget({}, 16_200, { grant: null }).budget;
-    expect(() => spent.check()).toThrow('step "x" used its 16000 output tokens without finishing');
+    await expect(spent.check()).rejects.toThrow('step "x" used its 16000 output tokens without finishing');
   });
 });
 
 describe("the plan's cost budget", () => {
-  const meter = (spent: number, granted = 0): CostMeter => ({ spentUsd: () => spent, grantedUsd: () => granted });
+  const meter = (spent: number, granted = 0): CostMeter => ({ spentUsd: async () => spent, grantedUsd: async () => granted });
 
-  it('asks for maxCostUsd more once the cost reaches the budget and what was granted', () => {
+  it('asks for maxCostUsd more once the cost reaches the budget and what was granted', async () => {
     const under = budget({ maxCostUsd: 2.5 }, 0, { cost: meter(2.49) });
-    under.budget.check();
+    await under.budget.check();
     expect(under.asks).toEqual([]);
     const at = budget({ maxCostUsd: 2.5 }, 0, { cost: meter(2.51) });
-    at.budget.check();
+    await at.budget.check();
     expect(at.asks).toEqual([{ limit: 'costUsd', used: 2.51, max: 2.5, more: 2.5 }]);
     const granted = budget({ maxCostUsd: 2.5 }, 0, { cost: meter(3, 1) });
-    granted.budget.check();
+    await granted.budget.check();
     expect(granted.asks).toEqual([]);
   });
 
-  it('is not checked for a plan without maxCostUsd, and fails the loop when nobody can be asked', () => {
+  it('is not checked for a plan without maxCostUsd, and fails the loop when nobody can be asked', async () => {
     const none = budget({}, 0, { cost: meter(1_000) });
-    none.budget.check();
+    await none.budget.check();
     expect(none.asks).toEqual([]);
     const { budget: b } = budget({ maxCostUsd: 2.5 }, 0, { grant: null, cost: meter(2.514) });
-    expect(failure(() => b.check())).toMatchObject({ message: 'the plan has cost $2.51 of its $2.50', category: 'budget' });
+    expect(await failure(() => b.check())).toMatchObject({ message: 'the plan has cost $2.51 of its $2.50', category: 'budget' });
   });
 });

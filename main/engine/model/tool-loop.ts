@@ -44,15 +44,15 @@ export async function parseToolLoopState(value: unknown, what: string): Promise<
  * Asked when a budget ran out: returns how much more the loop may use, or throws (`exhausted()` is
  * the failure to throw when no more is given).
  */
-export type BudgetExtension = (ask: BudgetAsk, atTurn: number, exhausted: () => EngineError) => number;
+export type BudgetExtension = (ask: BudgetAsk, atTurn: number, exhausted: () => EngineError) => Promise<number>;
 
 /** The fewest output tokens a turn is sent with: below it (or a quarter of a smaller budget) the step asks for more instead. */
 export const MIN_TURN_OUTPUT_TOKENS = 1_024;
 
 /** The plan's cost so far and the extra the operator allowed, in US dollars, for a plan with `maxCostUsd`. */
 export interface CostMeter {
-  spentUsd(): number;
-  grantedUsd(): number;
+  spentUsd(): Promise<number>;
+  grantedUsd(): Promise<number>;
 }
 
 /**
@@ -92,12 +92,12 @@ export class Budget {
   }
 
   /** Before a turn: each budget that is used up (or too low for a turn) is extended, or fails the loop. */
-  check(): void {
+  async check(): Promise<void> {
     if (this.spent.turns >= this.maxTurns) {
       const exhausted = () =>
         new EngineError(`${this.what} used its ${this.maxTurns} turns without finishing`, 'budget', { turns: this.spent.turns, maxTurnsPerStep: this.maxTurns });
       if (!this.extend) throw exhausted();
-      this.spent.extraTurns += this.extend({ limit: 'turns', used: this.spent.turns, max: this.maxTurns, more: this.spec.maxTurnsPerStep }, this.spent.turns, exhausted);
+      this.spent.extraTurns += await this.extend({ limit: 'turns', used: this.spent.turns, max: this.maxTurns, more: this.spec.maxTurnsPerStep }, this.spent.turns, exhausted);
     }
     if (this.remainingTokens < this.minTurnTokens) {
       const left = this.remainingTokens;
@@ -110,7 +110,7 @@ export class Budget {
           { outputTokens: this.spent.outputTokens, maxOutputTokens: this.maxTokens },
         );
       if (!this.extend) throw exhausted();
-      this.spent.extraOutputTokens += this.extend(
+      this.spent.extraOutputTokens += await this.extend(
         { limit: 'outputTokens', used: this.spent.outputTokens, max: this.maxTokens, more: this.spec.maxOutputTokens },
         this.spent.turns,
         exhausted,
@@ -118,13 +118,13 @@ export class Budget {
     }
     const maxCost = this.spec.maxCostUsd;
     if (this.cost && maxCost !== undefined) {
-      const spent = this.cost.spentUsd();
-      const max = maxCost + this.cost.grantedUsd();
+      const spent = await this.cost.spentUsd();
+      const max = maxCost + (await this.cost.grantedUsd());
       if (spent >= max) {
         const exhausted = () => new EngineError(`the plan has cost ${usd(spent)} of its ${usd(max)}`, 'budget', { costUsd: spent, maxCostUsd: max });
         if (!this.extend) throw exhausted();
         // The grant is counted by the meter from then on.
-        this.extend({ limit: 'costUsd', used: spent, max, more: maxCost }, this.spent.turns, exhausted);
+        await this.extend({ limit: 'costUsd', used: spent, max, more: maxCost }, this.spent.turns, exhausted);
       }
     }
   }
@@ -163,14 +163,14 @@ export async function runToolLoop<T>(args: {
   budget: Budget;
   handlers: ToolLoopHandlers<T>;
   /** The window every request must fit in, what the system prompt and tools take of it, and who hears of a fold. */
-  context?: { limitTokens: number; fixedTokens: number; onFold(report: FoldReport & { contextTokens: number }): void };
+  context?: { limitTokens: number; fixedTokens: number; onFold(report: FoldReport & { contextTokens: number }): Promise<unknown> | void };
   /** One model call over the conversation so far. */
   turn(messages: ModelMessage[], maxOutputTokens: number): Promise<TurnResult>;
 }): Promise<T> {
   const { state, budget, handlers, context } = args;
   for (;;) {
     if (state.pending.length === 0) {
-      budget.check();
+      await budget.check();
       handlers.beforeTurn?.();
       let maxOutputTokens = budget.remainingTokens;
       if (context) {
@@ -179,7 +179,7 @@ export async function runToolLoop<T>(args: {
         const fit = fitContext(state.messages, context.limitTokens - reserve, context.fixedTokens);
         if (fit) {
           state.messages = fit.messages;
-          context.onFold({ ...fit.report, contextTokens: context.limitTokens });
+          await context.onFold({ ...fit.report, contextTokens: context.limitTokens });
         }
         const used = fit?.report.afterTokens ?? context.fixedTokens + estimateTokens(state.messages);
         maxOutputTokens = Math.min(maxOutputTokens, Math.max(reserve, context.limitTokens - used));

@@ -15,10 +15,10 @@ export interface SandboxFileRecord {
  */
 export interface SandboxFileStore {
   /** Every path recorded for the plan; null when no base was recorded (a sandbox made by an older version). */
-  load(planId: string): Map<string, SandboxFileRecord> | null;
+  load(planId: string): Promise<Map<string, SandboxFileRecord> | null>;
   /** The sandbox as it was made: every file is both its base and what was last seen. */
-  recordBase(planId: string, files: TreeSnapshot): void;
+  recordBase(planId: string, files: TreeSnapshot): Promise<void>;
   /** Replaces what was last seen of these paths (null: the file is gone). */
-  saveSeen(planId: string, seen: ReadonlyMap<string, FileSnapshot | null>): void;
-  forget(planId: string): void;
+  saveSeen(planId: string, seen: ReadonlyMap<string, FileSnapshot | null>): Promise<void>;
+  forget(planId: string): Promise<void>;
 }

@@ -135,9 +135,9 @@ describe('shell.run', () => {
 
   it('records on the invocation that the command ran confined by bubblewrap, as nobody', async () => {
     await h.call('shell.run', { command: 'true' });
-    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ tool: 'shell.run', ok: true, confinement: 'bwrap-nobody' });
+    expect((await h.runner.log.listForPlan('PLAN')).at(-1)).toMatchObject({ tool: 'shell.run', ok: true, confinement: 'bwrap-nobody' });
     await failure(h.call('shell.run', { command: 'exit 3' }));
-    expect(h.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ ok: false, confinement: 'bwrap-nobody' });
+    expect((await h.runner.log.listForPlan('PLAN')).at(-1)).toMatchObject({ ok: false, confinement: 'bwrap-nobody' });
   });
 
   it('runs the command as nobody (uid and gid 65534), whatever user runs the engine', async () => {
@@ -176,7 +176,7 @@ describe('shell.run', () => {
     const bare = harness(root, { profile, tools: { confinement: async () => ({ ok: false, reason: 'no bwrap' }) } });
     expect(await bare.call('shell.run', { command: 'touch ran.txt' })).toMatchObject({ exitCode: 0 });
     expect(existsSync(path.join(root, 'ran.txt'))).toBe(true);
-    expect(bare.runner.log.listForPlan('PLAN').at(-1)).toMatchObject({ ok: true, confinement: 'none' });
+    expect((await bare.runner.log.listForPlan('PLAN')).at(-1)).toMatchObject({ ok: true, confinement: 'none' });
   });
 
   it('refuses to run at all when the profile does not allow the shell', async () => {

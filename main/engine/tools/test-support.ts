@@ -51,7 +51,7 @@ export function harness(sandboxRoot: string, options: { profile?: AutomationProf
             sandboxRoot,
             profile: options.profile ?? BUILTIN_PROFILES.trusted,
             rules: options.rules,
-            recordChange: (change, invocationId) => {
+            recordChange: async (change, invocationId) => {
               changes.push(change);
               entries.push(toChangeEntry(change, { decisionId: 'DECISION', invocationId }));
             },

@@ -33,41 +33,43 @@ export function approvalStoreContract(name: string, factory: HarnessFactory<Appr
   describe(`ApprovalStore contract: ${name}`, () => {
     let harness: Harness<ApprovalStore>;
     let store: ApprovalStore;
-    beforeEach(() => {
-      harness = factory();
+    beforeEach(async () => {
+      harness = await factory();
       store = harness.subject;
     });
-    afterEach(() => harness.dispose());
+    afterEach(async () => {
+      await harness.dispose();
+    });
 
-    it('keeps a request as it was given, listed per plan in order', () => {
+    it('keeps a request as it was given, listed per plan in order', async () => {
       const first = makeApproval('P1');
       const second = makeApproval('P1', { tool: 'file.write', args: { path: 'a.txt', content: 'x' }, diff: '+x' });
-      store.add(first);
-      store.add(makeApproval('P2'));
-      store.add(second);
-      expect(store.get(first.id)).toEqual(first);
-      expect(store.listForPlan('P1')).toEqual([first, second]);
-      expect(store.listForPlan('nobody')).toEqual([]);
+      await store.add(first);
+      await store.add(makeApproval('P2'));
+      await store.add(second);
+      expect(await store.get(first.id)).toEqual(first);
+      expect(await store.listForPlan('P1')).toEqual([first, second]);
+      expect(await store.listForPlan('nobody')).toEqual([]);
     });
 
-    it('records an answer, and tells which request is pending and which tools are approved for the plan', () => {
+    it('records an answer, and tells which request is pending and which tools are approved for the plan', async () => {
       const once = makeApproval('P1');
       const all = makeApproval('P1', { tool: 'file.delete', callIndex: 1 });
-      store.add(once);
-      store.add(all);
-      expect(pendingApproval(store.listForPlan('P1'))?.id).toBe(once.id);
-      const answered = store.update(once.id, { status: 'approved', scope: 'once', answeredBy: 'console', answeredAt: iso(5) });
+      await store.add(once);
+      await store.add(all);
+      expect(pendingApproval(await store.listForPlan('P1'))?.id).toBe(once.id);
+      const answered = await store.update(once.id, { status: 'approved', scope: 'once', answeredBy: 'console', answeredAt: iso(5) });
       expect(answered).toMatchObject({ status: 'approved', scope: 'once', answeredBy: 'console', tool: 'shell.run' });
-      store.update(all.id, { status: 'approved', scope: 'all', answeredBy: 'root', answeredAt: iso(6) });
-      expect(pendingApproval(store.listForPlan('P1'))).toBeUndefined();
-      expect([...toolsApprovedForPlan(store.listForPlan('P1'))]).toEqual(['file.delete']);
+      await store.update(all.id, { status: 'approved', scope: 'all', answeredBy: 'root', answeredAt: iso(6) });
+      expect(pendingApproval(await store.listForPlan('P1'))).toBeUndefined();
+      expect([...toolsApprovedForPlan(await store.listForPlan('P1'))]).toEqual(['file.delete']);
     });
 
-    it('refuses an answer to an unknown request and a second request with the same id', () => {
+    it('refuses an answer to an unknown request and a second request with the same id', async () => {
       const approval = makeApproval('P1');
-      store.add(approval);
-      expect(() => store.add(approval)).toThrow();
-      expect(() => store.update('missing', { status: 'rejected' })).toThrow(/unknown approval/);
+      await store.add(approval);
+      await expect(store.add(approval)).rejects.toThrow();
+      await expect(store.update('missing', { status: 'rejected' })).rejects.toThrow(/unknown approval/);
     });
   });
 }

@@ -7,17 +7,19 @@ export function errorLogContract(name: string, factory: HarnessFactory<ErrorLog>
   describe(`ErrorLog contract: ${name}`, () => {
     let harness: Harness<ErrorLog>;
     let log: ErrorLog;
-    beforeEach(() => {
-      harness = factory();
+    beforeEach(async () => {
+      harness = await factory();
       log = harness.subject;
     });
-    afterEach(() => harness.dispose());
-
-    it('has nothing for an unknown plan', () => {
-      expect(log.listForPlan('01PLAN')).toEqual([]);
+    afterEach(async () => {
+      await harness.dispose();
     });
 
-    it('lists a plan\'s records in recording order', () => {
+    it('has nothing for an unknown plan', async () => {
+      expect(await log.listForPlan('01PLAN')).toEqual([]);
+    });
+
+    it('lists a plan\'s records in recording order', async () => {
       const first = makeErrorRecord('01PLAN', { decisionId: 'D1' });
       const second = makeErrorRecord('01PLAN', {
         attempt: 2,
@@ -28,11 +30,11 @@ export function errorLogContract(name: string, factory: HarnessFactory<ErrorLog>
         next: null,
         outcome: 'gave_up',
       });
-      log.record(first);
-      log.record(makeErrorRecord('01OTHER'));
-      log.record(second);
-      expect(log.listForPlan('01PLAN')).toEqual([first, second]);
-      expect(log.listForPlan('01OTHER')).toHaveLength(1);
+      await log.record(first);
+      await log.record(makeErrorRecord('01OTHER'));
+      await log.record(second);
+      expect(await log.listForPlan('01PLAN')).toEqual([first, second]);
+      expect(await log.listForPlan('01OTHER')).toHaveLength(1);
     });
   });
 }

@@ -7,33 +7,35 @@ export function eventLogContract(name: string, factory: HarnessFactory<EventLog>
   describe(`EventLog contract: ${name}`, () => {
     let harness: Harness<EventLog>;
     let log: EventLog;
-    beforeEach(() => {
-      harness = factory();
+    beforeEach(async () => {
+      harness = await factory();
       log = harness.subject;
     });
-    afterEach(() => harness.dispose());
-
-    it('starts at seq 0 with no events', () => {
-      expect(log.lastSeq('01PLAN')).toBe(0);
-      expect(log.list('01PLAN')).toEqual([]);
+    afterEach(async () => {
+      await harness.dispose();
     });
 
-    it('lists a plan\'s events in seq order, with their data intact', () => {
+    it('starts at seq 0 with no events', async () => {
+      expect(await log.lastSeq('01PLAN')).toBe(0);
+      expect(await log.list('01PLAN')).toEqual([]);
+    });
+
+    it('lists a plan\'s events in seq order, with their data intact', async () => {
       const events = [1, 2, 3].map((seq) => makeEvent('01PLAN', seq));
-      for (const event of events) log.append(event);
-      log.append(makeEvent('01OTHER', 1, { type: 'strategize_started', data: {} }));
-      expect(log.list('01PLAN')).toEqual(events);
-      expect(log.lastSeq('01PLAN')).toBe(3);
-      expect(log.lastSeq('01OTHER')).toBe(1);
+      for (const event of events) await log.append(event);
+      await log.append(makeEvent('01OTHER', 1, { type: 'strategize_started', data: {} }));
+      expect(await log.list('01PLAN')).toEqual(events);
+      expect(await log.lastSeq('01PLAN')).toBe(3);
+      expect(await log.lastSeq('01OTHER')).toBe(1);
     });
 
-    it('lists after a seq, up to a limit', () => {
-      for (let seq = 1; seq <= 10; seq += 1) log.append(makeEvent('01PLAN', seq));
-      expect(log.list('01PLAN', 7).map((e) => e.seq)).toEqual([8, 9, 10]);
-      expect(log.list('01PLAN', 2, 3).map((e) => e.seq)).toEqual([3, 4, 5]);
-      expect(log.list('01PLAN', 0, Number.MAX_SAFE_INTEGER)).toHaveLength(10);
-      expect(log.list('01PLAN', 0, 0)).toEqual([]);
-      expect(log.list('01PLAN', 10)).toEqual([]);
+    it('lists after a seq, up to a limit', async () => {
+      for (let seq = 1; seq <= 10; seq += 1) await log.append(makeEvent('01PLAN', seq));
+      expect((await log.list('01PLAN', 7)).map((e) => e.seq)).toEqual([8, 9, 10]);
+      expect((await log.list('01PLAN', 2, 3)).map((e) => e.seq)).toEqual([3, 4, 5]);
+      expect(await log.list('01PLAN', 0, Number.MAX_SAFE_INTEGER)).toHaveLength(10);
+      expect(await log.list('01PLAN', 0, 0)).toEqual([]);
+      expect(await log.list('01PLAN', 10)).toEqual([]);
     });
   });
 }

@@ -1,8 +1,8 @@
-import type { AppliedRecord } from '../../engine/changeset/review';
+import type { AppliedRecord, AppliedLog } from '../../engine/changeset/review';
 import { type PgDatabase, toJsonParam } from './database';
 
 /** What each apply of a plan wrote, per path, in PostgreSQL. */
-export class PgAppliedLog {
+export class PgAppliedLog implements AppliedLog {
   constructor(readonly db: PgDatabase) {}
 
   async list(planId: string): Promise<AppliedRecord[]> {

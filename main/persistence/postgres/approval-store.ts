@@ -6,7 +6,7 @@ import { type PgDatabase, toJsonParam } from './database';
 type ApprovalPatch = Parameters<ApprovalStore['update']>[1];
 
 /** Approvals in PostgreSQL: the request and its answer as one jsonb document, with the plan and status indexed. */
-export class PgApprovalStore {
+export class PgApprovalStore implements ApprovalStore {
   constructor(readonly db: PgDatabase) {}
 
   async add(approval: Approval): Promise<void> {

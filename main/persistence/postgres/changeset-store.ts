@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary, ChangeSetSummarySchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
-import { entryLineCounts, toEntryMeta } from '../../engine/changeset-store';
+import { entryLineCounts, toEntryMeta, type ChangeSetStore } from '../../engine/changeset-store';
 import type { EntryPage } from '../changeset-store';
 import { type PgDatabase, toJsonParam } from './database';
 
@@ -65,7 +65,7 @@ const ENTRY_SELECT = `SELECT ${META_COLUMNS}, e.before_blob, e.after_blob, e.cre
  * do not live on one machine's disk. Entries keep their order through `seq` within a changeset;
  * recording locks the changeset's row, so two processes recording into one changeset take turns.
  */
-export class PgChangeSetStore {
+export class PgChangeSetStore implements ChangeSetStore {
   constructor(readonly db: PgDatabase) {}
 
   async start(planId: string): Promise<string> {

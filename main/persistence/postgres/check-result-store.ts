@@ -1,9 +1,10 @@
+import type { CheckResultStore } from '../../engine/checks/check-store';
 import { type CheckResult, CheckResultSchema } from '../../../shared/checks';
 import { parseOrThrow } from '../../../shared/errors';
 import { type PgDatabase, toJsonParam } from './database';
 
 /** Check results in PostgreSQL: each result as one jsonb document, indexed by plan in the order they ran. */
-export class PgCheckResultStore {
+export class PgCheckResultStore implements CheckResultStore {
   constructor(readonly db: PgDatabase) {}
 
   async record(result: CheckResult): Promise<void> {

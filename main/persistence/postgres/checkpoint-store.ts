@@ -1,12 +1,12 @@
 import { type CheckpointSummary, CheckpointSummarySchema } from '../../../shared/checkpoints';
 import { parseOrThrow } from '../../../shared/errors';
-import type { RewindJournal, StoredCheckpoint } from '../../engine/checkpoints/checkpoint-store';
+import type { RewindJournal, StoredCheckpoint, CheckpointStore } from '../../engine/checkpoints/checkpoint-store';
 import { type PgDatabase, toJsonParam } from './database';
 
 type State = Pick<StoredCheckpoint, 'changesetId' | 'decisions' | 'usage'>;
 
 /** Checkpoints in PostgreSQL: the summary, the delta of the sandbox's files and the plan's state, one row per plan and step. */
-export class PgCheckpointStore {
+export class PgCheckpointStore implements CheckpointStore {
   constructor(readonly db: PgDatabase) {}
 
   /** Replaces the checkpoints of its step and later ones, in one transaction. */

@@ -1,3 +1,4 @@
+import type { ErrorLog } from '../../engine/recovery';
 import { type ErrorRecord, ErrorRecordSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import { type PgDatabase, toJsonParam } from './database';
@@ -20,7 +21,7 @@ interface ErrorRow {
 }
 
 /** Error records in PostgreSQL, listed in the order they were recorded. */
-export class PgErrorLog {
+export class PgErrorLog implements ErrorLog {
   constructor(readonly db: PgDatabase) {}
 
   async record(record: ErrorRecord): Promise<void> {

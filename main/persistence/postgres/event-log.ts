@@ -1,3 +1,4 @@
+import type { EventLog } from '../../engine/event-stream';
 import { parseOrThrow } from '../../../shared/errors';
 import { type EventData, type StreamEvent, type StreamEventOf, StreamEventSchema, type StreamEventType } from '../../../shared/events';
 import { isUniqueViolation, type PgDatabase, toJsonParam } from './database';
@@ -15,7 +16,7 @@ interface EventRow {
  * appendNext bumps it in an upsert, whose row lock makes appenders of one plan (in any process)
  * wait for each other's transactions, so each gets the next seq and none is given twice.
  */
-export class PgEventLog {
+export class PgEventLog implements EventLog {
   constructor(readonly db: PgDatabase) {}
 
   async append(event: StreamEvent): Promise<void> {

@@ -1,3 +1,4 @@
+import type { InvocationLog } from '../../engine/tool-runner';
 import type { ToolTally } from '../../../shared/contract';
 import { type ToolInvocation, ToolInvocationSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
@@ -23,7 +24,7 @@ interface InvocationRow {
 const COLUMNS = 'id, plan_id, decision_id, tool, args, ok, result IS NOT NULL AS has_result, result, error, started_at, duration_ms, confinement';
 
 /** Tool invocations in PostgreSQL, listed in the order they were recorded. */
-export class PgInvocationLog {
+export class PgInvocationLog implements InvocationLog {
   constructor(readonly db: PgDatabase) {}
 
   async record(invocation: ToolInvocation): Promise<void> {

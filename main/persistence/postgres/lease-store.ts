@@ -1,3 +1,4 @@
+import type { LeaseStore } from '../../engine/leases';
 import { hostname as osHostname } from 'node:os';
 import { parseOrThrow } from '../../../shared/errors';
 import { DEFAULT_LEASE_STALE_MS, isHolderAlive, isProcessAlive } from '../../engine/process-liveness';
@@ -17,7 +18,7 @@ interface LeaseRow {
  * a lease is stale when its holder's process is gone (this host) or its heartbeat is older than
  * `staleAfterMs` (another host). Until a queue's job lock takes its place in team mode.
  */
-export class PgLeaseStore {
+export class PgLeaseStore implements LeaseStore {
   readonly staleAfterMs: number;
   readonly hostname: string;
   private readonly now: () => Date;

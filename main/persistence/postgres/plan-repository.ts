@@ -9,7 +9,7 @@ import {
   StrategyDecisionSchema,
 } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
-import type { StepCounts } from '../../engine/plan-repository';
+import type { StepCounts, PlanRepository } from '../../engine/plan-repository';
 import type { PlanQuery } from '../plan-repository';
 import { isUniqueViolation, type PgDatabase, toJsonParam } from './database';
 
@@ -33,7 +33,7 @@ type PlanPatch = Partial<Omit<Plan, 'id' | 'createdAt'>>;
 const PLAN_ORDER = 'ORDER BY created_at DESC, id DESC';
 
 /** Plans and their decision trees in PostgreSQL: the plan is one jsonb document; phase, state and dates are indexed copies. */
-export class PgPlanRepository {
+export class PgPlanRepository implements PlanRepository {
   constructor(readonly db: PgDatabase) {}
 
   async insert(plan: Plan): Promise<void> {

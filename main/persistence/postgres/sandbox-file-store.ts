@@ -1,4 +1,4 @@
-import type { SandboxFileRecord } from '../../engine/sandbox/sandbox-files';
+import type { SandboxFileRecord, SandboxFileStore } from '../../engine/sandbox/sandbox-files';
 import type { FileSnapshot, TreeSnapshot } from '../../engine/sandbox/snapshot';
 import { type PgDatabase, toJsonParam } from './database';
 
@@ -39,7 +39,7 @@ const UPSERT = `INSERT INTO sandbox_files (plan_id, path, base_hash, seen_hash, 
     ctime_ms = excluded.ctime_ms, ino = excluded.ino, hashed_at_ms = excluded.hashed_at_ms`;
 
 /** Each plan's sandbox base and last-seen stats, in PostgreSQL (tables sandbox_bases and sandbox_files). */
-export class PgSandboxFileStore {
+export class PgSandboxFileStore implements SandboxFileStore {
   constructor(readonly db: PgDatabase) {}
 
   load(planId: string): Promise<Map<string, SandboxFileRecord> | null> {

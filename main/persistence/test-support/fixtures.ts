@@ -17,9 +17,10 @@ import { openDatabase, type SqliteDatabase } from '../database';
 /** Something a contract suite runs against, and how to throw it away afterwards. */
 export interface Harness<T> {
   subject: T;
-  dispose(): void;
+  dispose(): void | Promise<void>;
 }
-export type HarnessFactory<T> = () => Harness<T>;
+/** Opens a fresh subject for each test: a port of a fresh set of stores (SQLite on a new file, in memory, or another adapter). */
+export type HarnessFactory<T> = () => Harness<T> | Promise<Harness<T>>;
 
 export function tempDir(prefix = 'agents-persistence-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
