@@ -59,4 +59,4 @@ for (const [name, factory] of [
 }
 
 // Units (atomically) need a store with transactions: SQLite here.
-unitContract('SQLite', sqlite, (stores) => new EventPublisher(stores.events));
+unitContract('SQLite', sqlite, (stores) => new EventPublisher(stores.events), { oneConnection: true });
