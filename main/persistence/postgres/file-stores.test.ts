@@ -72,11 +72,11 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL applied log, 
     ];
     const second = [{ path: 'b.txt', hunks: [3], contentHash: 'h-b2', appliedAt: iso(2) }];
     for (const records of [first, second]) {
-      sqlite.stores.applied.record('P1', records);
+      await sqlite.stores.applied.record('P1', records);
       await pg.stores().applied.record('P1', records);
     }
     await pg.stores().applied.record('P1', []);
-    expect(await pg.stores().applied.list('P1')).toEqual(sqlite.stores.applied.list('P1'));
+    expect(await pg.stores().applied.list('P1')).toEqual(await sqlite.stores.applied.list('P1'));
     expect(await pg.stores().applied.list('P1')).toEqual([first[1], second[0]]);
     expect(await pg.stores().applied.list('P2')).toEqual([]);
   });
@@ -84,25 +84,25 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL applied log, 
   it('check results: listed per plan in the order they ran', async () => {
     const results = [checkResult('P1'), checkResult('P2'), checkResult('P1', { passed: false, exitCode: 1, outputTail: 'FAIL\n' })];
     for (const result of results) {
-      sqlite.stores.checks.record(result);
+      await sqlite.stores.checks.record(result);
       await pg.stores().checks.record(result);
     }
-    expect(await pg.stores().checks.listForPlan('P1')).toEqual(sqlite.stores.checks.listForPlan('P1'));
+    expect(await pg.stores().checks.listForPlan('P1')).toEqual(await sqlite.stores.checks.listForPlan('P1'));
     expect(await pg.stores().checks.listForPlan('P1')).toEqual([results[0], results[2]]);
   });
 
   it('sandbox files: none before a base; the base, what was seen since, and a forget', async () => {
     const both = async <T>(op: (s: SqliteStores['sandboxFiles'] | ReturnType<typeof pg.stores>['sandboxFiles']) => T | Promise<T>) => {
-      op(sqlite.stores.sandboxFiles);
+      await op(sqlite.stores.sandboxFiles);
       await op(pg.stores().sandboxFiles);
     };
     expect(await pg.stores().sandboxFiles.load('P1')).toBeNull();
     await both((s) => s.recordBase('P1', new Map([['a.txt', file('ha')], ['dir/b.txt', file('hb', 8)]])));
-    expect(await pg.stores().sandboxFiles.load('P1')).toEqual(sqlite.stores.sandboxFiles.load('P1'));
+    expect(await pg.stores().sandboxFiles.load('P1')).toEqual(await sqlite.stores.sandboxFiles.load('P1'));
     await both((s) => s.saveSeen('P1', new Map<string, FileSnapshot | null>([['a.txt', file('ha2')], ['new.txt', file('hn')], ['dir/b.txt', null]])));
     await both((s) => s.saveSeen('P1', new Map<string, FileSnapshot | null>([['new.txt', null]])));
     const loaded = await pg.stores().sandboxFiles.load('P1');
-    expect(loaded).toEqual(sqlite.stores.sandboxFiles.load('P1'));
+    expect(loaded).toEqual(await sqlite.stores.sandboxFiles.load('P1'));
     expect(loaded).toEqual(new Map([['a.txt', { baseHash: 'ha', seen: file('ha2') }], ['dir/b.txt', { baseHash: 'hb', seen: null }]]));
     await both((s) => s.forget('P1'));
     expect(await pg.stores().sandboxFiles.load('P1')).toBeNull();
@@ -116,7 +116,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL applied log, 
       checkpoint('P1', 2, { 'b.txt': { kind: 'file', mode: 0o600, hash: 'h3', size: 1, mtimeMs: 3, ctimeMs: 3, ino: 2 } }),
     ];
     for (const cp of cps) {
-      sqlite.stores.checkpoints.add(cp);
+      await sqlite.stores.checkpoints.add(cp);
       await pg.stores().checkpoints.add(cp);
     }
     const journal = {
@@ -124,12 +124,12 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL applied log, 
       ops: [{ op: 'write' as const, path: 'a.txt', hash: 'h9', mode: 0o644 }, { op: 'remove' as const, path: 'b.txt' }],
       files: [{ path: 'a.txt', operation: 'modify' as const, editedByOperator: false }], createdAt: iso(9),
     };
-    sqlite.stores.checkpoints.beginRewind(journal);
+    await sqlite.stores.checkpoints.beginRewind(journal);
     await pg.stores().checkpoints.beginRewind(journal);
     const store = pg.stores().checkpoints;
-    expect(await store.list('P1')).toEqual(sqlite.stores.checkpoints.list('P1'));
+    expect(await store.list('P1')).toEqual(await sqlite.stores.checkpoints.list('P1'));
     expect((await store.list('P1')).map((c) => c.id)).toEqual([cps[0]!.id, cps[3]!.id]);
-    expect(await store.summaries('P1')).toEqual(sqlite.stores.checkpoints.summaries('P1'));
+    expect(await store.summaries('P1')).toEqual(await sqlite.stores.checkpoints.summaries('P1'));
     expect(await store.count('P1')).toBe(2);
     expect(await store.referencedObjects()).toEqual(new Set(['h1', 'h3', 'h9']));
     expect(await store.pendingRewinds()).toEqual([journal]);
