@@ -186,18 +186,27 @@ export async function applyRestoreAsync(root: string, ops: readonly RewindOp[], 
   try {
     for (const [dir, mode] of parents) if (mode !== null) chmodSync(dir, mode | 0o700);
     let next = 0;
+    let failed = false;
     const worker = async () => {
-      while (next < lead) {
+      while (next < lead && !failed) {
         const absolute = at(ops[next++].path);
         try {
           await rm(absolute, { recursive: true, force: true });
         } catch {
-          removeTree(absolute);
+          try {
+            removeTree(absolute);
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
         }
         between?.();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(REMOVALS_IN_FLIGHT, lead) }, worker));
+    // All settled before the modes go back: a failed one stops the others taking more, not those in flight.
+    const results = await Promise.allSettled(Array.from({ length: Math.min(REMOVALS_IN_FLIGHT, lead) }, worker));
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) throw failure.reason;
   } finally {
     for (const [dir, mode] of parents) if (mode !== null) chmodSync(dir, mode);
   }
