@@ -2,7 +2,7 @@ import type { Benchmark } from './bench-result';
 import { consoleBenchmark } from './console/console-bench';
 import { eventStreamBenchmark } from './console/stream-bench';
 import { toolCallBenchmark } from './console/tool-call-bench';
-import { checkpointBenchmark } from './engine/checkpoints';
+import { checkpointBenchmark, rewindBenchmark } from './engine/checkpoints';
 import { cliStartBenchmark } from './engine/cli-start';
 import { diffBenchmark } from './engine/diff';
 import { executorBenchmark } from './engine/executor';
@@ -13,4 +13,4 @@ import { storeBenchmark } from './engine/store';
 import { queuePickupBenchmark } from './team/queue-pickup';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, forkBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, rewindBenchmark, forkBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark];

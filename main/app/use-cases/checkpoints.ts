@@ -6,7 +6,7 @@ import { newId } from '../../../shared/ids';
 import { plural } from '../../../shared/vocabulary';
 import { checkpointsThrough, foldDeltas, OBJECT_GRACE_MS } from '../../engine/checkpoints';
 import type { RewindJournal, StoredCheckpoint } from '../../engine/checkpoints/checkpoint-store';
-import { applyRestore, planRestore } from '../../engine/checkpoints/restore';
+import { applyRestore, applyRestoreAsync, planRestore } from '../../engine/checkpoints/restore';
 import { isLeaseLive } from '../../engine/leases';
 import { requireSandboxPresent } from '../sandbox-guards';
 import { actionGuard } from './actions';
@@ -135,12 +135,13 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
    * marked rewound, the steps from `toStep` pending, the rewind's decision, the plan back to its
    * state, the later checkpoints dropped and the journal removed. Applied again after a crash, it
    * gives the same result (`recovered` says so in the plan, its decision and its event).
+   * `filesDone`: the caller applied the file operations already (a rewind does, concurrently).
    */
-  const finish = async (journal: RewindJournal, recovered: boolean): Promise<Plan> => {
+  const finish = async (journal: RewindJournal, recovered: boolean, filesDone = false): Promise<Plan> => {
     const plan = await ctx.get(journal.planId);
     const checkpoint = (await stores.checkpoints.list(journal.planId)).find((c) => c.id === journal.checkpointId);
     if (!checkpoint) throw new PlanError(`the checkpoint of step ${journal.toStep} of plan ${journal.planId} is gone`, 'internal');
-    applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
+    if (!filesDone) applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
     const at = new Date().toISOString();
     const commit = async () => {
       const history = [...new Set((await laterEntries(plan, checkpoint)).map((e) => e.path))].sort();
@@ -243,7 +244,9 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         await stores.checkpoints.beginRewind(prepared.journal);
         let plan: Plan;
         try {
-          plan = await finish(prepared.journal, false);
+          // The files first, removals several at once; held, so nothing else touches the plan meanwhile.
+          await applyRestoreAsync(prepared.plan.sandboxRefs[0], prepared.journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
+          plan = await finish(prepared.journal, false, true);
         } catch (error) {
           const message = await recordFailure(prepared.journal, error);
           throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${answer.toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');

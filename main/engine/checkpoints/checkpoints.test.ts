@@ -11,7 +11,7 @@ import { foldDeltas, manifestAt, materialiseCheckpoint } from '.';
 import { scanManifest } from './manifest';
 import { ObjectStore } from './object-store';
 import { CheckpointRecorder } from './recorder';
-import { applyRestore, planRestore } from './restore';
+import { applyRestore, applyRestoreAsync, planRestore } from './restore';
 
 let root: string;
 let sandbox: string;
@@ -70,7 +70,9 @@ describe('restoring a manifest', () => {
       'delete src/deep',
       'create src/deep/b.js',
     ]);
-    applyRestore(sandbox, ops, objects);
+    expect(ops.filter((op) => op.op === 'remove').length).toBeGreaterThan(1);
+    // As a rewind applies them: the removals several at once, then the rest.
+    await applyRestoreAsync(sandbox, ops, objects);
     expect(treeListing(sandbox)).toEqual(before);
     // What the change capture leaves out, a rewind leaves as it is.
     expect(readdirSync(at('.git'))).toEqual(['HEAD']);
@@ -100,6 +102,12 @@ describe('restoring a manifest', () => {
       applyRestore(sandbox, ops, objects);
       expect(treeHash(sandbox)).toBe(before);
     }
+    // Cut off among the removals a rewind makes concurrently, then rolled forward as an open does.
+    changeEverything();
+    const again = (await planRestore(sandbox, manifest)).ops;
+    await applyRestoreAsync(sandbox, again.slice(0, 2), objects);
+    applyRestore(sandbox, again, objects);
+    expect(treeHash(sandbox)).toBe(before);
   });
 
   it.skipIf(process.getuid?.() === 0)('rewinds past a folder a step made read-only: it goes, and a file written into a read-only folder keeps the folder’s mode', async () => {
@@ -114,7 +122,7 @@ describe('restoring a manifest', () => {
     chmodSync(at('src'), 0o555);
     chmodSync(at('src/deep'), 0o555);
     const { ops } = await planRestore(sandbox, manifest);
-    applyRestore(sandbox, ops, objects);
+    await applyRestoreAsync(sandbox, ops, objects);
     expect(treeHash(sandbox)).toBe(before);
   });
 

