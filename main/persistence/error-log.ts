@@ -4,19 +4,20 @@ import type { ErrorLog } from '../engine/recovery';
 import type { SqliteDatabase } from './database';
 import { fromBit, fromJson, prepare, toBit, toJson, type Statement, connectionOf, type SqliteConnection } from './sql';
 
-interface ErrorRow {
+/** An error record's row; `Flag` and `Json` are how the database hands back a boolean and a JSON value. */
+export interface ErrorRow<Flag = number, Json = string | null> {
   id: string;
   plan_id: string;
   phase: string;
   decision_id: string | null;
   attempt: number;
   category: string;
-  retriable: number;
+  retriable: Flag;
   recovery_action: string;
   message: string;
   stack: string | null;
   hint: string;
-  next: string | null;
+  next: Json;
   outcome: string;
   created_at: string;
 }
@@ -50,27 +51,32 @@ export class SqliteErrorLog implements ErrorLog {
   }
 
   listForPlan(planId: string): Promise<ErrorRecord[]> {
-    return this.connection.run(() => this.selectForPlan.all(planId).map((row) =>
-      parseOrThrow(
-        ErrorRecordSchema,
-        {
-          id: row.id,
-          planId: row.plan_id,
-          phase: row.phase,
-          decisionId: row.decision_id,
-          attempt: row.attempt,
-          category: row.category,
-          retriable: fromBit(row.retriable),
-          recoveryAction: row.recovery_action,
-          message: row.message,
-          stack: row.stack,
-          hint: row.hint,
-          next: row.next === null ? null : fromJson(row.next),
-          outcome: row.outcome,
-          createdAt: row.created_at,
-        },
-        `error_records[${row.id}]`,
-      ),
-    ));
+    return this.connection.run(() =>
+      this.selectForPlan.all(planId).map((row) => readErrorRecord({ ...row, retriable: fromBit(row.retriable), next: row.next === null ? null : fromJson(row.next) })),
+    );
   }
+}
+
+/** An error record from its row, once the row's boolean and JSON are JavaScript values. */
+export function readErrorRecord(row: ErrorRow<boolean, unknown>): ErrorRecord {
+  return parseOrThrow(
+    ErrorRecordSchema,
+    {
+      id: row.id,
+      planId: row.plan_id,
+      phase: row.phase,
+      decisionId: row.decision_id,
+      attempt: row.attempt,
+      category: row.category,
+      retriable: row.retriable,
+      recoveryAction: row.recovery_action,
+      message: row.message,
+      stack: row.stack,
+      hint: row.hint,
+      next: row.next,
+      outcome: row.outcome,
+      createdAt: row.created_at,
+    },
+    `error_records[${row.id}]`,
+  );
 }

@@ -27,7 +27,8 @@ interface PlanRow {
   data: string;
 }
 
-interface DecisionRow {
+/** A decision's row; `Json` is how the database hands back its JSON columns. */
+export interface DecisionRow<Json = string> {
   id: string;
   plan_id: string;
   parent_id: string | null;
@@ -36,8 +37,8 @@ interface DecisionRow {
   status: string;
   description: string;
   rationale: string;
-  tool_calls: string;
-  check_spec: string | null;
+  tool_calls: Json;
+  check_spec: Json | null;
   created_at: string;
   updated_at: string;
 }
@@ -191,7 +192,7 @@ export class SqlitePlanRepository implements PlanRepository {
   }
 
   listDecisions(planId: string): Promise<StrategyDecision[]> {
-    return this.connection.run(() => this.selectDecisions.all(planId).map(readDecision));
+    return this.connection.run(() => this.selectDecisions.all(planId).map((row) => readDecision({ ...row, tool_calls: fromJson(row.tool_calls), check_spec: row.check_spec === null ? null : fromJson(row.check_spec) })));
   }
 
   /** Counted in SQL: a step's tool calls can be large, and facts and the plan list only count. */
@@ -221,7 +222,8 @@ function isToolCallList(value: unknown): value is StrategyDecision['toolCalls'] 
  * parse of each costs more than reading them. A row that fails the checks goes through
  * StrategyDecisionSchema for the usual error.
  */
-function readDecision(row: DecisionRow): StrategyDecision {
+/** A decision from its row, once the row's JSON columns are parsed. */
+export function readDecision(row: DecisionRow<unknown>): StrategyDecision {
   const decision = {
     id: row.id,
     planId: row.plan_id,
@@ -230,11 +232,11 @@ function readDecision(row: DecisionRow): StrategyDecision {
     order: row.sort_order,
     description: row.description,
     rationale: row.rationale,
-    toolCalls: fromJson(row.tool_calls),
+    toolCalls: row.tool_calls,
     status: row.status,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    ...(row.check_spec === null ? {} : { check: parseOrThrow(CheckSchema, fromJson(row.check_spec), `decisions[${row.id}].check`) }),
+    ...(row.check_spec === null ? {} : { check: parseOrThrow(CheckSchema, row.check_spec, `decisions[${row.id}].check`) }),
   };
   const valid =
     row.id !== '' &&

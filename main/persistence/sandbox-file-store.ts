@@ -3,7 +3,8 @@ import type { FileSnapshot, TreeSnapshot } from '../engine/sandbox/snapshot';
 import type { SqliteDatabase } from './database';
 import { prepare, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
-interface FileRow {
+/** A sandbox file's row, as both the SQLite and the PostgreSQL store read it. */
+export interface FileRow {
   path: string;
   base_hash: string | null;
   seen_hash: string | null;
@@ -20,7 +21,7 @@ function seenColumns(seen: FileSnapshot | null): SeenColumns {
   return seen ? [seen.hash, seen.size, seen.mtimeMs, seen.ctimeMs, seen.ino, seen.hashedAtMs] : [null, null, null, null, null, null];
 }
 
-function readSeen(row: FileRow): FileSnapshot | null {
+export function readSeen(row: FileRow): FileSnapshot | null {
   if (row.seen_hash === null) return null;
   return { hash: row.seen_hash, size: row.size ?? 0, mtimeMs: row.mtime_ms ?? 0, ctimeMs: row.ctime_ms ?? 0, ino: row.ino ?? 0, hashedAtMs: row.hashed_at_ms ?? 0 };
 }

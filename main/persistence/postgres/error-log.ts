@@ -1,24 +1,8 @@
 import type { ErrorLog } from '../../engine/recovery';
 import { type ErrorRecord, ErrorRecordSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
+import { type ErrorRow, readErrorRecord } from '../error-log';
 import { type PgDatabase, toJsonParam } from './database';
-
-interface ErrorRow {
-  id: string;
-  plan_id: string;
-  phase: string;
-  decision_id: string | null;
-  attempt: number;
-  category: string;
-  retriable: boolean;
-  recovery_action: string;
-  message: string;
-  stack: string | null;
-  hint: string;
-  next: unknown;
-  outcome: string;
-  created_at: string;
-}
 
 /** Error records in PostgreSQL, listed in the order they were recorded. */
 export class PgErrorLog implements ErrorLog {
@@ -34,32 +18,11 @@ export class PgErrorLog implements ErrorLog {
   }
 
   async listForPlan(planId: string): Promise<ErrorRecord[]> {
-    const rows = await this.db.query<ErrorRow>(
+    const rows = await this.db.query<ErrorRow<boolean, unknown>>(
       `SELECT id, plan_id, phase, decision_id, attempt, category, retriable, recovery_action, message, stack, hint, next, outcome, created_at
        FROM error_records WHERE plan_id = $1 ORDER BY pos`,
       [planId],
     );
-    return rows.map((row) =>
-      parseOrThrow(
-        ErrorRecordSchema,
-        {
-          id: row.id,
-          planId: row.plan_id,
-          phase: row.phase,
-          decisionId: row.decision_id,
-          attempt: row.attempt,
-          category: row.category,
-          retriable: row.retriable,
-          recoveryAction: row.recovery_action,
-          message: row.message,
-          stack: row.stack,
-          hint: row.hint,
-          next: row.next,
-          outcome: row.outcome,
-          createdAt: row.created_at,
-        },
-        `error_records[${row.id}]`,
-      ),
-    );
+    return rows.map(readErrorRecord);
   }
 }

@@ -1,4 +1,3 @@
-import { CheckSchema } from '../../../shared/checks';
 import {
   type DecisionStatus,
   DecisionStatusSchema,
@@ -10,23 +9,8 @@ import {
 } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import type { StepCounts, PlanRepository } from '../../engine/plan-repository';
-import type { PlanQuery } from '../plan-repository';
+import { type DecisionRow, type PlanQuery, readDecision } from '../plan-repository';
 import { isUniqueViolation, type PgDatabase, toJsonParam } from './database';
-
-interface DecisionRow {
-  id: string;
-  plan_id: string;
-  parent_id: string | null;
-  type: string;
-  sort_order: number;
-  status: string;
-  description: string;
-  rationale: string;
-  tool_calls: unknown;
-  check_spec: unknown;
-  created_at: string;
-  updated_at: string;
-}
 
 type PlanPatch = Partial<Omit<Plan, 'id' | 'createdAt'>>;
 
@@ -142,7 +126,7 @@ export class PgPlanRepository implements PlanRepository {
   }
 
   async listDecisions(planId: string): Promise<StrategyDecision[]> {
-    return (await this.db.query<DecisionRow>('SELECT * FROM decisions WHERE plan_id = $1 ORDER BY sort_order, id', [planId])).map(readDecision);
+    return (await this.db.query<DecisionRow<unknown>>('SELECT * FROM decisions WHERE plan_id = $1 ORDER BY sort_order, id', [planId])).map(readDecision);
   }
 
   /** Counted in SQL: a step's tool calls can be large, and facts and the plan list only count. */
@@ -155,27 +139,6 @@ export class PgPlanRepository implements PlanRepository {
     );
     return { total: row?.total ?? 0, done: row?.done ?? 0, failedOrRunning: row?.failedOrRunning ?? 0 };
   }
-}
-
-function readDecision(row: DecisionRow): StrategyDecision {
-  return parseOrThrow(
-    StrategyDecisionSchema,
-    {
-      id: row.id,
-      planId: row.plan_id,
-      parentId: row.parent_id,
-      type: row.type,
-      order: row.sort_order,
-      description: row.description,
-      rationale: row.rationale,
-      toolCalls: row.tool_calls,
-      status: row.status,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      ...(row.check_spec === null ? {} : { check: parseOrThrow(CheckSchema, row.check_spec, `decisions[${row.id}].check`) }),
-    },
-    `decisions[${row.id}]`,
-  );
 }
 
 function readPlan(row: { data: unknown }): Plan {

@@ -1,22 +1,7 @@
 import type { SandboxFileRecord, SandboxFileStore } from '../../engine/sandbox/sandbox-files';
 import type { FileSnapshot, TreeSnapshot } from '../../engine/sandbox/snapshot';
+import { type FileRow, readSeen } from '../sandbox-file-store';
 import { type PgDatabase, toJsonParam } from './database';
-
-interface FileRow {
-  path: string;
-  base_hash: string | null;
-  seen_hash: string | null;
-  size: number | null;
-  mtime_ms: number | null;
-  ctime_ms: number | null;
-  ino: number | null;
-  hashed_at_ms: number | null;
-}
-
-function readSeen(row: FileRow): FileSnapshot | null {
-  if (row.seen_hash === null) return null;
-  return { hash: row.seen_hash, size: row.size ?? 0, mtimeMs: row.mtime_ms ?? 0, ctimeMs: row.ctime_ms ?? 0, ino: row.ino ?? 0, hashedAtMs: row.hashed_at_ms ?? 0 };
-}
 
 function fileRow(path: string, baseHash: string | null, seen: FileSnapshot | null) {
   return {
