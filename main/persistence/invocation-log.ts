@@ -5,6 +5,22 @@ import type { InvocationLog } from '../engine/tool-runner';
 import type { SqliteDatabase } from './database';
 import { fromBit, fromJson, prepare, toBit, toJson, type Statement, connectionOf, type SqliteConnection } from './sql';
 
+/** An invocation's row with its JSON and boolean as JavaScript values; has_result tells no result from a null one. */
+export interface InvocationFields {
+  id: string;
+  plan_id: string;
+  decision_id: string | null;
+  tool: string;
+  args: unknown;
+  ok: boolean;
+  has_result: boolean;
+  result: unknown;
+  error: unknown;
+  started_at: string;
+  duration_ms: number;
+  confinement: string | null;
+}
+
 interface InvocationRow {
   id: string;
   plan_id: string;
@@ -93,11 +109,11 @@ export class SqliteInvocationLog implements InvocationLog {
   }
 
   listForPlan(planId: string): Promise<ToolInvocation[]> {
-    return this.connection.run(() => this.selectForPlan.all(planId).map(readInvocation));
+    return this.connection.run(() => this.selectForPlan.all(planId).map(readRow));
   }
 
   listForDecision(decisionId: string): Promise<ToolInvocation[]> {
-    return this.connection.run(() => this.selectForDecision.all(decisionId).map(readInvocation));
+    return this.connection.run(() => this.selectForDecision.all(decisionId).map(readRow));
   }
 
   talliesForPlan(planId: string): Promise<ToolTally[]> {
@@ -107,12 +123,25 @@ export class SqliteInvocationLog implements InvocationLog {
   get(id: string): Promise<ToolInvocation | undefined> {
     return this.connection.run(() => {
       const row = this.selectOne.get(id);
-      return row && readInvocation(row);
+      return row && readRow(row);
     });
   }
 }
 
-function readInvocation(row: InvocationRow): ToolInvocation {
+// SQLite keeps JSON as text, ok as 0/1, and no result as NULL (a null result is the text 'null').
+function readRow(row: InvocationRow): ToolInvocation {
+  return readInvocation({
+    ...row,
+    args: fromJson(row.args),
+    ok: fromBit(row.ok),
+    has_result: row.result !== null,
+    result: row.result === null ? undefined : fromJson(row.result),
+    error: row.error === null ? null : fromJson(row.error),
+  });
+}
+
+/** An invocation from its row's values, as the SQLite and PostgreSQL logs read them. */
+export function readInvocation(row: InvocationFields): ToolInvocation {
   return parseOrThrow(
     ToolInvocationSchema,
     {
@@ -120,10 +149,10 @@ function readInvocation(row: InvocationRow): ToolInvocation {
       planId: row.plan_id,
       decisionId: row.decision_id,
       tool: row.tool,
-      args: fromJson(row.args),
-      ok: fromBit(row.ok),
-      ...(row.result === null ? {} : { result: fromJson(row.result) }),
-      error: row.error === null ? null : fromJson(row.error),
+      args: row.args,
+      ok: row.ok,
+      ...(row.has_result ? { result: row.result } : {}),
+      error: row.error,
       startedAt: row.started_at,
       durationMs: row.duration_ms,
       ...(row.confinement === null ? {} : { confinement: row.confinement }),

@@ -31,7 +31,26 @@ export interface LeaseStoreOptions {
 }
 
 
-interface LeaseRow {
+/** The rule both lease stores judge a lease by, from their options: isHolderAlive's. */
+export abstract class LeaseRule {
+  readonly staleAfterMs: number;
+  readonly hostname: string;
+  protected readonly now: () => Date;
+  protected readonly isAlive: (pid: number) => boolean;
+
+  constructor(options: LeaseStoreOptions) {
+    this.staleAfterMs = options.staleAfterMs ?? DEFAULT_LEASE_STALE_MS;
+    this.now = options.now ?? (() => new Date());
+    this.isAlive = options.isAlive ?? isProcessAlive;
+    this.hostname = options.hostname ?? osHostname();
+  }
+
+  isStale(lease: PlanLease): boolean {
+    return !isHolderAlive(lease, { now: this.now().getTime(), staleAfterMs: this.staleAfterMs, hostname: this.hostname, isAlive: this.isAlive });
+  }
+}
+
+export interface LeaseRow {
   plan_id: string;
   pid: number;
   hostname: string;
@@ -45,11 +64,7 @@ interface LeaseRow {
  * than `staleAfterMs`. A stale lease can be taken over, and the plans whose leases are stale are
  * the ones a crash left behind. The rule is isHolderAlive's, the same the app's lease checks use.
  */
-export class SqliteLeaseStore implements LeaseStore {
-  readonly staleAfterMs: number;
-  readonly hostname: string;
-  private readonly now: () => Date;
-  private readonly isAlive: (pid: number) => boolean;
+export class SqliteLeaseStore extends LeaseRule implements LeaseStore {
   private readonly upsert: Statement<[Record<string, unknown>]>;
   private readonly touch: Statement<[string, string, number, string]>;
   private readonly remove: Statement<[string, number, string]>;
@@ -63,11 +78,8 @@ export class SqliteLeaseStore implements LeaseStore {
     readonly db: SqliteDatabase,
     options: LeaseStoreOptions = {},
   ) {
+    super(options);
     this.connection = connectionOf(db);
-    this.staleAfterMs = options.staleAfterMs ?? DEFAULT_LEASE_STALE_MS;
-    this.now = options.now ?? (() => new Date());
-    this.isAlive = options.isAlive ?? isProcessAlive;
-    this.hostname = options.hostname ?? osHostname();
     this.upsert = prepare(db, 
       `INSERT INTO plan_leases (plan_id, pid, hostname, heartbeat_at, acquired_at)
        VALUES (@planId, @pid, @hostname, @heartbeatAt, @acquiredAt)
@@ -131,13 +143,9 @@ export class SqliteLeaseStore implements LeaseStore {
   listStale(): Promise<PlanLease[]> {
     return this.connection.run(() => this.selectAll.all().map(readLease).filter((lease) => this.isStale(lease)));
   }
-
-  isStale(lease: PlanLease): boolean {
-    return !isHolderAlive(lease, { now: this.now().getTime(), staleAfterMs: this.staleAfterMs, hostname: this.hostname, isAlive: this.isAlive });
-  }
 }
 
-function readLease(row: LeaseRow): PlanLease {
+export function readLease(row: LeaseRow): PlanLease {
   return parseOrThrow(
     PlanLeaseSchema,
     { planId: row.plan_id, pid: row.pid, hostname: row.hostname, heartbeatAt: row.heartbeat_at, acquiredAt: row.acquired_at },

@@ -2,23 +2,9 @@ import type { InvocationLog } from '../../engine/tool-runner';
 import type { ToolTally } from '../../../shared/contract';
 import { type ToolInvocation, ToolInvocationSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
+import { type InvocationFields, readInvocation } from '../invocation-log';
 import type { PgDatabase } from './database';
 import { toJsonParam } from './database';
-
-interface InvocationRow {
-  id: string;
-  plan_id: string;
-  decision_id: string | null;
-  tool: string;
-  args: unknown;
-  ok: boolean;
-  has_result: boolean;
-  result: unknown;
-  error: unknown;
-  started_at: string;
-  duration_ms: number;
-  confinement: string | null;
-}
 
 // has_result tells SQL NULL ("no result") from a stored JSON null.
 const COLUMNS = 'id, plan_id, decision_id, tool, args, ok, result IS NOT NULL AS has_result, result, error, started_at, duration_ms, confinement';
@@ -49,11 +35,11 @@ export class PgInvocationLog implements InvocationLog {
   }
 
   async listForPlan(planId: string): Promise<ToolInvocation[]> {
-    return (await this.db.query<InvocationRow>(`SELECT ${COLUMNS} FROM tool_invocations WHERE plan_id = $1 ORDER BY pos`, [planId])).map(readInvocation);
+    return (await this.db.query<InvocationFields>(`SELECT ${COLUMNS} FROM tool_invocations WHERE plan_id = $1 ORDER BY pos`, [planId])).map(readInvocation);
   }
 
   async listForDecision(decisionId: string): Promise<ToolInvocation[]> {
-    return (await this.db.query<InvocationRow>(`SELECT ${COLUMNS} FROM tool_invocations WHERE decision_id = $1 ORDER BY pos`, [decisionId])).map(readInvocation);
+    return (await this.db.query<InvocationFields>(`SELECT ${COLUMNS} FROM tool_invocations WHERE decision_id = $1 ORDER BY pos`, [decisionId])).map(readInvocation);
   }
 
   async talliesForPlan(planId: string): Promise<ToolTally[]> {
@@ -66,27 +52,7 @@ export class PgInvocationLog implements InvocationLog {
   }
 
   async get(id: string): Promise<ToolInvocation | undefined> {
-    const row = await this.db.one<InvocationRow>(`SELECT ${COLUMNS} FROM tool_invocations WHERE id = $1`, [id]);
+    const row = await this.db.one<InvocationFields>(`SELECT ${COLUMNS} FROM tool_invocations WHERE id = $1`, [id]);
     return row && readInvocation(row);
   }
-}
-
-function readInvocation(row: InvocationRow): ToolInvocation {
-  return parseOrThrow(
-    ToolInvocationSchema,
-    {
-      id: row.id,
-      planId: row.plan_id,
-      decisionId: row.decision_id,
-      tool: row.tool,
-      args: row.args,
-      ok: row.ok,
-      ...(row.has_result ? { result: row.result } : {}),
-      error: row.error,
-      startedAt: row.started_at,
-      durationMs: row.duration_ms,
-      ...(row.confinement === null ? {} : { confinement: row.confinement }),
-    },
-    `tool_invocations[${row.id}]`,
-  );
 }

@@ -1,37 +1,19 @@
 import type { LeaseStore } from '../../engine/leases';
-import { hostname as osHostname } from 'node:os';
 import { parseOrThrow } from '../../../shared/errors';
-import { DEFAULT_LEASE_STALE_MS, isHolderAlive, isProcessAlive } from '../../engine/process-liveness';
-import { type LeaseAcquisition, type LeaseStoreOptions, type PlanLease, PlanLeaseSchema } from '../lease-store';
+import { type LeaseAcquisition, LeaseRule, type LeaseRow, type LeaseStoreOptions, type PlanLease, PlanLeaseSchema, readLease } from '../lease-store';
 import type { PgDatabase } from './database';
-
-interface LeaseRow {
-  plan_id: string;
-  pid: number;
-  hostname: string;
-  heartbeat_at: string;
-  acquired_at: string;
-}
 
 /**
  * Which process runs which plan, in PostgreSQL, by the rule of the SQLite store (../lease-store.ts):
  * a lease is stale when its holder's process is gone (this host) or its heartbeat is older than
  * `staleAfterMs` (another host). Until a queue's job lock takes its place in team mode.
  */
-export class PgLeaseStore implements LeaseStore {
-  readonly staleAfterMs: number;
-  readonly hostname: string;
-  private readonly now: () => Date;
-  private readonly isAlive: (pid: number) => boolean;
-
+export class PgLeaseStore extends LeaseRule implements LeaseStore {
   constructor(
     readonly db: PgDatabase,
     options: LeaseStoreOptions = {},
   ) {
-    this.staleAfterMs = options.staleAfterMs ?? DEFAULT_LEASE_STALE_MS;
-    this.now = options.now ?? (() => new Date());
-    this.isAlive = options.isAlive ?? isProcessAlive;
-    this.hostname = options.hostname ?? osHostname();
+    super(options);
   }
 
   async acquire(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<boolean> {
@@ -86,12 +68,4 @@ export class PgLeaseStore implements LeaseStore {
   async listStale(): Promise<PlanLease[]> {
     return (await this.list()).filter((lease) => this.isStale(lease));
   }
-
-  isStale(lease: PlanLease): boolean {
-    return !isHolderAlive(lease, { now: this.now().getTime(), staleAfterMs: this.staleAfterMs, hostname: this.hostname, isAlive: this.isAlive });
-  }
-}
-
-function readLease(row: LeaseRow): PlanLease {
-  return parseOrThrow(PlanLeaseSchema, { planId: row.plan_id, pid: row.pid, hostname: row.hostname, heartbeatAt: row.heartbeat_at, acquiredAt: row.acquired_at }, `plan_leases[${row.plan_id}]`);
 }
