@@ -7,10 +7,11 @@ import {
   type ChangeSetSummary,
   ChangeSetSummarySchema,
 } from '../../shared/domain';
-import { type ChangeEntryMeta, ChangeEntryMetaSchema } from '../../shared/domain';
+import type { ChangeEntryMeta } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
+import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, type RowValues } from './change-rows';
 import type { SqliteDatabase } from './database';
 import { fromBit, prepare, toBit, transaction, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
@@ -25,40 +26,10 @@ interface ChangeSetRow {
   created_at: string;
 }
 
-interface EntryRow {
-  id: string;
-  path: string;
-  old_path: string | null;
-  operation: string;
-  before_hash: string | null;
-  after_hash: string | null;
-  before_blob: string | null;
-  after_blob: string | null;
-  before_text: string | null;
-  after_text: string | null;
-  binary: number;
-  decision_id: string | null;
-  invocation_id: string | null;
-  origin: string;
-  rewound_by: string | null;
-  created_at: string;
-}
-
-interface MetaRow {
-  id: string;
-  path: string;
-  old_path: string | null;
-  operation: string;
-  before_hash: string | null;
-  after_hash: string | null;
-  binary: number;
-  decision_id: string | null;
-  invocation_id: string | null;
-  origin: string;
-  insertions: number;
-  deletions: number;
-  rewound_by: string | null;
-}
+// SQLite hands back a boolean as 0/1 and a blob's content as text.
+const SQLITE: RowValues<number, string> = { flag: fromBit, text: (content) => content };
+type EntryRow = ChangeEntryRow<number, string>;
+type MetaRow = ChangeMetaRow<number>;
 
 interface SummaryRow {
   entryCount: number;
@@ -71,8 +42,6 @@ interface SummaryRow {
   deletions: number;
 }
 
-/** Marks blob keys whose content is JSON-quoted (see toBlob). */
-const JSON_BLOB = 'json:';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -121,11 +90,6 @@ function isCompleteEntry(value: unknown): value is ChangeEntry {
 /** The entry as stored: checked once, whether one is recorded or many. */
 function validEntry(input: ChangeEntry): ChangeEntry {
   return isCompleteEntry(input) ? input : parseOrThrow(ChangeEntrySchema, input, 'entry');
-}
-
-function fromBlob(hash: string | null, content: string | null): string | null {
-  if (hash === null || content === null) return null;
-  return hash.startsWith(JSON_BLOB) ? (JSON.parse(content) as string) : content;
 }
 
 const ENTRY_COLUMNS = `e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e.before_blob, e.after_blob,
@@ -277,7 +241,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   listEntries(changesetId: string, page: EntryPage = {}): Promise<ChangeEntry[]> {
     return this.connection.run(() => {
       const { limit, offset } = pageBounds(page);
-      return this.selectEntryPage.all(changesetId, limit, offset).map(readEntry);
+      return this.selectEntryPage.all(changesetId, limit, offset).map((row) => readEntry(row, SQLITE));
     });
   }
 
@@ -288,7 +252,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   getEntry(changesetId: string, entryId: string): Promise<ChangeEntry | undefined> {
     return this.connection.run(() => {
       const row = this.selectEntry.get(changesetId, entryId);
-      return row && readEntry(row);
+      return row && readEntry(row, SQLITE);
     });
   }
 
@@ -299,14 +263,14 @@ export class SqliteChangeSetStore implements ChangeSetStore {
   listEntryMeta(changesetId: string, page: EntryPage = {}): Promise<ChangeEntryMeta[]> {
     return this.connection.run(() => {
       const { limit, offset } = pageBounds(page);
-      return this.selectMetaPage.all(changesetId, limit, offset).map(readMeta);
+      return this.selectMetaPage.all(changesetId, limit, offset).map((row) => readMeta(row, SQLITE));
     });
   }
 
   getEntryMeta(changesetId: string, entryId: string): Promise<ChangeEntryMeta | undefined> {
     return this.connection.run(() => {
       const row = this.selectMeta.get(changesetId, entryId);
-      return row && readMeta(row);
+      return row && readMeta(row, SQLITE);
     });
   }
 
@@ -338,7 +302,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
       id: row.id,
       planId: row.plan_id,
       createdAt: row.created_at,
-      entries: this.selectEntries.all(row.id).map(readEntry),
+      entries: this.selectEntries.all(row.id).map((row) => readEntry(row, SQLITE)),
     };
   }
 }
@@ -348,40 +312,4 @@ function pageBounds(page: EntryPage): { limit: number; offset: number } {
   const offset = Math.max(0, Math.trunc(page.offset ?? 0));
   const limit = page.limit === undefined || !Number.isSafeInteger(page.limit) ? -1 : Math.max(0, page.limit);
   return { limit, offset };
-}
-
-/** The columns an entry and its metadata share, named as the schemas name them. */
-function commonFields(row: MetaRow | EntryRow) {
-  return {
-    id: row.id,
-    path: row.path,
-    oldPath: row.old_path,
-    operation: row.operation,
-    beforeHash: row.before_hash,
-    afterHash: row.after_hash,
-    binary: fromBit(row.binary),
-    decisionId: row.decision_id,
-    invocationId: row.invocation_id,
-    // Left out for a tool's change, so entries read back equal the entries recorded.
-    ...(row.origin === 'operator' ? { origin: 'operator' } : {}),
-  };
-}
-
-function readMeta(row: MetaRow): ChangeEntryMeta {
-  const rewound = row.rewound_by ? { rewound: true } : {};
-  return parseOrThrow(ChangeEntryMetaSchema, { ...commonFields(row), insertions: row.insertions, deletions: row.deletions, ...rewound }, `change_entries[${row.id}]`);
-}
-
-function readEntry(row: EntryRow): ChangeEntry {
-  return parseOrThrow(
-    ChangeEntrySchema,
-    {
-      ...commonFields(row),
-      beforeText: fromBlob(row.before_blob, row.before_text),
-      afterText: fromBlob(row.after_blob, row.after_text),
-      ...(row.rewound_by ? { rewound: true } : {}),
-      createdAt: row.created_at,
-    },
-    `change_entries[${row.id}]`,
-  );
 }

@@ -1,9 +1,10 @@
 import { hash } from 'node:crypto';
-import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary, ChangeSetSummarySchema } from '../../../shared/domain';
+import { type ChangeEntry, type ChangeEntryMeta, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary, ChangeSetSummarySchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { entryLineCounts, toEntryMeta, type ChangeSetStore } from '../../engine/changeset-store';
 import type { EntryPage } from '../changeset-store';
+import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, type RowValues } from '../change-rows';
 import { type PgDatabase, toJsonParam } from './database';
 
 interface ChangeSetRow {
@@ -12,32 +13,10 @@ interface ChangeSetRow {
   created_at: string;
 }
 
-interface MetaRow {
-  id: string;
-  path: string;
-  old_path: string | null;
-  operation: string;
-  before_hash: string | null;
-  after_hash: string | null;
-  binary: boolean;
-  decision_id: string | null;
-  invocation_id: string | null;
-  origin: string;
-  insertions: number;
-  deletions: number;
-  rewound_by: string | null;
-}
-
-interface EntryRow extends MetaRow {
-  before_blob: string | null;
-  after_blob: string | null;
-  before_text: Buffer | null;
-  after_text: Buffer | null;
-  created_at: string;
-}
-
-/** Marks blob keys whose content is JSON-quoted (see toBlob). */
-const JSON_BLOB = 'json:';
+// PostgreSQL hands back a boolean as one, and a blob's content as UTF-8 bytes.
+const PG: RowValues<boolean, Buffer> = { flag: (value) => value, text: (content) => content.toString('utf8') };
+type EntryRow = ChangeEntryRow<boolean, Buffer>;
+type MetaRow = ChangeMetaRow<boolean>;
 
 /**
  * A file text as stored: UTF-8 bytes keyed by their sha256. A string with a lone surrogate cannot
@@ -48,12 +27,6 @@ function toBlob(text: string): { hash: string; content: Buffer } {
   const content = Buffer.from(wellFormed ? text : JSON.stringify(text), 'utf8');
   const digest = hash('sha256', content, 'hex');
   return { hash: wellFormed ? digest : `${JSON_BLOB}${digest}`, content };
-}
-
-function fromBlob(key: string | null, content: Buffer | null): string | null {
-  if (key === null || content === null) return null;
-  const text = content.toString('utf8');
-  return key.startsWith(JSON_BLOB) ? (JSON.parse(text) as string) : text;
 }
 
 const META_COLUMNS = 'e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e."binary", e.decision_id, e.invocation_id, e.origin, e.insertions, e.deletions, e.rewound_by';
@@ -109,7 +82,7 @@ export class PgChangeSetStore implements ChangeSetStore {
   /** A page of entries in recording order; an unknown changeset has none. */
   async listEntries(changesetId: string, page: EntryPage = {}): Promise<ChangeEntry[]> {
     const { limit, offset } = pageBounds(page);
-    return (await this.db.query<EntryRow>(`${ENTRY_SELECT} WHERE e.changeset_id = $1 ORDER BY e.seq LIMIT $2 OFFSET $3`, [changesetId, limit, offset])).map(readEntry);
+    return (await this.db.query<EntryRow>(`${ENTRY_SELECT} WHERE e.changeset_id = $1 ORDER BY e.seq LIMIT $2 OFFSET $3`, [changesetId, limit, offset])).map((row) => readEntry(row, PG));
   }
 
   async countEntries(changesetId: string): Promise<number> {
@@ -118,7 +91,7 @@ export class PgChangeSetStore implements ChangeSetStore {
 
   async getEntry(changesetId: string, entryId: string): Promise<ChangeEntry | undefined> {
     const row = await this.db.one<EntryRow>(`${ENTRY_SELECT} WHERE e.changeset_id = $1 AND e.id = $2`, [changesetId, entryId]);
-    return row && readEntry(row);
+    return row && readEntry(row, PG);
   }
 
   /** A page of entries without their texts, with the line counts stored at record time. */
@@ -129,12 +102,12 @@ export class PgChangeSetStore implements ChangeSetStore {
       limit,
       offset,
     ]);
-    return rows.map(readMeta);
+    return rows.map((row) => readMeta(row, PG));
   }
 
   async getEntryMeta(changesetId: string, entryId: string): Promise<ChangeEntryMeta | undefined> {
     const row = await this.db.one<MetaRow>(`SELECT ${META_COLUMNS} FROM change_entries e WHERE e.changeset_id = $1 AND e.id = $2`, [changesetId, entryId]);
-    return row && readMeta(row);
+    return row && readMeta(row, PG);
   }
 
   /** Marks the entries from position `from` (0-based, recorded order) on as history of the rewind `rewindId`. */
@@ -227,7 +200,7 @@ export class PgChangeSetStore implements ChangeSetStore {
   private async readChangeset(row: ChangeSetRow): Promise<ChangeSet> {
     // A changeset as a whole (what review, diff and apply read) leaves out the entries a rewind made history.
     const entries = await this.db.query<EntryRow>(`${ENTRY_SELECT} WHERE e.changeset_id = $1 AND e.rewound_by IS NULL ORDER BY e.seq`, [row.id]);
-    return { id: row.id, planId: row.plan_id, createdAt: row.created_at, entries: entries.map(readEntry) };
+    return { id: row.id, planId: row.plan_id, createdAt: row.created_at, entries: entries.map((row) => readEntry(row, PG)) };
   }
 }
 
@@ -236,40 +209,4 @@ function pageBounds(page: EntryPage): { limit: number | null; offset: number } {
   const offset = Math.max(0, Math.trunc(page.offset ?? 0));
   const limit = page.limit === undefined || !Number.isSafeInteger(page.limit) ? null : Math.max(0, page.limit);
   return { limit, offset };
-}
-
-/** The columns an entry and its metadata share, named as the schemas name them. */
-function commonFields(row: MetaRow) {
-  return {
-    id: row.id,
-    path: row.path,
-    oldPath: row.old_path,
-    operation: row.operation,
-    beforeHash: row.before_hash,
-    afterHash: row.after_hash,
-    binary: row.binary,
-    decisionId: row.decision_id,
-    invocationId: row.invocation_id,
-    // Left out for a tool's change, so entries read back equal the entries recorded.
-    ...(row.origin === 'operator' ? { origin: 'operator' } : {}),
-  };
-}
-
-function readMeta(row: MetaRow): ChangeEntryMeta {
-  const rewound = row.rewound_by ? { rewound: true } : {};
-  return parseOrThrow(ChangeEntryMetaSchema, { ...commonFields(row), insertions: row.insertions, deletions: row.deletions, ...rewound }, `change_entries[${row.id}]`);
-}
-
-function readEntry(row: EntryRow): ChangeEntry {
-  return parseOrThrow(
-    ChangeEntrySchema,
-    {
-      ...commonFields(row),
-      beforeText: fromBlob(row.before_blob, row.before_text),
-      afterText: fromBlob(row.after_blob, row.after_text),
-      ...(row.rewound_by ? { rewound: true } : {}),
-      createdAt: row.created_at,
-    },
-    `change_entries[${row.id}]`,
-  );
 }
