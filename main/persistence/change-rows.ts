@@ -1,4 +1,4 @@
-import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema } from '../../shared/domain';
+import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema, type ChangeSetSummary, ChangeSetSummarySchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 
 /** Marks blob keys whose content is JSON-quoted: a text with a lone surrogate, which UTF-8 cannot hold. */
@@ -76,4 +76,28 @@ export function readEntry<Flag, Content>(row: EntryRow<Flag, Content>, values: R
     },
     `change_entries[${row.id}]`,
   );
+}
+
+/** A changeset's aggregate row: counts over its entries that are not rewound. */
+export interface SummaryRow {
+  entryCount: number;
+  files: number;
+  creates: number;
+  modifies: number;
+  deletes: number;
+  renames: number;
+  insertions: number;
+  deletions: number;
+}
+
+export function readSummary(changesetId: string, planId: string, s: SummaryRow): ChangeSetSummary {
+  return parseOrThrow(ChangeSetSummarySchema, {
+    changesetId,
+    planId,
+    entryCount: s.entryCount,
+    files: s.files,
+    operations: { create: s.creates, modify: s.modifies, delete: s.deletes, rename: s.renames },
+    insertions: s.insertions,
+    deletions: s.deletions,
+  });
 }

@@ -5,13 +5,12 @@ import {
   ChangeEntrySchema,
   type ChangeSet,
   type ChangeSetSummary,
-  ChangeSetSummarySchema,
 } from '../../shared/domain';
 import type { ChangeEntryMeta } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
-import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, type RowValues } from './change-rows';
+import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow } from './change-rows';
 import type { SqliteDatabase } from './database';
 import { fromBit, prepare, toBit, transaction, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
@@ -30,17 +29,6 @@ interface ChangeSetRow {
 const SQLITE: RowValues<number, string> = { flag: fromBit, text: (content) => content };
 type EntryRow = ChangeEntryRow<number, string>;
 type MetaRow = ChangeMetaRow<number>;
-
-interface SummaryRow {
-  entryCount: number;
-  files: number;
-  creates: number;
-  modifies: number;
-  deletes: number;
-  renames: number;
-  insertions: number;
-  deletions: number;
-}
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -285,15 +273,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
       // One aggregate statement: a single snapshot, and no file text is read.
       const s = this.summaryStmt.get(changesetId);
       if (!s) throw new Error(`unknown changeset ${changesetId}`);
-      return parseOrThrow(ChangeSetSummarySchema, {
-        changesetId,
-        planId: changeset.plan_id,
-        entryCount: s.entryCount,
-        files: s.files,
-        operations: { create: s.creates, modify: s.modifies, delete: s.deletes, rename: s.renames },
-        insertions: s.insertions,
-        deletions: s.deletions,
-      });
+      return readSummary(changesetId, changeset.plan_id, s);
     });
   }
 

@@ -1,10 +1,10 @@
 import { hash } from 'node:crypto';
-import { type ChangeEntry, type ChangeEntryMeta, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary, ChangeSetSummarySchema } from '../../../shared/domain';
+import { type ChangeEntry, type ChangeEntryMeta, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { entryLineCounts, toEntryMeta, type ChangeSetStore } from '../../engine/changeset-store';
 import type { EntryPage } from '../changeset-store';
-import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, type RowValues } from '../change-rows';
+import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow } from '../change-rows';
 import { type PgDatabase, toJsonParam } from './database';
 
 interface ChangeSetRow {
@@ -122,7 +122,7 @@ export class PgChangeSetStore implements ChangeSetStore {
 
   /** One aggregate statement: a single snapshot, and no file text is read. */
   async summarize(changesetId: string): Promise<ChangeSetSummary> {
-    const s = await this.db.one<Record<string, number | string>>(
+    const s = await this.db.one<SummaryRow & { planId: string }>(
       `SELECT c.plan_id AS "planId", count(e.seq) AS "entryCount", count(DISTINCT e.path) AS files,
          count(*) FILTER (WHERE e.operation = 'create') AS creates, count(*) FILTER (WHERE e.operation = 'modify') AS modifies,
          count(*) FILTER (WHERE e.operation = 'delete') AS deletes, count(*) FILTER (WHERE e.operation = 'rename') AS renames,
@@ -132,15 +132,7 @@ export class PgChangeSetStore implements ChangeSetStore {
       [changesetId],
     );
     if (!s) throw new Error(`unknown changeset ${changesetId}`);
-    return parseOrThrow(ChangeSetSummarySchema, {
-      changesetId,
-      planId: s.planId,
-      entryCount: s.entryCount,
-      files: s.files,
-      operations: { create: s.creates, modify: s.modifies, delete: s.deletes, rename: s.renames },
-      insertions: s.insertions,
-      deletions: s.deletions,
-    });
+    return readSummary(changesetId, s.planId, s);
   }
 
   /** Inserts entries already validated, after the changeset's current last; returns the last one's line counts. */
