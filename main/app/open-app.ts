@@ -20,6 +20,8 @@ import { planVerifying } from './use-cases/verifying';
 import { planCheckpoints } from './use-cases/checkpoints';
 import { planReviewing } from './use-cases/reviewing';
 import { planForking } from './use-cases/forking';
+import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
+import { openTeam, type TeamApp, type TeamRole } from './team/open-team';
 
 export interface App {
   dataDir: string;
@@ -27,7 +29,23 @@ export interface App {
   settings: SettingsStore;
   /** Plans found interrupted (owner gone) and marked errored at start-up. */
   recovered: string[];
-  close(): void;
+  /** Team mode: the team's database, queue and feed; null with the embedded SQLite database. */
+  team: TeamApp | null;
+  close(): Promise<void>;
+}
+
+export interface OpenAppOptions extends Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> {
+  dataDir?: string;
+  secrets?: SecretCodec;
+  /** `--database URL`: the team database, over AGENTS_DATABASE_URL and the settings' `database`. */
+  database?: string;
+  /** In team mode: a client queues runs (default), a worker runs them. */
+  role?: TeamRole;
+  /** In team mode: migrate the database's schema (workers and `serve`), else refuse one not current. */
+  migrate?: boolean;
+  /** In team mode: this process's name among the workers. */
+  name?: string;
+  onTeamError?: (error: Error) => void;
 }
 
 /** The use cases over one context and one registry of runs, side by side as one PlanService. */
@@ -57,17 +75,48 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
   };
 }
 
-/** The composition root for the CLI and the web host: SQLite stores in the data directory, one PlanService. */
-export async function openApp(
-  options: { dataDir?: string; secrets?: SecretCodec } & Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> = {},
-): Promise<App> {
+/** The team database the options, the environment or the settings name; undefined for the embedded one. */
+function teamDatabase(options: OpenAppOptions, settings: SettingsStore): string | undefined {
+  let stored: string | undefined;
+  try {
+    stored = settings.read().database;
+  } catch {
+    // A broken settings file is reported where the settings are used; it must not stop `agents config` fixing it.
+  }
+  return resolveDatabaseUrl({ flag: options.database, env: options.env ?? process.env, settings: stored });
+}
+
+/**
+ * The composition root for the CLI and the web host: SQLite stores in the data directory, or, in
+ * team mode, PostgreSQL's; one PlanService over them.
+ */
+export async function openApp(options: OpenAppOptions = {}): Promise<App> {
   const dataDir = options.dataDir ?? resolveDataDir(options.env);
   secureDataDir(dataDir);
-  const stores = openStores(dataDir);
   const settings = options.settings ?? new SettingsStore(join(dataDir, 'settings.json'), options.secrets ?? null);
+  const url = teamDatabase(options, settings);
+  if (url) return openTeamApp(url, dataDir, settings, options);
+  const stores = openStores(dataDir);
   const service = composePlanService({ maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env), ...options, settings, stores, dataDir });
   const recovered = await recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
   await service.finishInterruptedRewinds();
-  return { dataDir, service, settings, recovered, close: () => stores.close() };
+  return { dataDir, service, settings, recovered, team: null, close: async () => stores.close() };
+}
+
+/**
+ * Team mode: the stores in PostgreSQL. Nothing is recovered at start: a run whose worker died is
+ * the queue's to hand to another worker, which takes it over from its last committed step.
+ */
+async function openTeamApp(url: string, dataDir: string, settings: SettingsStore, options: OpenAppOptions): Promise<App> {
+  const team = await openTeam(url, { role: options.role ?? 'client', migrate: options.migrate, name: options.name, onError: options.onTeamError });
+  const service = composePlanService({
+    maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env),
+    ...options,
+    settings,
+    stores: team.engineStores,
+    dataDir,
+    dispatch: team.dispatch ?? undefined,
+  });
+  return { dataDir, service, settings, recovered: [], team, close: () => team.close() };
 }

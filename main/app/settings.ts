@@ -13,6 +13,7 @@ import {
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { McpConfigSchema } from '../../shared/mcp';
+import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
 /** The settings file in the data directory (mode 0600: it may hold an API key). */
@@ -28,6 +29,10 @@ export const SettingsFileSchema = z
     timeoutMs: z.number().int().positive().optional(),
     /** MCP servers every agent plan may use (`agents mcp add`). */
     mcp: McpConfigSchema.optional(),
+    /** Team mode: the team's PostgreSQL database (`postgresql://...`). */
+    database: z.string().optional(),
+    /** The name answers given here are recorded under (default: the OS user). */
+    operator: z.string().optional(),
   })
   .strict();
 export type SettingsFile = z.infer<typeof SettingsFileSchema>;
@@ -93,6 +98,8 @@ export class SettingsStore {
       }
     }
     if (patch.price !== undefined) next.price = patch.price ?? undefined;
+    if (patch.database !== undefined) next.database = patch.database.trim() || undefined;
+    if (patch.operator !== undefined) next.operator = patch.operator.trim() || undefined;
     this.write(next);
     return next;
   }
@@ -276,7 +283,7 @@ export function planModelView(spec: AgentSpec, env: NodeJS.ProcessEnv, settings:
 }
 
 /** A change from the console (SettingsPatch) or `agents config`; a null timeout clears it. */
-export type SettingsChange = SettingsPatch & { timeoutMs?: number | null };
+export type SettingsChange = SettingsPatch & { timeoutMs?: number | null; database?: string; operator?: string };
 
 /** One setting of `agents config`: how it is stored, shown and read from the command line. */
 interface ConfigSetting {
@@ -319,6 +326,15 @@ export const CONFIG_SETTINGS = {
     unit: 'ms',
     patch: (value) => ({ timeoutMs: value === '' ? null : parseOrThrow(z.coerce.number().int().positive(), value, 'timeoutMs') }),
   },
+  // The team database's URL, its password shown masked.
+  database: {
+    value: (file) => (file.database ? file.database.replace(/:[^:@/]*@/, ':***@') : null),
+    patch: (value) => {
+      if (value !== '') resolveDatabaseUrl({ flag: value, env: {} });
+      return { database: value };
+    },
+  },
+  operator: { value: (file) => file.operator ?? null, patch: (value) => ({ operator: value }) },
 } satisfies Record<string, ConfigSetting>;
 export type ConfigKey = keyof typeof CONFIG_SETTINGS;
 export const CONFIG_KEYS = Object.keys(CONFIG_SETTINGS) as ConfigKey[];

@@ -24,7 +24,8 @@ export function watchCtrlC(app: App, planId: string, say: (line: string) => void
     // Nothing runs (the command waits for the operator's answer): the plan already stands where it can be resumed.
     if (!service.isRunning(planId)) {
       void service.get(planId).then(
-        (plan) => say(`stopped; the plan is ${statusLabel(plan)}`),
+        // In team mode a worker runs it: the command stops following, the run goes on.
+        (plan) => say(app.team ? `stopped following; the plan is ${statusLabel(plan)} and runs on in the team's workers` : `stopped; the plan is ${statusLabel(plan)}`),
         () => undefined,
       ).finally(() => process.exit(EXIT_INTERRUPTED));
       return;

@@ -57,6 +57,9 @@ export const TOP_COMMANDS: Record<string, () => Promise<(program: Command, ctx: 
   demo: async () => (await import('./commands/demo')).registerDemo,
   mcp: async () => (await import('./commands/mcp')).registerMcp,
   serve: async () => (await import('./commands/serve')).registerServe,
+  worker: async () => (await import('./commands/team')).registerWorker,
+  workers: async () => (await import('./commands/team')).registerWorkers,
+  db: async () => (await import('./commands/team')).registerDb,
 };
 
 const defaultIo: CliIo = {
@@ -78,7 +81,12 @@ export async function buildProgram(ctx: Ctx, argv: readonly string[]): Promise<C
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr })
+    .option('--database <url>', 'team mode: the team PostgreSQL database (else AGENTS_DATABASE_URL, else the `database` setting)')
     .exitOverride();
+  // Read before any command's action opens the app.
+  program.hook('preAction', () => {
+    ctx.open.database = program.opts<{ database?: string }>().database;
+  });
 
   const [first, second] = argv;
   const all = first !== 'plan' && !Object.hasOwn(TOP_COMMANDS, first ?? '');
@@ -101,8 +109,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
   const ctx: Ctx = {
     io,
     exitCode: EXIT.ok,
+    open: {},
     app: () =>
       (opening ??= openApp({
+        ...ctx.open,
         dataDir: io.env.AGENTS_HOME || undefined,
         env: io.env,
         // Lets tests and demos shorten the automatic-retry backoff.
@@ -116,6 +126,6 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     // Usage errors, and a bad option value (--step 0): an action's own errors are rendered by runCommand.
     return exitStatusOf(error, io);
   } finally {
-    app?.close();
+    await app?.close();
   }
 }

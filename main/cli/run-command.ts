@@ -2,7 +2,7 @@ import { withMcpHidden } from '../../shared/mcp';
 import { type Command, CommanderError } from 'commander';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { clientError } from '../app/client-errors';
-import type { App } from '../app/open-app';
+import type { App, OpenAppOptions } from '../app/open-app';
 import { EXIT_INTERRUPTED } from './interrupt';
 import { commandLine } from '../../shared/actions';
 
@@ -21,7 +21,10 @@ export interface CliIo {
 /** What every command is given: where to print, the app (opened at its first use), and the exit status so far. */
 export interface Ctx {
   io: CliIo;
+  /** The app, opened at the first call with `open` as it is then. */
   app(): Promise<App>;
+  /** How the app is opened: `--database`, and what a command asks for (a worker's role) before its first `app()`. */
+  open: Pick<OpenAppOptions, 'database' | 'role' | 'migrate' | 'name'>;
   exitCode: number;
 }
 

@@ -118,7 +118,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
     const settled = await settleRuns(app.service);
     for (const id of settled.paused) io.stderr(`agents serve: plan ${id} paused between steps; after a restart: agents plan retry ${id}\n`);
     for (const id of settled.stillRunning) io.stderr(`agents serve: plan ${id} was still inside a tool call; after a restart: agents plan retry ${id}\n`);
-    app.close();
+    await app.close();
   } finally {
     signals.off('SIGINT', force);
     signals.off('SIGTERM', force);

@@ -128,7 +128,7 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
         ipc.dispose();
         hub.dispose();
         await settleRuns(opened.service);
-        opened.close();
+        await opened.close();
       })());
     // Quitting waits, once, until running plans have paused between steps and the database is closed.
     let settled = false;

@@ -2,14 +2,14 @@ import { hostname } from 'node:os';
 import { PgBoss, type Job } from 'pg-boss';
 import { ulid } from 'ulid';
 import { migrateDatabase, PgDatabase } from '../../persistence/postgres';
+import type { QueuedRun } from './dispatch';
 
 /** The pg-boss queue a plan's run is a job of. */
 export const RUN_QUEUE = 'plan-runs';
 
-export interface RunJobData {
+/** A job's data: the plan, why it was queued, and the run's options. */
+export interface RunJobData extends QueuedRun {
   planId: string;
-  /** Why it was queued: `run`, `approval answered`, ... (shown in logs). */
-  reason: string;
 }
 
 export interface RunQueueOptions {
@@ -30,6 +30,13 @@ export interface RunQueueOptions {
   /** pg-boss's error and warning events (a lost connection, a slow query), for the host to log. */
   onError?: (error: Error) => void;
   onWarning?: (warning: { message: string }) => void;
+  /**
+   * Whether this process also supervises the queue (fails jobs whose heartbeat lapsed, maintains
+   * pg-boss's tables); default true. A CLI command that only queues and follows runs says false.
+   */
+  supervise?: boolean;
+  /** Bring both schemas up to date (default true); false expects them current (a CLI command checked ours already). */
+  migrate?: boolean;
 }
 
 export interface WorkOptions {
@@ -40,7 +47,7 @@ export interface WorkOptions {
 }
 
 /** Runs a plan until it stops: done, failed, or waiting for an approval. The signal aborts when the job is lost (taken over, or the queue stops). */
-export type RunHandler = (planId: string, signal: AbortSignal, job: { reason: string; attempt: number }) => Promise<void>;
+export type RunHandler = (planId: string, signal: AbortSignal, job: QueuedRun & { attempt: number }) => Promise<void>;
 
 export interface WorkerInfo {
   id: string;
@@ -94,7 +101,7 @@ export class RunQueue {
     const db = new PgDatabase(url, { max: 3 });
     let boss: PgBoss | undefined;
     try {
-      await migrateDatabase(db);
+      if (options.migrate ?? true) await migrateDatabase(db);
       const superviseIntervalSeconds = options.superviseIntervalSeconds ?? 2;
       boss = new PgBoss({
         connectionString: url,
@@ -103,6 +110,7 @@ export class RunQueue {
         instanceName: options.name ?? 'agents',
         instanceHeartbeatSeconds: WORKER_BEAT_SECONDS,
         useListenNotify: options.listenNotify ?? true,
+        supervise: options.supervise ?? true,
         superviseIntervalSeconds,
         // Heartbeat expiry is checked in the monitor step of each supervise pass.
         monitorIntervalSeconds: superviseIntervalSeconds,
@@ -130,9 +138,18 @@ export class RunQueue {
   }
 
   /** Queues a run of the plan; returns the job id, or null when the plan already has one queued. */
-  async enqueue(planId: string, reason: string): Promise<string | null> {
-    const data: RunJobData = { planId, reason };
+  async enqueue(planId: string, run: QueuedRun | string): Promise<string | null> {
+    const data: RunJobData = { planId, ...(typeof run === 'string' ? { reason: run } : run) };
     return this.boss.send(RUN_QUEUE, data, { singletonKey: planId });
+  }
+
+  /** Whether a run of the plan is queued, waiting to be retried, or running. */
+  async pending(planId: string): Promise<boolean> {
+    const row = await this.db.one(
+      "SELECT 1 FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state IN ('created', 'retry', 'active') LIMIT 1",
+      [RUN_QUEUE, planId],
+    );
+    return row !== undefined;
   }
 
   /**
@@ -159,11 +176,11 @@ export class RunQueue {
       RUN_QUEUE,
       { localConcurrency: options.concurrency, batchSize: 1, pollingIntervalSeconds: interval, notifyPollingIntervalSeconds: interval },
       async ([job]: Job<RunJobData>[]) => {
-        const { planId, reason } = job!.data;
+        const { planId, ...run } = job!.data;
         plans.add(planId);
         await this.beat(id, plans);
         try {
-          await handler(planId, job!.signal, { reason, attempt: job!.retryCount });
+          await handler(planId, job!.signal, { ...run, attempt: job!.retryCount });
         } finally {
           plans.delete(planId);
           await this.beat(id, plans);

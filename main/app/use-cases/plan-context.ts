@@ -24,6 +24,7 @@ import type { CorrectionContext } from '../../engine/model/prompts';
 import type { ModelConfig } from '../../engine/model/model-config';
 import { recordModel, resolveModelConfig, type SettingsStore } from '../settings';
 import type { RunRegistry } from './run-registry';
+import type { RunDispatch } from '../team/dispatch';
 
 /** Everything the use cases keep; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -59,6 +60,11 @@ export interface PlanServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** The largest project a sandbox copies; default 1 GiB. */
   maxProjectBytes?: number;
+  /**
+   * Team mode, in a process that does not run plans (the CLI, a console): runs go to the team's
+   * queue and a worker runs them. Without it, runs run in this process.
+   */
+  dispatch?: RunDispatch;
 }
 
 export interface RunOptions {
@@ -71,6 +77,8 @@ export interface RunOptions {
   /** Pause before each decision; by default as the plan's profile says (`manual` does). */
   step?: boolean;
   breakpoints?: string[];
+  /** In team mode: return once the run is queued instead of following it to its end. */
+  detach?: boolean;
   /** For `correct`: the failed step's failure and the operator's note, in the model's context. */
   corrections?: ReadonlyMap<string, CorrectionContext>;
 }
@@ -127,7 +135,8 @@ export class PlanContext {
   async pinModel(plan: Plan): Promise<Plan> {
     if (!plan.agent) return plan;
     const agent = recordModel(plan.agent, this.env, this.options.settings);
-    this.modelConfig(agent);
+    // In team mode the worker that runs the plan needs the model's key, not this process.
+    if (!this.options.dispatch) this.modelConfig(agent);
     return agent === plan.agent ? plan : this.lifecycle.update(plan.id, { agent });
   }
 

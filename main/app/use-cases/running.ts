@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Plan } from '../../../shared/domain';
-import { PlanError } from '../../../shared/errors';
+import { PlanError, ValidationError } from '../../../shared/errors';
 import { ApprovalGate } from '../../engine/approval-gate';
 import { classifyError } from '../../engine/error-recovery-service';
 import { ApprovalPending } from '../../engine/errors';
@@ -17,6 +17,7 @@ import { RunController } from '../run-controller';
 import { requireSandboxPresent } from '../sandbox-guards';
 import type { PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
+import type { RunDispatch } from '../team/dispatch';
 import { actionGuard } from './actions';
 import type { PlanVerifying } from './verifying';
 import { checkpointAtStepStart } from './checkpoints';
@@ -116,6 +117,8 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
    * plan the lifecycle hands back instead of reading the store again.
    */
   const runFrom = async (planId: string, options: RunOptions, resumeAt?: ResumeAt, known?: Plan): Promise<Plan> => {
+    if (ctx.options.dispatch) return dispatchRun(ctx.options.dispatch, planId, options, resumeAt);
+    if (options.detach) throw new ValidationError('detach', 'needs a team database (--database URL or AGENTS_DATABASE_URL): without one the run is this process');
     let plan = known ?? (await ctx.get(planId));
     const step = options.step ?? plan.automationProfile.pauseBeforeEachDecision;
     // Read before the run starts, so a broken invariants file is bad input, and the context carries the rules.
@@ -149,6 +152,17 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
       // Verify before apply: the plan's checks run in the sandbox it executed in.
       await verifyPass(planId, options.streamCallback);
     });
+  };
+
+  /** Team mode: the run is queued for a worker; followed here to its end unless detached or nobody listens. */
+  const dispatchRun = async (dispatch: RunDispatch, planId: string, options: RunOptions, resumeAt?: ResumeAt): Promise<Plan> => {
+    if (options.step) throw new ValidationError('step', 'is not available in team mode: a worker runs the plan, and only its approvals stop it');
+    const from = await dispatch.lastSeq(planId);
+    const reason = resumeAt ? 'approval answered' : options.corrections ? 'correct' : 'run';
+    await dispatch.enqueue(planId, { reason, resumeAt, breakpoints: options.breakpoints, corrections: options.corrections ? [...options.corrections] : undefined });
+    options.onStarted?.();
+    if (options.detach || !options.streamCallback) return ctx.get(planId);
+    return dispatch.follow(planId, from, options.streamCallback);
   };
 
   return {

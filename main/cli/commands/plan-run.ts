@@ -27,12 +27,18 @@ export const planRunCommands = {
       .description('strategize and execute a queued plan; stops before apply')
       .addOption(streamOption())
       .option('--step', 'pause before each decision: Enter steps, c continues')
+      .option('--detach', 'team mode: return once the run is queued, without following it')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: RunOptions & { step?: boolean }) => {
-          // `manual` pauses before each decision where someone can press Enter; elsewhere only its approvals stop the run.
-          if (opts.step === undefined && ctx.io.isTTY && !opts.json && (await (await ctx.app()).service.get(id)).automationProfile.pauseBeforeEachDecision) opts.step = true;
-          const service = (await ctx.app()).service;
+        runCommand(ctx, async (id: string, opts: RunOptions & { step?: boolean; detach?: boolean }) => {
+          const app = await ctx.app();
+          const service = app.service;
+          if (opts.detach) {
+            const queued = await service.run(id, { detach: true });
+            return { json: queued, text: `${queued.id} queued; follow it with: agents plan show ${queued.id} (or the console)` };
+          }
+          // `manual` pauses before each decision where someone can press Enter (in this process, not on a team's worker); elsewhere only its approvals stop the run.
+          if (opts.step === undefined && !app.team && ctx.io.isTTY && !opts.json && (await service.get(id)).automationProfile.pauseBeforeEachDecision) opts.step = true;
           await runAndReport(ctx, id, opts, async (onEvent) => {
             try {
               return await service.run(id, { streamCallback: onEvent, step: opts.step ?? false });

@@ -38,6 +38,19 @@ export class PgLeaseStore extends LeaseRule implements LeaseStore {
     });
   }
 
+  /**
+   * Takes the plan's lease whoever holds it: for a worker whose queue job holds the plan (the
+   * queue let the job go to it because the last holder stopped beating), the job is the lock.
+   */
+  async seize(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<void> {
+    const now = this.now().toISOString();
+    await this.db.query(
+      `INSERT INTO plan_leases (plan_id, pid, hostname, heartbeat_at, acquired_at) VALUES ($1, $2, $3, $4, $4)
+       ON CONFLICT (plan_id) DO UPDATE SET pid = excluded.pid, hostname = excluded.hostname, heartbeat_at = excluded.heartbeat_at, acquired_at = excluded.acquired_at`,
+      [planId, pid, hostname, now],
+    );
+  }
+
   /** Renews a lease we hold; false when we no longer hold it (it was taken over as stale). */
   async heartbeat(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<boolean> {
     const rows = await this.db.query('UPDATE plan_leases SET heartbeat_at = $1 WHERE plan_id = $2 AND pid = $3 AND hostname = $4 RETURNING plan_id', [

@@ -32,6 +32,8 @@ export interface PostgresStores {
   objects: PgObjectStore;
   /** Runs several reads on one snapshot of the database, so another process's commit cannot fall between them. */
   readTogether<T>(read: () => Promise<T>): Promise<T>;
+  /** One transaction over every store: what a use case reads and writes commits whole or not at all. */
+  atomically<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export function createPostgresStores(db: PgDatabase, options: { leases?: LeaseSt
     checkpoints: new PgCheckpointStore(db),
     objects: new PgObjectStore(db),
     readTogether: (read) => db.readTogether(read),
+    atomically: (fn) => db.transaction(fn),
     close: () => db.close(),
   };
 }

@@ -1,0 +1,58 @@
+import type { App } from '../open-app';
+import { markInterrupted } from '../leases';
+import { runOptionsOf } from './dispatch';
+import type { RunQueue } from './run-queue';
+
+export interface WorkerOptions {
+  concurrency: number;
+  /** The worker's name in `agents workers` (default `agents`). */
+  name?: string;
+  /** One line per run started and ended, and per failure, for the worker's log. */
+  log: (line: string) => void;
+}
+
+export interface RunningWorker {
+  id: string;
+  queue: RunQueue;
+  /** Stops taking runs, lets the running ones finish for up to `timeoutMs`, and disconnects. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Takes runs off the team's queue and runs them in this process, `concurrency` at a time. A run
+ * whose plan is still marked running when its job arrives was taken over from a worker that
+ * stopped beating (killed, cut off): it is marked interrupted and retried from its last committed
+ * step, its sandbox made again here where it is missing.
+ */
+export async function startWorker(app: App, options: WorkerOptions): Promise<RunningWorker> {
+  const team = app.team;
+  if (!team?.leases) throw new Error('a worker needs the app opened in team mode with the worker role');
+  const { service } = app;
+  const leases = team.leases;
+  const queue = await team.queue();
+  const name = options.name ?? 'agents';
+  const id = await queue.work({ concurrency: options.concurrency, name }, async (planId, _signal, job) => {
+    leases.holdJob(planId);
+    try {
+      const plan = await service.get(planId);
+      const run = runOptionsOf(job);
+      if (plan.processingState === 'processing') {
+        options.log(`plan ${planId}: taken over (attempt ${job.attempt + 1}); resuming from its last committed step`);
+        await markInterrupted(service.lifecycle, service.stores.errors, plan, `Its worker stopped; taken over by ${name} on ${team.host}`);
+        await service.retry(planId, run);
+      } else if (plan.processingState === 'queued') {
+        options.log(`plan ${planId}: ${job.reason}`);
+        await service.runFrom(planId, run, job.resumeAt);
+      } else {
+        // Answered, retried or discarded elsewhere since it was queued: nothing to run.
+        options.log(`plan ${planId}: not run (it is ${plan.processingState})`);
+        return;
+      }
+      const ended = await service.get(planId);
+      options.log(`plan ${planId}: ${ended.processingState}${ended.waitingFor ? `, waiting for ${ended.waitingFor}` : ''}`);
+    } finally {
+      leases.releaseJob(planId);
+    }
+  });
+  return { id, queue, stop: (timeoutMs) => queue.stop(timeoutMs) };
+}
