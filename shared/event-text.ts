@@ -91,8 +91,8 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       if (event.data.kind === 'budget') return { text: `${step(event.data.decisionId)} ran out of its budget and asks for more`, tone: 'warn' };
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
     case 'approval_resolved': {
-      const { tool, approved, answeredBy, reason } = event.data;
-      return { text: `${tool ?? 'the plan'} ${approved ? 'approved' : 'rejected'} by ${answeredBy}${reason ? `: ${reason}` : ''}`, tone: approved ? 'good' : 'bad' };
+      const { tool, approved, answeredBy, host, reason } = event.data;
+      return { text: `${tool ?? 'the plan'} ${approved ? 'approved' : 'rejected'} by ${answeredBy}${host ? ` on ${host}` : ''}${reason ? `: ${reason}` : ''}`, tone: approved ? 'good' : 'bad' };
     }
     case 'recovery_applied':
       return { text: `${event.data.action.replaceAll('_', ' ')}: ${event.data.description}`, tone: 'info' };

@@ -103,9 +103,11 @@ function buildEventData() {
       approved: z.boolean(),
       scope: z.enum(['once', 'all']).nullable(),
       answeredBy: z.string(),
+      /** The machine the answer was given on; absent in events stored before it was kept. */
+      host: z.string().optional(),
       reason: z.string().nullable(),
     }),
-    recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string() }),
+    recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string(), host: z.string().optional() }),
     /** The model's text as it streams, deltas batched. */
     model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
     /** Tokens after each model call: the call's, the step's and the plan's. */

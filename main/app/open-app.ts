@@ -101,7 +101,14 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
   const recovered = await recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
   await service.finishInterruptedRewinds();
-  return { dataDir, service, settings, recovered, team: null, close: async () => stores.close() };
+  let closed = false;
+  // Once: `serve` closes the app at its shutdown, and the CLI closes it again after the command.
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await stores.close();
+  };
+  return { dataDir, service, settings, recovered, team: null, close };
 }
 
 /**

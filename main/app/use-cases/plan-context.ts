@@ -83,9 +83,13 @@ export interface RunOptions {
   corrections?: ReadonlyMap<string, CorrectionContext>;
 }
 
-/** Who answers an approval or applies a recovery: the OS user at the CLI, "console" in the console. */
+/**
+ * Who answers an approval or applies a recovery: the operator's name (main/app/operator.ts) and
+ * the machine the answer is given on (default: this process's, where the answer is recorded).
+ */
 export interface Answer {
   by: string;
+  host?: string;
   reason?: string;
 }
 

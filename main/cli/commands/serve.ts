@@ -18,6 +18,8 @@ export function registerServe(program: Command, ctx: Ctx): void {
       runCommand(ctx, async (opts: ServeOptions) => {
         // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.
         const { serveCommand } = await import('../serve-command');
+        // In team mode a console brings a fresh or older team database up to date, as workers do.
+        ctx.open.migrate = true;
         await serveCommand(await ctx.app(), opts, ctx.io);
       }),
     );
