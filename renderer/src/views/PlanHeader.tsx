@@ -10,6 +10,7 @@ import { usePlanFacts } from './use-plan-facts';
 import { waitsForApproval } from '../store/approvals-slice';
 import { reviewSummary } from '../lib/review-fold';
 import { useAppStore } from '../store/react';
+import { workerLabel, workerOf } from '../../../shared/team';
 import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
 import { ChecksSummary } from './ChecksSummary';
@@ -67,6 +68,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const steps = useAppStore((s) => stepCounts(s.decisions));
   const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
   const model = useAppStore((s) => s.planModel);
+  const worker = useAppStore((s) => workerOf(s.team, plan.id));
 
   useEffect(() => {
     if (!confirmDiscard) return;
@@ -117,6 +119,11 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         {plan.checks && <ChecksSummary summary={plan.checks} />}
         <UsageSummary plan={plan} />
         {plan.agent && <PlanModel plan={plan} model={model} />}
+        {worker && (
+          <span className="muted" data-testid="plan-worker">
+            Running on {workerLabel(worker)}
+          </span>
+        )}
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />
