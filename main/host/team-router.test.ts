@@ -72,10 +72,10 @@ describe('who a console answers as', () => {
   });
 
   it('reads the settings at each answer, so a name saved in Settings counts from the next one', () => {
-    let name: string | undefined;
-    const operator = consoleOperator({ read: () => (name ? { operator: name } : {}) }, true);
+    const stored: { operator?: string } = {};
+    const operator = consoleOperator({ read: () => stored }, true);
     expect(operator()).toBe(userInfo().username);
-    name = 'grace';
+    stored.operator = 'grace';
     expect(operator()).toBe('grace');
   });
 });
