@@ -3,8 +3,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
-import { consoleOperator } from '../app/operator';
-import { teamStatusOf } from '../app/team/team-status';
+import { consoleWiring } from '../app/team/team-status';
 import { maskDatabaseUrl } from '../app/settings';
 import { settleRuns } from '../host/settle-runs';
 import type { ConfinementProbe } from '../app/plan-service';
@@ -58,12 +57,9 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
   };
   let server: RunningServer;
   try {
-    const operator = consoleOperator(app.settings, app.team !== null);
-    const team = app.team;
     server = await startServer({
       service: app.service,
-      operator,
-      team: team ? { feed: () => team.feed(), status: teamStatusOf(team, operator) } : undefined,
+      ...consoleWiring(app),
       host,
       port,
       dataDir: app.dataDir,
