@@ -82,7 +82,10 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
       void appStore.getState().loadTeam();
       // The plan list only refreshes on a few event types: a running plan's thousands of others
       // would reach the page twice (here and on the open plan's own subscription).
-      unsubscribeAll ??= options.bridge.subscribe({ planId: null, types: [...LIST_EVENT_TYPES] }, (event) => buffer.push({ scope: 'all', event }));
+      unsubscribeAll ??= options.bridge.subscribe({ planId: null, types: [...LIST_EVENT_TYPES] }, (event) => {
+        buffer.push({ scope: 'all', event });
+        if (event.type === 'state_changed') appStore.getState().teamMayHaveChanged();
+      });
     },
     resync() {
       const state = appStore.getState();

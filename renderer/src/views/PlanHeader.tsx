@@ -68,7 +68,8 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const steps = useAppStore((s) => stepCounts(s.decisions));
   const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
   const model = useAppStore((s) => s.planModel);
-  const worker = useAppStore((s) => workerOf(s.team, plan.id));
+  // A worker holds a plan's job while the plan runs; the team's status may lag the plan's own state by a poll.
+  const worker = useAppStore((s) => (plan.processingState === 'processing' ? workerOf(s.team, plan.id) : null));
 
   useEffect(() => {
     if (!confirmDiscard) return;

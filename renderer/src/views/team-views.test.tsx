@@ -40,11 +40,13 @@ describe('the team in the console', () => {
     const bar = render(store, <TopBar />);
     expect(bar).toContain('Team: 2 queued · 1 running · 2 workers');
     expect(bar).toContain('You answer as ada on console-host');
-    expect(render(store, <PlanHeader plan={makePlan({ id: 'P1' })} />)).toContain('Running on worker@build-1');
+    expect(render(store, <PlanHeader plan={makePlan({ id: 'P1', processingState: 'processing' })} />)).toContain('Running on worker@build-1');
+    // Once the plan stops, the worker is no longer shown, even before the next status says the job ended.
+    expect(render(store, <PlanHeader plan={makePlan({ id: 'P1', processingState: 'paused' })} />)).not.toContain('Running on');
     // A worker named by hand is shown with its machine; a plan no worker holds says nothing.
     store.setState({ team: { ...team, workers: [{ ...team.workers[1], plans: ['P2'] }] } });
-    expect(render(store, <PlanHeader plan={makePlan({ id: 'P2' })} />)).toContain('Running on nightly on build-2');
-    expect(render(store, <PlanHeader plan={makePlan({ id: 'P3' })} />)).not.toContain('Running on');
+    expect(render(store, <PlanHeader plan={makePlan({ id: 'P2', processingState: 'processing' })} />)).toContain('Running on nightly on build-2');
+    expect(render(store, <PlanHeader plan={makePlan({ id: 'P3', processingState: 'processing' })} />)).not.toContain('Running on');
     runtime.dispose();
   });
 
@@ -68,5 +70,25 @@ describe('the team in the console', () => {
     expect(html).toContain('Set: postgresql://agents:***@db.example:5432/agents.');
     expect(html).toContain('<label for="settings-operator">Operator name</label>');
     expect(html).toContain('Leave the team database');
+  });
+});
+
+describe('the team status in the store', () => {
+  it('asks again shortly after a plan changes state, and stops asking once disposed', async () => {
+    const { store, runtime, fake } = testRuntime();
+    fake.team = team;
+    runtime.start();
+    await settle();
+    const asked = fake.callsTo('team.status').length;
+    fake.team = { ...team, running: 0 };
+    fake.emit({ planId: 'P1', seq: 9, ts: heartbeat, type: 'state_changed', data: { from: 'processing', to: 'paused', phase: 'execute' } });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await settle();
+    expect(fake.callsTo('team.status').length).toBe(asked + 1);
+    expect(store.getState().team?.running).toBe(0);
+    runtime.dispose();
+    fake.emit({ planId: 'P1', seq: 10, ts: heartbeat, type: 'state_changed', data: { from: 'paused', to: 'queued', phase: 'execute' } });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(fake.callsTo('team.status').length).toBe(asked + 1);
   });
 });
