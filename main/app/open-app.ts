@@ -21,7 +21,7 @@ import { planCheckpoints } from './use-cases/checkpoints';
 import { planReviewing } from './use-cases/reviewing';
 import { planForking } from './use-cases/forking';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
-import { openTeam, type TeamApp, type TeamRole } from './team/open-team';
+import { openTeam, type TeamApp, type TeamOptions, type TeamRole } from './team/open-team';
 
 export interface App {
   dataDir: string;
@@ -46,6 +46,8 @@ export interface OpenAppOptions extends Partial<Omit<PlanServiceOptions, 'stores
   /** In team mode: this process's name among the workers. */
   name?: string;
   onTeamError?: (error: Error) => void;
+  /** In team mode: the event feed's connection dropped, or was made again. */
+  onFeedStatus?: TeamOptions['onFeedStatus'];
 }
 
 /** The use cases over one context and one registry of runs, side by side as one PlanService. */
@@ -116,7 +118,7 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
  * the queue's to hand to another worker, which takes it over from its last committed step.
  */
 async function openTeamApp(url: string, dataDir: string, settings: SettingsStore, options: OpenAppOptions): Promise<App> {
-  const team = await openTeam(url, { role: options.role ?? 'client', migrate: options.migrate, name: options.name, onError: options.onTeamError });
+  const team = await openTeam(url, { role: options.role ?? 'client', migrate: options.migrate, name: options.name, onError: options.onTeamError, onFeedStatus: options.onFeedStatus });
   const service = composePlanService({
     maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env),
     ...options,

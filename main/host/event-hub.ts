@@ -39,8 +39,8 @@ export interface EventHubOptions {
   /** How often the database is checked for other processes' events while anyone is subscribed. */
   pollMs?: number;
   /**
-   * Other processes' events from a feed instead of polling (team mode); opened at the first
-   * subscription and kept for the hub's life.
+   * Every process's events from a feed, this one's included, instead of the live stream and
+   * polling (team mode); opened at the first subscription and kept for the hub's life.
    */
   feed?: () => Promise<EventFeed>;
 }
@@ -232,10 +232,15 @@ export class EventHub {
     this.pollMs = options.pollMs ?? 100;
     this.onError = options.onError ?? (() => undefined);
     this.feed = options.feed;
-    this.unsubscribe = source.events.subscribe((event) => {
-      if (event.seq > (this.seen.get(event.planId) ?? 0)) this.seen.set(event.planId, event.seq);
-      this.fanOut(event);
-    });
+    // With a feed, this process's own events come through it too, in seq order with every other
+    // process's: taken live as well, one of ours could overtake a worker's earlier event of the
+    // same plan, which a subscriber to every plan would then drop as already seen.
+    this.unsubscribe = this.feed
+      ? () => undefined
+      : source.events.subscribe((event) => {
+          if (event.seq > (this.seen.get(event.planId) ?? 0)) this.seen.set(event.planId, event.seq);
+          this.fanOut(event);
+        });
   }
 
   get size(): number {

@@ -192,5 +192,8 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team consoles: agents se
     data(await client.call('plans.run', { planId: second }));
     await nextEvent(client, all, (e) => e.planId === second && e.type === 'tool_call_finished', 60_000);
     expect(served.stderr()).not.toMatch(/event delivery failed/);
+    // The console said what happened to its feed.
+    expect(served.stderr()).toMatch(/the team's event feed lost its connection \(.+\); reconnecting in \d+ ms/);
+    expect(served.stderr()).toContain("the team's event feed is connected again");
   }, 180_000);
 });

@@ -50,12 +50,25 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('EventHub over a team dat
       const every = sink();
       await hub.subscribe({ planId: plan.id, afterSeq: 0 }, one.asSink);
       await hub.subscribe({ planId: null }, every.asSink);
-      for (let i = 0; i < 5; i += 1) await other.service.events.publish(plan.id, 'paused', sampleData('paused'));
-      // One this console writes itself reaches its subscribers live and through the feed: delivered once.
-      await consoleApp.service.events.publish(plan.id, 'paused', sampleData('paused'));
+      // The other process appends five in one transaction, which holds the plan's seq counter; this
+      // console's own event waits for it and commits just after. Announced at once in this process,
+      // it would overtake the five, which the feed reads only once notified.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const batch = other.service.lifecycle.unit(async () => {
+        for (let i = 0; i < 5; i += 1) await other.service.events.publish(plan.id, 'paused', sampleData('paused'));
+        await held;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const mine = consoleApp.service.events.publish(plan.id, 'paused', sampleData('paused'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      release();
+      await Promise.all([batch, mine]);
       await other.service.events.publish(plan.id, 'paused', sampleData('paused'));
       const last = before + 7;
-      await waitFor(() => one.received.length >= last && every.received.length >= 7, 5_000);
+      await waitFor(() => one.received.length >= last && every.received.length >= 7, 15_000).catch(() => {
+        throw new Error(`by then: plan ${seqs(one.received).join(',')} of ${last}; every ${seqs(every.received).join(',')} after ${before}`);
+      });
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(seqs(one.received)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
       // Following every plan starts from now: the events after the subscription, each once.
