@@ -37,8 +37,8 @@ export interface App {
 export interface OpenAppOptions extends Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> {
   dataDir?: string;
   secrets?: SecretCodec;
-  /** `--database URL`: the team database, over AGENTS_DATABASE_URL and the settings' `database`. */
-  database?: string;
+  /** `--database URL`: the team database, over AGENTS_DATABASE_URL and the settings' `database`; false: this machine's, whatever they say. */
+  database?: string | false;
   /** In team mode: a client queues runs (default), a worker runs them. */
   role?: TeamRole;
   /** In team mode: migrate the database's schema (workers and `serve`), else refuse one not current. */
@@ -77,6 +77,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
 
 /** The team database the options, the environment or the settings name; undefined for the embedded one. */
 function teamDatabase(options: OpenAppOptions, settings: SettingsStore): string | undefined {
+  if (options.database === false) return undefined;
   let stored: string | undefined;
   try {
     stored = settings.read().database;
