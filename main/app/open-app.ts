@@ -118,6 +118,7 @@ async function openTeamApp(url: string, dataDir: string, settings: SettingsStore
     stores: team.engineStores,
     dataDir,
     dispatch: team.dispatch ?? undefined,
+    sharedObjects: team.stores.objects,
   });
   return { dataDir, service, settings, recovered: [], team, close: () => team.close() };
 }
