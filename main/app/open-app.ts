@@ -21,7 +21,7 @@ import { planCheckpoints } from './use-cases/checkpoints';
 import { planReviewing } from './use-cases/reviewing';
 import { planForking } from './use-cases/forking';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
-import { openTeam, type TeamApp, type TeamRole } from './team/open-team';
+import type { TeamApp, TeamRole } from './team/open-team';
 
 export interface App {
   dataDir: string;
@@ -110,6 +110,8 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
  * the queue's to hand to another worker, which takes it over from its last committed step.
  */
 async function openTeamApp(url: string, dataDir: string, settings: SettingsStore, options: OpenAppOptions): Promise<App> {
+  // Loaded only in team mode: the PostgreSQL client and the queue are most of what a start would read.
+  const { openTeam } = await import('./team/open-team');
   const team = await openTeam(url, { role: options.role ?? 'client', migrate: options.migrate, name: options.name, onError: options.onTeamError });
   const service = composePlanService({
     maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env),
