@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gitIn } from '../../engine/test-support/git-repos';
 import { treeState } from '../../engine/tools/test-support';
 import { openPostgresStores, type PostgresStores } from '../../persistence/postgres/stores';
 import { postgresSuiteName, testPostgres, useFreshDatabase } from '../../persistence/postgres/test-support/database';
@@ -47,6 +48,28 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('sandboxes remade by work
     const entries = await entriesOf(second, plan.id);
     expect(entries).toEqual(expected.entries);
     expect(new Set(entries.map((e) => JSON.stringify(e))).size).toBe(entries.length);
+  });
+
+  it('a git project: worker B clones the plan’s base commit, not where main has moved since, and lays the recorded changes on it', async () => {
+    const { a, b } = await world();
+    const expected = await remakeReference(a);
+    const repo = a.gitProject();
+    const first = a.make('worker-a', true);
+    const plan = await failAtStepThree(first, a, true, repo.url);
+    const { baseCommit } = (await first.ctx.get(plan.id)).projectSource ?? {};
+    // Someone pushes to main meanwhile.
+    const other = path.join(a.root, 'other-clone');
+    gitIn(a.root, 'clone', '-q', repo.bare, other);
+    writeFileSync(path.join(other, 'README.md'), '# Demo\n\nmoved on\n');
+    gitIn(other, 'commit', '-qam', 'moved on');
+    gitIn(other, 'push', '-q', 'origin', 'HEAD:main');
+
+    const second = b.make('worker-b', true);
+    const done = await second.running.run(plan.id);
+    expect(done).toMatchObject({ phase: 'apply', processingState: 'queued', projectSource: { baseCommit } });
+    expect(gitIn(done.sandboxRefs[0], 'rev-parse', 'HEAD')).toBe(baseCommit);
+    expect(treeState(done.sandboxRefs[0])).toEqual(expected.tree);
+    expect(await entriesOf(second, plan.id)).toEqual(expected.entries);
   });
 
   it('approvals answered in turn by workers A and B: each remakes what the other left, and the run ends as one run would', async () => {

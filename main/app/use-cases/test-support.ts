@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import { stepsInOrder } from '../../../shared/decision-tree';
+import { gitIn } from '../../engine/test-support/git-repos';
 import { treeState } from '../../engine/tools/test-support';
 import { openStores } from '../../persistence';
 import { SettingsStore } from '../settings';
@@ -52,12 +54,13 @@ export const STEP_THREE = ['    tools:', '      - tool: file.write', '        ar
 /**
  * Four steps making every kind of change (text and binary, create, modify, delete, rename). With
  * `failing`, the third writes a file and then fails (an edit of a heading that is not there), as a
- * worker that died there would leave it; an edit of the step (STEP_THREE) fixes it.
+ * worker that died there would leave it; an edit of the step (STEP_THREE) fixes it. With `git`, the
+ * project is that repository's main branch instead of the folder.
  */
-export function remakePlanText(project: string, options: { profile?: string; failing?: boolean } = {}): string {
+export function remakePlanText(project: string, options: { profile?: string; failing?: boolean; git?: string } = {}): string {
   return [
     'name: remade',
-    `project: ${JSON.stringify(project)}`,
+    options.git ? `project: { git: ${JSON.stringify(options.git)}, ref: main }` : `project: ${JSON.stringify(project)}`,
     `automationProfile: ${options.profile ?? 'trusted'}`,
     'definitionOfDone:',
     '  - step: Write the guide and retitle the README',
@@ -116,7 +119,16 @@ export function remakeWorld(root: string, stores: EngineStores) {
     services.push(s);
     return s;
   };
-  return { root, project, stepFile, stores, make, idle: () => Promise.all(services.map((s) => s.runs.idle())) };
+  /** The project as a bare git repository with one commit on main; its file:// URL. */
+  const gitProject = () => {
+    gitIn(project, 'init', '-q');
+    gitIn(project, 'add', '-A');
+    gitIn(project, 'commit', '-qm', 'the project');
+    const bare = path.join(root, 'project.git');
+    gitIn(root, 'clone', '-q', '--bare', project, bare);
+    return { bare, url: pathToFileURL(bare).href };
+  };
+  return { root, project, stepFile, stores, make, gitProject, idle: () => Promise.all(services.map((s) => s.runs.idle())) };
 }
 
 export type RemakeWorld = ReturnType<typeof remakeWorld>;
@@ -140,8 +152,8 @@ export async function remakeReference(w: RemakeWorld) {
 }
 
 /** The plan run by `first` until its third step fails, having written its part; then the step is fixed, and the plan is ready to run again. */
-export async function failAtStepThree(first: RemakeService, w: RemakeWorld, fix = true) {
-  const plan = await first.authoring.createFromContent({ content: remakePlanText(w.project, { failing: true }) }, w.root);
+export async function failAtStepThree(first: RemakeService, w: RemakeWorld, fix = true, git?: string) {
+  const plan = await first.authoring.createFromContent({ content: remakePlanText(w.project, { failing: true, git }) }, w.root);
   expect(await first.running.run(plan.id)).toMatchObject({ phase: 'execute', processingState: 'errored' });
   const steps = stepsInOrder(await first.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status);
   expect(steps).toEqual(['done', 'done', 'failed', 'pending']);
