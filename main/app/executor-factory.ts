@@ -55,7 +55,12 @@ async function remakeHere(ctx: PlanContext, plan: Plan, sandboxesDir: string): P
     maxBytes: options.maxProjectBytes ?? DEFAULT_MAX_PROJECT_BYTES,
   });
   const source = plan.projectSource && !plan.projectSource.baseCommit ? { projectSource: { ...plan.projectSource, baseCommit: remade.baseCommit } } : {};
-  return lifecycle.update(plan.id, { sandboxRefs: [remade.root], ...source });
+  return lifecycle.unit(async () => {
+    const updated = await lifecycle.update(plan.id, { sandboxRefs: [remade.root], ...source });
+    const { root: sandboxRoot, base, baseCommit, applied, drift } = remade;
+    await ctx.events.publish(plan.id, 'sandbox_remade', { sandboxRoot, base, baseCommit, files: applied.length, drift });
+    return updated;
+  });
 }
 
 /**

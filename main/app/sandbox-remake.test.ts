@@ -142,6 +142,29 @@ describe('remakeSandbox', () => {
     expect(await falseEdits(s, 'PLAN', dir, changesetId, project)).toEqual([]);
   });
 
+  it('names the files of a local project edited since the sandbox was first made: the changes are laid on the project as it is now', async () => {
+    const { base, stores: s } = world();
+    const project = path.join(base, 'project');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'README.md'), '# Demo\n');
+    writeFileSync(path.join(project, 'notes.txt'), 'notes\n');
+    const original = await createSandbox(project, path.join(base, 'first'), 'PLAN');
+    await s.sandboxFiles.recordBase('PLAN', await snapshotTree(original));
+    const h = harness(original);
+    await h.call('file.edit', { path: 'README.md', find: 'Demo', replace: 'Demo, changed' });
+    const changesetId = await record(s, 'PLAN', h.entries);
+    // The operator edits the project afterwards: the file the plan changed, and one it did not.
+    writeFileSync(path.join(project, 'README.md'), '# Demo, by hand\n');
+    writeFileSync(path.join(project, 'notes.txt'), 'notes, by hand\n');
+
+    const dir = path.join(base, 'data', 'sandboxes', 'PLAN');
+    const remade = await remakeSandbox({ plan: { id: 'PLAN', projectPath: project, projectSource: null, changesetId }, dir, changesets: s.changesets, files: s.sandboxFiles });
+    expect(remade).toMatchObject({ base: 'project', drift: ['README.md', 'notes.txt'] });
+    expect(treeState(dir)['README.md']).toBe(treeState(original)['README.md']);
+    expect(treeState(dir)['notes.txt']).toBe(treeState(project)['notes.txt']);
+    expect(await falseEdits(s, 'PLAN', dir, changesetId, project)).toEqual([]);
+  });
+
   it('lays the changes on an empty folder when the project is not on this machine, and says where the base differed', async () => {
     const { base, stores: s } = world();
     const project = path.join(base, 'project');
@@ -160,7 +183,7 @@ describe('remakeSandbox', () => {
     const changed = ['README.md', 'data.bin', 'docs/guide.md', 'logo.png', 'src/new.ts'];
     expect(Object.keys(treeState(dir)).filter((p) => !['docs', 'src'].includes(p))).toEqual(changed);
     for (const rel of changed) expect(treeState(dir)[rel]).toBe(treeState(original)[rel]);
-    expect(remade.drift.map((c) => c.path).sort()).toEqual(['README.md', 'logo.png', 'obsolete.txt', 'src/old.ts']);
+    expect(remade.drift).toEqual(['README.md', 'logo.png', 'obsolete.txt', 'src/old.ts']);
     expect(await falseEdits(s, 'PLAN', dir, changesetId, null)).toEqual([]);
   });
 });

@@ -68,6 +68,8 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('sandboxes remade by work
     const done = await second.running.run(plan.id);
     expect(done).toMatchObject({ phase: 'apply', processingState: 'queued', projectSource: { baseCommit } });
     expect(gitIn(done.sandboxRefs[0], 'rev-parse', 'HEAD')).toBe(baseCommit);
+    const remakes = (await b.stores.events.list(plan.id, 0, 1000)).filter((e) => e.type === 'sandbox_remade');
+    expect(remakes.map((e) => e.data)).toEqual([{ sandboxRoot: done.sandboxRefs[0], base: 'git', baseCommit, files: 7, drift: [] }]);
     expect(treeState(done.sandboxRefs[0])).toEqual(expected.tree);
     expect(await entriesOf(second, plan.id)).toEqual(expected.entries);
   });

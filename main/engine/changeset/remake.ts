@@ -9,7 +9,7 @@ import { cloneGitSource } from '../sandbox/git-source';
 import { createSandbox } from '../sandbox/sandbox';
 import type { SandboxFileStore } from '../sandbox/sandbox-files';
 import { type FileSnapshot, snapshotTree } from '../sandbox/snapshot';
-import { type ApplyConflict, applyReviewed, reviewNet } from './review';
+import { applyReviewed, reviewNet } from './review';
 
 export interface RemakeRequest {
   plan: Pick<Plan, 'id' | 'projectPath' | 'projectSource' | 'changesetId'>;
@@ -30,10 +30,11 @@ export interface RemadeSandbox {
   /** The paths the recorded changes wrote. */
   applied: string[];
   /**
-   * Where the base was not what the changes were recorded against (a local project edited since, or
-   * one not on this machine): the changes' content was written there all the same.
+   * The paths where the base is not what the sandbox started from (a local project edited since, or
+   * one not on this machine), in path order: a changed path holds what the changes say all the same,
+   * an unchanged one what the base holds now.
    */
-  drift: ApplyConflict[];
+  drift: string[];
 }
 
 /**
@@ -54,11 +55,14 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
   await mkdir(parent, { recursive: true, mode: 0o700 });
   await rm(staging, { recursive: true, force: true });
   try {
+    // What the sandbox started from, as recorded when it was first made: the base the new one is compared with.
+    const earlier = await files.load(plan.id);
     const { base, baseCommit } = await makeBase(plan, staging, request.maxBytes);
     const baseFiles = await snapshotTree(staging);
     const entries = plan.changesetId ? ((await changesets.get(plan.changesetId))?.entries ?? []) : [];
+    const reviewed = reviewNet(entries, []);
     // Written as the changeset says, over a base that drifted too: the sandbox must hold what the changes recorded.
-    const result = await applyReviewed(staging, reviewNet(entries, []), [], { force: true });
+    const result = await applyReviewed(staging, reviewed, [], { force: true });
     const blocked = result.conflicts.filter((c) => c.reason === 'a directory is in the way');
     if (blocked.length > 0) {
       throw new EngineError(`cannot remake the sandbox of plan ${plan.id}: a directory of the base is in the way of ${blocked.map((c) => c.path).join(', ')}`, 'conflict', { planId: plan.id });
@@ -68,7 +72,10 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
     await files.saveSeen(plan.id, changedSince(baseFiles, remade));
     await rm(root, { recursive: true, force: true });
     await rename(staging, root);
-    return { root, base, baseCommit, applied: result.applied, drift: result.conflicts };
+    const touched = new Set(reviewed.flatMap(({ file }) => (file.oldPath ? [file.path, file.oldPath] : [file.path])));
+    const untouched = earlier ? [...new Set([...earlier.keys(), ...baseFiles.keys()])].filter((rel) => !touched.has(rel) && (earlier.get(rel)?.baseHash ?? null) !== (baseFiles.get(rel)?.hash ?? null)) : [];
+    const drift = [...new Set([...result.conflicts.map((c) => c.path), ...untouched])].sort();
+    return { root, base, baseCommit, applied: result.applied, drift };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
