@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
 import { recordSandboxBase } from '../engine/changeset/hand-edits';
-import { remakeSandbox, sandboxHere } from '../engine/changeset/remake';
+import { remakeSandbox, sandboxAsLastSeen, sandboxHere } from '../engine/changeset/remake';
 import { BudgetGate } from '../engine/budget-gate';
 import { PlanExecutionContext } from '../engine/execution-context';
 import { McpSession } from '../engine/mcp/mcp-servers';
@@ -74,8 +74,8 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     const planId = plan.id;
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     const sandboxesDir = join(options.dataDir, SANDBOXES_FOLDER);
-    if (sandboxRoot && options.remakeSandboxes && !sandboxHere(sandboxRoot, sandboxesDir, planId)) {
-      // Made on another machine or in another data directory, or gone: remade here from its base and the recorded changes.
+    if (sandboxRoot && options.remakeSandboxes && !(sandboxHere(sandboxRoot, sandboxesDir, planId) && (await sandboxAsLastSeen(stores.sandboxFiles, planId, sandboxRoot)))) {
+      // Made on another machine or in another data directory, gone, or not as the plan's last capture saw it: remade here from its base and the recorded changes.
       plan = await remakeHere(ctx, plan, sandboxesDir);
       sandboxRoot = plan.sandboxRefs[0];
     } else if (!sandboxRoot) {

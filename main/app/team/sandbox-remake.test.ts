@@ -6,11 +6,7 @@ import { gitIn } from '../../engine/test-support/git-repos';
 import { treeState } from '../../engine/tools/test-support';
 import { openPostgresStores, type PostgresStores } from '../../persistence/postgres/stores';
 import { postgresSuiteName, testPostgres, useFreshDatabase } from '../../persistence/postgres/test-support/database';
-import type { EngineStores } from '../use-cases/plan-context';
 import { entriesOf, failAtStepThree, remakePlanText, remakeReference, remakeWorld } from '../use-cases/test-support';
-
-/** The engine's stores over PostgreSQL, one transaction joining every store as the changeset store's. */
-const engineStores = (pg: PostgresStores): EngineStores => ({ ...pg, atomically: (fn) => pg.changesets.atomically(fn) });
 
 describe.skipIf(!testPostgres().url)(postgresSuiteName('sandboxes remade by workers over PostgreSQL'), () => {
   const database = useFreshDatabase();
@@ -29,8 +25,9 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('sandboxes remade by work
     roots.push(root);
     const pools = [await openPostgresStores(database.url()), await openPostgresStores(database.url())];
     opened.push(...pools);
-    const a = remakeWorld(root, engineStores(pools[0]));
-    const b = remakeWorld(path.join(root, 'b'), engineStores(pools[1]));
+    // As a team app opens them: the PostgreSQL stores, and the checkpoint contents in the database.
+    const a = remakeWorld(root, pools[0], pools[0].objects);
+    const b = remakeWorld(path.join(root, 'b'), pools[1], pools[1].objects);
     idle = () => Promise.all([a.idle(), b.idle()]);
     return { a, b };
   };
@@ -48,6 +45,11 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('sandboxes remade by work
     const entries = await entriesOf(second, plan.id);
     expect(entries).toEqual(expected.entries);
     expect(new Set(entries.map((e) => JSON.stringify(e))).size).toBe(entries.length);
+
+    // Back to before step 1 on B: the contents A's checkpoint took come from the database.
+    await second.checkpoints.rewind(plan.id, { by: 'ada', toStep: 1 });
+    expect(treeState(done.sandboxRefs[0])).toEqual(treeState(a.project));
+    expect((await entriesOf(second, plan.id)).filter((e) => !e[4])).toEqual([]);
   });
 
   it('a git project: worker B clones the plan’s base commit, not where main has moved since, and lays the recorded changes on it', async () => {

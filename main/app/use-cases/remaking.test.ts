@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,33 @@ describe('a run remakes a sandbox that is gone or not its own (remakeSandboxes)'
     expect(treeState(sandbox)).toEqual(withoutPartial);
     const laterSteps = ['partial.txt', 'out/after.txt'];
     expect((await entriesOf(worker, plan.id)).filter((e) => !e[4])).toEqual(expected.entries.filter((e) => !laterSteps.includes(e[0] as string)));
+  });
+
+  it('a worker keeps a sandbox that is as the plan last saw it, and remakes one written to since (a killed worker’s unrecorded write) or one of the same path from elsewhere', async () => {
+    const w = world();
+    const expected = await remakeReference(w);
+    const worker = w.make('worker', true);
+    const plan = await worker.authoring.createFromContent({ content: remakePlanText(w.project, { profile: 'supervised' }) }, w.root);
+    const remakes = async () => (await w.stores.events.list(plan.id, 0, 1000)).filter((e) => e.type === 'sandbox_remade').length;
+    const approve = () => worker.approvals.approve(plan.id, { by: 'ada' });
+    const sandbox = (await worker.running.run(plan.id)).sandboxRefs[0];
+    // Waiting before file.delete; answered here, the sandbox is used as it is.
+    expect(await approve()).toMatchObject({ processingState: 'paused', sandboxRefs: [sandbox] });
+    expect(await remakes()).toBe(0);
+    // Waiting before file.rename: a write no capture saw, as a worker killed mid-step leaves it.
+    const kept = path.join(w.root, 'kept');
+    cpSync(sandbox, kept, { recursive: true });
+    writeFileSync(path.join(sandbox, 'stray.txt'), 'never recorded\n');
+    expect(await approve()).toMatchObject({ processingState: 'paused', sandboxRefs: [sandbox] });
+    expect(await remakes()).toBe(1);
+    expect(existsSync(path.join(sandbox, 'stray.txt'))).toBe(false);
+    // Waiting before shell.run: a folder of the same path with older content (another machine's, data directories named alike).
+    rmSync(sandbox, { recursive: true });
+    renameSync(kept, sandbox);
+    expect(await approve()).toMatchObject({ phase: 'apply', processingState: 'queued', sandboxRefs: [sandbox] });
+    expect(await remakes()).toBe(2);
+    expect(treeState(sandbox)).toEqual(expected.tree);
+    expect(await entriesOf(worker, plan.id)).toEqual(expected.entries);
   });
 
   it('approvals answered in turn by two workers: each remakes the sandbox the other left, and the run ends as one run would', async () => {

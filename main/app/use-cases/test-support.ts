@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import { stepsInOrder } from '../../../shared/decision-tree';
 import { gitIn } from '../../engine/test-support/git-repos';
+import type { SharedObjects } from '../../engine/checkpoints/shared-objects';
 import { treeState } from '../../engine/tools/test-support';
 import { openStores } from '../../persistence';
 import { SettingsStore } from '../settings';
@@ -89,10 +90,11 @@ export function remakePlanText(project: string, options: { profile?: string; fai
 }
 
 /** One process's use cases over `stores`, with its own data directory: a worker, or the console that started the plan. */
-export function remakeService(stores: EngineStores, dataDir: string, remakeSandboxes: boolean) {
+export function remakeService(stores: EngineStores, dataDir: string, remakeSandboxes: boolean, sharedObjects?: SharedObjects) {
   mkdirSync(dataDir, { recursive: true });
   const runs = new RunRegistry(stores.leases);
-  const ctx = new PlanContext({ stores, dataDir, settings: new SettingsStore(path.join(dataDir, 'settings.json')), env: {}, sleep: () => Promise.resolve(), remakeSandboxes }, runs);
+  const settings = new SettingsStore(path.join(dataDir, 'settings.json'));
+  const ctx = new PlanContext({ stores, dataDir, settings, env: {}, sleep: () => Promise.resolve(), remakeSandboxes, sharedObjects }, runs);
   const verifying = planVerifying(ctx, runs);
   const running = planRunning(ctx, runs, sandboxExecutorFactory(ctx, verifying.checkStep), verifying.verifyPass);
   return { ctx, runs, running, fixing: planFixing(ctx, runs, running.run, verifying), approvals: planApprovals(ctx, runs, running.runFrom), checkpoints: planCheckpoints(ctx, runs), authoring: planAuthoring(ctx) };
@@ -102,9 +104,10 @@ export type RemakeService = ReturnType<typeof remakeService>;
 
 /**
  * A project every remake test plan works on (text and binary files, one to delete, one to rename),
- * and the step file that fixes the failing third step. `stores` are shared by every service `make`s.
+ * and the step file that fixes the failing third step. `stores` (and `sharedObjects`, the team's
+ * checkpoint contents) are shared by every service `make`s.
  */
-export function remakeWorld(root: string, stores: EngineStores) {
+export function remakeWorld(root: string, stores: EngineStores, sharedObjects?: SharedObjects) {
   const project = path.join(root, 'project');
   mkdirSync(path.join(project, 'src'), { recursive: true });
   writeFileSync(path.join(project, 'README.md'), '# Demo\n');
@@ -115,7 +118,7 @@ export function remakeWorld(root: string, stores: EngineStores) {
   writeFileSync(stepFile, ['step: Write a part', ...STEP_THREE.map((l) => l.slice(4)), ''].join('\n'));
   const services: RemakeService[] = [];
   const make = (dataDir: string, remake: boolean) => {
-    const s = remakeService(stores, path.join(root, dataDir), remake);
+    const s = remakeService(stores, path.join(root, dataDir), remake, sharedObjects);
     services.push(s);
     return s;
   };

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plan } from '../../../shared/domain';
 import type { PlanGitSource } from '../../../shared/git-source';
@@ -9,6 +9,7 @@ import { cloneGitSource } from '../sandbox/git-source';
 import { createSandbox } from '../sandbox/sandbox';
 import type { SandboxFileStore } from '../sandbox/sandbox-files';
 import { type FileSnapshot, snapshotTree } from '../sandbox/snapshot';
+import { walkTree } from '../sandbox/walk';
 import { applyReviewed, reviewNet } from './review';
 
 export interface RemakeRequest {
@@ -107,4 +108,27 @@ function changedSince(before: ReadonlyMap<string, FileSnapshot>, now: ReadonlyMa
 /** Whether `root` is `<sandboxesDir>/<planId>` and there: the sandbox this data directory made and still has. */
 export function sandboxHere(root: string | undefined, sandboxesDir: string, planId: string): boolean {
   return !!root && path.resolve(root) === path.resolve(sandboxesDir, planId) && existsSync(root);
+}
+
+/**
+ * Whether the folder at `root` is the sandbox the plan's last capture saw: every regular file with
+ * the size, times and inode recorded as last seen, and no other. A folder at the same path on
+ * another machine (data directories named alike), one a process wrote to after it last captured
+ * (a worker killed mid-step: writes never recorded), or one left behind by a run that ended
+ * elsewhere since, differs. Only stats are read.
+ */
+export async function sandboxAsLastSeen(files: SandboxFileStore, planId: string, root: string): Promise<boolean> {
+  const records = await files.load(planId);
+  if (!records) return false;
+  const expected = new Map([...records].flatMap(([rel, r]) => (r.seen ? [[rel, r.seen] as const] : [])));
+  const { entries } = await walkTree(root, { skipGit: true });
+  let found = 0;
+  for (const entry of entries) {
+    if (entry.kind !== 'file') continue;
+    const seen = expected.get(entry.relative);
+    const stats = await lstat(entry.absolute).catch(() => null);
+    if (!seen || !stats || stats.size !== seen.size || stats.mtimeMs !== seen.mtimeMs || stats.ctimeMs !== seen.ctimeMs || stats.ino !== seen.ino) return false;
+    found += 1;
+  }
+  return found === expected.size;
 }
