@@ -1,9 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
 import { recordSandboxBase } from '../engine/changeset/hand-edits';
 import { remakeSandbox, sandboxAsLastSeen, sandboxHere } from '../engine/changeset/remake';
 import { BudgetGate } from '../engine/budget-gate';
+import { EngineError } from '../engine/errors';
 import { PlanExecutionContext } from '../engine/execution-context';
 import { McpSession } from '../engine/mcp/mcp-servers';
 import { ModelAgent } from '../engine/model/model-agent';
@@ -46,6 +48,11 @@ function projectInvariantRecords(plan: Plan): string[] {
 /** The plan's sandbox remade at `<sandboxesDir>/<planId>`, and the plan pointed at it (with the commit cloned, for a git project that had none recorded). */
 async function remakeHere(ctx: PlanContext, plan: Plan, sandboxesDir: string): Promise<Plan> {
   const { stores, lifecycle, options } = ctx;
+  // The changes alone, without the project's other files, are not the sandbox the plan ran in.
+  if (plan.projectPath && !statSync(plan.projectPath, { throwIfNoEntry: false })?.isDirectory()) {
+    const hint = `A plan whose project is a local folder runs only where that folder is: run a worker on that machine, or make the project a git repository (project: { git: URL, ref: main }).`;
+    throw new EngineError(`cannot remake the sandbox of plan ${plan.id}: its project ${plan.projectPath} is not on ${hostname()}`, 'project_unreachable', { projectPath: plan.projectPath, hint });
+  }
   mkdirSync(sandboxesDir, { recursive: true, mode: 0o700 });
   const remade = await remakeSandbox({
     plan,

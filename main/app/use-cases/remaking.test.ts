@@ -110,6 +110,22 @@ describe('a run remakes a sandbox that is gone or not its own (remakeSandboxes)'
     expect(await entriesOf(worker, plan.id)).toEqual(expected.entries);
   });
 
+  it('a plan whose local project is not on the worker’s machine fails with the category and a hint, and remakes nothing', async () => {
+    const w = world();
+    const first = w.make('worker-a', true);
+    const plan = await failAtStepThree(first, w);
+    const moved = `${w.project}-elsewhere`;
+    renameSync(w.project, moved);
+    const second = w.make('worker-b', true);
+    const failed = await second.running.run(plan.id);
+    expect(failed).toMatchObject({ processingState: 'errored', errorDetails: { category: 'project_unreachable' } });
+    expect(failed.errorMessage).toContain(`its project ${w.project} is not on`);
+    expect(String(failed.errorDetails.hint)).toMatch(/runs only where that folder is/);
+    expect(existsSync(path.join(w.root, 'worker-b', 'sandboxes', plan.id))).toBe(false);
+    expect(failed.sandboxRefs).toEqual([path.join(w.root, 'worker-a', 'sandboxes', plan.id)]);
+    renameSync(moved, w.project);
+  });
+
   it('approvals answered in turn by two workers: each remakes the sandbox the other left, and the run ends as one run would', async () => {
     const w = world();
     const expected = await remakeReference(w);
