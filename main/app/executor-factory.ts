@@ -81,7 +81,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     const planId = plan.id;
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     const sandboxesDir = join(options.dataDir, SANDBOXES_FOLDER);
-    if (sandboxRoot && options.remakeSandboxes && !(sandboxHere(sandboxRoot, sandboxesDir, planId) && (await sandboxAsLastSeen(stores.sandboxFiles, planId, sandboxRoot)))) {
+    if (sandboxRoot && options.remakeSandboxes && !(sandboxHere(sandboxRoot, sandboxesDir, planId) && (await sandboxAsLastSeen(stores.sandboxFiles, stores.changesets, plan, sandboxRoot)))) {
       // Made on another machine or in another data directory, gone, or not as the plan's last capture saw it: remade here from its base and the recorded changes.
       plan = await remakeHere(ctx, plan, sandboxesDir);
       sandboxRoot = plan.sandboxRefs[0];

@@ -1,9 +1,9 @@
-import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeEntry } from '../../shared/domain';
 import { captureHandEdits } from '../engine/changeset/hand-edits';
-import { remakeSandbox } from '../engine/changeset/remake';
+import { remakeSandbox, sandboxAsLastSeen } from '../engine/changeset/remake';
 import { EventPublisher } from '../engine/event-stream';
 import { cloneGitSource } from '../engine/sandbox/git-source';
 import { createSandbox } from '../engine/sandbox/sandbox';
@@ -163,6 +163,40 @@ describe('remakeSandbox', () => {
     expect(treeState(dir)['README.md']).toBe(treeState(original)['README.md']);
     expect(treeState(dir)['notes.txt']).toBe(treeState(project)['notes.txt']);
     expect(await falseEdits(s, 'PLAN', dir, changesetId, project)).toEqual([]);
+  });
+
+  it('knows a sandbox as last seen from one written to since, one copied from elsewhere, and one the changeset moved on from', async () => {
+    const { base, stores: s } = world();
+    const project = path.join(base, 'project');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'README.md'), '# Demo\n');
+    const original = await createSandbox(project, path.join(base, 'first'), 'PLAN');
+    const h = harness(original);
+    await h.call('file.write', { path: 'a.txt', content: 'a\n' });
+    await h.call('file.write', { path: 'b.txt', content: 'b\n' });
+    const changesetId = await record(s, 'PLAN', h.entries);
+    const plan = { id: 'PLAN', projectPath: project, projectSource: null, changesetId };
+    const dir = path.join(base, 'data', 'sandboxes', 'PLAN');
+    const remake = () => remakeSandbox({ plan, dir, changesets: s.changesets, files: s.sandboxFiles });
+    const current = () => sandboxAsLastSeen(s.sandboxFiles, s.changesets, plan, dir);
+
+    await remake();
+    expect(await current()).toBe(true);
+    writeFileSync(path.join(dir, 'stray.txt'), 'never recorded\n');
+    expect(await current()).toBe(false);
+    await remake();
+    const copy = path.join(base, 'copy');
+    cpSync(dir, copy, { recursive: true });
+    rmSync(dir, { recursive: true });
+    renameSync(copy, dir);
+    expect(await current()).toBe(false);
+    await remake();
+    expect(await current()).toBe(true);
+    await s.changesets.markRewound(changesetId, 1, 'REWIND');
+    expect(await current()).toBe(false);
+    await remake();
+    expect(await current()).toBe(true);
+    expect(existsSync(path.join(dir, 'b.txt'))).toBe(false);
   });
 
   it('lays the changes on an empty folder when the project is not on this machine, and says where the base differed', async () => {

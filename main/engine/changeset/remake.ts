@@ -10,6 +10,7 @@ import { createSandbox } from '../sandbox/sandbox';
 import type { SandboxFileStore } from '../sandbox/sandbox-files';
 import { type FileSnapshot, snapshotTree } from '../sandbox/snapshot';
 import { walkTree } from '../sandbox/walk';
+import { expectedByChangeset } from './hand-edits';
 import { applyReviewed, reviewNet } from './review';
 
 export interface RemakeRequest {
@@ -111,15 +112,22 @@ export function sandboxHere(root: string | undefined, sandboxesDir: string, plan
 }
 
 /**
- * Whether the folder at `root` is the sandbox the plan's last capture saw: every regular file with
- * the size, times and inode recorded as last seen, and no other. A folder at the same path on
- * another machine (data directories named alike), one a process wrote to after it last captured
- * (a worker killed mid-step: writes never recorded), or one left behind by a run that ended
- * elsewhere since, differs. Only stats are read.
+ * Whether the folder at `root` is the sandbox the plan's last capture saw, holding what the
+ * changeset says: every regular file with the size, times and inode recorded as last seen, and no
+ * other; and what was seen of each path is the content the changeset's last entry left there (else
+ * the base). A folder at the same path on another machine (data directories named alike), one a
+ * process wrote to after it last captured (a worker killed mid-step: writes never recorded), one
+ * left behind by a run that ended elsewhere since, or one the changeset moved on from (entries
+ * rewound or recorded elsewhere), differs. Only stats are read.
  */
-export async function sandboxAsLastSeen(files: SandboxFileStore, planId: string, root: string): Promise<boolean> {
-  const records = await files.load(planId);
+export async function sandboxAsLastSeen(files: SandboxFileStore, changesets: ChangeSetStore, plan: Pick<Plan, 'id' | 'changesetId'>, root: string): Promise<boolean> {
+  const records = await files.load(plan.id);
   if (!records) return false;
+  const byChangeset = await expectedByChangeset(changesets, plan.changesetId);
+  for (const rel of new Set([...records.keys(), ...byChangeset.keys()])) {
+    const wanted = byChangeset.has(rel) ? (byChangeset.get(rel)?.hash ?? null) : (records.get(rel)?.baseHash ?? null);
+    if ((records.get(rel)?.seen?.hash ?? null) !== wanted) return false;
+  }
   const expected = new Map([...records].flatMap(([rel, r]) => (r.seen ? [[rel, r.seen] as const] : [])));
   const { entries } = await walkTree(root, { skipGit: true });
   let found = 0;
