@@ -121,6 +121,8 @@ async function openTeamApp(url: string, dataDir: string, settings: SettingsStore
     dataDir,
     dispatch: team.dispatch ?? undefined,
     sharedObjects: team.stores.objects,
+    // A sandbox lives on the machine that last ran the plan: a worker remakes it from the database, and a client does not refuse a run for it.
+    remakeSandboxes: true,
   });
   return { dataDir, service, settings, recovered: [], team, close: () => team.close() };
 }

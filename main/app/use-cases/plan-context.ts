@@ -68,6 +68,12 @@ export interface PlanServiceOptions {
   dispatch?: RunDispatch;
   /** Team mode: checkpointed file contents in the database, so any worker can rewind or fork what another recorded. */
   sharedObjects?: SharedObjects;
+  /**
+   * A run of a plan whose sandbox is gone, or is not this data directory's (made on another
+   * machine or by another worker), remakes it at `<dataDir>/sandboxes/<planId>` from its base and
+   * the recorded changes instead of refusing. Workers set it.
+   */
+  remakeSandboxes?: boolean;
 }
 
 export interface RunOptions {
