@@ -122,5 +122,11 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       const { forkId, from, atStep, by, sharedSteps } = event.data;
       return { text: `plan ${forkId} forked from plan ${from} at step ${atStep} by ${by}: ${plural(sharedSteps, 'step')} shared`, tone: 'info' };
     }
+    case 'sandbox_remade': {
+      const { sandboxRoot, base, baseCommit, files, drift } = event.data;
+      const from = base === 'git' ? `commit ${baseCommit?.slice(0, 12) ?? '?'}` : base === 'project' ? 'the project' : 'an empty folder (the project is not on this machine)';
+      const moved = drift.length > 0 ? `; the base differs from the first sandbox's at ${drift.slice(0, 5).join(', ')}${drift.length > 5 ? ` and ${drift.length - 5} more` : ''}` : '';
+      return { text: `sandbox remade at ${sandboxRoot} from ${from} and ${plural(files, 'changed file')}${moved}`, tone: drift.length > 0 ? 'warn' : 'info' };
+    }
   }
 }

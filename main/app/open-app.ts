@@ -21,7 +21,7 @@ import { planCheckpoints } from './use-cases/checkpoints';
 import { planReviewing } from './use-cases/reviewing';
 import { planForking } from './use-cases/forking';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
-import { openTeam, type TeamApp, type TeamOptions, type TeamRole } from './team/open-team';
+import type { TeamApp, TeamOptions, TeamRole } from './team/open-team';
 
 export interface App {
   dataDir: string;
@@ -37,8 +37,8 @@ export interface App {
 export interface OpenAppOptions extends Partial<Omit<PlanServiceOptions, 'stores' | 'dataDir'>> {
   dataDir?: string;
   secrets?: SecretCodec;
-  /** `--database URL`: the team database, over AGENTS_DATABASE_URL and the settings' `database`. */
-  database?: string;
+  /** `--database URL`: the team database, over AGENTS_DATABASE_URL and the settings' `database`; false: this machine's, whatever they say. */
+  database?: string | false;
   /** In team mode: a client queues runs (default), a worker runs them. */
   role?: TeamRole;
   /** In team mode: migrate the database's schema (workers and `serve`), else refuse one not current. */
@@ -79,6 +79,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
 
 /** The team database the options, the environment or the settings name; undefined for the embedded one. */
 function teamDatabase(options: OpenAppOptions, settings: SettingsStore): string | undefined {
+  if (options.database === false) return undefined;
   let stored: string | undefined;
   try {
     stored = settings.read().database;
@@ -118,6 +119,8 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
  * the queue's to hand to another worker, which takes it over from its last committed step.
  */
 async function openTeamApp(url: string, dataDir: string, settings: SettingsStore, options: OpenAppOptions): Promise<App> {
+  // Loaded only in team mode: the PostgreSQL client and the queue are most of what a start would read.
+  const { openTeam } = await import('./team/open-team');
   const team = await openTeam(url, { role: options.role ?? 'client', migrate: options.migrate, name: options.name, onError: options.onTeamError, onFeedStatus: options.onFeedStatus });
   const service = composePlanService({
     maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env),
@@ -126,6 +129,9 @@ async function openTeamApp(url: string, dataDir: string, settings: SettingsStore
     stores: team.engineStores,
     dataDir,
     dispatch: team.dispatch ?? undefined,
+    sharedObjects: team.stores.objects,
+    // A sandbox lives on the machine that last ran the plan: a worker remakes it from the database, and a client does not refuse a run for it.
+    remakeSandboxes: true,
   });
   return { dataDir, service, settings, recovered: [], team, close: () => team.close() };
 }

@@ -19,7 +19,7 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     const plan = await ctx.pinModel(await guard.require(status === 'approved' ? 'approve' : 'reject', planId));
     // The rule asks for a pending approval.
     const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
-    requireSandboxPresent(plan);
+    requireSandboxPresent(plan, ctx.options);
     const args = grantedBudget(pending, given.more ?? {});
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;

@@ -177,7 +177,7 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
     /** Re-runs the failed phase from the failed decision; decisions already done are not run again. */
     async retry(planId: string, options: RunOptions = {}): Promise<Plan> {
       const plan = await guard.require('retry', planId);
-      requireSandboxPresent(plan);
+      requireSandboxPresent(plan, ctx.options);
       await ctx.pinModel(plan);
       const failed = await ctx.failedStep(planId);
       await ctx.recovery.addRecoveryDecision(

@@ -30,4 +30,23 @@ describe('agents config', () => {
     expect((await agents('config', 'set', 'colour', 'blue')).stderr).toBe(unknown.stderr);
     expect((await agents('config', 'set', 'timeoutMs', '-5')).code).toBe(2);
   });
+
+  it('the team database is stored with its password masked when shown, and an unreachable one never stops config from changing it', async () => {
+    const { agents } = inProcessCli();
+    expect((await agents('config', 'set', 'database', 'mysql://db/agents')).stderr).toBe(
+      'error: database: mysql:// is not a PostgreSQL URL (expected postgresql://user:password@host:5432/database)\n',
+    );
+    // Port 1 on loopback: nothing listens, so a command that opened it would fail.
+    expect(await agents('config', 'set', 'database', 'postgresql://ops:s3cret@127.0.0.1:1/agents')).toEqual({ code: 0, stdout: 'database set\n', stderr: '' });
+    expect((await agents('config', 'get', 'database')).stdout).toBe('postgresql://ops:***@127.0.0.1:1/agents\n');
+    expect((await agents('config', 'list')).stdout).not.toContain('s3cret');
+    const list = await agents('plan', 'list');
+    expect(list.code).toBe(2);
+    expect(list.stderr).toMatch(/^error: database: .*127\.0\.0\.1:1.*\n$/);
+    expect(list.stderr).not.toContain('s3cret');
+    expect(await agents('config', 'set', 'operator', 'Ada Lovelace')).toEqual({ code: 0, stdout: 'operator set\n', stderr: '' });
+    expect(await agents('config', 'unset', 'database')).toEqual({ code: 0, stdout: 'database cleared\n', stderr: '' });
+    expect((await agents('plan', 'list')).code).toBe(0);
+    expect((await agents('config', 'get', 'operator')).stdout).toBe('Ada Lovelace\n');
+  });
 });

@@ -26,6 +26,10 @@ export function registerConfig(program: Command, ctx: Ctx): void {
     'after',
     "\nThe environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these; a plan's agent.model wins over both.\nExample:\n  agents config set model ollama:qwen2.5-coder",
   );
+  // This machine's settings: a team database named there (even an unreachable one) is not opened, so it can be changed.
+  config.hook('preAction', () => {
+    ctx.open.database = false;
+  });
 
   config
     .command('list')

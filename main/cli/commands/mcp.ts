@@ -16,6 +16,10 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     'after',
     '\nExamples:\n  agents mcp add files -- npx mcp-server-filesystem .\n  agents mcp add tracker --url https://mcp.example.com/mcp --header Authorization=Bearer-xyz\n  agents mcp list',
   );
+  // This machine's settings: a team database named there (even an unreachable one) is not opened, so it can be changed.
+  mcp.hook('preAction', () => {
+    ctx.open.database = false;
+  });
 
   mcp
     .command('add <name> [command...]')
