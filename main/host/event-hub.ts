@@ -320,10 +320,7 @@ export class EventHub {
   /** Subscribes to the feed once; a failure is told and the next subscription tries again (its own catch-up still reads the database). */
   private async startFeed(open: () => Promise<EventFeed>): Promise<void> {
     this.feedStarted ??= (async () => {
-      const stop = await (await open()).subscribeAll((event) => {
-        if (event.seq > (this.seen.get(event.planId) ?? 0)) this.seen.set(event.planId, event.seq);
-        this.fanOut(event);
-      });
+      const stop = await (await open()).subscribeAll((event) => this.fanOut(event));
       if (this.disposed) stop();
       else this.feedStop = stop;
     })().catch((error: unknown) => {

@@ -57,7 +57,13 @@ export async function openTeam(url: string, options: TeamOptions): Promise<TeamA
   const openFeed = () =>
     (feed ??= (async () => {
       const made = new PgEventFeed(url, stores.events, { onError: (error) => options.onError?.(error as Error), onStatus: options.onFeedStatus });
-      await made.start();
+      try {
+        await made.start();
+      } catch (error) {
+        // A first connection that failed is tried again at the next use (a console's next subscriber).
+        feed = undefined;
+        throw error;
+      }
       return made;
     })());
   const leases = options.role === 'worker' ? new JobLeases(stores.leases) : null;
