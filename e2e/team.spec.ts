@@ -115,4 +115,16 @@ test('a console of the team shows the queue, the worker that runs a plan, and re
   await expect(details.getByRole('definition').filter({ hasText: 'ada' })).toBeVisible();
   await expect(details.getByRole('definition').filter({ hasText: hostname() })).toBeVisible();
   await shot(page, 'team-answer-recorded');
+
+  // Settings: the operator's name, and the team database (none in this console's settings: it came from --database).
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Model settings' });
+  await expect(settings.getByLabel('Operator name')).toHaveValue('ada');
+  await expect(settings.getByLabel('Team database')).toHaveValue('');
+  await settings.getByLabel('Team database').fill('postgresql://agents:s3cret@db.example:5432/agents');
+  await settings.getByRole('button', { name: 'Save settings' }).click();
+  await expect(settings).toContainText('Set: postgresql://agents:***@db.example:5432/agents.');
+  await expect(settings).not.toContainText('s3cret');
+  await expect(settings.getByRole('button', { name: 'Leave the team database' })).toBeVisible();
+  await shot(settings, 'team-settings');
 });

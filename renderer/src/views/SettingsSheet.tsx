@@ -150,7 +150,7 @@ export function SettingsSheet() {
             placeholder={settings?.database ? 'Type a URL to replace it' : 'postgresql://user:password@host:5432/agents'}
             onChange={(e) => setDatabase(e.currentTarget.value)}
           />
-          <p id="settings-database-note" className="muted">
+          <p id="settings-database-note" className="muted settings-note">
             {settings?.database ? `Set: ${settings.database}. ` : 'None: plans live on this machine. '}
             Used from the next start of the console or the app; --database and AGENTS_DATABASE_URL win over it.
           </p>
