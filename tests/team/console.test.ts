@@ -12,7 +12,7 @@ import type { StreamEvent } from '../../shared/events';
 import type { TeamStatus } from '../../shared/team';
 import type { TestClient } from '../../main/web/test-support';
 import { postgresSuiteName, testPostgres, useFreshDatabase } from '../../main/persistence/postgres/test-support/database';
-import { type Agents, consoleClient, data, nextEvent, serveTeam, startTeamWorker, stop } from './team-processes';
+import { type Agents, agentsCli, consoleClient, data, nextEvent, serveTeam, startTeamWorker, stop } from './team-processes';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -130,6 +130,36 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team consoles: agents se
     expect(served.stderr()).toContain('SIGTERM, shutting down');
     expect(served.stderr()).not.toMatch(/\n\s+at /);
   }, 180_000);
+
+  it("records an approval answered at the command line under the operator name in that machine's settings", async () => {
+    const url = database.url();
+    const root = tempDir();
+    const served = await serveTeam(url, tempDir(), root);
+    processes.push(served);
+    const worker = await startTeamWorker(url, tempDir(), 'worker-c');
+    processes.push(worker);
+    const client = await consoleClient(served);
+    clients.push(client);
+    const content = [
+      'name: cli-approval',
+      `project: ${JSON.stringify(project(root))}`,
+      'automationProfile: supervised',
+      'definitionOfDone:',
+      '  - step: Remove the stale file',
+      '    tools: [{ tool: file.delete, args: { path: old.txt } }]',
+    ].join('\n');
+    const id = planId(data(await client.call('plans.create', { content })));
+    data(await client.call('plans.run', { planId: id }));
+    await planWhen(client, id, (p) => p.waitingFor === 'approval');
+
+    const cliHome = tempDir();
+    expect((await agentsCli(['config', 'set', 'operator', 'grace'], cliHome)).code).toBe(0);
+    const approved = await agentsCli(['plan', 'approve', id, '--database', url], cliHome);
+    expect(approved.code, approved.stderr).toBe(0);
+    await planWhen(client, id, readyToApply);
+    const { approvals } = data<{ approvals: Approval[] }>(await client.call('plans.approvals', { planId: id }));
+    expect(approvals).toEqual([expect.objectContaining({ status: 'approved', answeredBy: 'grace', answeredFrom: hostname() })]);
+  }, 120_000);
 
   it('a console that reconnects with afterSeq misses no event of a plan a worker runs, nor does the feed when its listener is cut off', async () => {
     const url = database.url();

@@ -74,6 +74,18 @@ export async function nextEvent(client: TestClient, seen: StreamEvent[], match: 
   }
 }
 
+/** One `agents` command in `home`, to its end. */
+export function agentsCli(args: string[], home: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, AGENTS_HOME: home, AGENTS_DATABASE_URL: '' }, cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** Stops a process with SIGTERM and resolves to how it exited (SIGKILL after `graceMs`). */
 export async function stop(agents: Agents, graceMs = 20_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (agents.child.exitCode !== null || agents.child.signalCode !== null) return agents.exit;
