@@ -102,6 +102,9 @@ test('a console of the team shows the queue, the worker that runs a plan, and re
   // The answer queues the run again; a worker takes it and runs the sleep.
   await expect(header).toContainText(`Running on worker@${hostname()}`, { timeout: 20_000 });
   await expect(team).toHaveText('Team: 0 queued · 1 running · 1 worker');
+  // The run is the worker's: the console's step controls reach no run of its own.
+  const controls = header.getByRole('toolbar', { name: 'Plan controls' });
+  for (const name of ['Step', 'Continue', 'Pause']) await expect(controls.getByRole('button', { name: new RegExp(`^${name}\\b`) })).toBeDisabled();
   await shot(page, 'team-running-on-worker');
 
   await expect(card).toContainText('Approval needed: file.delete', { timeout: 30_000 });

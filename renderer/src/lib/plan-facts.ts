@@ -9,6 +9,8 @@ export interface ConsoleKnowledge {
   checkpoints?: number;
   /** Part of the changeset is applied (the review says so). */
   partlyApplied?: boolean;
+  /** Team mode: the team's workers run plans, never the console's own process, so step, continue and pause reach no run. */
+  team?: boolean;
 }
 
 type StepFacts = { steps: number; failedStep: boolean; started: number };
@@ -42,7 +44,7 @@ export function consoleFacts(plan: Plan, known: ConsoleKnowledge = {}): PlanFact
   return {
     ...factsOfPlan(plan),
     running,
-    runHere: running,
+    runHere: running && !known.team,
     pendingApproval: waiting || Boolean(known.pendingApproval),
     failedStep,
     steps,
