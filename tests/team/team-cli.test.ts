@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { WorkerInfo } from '../../main/app/team/run-queue';
+import { RunQueue, type WorkerInfo } from '../../main/app/team/run-queue';
 import { createTestDatabase, postgresSuiteName, testPostgres, useFreshDatabase } from '../../main/persistence/postgres/test-support/database';
 import { agents } from '../cli/cli-harness';
 import { type ShownPlan, Team } from './team-harness';
@@ -43,6 +43,15 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/file\.write ok/);
     expect(done.stderr).toContain('ok: Ready to apply');
+    // A job of the plan run again after its run ended (its worker died before the queue heard) leaves it ready to apply.
+    const queue = await RunQueue.open(team.url, { name: 'test', supervise: false, migrate: false });
+    try {
+      expect(await queue.enqueue(ok, 'run')).not.toBeNull();
+      await team.until('the stray job taken', 30_000, async () => ([a, b].some((w) => w.log().includes(`plan ${ok}: not run (it is Ready to apply)`)) ? true : undefined), 200);
+    } finally {
+      await queue.stop(1000);
+    }
+    expect(await team.json<ShownPlan>(['plan', 'show', ok])).toMatchObject({ phase: 'apply', processingState: 'queued' });
 
     const failing = await team.create(planFile(team, project, 'failing', 'trusted', [['Fail', '[{ tool: shell.run, args: { command: "exit 3" } }]']]));
     const failed = await team.agents(['plan', 'run', failing]);

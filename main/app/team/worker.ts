@@ -1,3 +1,5 @@
+import { isRunnable } from '../../../shared/actions';
+import { statusLabel } from '../../../shared/vocabulary';
 import type { App } from '../open-app';
 import { markInterrupted } from '../leases';
 import { runOptionsOf } from './dispatch';
@@ -40,12 +42,13 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
         options.log(`plan ${planId}: taken over (attempt ${job.attempt + 1}); resuming from its last committed step`);
         await markInterrupted(service.lifecycle, service.stores.errors, plan, `Its worker stopped; taken over by ${name} on ${team.host}`);
         await service.retry(planId, run);
-      } else if (plan.processingState === 'queued') {
+      } else if (isRunnable(plan)) {
         options.log(`plan ${planId}: ${job.reason}`);
         await service.runFrom(planId, run, job.resumeAt);
       } else {
-        // Answered, retried or discarded elsewhere since it was queued: nothing to run.
-        options.log(`plan ${planId}: not run (it is ${plan.processingState})`);
+        // Answered, retried or discarded elsewhere since it was queued, or a job run again after its run
+        // ended (its worker died before the queue heard): nothing to run, and a plan ready to apply stays so.
+        options.log(`plan ${planId}: not run (it is ${statusLabel(plan)})`);
         return;
       }
       const ended = await service.get(planId);
