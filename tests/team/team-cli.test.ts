@@ -36,13 +36,20 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     const project = join(team.base, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Demo\n');
+    // Queued while no worker runs: the command says the run waits for one.
+    const early = await team.create(planFile(team, project, 'early', 'trusted', [['Write a file', write('e.txt')]]));
+    const alone = await team.agents(['plan', 'run', early, '--detach']);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stderr).toContain('note: no worker is live on the team database; the run waits in the queue until one starts (agents worker)');
     const [a, b] = await Promise.all([team.worker('worker-a'), team.worker('worker-b')]);
+    await team.allReadyToApply([early], 30_000);
 
     const ok = await team.create(planFile(team, project, 'ok', 'trusted', [['Write a file', write('a.txt')]]));
     const done = await team.agents(['plan', 'run', ok, '--stream']);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/file\.write ok/);
     expect(done.stderr).toContain('ok: Ready to apply');
+    expect(done.stderr).not.toContain('no worker is live');
     // A job of the plan run again after its run ended (its worker died before the queue heard) leaves it ready to apply.
     const queue = await RunQueue.open(team.url, { name: 'test', supervise: false, migrate: false });
     try {
@@ -86,7 +93,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     const text = await team.agents(['workers']);
     for (const w of busy) expect(text.stdout).toMatch(new RegExp(`^${w.name} .* live .* 1/1: ${w.plans[0]}$`, 'm'));
     await team.allReadyToApply(slow, 60_000);
-    expect(a.ran().size + b.ran().size).toBeGreaterThanOrEqual(5);
+    expect(a.ran().size + b.ran().size).toBeGreaterThanOrEqual(6);
   }, 240_000);
 
   it('says in one line, with exit 2, that a database cannot be reached or has a newer schema', async () => {
