@@ -94,6 +94,13 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     for (const w of busy) expect(text.stdout).toMatch(new RegExp(`^${w.name} .* live .* 1/1: ${w.plans[0]}$`, 'm'));
     await team.allReadyToApply(slow, 60_000);
     expect(a.ran().size + b.ran().size).toBeGreaterThanOrEqual(6);
+
+    // SIGTERM: the worker stops taking runs, leaves the list, and exits 0.
+    a.child.kill('SIGTERM');
+    expect(await a.exited).toBe(0);
+    expect(a.log()).toMatch(/worker-a: stopped\n$/);
+    const left = await team.json<{ workers: WorkerInfo[] }>(['workers']);
+    expect(left.workers.map((w) => w.name)).toEqual(['worker-b']);
   }, 240_000);
 
   it('says in one line, with exit 2, that a database cannot be reached or has a newer schema', async () => {
