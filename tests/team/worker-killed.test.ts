@@ -37,8 +37,8 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode with real proc
     writeFileSync(file, slowPlan(project));
     const workers = await Promise.all([team.worker('worker-a'), team.worker('worker-b')]);
     const id = await team.create(file);
-    const queued = await team.agents(['plan', 'run', id, '--detach']);
-    expect(queued.code, queued.stderr).toBe(0);
+    // Followed from the CLI through the takeover, to the end.
+    const following = team.agents(['plan', 'run', id, '--stream']);
 
     // Kill whichever worker runs the plan once its shell command runs (the first step is committed by then).
     await team.until('shell.run started', 60_000, async () => {
@@ -61,6 +61,10 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode with real proc
     expect(seconds).toBeLessThan(60);
     expect(other.log()).toMatch(new RegExp(`plan ${id}: taken over \\(attempt 2\\)`));
     expect(other.log()).toContain(`plan ${id}: queued`);
+    const followed = await following;
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stderr).toContain('slow: Ready to apply');
+    expect(followed.stdout.match(/^file\.write ok/gm)).toHaveLength(3);
 
     // Each file once in the changeset, each write once in the tool log, however many workers ran the plan.
     const entries = await team.query<{ path: string; n: number }>(
