@@ -60,10 +60,18 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     }
     expect(await team.json<ShownPlan>(['plan', 'show', ok])).toMatchObject({ phase: 'apply', processingState: 'queued' });
 
-    const failing = await team.create(planFile(team, project, 'failing', 'trusted', [['Fail', '[{ tool: shell.run, args: { command: "exit 3" } }]']]));
+    // Fails; its step edited from the CLI and run again, it ends ready to apply.
+    const failing = await team.create(planFile(team, project, 'failing', 'trusted', [['Fail', '[{ tool: shell.run, args: { command: "exit 3" } }]'], ['Write a file', write('f.txt')]]));
     const failed = await team.agents(['plan', 'run', failing]);
     expect(failed.code, failed.stderr).toBe(1);
     expect(failed.stderr).toMatch(/^failing: Failed/m);
+    const fixed = join(team.base, 'fixed-step.yaml');
+    writeFileSync(fixed, 'step: Fail no more\ntools: [{ tool: shell.run, args: { command: "true" } }]\n');
+    const edited = await team.agents(['plan', 'edit-step', failing, '--step', '1', '--file', fixed]);
+    expect(edited.code, edited.stderr).toBe(0);
+    const retried = await team.agents(['plan', 'run', failing]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stderr).toContain('failing: Ready to apply');
 
     // supervised: the shell command waits for an answer; the worker lets the run go; the CLI exits 3.
     const asking = await team.create(planFile(team, project, 'asking', 'supervised', [['Run a command', '[{ tool: shell.run, args: { command: "true" } }]']]));
@@ -93,7 +101,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     const text = await team.agents(['workers']);
     for (const w of busy) expect(text.stdout).toMatch(new RegExp(`^${w.name} .* live .* 1/1: ${w.plans[0]}$`, 'm'));
     await team.allReadyToApply(slow, 60_000);
-    expect(a.ran().size + b.ran().size).toBeGreaterThanOrEqual(6);
+    expect(a.ran().size + b.ran().size).toBeGreaterThanOrEqual(7);
 
     // SIGTERM: the worker stops taking runs, leaves the list, and exits 0.
     a.child.kill('SIGTERM');
