@@ -62,7 +62,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode with real proc
     const takenAfter = (Date.parse(takenAt![1]!) - killedAt) / 1000;
     console.log(`${holder!.name} killed: ${other.name} took the plan over after ${takenAfter.toFixed(1)} s and finished it after ${seconds.toFixed(1)} s`);
     expect(seconds).toBeLessThan(60);
-    expect(other.log()).toContain(`plan ${id}: queued`);
+    expect(other.log()).toContain(`plan ${id}: Ready to apply`);
     const followed = await following;
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stderr).toContain('slow: Ready to apply');

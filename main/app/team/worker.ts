@@ -52,7 +52,7 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
         return;
       }
       const ended = await service.get(planId);
-      options.log(`plan ${planId}: ${ended.processingState}${ended.waitingFor ? `, waiting for ${ended.waitingFor}` : ''}`);
+      options.log(`plan ${planId}: ${statusLabel(ended)}`);
     } finally {
       leases.releaseJob(planId);
     }
