@@ -103,6 +103,15 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     await team.allReadyToApply(slow, 60_000);
     expect(a.ran().size + b.ran().size).toBeGreaterThanOrEqual(7);
 
+    // Every connection of the workers cut: each says so once, reconnects, and takes runs again.
+    const cut = await team.query<{ cut: boolean }>('SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    expect(cut.length).toBeGreaterThan(0);
+    await team.until('the workers to say they lost the database', 30_000, async () => ([a, b].every((w) => /: database: terminating connection/.test(w.log())) ? true : undefined), 200);
+    const after = await team.create(planFile(team, project, 'after', 'trusted', [['Write a file', write('after.txt')]]));
+    const afterRun = await team.agents(['plan', 'run', after]);
+    expect(afterRun.code, `${afterRun.stderr}\n${a.log()}\n${b.log()}`).toBe(0);
+    for (const w of [a, b]) expect(w.log().match(/: database: terminating connection/g)).toHaveLength(1);
+
     // SIGTERM: the worker stops taking runs, leaves the list, and exits 0.
     a.child.kill('SIGTERM');
     expect(await a.exited).toBe(0);

@@ -22,10 +22,18 @@ export function registerWorker(program: Command, ctx: Ctx): void {
     .option('--name <name>', 'this worker\'s name in "agents workers" (default: worker@host)')
     .action(
       runCommand(ctx, async (opts: { concurrency: number; name?: string }) => {
-        Object.assign(ctx.open, { role: 'worker', migrate: true, name: opts.name });
-        const app = await teamApp(ctx, 'worker');
-        const name = opts.name ?? `worker@${app.team.host}`;
+        let name = opts.name ?? 'worker';
         const log = (line: string) => ctx.io.stderr(`${new Date().toISOString()} ${name}: ${line}\n`);
+        // A lost connection is said once, not at every poll while the database is away; pg-boss and the pools reconnect.
+        let lastError = { message: '', at: 0 };
+        const onTeamError = (error: Error) => {
+          if (error.message === lastError.message && Date.now() - lastError.at < 30_000) return;
+          lastError = { message: error.message, at: Date.now() };
+          log(`database: ${error.message}`);
+        };
+        Object.assign(ctx.open, { role: 'worker', migrate: true, name: opts.name, onTeamError });
+        const app = await teamApp(ctx, 'worker');
+        name = opts.name ?? `worker@${app.team.host}`;
         const worker = await startWorker(app, { concurrency: opts.concurrency, name, log });
         log(`taking runs (concurrency ${opts.concurrency}); Ctrl-C stops after the running plans pause or end`);
         await new Promise<void>((resolve) => {
