@@ -129,8 +129,11 @@ export class Team {
     return this.until(`${ids.length} plans ready to apply`, timeoutMs, async () => {
       const { plans } = await this.json<{ plans: ShownPlan[] }>(['plan', 'list']);
       const mine = plans.filter((p) => ids.includes(p.id));
-      const failed = mine.find((p) => p.processingState === 'errored');
-      if (failed) throw new Error(`plan ${failed.id} (${failed.name}) failed: ${failed.errorMessage}`);
+      // A plan taken over is marked interrupted (errored) for a moment, while its job is still the queue's.
+      for (const failed of mine.filter((p) => p.processingState === 'errored')) {
+        const pending = await this.query("SELECT 1 FROM pgboss.job WHERE singleton_key = $1 AND state IN ('created', 'retry', 'active')", [failed.id]);
+        if (pending.length === 0) throw new Error(`plan ${failed.id} (${failed.name}) failed: ${failed.errorMessage}`);
+      }
       return mine.length === ids.length && mine.every(readyToApply) ? mine : undefined;
     });
   }

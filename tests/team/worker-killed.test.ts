@@ -48,6 +48,9 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode with real proc
     const holder = workers.find((w) => w.ran().has(id));
     expect(holder, workers.map((w) => w.log()).join('\n')).toBeDefined();
     const other = workers.find((w) => w !== holder)!;
+    // As a worker on another machine leaves its lease: a pid that cannot be asked about here, only a heartbeat's age.
+    const moved = await team.query("UPDATE plan_leases SET hostname = 'another-machine', heartbeat_at = $2 WHERE plan_id = $1 RETURNING plan_id", [id, new Date().toISOString()]);
+    expect(moved).toHaveLength(1);
     const killedAt = Date.now();
     holder!.child.kill('SIGKILL');
     expect(await holder!.exited).toBe('SIGKILL');

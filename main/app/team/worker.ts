@@ -53,6 +53,10 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
       }
       const ended = await service.get(planId);
       options.log(`plan ${planId}: ${statusLabel(ended)}`);
+    } catch (error) {
+      // The queue runs the job again (on any worker): say why this attempt ended, or nobody learns it.
+      options.log(`plan ${planId}: this attempt failed (the queue runs it again): ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
     } finally {
       leases.releaseJob(planId);
     }
