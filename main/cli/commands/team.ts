@@ -6,6 +6,9 @@ import type { WorkerInfo } from '../../app/team/run-queue';
 import { commandGroup, jsonOption, positiveCount } from '../options';
 import { type Ctx, runCommand } from '../run-command';
 
+/** `agents worker`'s exit status when the queue took a running job from it (EX_TEMPFAIL: a supervisor starts it again). */
+const EXIT_LOST_JOB = 75;
+
 /** The app in team mode; without a database the command is bad input that says how to name one. */
 async function teamApp(ctx: Ctx, command: string): Promise<App & { team: NonNullable<App['team']> }> {
   const app = await ctx.app();
@@ -34,7 +37,9 @@ export function registerWorker(program: Command, ctx: Ctx): void {
         Object.assign(ctx.open, { role: 'worker', migrate: true, name: opts.name, onTeamError });
         const app = await teamApp(ctx, 'worker');
         name = opts.name ?? `worker@${app.team.host}`;
-        const worker = await startWorker(app, { concurrency: opts.concurrency, name, log });
+        // Its run cannot be stopped between two writes: end here, as a killed worker does, and let the taker run it alone.
+        const onLost = () => process.exit(EXIT_LOST_JOB);
+        const worker = await startWorker(app, { concurrency: opts.concurrency, name, log, onLost });
         log(`taking runs (concurrency ${opts.concurrency}); Ctrl-C stops after the running plans pause or end`);
         await new Promise<void>((resolve) => {
           const stop = () => {
