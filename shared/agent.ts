@@ -150,6 +150,9 @@ export const SettingsViewSchema = z.lazy(() =>
     baseUrl: z.string().nullable(),
     apiKeySet: z.boolean(),
     price: PriceSchema.nullable(),
+    /** The team database's URL in the settings, its password masked; null: none (the embedded database, unless --database or AGENTS_DATABASE_URL names one). */
+    database: z.string().nullable(),
+    operator: z.string().nullable(),
     /** Where the model in effect comes from; an environment variable wins over the settings file. */
     effective: z.object({
       model: z.string().nullable(),
@@ -181,6 +184,10 @@ export const SettingsPatchSchema = z.lazy(() =>
       baseUrl: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).optional(),
       apiKey: z.string().max(4096).optional(),
       price: PriceSchema.nullable().optional(),
+      /** Team mode: the team's PostgreSQL URL (used from the next start); an empty string leaves the team. */
+      database: z.string().max(2048).optional(),
+      /** The name this console's answers are recorded under; empty: the default (main/app/operator.ts). */
+      operator: z.string().max(100).optional(),
     })
     .strict(),
 );

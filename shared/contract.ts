@@ -20,6 +20,7 @@ import { PlanChecksViewSchema } from './checks';
 import { McpServerAddSchema, McpServersViewSchema } from './mcp';
 import { CheckpointSummarySchema, ForkResultSchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
 import { PlanCompareSchema } from './plan-compare';
+import { TeamStatusSchema } from './team';
 
 /**
  * The one contract between the renderer and the host, bound to Electron IPC and to the
@@ -299,6 +300,8 @@ export const contract = {
   },
   /** Two plans over the same project side by side: the files each changed, how their results differ where both changed one, and what each run took. */
   'plans.compare': { request: planId.extend({ with: z.string().min(1).max(64) }).strict(), response: PlanCompareSchema },
+  /** Team mode: the queue's depth and the workers with the plans they run; null for a console over the embedded database. */
+  'team.status': { request: z.object({}).strict(), response: TeamStatusSchema.nullable() },
   /** The model settings; the API key never comes back, only whether one is set. */
   'settings.get': { request: z.object({}).strict(), response: SettingsViewSchema },
   'settings.set': { request: SettingsPatchSchema, response: SettingsViewSchema },

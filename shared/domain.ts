@@ -430,6 +430,8 @@ export const ApprovalSchema = z.lazy(() =>
     /** `all`: every later call of this tool in the plan is approved too. */
     scope: z.enum(['once', 'all']).nullable(),
     answeredBy: z.string().nullable(),
+    /** The machine the answer was given on; absent for answers recorded before it was kept. */
+    answeredFrom: z.string().optional(),
     answeredAt: timestamp.nullable(),
     reason: z.string().nullable(),
     /** Set once the answer has been acted on, so a later retry asks again. */

@@ -91,8 +91,8 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       if (event.data.kind === 'budget') return { text: `${step(event.data.decisionId)} ran out of its budget and asks for more`, tone: 'warn' };
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
     case 'approval_resolved': {
-      const { tool, approved, answeredBy, reason } = event.data;
-      return { text: `${tool ?? 'the plan'} ${approved ? 'approved' : 'rejected'} by ${answeredBy}${reason ? `: ${reason}` : ''}`, tone: approved ? 'good' : 'bad' };
+      const { tool, approved, answeredBy, host, reason } = event.data;
+      return { text: `${tool ?? 'the plan'} ${approved ? 'approved' : 'rejected'} by ${answeredBy}${host ? ` on ${host}` : ''}${reason ? `: ${reason}` : ''}`, tone: approved ? 'good' : 'bad' };
     }
     case 'recovery_applied':
       return { text: `${event.data.action.replaceAll('_', ' ')}: ${event.data.description}`, tone: 'info' };
@@ -121,6 +121,12 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
     case 'plan_forked': {
       const { forkId, from, atStep, by, sharedSteps } = event.data;
       return { text: `plan ${forkId} forked from plan ${from} at step ${atStep} by ${by}: ${plural(sharedSteps, 'step')} shared`, tone: 'info' };
+    }
+    case 'sandbox_remade': {
+      const { sandboxRoot, base, baseCommit, files, drift } = event.data;
+      const from = base === 'git' ? `commit ${baseCommit?.slice(0, 12) ?? '?'}` : base === 'project' ? 'the project' : 'an empty folder (the project is not on this machine)';
+      const moved = drift.length > 0 ? `; the base differs from the first sandbox's at ${drift.slice(0, 5).join(', ')}${drift.length > 5 ? ` and ${drift.length - 5} more` : ''}` : '';
+      return { text: `sandbox remade at ${sandboxRoot} from ${from} and ${plural(files, 'changed file')}${moved}`, tone: drift.length > 0 ? 'warn' : 'info' };
     }
   }
 }

@@ -103,9 +103,11 @@ function buildEventData() {
       approved: z.boolean(),
       scope: z.enum(['once', 'all']).nullable(),
       answeredBy: z.string(),
+      /** The machine the answer was given on; absent in events stored before it was kept. */
+      host: z.string().optional(),
       reason: z.string().nullable(),
     }),
-    recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string() }),
+    recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string(), host: z.string().optional() }),
     /** The model's text as it streams, deltas batched. */
     model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
     /** Tokens after each model call: the call's, the step's and the plan's. */
@@ -157,6 +159,18 @@ function buildEventData() {
     plan_rewound: PlanRewoundSchema,
     /** A plan was forked at a step (in the fork's events and in its origin's): the steps before it are shared, not run again. */
     plan_forked: PlanForkedSchema,
+    /**
+     * A run found the plan's sandbox gone, or made on another machine, and remade it here: the base
+     * (a git project at its base commit, the local project, or nothing), then the recorded changes.
+     * `drift`: the paths where the base is not what the sandbox first started from.
+     */
+    sandbox_remade: z.object({
+      sandboxRoot: z.string(),
+      base: z.enum(['git', 'project', 'empty']),
+      baseCommit: z.string().nullable(),
+      files: count,
+      drift: z.array(z.string()),
+    }),
   } as const;
 }
 type EventDataSchemas = ReturnType<typeof buildEventData>;
@@ -193,6 +207,7 @@ export const ENGINE_EVENT_TYPES = [
   'checkpoint_created',
   'plan_rewound',
   'plan_forked',
+  'sandbox_remade',
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;

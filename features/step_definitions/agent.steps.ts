@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { After, Given, Then, When } from '@cucumber/cucumber';
 import type { Plan } from '../../shared/domain';
@@ -426,7 +426,7 @@ Then('the step has an error_recovery decision with action correct', async functi
   const decisions = await (await app(this)).service.decisions(this.agent.planId ?? '');
   const step = decisions.find((d) => d.type === 'strategy_choice');
   const recovery = decisions.filter((d) => d.type === 'error_recovery' && d.parentId === step?.id);
-  assert.ok(recovery.some((d) => d.rationale.startsWith('correct by tester: ')), JSON.stringify(recovery.map((d) => d.rationale)));
+  assert.ok(recovery.some((d) => d.rationale.startsWith(`correct by tester on ${hostname()}: `)), JSON.stringify(recovery.map((d) => d.rationale)));
   assert.equal(step?.status, 'done');
 });
 

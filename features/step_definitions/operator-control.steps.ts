@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Given, setDefaultTimeout, Then, When } from '@cucumber/cucumber';
 import { type Approval, type Plan, PlanSchema } from '../../shared/domain';
@@ -238,7 +238,7 @@ Then('the counter file reads {string}', async function (this: EngineWorld, expec
 Then('the decision tree holds {int} approval decisions by the operating system user', async function (this: EngineWorld, count: number) {
   const approvals = await treeNodes(this, 'approval');
   assert.equal(approvals.length, count);
-  for (const node of approvals) assert.match(node.rationale, new RegExp(`^approved by ${userInfo().username} at `));
+  for (const node of approvals) assert.match(node.rationale, new RegExp(`^approved by ${userInfo().username} on ${hostname()} at `));
 });
 
 Then('the decision tree records a rejection with the reason {string}', async function (this: EngineWorld, reason: string) {

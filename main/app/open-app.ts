@@ -21,7 +21,7 @@ import { planCheckpoints } from './use-cases/checkpoints';
 import { planReviewing } from './use-cases/reviewing';
 import { planForking } from './use-cases/forking';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
-import { openTeam, type TeamApp, type TeamRole } from './team/open-team';
+import type { TeamApp, TeamOptions, TeamRole } from './team/open-team';
 
 export interface App {
   dataDir: string;
@@ -46,6 +46,8 @@ export interface OpenAppOptions extends Partial<Omit<PlanServiceOptions, 'stores
   /** In team mode: this process's name among the workers. */
   name?: string;
   onTeamError?: (error: Error) => void;
+  /** In team mode: the event feed's connection dropped, or was made again. */
+  onFeedStatus?: TeamOptions['onFeedStatus'];
 }
 
 /** The use cases over one context and one registry of runs, side by side as one PlanService. */
@@ -102,7 +104,14 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
   const recovered = await recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
   await service.finishInterruptedRewinds();
-  return { dataDir, service, settings, recovered, team: null, close: async () => stores.close() };
+  let closed = false;
+  // Once: `serve` closes the app at its shutdown, and the CLI closes it again after the command.
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await stores.close();
+  };
+  return { dataDir, service, settings, recovered, team: null, close };
 }
 
 /**
@@ -110,7 +119,9 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
  * the queue's to hand to another worker, which takes it over from its last committed step.
  */
 async function openTeamApp(url: string, dataDir: string, settings: SettingsStore, options: OpenAppOptions): Promise<App> {
-  const team = await openTeam(url, { role: options.role ?? 'client', migrate: options.migrate, name: options.name, onError: options.onTeamError });
+  // Loaded only in team mode: the PostgreSQL client and the queue are most of what a start would read.
+  const { openTeam } = await import('./team/open-team');
+  const team = await openTeam(url, { role: options.role ?? 'client', migrate: options.migrate, name: options.name, onError: options.onTeamError, onFeedStatus: options.onFeedStatus });
   const service = composePlanService({
     maxProjectBytes: maxProjectBytesFrom(options.env ?? process.env),
     ...options,
@@ -118,6 +129,9 @@ async function openTeamApp(url: string, dataDir: string, settings: SettingsStore
     stores: team.engineStores,
     dataDir,
     dispatch: team.dispatch ?? undefined,
+    sharedObjects: team.stores.objects,
+    // A sandbox lives on the machine that last ran the plan: a worker remakes it from the database, and a client does not refuse a run for it.
+    remakeSandboxes: true,
   });
   return { dataDir, service, settings, recovered: [], team, close: () => team.close() };
 }

@@ -98,7 +98,7 @@ export class SettingsStore {
       }
     }
     if (patch.price !== undefined) next.price = patch.price ?? undefined;
-    if (patch.database !== undefined) next.database = patch.database.trim() || undefined;
+    if (patch.database !== undefined) next.database = checkedDatabaseUrl(patch.database.trim()) || undefined;
     if (patch.operator !== undefined) next.operator = patch.operator.trim() || undefined;
     this.write(next);
     return next;
@@ -115,6 +115,8 @@ export class SettingsStore {
       baseUrl: s.baseUrl ?? null,
       apiKeySet: stored,
       price: s.price ?? null,
+      database: s.database ? maskDatabaseUrl(s.database) : null,
+      operator: s.operator ?? null,
       effective: {
         model: envModel ?? s.model ?? null,
         modelSource: envModel ? 'env' : s.model ? 'settings' : 'none',
@@ -282,6 +284,17 @@ export function planModelView(spec: AgentSpec, env: NodeJS.ProcessEnv, settings:
   }
 }
 
+/** A team database URL from the console or `agents config`: refused in one line (a DatabaseError) unless it is a PostgreSQL URL; '' clears it. */
+function checkedDatabaseUrl(value: string): string {
+  if (value !== '') resolveDatabaseUrl({ flag: value, env: {} });
+  return value;
+}
+
+/** A database URL as it may be shown: its password masked. */
+export function maskDatabaseUrl(url: string): string {
+  return url.replace(/:[^:@/]*@/, ':***@');
+}
+
 /** A change from the console (SettingsPatch) or `agents config`; a null timeout clears it. */
 export type SettingsChange = SettingsPatch & { timeoutMs?: number | null; database?: string; operator?: string };
 
@@ -328,11 +341,8 @@ export const CONFIG_SETTINGS = {
   },
   // The team database's URL, its password shown masked.
   database: {
-    value: (file) => (file.database ? file.database.replace(/:[^:@/]*@/, ':***@') : null),
-    patch: (value) => {
-      if (value !== '') resolveDatabaseUrl({ flag: value, env: {} });
-      return { database: value };
-    },
+    value: (file) => (file.database ? maskDatabaseUrl(file.database) : null),
+    patch: (value) => ({ database: checkedDatabaseUrl(value) }),
   },
   operator: { value: (file) => file.operator ?? null, patch: (value) => ({ operator: value }) },
 } satisfies Record<string, ConfigSetting>;

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { type App, openApp } from '../app/open-app';
+import { settingsOperator, useCliOperatorName } from '../app/operator';
 import { commandGroup, type Register } from './options';
 import { type CliIo, type Ctx, EXIT, exitStatusOf } from './run-command';
 
@@ -117,7 +118,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         env: io.env,
         // Lets tests and demos shorten the automatic-retry backoff.
         recovery: io.env.AGENTS_RETRY_BASE_MS ? { baseDelayMs: Number(io.env.AGENTS_RETRY_BASE_MS) } : undefined,
-      }).then((opened) => (app = opened))),
+      }).then((opened) => {
+        useCliOperatorName(settingsOperator(opened.settings));
+        return (app = opened);
+      })),
   };
   try {
     await (await buildProgram(ctx, argv)).parseAsync(argv, { from: 'user' });

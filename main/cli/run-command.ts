@@ -24,7 +24,7 @@ export interface Ctx {
   /** The app, opened at the first call with `open` as it is then. */
   app(): Promise<App>;
   /** How the app is opened: `--database`, and what a command asks for (a worker's role) before its first `app()`. */
-  open: Pick<OpenAppOptions, 'database' | 'role' | 'migrate' | 'name' | 'onTeamError'>;
+  open: Pick<OpenAppOptions, 'database' | 'role' | 'migrate' | 'name' | 'onTeamError' | 'onFeedStatus'>;
   exitCode: number;
 }
 

@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { BUDGET_LIMITS, BudgetAskSchema } from '../../shared/agent';
 import type { Approval, Plan } from '../../shared/domain';
@@ -6,6 +5,7 @@ import type { StreamEvent } from '../../shared/events';
 import { eventText } from '../../shared/event-text';
 import { statusLabel } from '../../shared/vocabulary';
 import type { App } from '../app/open-app';
+import { cliOperator } from '../app/operator';
 import { formatApproval } from './format';
 import { watchCtrlC } from './interrupt';
 import { readKey } from './keypress';
@@ -77,13 +77,9 @@ function attachStepKeys(ctx: Ctx, app: App, planId: string): () => void {
   return () => rl.close();
 }
 
-/** The OS user, as the decision tree records who answered at the command line. */
+/** Who answered at the command line, as the decision tree records it: the settings' operator name, else the OS user. */
 export function operator(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'cli';
-  }
+  return cliOperator();
 }
 
 type Reply = { approve: true; all: boolean } | { approve: false; reason: string };

@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
+import { consoleWiring } from '../app/team/team-status';
+import { maskDatabaseUrl } from '../app/settings';
 import { settleRuns } from '../host/settle-runs';
 import type { ConfinementProbe } from '../app/plan-service';
 import { isLoopbackHost } from '../web/auth';
@@ -57,6 +59,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
   try {
     server = await startServer({
       service: app.service,
+      ...consoleWiring(app),
       host,
       port,
       dataDir: app.dataDir,
@@ -87,6 +90,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
   );
   if (!server.rendererBuilt) io.stderr('agents serve: the console is not built; run `npm run build` (the API is served meanwhile)\n');
   for (const id of app.recovered) io.stderr(`agents serve: plan ${id} was interrupted by a stopped process; retry it with: agents plan retry ${id}\n`);
+  if (app.team) io.stderr(`agents serve: team database ${maskDatabaseUrl(app.team.url)}: every plan of the team is shown; runs go to its workers (agents worker)\n`);
   io.stdout(`agents console: ${server.url}\n`);
   if (opts.open) (hooks.openBrowser ?? openBrowser)(server.url);
   hooks.onListening?.(server);

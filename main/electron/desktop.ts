@@ -5,6 +5,7 @@ import { type App, openApp } from '../app/open-app';
 import { contentSecurityPolicy } from '../host/csp';
 import { EventHub } from '../host/event-hub';
 import { createRouter, type HostLog } from '../host/router';
+import { consoleWiring } from '../app/team/team-status';
 import { settleRuns } from '../host/settle-runs';
 import { APP_ENTRY_URL, APP_ORIGIN, APP_SCHEME, originOf } from './app-origin';
 import { APP_SCHEME_PRIVILEGES, createAppProtocolHandler } from './app-protocol';
@@ -78,11 +79,15 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     electron.protocol.handle(APP_SCHEME, createAppProtocolHandler({ rendererDir: path.join(options.bundleDir, '../renderer'), csp }));
 
     const secrets = electron.safeStorage ? safeStorageCodec(electron.safeStorage) : null;
-    const opened = await (options.open ?? openApp)({ env, secrets: secrets ?? undefined });
+    // With a team database (Settings, AGENTS_DATABASE_URL) the app is a console of the team, which migrates it as `agents serve` does.
+    const opened = await (options.open ?? openApp)({ env, secrets: secrets ?? undefined, migrate: true });
+    const wiring = consoleWiring(opened);
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
     const router = createRouter(opened.service, {
       dataDir: opened.dataDir,
       log,
+      operator: wiring.operator,
+      teamStatus: wiring.team?.status,
       pickPlanFile: async () => {
         const options = { title: 'Create a plan from a plan file', properties: ['openFile' as const], filters: [{ name: 'Plan files', extensions: ['yaml', 'yml', 'json'] }] };
         const picked = window ? await electron.dialog.showOpenDialog(window, options) : await electron.dialog.showOpenDialog(options);
@@ -95,7 +100,7 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
           }
         : undefined,
     });
-    const hub = new EventHub(opened.service, { onError: (error) => log('event delivery failed', error) });
+    const hub = new EventHub(opened.service, { onError: (error) => log('event delivery failed', error), feed: wiring.team?.feed });
     const ipc: IpcBinding = registerIpc({
       ipcMain: electron.ipcMain,
       router,

@@ -62,6 +62,7 @@ const INVALID: Record<Channel, unknown> = {
   'plans.compare': { planId: 'P' },
   'plans.rejectHunks': { planId: 'P', path: 'a.txt', hunks: [0] },
   'plans.restoreHunks': { planId: 'P', path: 'a.txt' },
+  'team.status': { extra: 1 },
   'settings.get': { apiKey: 'x' },
   'settings.set': { model: 'no-provider' },
   'settings.mcp': { extra: 1 },

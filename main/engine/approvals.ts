@@ -9,7 +9,7 @@ export interface ApprovalStore {
   /** Oldest first. */
   listForPlan(planId: string): Promise<Approval[]>;
   /** Saves an answer (or its use); the id and the request itself never change. */
-  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredAt' | 'reason' | 'usedAt'>>): Promise<Approval>;
+  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredFrom' | 'answeredAt' | 'reason' | 'usedAt'>>): Promise<Approval>;
 }
 
 /** The approval the plan waits for, if any. */

@@ -18,6 +18,15 @@ export interface EventSource {
   externalEvents?: { version(): Promise<number>; lastSeqs(): Promise<Map<string, number>> };
 }
 
+/**
+ * Every plan's events as a database announces them (team mode: PostgreSQL's LISTEN/NOTIFY, with
+ * catch-up by seq across its own reconnections): `PgEventFeed` fits. Resolves to the unsubscribe
+ * once every event committed from then on will be delivered.
+ */
+export interface EventFeed {
+  subscribeAll(listener: (event: StreamEvent) => void): Promise<() => void>;
+}
+
 export interface HubSubscription {
   dispose(): void;
 }
@@ -29,6 +38,11 @@ export interface EventHubOptions {
   onError?: (error: unknown) => void;
   /** How often the database is checked for other processes' events while anyone is subscribed. */
   pollMs?: number;
+  /**
+   * Every process's events from a feed, this one's included, instead of the live stream and
+   * polling (team mode); opened at the first subscription and kept for the hub's life.
+   */
+  feed?: () => Promise<EventFeed>;
 }
 
 class Subscriber {
@@ -204,6 +218,11 @@ export class EventHub {
   /** A poll is reading: the timer's next tick does not start another. */
   private polling = false;
   private starting = false;
+  private readonly feed: (() => Promise<EventFeed>) | undefined;
+  /** The feed's subscription once made; retried at the next subscription when it failed. */
+  private feedStarted: Promise<void> | null = null;
+  private feedStop: (() => void) | null = null;
+  private disposed = false;
 
   constructor(
     private readonly source: EventSource,
@@ -212,10 +231,16 @@ export class EventHub {
     this.pageSize = options.pageSize ?? 500;
     this.pollMs = options.pollMs ?? 100;
     this.onError = options.onError ?? (() => undefined);
-    this.unsubscribe = source.events.subscribe((event) => {
-      if (event.seq > (this.seen.get(event.planId) ?? 0)) this.seen.set(event.planId, event.seq);
-      this.fanOut(event);
-    });
+    this.feed = options.feed;
+    // With a feed, this process's own events come through it too, in seq order with every other
+    // process's: taken live as well, one of ours could overtake a worker's earlier event of the
+    // same plan, which a subscriber to every plan would then drop as already seen.
+    this.unsubscribe = this.feed
+      ? () => undefined
+      : source.events.subscribe((event) => {
+          if (event.seq > (this.seen.get(event.planId) ?? 0)) this.seen.set(event.planId, event.seq);
+          this.fanOut(event);
+        });
   }
 
   get size(): number {
@@ -232,7 +257,10 @@ export class EventHub {
     const types = subscription.types ? new Set(subscription.types) : null;
     const subscriber = new Subscriber(subscription.planId, types, sink, this.source, this.pageSize, this.onError);
     this.subscribers.add(subscriber);
-    await this.startPolling();
+    // Before the catch-up starts: what commits after the feed (or the poll) is ready reaches it live,
+    // what committed before is in the database for the catch-up.
+    if (this.feed) await this.startFeed(this.feed);
+    else await this.startPolling();
     if (subscription.planId !== null) subscriber.startFrom(subscription.planId, subscription.afterSeq ?? 0);
     return {
       dispose: () => {
@@ -273,7 +301,10 @@ export class EventHub {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.stopPolling();
+    this.feedStop?.();
+    this.feedStop = null;
     this.unsubscribe();
     for (const subscriber of this.subscribers) subscriber.dispose();
     this.subscribers.clear();
@@ -284,6 +315,19 @@ export class EventHub {
       if (subscriber.disposed) this.subscribers.delete(subscriber);
       else subscriber.onLive(event);
     }
+  }
+
+  /** Subscribes to the feed once; a failure is told and the next subscription tries again (its own catch-up still reads the database). */
+  private async startFeed(open: () => Promise<EventFeed>): Promise<void> {
+    this.feedStarted ??= (async () => {
+      const stop = await (await open()).subscribeAll((event) => this.fanOut(event));
+      if (this.disposed) stop();
+      else this.feedStop = stop;
+    })().catch((error: unknown) => {
+      this.feedStarted = null;
+      this.onError(error);
+    });
+    await this.feedStarted;
   }
 
   private async startPolling(): Promise<void> {

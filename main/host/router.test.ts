@@ -54,6 +54,7 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'plans.compare': { request: { planId: 'P' }, field: 'with' },
   'plans.rejectHunks': { request: { planId: 'P', path: 'a.txt', hunks: [0] }, field: 'hunks.0' },
   'plans.restoreHunks': { request: { planId: 'P', path: 'a.txt' }, field: 'hunks' },
+  'team.status': { request: { workers: 1 }, field: '(root)' },
   'settings.get': { request: { apiKey: 'x' }, field: '(root)' },
   'settings.set': { request: { model: 'no-provider' }, field: 'model' },
   'settings.mcp': { request: { extra: 1 }, field: '(root)' },

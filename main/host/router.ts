@@ -6,11 +6,12 @@ import type { PlanService } from '../app/plan-service';
 import { BreakpointBook } from './breakpoints';
 import { inTreeOrder } from './decision-order';
 import { invalidRequest, toBridgeError } from './errors';
+import type { TeamStatus } from '../../shared/team';
 import packageJson from '../../package.json';
 
 export type HostLog = (message: string, error?: unknown) => void;
 
-/** Who answered, as the decision tree records it, when the answer came from the console. */
+/** Who answered, as the decision tree records it, when the host names nobody. */
 const CONSOLE = 'console';
 
 export interface RouterOptions {
@@ -28,6 +29,10 @@ export interface RouterOptions {
   pickPlanFile?: () => Promise<string | null>;
   /** The desktop app's file manager: shows a folder of the host (a plan's sandbox, nothing else). */
   openFolder?: (folder: string) => Promise<void>;
+  /** Who the console's answers are recorded as, read at each answer (main/app/operator.ts); default "console". */
+  operator?: () => string;
+  /** Team mode: the queue's depth and the workers; absent over the embedded database (`team.status` answers null). */
+  teamStatus?: () => Promise<TeamStatus>;
 }
 
 /** Contract channel -> engine call; the one host that Electron IPC and the WebSocket both bind. */
@@ -49,6 +54,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
   const log = options.log ?? defaultHostLog;
   const breakpoints = options.breakpoints ?? new BreakpointBook();
   const plan = async (planId: string) => ({ plan: await service.get(planId) });
+  const answerer = options.operator ?? (() => CONSOLE);
 
   // A run resolves when it ends, which can be hours away: answer once it has started (a refusal is
   // the request's error), and log a run that throws after that.
@@ -128,24 +134,25 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     },
     'plans.reset': async (r) => ({ plan: await service.reset(r.planId) }),
     'plans.approvals': (r) => service.approvals(r.planId),
-    'plans.approve': (r) => startRun(r.planId, (onStarted) => service.approve(r.planId, { by: CONSOLE, all: r.all, more: r.more }, { breakpoints: breakpoints.list(r.planId), onStarted })),
-    'plans.reject': (r) => startRun(r.planId, (onStarted) => service.reject(r.planId, { by: CONSOLE, reason: r.reason }, { breakpoints: breakpoints.list(r.planId), onStarted })),
-    'plans.skip': async (r) => ({ plan: await service.skip(r.planId, { by: CONSOLE, step: r.step }) }),
-    'plans.setProfile': async (r) => ({ plan: await service.setProfile(r.planId, { by: CONSOLE, profile: r.profile }) }),
+    'plans.approve': (r) => startRun(r.planId, (onStarted) => service.approve(r.planId, { by: answerer(), all: r.all, more: r.more }, { breakpoints: breakpoints.list(r.planId), onStarted })),
+    'plans.reject': (r) => startRun(r.planId, (onStarted) => service.reject(r.planId, { by: answerer(), reason: r.reason }, { breakpoints: breakpoints.list(r.planId), onStarted })),
+    'plans.skip': async (r) => ({ plan: await service.skip(r.planId, { by: answerer(), step: r.step }) }),
+    'plans.setProfile': async (r) => ({ plan: await service.setProfile(r.planId, { by: answerer(), profile: r.profile }) }),
     'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, hunks: r.hunks, force: r.force, acceptFailedChecks: r.acceptFailedChecks }),
     'plans.readFile': (r) => service.readFile(r.planId, r.path),
     'plans.saveFile': (r) => service.saveFile(r.planId, r.path, r.content),
     'plans.checks': (r) => service.checks(r.planId),
     'plans.verify': (r) => startRun(r.planId, (onStarted) => service.verify(r.planId, { onStarted })),
-    'plans.correct': (r) => startRun(r.planId, (onStarted) => service.correct(r.planId, { by: CONSOLE, reason: r.note }, { breakpoints: breakpoints.list(r.planId), onStarted })),
+    'plans.correct': (r) => startRun(r.planId, (onStarted) => service.correct(r.planId, { by: answerer(), reason: r.note }, { breakpoints: breakpoints.list(r.planId), onStarted })),
     'plans.checkpoints': async (r) => ({ checkpoints: await service.checkpoints(r.planId) }),
     'plans.rewindPreview': (r) => service.rewindPreview(r.planId, r.toStep),
-    'plans.rewind': (r) => service.rewind(r.planId, { by: CONSOLE, toStep: r.toStep }),
+    'plans.rewind': (r) => service.rewind(r.planId, { by: answerer(), toStep: r.toStep }),
     'plans.fork': (r) =>
-      service.fork(r.planId, { by: CONSOLE, atStep: r.atStep, profile: r.profile, model: r.model, content: r.content }, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
+      service.fork(r.planId, { by: answerer(), atStep: r.atStep, profile: r.profile, model: r.model, content: r.content }, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
     'plans.compare': (r) => service.compare(r.planId, r.with),
-    'plans.rejectHunks': async (r) => ({ plan: await service.rejectHunks(r.planId, { hunks: { [r.path]: r.hunks }, reason: r.reason, by: CONSOLE }) }),
+    'plans.rejectHunks': async (r) => ({ plan: await service.rejectHunks(r.planId, { hunks: { [r.path]: r.hunks }, reason: r.reason, by: answerer() }) }),
     'plans.restoreHunks': async (r) => ({ plan: await service.restoreHunks(r.planId, { path: r.path, hunks: r.hunks }) }),
+    'team.status': async () => (options.teamStatus ? await options.teamStatus() : null),
     'settings.get': () => service.settingsView(),
     'settings.set': (r) => service.updateSettings(r),
     'settings.mcp': () => service.mcpServersView(),

@@ -41,3 +41,28 @@ describe('settings over the contract', () => {
     expect(envelope).toMatchObject({ ok: false, error: { message: expect.stringContaining('not an agent plan') } });
   });
 });
+
+describe('team settings over the contract', () => {
+  let t: TempApp;
+  let router: Router;
+  beforeEach(async () => {
+    t = await tempApp();
+    router = createRouter(t.app.service, { log: () => undefined });
+  });
+  afterEach(() => t.dispose());
+
+  it('stores the team database and the operator name, and shows the database with its password masked', async () => {
+    const saved = data(await router.handle('settings.set', { database: 'postgresql://agents:s3cret@db.example:5432/agents', operator: ' ada ' }));
+    expect(saved).toMatchObject({ database: 'postgresql://agents:***@db.example:5432/agents', operator: 'ada' });
+    expect(JSON.stringify(data(await router.handle('settings.get', {})))).not.toContain('s3cret');
+    expect(t.app.settings.read()).toMatchObject({ database: 'postgresql://agents:s3cret@db.example:5432/agents', operator: 'ada' });
+    // Leaving the team and clearing the name.
+    expect(data(await router.handle('settings.set', { database: '', operator: '' }))).toMatchObject({ database: null, operator: null });
+  });
+
+  it('refuses a team database that is not a PostgreSQL URL, naming the field, and stores nothing', async () => {
+    const envelope = await router.handle('settings.set', { database: 'mysql://root@db/agents' });
+    expect(envelope).toMatchObject({ ok: false, error: { code: 'invalid_request', field: 'database', message: expect.stringContaining('not a PostgreSQL URL') } });
+    expect(t.app.settings.read().database).toBeUndefined();
+  });
+});

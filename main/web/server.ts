@@ -6,9 +6,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_MESSAGE_BYTES } from '../../shared/ws-protocol';
 import type { PlanService } from '../app/plan-service';
 import { contentSecurityPolicy } from '../host/csp';
-import { EventHub } from '../host/event-hub';
+import { type EventFeed, EventHub } from '../host/event-hub';
 import { createRouter, defaultHostLog, type HostLog } from '../host/router';
 import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, isWildcardHost, newToken, ownOrigins, urlHost, WS_PATH } from './auth';
+import type { TeamStatus } from '../../shared/team';
 import { createStaticHandler, isRendererBuilt } from './static-handler';
 import { WsConnection } from './ws-connection';
 
@@ -54,6 +55,10 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** Unsent bytes above which a socket's events wait in the database. */
   congestionBytes?: number;
+  /** Who the console's answers are recorded as (main/app/operator.ts); default "console". */
+  operator?: () => string;
+  /** Team mode: other processes' events from the database's feed (not polled), and the team's status for `team.status`. */
+  team?: { feed: () => Promise<EventFeed>; status: () => Promise<TeamStatus> };
 }
 
 export interface RunningServer {
@@ -77,8 +82,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? defaultHostLog;
   const rendererDir = options.rendererDir ?? DEFAULT_RENDERER_DIR;
   const token = newToken();
-  const router = createRouter(options.service, { dataDir: options.dataDir, projectRoots: options.projectRoots, log });
-  const hub = new EventHub(options.service, { onError: (error) => log('event delivery failed', error) });
+  const router = createRouter(options.service, {
+    dataDir: options.dataDir,
+    projectRoots: options.projectRoots,
+    log,
+    operator: options.operator,
+    teamStatus: options.team?.status,
+  });
+  const hub = new EventHub(options.service, { onError: (error) => log('event delivery failed', error), feed: options.team?.feed });
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_PAYLOAD_LIMIT, perMessageDeflate: false });
   const connections = new Map<WebSocket, WsConnection>();
   const alive = new WeakSet<WebSocket>();

@@ -82,6 +82,7 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   checkpoint_created: { id: 'C1', step: 1, decisionId: 'D1', description: 'step 1', createdAt: '2026-01-01T00:00:00.000Z', filesChanged: 3, entries: 0, inputTokens: 0, outputTokens: 0 },
   plan_rewound: { toStep: 1, fromStep: 2, decisionId: 'D9', by: 'operator', files: 2, entriesRewound: 2, recovered: false },
   plan_forked: { forkId: 'P2', from: 'P1', atStep: 2, by: 'operator', sharedSteps: 1, sharedEntries: 3, changes: { profile: 'supervised' } },
+  sandbox_remade: { sandboxRoot: '/data/sandboxes/P1', base: 'git', baseCommit: 'a'.repeat(40), files: 2, drift: [] },
 };
 
 /** Valid data for an event of `type`, with `overrides` merged in. */

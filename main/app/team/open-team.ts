@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { openPostgresStores, PgEventFeed, type PostgresStores } from '../../persistence/postgres';
+import { type FeedStatus, openPostgresStores, PgEventFeed, type PostgresStores } from '../../persistence/postgres';
 import type { EngineStores } from '../use-cases/plan-context';
 import { JobLeases } from './job-leases';
 import { RunQueue } from './run-queue';
@@ -19,6 +19,8 @@ export interface TeamOptions {
   name?: string;
   /** Told of the queue's and the feed's connection errors and warnings, for the host to log. */
   onError?: (error: Error) => void;
+  /** Told when the event feed's LISTEN connection drops and when it is made again (a console says so). */
+  onFeedStatus?: (status: FeedStatus) => void;
 }
 
 /** Team mode's half of an app: its stores in PostgreSQL, the run queue and the event feed (each opened at first use). */
@@ -54,8 +56,14 @@ export async function openTeam(url: string, options: TeamOptions): Promise<TeamA
     }));
   const openFeed = () =>
     (feed ??= (async () => {
-      const made = new PgEventFeed(url, stores.events, { onError: (error) => options.onError?.(error as Error) });
-      await made.start();
+      const made = new PgEventFeed(url, stores.events, { onError: (error) => options.onError?.(error as Error), onStatus: options.onFeedStatus });
+      try {
+        await made.start();
+      } catch (error) {
+        // A first connection that failed is tried again at the next use (a console's next subscriber).
+        feed = undefined;
+        throw error;
+      }
       return made;
     })());
   const leases = options.role === 'worker' ? new JobLeases(stores.leases) : null;

@@ -7,8 +7,8 @@ import type { RunRegistry } from './run-registry';
 /** The guard every use case calls first: the action table's rule for the plan as this process sees it. */
 export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
   /** `held`: the caller holds the plan (RunRegistry.hold), so its own entry in the registry is no other run. */
-  const facts = (plan: Plan, held = false): Promise<PlanFacts> =>
-    planFacts(plan, {
+  const facts = async (plan: Plan, held = false): Promise<PlanFacts> => {
+    const found = await planFacts(plan, {
       steps: (id) => ctx.lifecycle.stepCounts(id),
       approvals: ctx.stores.approvals,
       leases: ctx.stores.leases,
@@ -17,6 +17,9 @@ export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
       partlyApplied: async (id) => (await ctx.stores.applied.list(id)).length > 0,
       rewindPending: async (id) => (await ctx.stores.checkpoints.pendingRewinds()).find((j) => j.planId === id)?.toStep ?? null,
     });
+    // A run remakes a sandbox that is gone; verify and rewind, which do not, still refuse (requireSandboxPresent).
+    return ctx.options.remakeSandboxes ? { ...found, missingSandbox: null } : found;
+  };
   return {
     facts,
     /** The same check made again by a use case once it holds the plan: what changed while it waited counts, its own hold does not. */

@@ -7,6 +7,7 @@ import type { Answer, PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
 import type { PlanRunning } from './running';
 import { actionGuard } from './actions';
+import { answerHost } from '../operator';
 
 /** The operator's answers to what a plan waits for: the call (or the proposed tree) it stopped before. */
 export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: PlanRunning['runFrom']) {
@@ -18,20 +19,21 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     const plan = await ctx.pinModel(await guard.require(status === 'approved' ? 'approve' : 'reject', planId));
     // The rule asks for a pending approval.
     const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
-    requireSandboxPresent(plan);
+    requireSandboxPresent(plan, ctx.options);
     const args = grantedBudget(pending, given.more ?? {});
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
+    const host = given.host ?? answerHost();
     // The answer, its decision, its event and the plan's state commit together.
     await lifecycle.unit(async () => {
-      await stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredAt: now, reason, ...(args ? { args } : {}) });
+      await stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredFrom: host, answeredAt: now, reason, ...(args ? { args } : {}) });
       const what = pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
       await lifecycle.addDecisionUnder(
         planId,
         pending.decisionId,
         'approval',
         `${status === 'approved' ? 'Approved' : 'Rejected'} ${what}`,
-        `${status} by ${given.by} at ${now}${reason ? `: ${reason}` : ''}`,
+        `${status} by ${given.by} on ${host} at ${now}${reason ? `: ${reason}` : ''}`,
       );
       await ctx.events.publish(planId, 'approval_resolved', {
         approvalId: pending.id,
@@ -40,6 +42,7 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
         approved: status === 'approved',
         scope,
         answeredBy: given.by,
+        host,
         reason,
       });
       if (plan.processingState === 'paused') await lifecycle.transition(planId, 'queued');

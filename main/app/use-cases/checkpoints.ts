@@ -7,6 +7,7 @@ import { plural } from '../../../shared/vocabulary';
 import { checkpointsThrough, foldDeltas, OBJECT_GRACE_MS } from '../../engine/checkpoints';
 import type { RewindJournal, StoredCheckpoint } from '../../engine/checkpoints/checkpoint-store';
 import { applyRestore, applyRestoreAsync, planRestore } from '../../engine/checkpoints/restore';
+import { contentHashes } from '../../engine/checkpoints/shared-objects';
 import { isLeaseLive } from '../../engine/leases';
 import { requireSandboxPresent } from '../sandbox-guards';
 import { actionGuard } from './actions';
@@ -141,7 +142,10 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     const plan = await ctx.get(journal.planId);
     const checkpoint = (await stores.checkpoints.list(journal.planId)).find((c) => c.id === journal.checkpointId);
     if (!checkpoint) throw new PlanError(`the checkpoint of step ${journal.toStep} of plan ${journal.planId} is gone`, 'internal');
-    if (!filesDone) applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
+    if (!filesDone) {
+      await ctx.ensureObjects(contentHashes(journal.ops));
+      applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
+    }
     const at = new Date().toISOString();
     const commit = async () => {
       const history = [...new Set((await laterEntries(plan, checkpoint)).map((e) => e.path))].sort();
@@ -245,6 +249,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         let plan: Plan;
         try {
           // The files first, removals several at once; held, so nothing else touches the plan meanwhile.
+          await ctx.ensureObjects(contentHashes(prepared.journal.ops));
           await applyRestoreAsync(prepared.plan.sandboxRefs[0], prepared.journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
           plan = await finish(prepared.journal, false, true);
         } catch (error) {

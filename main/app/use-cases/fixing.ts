@@ -11,6 +11,7 @@ import { requireSandboxPresent } from '../sandbox-guards';
 import type { Answer, PlanContext, RunOptions } from './plan-context';
 import type { RunRegistry } from './run-registry';
 import { actionGuard } from './actions';
+import { answerHost } from '../operator';
 import type { PlanRunning } from './running';
 import type { PlanVerifying } from './verifying';
 
@@ -36,8 +37,9 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
   const recovered = async (planId: string, decisionId: string | null, action: RecoveryAction, description: string, answer: Answer): Promise<Plan> => {
     return lifecycle.unit(async () => {
       const plan = await ctx.get(planId);
-      await lifecycle.addDecisionUnder(planId, decisionId, 'error_recovery', description, `${action} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''}`);
-      await ctx.events.publish(planId, 'recovery_applied', { action, decisionId, description, by: answer.by });
+      const host = answer.host ?? answerHost();
+      await lifecycle.addDecisionUnder(planId, decisionId, 'error_recovery', description, `${action} by ${answer.by} on ${host}${answer.reason ? `: ${answer.reason}` : ''}`);
+      await ctx.events.publish(planId, 'recovery_applied', { action, decisionId, description, by: answer.by, host });
       if (plan.processingState === 'errored' || plan.processingState === 'paused') {
         // Execute goes on from the next step not done; an errored strategize starts over.
         await lifecycle.transition(planId, 'queued', plan.decisionRootId && plan.phase === 'strategize' ? { phase: 'execute' } : {});
@@ -175,7 +177,7 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
     /** Re-runs the failed phase from the failed decision; decisions already done are not run again. */
     async retry(planId: string, options: RunOptions = {}): Promise<Plan> {
       const plan = await guard.require('retry', planId);
-      requireSandboxPresent(plan);
+      requireSandboxPresent(plan, ctx.options);
       await ctx.pinModel(plan);
       const failed = await ctx.failedStep(planId);
       await ctx.recovery.addRecoveryDecision(

@@ -1,4 +1,4 @@
-import { renameSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { costOf, ModelRefSchema } from '../../../shared/agent';
 import type { ForkOrigin, ForkResult } from '../../../shared/checkpoints';
@@ -16,6 +16,7 @@ import { lineDiff, structuredHunks } from '../../engine/changeset/line-diff';
 import { netChanges } from '../../engine/changeset/net';
 import { reviewChanges } from '../../engine/changeset/review';
 import { checkpointsThrough, fillNewFolder, foldDeltas, forkCheckpoints, forkUsage } from '../../engine/checkpoints';
+import { contentHashes } from '../../engine/checkpoints/shared-objects';
 import { parseDefinitionOfDone } from '../../engine/strategize-actor';
 import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { type LoadedPlanFile, loadPlanFile, loadProfile, parsePlanText, validatePlanFile } from '../plan-file';
@@ -264,10 +265,14 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
         const checkpoint = chain[chain.length - 1];
 
         const sandboxes = join(ctx.options.dataDir, SANDBOXES_FOLDER);
+        // A machine that has run no plan yet has no sandboxes folder (private: sandboxes are copies of projects).
+        mkdirSync(sandboxes, { recursive: true, mode: 0o700 });
         const staging = join(sandboxes, `.fork-${newId()}`);
         try {
           // The chain read once: its deltas folded give the files, and the fill their stats (the sandbox's base).
-          const base = await fillNewFolder(foldDeltas(chain.map((c) => c.delta)), ctx.objects, staging);
+          const files = foldDeltas(chain.map((c) => c.delta));
+          await ctx.ensureObjects(contentHashes(files.values()));
+          const base = await fillNewFolder(files, ctx.objects, staging);
           const by = request.by;
           const at = new Date().toISOString();
           const forkedFrom: ForkOrigin = { planId, atStep, checkpointAt: checkpoint.createdAt, by, at };

@@ -16,6 +16,7 @@ import type { CheckResultStore } from '../../engine/checks/check-store';
 import type { CheckpointStore } from '../../engine/checkpoints/checkpoint-store';
 import { ObjectStore } from '../../engine/checkpoints/object-store';
 import { CheckpointRecorder } from '../../engine/checkpoints/recorder';
+import { MirroredObjectStore, type SharedObjects } from '../../engine/checkpoints/shared-objects';
 import { join } from 'node:path';
 import { OBJECTS_FOLDER } from '../../persistence/data-dir';
 import { type InvocationLog, ToolRegistry } from '../../engine/tool-runner';
@@ -65,6 +66,14 @@ export interface PlanServiceOptions {
    * queue and a worker runs them. Without it, runs run in this process.
    */
   dispatch?: RunDispatch;
+  /** Team mode: checkpointed file contents in the database, so any worker can rewind or fork what another recorded. */
+  sharedObjects?: SharedObjects;
+  /**
+   * A run of a plan whose sandbox is gone, or is not this data directory's (made on another
+   * machine or by another worker), remakes it at `<dataDir>/sandboxes/<planId>` from its base and
+   * the recorded changes instead of refusing. Workers set it.
+   */
+  remakeSandboxes?: boolean;
 }
 
 export interface RunOptions {
@@ -83,9 +92,13 @@ export interface RunOptions {
   corrections?: ReadonlyMap<string, CorrectionContext>;
 }
 
-/** Who answers an approval or applies a recovery: the OS user at the CLI, "console" in the console. */
+/**
+ * Who answers an approval or applies a recovery: the operator's name (main/app/operator.ts) and
+ * the machine the answer is given on (default: this process's, where the answer is recorded).
+ */
 export interface Answer {
   by: string;
+  host?: string;
   reason?: string;
 }
 
@@ -111,8 +124,14 @@ export class PlanContext {
     this.lifecycle = new PlanLifecycleService(stores.plans, this.events, stores.atomically ? (fn) => stores.atomically!(fn) : undefined);
     this.registry = options.registry ?? registerBuiltinTools(new ToolRegistry(), { tracker: runs.tracker });
     this.recovery = new ErrorRecoveryService(options.stores.errors, this.lifecycle, options.recovery);
-    this.objects = new ObjectStore(join(options.dataDir, OBJECTS_FOLDER));
+    const objectsDir = join(options.dataDir, OBJECTS_FOLDER);
+    this.objects = options.sharedObjects ? new MirroredObjectStore(objectsDir, options.sharedObjects) : new ObjectStore(objectsDir);
     this.checkpoints = new CheckpointRecorder(options.stores.checkpoints, this.objects, options.stores.changesets, options.stores.invocations);
+  }
+
+  /** The checkpointed contents among `hashes` brought into this machine's folder, where a team shares them. */
+  async ensureObjects(hashes: Iterable<string>): Promise<void> {
+    if (this.objects instanceof MirroredObjectStore) await this.objects.ensure(hashes);
   }
 
   get env(): NodeJS.ProcessEnv {

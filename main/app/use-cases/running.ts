@@ -56,7 +56,7 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
 
   const track = (planId: string, options: RunOptions, plan: Plan, body: (executor: PlanExecutor, controller: RunController, plan: Plan) => Promise<void>): Promise<Plan> => {
     if (registry.runs.has(planId)) throw new PlanError(`plan ${planId} is already running`, 'wrong_state');
-    requireSandboxPresent(plan);
+    requireSandboxPresent(plan, ctx.options);
     const lease = stores.leases;
     let context: PlanExecutionContext | null = null;
     let close: (() => Promise<void>) | undefined;

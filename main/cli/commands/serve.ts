@@ -18,6 +18,17 @@ export function registerServe(program: Command, ctx: Ctx): void {
       runCommand(ctx, async (opts: ServeOptions) => {
         // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.
         const { serveCommand } = await import('../serve-command');
+        // In team mode a console brings a fresh or older team database up to date, as workers do,
+        // and says when its live feed of the team's events drops and comes back.
+        Object.assign(ctx.open, {
+          migrate: true,
+          onTeamError: (error) => ctx.io.stderr(`agents serve: team database: ${error.message}\n`),
+          onFeedStatus: (status) => {
+            if (status.state === 'disconnected') {
+              ctx.io.stderr(`agents serve: the team's event feed lost its connection (${status.error}); reconnecting in ${status.retryInMs} ms, then catching up\n`);
+            } else if (status.attempt > 0) ctx.io.stderr("agents serve: the team's event feed is connected again; consoles catch up on what they missed\n");
+          },
+        } satisfies Ctx['open']);
         await serveCommand(await ctx.app(), opts, ctx.io);
       }),
     );

@@ -32,7 +32,7 @@ export async function recordSandboxBase(files: SandboxFileStore, planId: string,
 }
 
 /** What the changeset says each path it touched holds now (null: not there), and the entry that put it there. */
-async function expectedByChangeset(changesets: ChangeSetStore, changesetId: string | null): Promise<Map<string, { hash: string | null; entryId: string | null }>> {
+export async function expectedByChangeset(changesets: ChangeSetStore, changesetId: string | null): Promise<Map<string, { hash: string | null; entryId: string | null }>> {
   const expected = new Map<string, { hash: string | null; entryId: string | null }>();
   if (!changesetId) return expected;
   const metas = await changesets.listEntryMeta(changesetId, { offset: 0, limit: await changesets.countEntries(changesetId) });

@@ -7,6 +7,8 @@ export interface ApprovalAnswer {
   scope: Approval['scope'];
   tool: string | null;
   by: string | null;
+  /** The machine it was answered on; null for answers recorded before it was kept. */
+  from: string | null;
   at: string | null;
   reason: string | null;
 }
@@ -47,6 +49,7 @@ function toAnswer(approval: Approval): ApprovalAnswer {
     scope: approval.scope,
     tool: approval.tool,
     by: approval.answeredBy,
+    from: approval.answeredFrom ?? null,
     at: approval.answeredAt,
     reason: approval.reason,
   };

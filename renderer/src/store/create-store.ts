@@ -17,6 +17,7 @@ import { createPlansSlice } from './plans-slice';
 import { createRecoverySlice, initialRecoveryState } from './recovery-slice';
 import type { AppState, AppStore, IngestItem, StoreDeps } from './types';
 import { createUiSlice } from './ui-slice';
+import { createTeamSlice } from './team-slice';
 
 export interface AppStoreOptions {
   bridge: Bridge;
@@ -69,6 +70,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createChecksSlice(set, get, deps),
     ...createCheckpointsSlice(set, get, deps),
     ...createForkSlice(set, get, deps),
+    ...createTeamSlice(set, get, deps),
   }));
   const appStore = store;
   let unsubscribeAll: (() => void) | null = null;
@@ -77,13 +79,18 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     store: appStore,
     start() {
       void appStore.getState().loadPlans();
+      void appStore.getState().loadTeam();
       // The plan list only refreshes on a few event types: a running plan's thousands of others
       // would reach the page twice (here and on the open plan's own subscription).
-      unsubscribeAll ??= options.bridge.subscribe({ planId: null, types: [...LIST_EVENT_TYPES] }, (event) => buffer.push({ scope: 'all', event }));
+      unsubscribeAll ??= options.bridge.subscribe({ planId: null, types: [...LIST_EVENT_TYPES] }, (event) => {
+        buffer.push({ scope: 'all', event });
+        if (event.type === 'state_changed') appStore.getState().teamMayHaveChanged();
+      });
     },
     resync() {
       const state = appStore.getState();
       state.refreshPlans();
+      void state.loadTeam();
       if (state.planId) {
         state.refreshPlan();
         state.refreshDecisions();
@@ -98,6 +105,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     dispose() {
       unsubscribeAll?.();
       unsubscribeAll = null;
+      appStore.getState().stopTeam();
       appStore.getState().closePlan();
       buffer.dispose();
     },

@@ -118,6 +118,10 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         followUps.add('review');
         messages.push(`${name()} rewound to before step ${event.data.toStep} by ${event.data.by}; step ${event.data.toStep} and the later ones are pending again`);
         break;
+      case 'sandbox_remade':
+        // The plan names its new sandbox.
+        followUps.add('plan');
+        break;
       case 'plan_forked':
         // The origin lists its forks, the fork its origin (plans.get).
         followUps.add('plan');

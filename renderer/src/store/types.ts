@@ -15,6 +15,7 @@ import type { PlanSlice } from './plan-slice';
 import type { PlansSlice } from './plans-slice';
 import type { RecoverySlice } from './recovery-slice';
 import type { UiSlice } from './ui-slice';
+import type { TeamSlice } from './team-slice';
 
 export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'error';
 
@@ -24,7 +25,7 @@ export interface IngestItem {
   event: StreamEvent;
 }
 
-export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice & EditorSlice & ChecksSlice & CheckpointsSlice & ForkSlice;
+export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice & EditorSlice & ChecksSlice & CheckpointsSlice & ForkSlice & TeamSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** What the slices need from outside: the bridge and the event buffer. */

@@ -1,6 +1,7 @@
 import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { SettingsView } from '../../../shared/agent';
 import type { McpServersView } from '../../../shared/mcp';
+import type { TeamStatus } from '../../../shared/team';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
 import { BridgeError } from '../../../shared/contract';
 import type { Approval, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
@@ -152,11 +153,15 @@ export class FakeBridge {
   checkpoints: CheckpointSummary[] = [];
   errors: ErrorRecord[] = [];
   mcpServers: McpServersView['servers'] = [];
+  /** What `team.status` answers: null, as over the embedded database, unless a test sets the team. */
+  team: TeamStatus | null = null;
   settings: SettingsView = {
     model: null,
     baseUrl: null,
     apiKeySet: false,
     price: null,
+    database: null,
+    operator: null,
     effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' },
   };
   approvals: Approval[] = [];
@@ -198,6 +203,7 @@ export class FakeBridge {
     return {
       'app.info': () => ({ version: '0', dataDir: '/tmp', tools: [], nativeFileDialog: false }),
       'plans.createFromDialog': () => ({ plan: null }),
+      'team.status': () => this.team,
       'plans.checkProject': (r) => ({ project: r.project ?? null, path: r.project ? `/projects/${r.project}` : null, problem: null }),
       'plans.list': () => ({ plans: this.plans }),
       'plans.get': () => ({ plan: this.plan }),

@@ -21,6 +21,12 @@ export function ApprovalAnswerFacts({ decision }: { decision: StrategyDecision }
         <dt>By</dt>
         <dd>{answer.by ?? 'unknown'}</dd>
       </div>
+      {answer.from && (
+        <div>
+          <dt>On</dt>
+          <dd>{answer.from}</dd>
+        </div>
+      )}
       {answer.at && (
         <div>
           <dt>At</dt>

@@ -10,6 +10,7 @@ import { usePlanFacts } from './use-plan-facts';
 import { waitsForApproval } from '../store/approvals-slice';
 import { reviewSummary } from '../lib/review-fold';
 import { useAppStore } from '../store/react';
+import { workerLabel, workerOf } from '../../../shared/team';
 import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
 import { ChecksSummary } from './ChecksSummary';
@@ -67,6 +68,8 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const steps = useAppStore((s) => stepCounts(s.decisions));
   const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
   const model = useAppStore((s) => s.planModel);
+  // A worker holds a plan's job while the plan runs; the team's status may lag the plan's own state by a poll.
+  const worker = useAppStore((s) => (plan.processingState === 'processing' ? workerOf(s.team, plan.id) : null));
 
   useEffect(() => {
     if (!confirmDiscard) return;
@@ -117,6 +120,11 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         {plan.checks && <ChecksSummary summary={plan.checks} />}
         <UsageSummary plan={plan} />
         {plan.agent && <PlanModel plan={plan} model={model} />}
+        {worker && (
+          <span className="muted" data-testid="plan-worker">
+            Running on {workerLabel(worker)}
+          </span>
+        )}
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />

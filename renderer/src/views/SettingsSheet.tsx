@@ -77,6 +77,8 @@ export function SettingsSheet() {
   const [apiKey, setApiKey] = useState('');
   const [priceIn, setPriceIn] = useState('');
   const [priceOut, setPriceOut] = useState('');
+  const [database, setDatabase] = useState('');
+  const [operator, setOperator] = useState('');
   const [saved, setSaved] = useState(false);
 
   useDialogFocus(open, closeRef);
@@ -85,6 +87,7 @@ export function SettingsSheet() {
     setBaseUrl(settings?.baseUrl ?? '');
     setPriceIn(settings?.price ? String(settings.price.inputPerMTok) : '');
     setPriceOut(settings?.price ? String(settings.price.outputPerMTok) : '');
+    setOperator(settings?.operator ?? '');
   }, [settings]);
 
   if (!open) return null;
@@ -93,9 +96,15 @@ export function SettingsSheet() {
     const patch: SettingsPatch = { model: model.trim(), baseUrl: baseUrl.trim() };
     if (apiKey) patch.apiKey = apiKey;
     patch.price = priceIn.trim() || priceOut.trim() ? { inputPerMTok: Number(priceIn) || 0, outputPerMTok: Number(priceOut) || 0 } : null;
+    // Like the key, the database URL (it may hold a password) is sent when typed and never shown back unmasked.
+    if (database.trim()) patch.database = database.trim();
+    patch.operator = operator.trim();
     const ok = await save(patch);
     setSaved(ok);
-    if (ok) setApiKey('');
+    if (ok) {
+      setApiKey('');
+      setDatabase('');
+    }
   };
   const onClose = () => {
     setSaved(false);
@@ -130,6 +139,30 @@ export function SettingsSheet() {
           <input id="settings-price-in" className="input" inputMode="decimal" value={priceIn} onChange={(e) => setPriceIn(e.currentTarget.value)} />
           <label htmlFor="settings-price-out">Price per million output tokens</label>
           <input id="settings-price-out" className="input" inputMode="decimal" value={priceOut} onChange={(e) => setPriceOut(e.currentTarget.value)} />
+          <label htmlFor="settings-database">Team database</label>
+          <input
+            id="settings-database"
+            className="input"
+            type="password"
+            autoComplete="off"
+            value={database}
+            aria-describedby="settings-database-note"
+            placeholder={settings?.database ? 'Type a URL to replace it' : 'postgresql://user:password@host:5432/agents'}
+            onChange={(e) => setDatabase(e.currentTarget.value)}
+          />
+          <p id="settings-database-note" className="muted settings-note">
+            {settings?.database ? `Set: ${settings.database}. ` : 'None: plans live on this machine. '}
+            Used from the next start of the console or the app; --database and AGENTS_DATABASE_URL win over it.
+          </p>
+          <label htmlFor="settings-operator">Operator name</label>
+          <input
+            id="settings-operator"
+            className="input"
+            value={operator}
+            autoComplete="off"
+            placeholder="Your name, as your answers are recorded"
+            onChange={(e) => setOperator(e.currentTarget.value)}
+          />
           <div className="settings-actions">
             <button type="submit" className="button primary">
               Save settings
@@ -137,6 +170,11 @@ export function SettingsSheet() {
             {settings?.apiKeySet && (
               <button type="button" className="button" onClick={() => void save({ apiKey: '' })}>
                 Remove the API key
+              </button>
+            )}
+            {settings?.database && (
+              <button type="button" className="button" onClick={() => void save({ database: '' })}>
+                Leave the team database
               </button>
             )}
           </div>

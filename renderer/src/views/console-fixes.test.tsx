@@ -160,7 +160,7 @@ describe('words', () => {
     const { store } = testRuntime();
     store.setState({
       settingsOpen: true,
-      settings: { model: null, baseUrl: null, apiKeySet: false, price: null, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
+      settings: { model: null, baseUrl: null, apiKeySet: false, price: null, database: null, operator: null, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
     });
     const html = render(store, <SettingsSheet />);
     expect(html).toContain('In effect: no model; API key not set');
