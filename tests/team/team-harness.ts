@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Plan } from '../../shared/domain';
 import { agents, type CliResult, startAgents } from '../cli/cli-harness';
+import { type Agents, serveTeam } from './team-processes';
 
 /** An `agents worker` process with its own data directory. */
 export interface TeamWorker {
@@ -83,27 +84,13 @@ export class Team {
     return worker;
   }
 
-  /** Starts `agents serve --port 0` on the team database with its own data directory; resolves to its URL once printed. */
-  async serve(): Promise<{ url: URL; child: ChildProcess; log(): string }> {
+  /** Starts `agents serve --port 0` on the team database with its own data directory, stopped by `dispose`. */
+  async serve(): Promise<Agents & { console: URL }> {
     const home = join(this.base, 'serve');
     mkdirSync(home);
-    const child = startAgents(['--database', this.url, 'serve', '--port', '0', '--project-root', this.base], home, this.env);
-    this.children.push(child);
-    let out = '';
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`agents serve printed no URL within 60 s: ${out}`)), 60_000);
-      const read = (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /^agents console: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)$/m.exec(out);
-        if (match) {
-          clearTimeout(timer);
-          resolve({ url: new URL(match[1]!), child, log: () => out });
-        }
-      };
-      child.stdout?.on('data', read);
-      child.stderr?.on('data', read);
-      child.on('exit', (code) => reject(new Error(`agents serve exited ${code}: ${out}`)));
-    });
+    const served = await serveTeam(this.url, home, this.base, this.env);
+    this.children.push(served.child);
+    return served;
   }
 
   /** `agents --database URL ARGS` from the client's data directory. */

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkerInfo } from '../../main/app/team/run-queue';
 import { postgresSuiteName, testPostgres, useFreshDatabase } from '../../main/persistence/postgres/test-support/database';
-import { connect } from '../../main/web/test-support';
 import { ROOT } from '../cli/cli-harness';
 import { scriptedModelEnv } from '../cli/plan-files';
 import { fileWritingAgent } from '../support/scripted-agent';
 import { ScriptedModelServer } from '../support/scripted-model-server';
 import { readyToApply, type ShownPlan, Team } from './team-harness';
+import { consoleClient } from './team-processes';
 
 const PLANS = 20;
 
@@ -52,7 +52,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode with real proc
     // Two workers migrating the fresh database at once, then a console on it.
     const [a, b] = await Promise.all([team.worker('worker-a', { concurrency: 2 }), team.worker('worker-b', { concurrency: 2 })]);
     const served = await team.serve();
-    const console = await connect(`ws://${served.url.host}/ws?token=${served.url.searchParams.get('token')}`, served.url.origin);
+    const console = await consoleClient(served);
 
     const ids: string[] = [];
     for (let i = 0; i < PLANS; i++) {
