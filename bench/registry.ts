@@ -11,6 +11,7 @@ import { sandboxBenchmark } from './engine/sandbox';
 import { searchBenchmark } from './engine/search';
 import { storeBenchmark } from './engine/store';
 import { queuePickupBenchmark } from './team/queue-pickup';
+import { teamThroughputBenchmark } from './team/throughput';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, rewindBenchmark, forkBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, rewindBenchmark, forkBenchmark, cliStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark, teamThroughputBenchmark];

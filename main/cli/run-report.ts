@@ -141,6 +141,13 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
   }
 }
 
+/** A line for a command that queues a run while no worker is live: else it would seem to hang. */
+export async function noteWithoutWorkers(ctx: Ctx, app: App): Promise<void> {
+  if (!app.team) return;
+  const workers = await (await app.team.queue()).listWorkers();
+  if (!workers.some((w) => w.live)) ctx.io.stderr('note: no worker is live on the team database; the run waits in the queue until one starts (agents worker)\n');
+}
+
 /**
  * Runs a plan in the foreground, answering its approvals on a terminal, and reports how it ended:
  * exit 1 failed, 3 waiting for approval, 130 interrupted by Ctrl-C.
@@ -148,6 +155,8 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
 export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: boolean; json?: boolean; step?: boolean }, start: (onEvent: (e: StreamEvent) => void) => Promise<Plan>) {
   const printer = streamPrinter(ctx, planId, opts);
   const app = await ctx.app();
+  // In team mode a worker runs it: say so at once when none is there to take it.
+  if (app.team) await noteWithoutWorkers(ctx, app);
   const detach = opts.step ? attachStepKeys(ctx, app, planId) : () => undefined;
   const ctrlC = watchCtrlC(app, planId, (line) => ctx.io.stderr(`${line}\n`));
   let plan: Plan;

@@ -24,6 +24,8 @@ export interface ScriptedReply {
   errorBody?: unknown;
   /** Pause between streamed chunks (a slow stream). */
   chunkDelayMs?: number;
+  /** Pause before the reply starts (a model's latency). */
+  latencyMs?: number;
   /** Characters of text per streamed chunk; default 8. */
   chunkSize?: number;
   /**
@@ -166,6 +168,7 @@ export class ScriptedModelServer {
       return;
     }
     const reply = this.queue.shift() ?? this.responder?.(request, index) ?? { text: 'I have nothing scripted to say.' };
+    if (reply.latencyMs) await new Promise((resolve) => setTimeout(resolve, reply.latencyMs));
     if (reply.status !== undefined && reply.status >= 400) {
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify(reply.errorBody ?? { error: { message: `scripted status ${reply.status}`, type: 'server_error' } }));

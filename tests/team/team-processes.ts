@@ -14,8 +14,8 @@ export interface Agents {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function start(args: string[], home: string, ready: (stdout: string, stderr: string) => boolean): Promise<Agents> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, AGENTS_HOME: home, AGENTS_DATABASE_URL: '' }, cwd: ROOT });
+function start(args: string[], home: string, ready: (stdout: string, stderr: string) => boolean, env: Record<string, string> = {}): Promise<Agents> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, AGENTS_HOME: home, AGENTS_DATABASE_URL: '', ...env }, cwd: ROOT });
   let stdout = '';
   let stderr = '';
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -34,14 +34,15 @@ function start(args: string[], home: string, ready: (stdout: string, stderr: str
   });
 }
 
-/** `agents serve --database URL --port 0` in `home`, once it prints its URL. */
-export async function serveTeam(url: string, home: string, projectRoot: string): Promise<Agents & { console: URL }> {
+/** `agents serve --database URL --port 0` in `home` (with `env` added, a model's say), once it prints its URL. */
+export async function serveTeam(url: string, home: string, projectRoot: string, env: Record<string, string> = {}): Promise<Agents & { console: URL }> {
   let found: URL | undefined;
-  const served = await start(['serve', '--port', '0', '--database', url, '--project-root', projectRoot], home, (stdout) => {
+  const ready = (stdout: string) => {
     const match = /^agents console: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)$/m.exec(stdout);
     if (match) found = new URL(match[1]);
     return found !== undefined;
-  });
+  };
+  const served = await start(['serve', '--port', '0', '--database', url, '--project-root', projectRoot], home, ready, env);
   return { ...served, console: found! };
 }
 

@@ -35,7 +35,11 @@ export class JobLeases implements LeaseStore {
     return this.table.release(planId, pid);
   }
 
-  get(planId: string) {
-    return this.table.get(planId);
+  /**
+   * No other holder of a plan whose job is this worker's: the lease its last worker left (live by
+   * its heartbeat for a minute on another machine, by its pid on this one) must not refuse the takeover.
+   */
+  async get(planId: string) {
+    return this.jobs.has(planId) ? undefined : this.table.get(planId);
   }
 }

@@ -1,3 +1,5 @@
+import { isRunnable } from '../../../shared/actions';
+import { statusLabel } from '../../../shared/vocabulary';
 import type { App } from '../open-app';
 import { markInterrupted } from '../leases';
 import { runOptionsOf } from './dispatch';
@@ -9,6 +11,12 @@ export interface WorkerOptions {
   name?: string;
   /** One line per run started and ended, and per failure, for the worker's log. */
   log: (line: string) => void;
+  /**
+   * The queue took a run's job from this worker while it ran (it stopped beating: asleep, cut off)
+   * and another worker takes the plan over. The run cannot be stopped between two writes, so the
+   * host should end the process at once, as if it had died, so that only one worker runs the plan.
+   */
+  onLost?: (planId: string) => void;
 }
 
 export interface RunningWorker {
@@ -31,8 +39,16 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
   const leases = team.leases;
   const queue = await team.queue();
   const name = options.name ?? 'agents';
-  const id = await queue.work({ concurrency: options.concurrency, name }, async (planId, _signal, job) => {
+  let stopping = false;
+  const id = await queue.work({ concurrency: options.concurrency, name }, async (planId, signal, job) => {
     leases.holdJob(planId);
+    // Also aborted when stop() gives up waiting: that is not a lost job.
+    const lost = () => {
+      if (stopping) return;
+      options.log(`plan ${planId}: this worker lost its job (it stopped beating); another worker takes the plan over`);
+      options.onLost?.(planId);
+    };
+    signal.addEventListener('abort', lost, { once: true });
     try {
       const plan = await service.get(planId);
       const run = runOptionsOf(job);
@@ -40,19 +56,32 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
         options.log(`plan ${planId}: taken over (attempt ${job.attempt + 1}); resuming from its last committed step`);
         await markInterrupted(service.lifecycle, service.stores.errors, plan, `Its worker stopped; taken over by ${name} on ${team.host}`);
         await service.retry(planId, run);
-      } else if (plan.processingState === 'queued') {
+      } else if (isRunnable(plan)) {
         options.log(`plan ${planId}: ${job.reason}`);
         await service.runFrom(planId, run, job.resumeAt);
       } else {
-        // Answered, retried or discarded elsewhere since it was queued: nothing to run.
-        options.log(`plan ${planId}: not run (it is ${plan.processingState})`);
+        // Answered, retried or discarded elsewhere since it was queued, or a job run again after its run
+        // ended (its worker died before the queue heard): nothing to run, and a plan ready to apply stays so.
+        options.log(`plan ${planId}: not run (it is ${statusLabel(plan)})`);
         return;
       }
       const ended = await service.get(planId);
-      options.log(`plan ${planId}: ${ended.processingState}${ended.waitingFor ? `, waiting for ${ended.waitingFor}` : ''}`);
+      options.log(`plan ${planId}: ${statusLabel(ended)}`);
+    } catch (error) {
+      // The queue runs the job again (on any worker): say why this attempt ended, or nobody learns it.
+      options.log(`plan ${planId}: this attempt failed (the queue runs it again): ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
     } finally {
+      signal.removeEventListener('abort', lost);
       leases.releaseJob(planId);
     }
   });
-  return { id, queue, stop: (timeoutMs) => queue.stop(timeoutMs) };
+  return {
+    id,
+    queue,
+    stop: (timeoutMs) => {
+      stopping = true;
+      return queue.stop(timeoutMs);
+    },
+  };
 }

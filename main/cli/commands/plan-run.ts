@@ -1,7 +1,7 @@
 import { dollars, jsonOption, positiveCount, type Register, streamOption } from '../options';
 import { PlanError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
-import { operator, runAndReport } from '../run-report';
+import { noteWithoutWorkers, operator, runAndReport } from '../run-report';
 
 type RunOptions = { stream?: boolean; json?: boolean };
 
@@ -35,6 +35,7 @@ export const planRunCommands = {
           const service = app.service;
           if (opts.detach) {
             const queued = await service.run(id, { detach: true });
+            await noteWithoutWorkers(ctx, app);
             return { json: queued, text: `${queued.id} queued; follow it with: agents plan show ${queued.id} (or the console)` };
           }
           // `manual` pauses before each decision where someone can press Enter (in this process, not on a team's worker); elsewhere only its approvals stop the run.

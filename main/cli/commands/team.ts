@@ -6,6 +6,9 @@ import type { WorkerInfo } from '../../app/team/run-queue';
 import { commandGroup, jsonOption, positiveCount } from '../options';
 import { type Ctx, runCommand } from '../run-command';
 
+/** `agents worker`'s exit status when the queue took a running job from it (EX_TEMPFAIL: a supervisor starts it again). */
+const EXIT_LOST_JOB = 75;
+
 /** The app in team mode; without a database the command is bad input that says how to name one. */
 async function teamApp(ctx: Ctx, command: string): Promise<App & { team: NonNullable<App['team']> }> {
   const app = await ctx.app();
@@ -22,11 +25,21 @@ export function registerWorker(program: Command, ctx: Ctx): void {
     .option('--name <name>', 'this worker\'s name in "agents workers" (default: worker@host)')
     .action(
       runCommand(ctx, async (opts: { concurrency: number; name?: string }) => {
-        Object.assign(ctx.open, { role: 'worker', migrate: true, name: opts.name });
-        const app = await teamApp(ctx, 'worker');
-        const name = opts.name ?? `worker@${app.team.host}`;
+        let name = opts.name ?? 'worker';
         const log = (line: string) => ctx.io.stderr(`${new Date().toISOString()} ${name}: ${line}\n`);
-        const worker = await startWorker(app, { concurrency: opts.concurrency, name, log });
+        // A lost connection is said once, not at every poll while the database is away; pg-boss and the pools reconnect.
+        let lastError = { message: '', at: 0 };
+        const onTeamError = (error: Error) => {
+          if (error.message === lastError.message && Date.now() - lastError.at < 30_000) return;
+          lastError = { message: error.message, at: Date.now() };
+          log(`database: ${error.message}`);
+        };
+        Object.assign(ctx.open, { role: 'worker', migrate: true, name: opts.name, onTeamError });
+        const app = await teamApp(ctx, 'worker');
+        name = opts.name ?? `worker@${app.team.host}`;
+        // Its run cannot be stopped between two writes: end here, as a killed worker does, and let the taker run it alone.
+        const onLost = () => process.exit(EXIT_LOST_JOB);
+        const worker = await startWorker(app, { concurrency: opts.concurrency, name, log, onLost });
         log(`taking runs (concurrency ${opts.concurrency}); Ctrl-C stops after the running plans pause or end`);
         await new Promise<void>((resolve) => {
           const stop = () => {
