@@ -57,7 +57,9 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     stores: ctx.stores,
     lifecycle: ctx.lifecycle,
     events: ctx.events,
-    registry: ctx.registry,
+    get registry() {
+      return ctx.registry;
+    },
     ...reading,
     ...planAuthoring(ctx),
     ...running,
