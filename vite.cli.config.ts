@@ -54,11 +54,38 @@ function lazyBuiltins(): Plugin {
   };
 }
 
+/**
+ * What main/cli/program.ts imports statically, module by module: every command loads all of it, so it
+ * is one chunk (`program`). Without this, each module a deferred use case shares with it became a
+ * common chunk of its own, and a start read 26 files instead of 14.
+ */
+function programClosure(): { plugin: Plugin; has: (id: string) => boolean } {
+  const closure = new Set<string>();
+  const program = resolve(__dirname, 'main/cli/program.ts');
+  return {
+    has: (id) => closure.has(id),
+    plugin: {
+      name: 'program-closure',
+      buildEnd() {
+        const pending = [program];
+        while (pending.length > 0) {
+          const id = pending.pop()!;
+          if (closure.has(id)) continue;
+          closure.add(id);
+          pending.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+        }
+      },
+    },
+  };
+}
+
+const programChunk = programClosure();
+
 // out/cli/main.cjs: the `agents` command compiled ahead of time, its dependencies bundled in, so a
 // start reads a few files instead of compiling TypeScript (tsx) and resolving hundreds of modules.
 // bin/agents.cjs uses it when it is newer than the sources, and tsx otherwise.
 export default defineConfig({
-  plugins: [listSources(), lazyBuiltins()],
+  plugins: [listSources(), lazyBuiltins(), programChunk.plugin],
   build: {
     outDir: resolve(__dirname, 'out/cli'),
     emptyOutDir: true,
@@ -75,7 +102,12 @@ export default defineConfig({
         format: 'cjs',
         entryFileNames: '[name].cjs',
         chunkFileNames: 'chunks/[name]-[hash].cjs',
-        codeSplitting: { groups: [{ name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]/ }] },
+        codeSplitting: {
+          groups: [
+            { name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]/, priority: 2 },
+            { name: 'program', test: (id) => programChunk.has(id), priority: 1 },
+          ],
+        },
       },
     },
   },

@@ -7,7 +7,8 @@ import { benchmarks } from './registry';
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
-  const selected: Benchmark[] = benchmarks.filter((b) => !only || b.name.includes(only));
+  // Case aside: `--only 'CLI start'` selects the benchmark named `cli start`.
+  const selected: Benchmark[] = benchmarks.filter((b) => !only || b.name.toLowerCase().includes(only.toLowerCase()));
   const results: BenchResult[] = [];
   for (const bench of selected) {
     process.stderr.write(`running ${bench.name}…\n`);

@@ -6,10 +6,9 @@ const built = require('../scripts/built-cli.cjs').freshBuiltCli();
 
 if (built) {
   // V8's code cache on disk, so later starts skip compiling: the build's files keep theirs as it is
-  // after a run (scripts/code-cache.cjs); Node's compile cache serves any other, and all of them where
-  // the build has no room for that cache.
-  require('node:module').enableCompileCache();
-  require('../scripts/code-cache.cjs').useCodeCache(require('node:path').dirname(built));
+  // after a run (scripts/code-cache.cjs); Node's compile cache serves them where the build has no
+  // room for that cache (the build is all it would serve: it bundles everything else).
+  if (!require('../scripts/code-cache.cjs').useCodeCache(require('node:path').dirname(built))) require('node:module').enableCompileCache();
   require(built);
 } else {
   require('tsx/cjs');

@@ -15,8 +15,10 @@ const SOURCES = path.join(ROOT, 'out', 'cli', 'sources.json');
  */
 function changedSince(builtAt) {
   const sources = JSON.parse(fs.readFileSync(SOURCES, 'utf8'));
+  // The paths are relative and normal already: path.join of each took longer than its stat.
+  const prefix = ROOT + path.sep;
   for (const file of ['package.json', ...sources]) {
-    const stat = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false });
+    const stat = fs.statSync(prefix + file, { throwIfNoEntry: false });
     if (!stat || stat.mtimeMs > builtAt) return true;
   }
   return false;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AutomationProfile, Plan } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { type McpServer, McpServerNameSchema, McpServerSchema } from '../../shared/mcp';
-import { connectMcpServer, type McpToolListing } from '../engine/mcp/mcp-servers';
+import type { McpToolListing } from '../engine/mcp/mcp-servers';
 import type { SettingsStore } from './settings';
 
 /** The servers an agent plan's run starts: the settings', then the plan file's (which win on a name both use). */
@@ -57,6 +57,8 @@ export async function checkMcpServers(
   servers: Readonly<Record<string, McpServer>>,
   profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'> = { allowNetwork: false, allowUnconfinedShell: false },
 ): Promise<McpServerCheck[]> {
+  // The MCP client is loaded by the commands that start a server, not by every one that edits settings.
+  const { connectMcpServer } = await import('../engine/mcp/mcp-servers');
   const checks: McpServerCheck[] = [];
   for (const [name, server] of Object.entries(servers)) {
     const sandboxRoot = mkdtempSync(path.join(tmpdir(), 'agents-mcp-check-'));

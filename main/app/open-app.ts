@@ -5,21 +5,13 @@ import { openStores } from '../persistence';
 import { recoverInterruptedPlans } from './leases';
 import type { PlanService } from './plan-service';
 import { maxProjectBytesFrom } from './project-policy';
-import { sandboxExecutorFactory } from './executor-factory';
 import { PlanContext, type PlanServiceOptions } from './use-cases/plan-context';
 import { RunRegistry } from './use-cases/run-registry';
 import { planReading } from './use-cases/reading';
 import { planAuthoring } from './use-cases/authoring';
 import { planRunning } from './use-cases/running';
-import { planApprovals } from './use-cases/approvals';
-import { planFixing } from './use-cases/fixing';
-import { planApplying } from './use-cases/applying';
-import { planSandboxFiles } from './use-cases/sandbox-files';
 import { planActions } from './use-cases/actions';
-import { planVerifying } from './use-cases/verifying';
-import { planCheckpoints } from './use-cases/checkpoints';
-import { planReviewing } from './use-cases/reviewing';
-import { planForking } from './use-cases/forking';
+import { deferredExecutorFactory, deferredUseCases } from './use-cases/deferred';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import type { TeamApp, TeamOptions, TeamRole } from './team/open-team';
 
@@ -50,30 +42,38 @@ export interface OpenAppOptions extends Partial<Omit<PlanServiceOptions, 'stores
   onFeedStatus?: TeamOptions['onFeedStatus'];
 }
 
-/** The use cases over one context and one registry of runs, side by side as one PlanService. */
+/**
+ * The use cases over one context and one registry of runs, side by side as one PlanService. Those
+ * a reading command never calls, and the executor's engine, are loaded at their first call.
+ */
 export function composePlanService(options: PlanServiceOptions): PlanService {
   const runs = new RunRegistry(options.stores.leases);
   const ctx = new PlanContext(options, runs);
   const reading = planReading(ctx);
-  const verifying = planVerifying(ctx, runs);
-  const running = planRunning(ctx, runs, sandboxExecutorFactory(ctx, verifying.checkStep), verifying.verifyPass);
+  const later = deferredUseCases(ctx, runs, reading, () => running);
+  const { verifying } = later;
+  const running = planRunning(ctx, runs, deferredExecutorFactory(ctx, verifying.checkStep), verifying.verifyPass);
   return {
     stores: ctx.stores,
     lifecycle: ctx.lifecycle,
     events: ctx.events,
-    registry: ctx.registry,
+    get registry() {
+      return ctx.registry;
+    },
     ...reading,
     ...planAuthoring(ctx),
     ...running,
-    ...planApprovals(ctx, runs, running.runFrom),
-    ...planFixing(ctx, runs, running.run, verifying),
-    ...planApplying(ctx, runs, reading, verifying),
+    ...later.approvals,
+    ...later.fixing,
+    ...later.applying,
     ...verifying,
-    ...planSandboxFiles(ctx, runs),
+    ...later.sandboxFiles,
     ...planActions(ctx, runs),
-    ...planCheckpoints(ctx, runs),
-    ...planForking(ctx, runs),
-    ...planReviewing(ctx, reading),
+    ...later.checkpoints,
+    // Asked at every start: the checkpoints' module is loaded only where a rewind was left unfinished.
+    finishInterruptedRewinds: async () => ((await ctx.stores.checkpoints.pendingRewinds()).length > 0 ? later.checkpoints.finishInterruptedRewinds() : []),
+    ...later.forking,
+    ...later.reviewing,
   };
 }
 

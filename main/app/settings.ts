@@ -16,9 +16,10 @@ import { McpConfigSchema } from '../../shared/mcp';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
-/** The settings file in the data directory (mode 0600: it may hold an API key). */
-export const SettingsFileSchema = z
-  .object({
+/** The settings file in the data directory (mode 0600: it may hold an API key); built at its first parse. */
+export const SettingsFileSchema = z.lazy(() =>
+  z
+    .object({
     model: ModelRefSchema.optional(),
     baseUrl: z.string().optional(),
     /** Plain, as the CLI stores it; the desktop app stores `apiKeyEncrypted` instead. */
@@ -34,7 +35,8 @@ export const SettingsFileSchema = z
     /** The name answers given here are recorded under (default: the OS user). */
     operator: z.string().optional(),
   })
-  .strict();
+  .strict(),
+);
 export type SettingsFile = z.infer<typeof SettingsFileSchema>;
 
 /** Encrypts the API key at rest; the desktop app backs it with Electron's safeStorage. */

@@ -6,13 +6,16 @@ import type { SqliteDatabase } from './database';
 import { prepare, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 import { DEFAULT_LEASE_STALE_MS, isHolderAlive, isProcessAlive } from '../engine/process-liveness';
 
-export const PlanLeaseSchema = z.object({
-  planId: z.string().min(1),
-  pid: z.number().int().positive(),
-  hostname: z.string(),
-  heartbeatAt: z.string(),
-  acquiredAt: z.string(),
-});
+/** Built at its first parse (z.lazy keeps what it builds): a command that takes no lease builds none of it. */
+export const PlanLeaseSchema = z.lazy(() =>
+  z.object({
+    planId: z.string().min(1),
+    pid: z.number().int().positive(),
+    hostname: z.string(),
+    heartbeatAt: z.string(),
+    acquiredAt: z.string(),
+  }),
+);
 export type PlanLease = z.infer<typeof PlanLeaseSchema>;
 
 export type LeaseAcquisition =

@@ -209,9 +209,23 @@ export interface Statement<P extends unknown[] = unknown[], R = unknown> {
   iterate(...params: P): IterableIterator<R>;
 }
 
+/**
+ * Prepared at its first use: a store prepares every statement it has, and a command uses a few
+ * (`plan list` used 5 of the ~80 it prepared, a millisecond or two of its start).
+ */
 export function prepare<P extends unknown[] = unknown[], R = unknown>(db: DatabaseSync, sql: string): Statement<P, R> {
-  const statement = db.prepare(sql);
-  // A row object may carry more fields than one statement binds (a plan row feeds insert and update alike).
-  statement.setAllowUnknownNamedParameters(true);
-  return statement as unknown as Statement<P, R>;
+  let prepared: Statement<P, R> | undefined;
+  const statement = (): Statement<P, R> => {
+    if (prepared) return prepared;
+    const made = db.prepare(sql);
+    // A row object may carry more fields than one statement binds (a plan row feeds insert and update alike).
+    made.setAllowUnknownNamedParameters(true);
+    return (prepared = made as unknown as Statement<P, R>);
+  };
+  return {
+    run: (...params) => statement().run(...params),
+    get: (...params) => statement().get(...params),
+    all: (...params) => statement().all(...params),
+    iterate: (...params) => statement().iterate(...params),
+  };
 }

@@ -4,7 +4,7 @@ import { declinedHunks } from '../../../shared/review-feedback';
 import type { ReviewFile } from '../../engine/changeset/review';
 import { remainingAfter, reviewNet } from '../../engine/changeset/review';
 import { removeSandbox } from '../../engine/sandbox/sandbox';
-import { refuseProtected } from '../sandbox-guards';
+import { refuseProtected } from '../apply-guards';
 import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';
 import type { RunRegistry } from './run-registry';

@@ -1,7 +1,7 @@
 import type { Plan } from '../../../shared/domain';
 import { resolveProfile } from '../../../shared/domain';
 import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../../shared/agent';
-import { type LoadedPlanFile, loadPlanFile, parsePlanText, planVerify, validatePlanFile } from '../plan-file';
+import type { LoadedPlanFile } from '../plan-file';
 import type { ProjectPolicy } from '../project-policy';
 import { planModelView, recordModel } from '../settings';
 import type { PlanContext } from './plan-context';
@@ -14,7 +14,11 @@ import { addMcpServer, removeMcpServer } from '../mcp-settings';
 export function planAuthoring(ctx: PlanContext) {
   const { settings } = ctx.options;
 
+  // Plan files (YAML) are read by the commands that make plans: the parser is loaded then, not at every start.
+  const planFiles = () => import('../plan-file');
+
   const createFromLoaded = async ({ plan, projectPath, projectSource }: LoadedPlanFile): Promise<Plan> => {
+    const { planVerify } = await planFiles();
     const spec = agentSpecOf(plan.agent);
     const agent = spec && recordModel(spec, ctx.env, settings);
     const created = await ctx.lifecycle.createPlan({
@@ -40,7 +44,7 @@ export function planAuthoring(ctx: PlanContext) {
 
   return {
     async createFromFile(file: string, overrides: { project?: string; profile?: string } = {}): Promise<Plan> {
-      return createFromLoaded(loadPlanFile(file, ctx.registry, overrides));
+      return createFromLoaded((await planFiles()).loadPlanFile(file, ctx.registry, overrides));
     },
 
     /**
@@ -49,6 +53,7 @@ export function planAuthoring(ctx: PlanContext) {
      * with a policy, its roots).
      */
     async createFromContent(input: { content: string; fileName?: string; project?: string; profile?: string }, baseDir: string, policy?: ProjectPolicy): Promise<Plan> {
+      const { parsePlanText, validatePlanFile } = await planFiles();
       const raw = parsePlanText(input.content, 'content', input.fileName);
       return createFromLoaded(validatePlanFile(raw, baseDir, ctx.registry, { project: input.project, profile: input.profile }, policy));
     },

@@ -107,7 +107,7 @@ export class PlanContext {
   readonly stores: EngineStores;
   readonly events: EventPublisher;
   readonly lifecycle: PlanLifecycleService;
-  readonly registry: ToolRegistry;
+  private tools?: ToolRegistry;
   /** One for the process: the executor, a failed start and a manual retry record through it. */
   readonly recovery: ErrorRecoveryService;
   /** Checkpoints' file contents, `<dataDir>/objects`, and what takes a checkpoint as each step starts. */
@@ -116,17 +116,21 @@ export class PlanContext {
 
   constructor(
     readonly options: PlanServiceOptions,
-    runs: RunRegistry,
+    private readonly runs: RunRegistry,
   ) {
     this.stores = options.stores;
     this.events = new EventPublisher(options.stores.events);
     const { stores } = options;
     this.lifecycle = new PlanLifecycleService(stores.plans, this.events, stores.atomically ? (fn) => stores.atomically!(fn) : undefined);
-    this.registry = options.registry ?? registerBuiltinTools(new ToolRegistry(), { tracker: runs.tracker });
     this.recovery = new ErrorRecoveryService(options.stores.errors, this.lifecycle, options.recovery);
     const objectsDir = join(options.dataDir, OBJECTS_FOLDER);
     this.objects = options.sharedObjects ? new MirroredObjectStore(objectsDir, options.sharedObjects) : new ObjectStore(objectsDir);
     this.checkpoints = new CheckpointRecorder(options.stores.checkpoints, this.objects, options.stores.changesets, options.stores.invocations);
+  }
+
+  /** The tools, the built-in ones registered when a command first asks for them (reading never does). */
+  get registry(): ToolRegistry {
+    return (this.tools ??= this.options.registry ?? registerBuiltinTools(new ToolRegistry(), { tracker: this.runs.tracker }));
   }
 
   /** The checkpointed contents among `hashes` brought into this machine's folder, where a team shares them. */

@@ -12,7 +12,6 @@ import { reviewProposedTree } from '../../engine/proposed-tree';
 import { removeTemporaryFiles } from '../../engine/sandbox/files';
 import type { ExecutorFactory } from '../executor-factory';
 import { markInterrupted } from '../leases';
-import { loadProjectInvariants } from '../plan-file';
 import { RunController } from '../run-controller';
 import { requireSandboxPresent } from '../sandbox-guards';
 import type { PlanContext, RunOptions } from './plan-context';
@@ -20,7 +19,6 @@ import type { RunRegistry } from './run-registry';
 import type { RunDispatch } from '../team/dispatch';
 import { actionGuard } from './actions';
 import type { PlanVerifying } from './verifying';
-import { checkpointAtStepStart } from './checkpoints';
 
 /** Where a run resumes: the call an approval answered. */
 export type ResumeAt = { decisionId: string; callIndex: number };
@@ -107,7 +105,8 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
 
   /** The project's `.agents/invariants.yaml`, read once at strategize and kept on the plan. */
   const recordProjectInvariants = async (plan: Plan): Promise<Plan> => {
-    const invariants = plan.projectPath ? loadProjectInvariants(plan.projectPath) : null;
+    // The YAML parser is loaded by the first run that reads a project's rules, not by every start.
+    const invariants = plan.projectPath ? (await import('../plan-file')).loadProjectInvariants(plan.projectPath) : null;
     return invariants ? lifecycle.update(plan.id, { projectInvariants: invariants }) : plan;
   };
 
@@ -144,7 +143,7 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
         plan,
         streamCallback: options.streamCallback,
         beforeDecision: controller.beforeDecision,
-        onStepStart: sandboxRoot ? (decision) => checkpointAtStepStart(ctx, planId, sandboxRoot, decision) : undefined,
+        onStepStart: sandboxRoot ? async (decision) => (await import('./checkpoints')).checkpointAtStepStart(ctx, planId, sandboxRoot, decision) : undefined,
         gate: new ApprovalGate(stores.approvals, ctx.events, planId, plan.automationProfile, sandboxRoot, rules),
         resumeAt,
         rules,

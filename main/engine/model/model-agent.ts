@@ -10,7 +10,7 @@ import type { PlanLifecycleService } from '../lifecycle';
 import type { StepRunner } from '../runtime-execute-actor';
 import { type InvariantRecord, rootDecision, type StrategizeResult } from '../strategize-actor';
 import type { ToolRunner } from '../tool-runner';
-import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, ProposedPlanSchema, proposePlanTool, resultText } from './model-tools';
+import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, proposedPlanSchema, proposePlanTool, resultText } from './model-tools';
 import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';
 import { type CorrectionContext, EXECUTE_SYSTEM, executePrompt, STRATEGIZE_SYSTEM, strategizePrompt } from './prompts';
@@ -177,7 +177,7 @@ export class ModelAgent {
         finishTool: PROPOSE_PLAN,
         finish: (call) => {
           if (call.invalid) return { problem: call.error ?? 'the proposal does not match the schema' };
-          const parsed = ProposedPlanSchema.safeParse(call.input);
+          const parsed = proposedPlanSchema().safeParse(call.input);
           const problem = parsed.success ? this.proposalProblem(parsed.data) : parsed.error.message;
           if (parsed.success && problem === null) return { value: parsed.data };
           return { problem, answer: { text: `Invalid proposal: ${problem}. Call propose_plan again.`, isError: true } };

@@ -1,5 +1,6 @@
 import type { Tool, ToolSet } from 'ai';
 import { z } from 'zod';
+import { once } from '../../../shared/once';
 import type { ToolRegistry } from '../tool-runner';
 
 /** Tool names must match ^[a-zA-Z0-9_-]+$ at the providers, so `file.write` is `file_write` there. */
@@ -10,31 +11,37 @@ export function modelToolName(name: string): string {
 export const FINISH_STEP = 'finish_step';
 export const PROPOSE_PLAN = 'propose_plan';
 
-export const FinishStepSchema = z.object({
-  summary: z.string().min(1).describe('What the step changed and how you checked it, in a few sentences'),
-});
+// The model's own tools' schemas are built when a model is first asked: most commands never ask one.
+const finishStepSchema = once(() =>
+  z.object({
+    summary: z.string().min(1).describe('What the step changed and how you checked it, in a few sentences'),
+  }),
+);
 
-export const ProposedStepSchema = z.object({
-  description: z.string().min(1).describe('What this step does, in one sentence'),
-  rationale: z.string().min(1).describe('Why this step is needed'),
-  acceptance: z.string().min(1).describe('How to check that the step is done'),
-  check: z
-    .string()
-    .min(1)
-    .max(2000)
-    .optional()
-    .describe('Optional: a shell command that exits 0 when the acceptance holds, run at the project root in the sandbox after execute, e.g. "test -f LICENSE" or "npm test"'),
-  toolCalls: z
-    .array(z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()) }))
-    .optional()
-    .describe('Optional: the tool calls you expect the step to make, e.g. {"tool": "file.write", "args": {...}}'),
-});
-export type ProposedStep = z.infer<typeof ProposedStepSchema>;
+const proposedStepSchema = () =>
+  z.object({
+    description: z.string().min(1).describe('What this step does, in one sentence'),
+    rationale: z.string().min(1).describe('Why this step is needed'),
+    acceptance: z.string().min(1).describe('How to check that the step is done'),
+    check: z
+      .string()
+      .min(1)
+      .max(2000)
+      .optional()
+      .describe('Optional: a shell command that exits 0 when the acceptance holds, run at the project root in the sandbox after execute, e.g. "test -f LICENSE" or "npm test"'),
+    toolCalls: z
+      .array(z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()) }))
+      .optional()
+      .describe('Optional: the tool calls you expect the step to make, e.g. {"tool": "file.write", "args": {...}}'),
+  });
+export type ProposedStep = z.infer<ReturnType<typeof proposedStepSchema>>;
 
-export const ProposedPlanSchema = z.object({
-  steps: z.array(ProposedStepSchema).min(1, 'propose at least one step').max(100),
-});
-export type ProposedPlan = z.infer<typeof ProposedPlanSchema>;
+export const proposedPlanSchema = once(() =>
+  z.object({
+    steps: z.array(proposedStepSchema()).min(1, 'propose at least one step').max(100),
+  }),
+);
+export type ProposedPlan = z.infer<ReturnType<typeof proposedPlanSchema>>;
 
 /**
  * The registry's tools as the model sees them: their own zod schemas, no `execute`, so every call
@@ -57,11 +64,11 @@ export function modelToolSet(registry: ToolRegistry, names: readonly string[]): 
 
 // Plain tool objects: the SDK's tool() only returns its argument, and importing it would load the SDK.
 export function finishStepTool(): Tool {
-  return { description: 'Call this once the step is done, with a short summary of what you did.', inputSchema: FinishStepSchema };
+  return { description: 'Call this once the step is done, with a short summary of what you did.', inputSchema: finishStepSchema() };
 }
 
 export function proposePlanTool(): Tool {
-  return { description: 'Propose the decision tree: the ordered steps that meet the definition of done.', inputSchema: ProposedPlanSchema };
+  return { description: 'Propose the decision tree: the ordered steps that meet the definition of done.', inputSchema: proposedPlanSchema() };
 }
 
 /** A tool's result as text for the model, cut to `limit` characters so one file cannot flood the context. */

@@ -3,19 +3,19 @@ import { z } from 'zod';
 import type { ModelConfig } from './provider';
 import { classifyProviderError } from './provider-errors';
 
-/** A tool call the model made in a turn. */
-export const ModelToolCallSchema = z.object({
+/** A tool call the model made in a turn (its schema built at its first parse, as the next one's). */
+export const ModelToolCallSchema = z.lazy(() => z.object({
   id: z.string(),
   name: z.string(),
   input: z.unknown(),
   /** The SDK could not parse or validate the arguments, or the tool does not exist. */
   invalid: z.boolean(),
   error: z.string().nullable(),
-});
+}));
 export type ModelToolCall = z.infer<typeof ModelToolCallSchema>;
 
 /** Our answer to one of the model's tool calls, sent back with the next turn. */
-export const ToolResultSchema = z.object({ id: z.string(), name: z.string(), text: z.string(), isError: z.boolean() });
+export const ToolResultSchema = z.lazy(() => z.object({ id: z.string(), name: z.string(), text: z.string(), isError: z.boolean() }));
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
 export interface TurnResult {

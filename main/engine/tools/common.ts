@@ -1,17 +1,23 @@
 import type { z } from 'zod';
+import { once } from '../../../shared/once';
 import { EngineError } from '../errors';
 import { showPath } from '../sandbox/paths';
 import type { ToolContext, ToolDefinition, ToolEffect } from '../tool-runner';
 
-/** Builds a ToolDefinition whose `run` receives the schema's parsed output. */
+/**
+ * Builds a ToolDefinition whose `run` receives the schema's parsed output. The schema is built at
+ * its first use: a command that runs no tool (`plan list`) builds none of the tools' schemas.
+ */
 export function defineTool<S extends z.ZodType>(definition: {
   name: string;
   effect: ToolEffect;
   description: string;
-  schema: S;
+  schema: () => S;
   run(args: z.infer<S>, context: ToolContext): Promise<unknown>;
 }): ToolDefinition<z.infer<S>> {
-  return definition as ToolDefinition<z.infer<S>>;
+  const { schema, ...tool } = definition;
+  const built = once(schema);
+  return Object.defineProperty(tool, 'schema', { get: built, enumerable: true }) as ToolDefinition<z.infer<S>>;
 }
 
 /** The sandbox a tool works in; running a file tool without one is an engine bug, not bad input. */

@@ -11,7 +11,7 @@ export const fileDeleteTool = defineTool({
   name,
   effect: 'write',
   description: 'Delete a file of the sandbox (directories left empty are removed, as git does).',
-  schema: z.strictObject({ path: z.string().min(1, 'must not be empty') }),
+  schema: () => z.strictObject({ path: z.string().min(1, 'must not be empty') }),
   async run(args, context) {
     // The link itself, not its target: deleting "link" must not delete the file it points to.
     const target = await resolveInSandbox(sandboxRootOf(name, context), args.path, { forWrite: true, followFinal: false });

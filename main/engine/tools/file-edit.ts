@@ -22,7 +22,7 @@ export const fileEditTool = defineTool({
   name,
   effect: 'write',
   description: 'Replace literal text in a text file of the sandbox: `find` must occur exactly once, or pass `all: true`.',
-  schema: z.strictObject({
+  schema: () => z.strictObject({
     path: z.string().min(1, 'must not be empty'),
     find: z.string().min(1, 'must not be empty'),
     replace: z.string(),

@@ -22,7 +22,7 @@ export const fileListTool = defineTool({
   name,
   effect: 'read',
   description: 'List the files and directories below a directory of the sandbox (default: the root), recursively, sorted by path. `.git` is left out.',
-  schema: z.strictObject({ path: z.string().min(1, 'must not be empty').optional() }),
+  schema: () => z.strictObject({ path: z.string().min(1, 'must not be empty').optional() }),
   async run(args, context) {
     const requested = args.path ?? '.';
     const target = await resolveInSandbox(sandboxRootOf(name, context), requested);

@@ -11,7 +11,7 @@ export const fileReadTool = defineTool({
   name,
   effect: 'read',
   description: 'Read a file of the sandbox. Text comes back as UTF-8, anything else as base64.',
-  schema: z.strictObject({ path: z.string().min(1, 'must not be empty') }),
+  schema: () => z.strictObject({ path: z.string().min(1, 'must not be empty') }),
   async run(args, context) {
     const target = await resolveInSandbox(sandboxRootOf(name, context), args.path);
     try {

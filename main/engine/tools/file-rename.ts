@@ -11,7 +11,7 @@ export const fileRenameTool = defineTool({
   name,
   effect: 'write',
   description: 'Move a file of the sandbox to a new path that does not exist yet (parent directories are created).',
-  schema: z.strictObject({ from: z.string().min(1, 'must not be empty'), to: z.string().min(1, 'must not be empty') }),
+  schema: () => z.strictObject({ from: z.string().min(1, 'must not be empty'), to: z.string().min(1, 'must not be empty') }),
   async run(args, context) {
     const root = sandboxRootOf(name, context);
     const from = await resolveInSandbox(root, args.from, { forWrite: true, followFinal: false });

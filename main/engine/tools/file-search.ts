@@ -29,14 +29,14 @@ export interface SearchMatch {
 
 // Checked in run(), not by a refinement here: the model SDK checks a call against the schema itself
 // and would answer a refinement's failure with its own multi-line text, without the ToolRunner.
-const PatternSchema = z.string().min(1, 'must not be empty').describe('RE2 syntax (no backreferences or lookaround); (?i) for case-insensitive');
+const patternSchema = () => z.string().min(1, 'must not be empty').describe('RE2 syntax (no backreferences or lookaround); (?i) for case-insensitive');
 
 export const fileSearchTool = defineTool({
   name,
   effect: 'read',
   description: 'Search the text files below a path of the sandbox (default: the root) for a regular expression in RE2 syntax, matched in linear time; returns path:line matches.',
-  schema: z.strictObject({
-    pattern: PatternSchema,
+  schema: () => z.strictObject({
+    pattern: patternSchema(),
     path: z.string().min(1, 'must not be empty').optional(),
   }),
   async run(args, context) {

@@ -9,7 +9,7 @@ export const fileWriteTool = defineTool({
   name,
   effect: 'write',
   description: 'Create or overwrite a text file of the sandbox (parent directories are created).',
-  schema: z.strictObject({ path: z.string().min(1, 'must not be empty'), content: z.string() }),
+  schema: () => z.strictObject({ path: z.string().min(1, 'must not be empty'), content: z.string() }),
   async run(args, context) {
     const target = await resolveInSandbox(sandboxRootOf(name, context), args.path, { forWrite: true });
     const after = Buffer.from(args.content, 'utf8');

@@ -153,7 +153,7 @@ export function createShellRunTool(options: ShellRunOptions = {}) {
     effect: 'exec',
     description:
       'Run a shell command (/bin/sh -c) in the sandbox root, confined by the OS: only the sandbox is writable, no network unless the profile allows it. Exit status 75 and a timeout are transient failures; every file it changes is captured.',
-    schema: z.strictObject({
+    schema: () => z.strictObject({
       command: z.string().min(1, 'must not be empty'),
       timeoutMs: z.number().int('must be a whole number').positive('must be positive').max(3_600_000, 'must be at most an hour').optional(),
     }),
