@@ -18,6 +18,8 @@ export type TeamWorker = z.infer<typeof TeamWorkerSchema>;
 export const TeamStatusSchema = z.object({
   /** Runs waiting for a worker. */
   queued: z.number().int().nonnegative(),
+  /** The plans of those runs, oldest first. */
+  queuedPlans: z.array(z.string()),
   /** Runs a worker holds now. */
   running: z.number().int().nonnegative(),
   workers: z.array(TeamWorkerSchema),
@@ -30,6 +32,11 @@ export type TeamStatus = z.infer<typeof TeamStatusSchema>;
 /** The live worker that runs `planId` now, if any. */
 export function workerOf(status: TeamStatus | null, planId: string): TeamWorker | null {
   return status?.workers.find((w) => w.live && w.plans.includes(planId)) ?? status?.workers.find((w) => w.plans.includes(planId)) ?? null;
+}
+
+/** Whether the plan's run waits in the queue for a worker. */
+export function isQueuedForWorker(status: TeamStatus | null, planId: string): boolean {
+  return status?.queuedPlans.includes(planId) ?? false;
 }
 
 /** "worker@host" as a worker is named by default; a named worker with its machine. */

@@ -16,6 +16,7 @@ const data = <T>(envelope: Envelope<unknown>): T => {
 
 const status: TeamStatus = {
   queued: 1,
+  queuedPlans: ['P3'],
   running: 2,
   workers: [{ name: 'worker@a', host: 'a', pid: 7, concurrency: 2, plans: ['P1', 'P2'], lastHeartbeat: '2026-01-01T00:00:00.000Z', live: true }],
   operator: 'ada',

@@ -105,7 +105,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team consoles: agents se
       await new Promise((resolve) => setTimeout(resolve, 200));
       team = data<TeamStatus | null>(await client.call('team.status', {}));
     }
-    expect(team).toMatchObject({ queued: 0, running: 0, operator: 'ada', host: hostname() });
+    expect(team).toMatchObject({ queued: 0, queuedPlans: [], running: 0, operator: 'ada', host: hostname() });
     expect(team!.workers).toEqual([expect.objectContaining({ name: 'worker-a', host: hostname(), pid: worker.child.pid, live: true, plans: [] })]);
 
     data(await client.call('plans.approve', { planId: id }));

@@ -42,6 +42,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('RunQueue on pg-boss'), (
     expect(await b!.enqueue('01PLAN', 'approval answered')).toBeNull();
     expect(await b!.enqueue('01OTHER', 'run')).toEqual(expect.any(String));
     expect(await b!.depth()).toEqual({ queued: 2, active: 0 });
+    expect(await a!.queuedPlans()).toEqual(['01PLAN', '01OTHER']);
   });
 
   it('runs each queued plan once; a plan enqueued while it runs runs again after, never twice at once', async () => {

@@ -201,6 +201,15 @@ export class RunQueue {
     return { queued: count('created', 'retry'), active: count('active') };
   }
 
+  /** The plans whose runs wait for a worker (queued, or to be retried after a takeover), oldest first. */
+  async queuedPlans(): Promise<string[]> {
+    const rows = await this.db.query<{ plan: string }>(
+      "SELECT singleton_key AS plan FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry') ORDER BY created_on, singleton_key",
+      [RUN_QUEUE],
+    );
+    return rows.map((row) => row.plan);
+  }
+
   /** Workers not stopped, newest first: a dead one stays listed (not live) for a day, with the plans it held. */
   async listWorkers(): Promise<WorkerInfo[]> {
     const rows = await this.db.query<WorkerRow>(

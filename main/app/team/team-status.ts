@@ -8,9 +8,10 @@ import type { TeamApp } from './open-team';
 export function teamStatusOf(team: TeamApp, operator: () => string): () => Promise<TeamStatus> {
   return async () => {
     const queue = await team.queue();
-    const [workers, depth] = await Promise.all([queue.listWorkers(), queue.depth()]);
+    const [workers, depth, queuedPlans] = await Promise.all([queue.listWorkers(), queue.depth(), queue.queuedPlans()]);
     return {
       queued: depth.queued,
+      queuedPlans,
       running: depth.active,
       workers: workers.map((w) => ({
         name: w.name,

@@ -10,7 +10,7 @@ import { usePlanFacts } from './use-plan-facts';
 import { waitsForApproval } from '../store/approvals-slice';
 import { reviewSummary } from '../lib/review-fold';
 import { useAppStore } from '../store/react';
-import { workerLabel, workerOf } from '../../../shared/team';
+import { isQueuedForWorker, workerLabel, workerOf } from '../../../shared/team';
 import { UsageSummary } from './UsageSummary';
 import { PlanInvariants } from './PlanInvariants';
 import { ChecksSummary } from './ChecksSummary';
@@ -70,6 +70,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const model = useAppStore((s) => s.planModel);
   // A worker holds a plan's job while the plan runs; the team's status may lag the plan's own state by a poll.
   const worker = useAppStore((s) => (plan.processingState === 'processing' ? workerOf(s.team, plan.id) : null));
+  const queued = useAppStore((s) => plan.processingState !== 'processing' && isQueuedForWorker(s.team, plan.id));
 
   useEffect(() => {
     if (!confirmDiscard) return;
@@ -125,6 +126,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
             Running on {workerLabel(worker)}
           </span>
         )}
+        {queued && <span className="muted">Queued for a worker</span>}
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />

@@ -10,6 +10,7 @@ import { TopBar } from './TopBar';
 const heartbeat = '2026-01-01T00:00:00.000Z';
 const team: TeamStatus = {
   queued: 2,
+  queuedPlans: ['P4', 'P5'],
   running: 1,
   workers: [
     { name: 'worker@build-1', host: 'build-1', pid: 41, concurrency: 2, plans: ['P1'], lastHeartbeat: heartbeat, live: true },
@@ -47,6 +48,9 @@ describe('the team in the console', () => {
     store.setState({ team: { ...team, workers: [{ ...team.workers[1], plans: ['P2'] }] } });
     expect(render(store, <PlanHeader plan={makePlan({ id: 'P2', processingState: 'processing' })} />)).toContain('Running on nightly on build-2');
     expect(render(store, <PlanHeader plan={makePlan({ id: 'P3', processingState: 'processing' })} />)).not.toContain('Running on');
+    // A plan whose run waits for a worker says so, where it would otherwise read as ready to run.
+    expect(render(store, <PlanHeader plan={makePlan({ id: 'P4' })} />)).toContain('Queued for a worker');
+    expect(render(store, <PlanHeader plan={makePlan({ id: 'P3' })} />)).not.toContain('Queued for a worker');
     runtime.dispose();
   });
 
