@@ -2,7 +2,7 @@ import pg from 'pg';
 import { RunQueue } from '../../main/app/team/run-queue';
 import { PgEventFeed } from '../../main/persistence/postgres/event-feed';
 import { openPostgresStores } from '../../main/persistence/postgres/stores';
-import { startPostgresCluster } from '../../main/persistence/postgres/test-support/cluster';
+import { withBenchDatabase } from './database';
 import type { Benchmark, BenchResult } from '../bench-result';
 import { median, percentile } from '../bench-result';
 
@@ -64,16 +64,8 @@ async function measure(serverUrl: string): Promise<{ toHandler: number[]; toEven
 export const queuePickupBenchmark: Benchmark = {
   name: 'team queue pickup',
   async run(): Promise<BenchResult[]> {
-    const own = process.env.AGENTS_TEST_DATABASE_URL;
-    let cluster: Awaited<ReturnType<typeof startPostgresCluster>> | undefined;
-    try {
-      if (!own) cluster = await startPostgresCluster();
-    } catch (error) {
-      const reason = (error as Error).message.split('\n')[0]!;
-      return [{ name: 'queue pickup p95 (enqueue to first event)', figure: `skipped: ${reason}`, budget: `< ${BUDGET_MS} ms`, pass: true, details: { skipped: reason } }];
-    }
-    try {
-      const { toHandler, toEvent } = await measure(own ?? cluster!.url);
+    return withBenchDatabase({ name: 'queue pickup p95 (enqueue to first event)', budget: `< ${BUDGET_MS} ms` }, async (serverUrl) => {
+      const { toHandler, toEvent } = await measure(serverUrl);
       const p95 = percentile(toEvent, 95);
       return [
         {
@@ -91,8 +83,6 @@ export const queuePickupBenchmark: Benchmark = {
           },
         },
       ];
-    } finally {
-      await cluster?.stop();
-    }
+    });
   },
 };

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { openApp } from '../../main/app/open-app';
-import { startPostgresCluster } from '../../main/persistence/postgres/test-support/cluster';
+import { withBenchDatabase } from './database';
 import { fileWritingAgent } from '../../tests/support/scripted-agent';
 import { ScriptedModelServer } from '../../tests/support/scripted-model-server';
 import { Team } from '../../tests/team/team-harness';
@@ -75,34 +75,26 @@ export const teamThroughputBenchmark: Benchmark = {
   name: 'team throughput',
   async run(): Promise<BenchResult[]> {
     const label = `${WORKERS} workers vs 1, ${PLANS} agent plans at ${LATENCY_MS} ms a model reply`;
-    const own = process.env.AGENTS_TEST_DATABASE_URL;
-    let cluster: Awaited<ReturnType<typeof startPostgresCluster>> | undefined;
-    try {
-      if (!own) cluster = await startPostgresCluster();
-    } catch (error) {
-      const reason = (error as Error).message.split('\n')[0]!;
-      return [{ name: label, figure: `skipped: ${reason}`, budget: `<= ${BUDGET}`, pass: true, details: { skipped: reason } }];
-    }
-    const model = new ScriptedModelServer();
-    await model.start();
-    const agent = fileWritingAgent(FILES);
-    model.respondWith((request, index) => ({ ...agent(request, index), latencyMs: LATENCY_MS }));
-    const scratch = scratchDir('team');
-    try {
-      mkdirSync(path.join(scratch.dir, 'project'));
-      writeFileSync(path.join(scratch.dir, 'project', 'README.md'), '# Demo\n');
-      const serverUrl = own ?? cluster!.url;
-      const runs = await paired(
-        REPS,
-        (rep) => timeTeam(serverUrl, WORKERS, model, scratch.dir, rep),
-        (rep) => timeTeam(serverUrl, 1, model, scratch.dir, rep),
-      );
-      const { ratio, figure, details } = ratioFigure(runs);
-      return [{ name: label, figure, budget: `<= ${BUDGET}`, pass: ratio <= BUDGET, details: { ...details, plans: PLANS, latencyMs: LATENCY_MS } }];
-    } finally {
-      await model.close();
-      scratch.cleanup();
-      await cluster?.stop();
-    }
+    return withBenchDatabase({ name: label, budget: `<= ${BUDGET}` }, async (serverUrl) => {
+      const model = new ScriptedModelServer();
+      await model.start();
+      const agent = fileWritingAgent(FILES);
+      model.respondWith((request, index) => ({ ...agent(request, index), latencyMs: LATENCY_MS }));
+      const scratch = scratchDir('team');
+      try {
+        mkdirSync(path.join(scratch.dir, 'project'));
+        writeFileSync(path.join(scratch.dir, 'project', 'README.md'), '# Demo\n');
+        const runs = await paired(
+          REPS,
+          (rep) => timeTeam(serverUrl, WORKERS, model, scratch.dir, rep),
+          (rep) => timeTeam(serverUrl, 1, model, scratch.dir, rep),
+        );
+        const { ratio, figure, details } = ratioFigure(runs);
+        return [{ name: label, figure, budget: `<= ${BUDGET}`, pass: ratio <= BUDGET, details: { ...details, plans: PLANS, latencyMs: LATENCY_MS } }];
+      } finally {
+        await model.close();
+        scratch.cleanup();
+      }
+    });
   },
 };
