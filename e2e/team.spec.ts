@@ -86,7 +86,7 @@ test('a console of the team shows the queue, the worker that runs a plan, and re
   await agents(['plan', 'create', file, '--database', url], join(base, 'cli'), /\b(01[0-9A-Z]{24})\b/);
 
   await openConsole(page, consoleUrl);
-  const team = page.getByTestId('team-status');
+  const team = page.getByRole('status', { name: 'Team', exact: true });
   await expect(team).toHaveText('Team: 0 queued · 0 running · 1 worker');
   await planOption(page, 'team-demo').click();
   const header = planHeader(page, 'team-demo');

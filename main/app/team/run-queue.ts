@@ -63,18 +63,6 @@ export interface WorkerInfo {
   live: boolean;
 }
 
-interface WorkerRow {
-  id: string;
-  name: string;
-  host: string;
-  pid: number;
-  concurrency: number;
-  plans: string[];
-  started_at: Date;
-  heartbeat_at: Date;
-  live: boolean;
-}
-
 /** A worker's row is rewritten this often (and at each job's start and end). */
 const WORKER_BEAT_SECONDS = 5;
 
@@ -212,25 +200,14 @@ export class RunQueue {
 
   /** Workers not stopped, newest first: a dead one stays listed (not live) for a day, with the plans it held. */
   async listWorkers(): Promise<WorkerInfo[]> {
-    const rows = await this.db.query<WorkerRow>(
-      `SELECT id, name, host, pid, concurrency, plans, started_at, heartbeat_at,
+    return this.db.query<WorkerInfo>(
+      `SELECT id, name, host, pid, concurrency, plans, started_at AS "startedAt", heartbeat_at AS "lastHeartbeat",
               heartbeat_at > now() - make_interval(secs => $1) AS live
          FROM run_workers
         WHERE stopped_at IS NULL AND heartbeat_at > now() - interval '1 day'
         ORDER BY started_at DESC, id DESC`,
       [3 * WORKER_BEAT_SECONDS],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      host: row.host,
-      pid: row.pid,
-      concurrency: row.concurrency,
-      plans: row.plans,
-      startedAt: row.started_at,
-      lastHeartbeat: row.heartbeat_at,
-      live: row.live,
-    }));
   }
 
   /**

@@ -122,7 +122,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         <UsageSummary plan={plan} />
         {plan.agent && <PlanModel plan={plan} model={model} />}
         {worker && (
-          <span className="muted" data-testid="plan-worker">
+          <span className="muted">
             Running on {workerLabel(worker)}
           </span>
         )}

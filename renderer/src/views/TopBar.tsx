@@ -17,7 +17,8 @@ export function TopBar() {
       {team && (
         <span
           className="muted team-status"
-          data-testid="team-status"
+          role="status"
+          aria-label="Team"
           title={[...team.workers.filter((w) => w.live).map((w) => `${workerLabel(w)}: ${w.plans.length}/${w.concurrency} plans`), `You answer as ${team.operator} on ${team.host}`].join('\n')}
         >
           {teamSummary(team)}
