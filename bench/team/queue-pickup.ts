@@ -46,7 +46,7 @@ async function measure(serverUrl: string): Promise<{ toHandler: number[]; toEven
         });
       });
       const enqueuedAt = performance.now();
-      await producer.enqueue(planId, 'run');
+      await producer.enqueue(planId, { reason: 'run' });
       const eventAt = await seen;
       toEvent.push(eventAt - enqueuedAt);
       toHandler.push(handlerAt.get(planId)! - enqueuedAt);

@@ -13,6 +13,7 @@ import {
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { McpConfigSchema } from '../../shared/mcp';
+import { redactText } from '../../shared/git-source';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
@@ -117,7 +118,7 @@ export class SettingsStore {
       baseUrl: s.baseUrl ?? null,
       apiKeySet: stored,
       price: s.price ?? null,
-      database: s.database ? maskDatabaseUrl(s.database) : null,
+      database: s.database ? redactText(s.database) : null,
       operator: s.operator ?? null,
       effective: {
         model: envModel ?? s.model ?? null,
@@ -292,11 +293,6 @@ function checkedDatabaseUrl(value: string): string {
   return value;
 }
 
-/** A database URL as it may be shown: its password masked. */
-export function maskDatabaseUrl(url: string): string {
-  return url.replace(/:[^:@/]*@/, ':***@');
-}
-
 /** A change from the console (SettingsPatch) or `agents config`; a null timeout clears it. */
 export type SettingsChange = SettingsPatch & { timeoutMs?: number | null; database?: string; operator?: string };
 
@@ -343,7 +339,7 @@ export const CONFIG_SETTINGS = {
   },
   // The team database's URL, its password shown masked.
   database: {
-    value: (file) => (file.database ? maskDatabaseUrl(file.database) : null),
+    value: (file) => (file.database ? redactText(file.database) : null),
     patch: (value) => ({ database: checkedDatabaseUrl(value) }),
   },
   operator: { value: (file) => file.operator ?? null, patch: (value) => ({ operator: value }) },

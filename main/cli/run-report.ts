@@ -157,7 +157,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
   const app = await ctx.app();
   // In team mode a worker runs it: say so at once when none is there to take it.
   if (app.team) await noteWithoutWorkers(ctx, app);
-  const detach = opts.step ? attachStepKeys(ctx, app, planId) : () => undefined;
+  // In team mode a worker runs the plan: there is no run here to step (the engine refuses --step there).
+  const detach = opts.step && !app.team ? attachStepKeys(ctx, app, planId) : () => undefined;
   const ctrlC = watchCtrlC(app, planId, (line) => ctx.io.stderr(`${line}\n`));
   let plan: Plan;
   try {

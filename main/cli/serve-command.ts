@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
 import { consoleWiring } from '../app/team/team-status';
-import { maskDatabaseUrl } from '../app/settings';
+import { redactText } from '../../shared/git-source';
 import { settleRuns } from '../host/settle-runs';
 import type { ConfinementProbe } from '../app/plan-service';
 import { isLoopbackHost } from '../web/auth';
@@ -90,7 +90,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
   );
   if (!server.rendererBuilt) io.stderr('agents serve: the console is not built; run `npm run build` (the API is served meanwhile)\n');
   for (const id of app.recovered) io.stderr(`agents serve: plan ${id} was interrupted by a stopped process; retry it with: agents plan retry ${id}\n`);
-  if (app.team) io.stderr(`agents serve: team database ${maskDatabaseUrl(app.team.url)}: every plan of the team is shown; runs go to its workers (agents worker)\n`);
+  if (app.team) io.stderr(`agents serve: team database ${redactText(app.team.url)}: every plan of the team is shown; runs go to its workers (agents worker)\n`);
   io.stdout(`agents console: ${server.url}\n`);
   if (opts.open) (hooks.openBrowser ?? openBrowser)(server.url);
   hooks.onListening?.(server);

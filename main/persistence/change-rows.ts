@@ -1,8 +1,30 @@
+import { hash } from 'node:crypto';
 import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema, type ChangeSetSummary, ChangeSetSummarySchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 
 /** Marks blob keys whose content is JSON-quoted: a text with a lone surrogate, which UTF-8 cannot hold. */
 export const JSON_BLOB = 'json:';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The blob key is the sha256 of the stored text, not the entry's beforeHash/afterHash (those hash
+ * the raw file bytes and are whatever the caller says): equal text is then stored once, and a key
+ * always names exactly one content. A string with a lone surrogate cannot survive UTF-8, so it is
+ * stored JSON-quoted under its own key prefix. Both stores key their blobs so.
+ */
+export function toBlob(text: string): { hash: string; content: string } {
+  const content = isWellFormed(text) ? text : JSON.stringify(text);
+  const digest = hash('sha256', content, 'hex');
+  return { hash: content === text ? digest : `${JSON_BLOB}${digest}`, content };
+}
+
+/** String.prototype.isWellFormed (ES2024, native in Node 20) where there is one: a regex scan costs 10x more. */
+const isWellFormed: (text: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (text) => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+    : (text) => !LONE_SURROGATE.test(text);
+
 
 /** A change entry's metadata row; `Flag` is how the database hands back a boolean (SQLite: 0/1). */
 export interface MetaRow<Flag> {

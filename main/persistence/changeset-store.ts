@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import {
   CHANGE_OPERATIONS,
   type ChangeEntry,
@@ -10,7 +9,7 @@ import type { ChangeEntryMeta } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
-import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow } from './change-rows';
+import { type EntryRow as ChangeEntryRow, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow, toBlob } from './change-rows';
 import type { SqliteDatabase } from './database';
 import { fromBit, prepare, toBit, transaction, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
@@ -29,26 +28,6 @@ interface ChangeSetRow {
 const SQLITE: RowValues<number, string> = { flag: fromBit, text: (content) => content };
 type EntryRow = ChangeEntryRow<number, string>;
 type MetaRow = ChangeMetaRow<number>;
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * The blob key is the sha256 of the stored text, not the entry's beforeHash/afterHash (those hash
- * the raw file bytes and are whatever the caller says): equal text is then stored once, and a key
- * always names exactly one content. A string with a lone surrogate cannot survive UTF-8, so it is
- * stored JSON-quoted under its own key prefix.
- */
-function toBlob(text: string): { hash: string; content: string } {
-  const content = isWellFormed(text) ? text : JSON.stringify(text);
-  const digest = hash('sha256', content, 'hex');
-  return { hash: content === text ? digest : `${JSON_BLOB}${digest}`, content };
-}
-
-/** String.prototype.isWellFormed (ES2024, native in Node 20) where there is one: a regex scan costs 10x more. */
-const isWellFormed: (text: string) => boolean =
-  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
-    ? (text) => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
-    : (text) => !LONE_SURROGATE.test(text);
 
 const OPERATIONS: ReadonlySet<unknown> = new Set(CHANGE_OPERATIONS);
 const isStringOrNull = (value: unknown) => value === null || typeof value === 'string';

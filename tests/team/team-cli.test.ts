@@ -45,6 +45,10 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     await team.allReadyToApply([early], 30_000);
 
     const ok = await team.create(planFile(team, project, 'ok', 'trusted', [['Write a file', write('a.txt')]]));
+    // Step mode needs the run in this process: refused in one line, and nothing is queued.
+    const stepped = await team.agents(['plan', 'run', ok, '--step']);
+    expect(stepped.code).toBe(2);
+    expect(stepped.stderr).toBe('error: step: is not available in team mode: a worker runs the plan, and only its approvals stop it\n');
     const done = await team.agents(['plan', 'run', ok, '--stream']);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/file\.write ok/);
@@ -53,7 +57,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     // A job of the plan run again after its run ended (its worker died before the queue heard) leaves it ready to apply.
     const queue = await RunQueue.open(team.url, { name: 'test', supervise: false, migrate: false });
     try {
-      expect(await queue.enqueue(ok, 'run')).not.toBeNull();
+      expect(await queue.enqueue(ok, { reason: 'run' })).not.toBeNull();
       await team.until('the stray job taken', 30_000, async () => ([a, b].some((w) => w.log().includes(`plan ${ok}: not run (it is Ready to apply)`)) ? true : undefined), 200);
     } finally {
       await queue.stop(1000);

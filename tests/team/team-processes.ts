@@ -1,12 +1,10 @@
 /** Real `agents serve --database` and `agents worker` processes for the team console tests. */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import path from 'node:path';
 import type { StreamEvent } from '../../shared/events';
 import type { ServerMessage } from '../../shared/ws-protocol';
 import { connect, type TestClient } from '../../main/web/test-support';
+import { agents, BIN, ROOT } from '../cli/cli-harness';
 
-const ROOT = path.resolve(__dirname, '../..');
-const BIN = path.join(ROOT, 'bin/agents.cjs');
 
 export interface Agents {
   child: ChildProcessWithoutNullStreams;
@@ -75,17 +73,8 @@ export async function nextEvent(client: TestClient, seen: StreamEvent[], match: 
   }
 }
 
-/** One `agents` command in `home`, to its end. */
-export function agentsCli(args: string[], home: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, AGENTS_HOME: home, AGENTS_DATABASE_URL: '' }, cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** One `agents` command in `home`, to its end, with no team database from this process's environment. */
+export const agentsCli = (args: string[], home: string) => agents(args, home, { AGENTS_DATABASE_URL: '' });
 
 /** Stops a process with SIGTERM and resolves to how it exited (SIGKILL after `graceMs`). */
 export async function stop(agents: Agents, graceMs = 20_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

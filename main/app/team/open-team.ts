@@ -53,6 +53,7 @@ export async function openTeam(url: string, options: TeamOptions): Promise<TeamA
       supervise: options.role === 'worker' || options.migrate === true,
       migrate: options.migrate ?? false,
       onError: options.onError,
+      onWarning: (warning) => options.onError?.(new Error(warning.message)),
     }));
   const openFeed = () =>
     (feed ??= (async () => {

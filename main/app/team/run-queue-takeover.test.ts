@@ -61,7 +61,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('RunQueue takeover across
     await Promise.all([a.next('ready', (l) => !!l.ready, 30_000), b.next('ready', (l) => !!l.ready, 30_000)]);
 
     queue = await RunQueue.open(url, { name: 'console' });
-    await queue.enqueue('01PLAN', 'run');
+    await queue.enqueue('01PLAN', { reason: 'run' });
     const first = await Promise.race([a.next('start', (l) => l.started === '01PLAN', 10_000), b.next('start', (l) => l.started === '01PLAN', 10_000)]);
     const [holder, other] = first.pid === a.child.pid ? [a, b] : [b, a];
     const holderName = holder === a ? 'worker-a' : 'worker-b';

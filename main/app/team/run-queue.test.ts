@@ -35,12 +35,12 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('RunQueue on pg-boss'), (
   it('starts four processes at once on a fresh database, and keeps one queued run per plan', async () => {
     const [a, b] = await Promise.all(['a', 'b', 'c', 'd'].map(open));
     expect(await a!.depth()).toEqual({ queued: 0, active: 0 });
-    const first = await a!.enqueue('01PLAN', 'run');
+    const first = await a!.enqueue('01PLAN', { reason: 'run' });
     expect(first).toEqual(expect.any(String));
     // Already queued: a no-op, from this process or another.
-    expect(await a!.enqueue('01PLAN', 'run')).toBeNull();
-    expect(await b!.enqueue('01PLAN', 'approval answered')).toBeNull();
-    expect(await b!.enqueue('01OTHER', 'run')).toEqual(expect.any(String));
+    expect(await a!.enqueue('01PLAN', { reason: 'run' })).toBeNull();
+    expect(await b!.enqueue('01PLAN', { reason: 'approval answered' })).toBeNull();
+    expect(await b!.enqueue('01OTHER', { reason: 'run' })).toEqual(expect.any(String));
     expect(await b!.depth()).toEqual({ queued: 2, active: 0 });
     expect(await a!.queuedPlans()).toEqual(['01PLAN', '01OTHER']);
   });
@@ -74,8 +74,8 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('RunQueue on pg-boss'), (
     expect(Date.now() - me.lastHeartbeat.getTime()).toBeLessThan(10_000);
 
     // An approval answered while the run is still finishing queues the next run; it waits for this one.
-    expect(await queue.enqueue('01PLAN', 'approval answered')).toEqual(expect.any(String));
-    expect(await queue.enqueue('01PLAN', 'approval answered')).toBeNull();
+    expect(await queue.enqueue('01PLAN', { reason: 'approval answered' })).toEqual(expect.any(String));
+    expect(await queue.enqueue('01PLAN', { reason: 'approval answered' })).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(started.filter((p) => p === '01PLAN')).toHaveLength(1);
     expect(await queue.depth()).toEqual({ queued: 1, active: 2 });
@@ -105,7 +105,7 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('RunQueue on pg-boss'), (
     for (let i = 0; i < 50; i += 1) {
       const planId = `01LATENCY${i}`;
       const enqueuedAt = performance.now();
-      await queue.enqueue(planId, 'run');
+      await queue.enqueue(planId, { reason: 'run' });
       await waitFor(`run ${i}`, () => startedAt.has(planId), 10_000);
       latencies.push(startedAt.get(planId)! - enqueuedAt);
       // Enqueues arrive at unrelated moments, not in step with the worker's polls.

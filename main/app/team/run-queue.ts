@@ -15,18 +15,6 @@ export interface RunJobData extends QueuedRun {
 export interface RunQueueOptions {
   /** This process's name in pg-boss's instance registry and in listWorkers (default `agents`). */
   name?: string;
-  host?: string;
-  /**
-   * The job lease: a worker refreshes its jobs' heartbeat every half of this; a job not refreshed
-   * for this long is failed by the supervisor and retried by another worker (pg-boss's minimum, 10).
-   */
-  heartbeatSeconds?: number;
-  /** How often a supervisor looks for expired heartbeats (default 2: a takeover within about heartbeat + 5 s). */
-  superviseIntervalSeconds?: number;
-  /** The backstop poll for retried (taken over) jobs, which no NOTIFY announces (default 2). */
-  pollingIntervalSeconds?: number;
-  /** Wake workers by LISTEN/NOTIFY as a run is queued (default true; off behind PgBouncer's transaction pooling, polling only). */
-  listenNotify?: boolean;
   /** pg-boss's error and warning events (a lost connection, a slow query), for the host to log. */
   onError?: (error: Error) => void;
   onWarning?: (warning: { message: string }) => void;
@@ -65,6 +53,15 @@ export interface WorkerInfo {
 
 /** A worker's row is rewritten this often (and at each job's start and end). */
 const WORKER_BEAT_SECONDS = 5;
+/**
+ * The job lease: a worker refreshes its jobs' heartbeat every half of this; a job not refreshed
+ * for this long is failed by the supervisor and retried by another worker (pg-boss's minimum).
+ */
+const JOB_HEARTBEAT_SECONDS = 10;
+/** How often a supervisor looks for expired heartbeats: a takeover within about heartbeat + 5 s. */
+const SUPERVISE_SECONDS = 2;
+/** The backstop poll for retried (taken over) jobs, which no NOTIFY announces. */
+const POLL_SECONDS = 2;
 
 /**
  * Team mode's run queue on pg-boss: a plan's run is a job keyed by the plan id in a `stately`
@@ -90,18 +87,17 @@ export class RunQueue {
     let boss: PgBoss | undefined;
     try {
       if (options.migrate ?? true) await migrateDatabase(db);
-      const superviseIntervalSeconds = options.superviseIntervalSeconds ?? 2;
       boss = new PgBoss({
         connectionString: url,
         application_name: 'agents run queue',
         max: 5,
         instanceName: options.name ?? 'agents',
         instanceHeartbeatSeconds: WORKER_BEAT_SECONDS,
-        useListenNotify: options.listenNotify ?? true,
+        useListenNotify: true,
         supervise: options.supervise ?? true,
-        superviseIntervalSeconds,
+        superviseIntervalSeconds: SUPERVISE_SECONDS,
         // Heartbeat expiry is checked in the monitor step of each supervise pass.
-        monitorIntervalSeconds: superviseIntervalSeconds,
+        monitorIntervalSeconds: SUPERVISE_SECONDS,
         schedule: false,
       });
       boss.on('error', (error: Error) => options.onError?.(error));
@@ -109,8 +105,8 @@ export class RunQueue {
       await boss.start();
       await boss.createQueue(RUN_QUEUE, {
         policy: 'stately',
-        notify: options.listenNotify ?? true,
-        heartbeatSeconds: options.heartbeatSeconds ?? 10,
+        notify: true,
+        heartbeatSeconds: JOB_HEARTBEAT_SECONDS,
         // The heartbeat is the lease; expiry only bounds a run that hangs while still beating.
         expireInSeconds: 24 * 60 * 60,
         // A retry is a takeover (or a handler that threw on a lost connection): try again at once.
@@ -126,8 +122,8 @@ export class RunQueue {
   }
 
   /** Queues a run of the plan; returns the job id, or null when the plan already has one queued. */
-  async enqueue(planId: string, run: QueuedRun | string): Promise<string | null> {
-    const data: RunJobData = { planId, ...(typeof run === 'string' ? { reason: run } : run) };
+  async enqueue(planId: string, run: QueuedRun): Promise<string | null> {
+    const data: RunJobData = { planId, ...run };
     return this.boss.send(RUN_QUEUE, data, { singletonKey: planId });
   }
 
@@ -152,17 +148,16 @@ export class RunQueue {
     await this.db.query('INSERT INTO run_workers (id, name, host, pid, concurrency) VALUES ($1, $2, $3, $4, $5)', [
       id,
       options.name ?? this.options.name ?? 'agents',
-      this.options.host ?? hostname(),
+      hostname(),
       process.pid,
       options.concurrency,
     ]);
     const timer = setInterval(() => void this.beat(id, plans), WORKER_BEAT_SECONDS * 1000);
     timer.unref();
     this.workers.set(id, { plans, timer });
-    const interval = this.options.pollingIntervalSeconds ?? 2;
-    await this.boss.work<RunJobData>(
+        await this.boss.work<RunJobData>(
       RUN_QUEUE,
-      { localConcurrency: options.concurrency, batchSize: 1, pollingIntervalSeconds: interval, notifyPollingIntervalSeconds: interval },
+      { localConcurrency: options.concurrency, batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, notifyPollingIntervalSeconds: POLL_SECONDS },
       async ([job]: Job<RunJobData>[]) => {
         const { planId, ...run } = job!.data;
         plans.add(planId);

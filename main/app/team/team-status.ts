@@ -1,6 +1,6 @@
 import type { TeamStatus } from '../../../shared/team';
 import type { App } from '../open-app';
-import { answerHost, consoleOperator } from '../operator';
+import { consoleOperator } from '../operator';
 import type { PgEventFeed } from '../../persistence/postgres';
 import type { TeamApp } from './open-team';
 
@@ -10,7 +10,8 @@ export function teamStatusOf(team: TeamApp, operator: () => string): () => Promi
     const queue = await team.queue();
     const [workers, depth, queuedPlans] = await Promise.all([queue.listWorkers(), queue.depth(), queue.queuedPlans()]);
     return {
-      queued: depth.queued,
+      // Counted from the list it goes with, so the two never disagree.
+      queued: queuedPlans.length,
       queuedPlans,
       running: depth.active,
       workers: workers.map((w) => ({
@@ -23,7 +24,7 @@ export function teamStatusOf(team: TeamApp, operator: () => string): () => Promi
         live: w.live,
       })),
       operator: operator(),
-      host: answerHost(),
+      host: team.host,
     };
   };
 }

@@ -3,7 +3,6 @@ import { statusLabel } from '../../../shared/vocabulary';
 import type { App } from '../open-app';
 import { markInterrupted } from '../leases';
 import { runOptionsOf } from './dispatch';
-import type { RunQueue } from './run-queue';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -20,8 +19,6 @@ export interface WorkerOptions {
 }
 
 export interface RunningWorker {
-  id: string;
-  queue: RunQueue;
   /** Stops taking runs, lets the running ones finish for up to `timeoutMs`, and disconnects. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -40,7 +37,7 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
   const queue = await team.queue();
   const name = options.name ?? 'agents';
   let stopping = false;
-  const id = await queue.work({ concurrency: options.concurrency, name }, async (planId, signal, job) => {
+  await queue.work({ concurrency: options.concurrency, name }, async (planId, signal, job) => {
     leases.holdJob(planId);
     // Also aborted when stop() gives up waiting: that is not a lost job.
     const lost = () => {
@@ -77,8 +74,6 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
     }
   });
   return {
-    id,
-    queue,
     stop: (timeoutMs) => {
       stopping = true;
       return queue.stop(timeoutMs);

@@ -24,7 +24,7 @@ export function sameRepository(a: string, b: string): boolean {
  * Checks that `dir` is a git clone of the plan's repository: one of its remotes has the plan's URL,
  * or it holds the plan's base commit (a clone made from a mirror). Bad input otherwise, in one line.
  */
-export async function checkCloneOf(dir: string, source: PlanGitSource): Promise<void> {
+async function checkCloneOf(dir: string, source: PlanGitSource): Promise<void> {
   const field = '--project';
   const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, timeoutMs: 30_000 }).catch(() => null);
   if (top === null) throw new ValidationError(field, `${dir} is not a git clone of ${redactUrl(source.git)}`);
@@ -81,7 +81,7 @@ export interface BranchApplyResult extends ReviewApplyResult {
 }
 
 /** Refuses a branch name git would not take, or one the remote has already: bad input, one line. */
-export async function checkNewBranch(source: Pick<PlanGitSource, 'git' | 'ref'>, branch: string, timeoutMs?: number): Promise<void> {
+async function checkNewBranch(source: Pick<PlanGitSource, 'git' | 'ref'>, branch: string, timeoutMs?: number): Promise<void> {
   const problem = refNameProblem(branch);
   if (problem) throw new ValidationError('--branch', `"${branch}" ${problem}`);
   const heads = await runGit(['ls-remote', '--heads', '--', source.git, `refs/heads/${branch}`], { timeoutMs }).catch((error: unknown) => {

@@ -4,7 +4,7 @@ import { type PlanGitSource, redactText, redactUrl } from '../../../shared/git-s
 import { EngineError } from '../errors';
 
 /** How long one git command may take before it is killed: a clone of a large repository over a slow link. */
-export const GIT_TIMEOUT_MS = 5 * 60_000;
+const GIT_TIMEOUT_MS = 5 * 60_000;
 
 export interface GitOptions {
   cwd?: string;

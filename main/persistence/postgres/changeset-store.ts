@@ -1,10 +1,9 @@
-import { hash } from 'node:crypto';
 import { type ChangeEntry, type ChangeEntryMeta, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { entryLineCounts, toEntryMeta, type ChangeSetStore } from '../../engine/changeset-store';
 import type { EntryPage } from '../changeset-store';
-import { type EntryRow as ChangeEntryRow, JSON_BLOB, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow } from '../change-rows';
+import { type EntryRow as ChangeEntryRow, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow, toBlob } from '../change-rows';
 import { type PgDatabase, toJsonParam } from './database';
 
 interface ChangeSetRow {
@@ -18,15 +17,10 @@ const PG: RowValues<boolean, Buffer> = { flag: (value) => value, text: (content)
 type EntryRow = ChangeEntryRow<boolean, Buffer>;
 type MetaRow = ChangeMetaRow<boolean>;
 
-/**
- * A file text as stored: UTF-8 bytes keyed by their sha256. A string with a lone surrogate cannot
- * survive UTF-8, so it is stored JSON-quoted under its own key prefix (as the SQLite store does).
- */
-function toBlob(text: string): { hash: string; content: Buffer } {
-  const wellFormed = (text as unknown as { isWellFormed(): boolean }).isWellFormed(); // ES2024, native in Node 20+
-  const content = Buffer.from(wellFormed ? text : JSON.stringify(text), 'utf8');
-  const digest = hash('sha256', content, 'hex');
-  return { hash: wellFormed ? digest : `${JSON_BLOB}${digest}`, content };
+/** A file text as stored: the key both stores give it, and its UTF-8 bytes. */
+function utf8Blob(text: string): { hash: string; content: Buffer } {
+  const blob = toBlob(text);
+  return { hash: blob.hash, content: Buffer.from(blob.content, 'utf8') };
 }
 
 const META_COLUMNS = 'e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e."binary", e.decision_id, e.invocation_id, e.origin, e.insertions, e.deletions, e.rewound_by';
@@ -145,8 +139,8 @@ export class PgChangeSetStore implements ChangeSetStore {
       const blobs = new Map<string, Buffer>();
       let counts: { insertions: number; deletions: number } | undefined;
       const rows = entries.map((entry, i) => {
-        const before = entry.beforeText === null ? null : toBlob(entry.beforeText);
-        const after = entry.afterText === null ? null : toBlob(entry.afterText);
+        const before = entry.beforeText === null ? null : utf8Blob(entry.beforeText);
+        const after = entry.afterText === null ? null : utf8Blob(entry.afterText);
         if (before) blobs.set(before.hash, before.content);
         if (after) blobs.set(after.hash, after.content);
         // Binary entries get no text diff, exactly as summarizeEntries counts them.

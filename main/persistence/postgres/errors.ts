@@ -1,4 +1,5 @@
 import { ValidationError } from '../../../shared/errors';
+import { redactText } from '../../../shared/git-source';
 
 /**
  * A database the process cannot use: unreachable, refusing us, or of a newer schema. A
@@ -7,17 +8,6 @@ import { ValidationError } from '../../../shared/errors';
 export class DatabaseError extends ValidationError {
   constructor(problem: string) {
     super('database', problem);
-  }
-}
-
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an invalid URL)';
   }
 }
 
@@ -33,7 +23,7 @@ export function asConnectionError(url: string, error: unknown): unknown {
   const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
   const timedOut = error instanceof Error && /timeout/i.test(error.message);
   if ((typeof code === 'string' && (UNREACHABLE_CODES.has(code) || REFUSED_STATES.test(code))) || timedOut) {
-    return new DatabaseError(`cannot connect to ${redactUrl(url)}: ${message}`);
+    return new DatabaseError(`cannot connect to ${redactText(url)}: ${message}`);
   }
   return error;
 }

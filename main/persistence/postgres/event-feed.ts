@@ -1,9 +1,8 @@
 import pg from 'pg';
 import type { StreamEvent } from '../../../shared/events';
 import type { PgEventLog } from './event-log';
+import { EVENT_CHANNEL } from './migrations';
 
-/** The channel migration 2's trigger announces each stored event on, as `seq:planId`. */
-export const EVENT_CHANNEL = 'agents_events';
 
 export type FeedStatus =
   | { state: 'connected'; attempt: number }

@@ -12,6 +12,9 @@
 import { DatabaseError } from './errors';
 import { PgDatabase } from './database';
 
+/** The channel migration 2's trigger announces each stored event on, as `seq:planId`. */
+export const EVENT_CHANNEL = 'agents_events';
+
 export const PG_MIGRATIONS: readonly string[] = [
   /* 1: the schema of SQLite's migrations 1 to 9 */ `
   CREATE TABLE plans (
@@ -213,7 +216,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   -- event is never announced. The payload is small (seq:plan id); listeners read the rows.
   CREATE FUNCTION agents_announce_event() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    PERFORM pg_notify('agents_events', NEW.seq::text || ':' || NEW.plan_id);
+    PERFORM pg_notify('${EVENT_CHANNEL}', NEW.seq::text || ':' || NEW.plan_id);
     RETURN NULL;
   END $$;
   CREATE TRIGGER events_announce AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION agents_announce_event();
