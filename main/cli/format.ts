@@ -1,6 +1,7 @@
 import { unfinishedRewind } from '../../shared/actions';
 import { checksSummaryLine } from '../../shared/checks';
 import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import { describePlanAgent } from '../../shared/acp';
 import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
@@ -56,6 +57,8 @@ export function formatPlan(
     lines.push(`  model:      ${model?.model ?? plan.agent.model ?? '(none recorded yet)'}${at ? ` at ${at}` : ''}${model && !model.usable ? ` (not usable here: ${model.problem})` : ''}`);
     lines.push(`  agent:      ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
   }
+  // A coding agent over ACP: its name, the version its initialize reported, and its command.
+  if (plan.acp) lines.push(`  agent:      ${describePlanAgent(plan.acp)}`);
   if (plan.usage) {
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {

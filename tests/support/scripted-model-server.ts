@@ -150,7 +150,7 @@ export class ScriptedModelServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.headers.push(req.headers);
-    if (req.method === 'POST' && req.url?.endsWith('/messages')) {
+    if (req.method === 'POST' && req.url?.split('?')[0].endsWith('/messages')) {
       await this.handleAnthropic(req, res);
       return;
     }
