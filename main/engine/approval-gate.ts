@@ -10,7 +10,7 @@ import type { InvariantRules } from './invariants';
 import { readFileOrNull } from './sandbox/files';
 import { resolveInSandbox } from './sandbox/paths';
 import { shellRulesApply, unanalysedPart } from './shell-policy';
-import type { ToolEffect } from './tool-runner';
+import type { ToolEffect } from './tools/definition';
 
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores

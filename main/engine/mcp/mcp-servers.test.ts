@@ -12,7 +12,8 @@ import { type AutomationProfile, BUILTIN_PROFILES } from '../../../shared/domain
 import { probeServer } from '../../../tests/support/mcp-probe-server.mjs';
 import type { EngineError } from '../errors';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
-import { type CapturedChange, ToolRegistry, ToolRunner } from '../tool-runner';
+import type { CapturedChange } from '../tools/definition';
+import { ToolRegistry, ToolRunner } from '../tool-runner';
 import { registerBuiltinTools } from '../tools';
 import { cleanupTempDirs, tempDir } from '../tools/test-support';
 import { installationFolder, resolveLocalCommand } from './launch';

@@ -14,7 +14,8 @@ import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
 import { PlanLifecycleService } from '../lifecycle';
 import type { PlanRepository, StepCounts } from '../plan-repository';
 import type { ErrorLog } from '../recovery';
-import { type InvocationLog, ToolRegistry, ToolRunner } from '../tool-runner';
+import type { InvocationLog } from '../invocation-log';
+import { ToolRegistry, ToolRunner } from '../tool-runner';
 
 export { InMemoryChangeSetStore } from '../in-memory-changeset-store';
 

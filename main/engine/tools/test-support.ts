@@ -8,7 +8,8 @@ import { BUILTIN_PROFILES } from '../../../shared/domain';
 import { toChangeEntry } from '../change-capture';
 import { ToolCallError } from '../errors';
 import type { InvariantRules } from '../invariants';
-import { type CapturedChange, ToolRegistry, ToolRunner } from '../tool-runner';
+import type { CapturedChange } from './definition';
+import { ToolRegistry, ToolRunner } from '../tool-runner';
 import { registerBuiltinTools, type BuiltinToolsOptions } from './index';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
 

@@ -1,4 +1,4 @@
-import type { InvocationLog } from '../../engine/tool-runner';
+import type { InvocationLog } from '../../engine/invocation-log';
 import type { ToolTally } from '../../../shared/contract';
 import { type ToolInvocation, ToolInvocationSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
