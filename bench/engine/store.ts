@@ -6,7 +6,7 @@ import { countLineChanges } from '../../main/engine/changeset/line-diff';
 import type { CapturedChange } from '../../main/engine/tools/definition';
 import { openDatabase } from '../../main/persistence/database';
 import { SqliteChangeSetStore } from '../../main/persistence/changeset-store';
-import type { ChangeEntry } from '../../shared/domain';
+import type { ChangeEntry } from '../../shared/changes';
 import { newId } from '../../shared/ids';
 import type { Benchmark, BenchResult } from '../bench-result';
 import { median } from '../bench-result';

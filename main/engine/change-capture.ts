@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
-import type { ChangeEntry } from '../../shared/domain';
+import type { ChangeEntry } from '../../shared/changes';
 import { newId } from '../../shared/ids';
 import type { CapturedChange } from './tools/definition';
 

@@ -1,5 +1,6 @@
-import type { AutomationProfile, Confinement, ToolCallSpec, ToolInvocation } from '../../shared/domain';
-import { BUILTIN_PROFILES } from '../../shared/domain';
+import type { AutomationProfile } from '../../shared/profiles';
+import type { Confinement, ToolCallSpec, ToolInvocation } from '../../shared/tool-calls';
+import { BUILTIN_PROFILES } from '../../shared/profiles';
 import { ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { EngineError, errorCategoryOf, ToolCallError } from './errors';

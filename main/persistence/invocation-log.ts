@@ -1,5 +1,5 @@
 import type { ToolTally } from '../../shared/contract';
-import { CONFINEMENTS, type ToolInvocation, ToolInvocationSchema } from '../../shared/domain';
+import { CONFINEMENTS, type ToolInvocation, ToolInvocationSchema } from '../../shared/tool-calls';
 import { parseOrThrow } from '../../shared/errors';
 import type { InvocationLog } from '../engine/invocation-log';
 import type { SqliteDatabase } from './database';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeEntry } from '../../../shared/domain';
+import type { ChangeEntry } from '../../../shared/changes';
 import { toChangeEntry } from '../change-capture';
 import type { CapturedChange } from '../tools/definition';
 import { netChanges } from './net';

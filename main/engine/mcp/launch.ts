@@ -1,7 +1,8 @@
 import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AutomationProfile, Confinement } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { Confinement } from '../../../shared/tool-calls';
 import type { McpServer } from '../../../shared/mcp';
 import { isStdioServer } from '../../../shared/mcp';
 import { EngineError } from '../errors';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AutomationProfile, BUILTIN_PROFILES } from '../../../shared/domain';
+import { type AutomationProfile, BUILTIN_PROFILES } from '../../../shared/profiles';
 import { probeServer } from '../../../tests/support/mcp-probe-server.mjs';
 import type { EngineError } from '../errors';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';

@@ -1,6 +1,7 @@
 import type { MCPClient } from '@ai-sdk/mcp';
 import { z } from 'zod';
-import type { AutomationProfile, Confinement } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { Confinement } from '../../../shared/tool-calls';
 import { isStdioServer, type McpServer, shownUrl, withoutMcpSecrets } from '../../../shared/mcp';
 import { EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';

@@ -3,7 +3,9 @@
 // in-memory ChangeSetStore lives in the engine, as PlanExecutionContext's fallback.
 import type { CheckResult } from '../../../shared/checks';
 import type { CheckResultStore } from '../checks/check-store';
-import type { Approval, DecisionStatus, ErrorRecord, Plan, ProcessingState, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { DecisionStatus, ErrorRecord, Plan, ProcessingState, StrategyDecision } from '../../../shared/domain';
+import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import type { CheckpointSummary } from '../../../shared/checkpoints';

@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Confinement } from '../../../shared/domain';
+import type { Confinement } from '../../../shared/tool-calls';
 
 /** How a command is started: the program and its arguments, wrapped or not. */
 export interface LaunchSpec {

@@ -1,7 +1,8 @@
 // What a tool is: its definition, the context a call runs in, and the changes it reports. A leaf
 // module: the runner, the gates, the invariants and the tools all speak it, and it imports none of them.
 import type { z } from 'zod';
-import type { AutomationProfile, Confinement } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { Confinement } from '../../../shared/tool-calls';
 import type { McpCallInfo } from '../../../shared/mcp';
 
 /** A mutation a tool made in the sandbox, before it becomes a ChangeEntry. */
