@@ -2,11 +2,13 @@
 // model server's port on 127.0.0.1, relayed into their namespace. Each answers the Agent Client
 // Protocol over stdio and runs a turn whose model call goes through the relay.
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ConfinedAgentProcess, hostsFromEnv, startConfinedAgent } from '../../main/engine/tools/agent-process';
 import { cleanupTempDirs, tempDir } from '../../main/engine/tools/test-support';
-import { ScriptedModelServer } from '../support/scripted-model-server';
+import { type ChatRequest, ScriptedModelServer } from '../support/scripted-model-server';
 
 const MODULES = path.join(__dirname, 'node_modules');
 const CLAUDE = path.join(MODULES, '@agentclientprotocol/claude-agent-acp/dist/index.js');
@@ -36,7 +38,12 @@ class NdjsonPeer {
   }
 
   private receive(message: { id?: number; method?: string; params?: unknown; result?: unknown; error?: { message: string } }): void {
-    if (message.method && message.id !== undefined) {
+    if (message.method === 'session/request_permission' && message.id !== undefined) {
+      // Allowed once: the confinement, not the question, is what this test is about.
+      const options = (message.params as { options: { optionId: string; kind: string }[] }).options;
+      const allow = options.find((option) => option.kind === 'allow_once') ?? options[0];
+      this.send({ jsonrpc: '2.0', id: message.id, result: { outcome: { outcome: 'selected', optionId: allow.optionId } } });
+    } else if (message.method && message.id !== undefined) {
       this.send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `method not found: ${message.method}` } });
     } else if (message.method) {
       this.updates.push(message.params);
@@ -71,13 +78,14 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(agents.splice(0).map((agent) => agent.dispose()));
+  model.respondWith(() => ({ text: 'Hello from the scripted model.' }));
 });
 afterAll(async () => {
   await model.close();
   cleanupTempDirs();
 });
 
-async function runTurn(command: string[], env: Record<string, string>): Promise<{ peer: NdjsonPeer; initialized: { protocolVersion: number; agentInfo?: { name: string } }; stopReason: string }> {
+async function runTurn(command: string[], env: Record<string, string>, prompt = 'Say hello.'): Promise<{ peer: NdjsonPeer; initialized: { protocolVersion: number; agentInfo?: { name: string } }; stopReason: string }> {
   const root = realpathSync(tempDir('agents-confined-agent-'));
   const sandbox = path.join(root, 'sandbox');
   mkdirSync(sandbox);
@@ -86,8 +94,22 @@ async function runTurn(command: string[], env: Record<string, string>): Promise<
   const peer = new NdjsonPeer(agent);
   const initialized = await peer.request<{ protocolVersion: number; agentInfo?: { name: string } }>('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
   const session = await peer.request<{ sessionId: string }>('session/new', { cwd: sandbox, mcpServers: [] });
-  const prompted = await peer.request<{ stopReason: string }>('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: 'Say hello.' }] });
+  // The asking mode: Claude Code's auto mode would ask a classifier model instead.
+  if (command[0] === CLAUDE) await peer.request('session/set_mode', { sessionId: session.sessionId, modeId: 'default' });
+  const prompted = await peer.request<{ stopReason: string }>('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: prompt }] });
   return { peer, initialized, stopReason: prompted.stopReason };
+}
+
+/** Claude Code against the scripted model, with TOOLCHAIN.md's offline switches. */
+function claudeEnv(): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: model.baseUrl.replace(/\/v1$/, ''),
+    ANTHROPIC_API_KEY: 'test-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
 }
 
 /** Whether the agent was sent the model's words. */
@@ -99,14 +121,7 @@ function heard(peer: NdjsonPeer): boolean {
 describe('real agents, confined, with only the model reachable', () => {
   it('Claude Code answers initialize and runs a turn through the relay', async () => {
     const before = model.requests.length;
-    const { peer, initialized, stopReason } = await runTurn([CLAUDE], {
-      ANTHROPIC_BASE_URL: model.baseUrl.replace(/\/v1$/, ''),
-      ANTHROPIC_API_KEY: 'test-key',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      DISABLE_AUTOUPDATER: '1',
-    });
+    const { peer, initialized, stopReason } = await runTurn([CLAUDE], claudeEnv());
     expect(initialized.protocolVersion).toBe(1);
     expect(stopReason).toBe('end_turn');
     expect(model.requests.length).toBeGreaterThan(before);
@@ -125,5 +140,33 @@ describe('real agents, confined, with only the model reachable', () => {
     expect(stopReason).toBe('end_turn');
     expect(model.requests.length).toBeGreaterThan(before);
     expect(heard(peer)).toBe(true);
+  });
+
+  it("a command Claude Code runs reaches no other port on 127.0.0.1, while its model calls go through", async () => {
+    const other = createServer((_req, res) => res.end('the other service'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    let reached = 0;
+    other.on('request', () => (reached += 1));
+    const port = (other.address() as AddressInfo).port;
+    const probe = `node -e "fetch('http://127.0.0.1:${port}/').then((r) => r.text()).then((t) => console.log('REACHED ' + t), (e) => console.log('BLOCKED ' + e.cause?.code))"`;
+    // The first request that carries the tools gets the command; the one with its result, a word on it.
+    const results: string[] = [];
+    model.respondWith((request: ChatRequest) => {
+      const result = request.messages.find((m) => m.role === 'tool');
+      if (result) {
+        results.push(JSON.stringify(result.content));
+        return { text: 'The command ran.' };
+      }
+      if (!request.tools?.some((tool) => tool.function.name === 'Bash')) return { text: 'A title' };
+      return { toolCalls: [{ name: 'Bash', args: { command: probe, description: 'Fetch another local port' } }] };
+    });
+    try {
+      const { stopReason } = await runTurn([CLAUDE], claudeEnv(), 'Fetch the other port.');
+      expect(stopReason).toBe('end_turn');
+      expect(results.join('\n')).toContain('BLOCKED ECONNREFUSED');
+      expect(reached).toBe(0);
+    } finally {
+      other.close();
+    }
   });
 });

@@ -47,6 +47,18 @@ async function serve(name: string): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/** Listens on the first free port from 900 (root may). */
+async function lowPort(server: Server): Promise<number> {
+  for (let port = 900; port < 1024; port++) {
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) return port;
+  }
+  throw new Error('no free port below 1024');
+}
+
 function setup(): { sandbox: string; home: string; script: string; outside: string } {
   const root = realpathSync(tempDir('agents-agent-'));
   const sandbox = path.join(root, 'sandbox');
@@ -124,6 +136,18 @@ describe('an agent confined with a network allowlist', () => {
     const open = await startConfinedAgent({ ...base, allowHosts: [], allowNetwork: true });
     agents.push(open);
     expect(await firstLine(open)).toMatchObject({ allowed: 'hello from the model', other: 'hello from the model', installation: 'EROFS' });
+  });
+
+  // Port 80-style addresses (an API's 443) need a namespace prepared as root: a port below 1024 opened to the agent's user.
+  it.runIf(process.geteuid?.() === 0)('reaches an allowed port below 1024 by the name localhost, in a namespace prepared for it', async () => {
+    const server = createServer((_req, res) => res.end('hello from a low port'));
+    servers.push(server);
+    const port = await lowPort(server);
+    const other = await serve('another service');
+    const { sandbox, home, script, outside } = setup();
+    const agent = await startConfinedAgent({ file: process.execPath, args: [script, `http://localhost:${port}/`, `http://127.0.0.1:${other}/`, outside], env: {}, sandboxRoot: sandbox, home, readOnlyPaths: [], allowHosts: [`localhost:${port}`], allowNetwork: false });
+    agents.push(agent);
+    expect(await firstLine(agent)).toMatchObject({ allowed: 'hello from a low port', other: 'failed: ECONNREFUSED', sandbox: 'written' });
   });
 
   it('refuses in one line where nothing confines it', async () => {

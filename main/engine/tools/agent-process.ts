@@ -237,9 +237,13 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
   const readOnlyPaths = [...new Set([...request.readOnlyPaths, ...resolved.readable])].filter((dir) => existsSync(dir) && ![request.sandboxRoot, request.home].some((own) => isUnder(own, dir) || isUnder(dir, own)));
   const relayDir = plan && plan.routes.length > 0 ? mkdtempSync(path.join(tmpdir(), 'agents-net-')) : undefined;
   let relays: Server[] = [];
-  const cleanup = async () => {
-    await Promise.all(relays.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-    if (relayDir) rmSync(relayDir, { recursive: true, force: true });
+  let cleaned: Promise<void> | undefined;
+  const cleanup = () => {
+    cleaned ??= (async () => {
+      await Promise.all(relays.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+      if (relayDir) rmSync(relayDir, { recursive: true, force: true });
+    })();
+    return cleaned;
   };
   try {
     const binds = [];
@@ -269,7 +273,10 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
       file = 'unshare';
       args = ['--net', '--', '/bin/sh', '-c', setup, launch.file, ...launch.args];
     }
-    return spawnGroup(file, args, agentEnv(request, confinedPath()), request.sandboxRoot, cleanup);
+    const agent = spawnGroup(file, args, agentEnv(request, confinedPath()), request.sandboxRoot, cleanup);
+    // Its namespace ends with it, so the relays have no one left to serve.
+    void agent.exited.then(cleanup);
+    return agent;
   } catch (error) {
     await cleanup();
     throw error;
