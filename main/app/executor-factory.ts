@@ -13,16 +13,16 @@ import { createLanguageModel } from '../engine/model/provider';
 import { PlanExecutor } from '../engine/plan-executor';
 import { createSandbox } from '../engine/sandbox/sandbox';
 import { cloneGitSource } from '../engine/sandbox/git-source';
-import { ToolRunner } from '../engine/tool-runner';
+import { type ToolRegistry, ToolRunner } from '../engine/tool-runner';
 import { AGENT_HOMES_FOLDER, SANDBOXES_FOLDER } from '../persistence/data-dir';
 import type { AcpPlanAgent } from '../../shared/acp';
 import { AcpActor } from '../engine/acp/acp-actor';
 import { InvariantRules } from '../engine/invariants';
-import type { ToolRegistry } from '../engine/tool-runner';
 import { acpSettingsOf, resolvePlanAgent } from './acp-agents';
 import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
-import type { PlanContext, RunOptions } from './use-cases/plan-context';
+import type { PlanContext } from './use-cases/plan-context';
+import type { ExecutorFactory } from './run-vocabulary';
 import type { PlanVerifying } from './use-cases/verifying';
 import { reviewFeedbackOf } from './use-cases/reviewing';
 import { scriptedStepRunner, type StepRunner } from '../engine/runtime-execute-actor';
@@ -40,8 +40,7 @@ function checkedSteps(plan: Plan, steps: StepRunner, checkStep: PlanVerifying['c
   };
 }
 
-/** Builds the executor of one run, with the plan as it is once its sandbox exists; `close` ends what the run started (its MCP servers). */
-export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan; close?: () => Promise<void> }>;
+
 
 /** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
 function projectInvariantRecords(plan: Plan): string[] {

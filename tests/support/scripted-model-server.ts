@@ -150,6 +150,7 @@ export class ScriptedModelServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.headers.push(req.headers);
+    // Claude Code asks for `/v1/messages?beta=true`.
     if (req.method === 'POST' && req.url?.split('?')[0].endsWith('/messages')) {
       await this.handleAnthropic(req, res);
       return;

@@ -1,6 +1,6 @@
 import { ContentCache } from '../sandbox/content-cache';
 import { diffSnapshots, scanTree, type TreeScan } from '../sandbox/snapshot';
-import type { CapturedChange } from '../tool-runner';
+import type { CapturedChange } from '../tools/definition';
 
 /**
  * What an agent that writes by itself changed in the sandbox: the tree compared with its last known
