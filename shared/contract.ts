@@ -1,19 +1,11 @@
 import { z } from 'zod';
-import {
-  ApplyResultSchema,
-  DiffHunkSchema,
-  ApprovalSchema,
-  ChangeEntryMetaSchema,
-  ChangeOperationSchema,
-  ErrorRecordSchema,
-  PlanSchema,
-  ProcessingStateSchema,
-  ProfileNameSchema,
-  StrategyDecisionSchema,
-  ToolInvocationSchema,
-} from './domain';
+import { ApplyResultSchema, DiffHunkSchema, ChangeEntryMetaSchema, ChangeOperationSchema } from './changes';
+import { ApprovalSchema } from './approvals';
+import { ErrorRecordSchema, PlanSchema, ProcessingStateSchema, StrategyDecisionSchema } from './domain';
+import { ProfileNameSchema } from './profiles';
+import { ToolInvocationSchema } from './tool-calls';
 import { ErrorCodeSchema } from './errors';
-import { ActionStateSchema, NextStepSchema } from './actions';
+import { ActionStateSchema, NextStepSchema } from './action-ids';
 import { BudgetMoreSchema, PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
@@ -27,7 +19,7 @@ import { TeamStatusSchema } from './team';
  * WebSocket of `agents serve`. Every type on either side is inferred from here.
  */
 
-export type { ChangeEntryMeta } from './domain';
+export type { ChangeEntryMeta } from './changes';
 
 const planId = z.object({ planId: z.string().min(1).max(64) });
 
@@ -344,9 +336,21 @@ export type Bridge = {
   subscribe(subscription: Subscription, listener: (event: z.infer<typeof StreamEventSchema>) => void): () => void;
 };
 
-export class BridgeError extends Error {
-  constructor(readonly payload: BridgeErrorPayload) {
-    super(payload.message);
-    this.name = 'BridgeError';
-  }
+/**
+ * A failed call, as both transports reject it: a plain object, because Electron's contextBridge
+ * keeps only the message of an Error it carries. So the page reads a failure by its shape
+ * (`failureOf`), never with `instanceof`, and cannot tell the transports apart.
+ */
+export interface BridgeFailure extends BridgeErrorPayload {
+  name: 'BridgeError';
+}
+
+export function bridgeFailure(payload: BridgeErrorPayload): BridgeFailure {
+  return { name: 'BridgeError', ...payload };
+}
+
+/** The code and message of a failed call, read by shape; null for anything else (a bug's Error, a string). */
+export function failureOf(error: unknown): BridgeErrorPayload | null {
+  const parsed = BridgeErrorSchema.safeParse(error);
+  return parsed.success ? parsed.data : null;
 }

@@ -3,19 +3,9 @@ import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { ToolRegistry } from '../engine/tool-runner';
-import {
-  type AutomationProfile,
-  type PlanFile,
-  PlanFileSchema,
-  type PlanStep,
-  PlanStepSchema,
-  type ProjectInvariants,
-  ProjectInvariantsSchema,
-  ProfileNameSchema,
-  ProfileRefSchema,
-  resolveProfile,
-  type ToolCallSpec,
-} from '../../shared/domain';
+import { type AutomationProfile, ProfileNameSchema, ProfileRefSchema, resolveProfile } from '../../shared/profiles';
+import { type PlanFile, PlanFileSchema, type PlanStep, PlanStepSchema, type ProjectInvariants, ProjectInvariantsSchema } from '../../shared/domain';
+import type { ToolCallSpec } from '../../shared/tool-calls';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { GitSource } from '../../shared/git-source';
 import { normalizeCheck, type PlanVerify, ProjectVerifySchema } from '../../shared/checks';
@@ -50,6 +40,7 @@ export function loadPlanFile(file: string, tools: ToolRegistry, overrides: { pro
 function readYamlFile(file: string, field: string): unknown {
   const path = resolve(file);
   if (!existsSync(path)) throw new ValidationError(field, `no such file: ${file}`);
+  if (statSync(path).isDirectory()) throw new ValidationError(field, `${file} is a folder; name a plan file (YAML or JSON) in it`);
   return parsePlanText(readFileSync(path, 'utf8'), field);
 }
 
@@ -125,7 +116,8 @@ export function parsePlanText(text: string, field: string, label?: string): unkn
   try {
     return parseYaml(text, { maxAliasCount: 100, logLevel: 'error' });
   } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    // The parser's first line ends with a colon before the excerpt it quotes on the next lines.
+    const message = error instanceof Error ? error.message.split('\n')[0].replace(/:\s*$/, '') : String(error);
     throw new ValidationError(field, `${label ? `${label} is ` : ''}not valid YAML or JSON: ${message}`);
   }
 }

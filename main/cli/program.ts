@@ -49,6 +49,15 @@ export const PLAN_COMMANDS: readonly (readonly [key: string, module: Commands])[
   ['rejectHunks', planApply],
 ];
 
+/** `agents plan --help`'s example, a shell script as it stands (tests/cli/readme-quickstart.test.ts runs it). */
+export const TYPICAL_FLOW = [
+  'demo=$(agents demo)',
+  'id=$(agents plan create $demo/add-license.yaml)',
+  'agents plan run $id --stream',
+  'agents plan diff $id',
+  'agents plan apply $id',
+];
+
 /** The name a plan command is typed as: its key, with `rejectHunks` typed as `reject-hunks`. */
 export const typedName = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -94,7 +103,7 @@ export async function buildProgram(ctx: Ctx, argv: readonly string[]): Promise<C
   if (all || first === 'plan') {
     const plan = commandGroup(program, ctx, 'plan', 'create, run, inspect, recover and apply plans').addHelpText(
       'after',
-      '\nTypical flow:\n  agents plan create examples/add-license.yaml\n  agents plan run <id> --stream\n  agents plan diff <id>\n  agents plan apply <id>',
+      `\nTypical flow (on a copy of the examples, so the repository's own stay as they are):\n${TYPICAL_FLOW.map((line) => `  ${line}`).join('\n')}`,
     );
     const asked = PLAN_COMMANDS.filter(([key]) => typedName(key) === second);
     for (const [key, commands] of asked.length > 0 ? asked : PLAN_COMMANDS) (await commands())[key](plan, ctx);

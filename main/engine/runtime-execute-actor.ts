@@ -1,13 +1,7 @@
 import { eventLoopYielder } from './event-loop-yield';
-import {
-  type RuntimeExecuteResult,
-  RuntimeExecuteResultSchema,
-  type StrategyDecision,
-  type AutomationProfile,
-  type DecisionStatus,
-  type ToolCallSpec,
-  type ToolInvocation,
-} from '../../shared/domain';
+import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type DecisionStatus } from '../../shared/domain';
+import type { AutomationProfile } from '../../shared/profiles';
+import type { ToolCallSpec, ToolInvocation } from '../../shared/tool-calls';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { EventData, StreamCallback, StreamEventType } from '../../shared/events';
 import type { ApprovalGate } from './approval-gate';
@@ -18,6 +12,7 @@ import { toChangeEntry } from './change-capture';
 import type { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
 import type { ToolRunner } from './tool-runner';
+import type { ResumeAt } from './approvals';
 
 export function createRuntimeExecuteResult(data: unknown): RuntimeExecuteResult {
   return parseOrThrow(RuntimeExecuteResultSchema, data, 'RuntimeExecuteResult');
@@ -77,7 +72,7 @@ export interface RuntimeExecuteOptions {
   /** The project's invariants, held against every call. */
   rules?: InvariantRules;
   /** Continue this step at this call: the calls before it ran before the run stopped for an approval. */
-  resumeAt?: { decisionId: string; callIndex: number };
+  resumeAt?: ResumeAt;
 }
 
 export interface RuntimeExecuteActorOptions {

@@ -51,6 +51,18 @@ describe('agents plan create checks the plan as execute would run it', () => {
     expect((await agentsJson<{ plans: unknown[] }>(['plan', 'list'], home)).plans).toEqual([]);
   });
 
+  it('refuses a file that is not YAML in one line, ending with where the parser stopped', async () => {
+    const result = await agents(['plan', 'create', write('name: bad\nverify:\n  - run: node -e "a ? 0 : 1"\n')], home);
+    expect(result.code).toBe(2);
+    expect(lines(result.stderr)).toEqual(['error: plan-file: not valid YAML or JSON: Nested mappings are not allowed in compact mappings at line 3, column 10']);
+  });
+
+  it('refuses a folder in one line that says to name a plan file in it (exit 2)', async () => {
+    const result = await agents(['plan', 'create', examples], home);
+    expect({ code: result.code, stderr: lines(result.stderr) }).toEqual({ code: 2, stderr: [`error: plan-file: ${examples} is a folder; name a plan file (YAML or JSON) in it`] });
+    expect((await agentsJson<{ plans: unknown[] }>(['plan', 'list'], home)).plans).toEqual([]);
+  });
+
   it('refuses a project that is not there, naming the path it tried', async () => {
     const result = await agents(['plan', 'create', write(planWith('tool: file.read\n        args: { path: README.md }').replace('./demo-project', './no-such-project'))], home);
     expect(result.code).toBe(2);

@@ -1,9 +1,11 @@
 import { BUDGET_LIMITS, type BudgetAsk, BudgetAskSchema, type BudgetMore } from '../../../shared/agent';
-import type { Approval, Plan } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
 import { pendingApproval } from '../../engine/approvals';
 import { requireSandboxPresent } from '../sandbox-guards';
-import type { Answer, PlanContext, RunOptions } from './plan-context';
+import type { Answer, PlanContext } from './plan-context';
+import type { RunOptions } from '../run-vocabulary';
 import type { RunRegistry } from './run-registry';
 import type { PlanRunning } from './running';
 import { actionGuard } from './actions';
