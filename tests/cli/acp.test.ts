@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agentSteps, claudeAddArgs, qwenAddArgs, testAgentsInstalled } from '../support/acp-agents';
@@ -104,6 +104,58 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
     expect(tree.invocations.find((i) => i.id === notes?.invocationId)?.tool).toBe('claude-test.Write');
     expect(server.anthropicRequests.length).toBeGreaterThan(0);
     expect(existsSync(join(examples, 'acp-project', 'NOTES.md'))).toBe(false);
+  });
+});
+
+/** Processes working in `dir` (their cwd inside it): an agent, or anything it started. */
+function processesIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`).startsWith(dir)) found.push(Number(pid));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+describe.skipIf(!testAgentsInstalled)('an agent\'s permission requests go through the approval gate', () => {
+  it('supervised: its shell command waits (the agent ended), the CLI shows what it asks, approve continues the step in a new session; a rejection\'s reason reaches it when the step is retried', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    await agents(qwenAddArgs('qwen-test', server), home, env);
+    const script = agentSteps({ stamp: [() => ({ name: 'run_shell_command', args: { command: 'echo stamped > STAMP.txt', description: 'stamp the project', is_background: false } })] });
+    server.respondWith(script);
+    const id = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Stamp the project (stamp)'], 'supervised')], home, env)).stdout.trim();
+
+    const run = await agents(['plan', 'run', id], home, env);
+    expect(run.code, run.stderr).toBe(3);
+    const sandbox = join(home, 'sandboxes', id);
+    // A plan that waits for the operator has no agent running.
+    expect(processesIn(sandbox)).toEqual([]);
+    const pending = (await json<{ pending: { tool: string; args: Record<string, unknown> } }>(['plan', 'approvals', id], home)).pending;
+    expect(pending.tool).toBe('shell.run');
+    expect(pending.args).toMatchObject({ command: 'echo stamped > STAMP.txt', agent: 'qwen-test', kind: 'execute' });
+    expect(String(pending.args.title)).toContain('echo stamped');
+    const listed = await agents(['plan', 'approvals', id], home, env);
+    expect(listed.stdout).toContain('echo stamped > STAMP.txt');
+
+    const approved = await agents(['plan', 'approve', id], home, env);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(readFileSync(join(sandbox, 'STAMP.txt'), 'utf8')).toBe('stamped\n');
+    // The new session was told the step stopped for the operator.
+    expect(script.prompts.at(-1)).toContain('waited for the operator');
+    expect(processesIn(sandbox)).toEqual([]);
+
+    // A second plan: the operator rejects the command, and the retried step's prompt carries the reason.
+    const second = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Stamp the project (stamp)'], 'supervised')], home, env)).stdout.trim();
+    expect((await agents(['plan', 'run', second], home, env)).code).toBe(3);
+    const rejected = await agents(['plan', 'reject', second, '--reason', 'write the stamp with printf instead'], home, env);
+    expect(rejected.code).not.toBe(0);
+    const shown = await agents(['plan', 'show', second], home, env);
+    expect(shown.stdout).toMatch(/rejected/);
+    await agents(['plan', 'retry', second], home, env);
+    expect(script.prompts.at(-1)).toContain('write the stamp with printf instead');
   });
 });
 

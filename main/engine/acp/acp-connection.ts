@@ -36,6 +36,8 @@ export interface AcpHandlers {
 /** The agent as a plan names it, for every message that says which agent failed. */
 export interface AcpAgentLabel {
   name: string;
+  /** The plan it runs for, so an interrupted run ends its own agent only. */
+  planId?: string;
   command: string;
   args: readonly string[];
 }
@@ -56,6 +58,19 @@ export function agentFailure(agent: AcpAgentLabel, message: string, category: 't
  * turn ends only once those that came with its response are handled.
  */
 export class AcpConnection {
+  /** The connections with a turn running, so an interrupted run can cancel them (session/cancel) and end their agents. */
+  private static readonly turns = new Map<AcpConnection, string>();
+
+  /** Sends session/cancel to the turn this process runs for the plan, then ends its agent's process group. */
+  static async interrupt(planId: string): Promise<void> {
+    const running = [...AcpConnection.turns].filter(([connection]) => connection.agent.planId === planId);
+    for (const [connection] of running) AcpConnection.turns.delete(connection);
+    await Promise.all(running.map(async ([connection, sessionId]) => {
+      await connection.cancel(sessionId);
+      await connection.close();
+    }));
+  }
+
   private handlers: AcpHandlers | null = null;
   private updates: Promise<void> = Promise.resolve();
   private stderr = '';
@@ -204,6 +219,7 @@ export class AcpConnection {
   /** One prompt turn with `handlers` answering the agent; resolves once the updates that came with its end are handled. */
   async prompt(sessionId: string, text: string, handlers: AcpHandlers, timeoutMs = DEFAULT_ACP_TURN_TIMEOUT_MS): Promise<StopReason> {
     this.handlers = handlers;
+    AcpConnection.turns.set(this, sessionId);
     try {
       const response = await this.guarded('its turn (session/prompt)', this.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] }), timeoutMs);
       // An update in the same chunk as the response is dispatched after it: let it in, then drain.
@@ -212,6 +228,7 @@ export class AcpConnection {
       this.lastUsage = response.usage ? { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens } : null;
       return response.stopReason;
     } finally {
+      AcpConnection.turns.delete(this);
       await this.updates;
     }
   }

@@ -24,6 +24,21 @@ export interface AgentProcess {
 
 const KILL_GRACE_MS = 2_000;
 
+/** Every agent this process started and has not seen end: none may outlive it, whatever way it exits. */
+const live = new Set<number>();
+let exitHook = false;
+
+function killLiveGroups(): void {
+  for (const pid of live) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  live.clear();
+}
+
 /** Starts the agent in a process group of its own, which dispose ends (SIGTERM, then SIGKILL). */
 export async function startAgentProcess(request: AgentProcessRequest): Promise<AgentProcess> {
   mkdirSync(request.home, { recursive: true, mode: 0o700 });
@@ -33,6 +48,12 @@ export async function startAgentProcess(request: AgentProcessRequest): Promise<A
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
+  if (child.pid) live.add(child.pid);
+  if (!exitHook) {
+    exitHook = true;
+    // An agent runs in a process group of its own (so it can be ended whole): it would not die with us.
+    process.once('exit', killLiveGroups);
+  }
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
@@ -47,6 +68,7 @@ export async function startAgentProcess(request: AgentProcessRequest): Promise<A
   let ended = false;
   exited.then(() => {
     ended = true;
+    if (child.pid) live.delete(child.pid);
     // What the agent forked may outlive it (codex app-server): the group goes with it.
     group('SIGKILL');
   });
