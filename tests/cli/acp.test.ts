@@ -159,6 +159,37 @@ describe.skipIf(!testAgentsInstalled)('an agent\'s permission requests go throug
   });
 });
 
+describe.skipIf(!testAgentsInstalled)('an agent killed mid-step', () => {
+  it('fails the step as Interrupted with a hint naming the agent and its command, and retry runs the step again in a new agent', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    await agents(qwenAddArgs('qwen-test', server), home, env);
+    const script = agentSteps({ notes: [(dir) => ({ name: 'write_file', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })] });
+    let slow = true;
+    // The first turn's model call hangs, so the agent is mid-step when it is killed.
+    server.respondWith((request, index) => ({ ...script(request, index), ...(slow && /Your step/.test(JSON.stringify(request.messages.at(-1))) ? { latencyMs: 60_000 } : {}) }));
+    const id = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Write NOTES.md (notes)'])], home, env)).stdout.trim();
+    const sandbox = join(home, 'sandboxes', id);
+    const running = agents(['plan', 'run', id], home, env);
+    await expect.poll(() => script.prompts.length, { timeout: 60_000, interval: 200 }).toBe(1);
+    const [agentPid] = processesIn(sandbox);
+    expect(agentPid).toBeGreaterThan(0);
+    process.kill(agentPid, 'SIGKILL');
+    const run = await running;
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/agent qwen-test: was killed \(SIGKILL\)/);
+    const shown = await agents(['plan', 'show', id, '--json'], home, env);
+    const plan = JSON.parse(shown.stdout) as { errorDetails: { category?: string; hint?: string } };
+    expect(plan.errorDetails.hint ?? JSON.stringify(plan.errorDetails)).toContain('cli-entry.js --acp');
+    expect(processesIn(sandbox)).toEqual([]);
+
+    slow = false;
+    const retried = await agents(['plan', 'retry', id], home, env);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(readFileSync(join(sandbox, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
+    expect(script.prompts.at(-1)).toContain('was killed');
+  });
+});
+
 describe('agents acp: the agents as data, bad input in one line', () => {
   it('adds, lists (starting each: its version and modes; a built-in not installed is no failure) and removes agents, never showing an environment value', LONG, async () => {
     const { home } = sandboxWorkspace();
