@@ -208,8 +208,9 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       const pending = (await app.service.approvals(planId)).pending;
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
       const limit = pending?.kind === 'budget' ? BudgetAskSchema.parse(pending.args).limit : null;
-      const more = limit ? `[${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : '[--all]';
-      ctx.io.stderr(`approve with: agents plan approve ${planId} ${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
+      // --all is for a tool's calls: a proposed tree is approved whole.
+      const more = limit ? ` [${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : pending?.kind === 'plan' ? '' : ' [--all]';
+      ctx.io.stderr(`approve with: agents plan approve ${planId}${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
     }
     return;
   }

@@ -146,6 +146,16 @@ export class PlanContext {
     return this.lifecycle.getPlan(planId);
   }
 
+  /** Hands the plan's events to `streamCallback` too while `body` runs: those published outside the executor's own. */
+  async streaming<T>(planId: string, streamCallback: StreamCallback | undefined, body: () => Promise<T>): Promise<T> {
+    const unsubscribe = streamCallback ? this.events.subscribe((event) => event.planId === planId && streamCallback(event)) : undefined;
+    try {
+      return await body();
+    } finally {
+      unsubscribe?.();
+    }
+  }
+
   /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */
   modelConfig(agent: NonNullable<Plan['agent']>): ModelConfig {
     return resolveModelConfig(agent, this.env, this.options.settings);
