@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_IDS, ACTIONS, type ActionId, actionList, allowed, commandLine, NextStepSchema, type PlanFacts, TOOLBAR_ACTIONS } from './actions';
+import { ACTION_IDS, type ActionId, NextStepSchema } from './action-ids';
+import { ACTIONS, actionList, allowed, commandLine, TOOLBAR_ACTIONS } from './actions';
+import type { PlanFacts } from './action-rules';
 import type { Phase, ProcessingState } from './domain';
 
 const facts = (phase: Phase, processingState: ProcessingState, more: Partial<PlanFacts> = {}): PlanFacts => {

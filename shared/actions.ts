@@ -1,9 +1,27 @@
 import { z } from 'zod';
-import type { ErrorCode } from './errors';
 import { type BudgetMore, BudgetMoreSchema } from './agent';
-import type { Plan, ProcessingState } from './domain';
-import { checksFailed, type PlanChecksSummary } from './checks';
-import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
+import type { ProcessingState } from './domain';
+import { checksFailed } from './checks';
+import { ACTION_IDS, type ActionId, type ActionState, type NextStep } from './action-ids';
+import {
+  ALLOWED,
+  alreadyRunning,
+  answerable,
+  controlsRun,
+  failedChecksReason,
+  fixable,
+  forkable,
+  isRunnable,
+  type PlanFacts,
+  quoted,
+  refuse,
+  rewindable,
+  sandboxGone,
+  stepFixable,
+  type Verdict,
+  waitsForAnswer,
+} from './action-rules';
+import { STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
 
 /**
  * Every operator action, declared once: its words, its keys, its arguments, when a plan allows it
@@ -11,76 +29,6 @@ import { type PlanStanding, STATUS_LABELS, requiredStatuses, statusLabel, wrongP
  * the router and the console's buttons, failure card and keyboard are all driven by this table
  * (docs/ARCHITECTURE.md, "Operator actions").
  */
-
-/** What the rules read about a plan: its standing and what the stores and processes say about it. */
-export interface PlanFacts extends PlanStanding {
-  id: string;
-  projectPath: string | null;
-  /** The project is a git repository (team mode): apply writes to a clone or a new branch of it. */
-  gitProject?: boolean;
-  /** An agent plan: a model proposes its steps and can correct one. */
-  agent: boolean;
-  /** A run holds the plan: a process is running it (this one or another), or its state says so. */
-  running: boolean;
-  /** That run is this process's: step, continue and pause reach only a run of the process asked. */
-  runHere: boolean;
-  /** A call (or a proposed tree) waits for the operator's answer. */
-  pendingApproval: boolean;
-  /** A step failed, or was cut off while it ran. */
-  failedStep: boolean;
-  /** The decision tree's steps so far. */
-  steps: number;
-  /** The tree has a root: strategize has run at least once. */
-  hasTree: boolean;
-  /** The sandbox folder the plan ran in, when it is gone from the disk: nothing can run in it again. */
-  missingSandbox: string | null;
-  /** How the plan's last verify pass came out (README.md, "Verify"); absent or null before one ran. */
-  checks?: PlanChecksSummary | null;
-  /** Checkpoints recorded so far (one as each step starts): what rewind goes back to. */
-  checkpoints: number;
-  /** Part of the changeset is in the project already: a rewind would leave the two apart. */
-  partlyApplied: boolean;
-  /** A rewind (to before this step) began and did not finish: the sandbox may be half restored. */
-  rewindPending?: number | null;
-}
-
-/** The facts read off the plan itself, as the engine and the console both see them. */
-export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'gitProject' | 'agent' | 'hasTree' | 'checks' | 'rewindPending'> {
-  const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
-  return { id, phase, processingState, waitingFor, errorDetails, projectPath, gitProject: Boolean(plan.projectSource), agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
-}
-
-/** The step an unfinished rewind of the plan goes back to before, as the plan records a rewind that failed; null when there is none. */
-export function unfinishedRewind(plan: Pick<Plan, 'errorDetails'>): number | null {
-  const { rewindFailed, toStep } = plan.errorDetails ?? {};
-  return rewindFailed === true && typeof toStep === 'number' ? toStep : null;
-}
-
-/**
- * `confirm`: allowed only once the operator confirms, for that reason (apply after a failed check);
- * the action's `confirmedBy` argument says so, and without it the action is refused with the reason.
- */
-export type Verdict = { allowed: true; confirm?: string } | { allowed: false; reason: string; code: ErrorCode };
-
-const ALLOWED: Verdict = { allowed: true };
-const refuse = (reason: string, code: ErrorCode = 'wrong_state'): Verdict => ({ allowed: false, reason, code });
-
-/** A queued plan that has not reached apply can run (strategize, then execute). */
-export const isRunnable = (p: Pick<PlanStanding, 'phase' | 'processingState'>): boolean => p.processingState === 'queued' && (p.phase === 'strategize' || p.phase === 'execute');
-const inRun = (p: PlanFacts) => p.processingState === 'processing' || p.processingState === 'paused';
-const waitsForAnswer = (p: PlanFacts) => p.waitingFor === 'approval';
-
-/** A run already holds the plan: by this process, or by another. */
-function alreadyRunning(p: PlanFacts): Verdict | null {
-  if (p.runHere) return refuse(`plan ${p.id} is already running`);
-  return p.running ? refuse(`plan ${p.id} is being run by another process`) : null;
-}
-
-/** A run (or the rest of one) needs the plan's sandbox: one whose folder is gone can only be applied from what it recorded. */
-function sandboxGone(p: PlanFacts): Verdict | null {
-  if (p.missingSandbox === null) return null;
-  return refuse(`plan ${p.id} cannot run: its sandbox ${p.missingSandbox} is gone; apply what it recorded, or discard the plan and create it again`);
-}
 
 /**
  * What an errored plan goes on with instead of run (or retry): a failed step is retried; failed
@@ -95,30 +43,6 @@ function afterError(p: PlanFacts): string {
   // Words, not commands: the console shows this reason beside its buttons, the CLI beside its next-step line.
   const correct = ACTIONS.correct.allowed(p).allowed ? ', or ask the agent to fix it' : '';
   return `fix the cause and run the checks again${correct}`;
-}
-
-/** Step, continue and pause act on a run of this process that is not waiting for an answer. */
-function controlsRun(p: PlanFacts, action: string, needs: string[]): Verdict {
-  if (waitsForAnswer(p)) return refuse(`plan ${p.id} is ${statusLabel(p)}; approve or reject the waiting call first`);
-  // A run this process has just started may not have moved the plan's state yet.
-  if (p.runHere) return ALLOWED;
-  return inRun(p) ? refuse(`plan ${p.id} is not running in this process`, 'not_running') : refuse(wrongStateMessage(p, action, needs));
-}
-
-/** Fixing in place (skip, edit a step, change the profile, replan): the plan is stopped before apply. */
-function fixable(p: PlanFacts, action: string): Verdict {
-  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop`);
-  if (p.phase === 'apply' || p.processingState === 'complete' || p.processingState === 'cancelled') {
-    return refuse(wrongStateMessage(p, action, [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.paused]));
-  }
-  return ALLOWED;
-}
-
-/** Skip and edit a step: a fixable plan that has steps. */
-function stepFixable(p: PlanFacts, action: string): Verdict {
-  const verdict = fixable(p, action);
-  if (!verdict.allowed) return verdict;
-  return p.steps === 0 ? refuse(`plan ${p.id} has no steps yet; run it to strategize`) : ALLOWED;
 }
 
 // Argument schemas are built when first asked for: a start of the CLI builds none of them.
@@ -420,45 +344,8 @@ export const ACTIONS = {
     allowed: () => ALLOWED,
     cli: { command: 'errors' },
   }),
-} as const satisfies Record<string, ActionSpec>;
+} as const satisfies Record<ActionId, ActionSpec>;
 
-/** Rewind: a plan stopped before it is applied, with a checkpoint to go back to. */
-function rewindable(p: PlanFacts): Verdict {
-  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop before rewinding`);
-  if (waitsForAnswer(p)) return refuse(`plan ${p.id} is ${statusLabel(p)}; approve or reject the waiting call first`);
-  if (p.processingState === 'complete' || p.processingState === 'cancelled') {
-    return refuse(wrongStateMessage(p, 'rewind', [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.ready_to_apply]));
-  }
-  if (p.partlyApplied) return refuse(`plan ${p.id} is partly applied; a rewind would leave the project and the changeset apart (apply the rest, or discard it)`);
-  return sandboxGone(p) ?? (p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED);
-}
-
-/** Fork: a plan no run holds, with a checkpoint to start the new plan from (the origin itself is not changed). */
-function forkable(p: PlanFacts): Verdict {
-  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop before forking`);
-  return p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED;
-}
-
-/** Approve and reject: a call waits for the answer, and the run it stopped has ended. */
-function answerable(p: PlanFacts): Verdict {
-  if (!p.pendingApproval) return refuse(`plan ${p.id} has no call waiting for approval (it is ${statusLabel(p)})`);
-  return p.runHere ? refuse(`plan ${p.id} is still stopping; answer again in a moment`) : (sandboxGone(p) ?? ALLOWED);
-}
-
-/** `check "npm test" failed; ...`: names the failed checks and the confirmation that applies anyway. */
-function failedChecksReason(p: PlanFacts): string {
-  const names = p.checks?.failedChecks ?? [];
-  const named = names.map((n) => JSON.stringify(n)).join(', ');
-  return `plan ${p.id}: ${names.length === 1 ? 'check' : 'checks'} ${named} failed; apply with --accept-failed-checks to apply anyway`;
-}
-
-function quoted(value: unknown, placeholder: string): string {
-  return JSON.stringify(typeof value === 'string' && value !== '' ? value : placeholder);
-}
-
-export type ActionId = keyof typeof ACTIONS;
-export const ACTION_IDS = Object.keys(ACTIONS) as ActionId[];
-export const ActionIdSchema = z.enum(ACTION_IDS as [ActionId, ...ActionId[]]);
 export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']>;
 
 /** What a plan allows while a rewind of it is unfinished: the rewind again (to finish it), discard, and reading (its errors, a comparison). */
@@ -492,30 +379,6 @@ export function actionList(plan: PlanFacts): ActionState[] {
     return verdict.confirm === undefined ? { id, allowed: true, reason: null } : { id, allowed: true, reason: null, confirm: verdict.confirm };
   });
 }
-
-export const ActionStateSchema = z.lazy(() =>
-  z.object({
-    id: ActionIdSchema,
-    allowed: z.boolean(),
-    reason: z.string().nullable(),
-    /** Allowed only once the operator confirms, for this reason (apply after a failed check): the console asks a second time. */
-    confirm: z.string().optional(),
-  }),
-);
-export type ActionState = z.infer<typeof ActionStateSchema>;
-
-/**
- * A next step: an action with its arguments, and why it is suggested. Stored with a failure and
- * shown by each client its own way: a command at the command line, a button in the console.
- */
-export const NextStepSchema = z.lazy(() =>
-  z.object({
-    action: ActionIdSchema,
-    args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
-    message: z.string(),
-  }),
-);
-export type NextStep = z.infer<typeof NextStepSchema>;
 
 /** `agents plan skip P --step 2`: the command that takes a next step, with placeholders for what the operator supplies. */
 export function commandLine(planId: string, step: Pick<NextStep, 'action' | 'args'>): string | null {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowed, type PlanFacts } from './actions';
+import { allowed } from './actions';
+import type { PlanFacts } from './action-rules';
 import { CheckSpecSchema, checksFailed, checksSummaryLine, normalizeCheck, type PlanChecksSummary } from './checks';
 import { planStatus } from './vocabulary';
 

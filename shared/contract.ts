@@ -1,19 +1,11 @@
 import { z } from 'zod';
-import {
-  ApplyResultSchema,
-  DiffHunkSchema,
-  ApprovalSchema,
-  ChangeEntryMetaSchema,
-  ChangeOperationSchema,
-  ErrorRecordSchema,
-  PlanSchema,
-  ProcessingStateSchema,
-  ProfileNameSchema,
-  StrategyDecisionSchema,
-  ToolInvocationSchema,
-} from './domain';
+import { ApplyResultSchema, DiffHunkSchema, ChangeEntryMetaSchema, ChangeOperationSchema } from './changes';
+import { ApprovalSchema } from './approvals';
+import { ErrorRecordSchema, PlanSchema, ProcessingStateSchema, StrategyDecisionSchema } from './domain';
+import { ProfileNameSchema } from './profiles';
+import { ToolInvocationSchema } from './tool-calls';
 import { ErrorCodeSchema } from './errors';
-import { ActionStateSchema, NextStepSchema } from './actions';
+import { ActionStateSchema, NextStepSchema } from './action-ids';
 import { BudgetMoreSchema, PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
@@ -27,7 +19,7 @@ import { TeamStatusSchema } from './team';
  * WebSocket of `agents serve`. Every type on either side is inferred from here.
  */
 
-export type { ChangeEntryMeta } from './domain';
+export type { ChangeEntryMeta } from './changes';
 
 const planId = z.object({ planId: z.string().min(1).max(64) });
 

@@ -1,4 +1,4 @@
-import type { ChangeOperation } from './domain';
+import type { ChangeOperation } from './changes';
 import type { StreamEvent } from './events';
 import { checksSummaryLine } from './checks';
 import { formatDuration, plural, statusLabel } from './vocabulary';

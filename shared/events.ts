@@ -1,15 +1,7 @@
 import { z } from 'zod';
-import {
-  ApplyResultSchema,
-  ChangeEntryMetaSchema,
-  ConfinementSchema,
-  DecisionStatusSchema,
-  ErrorRecordSchema,
-  PhaseSchema,
-  ProcessingStateSchema,
-  RecoveryActionSchema,
-  RuntimeExecuteResultSchema,
-} from './domain';
+import { ApplyResultSchema, ChangeEntryMetaSchema } from './changes';
+import { ConfinementSchema } from './tool-calls';
+import { DecisionStatusSchema, ErrorRecordSchema, PhaseSchema, ProcessingStateSchema, RecoveryActionSchema, RuntimeExecuteResultSchema } from './domain';
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
 import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
 import { once } from './once';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PlanFileSchema } from './domain';
 import { parseOrThrow } from './errors';
-import { GitSourceSchema, gitUrlProblem, redactText, redactUrl, refNameProblem } from './git-source';
+import { GitSourceSchema, gitUrlProblem, refNameProblem } from './git-source';
+import { redactText, redactUrl } from './redact';
 
 const plan = (project: unknown) => ({ name: 'p', definitionOfDone: '- done', project });
 

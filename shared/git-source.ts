@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redactUrl } from './redact';
 
 /**
  * A project a worker can reach from anywhere: a git repository URL and a ref (a branch, a tag or a
@@ -74,23 +75,6 @@ export const PlanGitSourceSchema = z.lazy(() =>
   }),
 );
 export type PlanGitSource = z.infer<typeof PlanGitSourceSchema>;
-
-/** `url` without its password or token (`https://user:secret@host/r` is `https://user@host/r`). */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}
-
-/** Every URL-with-credentials in `text` (git's own messages) redacted, too. */
-export function redactText(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi, '$1:***@');
-}
 
 /** How a plan's project reads in a list or a summary: its folder, or its repository, ref and base commit. */
 export function projectLabel(plan: { projectPath: string | null; projectSource?: PlanGitSource | null }): string | null {

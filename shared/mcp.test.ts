@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_PROFILES, needsApproval, resolveProfile } from './domain';
+import { BUILTIN_PROFILES, needsApproval, resolveProfile } from './profiles';
 import { allowedByName, describeMcpServer, McpConfigSchema, type McpServer, mcpNeedsApproval, shownArgs, shownUrl, withMcpHidden, withoutMcpSecrets } from './mcp';
 
 describe('which MCP calls wait for the operator', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChangeOperationSchema, DiffHunkSchema } from './domain';
+import { ChangeOperationSchema, DiffHunkSchema } from './changes';
 
 /**
  * Two runs side by side (`agents plan compare`, `plans.compare`): the files each changed, the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DiffHunk } from './domain';
+import type { DiffHunk } from './changes';
 
 /**
  * A hunk the operator declined in the review, kept with the plan so the model is told of it

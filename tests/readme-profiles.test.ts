@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ANY_TOOL, BUILTIN_PROFILES, type BuiltinProfileName } from '../shared/domain';
+import { ANY_TOOL, BUILTIN_PROFILES, type BuiltinProfileName } from '../shared/profiles';
 
 /** The README's profile table, row by row: what an operator reads before choosing a profile. */
 function readmeProfiles(): Map<string, string[]> {

@@ -1,4 +1,6 @@
-import { resolveProfile, type ChangeEntry, type Plan, type StrategyDecision } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
+import type { ChangeEntry } from '../../shared/changes';
+import type { Plan, StrategyDecision } from '../../shared/domain';
 import type { StreamEvent, StreamEventType } from '../../shared/events';
 import { newId } from '../../shared/ids';
 import { openStores } from '../../main/persistence';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { toChangeEntry } from '../../main/engine/change-capture';
 import { unifiedDiff } from '../../main/engine/changeset/diff';
-import type { ChangeEntry } from '../../shared/domain';
+import type { ChangeEntry } from '../../shared/changes';
 import type { Benchmark, BenchResult } from '../bench-result';
 import { paired, ratioFigure, scratchDir, seededRandom } from './util';
 

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { StrategyDecision } from '../../shared/domain';
-import { resolveProfile } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
 import { newId } from '../../shared/ids';
 import { ErrorRecoveryService } from '../../main/engine/error-recovery-service';
 import { EventPublisher } from '../../main/engine/event-stream';

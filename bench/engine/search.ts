@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { BUILTIN_PROFILES } from '../../shared/domain';
+import { BUILTIN_PROFILES } from '../../shared/profiles';
 import { ToolRegistry, ToolRunner } from '../../main/engine/tool-runner';
 import { registerBuiltinTools } from '../../main/engine/tools';
 import { CATASTROPHIC_PATTERN, searchProject } from '../../tests/support/search-project';

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Given, setDefaultTimeout, Then, When } from '@cucumber/cucumber';
-import { type Approval, type Plan, PlanSchema } from '../../shared/domain';
+import type { Approval } from '../../shared/approvals';
+import { type Plan, PlanSchema } from '../../shared/domain';
 import { StreamEventSchema } from '../../shared/events';
 import { agents, type CliResult, startAgents } from '../../tests/cli/cli-harness';
 import type { EngineWorld } from '../support/world';

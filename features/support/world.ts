@@ -1,5 +1,6 @@
 import { setWorldConstructor, World } from '@cucumber/cucumber';
-import type { ChangeEntry, StrategyDecision } from '../../shared/domain';
+import type { ChangeEntry } from '../../shared/changes';
+import type { StrategyDecision } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { newId } from '../../shared/ids';
 import type { ChangeSetStore } from '../../main/engine/changeset-store';

@@ -1,7 +1,7 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ChangeEntry } from '../../shared/domain';
+import type { ChangeEntry } from '../../shared/changes';
 import { unifiedDiff } from '../engine/changeset/diff';
 import { entryText } from '../engine/changeset/net';
 import { type LineDiff, lineDiff } from '../engine/changeset/line-diff';

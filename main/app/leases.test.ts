@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
 import { PlanExecutor } from '../engine/plan-executor';
 import { InMemoryApprovalStore, InMemoryErrorLog, InMemoryLeaseStore, inMemoryLifecycle } from '../engine/test-support/in-memory-stores';
 import { recoverInterruptedPlans } from './leases';

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AutomationProfile, Plan } from '../../shared/domain';
+import type { AutomationProfile } from '../../shared/profiles';
+import type { Plan } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { type McpServer, McpServerNameSchema, McpServerSchema } from '../../shared/mcp';
 import type { McpToolListing } from '../engine/mcp/mcp-servers';

@@ -3,19 +3,9 @@ import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { ToolRegistry } from '../engine/tool-runner';
-import {
-  type AutomationProfile,
-  type PlanFile,
-  PlanFileSchema,
-  type PlanStep,
-  PlanStepSchema,
-  type ProjectInvariants,
-  ProjectInvariantsSchema,
-  ProfileNameSchema,
-  ProfileRefSchema,
-  resolveProfile,
-  type ToolCallSpec,
-} from '../../shared/domain';
+import { type AutomationProfile, ProfileNameSchema, ProfileRefSchema, resolveProfile } from '../../shared/profiles';
+import { type PlanFile, PlanFileSchema, type PlanStep, PlanStepSchema, type ProjectInvariants, ProjectInvariantsSchema } from '../../shared/domain';
+import type { ToolCallSpec } from '../../shared/tool-calls';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { GitSource } from '../../shared/git-source';
 import { normalizeCheck, type PlanVerify, ProjectVerifySchema } from '../../shared/checks';

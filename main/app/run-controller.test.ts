@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
 import { PlanExecutionContext } from '../engine/execution-context';
 import { type PlanLifecycleService } from '../engine/lifecycle';
 import { PlanExecutor } from '../engine/plan-executor';

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChangeEntry } from '../../shared/domain';
+import type { ChangeEntry } from '../../shared/changes';
 import { captureHandEdits } from '../engine/changeset/hand-edits';
 import { remakeSandbox, sandboxAsLastSeen } from '../engine/changeset/remake';
 import { EventPublisher } from '../engine/event-stream';

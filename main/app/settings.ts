@@ -13,7 +13,7 @@ import {
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { McpConfigSchema } from '../../shared/mcp';
-import { redactText } from '../../shared/git-source';
+import { redactText } from '../../shared/redact';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Approval, ApprovalSchema } from '../../shared/domain';
+import { type Approval, ApprovalSchema } from '../../shared/approvals';
 import { formatApproval } from './format';
 
 const approval = (overrides: Partial<Approval>): Approval =>

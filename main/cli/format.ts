@@ -1,7 +1,9 @@
-import { unfinishedRewind } from '../../shared/actions';
+import { unfinishedRewind } from '../../shared/action-rules';
 import { isRejection } from '../../shared/decision-tree';
 import { checksSummaryLine } from '../../shared/checks';
-import type { Approval, Confinement, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../shared/domain';
+import type { Approval } from '../../shared/approvals';
+import type { Confinement, ToolInvocation } from '../../shared/tool-calls';
+import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
 import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';

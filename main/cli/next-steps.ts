@@ -1,4 +1,5 @@
-import { commandLine, type NextStep, NextStepSchema } from '../../shared/actions';
+import { commandLine } from '../../shared/actions';
+import { type NextStep, NextStepSchema } from '../../shared/action-ids';
 import type { ErrorRecord, Plan } from '../../shared/domain';
 
 /**

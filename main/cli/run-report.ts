@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import { BUDGET_LIMITS, BudgetAskSchema } from '../../shared/agent';
-import type { Approval, Plan } from '../../shared/domain';
+import type { Approval } from '../../shared/approvals';
+import type { Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { eventText } from '../../shared/event-text';
 import { statusLabel } from '../../shared/vocabulary';

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
 import { consoleWiring } from '../app/team/team-status';
-import { redactText } from '../../shared/git-source';
+import { redactText } from '../../shared/redact';
 import { settleRuns } from '../host/settle-runs';
 import type { ConfinementProbe } from '../app/plan-service';
 import { isLoopbackHost } from '../web/auth';

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { type ActionId, allowed, factsOfPlan, type PlanFacts, unfinishedRewind } from '../../shared/actions';
+import type { ActionId } from '../../shared/action-ids';
+import { allowed } from '../../shared/actions';
+import { factsOfPlan, type PlanFacts, unfinishedRewind } from '../../shared/action-rules';
 import type { Plan } from '../../shared/domain';
 import type { StepCounts } from './plan-repository';
 import { PlanError } from '../../shared/errors';

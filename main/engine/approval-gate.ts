@@ -1,5 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type Approval, type AutomationProfile, needsApproval, type StrategyDecision, type ToolCallSpec } from '../../shared/domain';
+import type { Approval } from '../../shared/approvals';
+import { type AutomationProfile, needsApproval } from '../../shared/profiles';
+import type { StrategyDecision } from '../../shared/domain';
+import type { ToolCallSpec } from '../../shared/tool-calls';
 import { type McpCallInfo, mcpNeedsApproval } from '../../shared/mcp';
 import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
 import { toChangeEntry } from './change-capture';
@@ -10,7 +13,7 @@ import type { InvariantRules } from './invariants';
 import { readFileOrNull } from './sandbox/files';
 import { resolveInSandbox } from './sandbox/paths';
 import { shellRulesApply, unanalysedPart } from './shell-policy';
-import type { ToolEffect } from './tool-runner';
+import type { ToolEffect } from './tools/definition';
 
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores

@@ -1,4 +1,4 @@
-import type { Approval } from '../../shared/domain';
+import type { Approval } from '../../shared/approvals';
 import { newId } from '../../shared/ids';
 import type { EventPublisher } from './event-stream';
 

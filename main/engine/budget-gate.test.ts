@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
 import { BudgetGate } from './budget-gate';
 import { ApprovalPending, EngineError } from './errors';
 import { InMemoryApprovalStore, inMemoryLifecycle } from './test-support/in-memory-stores';

@@ -1,5 +1,7 @@
 import { type BudgetAsk, BudgetAskSchema, describeBudgetAsk } from '../../shared/agent';
-import type { Approval, AutomationProfile, StrategyDecision } from '../../shared/domain';
+import type { Approval } from '../../shared/approvals';
+import type { AutomationProfile } from '../../shared/profiles';
+import type { StrategyDecision } from '../../shared/domain';
 import { type ApprovalStore, requestApproval } from './approvals';
 import { ApprovalPending, EngineError } from './errors';
 import type { EventPublisher } from './event-stream';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
 import { PlanError, ValidationError } from '../../shared/errors';
-import { NextStepSchema } from '../../shared/actions';
+import { NextStepSchema } from '../../shared/action-ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, classifyError, recoveryHints } from './error-recovery-service';
 import { EngineError, ToolCallError } from './errors';
 import { PlanExecutor } from './plan-executor';

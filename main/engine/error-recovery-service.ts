@@ -1,4 +1,4 @@
-import type { ActionId, NextStep } from '../../shared/actions';
+import type { ActionId, NextStep } from '../../shared/action-ids';
 import type { ErrorCategory, ErrorRecord, Phase, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';

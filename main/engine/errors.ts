@@ -1,4 +1,5 @@
-import type { ErrorCategory, ToolInvocation } from '../../shared/domain';
+import type { ErrorCategory } from '../../shared/domain';
+import type { ToolInvocation } from '../../shared/tool-calls';
 
 /** A failure inside the engine that knows its own category (transient, policy, tool ...). */
 export class EngineError extends Error {

@@ -1,4 +1,4 @@
-import type { ChangeEntry, ChangeEntryMeta, ChangeSet } from '../../shared/domain';
+import type { ChangeEntry, ChangeEntryMeta, ChangeSet } from '../../shared/changes';
 import { PlanError, ValidationError } from '../../shared/errors';
 import type { ChangeSetStore } from './changeset-store';
 import { InMemoryChangeSetStore } from './in-memory-changeset-store';

@@ -1,5 +1,5 @@
 import type { ChangeEntryMeta } from '../../shared/contract';
-import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/domain';
+import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/changes';
 import { newId } from '../../shared/ids';
 import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } from './changeset-store';
 

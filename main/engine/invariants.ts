@@ -4,7 +4,7 @@ import ignore, { type Ignore } from 'ignore';
 import type { ProjectInvariants } from '../../shared/domain';
 import { EngineError } from './errors';
 import { analyseShellCommand, type SimpleCommand } from './shell-commands';
-import type { CapturedChange, ToolEffect } from './tool-runner';
+import type { CapturedChange, ToolEffect } from './tools/definition';
 
 /** `*` matches anything, the rest is literal; the glob must match the whole command. */
 function commandPattern(glob: string): RegExp {

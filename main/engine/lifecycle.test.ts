@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { canTransition, mergeErrorDetails, type PlanLifecycleService } from './lifecycle';
 import { inMemoryLifecycle } from './test-support/in-memory-stores';

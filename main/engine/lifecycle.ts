@@ -1,13 +1,5 @@
-import {
-  type AutomationProfile,
-  type DefinitionOfDone,
-  type Phase,
-  type DecisionType,
-  type Plan,
-  type ProcessingState,
-  type StrategyDecision,
-  PHASES,
-} from '../../shared/domain';
+import type { AutomationProfile } from '../../shared/profiles';
+import { type DefinitionOfDone, type Phase, type DecisionType, type Plan, type ProcessingState, type StrategyDecision, PHASES } from '../../shared/domain';
 import { requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from '../../shared/vocabulary';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';

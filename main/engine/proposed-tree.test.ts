@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile, type StrategyDecision } from '../../shared/domain';
+import { resolveProfile } from '../../shared/profiles';
+import type { StrategyDecision } from '../../shared/domain';
 import { stepsInOrder } from '../../shared/decision-tree';
 import { newId } from '../../shared/ids';
 import { reviewProposedTree } from './proposed-tree';

@@ -1,13 +1,7 @@
 import { eventLoopYielder } from './event-loop-yield';
-import {
-  type RuntimeExecuteResult,
-  RuntimeExecuteResultSchema,
-  type StrategyDecision,
-  type AutomationProfile,
-  type DecisionStatus,
-  type ToolCallSpec,
-  type ToolInvocation,
-} from '../../shared/domain';
+import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type DecisionStatus } from '../../shared/domain';
+import type { AutomationProfile } from '../../shared/profiles';
+import type { ToolCallSpec, ToolInvocation } from '../../shared/tool-calls';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import type { EventData, StreamCallback, StreamEventType } from '../../shared/events';
 import type { ApprovalGate } from './approval-gate';

@@ -1,4 +1,5 @@
-import { type AutomationProfile, type CommandRule, needsApproval, type ToolCallSpec } from '../../shared/domain';
+import { type AutomationProfile, needsApproval } from '../../shared/profiles';
+import type { CommandRule, ToolCallSpec } from '../../shared/tool-calls';
 import { EngineError } from './errors';
 import type { InvariantRules } from './invariants';
 import { analyseShellCommand } from './shell-commands';

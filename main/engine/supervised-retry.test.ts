@@ -4,7 +4,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AutomationProfile, type ToolCallSpec, resolveProfile } from '../../shared/domain';
+import { type AutomationProfile, resolveProfile } from '../../shared/profiles';
+import type { ToolCallSpec } from '../../shared/tool-calls';
 import { ApprovalGate } from './approval-gate';
 import { pendingApproval } from './approvals';
 import { ErrorRecoveryService } from './error-recovery-service';

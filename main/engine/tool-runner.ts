@@ -1,61 +1,13 @@
-import type { z } from 'zod';
-import type { ToolTally } from '../../shared/contract';
-import type { AutomationProfile, Confinement, ToolCallSpec, ToolInvocation } from '../../shared/domain';
-import type { McpCallInfo } from '../../shared/mcp';
-import { BUILTIN_PROFILES } from '../../shared/domain';
+import type { AutomationProfile } from '../../shared/profiles';
+import type { Confinement, ToolCallSpec, ToolInvocation } from '../../shared/tool-calls';
+import { BUILTIN_PROFILES } from '../../shared/profiles';
 import { ValidationError } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { EngineError, errorCategoryOf, ToolCallError } from './errors';
 import { type InvariantRules, refusedChanges, revertChange } from './invariants';
+import type { InvocationLog } from './invocation-log';
 import { checkShellPolicy } from './shell-policy';
-
-/** A mutation a tool made in the sandbox, before it becomes a ChangeEntry. */
-export interface CapturedChange {
-  operation: 'create' | 'modify' | 'delete' | 'rename';
-  path: string;
-  oldPath?: string;
-  before: Buffer | null;
-  after: Buffer | null;
-}
-
-export interface ToolContext {
-  planId: string;
-  decisionId: string | null;
-  invocationId: string;
-  sandboxRoot: string | null;
-  profile: AutomationProfile;
-  recordChange(change: CapturedChange): void;
-  /** A tool that runs commands says how they were confined; it is kept on the invocation. */
-  recordConfinement?(confinement: Confinement): void;
-}
-
-/**
- * What a tool does to the sandbox: `read` only reads it, `write` changes the files its arguments
- * name, `exec` runs commands that may change anything in it. The lists of read-only, writing and
- * command tools are derived from it (ToolRegistry.names).
- */
-export type ToolEffect = 'read' | 'write' | 'exec';
-
-export interface ToolDefinition<Args = Record<string, unknown>> {
-  name: string;
-  description: string;
-  effect: ToolEffect;
-  schema: z.ZodType<Args>;
-  run(args: Args, context: ToolContext): Promise<unknown>;
-  /** Set for a tool of an MCP server: its approval always names the server and the tool. */
-  mcp?: McpCallInfo;
-}
-
-/** Where every tool invocation is kept. */
-export interface InvocationLog {
-  record(invocation: ToolInvocation): Promise<void>;
-  listForPlan(planId: string): Promise<ToolInvocation[]>;
-  /** One decision's calls in recording order: what the console lists when the decision is opened. */
-  listForDecision(decisionId: string): Promise<ToolInvocation[]>;
-  /** Per decision with calls, how many ran and how many failed: what the tree's rows show. */
-  talliesForPlan(planId: string): Promise<ToolTally[]>;
-}
-
+import type { CapturedChange, ToolContext, ToolDefinition, ToolEffect } from './tools/definition';
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition<never>>();

@@ -1,4 +1,4 @@
-import { type Approval, ApprovalSchema } from '../../shared/domain';
+import { type Approval, ApprovalSchema } from '../../shared/approvals';
 import { parseOrThrow } from '../../shared/errors';
 import type { ApprovalStore } from '../engine/approvals';
 import type { SqliteDatabase } from './database';

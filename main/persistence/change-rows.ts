@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema, type ChangeSetSummary, ChangeSetSummarySchema } from '../../shared/domain';
+import { type ChangeEntry, type ChangeEntryMeta, ChangeEntryMetaSchema, ChangeEntrySchema, type ChangeSetSummary, ChangeSetSummarySchema } from '../../shared/changes';
 import { parseOrThrow } from '../../shared/errors';
 
 /** Marks blob keys whose content is JSON-quoted: a text with a lone surrogate, which UTF-8 cannot hold. */

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toChangeEntry } from '../engine/change-capture';
 import { summarizeEntries } from '../engine/changeset-store';
-import { countLineChanges } from '../engine/line-changes';
+import { countLineChanges } from '../engine/changeset/line-diff';
 import { SqliteChangeSetStore } from './changeset-store';
 import { openDatabase } from './database';
 import { makeEntry, tempDatabase } from './test-support/fixtures';

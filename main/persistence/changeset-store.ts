@@ -1,11 +1,5 @@
-import {
-  CHANGE_OPERATIONS,
-  type ChangeEntry,
-  ChangeEntrySchema,
-  type ChangeSet,
-  type ChangeSetSummary,
-} from '../../shared/domain';
-import type { ChangeEntryMeta } from '../../shared/domain';
+import { CHANGE_OPERATIONS, type ChangeEntry, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary } from '../../shared/changes';
+import type { ChangeEntryMeta } from '../../shared/changes';
 import { parseOrThrow } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';

@@ -1,15 +1,4 @@
-import {
-  DECISION_STATUSES,
-  DECISION_TYPES,
-  type DecisionStatus,
-  DecisionStatusSchema,
-  type Phase,
-  type Plan,
-  PlanSchema,
-  type ProcessingState,
-  type StrategyDecision,
-  StrategyDecisionSchema,
-} from '../../shared/domain';
+import { DECISION_STATUSES, DECISION_TYPES, type DecisionStatus, DecisionStatusSchema, type Phase, type Plan, PlanSchema, type ProcessingState, type StrategyDecision, StrategyDecisionSchema } from '../../shared/domain';
 import { CheckSchema } from '../../shared/checks';
 import { parseOrThrow } from '../../shared/errors';
 import type { PlanRepository, StepCounts } from '../engine/plan-repository';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PlanLifecycleService } from '../engine/lifecycle';
 import { EventPublisher } from '../engine/event-stream';
 import { PlanExecutionContext } from '../engine/execution-context';
-import { BUILTIN_PROFILES } from '../../shared/domain';
+import { BUILTIN_PROFILES } from '../../shared/profiles';
 import { DATABASE_FILE, openStores } from './index';
 import { makeEntry, tempDir } from './test-support/fixtures';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanCompare } from '../../shared/plan-compare';
 import type { StreamEvent } from '../../shared/events';
-import type { ToolInvocation } from '../../shared/domain';
+import type { ToolInvocation } from '../../shared/tool-calls';
 import { openApp } from '../../main/app/open-app';
 import { treeHash } from '../../main/engine/test-support/tree-hash';
 import { fileWritingAgent, isStrategize, stepOf } from '../support/scripted-agent';

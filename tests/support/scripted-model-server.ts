@@ -150,7 +150,8 @@ export class ScriptedModelServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.headers.push(req.headers);
-    if (req.method === 'POST' && req.url?.endsWith('/messages')) {
+    // Claude Code asks for `/v1/messages?beta=true`.
+    if (req.method === 'POST' && req.url?.split('?')[0].endsWith('/messages')) {
       await this.handleAnthropic(req, res);
       return;
     }

@@ -1,4 +1,4 @@
-import { isRunnable } from '../../../shared/actions';
+import { isRunnable } from '../../../shared/action-rules';
 import { statusLabel } from '../../../shared/vocabulary';
 import type { App } from '../open-app';
 import { markInterrupted } from '../leases';

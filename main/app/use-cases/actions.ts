@@ -1,4 +1,6 @@
-import { type ActionId, type ActionState, actionList, type PlanFacts } from '../../../shared/actions';
+import type { ActionId, ActionState } from '../../../shared/action-ids';
+import { actionList } from '../../../shared/actions';
+import type { PlanFacts } from '../../../shared/action-rules';
 import type { Plan } from '../../../shared/domain';
 import { planFacts, requireAllowed } from '../../engine/action-guard';
 import type { PlanContext } from './plan-context';

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
-import { redactUrl } from '../../../shared/git-source';
+import { redactUrl } from '../../../shared/redact';
 import { applyToBranch, applyToClone, operatorAuthor } from '../../engine/changeset/apply-git';
 import { type AppliedRecord, applyReviewed, type ReviewApplyResult, type Reviewed, type ReviewSelection } from '../../engine/changeset/review';
 

@@ -1,5 +1,6 @@
 import { BUDGET_LIMITS, type BudgetAsk, BudgetAskSchema, type BudgetMore } from '../../../shared/agent';
-import type { Approval, Plan } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
 import { pendingApproval } from '../../engine/approvals';
 import { requireSandboxPresent } from '../sandbox-guards';

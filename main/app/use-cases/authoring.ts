@@ -1,5 +1,5 @@
 import type { Plan } from '../../../shared/domain';
-import { resolveProfile } from '../../../shared/domain';
+import { resolveProfile } from '../../../shared/profiles';
 import { agentSpecOf, type PlanModelView, type SettingsPatch, type SettingsView } from '../../../shared/agent';
 import type { LoadedPlanFile } from '../plan-file';
 import type { ProjectPolicy } from '../project-policy';

@@ -1,4 +1,7 @@
-import type { Approval, ChangeEntry, DiffHunk, ErrorRecord, Plan, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { ChangeEntry, DiffHunk } from '../../../shared/changes';
+import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
+import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ChangeEntryMeta, PlanListItem, ToolTally } from '../../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../../shared/decision-tree';
 import type { StreamEvent } from '../../../shared/events';

@@ -2,7 +2,8 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { ValidationError } from '../../../shared/errors';
-import { type PlanGitSource, redactUrl, refNameProblem } from '../../../shared/git-source';
+import { type PlanGitSource, refNameProblem } from '../../../shared/git-source';
+import { redactUrl } from '../../../shared/redact';
 import { cloneGitSource, GitCommandError, runGit, unreachable } from '../sandbox/git-source';
 import { type AppliedRecord, applyReviewed, type ReviewApplyResult, type Reviewed, type ReviewSelection } from './review';
 

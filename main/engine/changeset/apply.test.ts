@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChangeEntry } from '../../../shared/domain';
+import type { ChangeEntry } from '../../../shared/changes';
 import { sha256, toChangeEntry } from '../change-capture';
 import { EngineError } from '../errors';
 import { createSandbox } from '../sandbox/sandbox';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toChangeEntry } from '../change-capture';
-import type { CapturedChange } from '../tool-runner';
+import type { CapturedChange } from '../tools/definition';
 import { diffStats, gitBlobId, quoteGitPath, unifiedDiff } from './diff';
 
 const entry = (change: CapturedChange) => toChangeEntry(change, { decisionId: null, invocationId: null });

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import type { ChangeEntry } from '../../../shared/domain';
+import type { ChangeEntry } from '../../../shared/changes';
 import { isBinary } from '../change-capture';
-import { countLineChanges } from '../line-changes';
-import type { DiffHunk } from '../../../shared/domain';
+import { countLineChanges } from './line-diff';
+import type { DiffHunk } from '../../../shared/changes';
 import { type LineDiff, lineDiff, structuredHunks, unifiedHunks } from './line-diff';
 import { entryText, type NetChange } from './net';
 

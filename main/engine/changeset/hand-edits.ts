@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChangeEntry, ChangeEntryMeta } from '../../../shared/domain';
+import type { ChangeEntry, ChangeEntryMeta } from '../../../shared/changes';
 import { sha256, toChangeEntry } from '../change-capture';
 import type { ChangeSetStore } from '../changeset-store';
 import type { EventPublisher } from '../event-stream';

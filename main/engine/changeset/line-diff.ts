@@ -1,5 +1,5 @@
 import diffSequences from '@jest/diff-sequences';
-import type { DiffHunk, DiffRow } from '../../../shared/domain';
+import type { DiffHunk, DiffRow } from '../../../shared/changes';
 
 /** A text as lines without their `\n`; `finalNewline` is false when the last line has none. */
 export interface SplitText {

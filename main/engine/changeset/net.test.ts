@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeEntry } from '../../../shared/domain';
+import type { ChangeEntry } from '../../../shared/changes';
 import { toChangeEntry } from '../change-capture';
-import type { CapturedChange } from '../tool-runner';
+import type { CapturedChange } from '../tools/definition';
 import { netChanges } from './net';
 
 const b = (s: string) => Buffer.from(s);

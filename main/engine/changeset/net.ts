@@ -1,4 +1,4 @@
-import type { ChangeEntry, ChangeOperation } from '../../../shared/domain';
+import type { ChangeEntry, ChangeOperation } from '../../../shared/changes';
 import { EngineError } from '../errors';
 
 /** The net effect of a changeset on one path (or, for a rename, on a pair of paths). */

@@ -1,4 +1,4 @@
-import type { ChangeEntry } from '../../../shared/domain';
+import type { ChangeEntry } from '../../../shared/changes';
 import { formatGitDiff } from './diff';
 import { netChanges } from './net';
 

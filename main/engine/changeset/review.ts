@@ -1,6 +1,6 @@
 import { lstat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChangeEntry, ChangeOperation, DiffHunk } from '../../../shared/domain';
+import type { ChangeEntry, ChangeOperation, DiffHunk } from '../../../shared/changes';
 import { isBinary, sha256 } from '../change-capture';
 import { EngineError } from '../errors';
 import { pruneEmptyDirs, readFileOrNull, writeFileAtomic } from '../sandbox/files';

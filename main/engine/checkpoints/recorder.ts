@@ -2,7 +2,7 @@ import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { newId } from '../../../shared/ids';
 import type { ChangeSetStore } from '../changeset-store';
-import type { InvocationLog } from '../tool-runner';
+import type { InvocationLog } from '../invocation-log';
 import { builtinTools } from '../tools';
 import type { CheckpointStore, StoredCheckpoint } from './checkpoint-store';
 import { deltaBetween, filesChanged, foldDeltas, type Manifest, type ManifestDelta, refreshPaths, scanManifest } from './manifest';

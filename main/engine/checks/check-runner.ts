@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckResult } from '../../../shared/checks';
-import type { AutomationProfile } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
 import { newId } from '../../../shared/ids';
 import { EngineError } from '../errors';
 import type { EventPublisher } from '../event-stream';

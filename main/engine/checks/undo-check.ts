@@ -2,7 +2,7 @@ import { chmod, lstat, mkdir, readlink, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { revertChange } from '../invariants';
 import { mapLimit, type TreeEntryKind, walkTree } from '../sandbox/walk';
-import type { CapturedChange } from '../tool-runner';
+import type { CapturedChange } from '../tools/definition';
 
 /** What a file's contents do not say: its kind, permission bits and, for a symlink, its target. */
 interface Shape {

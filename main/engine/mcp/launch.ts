@@ -1,11 +1,12 @@
 import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AutomationProfile, Confinement } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { Confinement } from '../../../shared/tool-calls';
 import type { McpServer } from '../../../shared/mcp';
 import { isStdioServer } from '../../../shared/mcp';
 import { EngineError } from '../errors';
-import { type ConfinementProbe, detectConfinement, unconfined } from '../tools/confinement';
+import { type ConfinementProbe, detectConfinement, isUnder, unconfined } from '../tools/confinement';
 import { confinedPath } from '../tools/shell-run';
 
 /** How long a server may take to start and answer `initialize`. */
@@ -20,11 +21,6 @@ export function serverFailure(name: string, message: string, category: 'tool' | 
       ? `The MCP server "${name}" is a local command the profile does not run here (no shell, or no confinement). Change the profile, or remove the server (agents mcp remove ${name}).`
       : `The MCP server "${name}" failed. Check it with \`agents mcp list\`, fix its command or URL (or remove it: agents mcp remove ${name}), then retry.`;
   return new EngineError(message, category, { server: name, hint, ...details });
-}
-
-function isUnder(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** `name` as the shell would find it on PATH; undefined when it is not there. */
@@ -103,7 +99,7 @@ export function resolveLocalCommand(command: string, args: readonly string[], cw
 }
 
 /** Quotes a word for /bin/sh. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

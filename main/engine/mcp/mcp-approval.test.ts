@@ -1,7 +1,8 @@
 // The approval gate before an MCP tool's call: it asks under supervised (where the sandbox tool
 // of the same kind would not), and the approval names the server, the tool and its description.
 import { describe, expect, it } from 'vitest';
-import { resolveProfile, type StrategyDecision } from '../../../shared/domain';
+import { resolveProfile } from '../../../shared/profiles';
+import type { StrategyDecision } from '../../../shared/domain';
 import type { McpCallInfo } from '../../../shared/mcp';
 import { ApprovalGate } from '../approval-gate';
 import { ApprovalPending } from '../errors';

@@ -1,11 +1,13 @@
 import type { MCPClient } from '@ai-sdk/mcp';
 import { z } from 'zod';
-import type { AutomationProfile, Confinement } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { Confinement } from '../../../shared/tool-calls';
 import { isStdioServer, type McpServer, shownUrl, withoutMcpSecrets } from '../../../shared/mcp';
 import { EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
-import type { ToolDefinition, ToolRegistry } from '../tool-runner';
+import type { ToolDefinition } from '../tools/definition';
+import type { ToolRegistry } from '../tool-runner';
 import { sandboxRootOf, toolError } from '../tools/common';
 import type { ConfinementProbe } from '../tools/confinement';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, localLaunch, serverFailure } from './launch';

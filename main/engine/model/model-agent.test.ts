@@ -1,7 +1,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BUILTIN_PROFILES, type Plan, type StrategyDecision } from '../../../shared/domain';
+import { BUILTIN_PROFILES } from '../../../shared/profiles';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { ScriptedModelServer, transcript } from '../../../tests/support/scripted-model-server';
 import { ApprovalPending, EngineError } from '../errors';
 import type { StepContext } from '../runtime-execute-actor';

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { type PlanGitSource, redactText, redactUrl } from '../../../shared/git-source';
+import type { PlanGitSource } from '../../../shared/git-source';
+import { redactText, redactUrl } from '../../../shared/redact';
 import { EngineError } from '../errors';
 
 /** How long one git command may take before it is killed: a clone of a large repository over a slow link. */

@@ -2,7 +2,7 @@ import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../change-capture';
 import { EngineError } from '../errors';
-import type { CapturedChange } from '../tool-runner';
+import type { CapturedChange } from '../tools/definition';
 import type { ContentCache } from './content-cache';
 import { readFileOrNull } from './files';
 import { mapLimit, walkTree } from './walk';

@@ -1,7 +1,7 @@
 import { realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError } from '../errors';
-import type { CapturedChange } from '../tool-runner';
+import type { CapturedChange } from '../tools/definition';
 import { ContentCache, type ContentCacheOptions } from './content-cache';
 import { resolveInSandbox } from './paths';
 import { diffSnapshots, scanTree, type TreeScan } from './snapshot';

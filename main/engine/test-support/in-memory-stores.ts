@@ -3,7 +3,9 @@
 // in-memory ChangeSetStore lives in the engine, as PlanExecutionContext's fallback.
 import type { CheckResult } from '../../../shared/checks';
 import type { CheckResultStore } from '../checks/check-store';
-import type { Approval, DecisionStatus, ErrorRecord, Plan, ProcessingState, StrategyDecision, ToolInvocation } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { DecisionStatus, ErrorRecord, Plan, ProcessingState, StrategyDecision } from '../../../shared/domain';
+import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
@@ -14,7 +16,8 @@ import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
 import { PlanLifecycleService } from '../lifecycle';
 import type { PlanRepository, StepCounts } from '../plan-repository';
 import type { ErrorLog } from '../recovery';
-import { type InvocationLog, ToolRegistry, ToolRunner } from '../tool-runner';
+import type { InvocationLog } from '../invocation-log';
+import { ToolRegistry, ToolRunner } from '../tool-runner';
 
 export { InMemoryChangeSetStore } from '../in-memory-changeset-store';
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { once } from '../../../shared/once';
 import { EngineError } from '../errors';
 import { showPath } from '../sandbox/paths';
-import type { ToolContext, ToolDefinition, ToolEffect } from '../tool-runner';
+import type { ToolContext, ToolDefinition, ToolEffect } from './definition';
 
 /**
  * Builds a ToolDefinition whose `run` receives the schema's parsed output. The schema is built at

@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Confinement } from '../../../shared/domain';
+import type { Confinement } from '../../../shared/tool-calls';
 
 /** How a command is started: the program and its arguments, wrapped or not. */
 export interface LaunchSpec {
@@ -17,6 +17,10 @@ export interface ConfineRequest {
   allowNetwork: boolean;
   /** Host folders the command may read besides the system's (an MCP server's installation), bound read-only where they lie. */
   readOnlyPaths?: readonly string[];
+  /** Folders writable besides the sandbox (a long-lived agent's own home), bound where they lie. */
+  writablePaths?: readonly string[];
+  /** Files or folders bound read-only at a place of their own, after the system's (a generated /etc/hosts). */
+  binds?: readonly ReadOnlyMount[];
 }
 
 /** A way to run a shell command; `kind` is what each tool invocation records. */
@@ -55,7 +59,8 @@ function realpathOr(p: string): string {
   }
 }
 
-function isUnder(child: string, parent: string): boolean {
+/** Whether `child` is `parent` or inside it, as written. */
+export function isUnder(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
@@ -116,18 +121,26 @@ export function bwrapArgs(request: ConfineRequest, options: BwrapLayoutOptions =
   for (const mount of mounts) args.push('--ro-bind', mount.source, mount.dest);
   if (options.hidden && options.hidden.length > 0) args.push(...hidingArgs(options.hidden));
   args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  // After the private /tmp: a folder to read that lives under /tmp (a checkout there) would be hidden by it.
-  for (const extra of request.readOnlyPaths ?? []) {
-    if (!mounts.some((m) => isUnder(extra, m.dest))) args.push('--ro-bind', extra, extra);
-  }
-  // The sandbox's ancestors exist only as empty read-only folders, so `..` cannot create anything
-  // beside the sandbox, not even in the private /tmp.
+  // After the private /tmp, as what follows: a folder under /tmp (a checkout there) would be hidden by it.
+  // The writable folders' ancestors exist only as empty read-only folders, so `..` cannot create
+  // anything beside them, not even in the private /tmp.
+  const writable = [root, ...(request.writablePaths ?? []).map((dir) => path.resolve(dir))];
   const ancestors: string[] = [];
-  for (let dir = path.dirname(root); dir !== '/' && dir !== '/tmp'; dir = path.dirname(dir)) ancestors.unshift(dir);
+  for (const folder of writable) {
+    const own: string[] = [];
+    for (let dir = path.dirname(folder); dir !== '/' && dir !== '/tmp'; dir = path.dirname(dir)) own.unshift(dir);
+    for (const dir of own) if (!ancestors.includes(dir) && !writable.some((w) => isUnder(dir, w))) ancestors.push(dir);
+  }
   for (const dir of ancestors) {
     if (!mounts.some((m) => isUnder(dir, m.dest))) args.push('--perms', '0555', '--dir', dir);
   }
-  args.push('--bind', root, root, '--chdir', root, '--remount-ro', '/');
+  // After the ancestors: a folder to read beside the sandbox would otherwise make them as writable folders.
+  for (const extra of request.readOnlyPaths ?? []) {
+    if (!mounts.some((m) => isUnder(extra, m.dest))) args.push('--ro-bind', extra, extra);
+  }
+  for (const bind of request.binds ?? []) args.push('--ro-bind', bind.source, bind.dest);
+  for (const folder of writable) args.push('--bind', folder, folder);
+  args.push('--chdir', root, '--remount-ro', '/');
   args.push(SH, '-c', request.command);
   return args;
 }

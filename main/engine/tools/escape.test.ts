@@ -7,7 +7,7 @@ import { type AddressInfo, createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILTIN_PROFILES } from '../../../shared/domain';
+import { BUILTIN_PROFILES } from '../../../shared/profiles';
 import { EngineError } from '../errors';
 import { InvariantRules } from '../invariants';
 import { createSandbox } from '../sandbox/sandbox';

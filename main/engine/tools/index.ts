@@ -1,4 +1,5 @@
-import type { ToolDefinition, ToolRegistry } from '../tool-runner';
+import type { ToolDefinition } from './definition';
+import type { ToolRegistry } from '../tool-runner';
 import { fileDeleteTool } from './file-delete';
 import { fileEditTool } from './file-edit';
 import { fileListTool } from './file-list';

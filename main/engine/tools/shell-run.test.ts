@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUILTIN_PROFILES } from '../../../shared/domain';
+import { BUILTIN_PROFILES } from '../../../shared/profiles';
 import type { EngineError } from '../errors';
 import { OutputCapture } from './output-capture';
 import { cleanupTempDirs, type Harness, harness, tempDir } from './test-support';

@@ -5,7 +5,7 @@ import { EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
 import { defineTool, sandboxRootOf } from './common';
-import type { AutomationProfile } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
 import { type Confiner, type ConfinementProbe, detectConfinement, type LaunchSpec, NODE_MOUNT, nodeFolder, unconfined } from './confinement';
 import { OutputCapture } from './output-capture';
 

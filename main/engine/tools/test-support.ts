@@ -3,12 +3,14 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, lstatSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AutomationProfile, ChangeEntry } from '../../../shared/domain';
-import { BUILTIN_PROFILES } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { ChangeEntry } from '../../../shared/changes';
+import { BUILTIN_PROFILES } from '../../../shared/profiles';
 import { toChangeEntry } from '../change-capture';
 import { ToolCallError } from '../errors';
 import type { InvariantRules } from '../invariants';
-import { type CapturedChange, ToolRegistry, ToolRunner } from '../tool-runner';
+import type { CapturedChange } from './definition';
+import { ToolRegistry, ToolRunner } from '../tool-runner';
 import { registerBuiltinTools, type BuiltinToolsOptions } from './index';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Approval } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
 import { newId } from '../../../shared/ids';
 import { type ApprovalStore, pendingApproval, toolsApprovedForPlan } from '../../engine/approvals';
 import { type Harness, type HarnessFactory, iso } from '../test-support/fixtures';

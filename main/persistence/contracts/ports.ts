@@ -3,7 +3,7 @@ import type { ChangeSetStore } from '../../engine/changeset-store';
 import type { EventLog } from '../../engine/event-stream';
 import type { PlanRepository } from '../../engine/plan-repository';
 import type { ErrorLog } from '../../engine/recovery';
-import type { InvocationLog } from '../../engine/tool-runner';
+import type { InvocationLog } from '../../engine/invocation-log';
 import type { HarnessFactory } from '../test-support/fixtures';
 
 /** The ports the contract suites exercise, as one adapter provides them over one database. */

@@ -1,4 +1,4 @@
-import { type ChangeEntry, type ChangeEntryMeta, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary } from '../../../shared/domain';
+import { type ChangeEntry, type ChangeEntryMeta, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary } from '../../../shared/changes';
 import { parseOrThrow } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { entryLineCounts, toEntryMeta, type ChangeSetStore } from '../../engine/changeset-store';

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../shared/errors';
-import { redactText } from '../../../shared/git-source';
+import { redactText } from '../../../shared/redact';
 
 /**
  * A database the process cannot use: unreachable, refusing us, or of a newer schema. A

@@ -1,6 +1,6 @@
-import type { InvocationLog } from '../../engine/tool-runner';
+import type { InvocationLog } from '../../engine/invocation-log';
 import type { ToolTally } from '../../../shared/contract';
-import { type ToolInvocation, ToolInvocationSchema } from '../../../shared/domain';
+import { type ToolInvocation, ToolInvocationSchema } from '../../../shared/tool-calls';
 import { parseOrThrow } from '../../../shared/errors';
 import { type InvocationFields, readInvocation } from '../invocation-log';
 import type { PgDatabase } from './database';

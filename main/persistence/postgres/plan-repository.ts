@@ -1,12 +1,4 @@
-import {
-  type DecisionStatus,
-  DecisionStatusSchema,
-  type Plan,
-  PlanSchema,
-  type ProcessingState,
-  type StrategyDecision,
-  StrategyDecisionSchema,
-} from '../../../shared/domain';
+import { type DecisionStatus, DecisionStatusSchema, type Plan, PlanSchema, type ProcessingState, type StrategyDecision, StrategyDecisionSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import type { StepCounts, PlanRepository } from '../../engine/plan-repository';
 import { type DecisionRow, type PlanQuery, readDecision } from '../plan-repository';

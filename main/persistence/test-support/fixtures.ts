@@ -1,14 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  BUILTIN_PROFILES,
-  type ChangeEntry,
-  type ErrorRecord,
-  type Plan,
-  type StrategyDecision,
-  type ToolInvocation,
-} from '../../../shared/domain';
+import { BUILTIN_PROFILES } from '../../../shared/profiles';
+import type { ChangeEntry } from '../../../shared/changes';
+import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
+import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { StreamEvent } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
 import { sha256 } from '../../engine/change-capture';

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
-import { ACTIONS, type ActionId, type PlanFacts } from '../../../shared/actions';
+import { ACTIONS } from '../../../shared/actions';
+import type { ActionId } from '../../../shared/action-ids';
+import type { PlanFacts } from '../../../shared/action-rules';
 
 /**
  * A control for one operator action, from the action table: its text, its key, and, when the

@@ -1,7 +1,9 @@
-import type { ActionArgs, ActionId } from '../../../shared/actions';
+import type { ActionArgs } from '../../../shared/actions';
+import type { ActionId } from '../../../shared/action-ids';
 import type { Bridge } from '../../../shared/contract';
-import type { BuiltinProfileName, Plan } from '../../../shared/domain';
-import { isRunnable } from '../../../shared/actions';
+import type { BuiltinProfileName } from '../../../shared/profiles';
+import type { Plan } from '../../../shared/domain';
+import { isRunnable } from '../../../shared/action-rules';
 
 /** The actions the console takes itself; edit-step and replan take a file, so they stay on the command line. */
 export const CONSOLE_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'discard', 'skip', 'set_profile', 'correct', 'approve', 'reject', 'verify', 'rewind'] as const satisfies readonly ActionId[];

@@ -1,4 +1,5 @@
-import type { Approval, StrategyDecision } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { StrategyDecision } from '../../../shared/domain';
 
 /** The answer an `approval` decision of the tree records, as the approvals list holds it. */
 export interface ApprovalAnswer {

@@ -1,4 +1,6 @@
-import { type ActionId, allowed, factsOfPlan, type PlanFacts, type Verdict } from '../../../shared/actions';
+import type { ActionId } from '../../../shared/action-ids';
+import { allowed } from '../../../shared/actions';
+import { factsOfPlan, type PlanFacts, type Verdict } from '../../../shared/action-rules';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 
 /** What the store knows beyond the plan row: the tree and the call waiting for an answer. */

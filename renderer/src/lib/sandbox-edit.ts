@@ -1,4 +1,6 @@
-import type { DiffHunk, Plan, ToolInvocation } from '../../../shared/domain';
+import type { DiffHunk } from '../../../shared/changes';
+import type { Plan } from '../../../shared/domain';
+import type { ToolInvocation } from '../../../shared/tool-calls';
 
 /** The plan's sandbox, while the operator may still change it (not discarded, not complete). */
 export function sandboxOf(plan: Pick<Plan, 'sandboxRefs' | 'processingState'>): string | null {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DiffHunk } from '../../../shared/domain';
+import type { DiffHunk } from '../../../shared/changes';
 import { rowsFromHunks, toSplitRows } from './unified-diff';
 
 const HUNKS: DiffHunk[] = [

@@ -1,4 +1,4 @@
-import type { DiffHunk } from '../../../shared/domain';
+import type { DiffHunk } from '../../../shared/changes';
 
 export type DiffLineKind = 'context' | 'add' | 'del';
 

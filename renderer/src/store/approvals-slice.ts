@@ -1,4 +1,5 @@
-import type { Approval, Plan } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { Plan } from '../../../shared/domain';
 import { BUDGET_LIMITS, BudgetAskSchema, usd } from '../../../shared/agent';
 import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';

@@ -1,5 +1,5 @@
 import type { PlanCompare } from '../../../shared/plan-compare';
-import type { BuiltinProfileName } from '../../../shared/domain';
+import type { BuiltinProfileName } from '../../../shared/profiles';
 import { errorText } from '../lib/format';
 import { verdict } from '../lib/plan-facts';
 import { consoleKnowledge } from './checkpoints-slice';

@@ -1,4 +1,5 @@
-import { ACTION_IDS, ACTIONS, type ActionId } from '../../../shared/actions';
+import { ACTION_IDS, type ActionId } from '../../../shared/action-ids';
+import { ACTIONS } from '../../../shared/actions';
 import { verdict } from '../lib/plan-facts';
 import type { AppStore } from './types';
 

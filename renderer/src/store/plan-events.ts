@@ -1,4 +1,5 @@
-import type { ChangeEntryMeta, Plan, StrategyDecision } from '../../../shared/domain';
+import type { ChangeEntryMeta } from '../../../shared/changes';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import { statusLabel } from '../../../shared/vocabulary';
 

@@ -4,7 +4,8 @@ import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain
 import { statusLabel } from '../../../shared/vocabulary';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
-import { ACTIONS, type ActionArgs, type ActionId } from '../../../shared/actions';
+import { ACTIONS, type ActionArgs } from '../../../shared/actions';
+import type { ActionId } from '../../../shared/action-ids';
 import { isConsoleAction, sendAction } from '../lib/action-dispatch';
 import { verdict } from '../lib/plan-facts';
 import { isStaleRefusal } from './changes-slice';

@@ -1,4 +1,5 @@
-import type { BuiltinProfileName, Plan } from '../../../shared/domain';
+import type { BuiltinProfileName } from '../../../shared/profiles';
+import type { Plan } from '../../../shared/domain';
 import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';
 import { track } from './track';

@@ -1,5 +1,5 @@
 import type { ToolTally } from '../../../shared/contract';
-import type { ToolInvocation } from '../../../shared/domain';
+import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { StreamEvent, StreamEventOf } from '../../../shared/events';
 import type { LoadStatus } from './types';
 

@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { BUDGET_LIMITS, BudgetAskSchema, usd } from '../../../shared/agent';
-import type { Approval, DiffHunk, Plan } from '../../../shared/domain';
+import type { Approval } from '../../../shared/approvals';
+import type { DiffHunk } from '../../../shared/changes';
+import type { Plan } from '../../../shared/domain';
 import { describeArgs, pathOfCall } from '../lib/approvals';
 import { formatTime } from '../lib/format';
 import { languageFor } from '../lib/highlight';

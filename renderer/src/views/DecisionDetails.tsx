@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { Confinement, StrategyDecision, ToolCallSpec, ToolInvocation } from '../../../shared/domain';
+import type { Confinement, ToolCallSpec, ToolInvocation } from '../../../shared/tool-calls';
+import type { StrategyDecision } from '../../../shared/domain';
 import { DecisionIcon } from '../components/DecisionIcon';
 import { DECISION_TYPE_LABELS } from '../lib/decision-tree';
 import { formatArgs, formatDuration, formatTime } from '../lib/format';

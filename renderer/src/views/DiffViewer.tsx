@@ -3,7 +3,7 @@ import type { ReviewFile } from '../../../shared/contract';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
-import type { DiffHunk } from '../../../shared/domain';
+import type { DiffHunk } from '../../../shared/changes';
 import { rejectionOf } from '../../../shared/review-feedback';
 import { verdict } from '../lib/plan-facts';
 import { reviewFileAt } from '../lib/review-fold';

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { stepsInOrder } from '../../../shared/decision-tree';
-import type { ActionId } from '../../../shared/actions';
+import type { ActionId } from '../../../shared/action-ids';
 import type { Plan } from '../../../shared/domain';
 import { failuresOf } from '../../../shared/describe';
 import { CopyButton } from '../components/CopyButton';

@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import { stepsInOrder } from '../../../shared/decision-tree';
-import { BUILTIN_PROFILES, type BuiltinProfileName } from '../../../shared/domain';
+import { BUILTIN_PROFILES, type BuiltinProfileName } from '../../../shared/profiles';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { formatTime, plural } from '../lib/format';
 import { useAppStore } from '../store/react';

@@ -1,4 +1,5 @@
-import { commandLine, type NextStep } from '../../../shared/actions';
+import { commandLine } from '../../../shared/actions';
+import type { NextStep } from '../../../shared/action-ids';
 import { CopyButton } from '../components/CopyButton';
 
 /**

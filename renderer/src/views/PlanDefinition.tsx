@@ -1,5 +1,5 @@
 import type { Plan } from '../../../shared/domain';
-import { isRunnable } from '../../../shared/actions';
+import { isRunnable } from '../../../shared/action-rules';
 import { projectLabel } from '../../../shared/git-source';
 
 /** The definition of done as the operator wrote it: a markdown list as one string, or steps. */

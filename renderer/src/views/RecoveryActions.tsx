@@ -1,7 +1,9 @@
 import { useState } from 'react';
-import { ACTIONS, type ActionId } from '../../../shared/actions';
+import { ACTIONS } from '../../../shared/actions';
+import type { ActionId } from '../../../shared/action-ids';
 import { describeProfile } from '../../../shared/describe';
-import { BUILTIN_PROFILES, type BuiltinProfileName, type Plan } from '../../../shared/domain';
+import { BUILTIN_PROFILES, type BuiltinProfileName } from '../../../shared/profiles';
+import type { Plan } from '../../../shared/domain';
 import { ActionButton } from '../components/ActionButton';
 import { useAppStore } from '../store/react';
 import { usePlanFacts } from './use-plan-facts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReviewFile } from '../../../shared/contract';
-import type { DiffHunk } from '../../../shared/domain';
+import type { DiffHunk } from '../../../shared/changes';
 import { makeEntry, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { render } from '../test-support/render';
 import { testRuntime } from '../test-support/runtime';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../../shared/contract';
-import type { DiffHunk } from '../../../shared/domain';
+import type { DiffHunk } from '../../../shared/changes';
 import { baseFromHunks, failedFilePath } from '../lib/sandbox-edit';
 import { FakeBridge, makeDecision, makeEntry, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { render } from '../test-support/render';

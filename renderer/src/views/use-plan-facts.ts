@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { PlanFacts } from '../../../shared/actions';
+import type { PlanFacts } from '../../../shared/action-rules';
 import type { Plan } from '../../../shared/domain';
 import { consoleFacts } from '../lib/plan-facts';
 import { consoleKnowledge } from '../store/checkpoints-slice';

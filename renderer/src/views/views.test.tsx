@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReviewFile } from '../../../shared/contract';
-import type { DiffHunk } from '../../../shared/domain';
+import type { DiffHunk } from '../../../shared/changes';
 import { makeDecision, makeEntry, makeListItem, makePlan, reviewOf } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { App } from './App';

@@ -1,3 +1,0 @@
-export * from './diff';
-export * from './net';
-export * from './patch';

@@ -1,1 +1,0 @@
-export { countLineChanges } from './changeset/line-diff';

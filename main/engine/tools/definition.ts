@@ -1,0 +1,43 @@
+// What a tool is: its definition, the context a call runs in, and the changes it reports. A leaf
+// module: the runner, the gates, the invariants and the tools all speak it, and it imports none of them.
+import type { z } from 'zod';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { Confinement } from '../../../shared/tool-calls';
+import type { McpCallInfo } from '../../../shared/mcp';
+
+/** A mutation a tool made in the sandbox, before it becomes a ChangeEntry. */
+export interface CapturedChange {
+  operation: 'create' | 'modify' | 'delete' | 'rename';
+  path: string;
+  oldPath?: string;
+  before: Buffer | null;
+  after: Buffer | null;
+}
+
+export interface ToolContext {
+  planId: string;
+  decisionId: string | null;
+  invocationId: string;
+  sandboxRoot: string | null;
+  profile: AutomationProfile;
+  recordChange(change: CapturedChange): void;
+  /** A tool that runs commands says how they were confined; it is kept on the invocation. */
+  recordConfinement?(confinement: Confinement): void;
+}
+
+/**
+ * What a tool does to the sandbox: `read` only reads it, `write` changes the files its arguments
+ * name, `exec` runs commands that may change anything in it. The lists of read-only, writing and
+ * command tools are derived from it (ToolRegistry.names).
+ */
+export type ToolEffect = 'read' | 'write' | 'exec';
+
+export interface ToolDefinition<Args = Record<string, unknown>> {
+  name: string;
+  description: string;
+  effect: ToolEffect;
+  schema: z.ZodType<Args>;
+  run(args: Args, context: ToolContext): Promise<unknown>;
+  /** Set for a tool of an MCP server: its approval always names the server and the tool. */
+  mcp?: McpCallInfo;
+}

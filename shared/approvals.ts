@@ -1,0 +1,48 @@
+// Approvals: a call, a proposed tree or a step's budget that waits for the operator's answer.
+import { z } from 'zod';
+import { DiffHunkSchema } from './changes';
+import { McpCallInfoSchema } from './mcp';
+import { CommandRuleSchema } from './tool-calls';
+
+const nonEmpty = z.string().min(1, 'must not be empty');
+const timestamp = z.string();
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
+
+/** A call (or, for an agent plan, a proposed tree) that waits for the operator; stored, so it survives a restart. */
+export const ApprovalSchema = z.lazy(() =>
+  z.object({
+    id: nonEmpty,
+    planId: nonEmpty,
+    /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). */
+    kind: z.enum(['tool', 'plan', 'budget']),
+    /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
+    decisionId: z.string().nullable(),
+    callIndex: z.number().int().nonnegative().nullable(),
+    tool: z.string().nullable(),
+    args: z.record(z.string(), z.unknown()),
+    description: z.string(),
+    rationale: z.string(),
+    /** For writes and edits, the diff the call would make in the sandbox. */
+    diff: z.string().nullable(),
+    /** The same diff as the console draws it, hunks as rows; null where `diff` is, and for approvals stored before it was kept. */
+    hunks: z.array(DiffHunkSchema).nullable().default(null),
+    /** Why a shell.run call waits though the profile may not ask: the part of it the command rules cannot check. */
+    commandRule: CommandRuleSchema.optional(),
+    /** For a call of an MCP server's tool: the server, the tool and what the server says it does. */
+    mcp: McpCallInfoSchema.optional(),
+    status: ApprovalStatusSchema,
+    /** `all`: every later call of this tool in the plan is approved too. */
+    scope: z.enum(['once', 'all']).nullable(),
+    answeredBy: z.string().nullable(),
+    /** The machine the answer was given on; absent for answers recorded before it was kept. */
+    answeredFrom: z.string().optional(),
+    answeredAt: timestamp.nullable(),
+    reason: z.string().nullable(),
+    /** Set once the answer has been acted on, so a later retry asks again. */
+    usedAt: timestamp.nullable(),
+    createdAt: timestamp,
+  }),
+);
+export type Approval = z.infer<typeof ApprovalSchema>;
