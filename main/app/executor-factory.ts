@@ -17,7 +17,8 @@ import { ToolRunner } from '../engine/tool-runner';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
-import type { PlanContext, RunOptions } from './use-cases/plan-context';
+import type { PlanContext } from './use-cases/plan-context';
+import type { ExecutorFactory } from './run-vocabulary';
 import type { PlanVerifying } from './use-cases/verifying';
 import { reviewFeedbackOf } from './use-cases/reviewing';
 import { scriptedStepRunner, type StepRunner } from '../engine/runtime-execute-actor';
@@ -35,8 +36,7 @@ function checkedSteps(plan: Plan, steps: StepRunner, checkStep: PlanVerifying['c
   };
 }
 
-/** Builds the executor of one run, with the plan as it is once its sandbox exists; `close` ends what the run started (its MCP servers). */
-export type ExecutorFactory = (plan: Plan, options: RunOptions) => Promise<{ executor: PlanExecutor; plan: Plan; close?: () => Promise<void> }>;
+
 
 /** `.agents/invariants.yaml` as the lines the decision tree's invariant records show. */
 function projectInvariantRecords(plan: Plan): string[] {

@@ -12,7 +12,7 @@ import type { PlanCheckpoints } from './use-cases/checkpoints';
 import type { PlanReviewing } from './use-cases/reviewing';
 import type { PlanForking } from './use-cases/forking';
 
-export type { Answer, EngineStores, PlanServiceOptions, RunOptions } from './use-cases/plan-context';
+export type { Answer, EngineStores, PlanServiceOptions } from './use-cases/plan-context';
 export type { ChangesetReview, DecisionNode, DiffEntry, ExternalEvents, ReviewStep } from './use-cases/reading';
 export type { ApplyResult } from './use-cases/applying';
 export type { ConfinementProbe } from '../engine/tools/confinement';

@@ -2,6 +2,9 @@ import type { Approval } from '../../shared/approvals';
 import { newId } from '../../shared/ids';
 import type { EventPublisher } from './event-stream';
 
+/** Where a run that stopped for an approval goes on: the step, and the call's position in it. */
+export type ResumeAt = { decisionId: string; callIndex: number };
+
 /** Where approvals are kept; SQLite in the app, so a pending one survives a restart. */
 export interface ApprovalStore {
   add(approval: Approval): Promise<void>;

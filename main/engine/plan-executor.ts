@@ -13,6 +13,7 @@ import type { ErrorRecovery } from './recovery';
 import { executableDecisions, RuntimeExecuteActor, type StepRunner } from './runtime-execute-actor';
 import { type StrategizeResult, StrategizeStubActor } from './strategize-actor';
 import type { ToolRunner } from './tool-runner';
+import type { ResumeAt } from './approvals';
 
 /** Proposes a plan's decision tree: the stub copies the plan's steps, a model reads and plans. */
 export interface Strategizer {
@@ -32,7 +33,8 @@ export interface PlanExecutorOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface RunOptions {
+/** What a caller gives one phase's run (strategize or execute). */
+export interface PhaseOptions {
   /** The plan as the caller just read it, so the phase need not read it again. */
   plan?: Plan;
   streamCallback?: StreamCallback;
@@ -42,7 +44,7 @@ export interface RunOptions {
   onStepStart?: (decision: StrategyDecision) => Promise<void>;
   /** Approvals: the gate that holds calls for the operator, and where a run that stopped for one goes on. */
   gate?: ApprovalGate;
-  resumeAt?: { decisionId: string; callIndex: number };
+  resumeAt?: ResumeAt;
   rules?: InvariantRules;
 }
 
@@ -91,12 +93,12 @@ export class PlanExecutor {
     return this.context;
   }
 
-  async runStrategize(planId: string, options: RunOptions = {}): Promise<StrategizeResult> {
+  async runStrategize(planId: string, options: PhaseOptions = {}): Promise<StrategizeResult> {
     requirePlanId(planId);
     return this.streaming(planId, options.streamCallback, () => this.strategize(planId, options.plan));
   }
 
-  async runExecute(planId: string, options: RunOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
+  async runExecute(planId: string, options: PhaseOptions = {}): Promise<RuntimeExecuteResult | ExecuteResult> {
     requirePlanId(planId);
     return this.streaming(planId, options.streamCallback, () => this.execute(planId, options));
   }
@@ -131,7 +133,7 @@ export class PlanExecutor {
     });
   }
 
-  private async execute(planId: string, options: RunOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
+  private async execute(planId: string, options: PhaseOptions): Promise<RuntimeExecuteResult | ExecuteResult> {
     const { beforeDecision, onStepStart, gate, resumeAt, rules } = options;
     const plan = options.plan?.id === planId ? options.plan : await this.lifecycle.getPlan(planId);
     if (!plan.decisionRootId) {

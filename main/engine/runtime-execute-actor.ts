@@ -12,6 +12,7 @@ import { toChangeEntry } from './change-capture';
 import type { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
 import type { ToolRunner } from './tool-runner';
+import type { ResumeAt } from './approvals';
 
 export function createRuntimeExecuteResult(data: unknown): RuntimeExecuteResult {
   return parseOrThrow(RuntimeExecuteResultSchema, data, 'RuntimeExecuteResult');
@@ -71,7 +72,7 @@ export interface RuntimeExecuteOptions {
   /** The project's invariants, held against every call. */
   rules?: InvariantRules;
   /** Continue this step at this call: the calls before it ran before the run stopped for an approval. */
-  resumeAt?: { decisionId: string; callIndex: number };
+  resumeAt?: ResumeAt;
 }
 
 export interface RuntimeExecuteActorOptions {

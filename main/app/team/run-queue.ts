@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { PgBoss, type Job } from 'pg-boss';
 import { ulid } from 'ulid';
 import { migrateDatabase, PgDatabase } from '../../persistence/postgres';
-import type { QueuedRun } from './dispatch';
+import type { QueuedRun } from '../run-vocabulary';
 
 /** The pg-boss queue a plan's run is a job of. */
 export const RUN_QUEUE = 'plan-runs';

@@ -1,7 +1,7 @@
 import type { Plan } from '../../../shared/domain';
 import type { StreamCallback } from '../../../shared/events';
 import type { PgEventFeed, PostgresStores } from '../../persistence/postgres';
-import type { QueuedRun, RunDispatch } from './dispatch';
+import type { QueuedRun, RunDispatch } from '../run-vocabulary';
 import type { RunQueue } from './run-queue';
 
 /** How often a follower asks whether the plan's run is still queued or running (events wake it sooner). */

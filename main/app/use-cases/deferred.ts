@@ -1,5 +1,5 @@
 import { once } from '../../../shared/once';
-import type { ExecutorFactory } from '../executor-factory';
+import type { ExecutorFactory } from '../run-vocabulary';
 import type { PlanVerifying } from './verifying';
 import type { PlanContext } from './plan-context';
 import type { PlanReading } from './reading';

@@ -1,6 +1,5 @@
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { stepsInOrder } from '../../../shared/decision-tree';
-import type { StreamCallback } from '../../../shared/events';
 import type { AppliedLog } from '../../engine/changeset/review';
 import type { ChangeSetStore } from '../../engine/changeset-store';
 import { captureHandEdits } from '../../engine/changeset/hand-edits';
@@ -22,11 +21,10 @@ import { OBJECTS_FOLDER } from '../../persistence/data-dir';
 import type { InvocationLog } from '../../engine/invocation-log';
 import { ToolRegistry } from '../../engine/tool-runner';
 import { registerBuiltinTools } from '../../engine/tools';
-import type { CorrectionContext } from '../../engine/model/prompts';
 import type { ModelConfig } from '../../engine/model/model-config';
 import { recordModel, resolveModelConfig, type SettingsStore } from '../settings';
 import type { RunRegistry } from './run-registry';
-import type { RunDispatch } from '../team/dispatch';
+import type { RunDispatch } from '../run-vocabulary';
 
 /** Everything the use cases keep; SQLite in the app, in memory in some tests. */
 export interface EngineStores {
@@ -75,22 +73,6 @@ export interface PlanServiceOptions {
    * the recorded changes instead of refusing. Workers set it.
    */
   remakeSandboxes?: boolean;
-}
-
-export interface RunOptions {
-  /**
-   * Called once the run holds the plan (its checks passed, its lease taken): a host that answers
-   * at once, not when the run ends, waits for this, so a refusal is still the request's error.
-   */
-  onStarted?: () => void;
-  streamCallback?: StreamCallback;
-  /** Pause before each decision; by default as the plan's profile says (`manual` does). */
-  step?: boolean;
-  breakpoints?: string[];
-  /** In team mode: return once the run is queued instead of following it to its end. */
-  detach?: boolean;
-  /** For `correct`: the failed step's failure and the operator's note, in the model's context. */
-  corrections?: ReadonlyMap<string, CorrectionContext>;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlanError } from '../../../shared/errors';
-import { type ExecutorFactory, sandboxExecutorFactory } from '../executor-factory';
+import type { ExecutorFactory } from '../run-vocabulary';
+import { sandboxExecutorFactory } from '../executor-factory';
 import { planRunning } from './running';
 import { useCaseHarness } from './test-support';
 

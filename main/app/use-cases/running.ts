@@ -10,43 +10,19 @@ import { InvariantRules } from '../../engine/invariants';
 import type { PlanExecutor } from '../../engine/plan-executor';
 import { reviewProposedTree } from '../../engine/proposed-tree';
 import { removeTemporaryFiles } from '../../engine/sandbox/files';
-import type { ExecutorFactory } from '../executor-factory';
 import { markInterrupted } from '../leases';
 import { RunController } from '../run-controller';
 import { requireSandboxPresent } from '../sandbox-guards';
-import type { PlanContext, RunOptions } from './plan-context';
+import type { PlanContext } from './plan-context';
+import type { ExecutorFactory, RunDispatch, RunOptions } from '../run-vocabulary';
+import type { ResumeAt } from '../../engine/approvals';
 import type { RunRegistry } from './run-registry';
-import type { RunDispatch } from '../team/dispatch';
 import { actionGuard } from './actions';
 import type { PlanVerifying } from './verifying';
+import { recordFailure } from './failures';
 
 /** Where a run resumes: the call an approval answered. */
-export type ResumeAt = { decisionId: string; callIndex: number };
 
-/**
- * A failure outside the executor (making the sandbox: a missing project, one past the size limit,
- * a full disk; a failed check after execute) is recorded like any other: an error with a category
- * and hints, published to every client, and the plan errored. False when the plan's state cannot fail.
- */
-export async function recordFailure(ctx: PlanContext, planId: string, error: unknown): Promise<boolean> {
-  const { lifecycle } = ctx;
-  const plan = await ctx.get(planId);
-  if (plan.processingState === 'queued') await lifecycle.beginPhase(planId, plan.phase);
-  else if (plan.processingState !== 'processing' && plan.processingState !== 'paused') return false;
-  // Not retried automatically: the operator sees the cause at once.
-  const noRetry = { ...plan, automationProfile: { ...plan.automationProfile, autoRetryTransient: 0 } };
-  const verdict = await ctx.recovery.onFailure({
-    plan: noRetry,
-    phase: plan.phase,
-    error,
-    attempt: 1,
-    decisionId: null,
-    mode: plan.phase === 'strategize' ? 'strategize' : 'runtime',
-  });
-  const message = error instanceof Error ? error.message : String(error);
-  await lifecycle.fail(planId, message, { exceptionType: error instanceof Error ? error.name : 'Error', phase: plan.phase, decisionId: null, attempt: 1, ...verdict.details });
-  return true;
-}
 
 /** Running plans: start, resume, stop, and the step controls of a run in this process. */
 export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor: ExecutorFactory, verifyPass: PlanVerifying['verifyPass']) {

@@ -10,7 +10,7 @@ import type { ConfinementProbe } from '../../engine/tools/confinement';
 import { requireSandboxPresent } from '../sandbox-guards';
 import { actionGuard } from './actions';
 import type { PlanContext } from './plan-context';
-import { recordFailure } from './running';
+import { recordFailure } from './failures';
 import type { RunRegistry } from './run-registry';
 
 /** Where each check's whole output is kept in the data directory. */

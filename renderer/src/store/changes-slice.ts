@@ -1,4 +1,4 @@
-import { BridgeError, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
+import { failureOf, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
 import { declinedHunks, rejectionOf } from '../../../shared/review-feedback';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText } from '../lib/format';
@@ -23,7 +23,8 @@ export interface ApplyPlanFile {
 
 /** The host refused because the plan is no longer where the view shows it. */
 export function isStaleRefusal(error: unknown): boolean {
-  return error instanceof BridgeError && (error.payload.code === 'wrong_state' || error.payload.code === 'wrong_phase');
+  const code = failureOf(error)?.code;
+  return code === 'wrong_state' || code === 'wrong_phase';
 }
 
 /** A diff is reloaded when what it shows changed: the entries behind the file, or what is applied. */
