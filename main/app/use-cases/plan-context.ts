@@ -1,3 +1,4 @@
+import type { StreamCallback } from '../../../shared/events';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { stepsInOrder } from '../../../shared/decision-tree';
 import type { AppliedLog } from '../../engine/changeset/review';
