@@ -85,6 +85,7 @@ function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxR
     lifecycle: ctx.lifecycle,
     registry,
     allowNetwork: plan.automationProfile.allowNetwork,
+    allowUnconfined: plan.automationProfile.allowUnconfinedShell,
     rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
     reviewFeedback: () => reviewFeedbackOf(ctx, plan.id),
     earlierFailure: async (decisionId) => (await ctx.options.stores.errors.listForPlan(plan.id)).filter((e) => e.decisionId === decisionId).at(-1)?.message ?? null,

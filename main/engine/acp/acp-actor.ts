@@ -16,7 +16,7 @@ import type { StepContext, StepRunner } from '../runtime-execute-actor';
 import type { ToolRegistry } from '../tool-runner';
 import type { ToolEffect } from '../tools/definition';
 import { AcpConnection, type AcpHandlers, agentFailure, DEFAULT_ACP_TURN_TIMEOUT_MS } from './acp-connection';
-import type { AgentProcess, AgentProcessRequest } from './agent-process';
+import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
 import { SandboxWatch } from './sandbox-watch';
 
 /** The agent a run starts: what a plan records, with this machine's environment for it. */
@@ -38,6 +38,8 @@ export interface AcpActorOptions {
   /** The run's own registry: each of the agent's tools is added as `NAME.TOOL`, so its calls are recorded like ours. */
   registry: ToolRegistry;
   allowNetwork: boolean;
+  /** Where the system cannot confine the agent, start it all the same (the profile's allowUnconfinedShell). */
+  allowUnconfined: boolean;
   rules?: InvariantRules;
   reviewFeedback?: () => Promise<ReviewFeedback>;
   /** Why the step's last attempt failed (a rejection with its reason, the agent killed), for a step run again without a correction. */
@@ -47,7 +49,7 @@ export interface AcpActorOptions {
   /** Told what `initialize` reported once the agent started, so the plan records it. */
   onStarted?: (version: string | null) => Promise<void>;
   /** Starts the agent's process (confined, where the system can). */
-  start?: (request: AgentProcessRequest) => Promise<AgentProcess>;
+  start?: (request: AgentProcessRequest, allowUnconfined: boolean) => Promise<AgentProcess>;
 }
 
 /** The modes in which the agents ask before they act (TOOLCHAIN.md): Claude Code and Qwen Code start in `auto`. */
@@ -123,7 +125,7 @@ export class AcpActor {
     this.connection = null;
     const { agent, sandboxRoot, home, allowNetwork } = this.options;
     const request: AgentProcessRequest = { file: agent.command, args: agent.args, env: agent.env, sandboxRoot, home, readOnlyPaths: [], allowHosts: agent.allowHosts, allowNetwork };
-    const connection = await AcpConnection.start({ ...agent, planId: this.options.planId }, request, this.options.startTimeoutMs, this.options.start);
+    const connection = await AcpConnection.start({ ...agent, planId: this.options.planId }, request, this.options.startTimeoutMs, (r) => (this.options.start ?? startAgentProcess)(r, this.options.allowUnconfined));
     try {
       const session = await connection.newSession(sandboxRoot);
       for (const mode of ASKING_MODES) if (await connection.setMode(session, mode)) break;

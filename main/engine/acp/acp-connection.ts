@@ -13,7 +13,7 @@ import {
   type StopReason,
   type WriteTextFileRequest,
 } from '@agentclientprotocol/sdk/unstable';
-import { EngineError } from '../errors';
+import { EngineError, errorCategoryOf } from '../errors';
 import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
 
 /** How long an agent may take to start and answer `initialize`. */
@@ -47,7 +47,7 @@ function commandLine(agent: AcpAgentLabel): string {
 }
 
 /** A failure of the agent itself (it exited, hung, broke the protocol), with a hint naming it and its command. */
-export function agentFailure(agent: AcpAgentLabel, message: string, category: 'tool' | 'transient' | 'interrupted' | 'internal', details: Record<string, unknown> = {}): EngineError {
+export function agentFailure(agent: AcpAgentLabel, message: string, category: 'tool' | 'transient' | 'interrupted' | 'internal' | 'policy', details: Record<string, unknown> = {}): EngineError {
   const hint = `The agent "${agent.name}" (${commandLine(agent)}) failed. Check it with \`agents acp list\`, then retry the step.`;
   return new EngineError(`agent ${agent.name}: ${message}`, category, { agent: agent.name, command: commandLine(agent), hint, ...details });
 }
@@ -84,12 +84,13 @@ export class AcpConnection {
   ) {}
 
   /** Starts the agent and initializes it within `startTimeoutMs`; a failure names the agent, its command and what it said on stderr. */
-  static async start(agent: AcpAgentLabel, request: AgentProcessRequest, startTimeoutMs = DEFAULT_ACP_START_TIMEOUT_MS, start = startAgentProcess): Promise<AcpConnection> {
+  static async start(agent: AcpAgentLabel, request: AgentProcessRequest, startTimeoutMs = DEFAULT_ACP_START_TIMEOUT_MS, start: (request: AgentProcessRequest) => Promise<AgentProcess> = (r) => startAgentProcess(r)): Promise<AcpConnection> {
     let proc: AgentProcess;
     try {
       proc = await start(request);
     } catch (error) {
-      throw agentFailure(agent, `cannot start: ${error instanceof Error ? error.message : String(error)}`, 'tool');
+      // The confinement's refusal stays a refusal (policy): the profile, not the agent, decides.
+      throw agentFailure(agent, `cannot start: ${error instanceof Error ? error.message : String(error)}`, errorCategoryOf(error) === 'policy' ? 'policy' : 'tool');
     }
     let spawnError: Error | null = null;
     proc.child.once('error', (error) => {
