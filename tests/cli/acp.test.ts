@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agentSteps, claudeAddArgs, qwenAddArgs, testAgentsInstalled } from '../support/acp-agents';
@@ -6,13 +7,23 @@ import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, sandboxWorkspace } from './cli-harness';
 
 const server = new ScriptedModelServer();
+/** A server on another port of this machine, which no agent may reach. */
+const other = { port: 0, connections: 0, server: createServer((socket) => {
+  other.connections += 1;
+  socket.end();
+}) };
 // This machine sets IS_SANDBOX=yes, which makes Claude Code's adapter skip permissions as root (TOOLCHAIN.md).
 const env = { IS_SANDBOX: '' };
 
 beforeAll(async () => {
   await server.start();
+  await new Promise<void>((resolve) => other.server.listen(0, '127.0.0.1', resolve));
+  other.port = (other.server.address() as AddressInfo).port;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  other.server.close();
+  await server.close();
+});
 beforeEach(() => server.reset());
 
 // Real agents start in seconds each, on a machine shared by many.
@@ -47,7 +58,7 @@ interface DiffEntry {
 }
 
 describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Protocol as a plan\'s agent', () => {
-  it('Qwen Code (writes through the client): its write goes through the tool runner as file.write, its shell command is captured under its call, and the plan applies', LONG, async () => {
+  it('Qwen Code (writes through the client): its write goes through the tool runner as file.write, its shell command is captured under its call, a command reaching another port on this machine fails while its model calls succeed, and the plan applies', LONG, async () => {
     const { home, examples } = sandboxWorkspace();
     const added = await agents(qwenAddArgs('qwen-test', server), home, env);
     expect(added.code, added.stderr).toBe(0);
@@ -58,9 +69,11 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
       agentSteps({
         notes: [(dir) => ({ name: 'write_file', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })],
         stamp: [() => ({ name: 'run_shell_command', args: { command: 'echo stamped > STAMP.txt', description: 'stamp', is_background: false } })],
+        // Another port on this machine: the agent's network reaches its model's address only.
+        probe: [() => ({ name: 'run_shell_command', args: { command: `bash -c '(echo > /dev/tcp/127.0.0.1/${other.port}) 2>/dev/null && echo open > NET.txt || echo closed > NET.txt'`, description: 'probe', is_background: false } })],
       }),
     );
-    const file = planFor(examples, 'qwen-test', ['Write NOTES.md with a heading (notes)', 'Stamp the project (stamp)']);
+    const file = planFor(examples, 'qwen-test', ['Write NOTES.md with a heading (notes)', 'Stamp the project (stamp)', 'Probe the network (probe)']);
     const created = await agents(['plan', 'create', file], home, env);
     expect(created.code, created.stderr).toBe(0);
     const id = created.stdout.trim();
@@ -83,6 +96,9 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
     expect(writer?.tool).toBe('file.write');
     const stamper = tree.invocations.find((i) => i.id === byPath.get('STAMP.txt')?.invocationId);
     expect(stamper?.tool).toBe('qwen-test.run_shell_command');
+
+    expect(readFileSync(join(home, 'sandboxes', id, 'NET.txt'), 'utf8')).toBe('closed\n');
+    expect(other.connections).toBe(0);
 
     const apply = await agents(['plan', 'apply', id], home, env);
     expect(apply.code, apply.stderr).toBe(0);
