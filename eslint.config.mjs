@@ -84,7 +84,14 @@ export default tseslint.config(
   {
     files: ['renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
-    rules: { 'no-restricted-imports': ['error', { patterns: [...noNode, noElectron, folder(['main', 'preload', 'features', 'e2e'])] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...noNode, noElectron, folder(['main', 'preload', 'features', 'e2e'])] }],
+      // An Error's class does not cross contextBridge: a failure is read by its shape (failureOf, errorText).
+      'no-restricted-syntax': [
+        'error',
+        { selector: "BinaryExpression[operator='instanceof'][right.name=/Error$/]", message: 'Read a failure by its shape (failureOf or errorText), never by its class: the desktop bridge rejects with a plain object.' },
+      ],
+    },
   },
   {
     files: ['preload/**/*.{ts,tsx}'],

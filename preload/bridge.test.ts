@@ -46,13 +46,27 @@ describe('the preload', () => {
     }
   });
 
-  it('rejects with a BridgeError-shaped object that survives contextBridge (code, message, field)', async () => {
+  it('rejects with a plain BridgeFailure that survives contextBridge (code, message, field)', async () => {
     const bridge = createIpcBridge({ invoke: electron.invoke, on: electron.on } as never);
     const error = { code: 'invalid_request', message: 'planId: is required', field: 'planId' };
     electron.invoke.mockResolvedValue({ ok: false, error });
-    await expect(bridge['plans.get']({ planId: '' })).rejects.toEqual({ name: 'BridgeError', message: error.message, payload: error });
+    const refused = await bridge['plans.get']({ planId: '' }).catch((e: unknown) => e);
+    expect(refused).toStrictEqual({ name: 'BridgeError', ...error });
+    expect(structuredClone(refused)).toStrictEqual(refused);
     electron.invoke.mockResolvedValue('garbage');
-    await expect(bridge['plans.get']({ planId: 'P' })).rejects.toMatchObject({ payload: { code: 'bad_response' } });
+    await expect(bridge['plans.get']({ planId: 'P' })).rejects.toMatchObject({ code: 'bad_response' });
+    electron.invoke.mockResolvedValue({ ok: false, error: { code: 'no such code', message: 'm' } });
+    await expect(bridge['plans.get']({ planId: 'P' })).rejects.toMatchObject({ code: 'bad_response' });
+  });
+
+  it("turns Electron's own rejection of invoke (a handler that threw) into an internal failure with its sentence", async () => {
+    const bridge = createIpcBridge({ invoke: electron.invoke, on: electron.on } as never);
+    electron.invoke.mockRejectedValue(new Error("Error invoking remote method 'plans.get': Error: boom"));
+    await expect(bridge['plans.get']({ planId: 'P' })).rejects.toStrictEqual({
+      name: 'BridgeError',
+      code: 'internal',
+      message: "Error invoking remote method 'plans.get': Error: boom",
+    });
   });
 
   it('subscribes over IPC, hands each event to its listener only, and unsubscribes once', async () => {
@@ -68,11 +82,15 @@ describe('the preload', () => {
     expect(electron.on).toHaveBeenCalledOnce();
     const [channel, listener] = electron.on.mock.calls[0] as [string, (e: unknown, m: unknown) => void];
     expect(channel).toBe(IPC_EVENT);
-    const event = { planId: 'P', seq: 5, ts: 't', type: 'state_changed', data: {} };
+    const event = { planId: 'P', seq: 5, ts: '2026-01-01T00:00:00.000Z', type: 'decision_status', data: { decisionId: 'd5', status: 'running' } };
     listener({ sender: 'ipc internals' }, { subscriptionId: 1, event });
     listener({}, { subscriptionId: 99, event });
     listener({}, null);
+    listener({}, { subscriptionId: 1, event: { ...event, seq: -1 } });
+    listener({}, { subscriptionId: 1, event: { ...event, type: 'no_such_event' } });
     expect(first).toHaveBeenCalledExactlyOnceWith(event);
+    expect(warn).toHaveBeenCalledTimes(2);
+    expect(warn).toHaveBeenCalledWith('[agents] dropped a malformed event');
     expect(second).not.toHaveBeenCalled();
     stop();
     stop();

@@ -1,32 +1,27 @@
 import type { IpcRenderer } from 'electron';
-import { type Bridge, type BridgeErrorPayload, CHANNELS, type Envelope, type Subscription } from '../shared/contract';
-import type { StreamEvent } from '../shared/events';
+import { type Bridge, bridgeFailure, CHANNELS, failureOf, type Envelope, type Subscription } from '../shared/contract';
+import { parseStreamEvent, type StreamEvent } from '../shared/events';
 import { STREAM_CHANNELS } from '../shared/streams';
-
-
-/**
- * What a failed call rejects with. contextBridge keeps only the message of an Error it carries, so
- * the rejection is a plain object shaped like BridgeError: `error.payload.code` works on both
- * transports, `instanceof BridgeError` only on the WebSocket one.
- */
-export interface BridgeFailure {
-  name: 'BridgeError';
-  message: string;
-  payload: BridgeErrorPayload;
-}
-
-function failure(payload: BridgeErrorPayload): BridgeFailure {
-  return { name: 'BridgeError', message: payload.message, payload };
-}
 
 function isEnvelope(value: unknown): value is Envelope<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';
 }
 
+/**
+ * One call over IPC. A failure rejects with a plain BridgeFailure, as the WebSocket bridge's do:
+ * contextBridge would keep only the message of an Error. Electron rejects `invoke` itself with an
+ * Error ("Error invoking remote method …") when the handler threw or a value could not be cloned.
+ */
 async function invoke(ipc: Pick<IpcRenderer, 'invoke'>, channel: string, request: unknown): Promise<unknown> {
-  const envelope: unknown = await ipc.invoke(channel, request);
-  if (!isEnvelope(envelope)) throw failure({ code: 'bad_response', message: `the host's answer to ${channel} was malformed` });
-  if (!envelope.ok) throw failure(envelope.error);
+  let envelope: unknown;
+  try {
+    envelope = await ipc.invoke(channel, request);
+  } catch (error) {
+    const message = (error as { message?: unknown } | null)?.message;
+    throw bridgeFailure({ code: 'internal', message: typeof message === 'string' ? message : `the host failed to answer ${channel}` });
+  }
+  if (!isEnvelope(envelope)) throw bridgeFailure({ code: 'bad_response', message: `the host's answer to ${channel} was malformed` });
+  if (!envelope.ok) throw bridgeFailure(failureOf(envelope.error) ?? { code: 'bad_response', message: `the host's refusal of ${channel} was malformed` });
   return envelope.data;
 }
 
@@ -46,8 +41,14 @@ export function createIpcBridge(ipc: Pick<IpcRenderer, 'invoke' | 'on'>, warn: (
     ipc.on(STREAM_CHANNELS.event, (_event, message: { subscriptionId?: unknown; event?: unknown }) => {
       const listener = typeof message?.subscriptionId === 'number' ? listeners.get(message.subscriptionId) : undefined;
       if (!listener) return;
+      // Checked against its type's schema, as the WebSocket bridge checks each event.
+      const event = parseStreamEvent(message.event);
+      if (!event) {
+        warn('[agents] dropped a malformed event');
+        return;
+      }
       try {
-        listener(message.event as StreamEvent);
+        listener(event);
       } catch (error) {
         warn(`[agents] an event listener threw: ${String(error)}`);
       }
@@ -60,9 +61,9 @@ export function createIpcBridge(ipc: Pick<IpcRenderer, 'invoke' | 'on'>, warn: (
     listen();
     const id = nextId++;
     listeners.set(id, listener);
-    invoke(ipc, STREAM_CHANNELS.subscribe, { id, subscription }).catch((error: BridgeFailure) => {
+    invoke(ipc, STREAM_CHANNELS.subscribe, { id, subscription }).catch((error: unknown) => {
       listeners.delete(id);
-      warn(`[agents] subscription refused: ${error.message}`);
+      warn(`[agents] subscription refused: ${failureOf(error)?.message ?? String(error)}`);
     });
     return () => {
       if (!listeners.delete(id)) return;

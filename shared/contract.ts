@@ -336,9 +336,21 @@ export type Bridge = {
   subscribe(subscription: Subscription, listener: (event: z.infer<typeof StreamEventSchema>) => void): () => void;
 };
 
-export class BridgeError extends Error {
-  constructor(readonly payload: BridgeErrorPayload) {
-    super(payload.message);
-    this.name = 'BridgeError';
-  }
+/**
+ * A failed call, as both transports reject it: a plain object, because Electron's contextBridge
+ * keeps only the message of an Error it carries. So the page reads a failure by its shape
+ * (`failureOf`), never with `instanceof`, and cannot tell the transports apart.
+ */
+export interface BridgeFailure extends BridgeErrorPayload {
+  name: 'BridgeError';
+}
+
+export function bridgeFailure(payload: BridgeErrorPayload): BridgeFailure {
+  return { name: 'BridgeError', ...payload };
+}
+
+/** The code and message of a failed call, read by shape; null for anything else (a bug's Error, a string). */
+export function failureOf(error: unknown): BridgeErrorPayload | null {
+  const parsed = BridgeErrorSchema.safeParse(error);
+  return parsed.success ? parsed.data : null;
 }

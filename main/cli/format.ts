@@ -3,6 +3,7 @@ import { checksSummaryLine } from '../../shared/checks';
 import type { Approval } from '../../shared/approvals';
 import type { Confinement, ToolInvocation } from '../../shared/tool-calls';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
+import { describePlanAgent } from '../../shared/acp';
 import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
@@ -58,6 +59,8 @@ export function formatPlan(
     lines.push(`  model:      ${model?.model ?? plan.agent.model ?? '(none recorded yet)'}${at ? ` at ${at}` : ''}${model && !model.usable ? ` (not usable here: ${model.problem})` : ''}`);
     lines.push(`  agent:      ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
   }
+  // A coding agent over ACP: its name, the version its initialize reported, and its command.
+  if (plan.acp) lines.push(`  agent:      ${describePlanAgent(plan.acp)}`);
   if (plan.usage) {
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {

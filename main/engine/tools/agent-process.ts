@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { isIP, type Server, connect as netConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Confinement } from '../../../shared/tool-calls';
 import { EngineError } from '../errors';
 import { resolveLocalCommand, shellWord } from '../mcp/launch';
 import { type ConfinementProbe, detectConfinement, isUnder, NODE_MOUNT, nodeFolder, readOnlyMounts } from './confinement';
@@ -26,8 +27,10 @@ export interface AgentProcessRequest {
 }
 
 export interface ConfinedAgentProcess {
-  /** Its stdio pipes: the agent speaks ndjson on stdin/stdout. */
+  /** Its stdio pipes: the agent speaks ndjson on stdin/stdout. Read stderr too, or a chatty agent blocks on it. */
   child: ChildProcessWithoutNullStreams;
+  /** How it runs, as a tool invocation records it: `bwrap-nobody`, or `none`. */
+  confinement: Confinement;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Ends the agent's whole process group (everything it forked) and the confinement's relays. */
   dispose(): Promise<void>;
@@ -174,16 +177,18 @@ function refuse(reason: string): EngineError {
   return new EngineError(`the agent cannot be confined here (${reason})`, 'policy', { reason });
 }
 
+function signalGroup(child: ChildProcessWithoutNullStreams, name: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, name);
+  } catch {
+    // ESRCH: the group is already empty.
+  }
+}
+
 /** Kills a detached child's process group: SIGTERM, then SIGKILL after a grace period. */
 async function endGroup(child: ChildProcessWithoutNullStreams, exited: Promise<unknown>): Promise<void> {
-  const signal = (name: NodeJS.Signals) => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, name);
-    } catch {
-      // ESRCH: the group is already empty.
-    }
-  };
+  const signal = (name: NodeJS.Signals) => signalGroup(child, name);
   signal('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), KILL_GRACE_MS)));
@@ -194,15 +199,23 @@ async function endGroup(child: ChildProcessWithoutNullStreams, exited: Promise<u
   if (outcome === 'late') await exited;
 }
 
-function spawnGroup(file: string, args: string[], env: Record<string, string>, cwd: string, cleanup: () => Promise<void> | void): ConfinedAgentProcess {
+function spawnGroup(file: string, args: string[], env: Record<string, string>, cwd: string, confinement: Confinement, cleanup: () => Promise<void> | void): ConfinedAgentProcess {
   const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  // A write after the agent ended fails with EPIPE; `exited` says why, the engine must not crash on it.
+  child.stdin.on('error', () => undefined);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
+  // What the agent forked may outlive it (`codex app-server` does, for seconds): the group goes with it.
+  void exited.then(async () => {
+    signalGroup(child, 'SIGKILL');
+    await cleanup();
+  });
   let disposed: Promise<void> | undefined;
   return {
     child,
+    confinement,
     exited,
     dispose: () => {
       disposed ??= (async () => {
@@ -232,7 +245,9 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
   if (plan?.needsPreparedNamespace && process.geteuid?.() !== 0) {
     throw refuse(`reaching ${request.allowHosts.join(', ')} needs a port below 1024 or an address outside 127.0.0.0/8 inside the agent's namespace, which only root can prepare; allow the network instead`);
   }
-  mkdirSync(request.home, { recursive: true });
+  mkdirSync(request.home, { recursive: true, mode: 0o700 });
+  // bubblewrap binds by path: the real ones, so a link cannot point a bind elsewhere later.
+  request = { ...request, sandboxRoot: realpathSync(request.sandboxRoot), home: realpathSync(request.home) };
   const resolved = resolveLocalCommand(request.file, request.args, request.sandboxRoot);
   const readOnlyPaths = [...new Set([...request.readOnlyPaths, ...resolved.readable])].filter((dir) => existsSync(dir) && ![request.sandboxRoot, request.home].some((own) => isUnder(own, dir) || isUnder(dir, own)));
   const relayDir = plan && plan.routes.length > 0 ? mkdtempSync(path.join(tmpdir(), 'agents-net-')) : undefined;
@@ -273,10 +288,7 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
       file = 'unshare';
       args = ['--net', '--', '/bin/sh', '-c', setup, launch.file, ...launch.args];
     }
-    const agent = spawnGroup(file, args, agentEnv(request, confinedPath()), request.sandboxRoot, cleanup);
-    // Its namespace ends with it, so the relays have no one left to serve.
-    void agent.exited.then(cleanup);
-    return agent;
+    return spawnGroup(file, args, agentEnv(request, confinedPath()), request.sandboxRoot, probe.confiner.kind, cleanup);
   } catch (error) {
     await cleanup();
     throw error;
@@ -285,6 +297,6 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
 
 /** Starts the agent with no confinement (the profile allows it), in a process group of its own that dispose ends. */
 export async function startUnconfinedAgent(request: AgentProcessRequest): Promise<ConfinedAgentProcess> {
-  mkdirSync(request.home, { recursive: true });
-  return spawnGroup(request.file, request.args, agentEnv(request, process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'), request.sandboxRoot, () => undefined);
+  mkdirSync(request.home, { recursive: true, mode: 0o700 });
+  return spawnGroup(request.file, request.args, agentEnv(request, process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'), request.sandboxRoot, 'none', () => undefined);
 }

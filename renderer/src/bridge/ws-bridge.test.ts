@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { BridgeError } from '../../../shared/contract';
 import type { StreamEvent } from '../../../shared/events';
 import { fakeSocketFactory, ManualTimers } from '../test-support/fake-socket';
 import { createWsBridge, MAX_SERVER_MESSAGE_CHARS } from './ws-bridge';
@@ -47,14 +46,13 @@ describe('the WebSocket bridge', () => {
     await expect(second).resolves.toEqual({ plans: [] });
   });
 
-  it('rejects with a BridgeError carrying the server error', async () => {
+  it('rejects with the plain BridgeFailure the preload rejects with, carrying the server error', async () => {
     const { bridge, current } = setup();
     current().open();
     const call = bridge['plans.get']({ planId: 'nope' });
     current().receive({ type: 'reply', id: 1, ok: false, error: { code: 'invalid_request', message: 'planId: no plan', field: 'planId' } });
     const error = await call.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BridgeError);
-    expect((error as BridgeError).payload).toEqual({ code: 'invalid_request', message: 'planId: no plan', field: 'planId' });
+    expect(error).toStrictEqual({ name: 'BridgeError', code: 'invalid_request', message: 'planId: no plan', field: 'planId' });
   });
 
   it('sends a request as given: the host parses it, once', async () => {
@@ -82,7 +80,7 @@ describe('the WebSocket bridge', () => {
 
     const tooLarge = bridge['plans.get']({ planId: 'P1' });
     current().receive(`{"type":"reply","id":2,"ok":true,"data":{"pad":"${'x'.repeat(MAX_SERVER_MESSAGE_CHARS)}"}}`);
-    await expect(tooLarge).rejects.toMatchObject({ payload: { code: 'message_too_large' } });
+    await expect(tooLarge).rejects.toMatchObject({ code: 'message_too_large' });
     expect(errors).toEqual(['dropped an oversized message']);
   });
 
@@ -232,7 +230,7 @@ describe('the WebSocket bridge', () => {
     const inFlight = bridge['app.info']({});
     current().drop();
     const queued = bridge['plans.list']({});
-    await expect(inFlight).rejects.toMatchObject({ payload: { code: 'disconnected' } });
+    await expect(inFlight).rejects.toMatchObject({ code: 'disconnected' });
     timers.advance(100);
     current().open();
     expect(current().sent).toEqual([{ type: 'call', id: 2, channel: 'plans.list', request: {} }]);
@@ -244,7 +242,7 @@ describe('the WebSocket bridge', () => {
     const { ws, bridge, connections, current, timers } = setup();
     const call = bridge['app.info']({});
     ws.dispose();
-    await expect(call).rejects.toMatchObject({ payload: { code: 'disposed' } });
+    await expect(call).rejects.toMatchObject({ code: 'disposed' });
     expect(current().closed).toBe(true);
     current().drop();
     timers.advance(60_000);

@@ -1,4 +1,4 @@
-import { BridgeError, CHANNELS, type Bridge, type BridgeErrorPayload, type Channel, type Subscription } from '../../../shared/contract';
+import { bridgeFailure, CHANNELS, type Bridge, type BridgeErrorPayload, type BridgeFailure, type Channel, type Subscription } from '../../../shared/contract';
 import { parseStreamEvent, type StreamEvent } from '../../../shared/events';
 import { MAX_MESSAGE_BYTES, ServerMessageSchema, ServerMessageSchemas, type ClientMessage } from '../../../shared/ws-protocol';
 import { defaultBackoff, type ConnectionSource, type ConnectionStatus } from './connection';
@@ -26,7 +26,7 @@ interface PendingCall {
   message: string;
   sent: boolean;
   resolve(value: unknown): void;
-  reject(error: BridgeError): void;
+  reject(error: BridgeFailure): void;
 }
 
 interface ActiveSubscription {
@@ -129,7 +129,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
     }
     pending.delete(id);
     if (!ok) {
-      call.reject(new BridgeError(error ?? { code: 'internal', message: 'the server refused the request' }));
+      call.reject(bridgeFailure(error ?? { code: 'internal', message: 'the server refused the request' }));
       return;
     }
     // The host checked the answer against the contract before it left (router.ts); parsed once, there.
@@ -158,7 +158,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
       const call = id === undefined ? undefined : pending.get(Number(id));
       if (call) {
         pending.delete(Number(id));
-        call.reject(new BridgeError({ code: 'message_too_large', message: `the answer to ${call.channel} was too large to read (${raw.length} characters)` }));
+        call.reject(bridgeFailure({ code: 'message_too_large', message: `the answer to ${call.channel} was too large to read (${raw.length} characters)` }));
       }
       return;
     }
@@ -206,7 +206,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
     for (const [id, call] of pending) {
       if (call.sent) {
         pending.delete(id);
-        call.reject(new BridgeError(DISCONNECTED));
+        call.reject(bridgeFailure(DISCONNECTED));
       }
     }
     if (disposed) return;
@@ -246,7 +246,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
   }
 
   const call = (channel: Channel, request: unknown): Promise<unknown> => {
-    if (disposed) return Promise.reject(new BridgeError({ code: 'disposed', message: 'the console is shutting down' }));
+    if (disposed) return Promise.reject(bridgeFailure({ code: 'disposed', message: 'the console is shutting down' }));
     // Parsed once, by the host that receives it: a refused request comes back as invalid_request.
     const id = nextId++;
     const message = JSON.stringify({ type: 'call', id, channel, request } satisfies ClientMessage);
@@ -292,7 +292,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
     dispose() {
       disposed = true;
       if (reconnectTimer !== null) timers.clearTimeout(reconnectTimer);
-      for (const call of pending.values()) call.reject(new BridgeError({ code: 'disposed', message: 'the console is shutting down' }));
+      for (const call of pending.values()) call.reject(bridgeFailure({ code: 'disposed', message: 'the console is shutting down' }));
       pending.clear();
       subscriptions.clear();
       socket?.close();

@@ -37,10 +37,19 @@ export function formatArgs(args: Record<string, unknown>, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * A failure's sentence, read by its shape: a failed call rejects with a plain object on both
+ * transports (shared/contract.ts, BridgeFailure), and an Error's class does not cross contextBridge.
+ */
 export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : String(error);
 }
 
 /** "1 tool call", "2 tool calls": one wording with the CLI. */
 export { plural } from '../../../shared/vocabulary';
+
+/** "1 file remains", "2 files remain": what an apply left for later. */
+export function remainLine(files: number): string {
+  return `${files} ${files === 1 ? 'file remains' : 'files remain'}`;
+}

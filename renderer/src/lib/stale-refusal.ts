@@ -1,6 +1,7 @@
-import { BridgeError } from '../../../shared/contract';
+import { failureOf } from '../../../shared/contract';
 
 /** The host refused because the plan is no longer where the view shows it. */
 export function isStaleRefusal(error: unknown): boolean {
-  return error instanceof BridgeError && (error.payload.code === 'wrong_state' || error.payload.code === 'wrong_phase');
+  const code = failureOf(error)?.code;
+  return code === 'wrong_state' || code === 'wrong_phase';
 }

@@ -1,7 +1,7 @@
 import { type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
 import { declinedHunks, rejectionOf } from '../../../shared/review-feedback';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
-import { errorText } from '../lib/format';
+import { errorText, remainLine } from '../lib/format';
 import { verdict } from '../lib/plan-facts';
 import { initialEditorState } from './editor-slice';
 import type { PlanSession } from './plan-session';
@@ -26,6 +26,12 @@ export function acceptedCount(files: readonly ReviewFile[], excluded: Record<str
 }
 
 /** The files and hunks the operator accepted, among those not applied yet. */
+/** Whether every hunk of `file` not yet applied is among `declined`. */
+export function allDeclined(file: ReviewFile, declined: readonly number[]): boolean {
+  const left = file.hunks.filter((h) => !h.applied);
+  return left.length > 0 && left.every((h) => declined.includes(h.index));
+}
+
 export function acceptedPlan(files: readonly ReviewFile[], excluded: Record<string, true>, rejected: Record<string, number[]>): ApplyPlanFile[] {
   const plan: ApplyPlanFile[] = [];
   for (const file of files) {
@@ -256,6 +262,14 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
 
     togglePath(path) {
       const { [path]: was, ...rest } = get().excludedPaths;
+      // A file whose every hunk is declined shows unticked: ticking it accepts its hunks again.
+      const declined = get().rejectedHunks[path] ?? [];
+      const file = get().reviewFiles.find((f) => f.path === path);
+      if (!was && file && declined.length > 0 && allDeclined(file, declined)) {
+        set({ rejectedHunks: { ...get().rejectedHunks, [path]: [] } });
+        void keepVerdict(path, declined, false);
+        return;
+      }
       set({ excludedPaths: was ? rest : { ...rest, [path]: true } });
     },
 
@@ -323,13 +337,15 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       set({ applyStatus: 'applying', applyResult: null, applyFailedChecks: null });
       try {
         const result = await session.bridge['plans.apply'](request);
-        // Declined hunks stay declined: they are kept with the plan.
-        set({ applyResult: result, excludedPaths: {}, rejectedHunks: storedRejections(get().reviewFiles) });
+        // Declined hunks stay declined (they are kept with the plan), and a file left unticked stays
+        // unticked: "apply the rest" must not write it.
+        const stillExcluded = Object.fromEntries(Object.keys(get().excludedPaths).filter((path) => !result.applied.includes(path)).map((path) => [path, true as const]));
+        set({ applyResult: result, excludedPaths: stillExcluded, rejectedHunks: storedRejections(get().reviewFiles) });
         const s = (n: number) => (n === 1 ? '' : 's');
         get().announce(
           result.conflicts.length > 0
             ? `Apply stopped: ${result.conflicts.length} file${s(result.conflicts.length)} changed in the project since the plan ran`
-            : `Applied ${result.applied.length} file${s(result.applied.length)}${result.remaining.length > 0 ? `; ${result.remaining.length} remain` : ''}`,
+            : `Applied ${result.applied.length} file${s(result.applied.length)}${result.remaining.length > 0 ? `; ${remainLine(result.remaining.length)}` : ''}`,
         );
         // The host's apply_complete event brings the plan and the review up to date.
       } catch (error) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointSummary, RewindPreview } from '../../../shared/checkpoints';
-import { BridgeError } from '../../../shared/contract';
+import { bridgeFailure } from '../../../shared/contract';
 import { makeDecision, makeEntry, makeEvent, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { handleKey } from './keyboard';
@@ -149,7 +149,7 @@ describe('checkpoints in the store', () => {
     await t.state().runAction('rewind', { toStep: 2 });
     t.fake.plan = makePlan({ processingState: 'processing' });
     t.fake.on('plans.rewind', () => {
-      throw new BridgeError({ code: 'wrong_state', message: 'plan P1 is being run by another process' });
+      throw bridgeFailure({ code: 'wrong_state', message: 'plan P1 is being run by another process' });
     });
     await t.state().confirmRewind();
     expect(t.state().rewindError).toBe('Rewind refused: plan P1 is being run by another process (the plan is Running now)');

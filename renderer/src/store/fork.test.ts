@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
-import { BridgeError } from '../../../shared/contract';
+import { bridgeFailure } from '../../../shared/contract';
 import type { PlanCompare } from '../../../shared/plan-compare';
 import { makeDecision, makeEvent, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
@@ -61,7 +61,7 @@ describe('fork in the store', () => {
     const t = await openRanPlan();
     t.state().askFork(1);
     t.fake.on('plans.fork', () => {
-      throw new BridgeError({ code: 'wrong_state', message: 'plan P1 is running; pause it or wait for it to stop before forking' });
+      throw bridgeFailure({ code: 'wrong_state', message: 'plan P1 is running; pause it or wait for it to stop before forking' });
     });
     await t.state().confirmFork({ model: ' openai:gpt-4o ' });
     expect(t.fake.callsTo('plans.fork')).toEqual([{ planId: 'P1', atStep: 1, model: 'openai:gpt-4o' }]);
@@ -126,7 +126,7 @@ describe('compare in the store', () => {
     expect(t.state().compareView).toBeNull();
 
     t.fake.on('plans.compare', () => {
-      throw new BridgeError({ code: 'invalid_request', message: 'plans P1 and P9 are over different projects' });
+      throw bridgeFailure({ code: 'invalid_request', message: 'plans P1 and P9 are over different projects' });
     });
     await t.state().openCompare('P9');
     expect(t.state().compareView).toEqual({ with: 'P9', status: 'error', data: null, error: 'plans P1 and P9 are over different projects' });

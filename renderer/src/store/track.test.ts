@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BridgeError } from '../../../shared/contract';
+import { bridgeFailure } from '../../../shared/contract';
 import { makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { track } from './track';
@@ -27,7 +27,7 @@ describe('a tracked request', () => {
     expect(t.state().recovering).toBeNull();
 
     await track(t.store, { busy: 'recovering', error: 'recoveryError' }, 'skip', async () => {
-      throw new BridgeError({ code: 'wrong_state', message: 'plan P1 is Running' });
+      throw bridgeFailure({ code: 'wrong_state', message: 'plan P1 is Running' });
     }, (error) => `Skip step failed: ${(error as Error).message}`);
     expect(t.state()).toMatchObject({ recovering: null, recoveryError: 'Skip step failed: plan P1 is Running', status: { text: 'Skip step failed: plan P1 is Running' } });
   });

@@ -3,7 +3,7 @@ import type { SettingsView } from '../../../shared/agent';
 import type { McpServersView } from '../../../shared/mcp';
 import type { TeamStatus } from '../../../shared/team';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
-import { BridgeError } from '../../../shared/contract';
+import { bridgeFailure } from '../../../shared/contract';
 import type { Approval } from '../../../shared/approvals';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
 import type { ToolInvocation } from '../../../shared/tool-calls';
@@ -179,7 +179,7 @@ export class FakeBridge {
 
   fail(channel: Channel, message: string): this {
     this.overrides.set(channel, () => {
-      throw new BridgeError({ code: 'wrong_state', message });
+      throw bridgeFailure({ code: 'wrong_state', message });
     });
     return this;
   }
@@ -239,13 +239,13 @@ export class FakeBridge {
       }),
       'plans.change': (r) => {
         const entry = this.entries.find((e) => e.id === r.entryId);
-        if (!entry) throw new BridgeError({ code: 'invalid_request', message: `no change entry "${r.entryId}"`, field: 'entryId' });
+        if (!entry) throw bridgeFailure({ code: 'invalid_request', message: `no change entry "${r.entryId}"`, field: 'entryId' });
         return { entry, hunks: ONE_LINE_CHANGED };
       },
       'plans.review': () => ({ changesetId: this.plan.changesetId, files: reviewOf(this.entries) }),
       'plans.reviewDiff': (r) => {
         const file = reviewOf(this.entries).find((f) => f.path === r.path);
-        if (!file) throw new BridgeError({ code: 'invalid_request', message: `no change to "${r.path}"`, field: 'path' });
+        if (!file) throw bridgeFailure({ code: 'invalid_request', message: `no change to "${r.path}"`, field: 'path' });
         return { file, hunks: ONE_LINE_CHANGED };
       },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BridgeError } from '../../../shared/contract';
+import { bridgeFailure } from '../../../shared/contract';
 import type { DiffHunk } from '../../../shared/changes';
 import { baseFromHunks, failedFilePath } from '../lib/sandbox-edit';
 import { FakeBridge, makeDecision, makeEntry, makePlan, reviewOf } from '../test-support/fake-bridge';
@@ -112,7 +112,7 @@ describe('editing a file of the sandbox', () => {
     await t.settle();
     await t.state().openEditor('README.md');
     t.fake.on('plans.saveFile', () => {
-      throw new BridgeError({ code: 'wrong_state', message: 'plan P1 is processing; save when it has stopped' });
+      throw bridgeFailure({ code: 'wrong_state', message: 'plan P1 is processing; save when it has stopped' });
     });
     expect(await t.state().saveEditor('typed')).toBe(false);
     expect(t.state().editor).toMatchObject({ path: 'README.md', status: 'ready', error: "Couldn't save README.md: plan P1 is processing; save when it has stopped" });
@@ -128,7 +128,7 @@ describe('editing a file of the sandbox', () => {
     await t.state().openEditor('src/greet.js');
     expect(t.state().editor).toMatchObject({ path: 'src/greet.js', status: 'ready', original: 'export const x = 1;\n', content: 'export const x = 1;\n' });
     t.fake.on('plans.readFile', () => {
-      throw new BridgeError({ code: 'invalid_request', message: 'path: there is no file "nope.txt" in the sandbox', field: 'path' });
+      throw bridgeFailure({ code: 'invalid_request', message: 'path: there is no file "nope.txt" in the sandbox', field: 'path' });
     });
     await t.state().openEditor('nope.txt');
     expect(t.state().editor).toMatchObject({ status: 'failed', error: 'Couldn\'t open nope.txt: path: there is no file "nope.txt" in the sandbox' });
