@@ -4,7 +4,7 @@ import { HelpSheet } from '../components/HelpSheet';
 import { LiveRegion } from '../components/LiveRegion';
 import { handleKey } from '../store/keyboard';
 import { useAppStore, useAppStoreApi } from '../store/react';
-import type { ThemePreference } from '../store/ui-slice';
+import type { ThemePreference } from '../store/state/ui';
 import { PlansPanel } from './PlansPanel';
 import { PlanView } from './PlanView';
 import { SettingsSheet } from './SettingsSheet';
