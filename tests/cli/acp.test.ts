@@ -206,6 +206,42 @@ describe.skipIf(!testAgentsInstalled)('an agent killed mid-step', () => {
   });
 });
 
+describe.skipIf(!testAgentsInstalled)('a fork onto another agent', () => {
+  it('runs the same step with Claude Code that Qwen Code ran, and plan compare shows the two results side by side', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    await agents(qwenAddArgs('qwen-test', server), home, env);
+    await agents(claudeAddArgs('claude-test', server), home, env);
+    server.respondWith(
+      agentSteps({
+        // Qwen Code names its tool write_file, Claude Code Write: each agent is served its own.
+        notes: [(dir) => ({ name: 'write_file', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes by Qwen\n' } })],
+      }),
+    );
+    const id = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Write NOTES.md (notes)'])], home, env)).stdout.trim();
+    expect((await agents(['plan', 'run', id], home, env)).code).toBe(0);
+
+    const forked = await agents(['plan', 'fork', id, '--at-step', '1', '--agent', 'claude-test', '--json'], home, env);
+    expect(forked.code, forked.stderr).toBe(0);
+    const fork = JSON.parse(forked.stdout) as { id: string; acp: { name: string } };
+    expect(fork.acp.name).toBe('claude-test');
+    server.respondWith(agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes by Claude\n' } })] }));
+    const run = await agents(['plan', 'run', fork.id], home, env);
+    expect(run.code, run.stderr).toBe(0);
+    const show = await agents(['plan', 'show', fork.id], home, env);
+    expect(show.stdout).toMatch(/agent: +claude-test \(@agentclientprotocol\/claude-agent-acp 0\.101\.0\)/);
+
+    const compared = await agents(['plan', 'compare', id, fork.id], home, env);
+    expect(compared.code, compared.stderr).toBe(0);
+    expect(compared.stdout).toContain('NOTES.md');
+    expect(compared.stdout).toContain('-# Notes by Qwen');
+    expect(compared.stdout).toContain('+# Notes by Claude');
+
+    const wrong = await agents(['plan', 'fork', id, '--at-step', '1', '--agent', 'nobody'], home, env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('unknown agent "nobody"');
+  });
+});
+
 describe('agents acp: the agents as data, bad input in one line', () => {
   it('adds, lists (starting each: its version and modes; a built-in not installed is no failure) and removes agents, never showing an environment value', LONG, async () => {
     const { home } = sandboxWorkspace();
