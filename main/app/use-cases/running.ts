@@ -101,12 +101,14 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
     const ports = { lifecycle, approvals: stores.approvals, events: ctx.events };
     return track(planId, { ...options, step }, plan, async (executor, controller, planNow) => {
       if (planNow.phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback, plan: planNow });
-      let review = await reviewProposedTree(ports, planId);
-      for (; review.next !== 'execute'; review = await reviewProposedTree(ports, planId)) {
+      // The proposed tree's approval, and the wait for it, are told to whoever follows the run.
+      const reviewTree = () => ctx.streaming(planId, options.streamCallback, () => reviewProposedTree(ports, planId));
+      let review = await reviewTree();
+      for (; review.next !== 'execute'; review = await reviewTree()) {
         if (review.next === 'wait') {
           // Stopped between strategize and execute, as a tool call's approval stops before the call.
           await lifecycle.transition(planId, 'processing');
-          await lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          await ctx.streaming(planId, options.streamCallback, () => lifecycle.transition(planId, 'paused', { waitingFor: 'approval' }));
           throw new ApprovalPending(review.approvalId);
         }
         await executor.runStrategize(planId, { streamCallback: options.streamCallback });

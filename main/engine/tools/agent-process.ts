@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP, type Server, connect as netConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ export interface AgentProcessRequest {
   home: string;
   /** Folders it may read besides the system's and its own installation (found from `file` and `args`). */
   readOnlyPaths: readonly string[];
-  /** `host:port` pairs it may reach (besides none); IPv6 literals in brackets. */
+  /** `host:port` pairs it may reach besides those of the `*_BASE_URL`s in `env`; IPv6 literals in brackets. */
   allowHosts: readonly string[];
   /** No network restriction at all. */
   allowNetwork: boolean;
@@ -146,6 +146,33 @@ for (const r of routes) {
 if (routes.length === 0) start();
 `;
 
+/**
+ * The command that runs the next words in a network namespace of their own, with the loopback up,
+ * `addresses` on it and every port open to any user (bwrap then shares it). Root makes it in the
+ * machine's user namespace; anyone else in one of their own where they are root.
+ */
+function preparedNamespace(addresses: readonly string[]): string[] {
+  // `ip` lives in an sbin folder, which PATH may lack; the prefix applies to it alone.
+  const ip = 'PATH=/usr/sbin:/sbin:/usr/bin:/bin ip';
+  const setup = [`${ip} link set lo up`, ...addresses.map((address) => `${ip} addr add ${address}/${address.includes(':') ? 128 : 32} dev lo`), 'echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start', 'exec "$0" "$@"'];
+  return ['unshare', '--net', ...(process.geteuid?.() === 0 ? [] : ['--map-root-user']), '--', '/bin/sh', '-c', setup.join(' && ')];
+}
+
+let prepared: Promise<{ ok: true } | { ok: false; reason: string }> | undefined;
+
+/** Whether such a namespace can be made here (unshare and ip installed, user namespaces allowed); found once per process. */
+function probePreparedNamespace(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  prepared ??= new Promise((resolve) => {
+    const [file, ...args] = [...preparedNamespace([]), '/bin/true'];
+    execFile(file, args, { env: { PATH: '/usr/bin:/bin' } }, (error, _stdout, stderr) => {
+      if (!error) return resolve({ ok: true });
+      const line = stderr.trim().split('\n').at(-1) || error.message;
+      resolve({ ok: false, reason: `that failed here (${line})` });
+    });
+  });
+  return prepared;
+}
+
 /** The path of the Node that runs us, as the confinement shows it (at /node unless under a system folder). */
 function nodeInside(): string {
   const exec = realpathSync(process.execPath);
@@ -234,16 +261,19 @@ function agentEnv(request: AgentProcessRequest, path: string): Record<string, st
 /**
  * Starts the agent confined by bubblewrap: its sandbox and home writable, its installation and
  * `readOnlyPaths` readable, nothing else of the machine's beyond the system folders; its own
- * network namespace where only `allowHosts` (relayed through unix sockets to the host) answer,
+ * network namespace where only `allowHosts` and its base URLs' addresses (relayed through unix
+ * sockets to the host) answer,
  * unless `allowNetwork`. Throws a policy EngineError with a one-line reason when it cannot.
  */
 export async function startConfinedAgent(request: AgentProcessRequest, confinement: () => Promise<ConfinementProbe> = detectConfinement): Promise<ConfinedAgentProcess> {
   const probe = await confinement();
   if (!probe.ok) throw refuse(probe.reason);
   if (probe.confiner.kind !== 'bwrap' && probe.confiner.kind !== 'bwrap-nobody') throw refuse(`${probe.confiner.kind} cannot give an agent its own home and network allowlist; bubblewrap can`);
-  const plan = request.allowNetwork ? undefined : planNetwork(request.allowHosts);
-  if (plan?.needsPreparedNamespace && process.geteuid?.() !== 0) {
-    throw refuse(`reaching ${request.allowHosts.join(', ')} needs a port below 1024 or an address outside 127.0.0.0/8 inside the agent's namespace, which only root can prepare; allow the network instead`);
+  const allowHosts = [...new Set([...hostsFromEnv(request.env), ...request.allowHosts])];
+  const plan = request.allowNetwork ? undefined : planNetwork(allowHosts);
+  if (plan?.needsPreparedNamespace) {
+    const prepared = await probePreparedNamespace();
+    if (!prepared.ok) throw refuse(`reaching ${allowHosts.join(', ')} needs a port below 1024 or an address outside 127.0.0.0/8 in a network namespace prepared for it, and ${prepared.reason}`);
   }
   mkdirSync(request.home, { recursive: true, mode: 0o700 });
   // bubblewrap binds by path: the real ones, so a link cannot point a bind elsewhere later.
@@ -279,15 +309,7 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
       writablePaths: [request.home],
       binds,
     });
-    let file = launch.file;
-    let args = launch.args;
-    if (plan?.needsPreparedNamespace) {
-      // `ip` lives in an sbin folder, which PATH may lack; the prefix applies to it alone.
-      const ip = 'PATH=/usr/sbin:/sbin:/usr/bin:/bin ip';
-      const setup = [`${ip} link set lo up`, ...plan.extraAddresses.map((address) => `${ip} addr add ${address}/${address.includes(':') ? 128 : 32} dev lo`), 'echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start', 'exec "$0" "$@"'].join(' && ');
-      file = 'unshare';
-      args = ['--net', '--', '/bin/sh', '-c', setup, launch.file, ...launch.args];
-    }
+    const [file, ...args] = plan?.needsPreparedNamespace ? [...preparedNamespace(plan.extraAddresses), launch.file, ...launch.args] : [launch.file, ...launch.args];
     return spawnGroup(file, args, agentEnv(request, confinedPath()), request.sandboxRoot, probe.confiner.kind, cleanup);
   } catch (error) {
     await cleanup();
