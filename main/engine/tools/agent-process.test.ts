@@ -107,7 +107,8 @@ describe('an agent confined with a network allowlist', () => {
       sandboxRoot: sandbox,
       home,
       readOnlyPaths: [],
-      allowHosts: hostsFromEnv({ MODEL_BASE_URL: `http://127.0.0.1:${allowed}` }),
+      // The base URL's address is allowed without being listed.
+      allowHosts: [],
       allowNetwork: false,
     };
     const agent = await startConfinedAgent(request);

@@ -20,7 +20,7 @@ export interface AgentProcessRequest {
   home: string;
   /** Folders it may read besides the system's and its own installation (found from `file` and `args`). */
   readOnlyPaths: readonly string[];
-  /** `host:port` pairs it may reach (besides none); IPv6 literals in brackets. */
+  /** `host:port` pairs it may reach besides those of the `*_BASE_URL`s in `env`; IPv6 literals in brackets. */
   allowHosts: readonly string[];
   /** No network restriction at all. */
   allowNetwork: boolean;
@@ -261,17 +261,19 @@ function agentEnv(request: AgentProcessRequest, path: string): Record<string, st
 /**
  * Starts the agent confined by bubblewrap: its sandbox and home writable, its installation and
  * `readOnlyPaths` readable, nothing else of the machine's beyond the system folders; its own
- * network namespace where only `allowHosts` (relayed through unix sockets to the host) answer,
+ * network namespace where only `allowHosts` and its base URLs' addresses (relayed through unix
+ * sockets to the host) answer,
  * unless `allowNetwork`. Throws a policy EngineError with a one-line reason when it cannot.
  */
 export async function startConfinedAgent(request: AgentProcessRequest, confinement: () => Promise<ConfinementProbe> = detectConfinement): Promise<ConfinedAgentProcess> {
   const probe = await confinement();
   if (!probe.ok) throw refuse(probe.reason);
   if (probe.confiner.kind !== 'bwrap' && probe.confiner.kind !== 'bwrap-nobody') throw refuse(`${probe.confiner.kind} cannot give an agent its own home and network allowlist; bubblewrap can`);
-  const plan = request.allowNetwork ? undefined : planNetwork(request.allowHosts);
+  const allowHosts = [...new Set([...hostsFromEnv(request.env), ...request.allowHosts])];
+  const plan = request.allowNetwork ? undefined : planNetwork(allowHosts);
   if (plan?.needsPreparedNamespace) {
     const prepared = await probePreparedNamespace();
-    if (!prepared.ok) throw refuse(`reaching ${request.allowHosts.join(', ')} needs a port below 1024 or an address outside 127.0.0.0/8 in a network namespace prepared for it, and ${prepared.reason}`);
+    if (!prepared.ok) throw refuse(`reaching ${allowHosts.join(', ')} needs a port below 1024 or an address outside 127.0.0.0/8 in a network namespace prepared for it, and ${prepared.reason}`);
   }
   mkdirSync(request.home, { recursive: true, mode: 0o700 });
   // bubblewrap binds by path: the real ones, so a link cannot point a bind elsewhere later.

@@ -10,7 +10,7 @@ import { reviewFileAt } from '../lib/review-fold';
 import { canEditSandbox } from '../lib/sandbox-edit';
 import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
 import { useAppStore } from '../store/react';
-import type { DiffMode } from '../store/ui-slice';
+import type { DiffMode } from '../store/state/ui';
 import { DIFF_ROW_HEIGHT, SplitRowView, UnifiedRow } from './DiffLines';
 
 /** Diffs longer than this start collapsed, so opening a file never stalls the window. */
