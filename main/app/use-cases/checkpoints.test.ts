@@ -223,7 +223,7 @@ describe('checkpoints and rewind', () => {
     h.ctx.env.AGENTS_TEST_OBJECT_GRACE_MS = '0';
     await running.run(plan.id);
     await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
-    await planFixing(h.ctx, h.runs, running.run, h.verifying).skip(plan.id, { by: 'alice', step: 2 });
+    await planFixing(h.ctx, h.runs, running.run, h.verifying, checkpoints).skip(plan.id, { by: 'alice', step: 2 });
     expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
     expect(await planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying).apply(plan.id)).toMatchObject({ applied: ['a.txt'], complete: true });
     expect(readFileSync(path.join(h.project, 'a.txt'), 'utf8')).toBe('a');
@@ -238,7 +238,7 @@ describe('checkpoints and rewind', () => {
     expect(await running.run(plan.id)).toMatchObject({ processingState: 'errored' });
     const file = path.join(h.root, 'new.yaml');
     writeFileSync(file, ['name: new steps', 'definitionOfDone:', '  - step: Write y', '    tools:', '      - tool: file.write', '        args: { path: y.txt, content: "y" }', ''].join('\n'));
-    await planFixing(h.ctx, h.runs, running.run, h.verifying).replan(plan.id, { by: 'alice', file });
+    await planFixing(h.ctx, h.runs, running.run, h.verifying, checkpoints).replan(plan.id, { by: 'alice', file });
     expect(await running.run(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued' });
     const statuses = async () => stepsInOrder(await h.ctx.lifecycle.listDecisions(plan.id)).map((d) => `${d.description}: ${d.status}`);
     expect(await statuses()).toEqual(['Write: done', 'Fail: skipped', 'Never reached: skipped', 'Write y: done']);
@@ -254,7 +254,7 @@ describe('checkpoints and rewind', () => {
     const { plan, running, checkpoints } = await setup();
     await running.run(plan.id);
     await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
-    await planFixing(h.ctx, h.runs, running.run, h.verifying).skip(plan.id, { by: 'alice', step: 3 });
+    await planFixing(h.ctx, h.runs, running.run, h.verifying, checkpoints).skip(plan.id, { by: 'alice', step: 3 });
     await running.run(plan.id);
     await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
     expect(stepsInOrder(await h.ctx.lifecycle.listDecisions(plan.id)).map((d) => d.status)).toEqual(['done', 'pending', 'pending']);
