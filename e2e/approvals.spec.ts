@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
+import { layoutProblems } from './layout-audit';
 import { changedFile, createPlanWithPicker, foldersRemovedAfterEach, openConsole, shot } from './helpers';
 
 const tempDirs = foldersRemovedAfterEach();
@@ -102,6 +103,10 @@ definitionOfDone:
   await expect(failure).toContainText('the cache holds the only copy of the fixtures');
   await expect(card).toHaveCount(0);
   await expectAccessible(page, '.recovery-actions');
+  // A rejected call never ran: the card lists no attempts, and has no heading over nothing.
+  await expect(failure.getByRole('heading', { name: 'Attempts' })).toHaveCount(0);
+  await shot(failure, 'failure-card-rejected');
+  expect((await layoutProblems(page)).filter((problem) => problem.startsWith('heading'))).toEqual([]);
 
   const approved = page.getByRole('treeitem', { name: /Approved shell\.run/ });
   const rejected = page.getByRole('treeitem', { name: /Rejected shell\.run/ });

@@ -1,6 +1,11 @@
 import type { StrategyDecision } from './domain';
 import { compareAscii } from './compare';
 
+/** An operator's answer in the tree that rejected the call: the answer's decision says "Rejected ..." (main/app/use-cases/approvals.ts words it). */
+export function isRejection(decision: Pick<StrategyDecision, 'type' | 'description'>): boolean {
+  return decision.type === 'approval' && decision.description.startsWith('Rejected');
+}
+
 /** Siblings in the order the tree shows them. */
 export function bySiblingOrder(a: StrategyDecision, b: StrategyDecision): number {
   return a.order - b.order || compareAscii(a.createdAt, b.createdAt) || compareAscii(a.id, b.id);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { once } from './once';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
 import { McpConfigSchema } from './mcp';
+import { AcpAgentFileSchema, AcpPlanAgentSchema } from './acp';
 import { CheckSchema, CheckSpecSchema, PlanChecksSummarySchema, PlanVerifySchema } from './checks';
 import { ForkOriginSchema, ForkRefSchema, RewindRecordSchema } from './checkpoints';
 import { RejectedHunkSchema } from './review-feedback';
@@ -86,7 +87,7 @@ export const PlanFileSchema = z.lazy(() =>
       invariants: z.array(z.string()).default([]),
       definitionOfDone: DefinitionOfDoneSchema,
       /** A model strategizes and executes the plan; its definition of done is in plain words. */
-      agent: AgentFileSchema.optional(),
+      agent: z.union([AgentFileSchema, AcpAgentFileSchema]).optional(),
       /** MCP servers whose tools the model may call, beside those of the settings. */
       mcp: McpConfigSchema.optional(),
       /** Checks run in the sandbox after execute, before apply: a command, or `{ name, run, timeoutSeconds, criteria }`. */
@@ -141,6 +142,8 @@ export const PlanSchema = z.lazy(once(() =>
     projectInvariants: ProjectInvariantsSchema.nullable().default(null),
     /** Set for a plan a model strategizes and executes. */
     agent: AgentSpecSchema.optional(),
+    /** Set for a plan a coding agent executes over the Agent Client Protocol (then `agent` is not). */
+    acp: AcpPlanAgentSchema.optional(),
     /** Tokens the model used, per step and in all. */
     usage: PlanUsageSchema.optional(),
     /** The operator's answer to the model's last proposal (a rejection, or replan), for its next one. */

@@ -26,8 +26,13 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
     case 'plan_created':
       return { text: `created ${event.data.name}`, tone: 'info' };
     case 'state_changed': {
-      const { to, phase, category } = event.data;
-      return { text: statusLabel({ phase, processingState: to, errorDetails: { category } }), tone: to === 'errored' ? 'bad' : to === 'complete' ? 'good' : to === 'paused' ? 'warn' : 'info' };
+      const { to, phase, fromPhase, category, waitingFor } = event.data;
+      // Between strategize and execute the plan is not ready for the operator to run: the run goes on, or its tree waits for approval.
+      if (fromPhase === 'strategize' && to === 'queued') return { text: 'strategize done', tone: 'info' };
+      return {
+        text: statusLabel({ phase, processingState: to, errorDetails: { category }, waitingFor: waitingFor ?? null }),
+        tone: to === 'errored' ? 'bad' : to === 'complete' ? 'good' : to === 'paused' ? 'warn' : 'info',
+      };
     }
     case 'decision_status': {
       const { decisionId, status } = event.data;
@@ -62,7 +67,7 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
     case 'strategize_decisions':
       return { text: `${plural(event.data.decisionCount, 'decision')} proposed`, tone: 'info' };
     case 'strategize_complete':
-      return { text: 'strategy ready', tone: 'good' };
+      return { text: 'decision tree complete', tone: 'good' };
     case 'execute_step':
     case 'runtime_execute_step':
       return { text: `step ${event.data.index} of ${event.data.total}: ${event.data.description}`, tone: 'progress' };
@@ -89,6 +94,7 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
     }
     case 'approval_requested':
       if (event.data.kind === 'budget') return { text: `${step(event.data.decisionId)} ran out of its budget and asks for more`, tone: 'warn' };
+      if (event.data.kind === 'plan') return { text: `${event.data.description}, waiting for the operator's approval`, tone: 'warn' };
       return { text: `${event.data.tool ?? 'the plan'} waits for approval (${step(event.data.decisionId)})`, tone: 'warn' };
     case 'approval_resolved': {
       const { tool, approved, answeredBy, host, reason } = event.data;

@@ -44,7 +44,15 @@ function buildEventData() {
 
     plan_created: z.object({ name: z.string(), phase: PhaseSchema, processingState: ProcessingStateSchema }),
     /** `category`: an errored plan's error category, so a client tells "Interrupted" from "Failed" without asking. */
-    state_changed: z.object({ from: ProcessingStateSchema, to: ProcessingStateSchema, phase: PhaseSchema, fromPhase: PhaseSchema.optional(), category: z.string().optional() }),
+    state_changed: z.object({
+      from: ProcessingStateSchema,
+      to: ProcessingStateSchema,
+      phase: PhaseSchema,
+      fromPhase: PhaseSchema.optional(),
+      category: z.string().optional(),
+      /** Paused for the operator's answer: the plan is Waiting for approval. */
+      waitingFor: z.enum(['approval']).optional(),
+    }),
     decision_status: z.object({ decisionId: id, status: DecisionStatusSchema }),
     tool_call_started: z.object({ decisionId: id, tool: z.string(), args: z.record(z.string(), z.unknown()) }),
     tool_call_finished: z.object({

@@ -7,7 +7,7 @@ import type { StreamEvent } from '../shared/events';
 import { createIpcBridge } from '../preload/bridge';
 import { createWsBridge } from '../renderer/src/bridge/ws-bridge';
 import { errorText } from '../renderer/src/lib/format';
-import { isStaleRefusal } from '../renderer/src/store/changes-slice';
+import { isStaleRefusal } from '../renderer/src/lib/stale-refusal';
 import { fakeSocketFactory, ManualTimers } from '../renderer/src/test-support/fake-socket';
 
 /** What crosses Electron's IPC: a structured clone. */

@@ -13,8 +13,12 @@ import { createLanguageModel } from '../engine/model/provider';
 import { PlanExecutor } from '../engine/plan-executor';
 import { createSandbox } from '../engine/sandbox/sandbox';
 import { cloneGitSource } from '../engine/sandbox/git-source';
-import { ToolRunner } from '../engine/tool-runner';
-import { SANDBOXES_FOLDER } from '../persistence/data-dir';
+import { type ToolRegistry, ToolRunner } from '../engine/tool-runner';
+import { AGENT_HOMES_FOLDER, SANDBOXES_FOLDER } from '../persistence/data-dir';
+import type { AcpPlanAgent } from '../../shared/acp';
+import { AcpActor } from '../engine/acp/acp-actor';
+import { InvariantRules } from '../engine/invariants';
+import { acpSettingsOf, resolvePlanAgent } from './acp-agents';
 import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
 import type { PlanContext } from './use-cases/plan-context';
@@ -70,6 +74,29 @@ async function remakeHere(ctx: PlanContext, plan: Plan, sandboxesDir: string): P
   });
 }
 
+/** The coding agent a plan runs over ACP, started (confined) in the plan's sandbox with a home of its own for the plan; its version recorded once it reports one. */
+function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxRoot: string, registry: ToolRegistry): AcpActor {
+  const agent = resolvePlanAgent(recorded, acpSettingsOf(ctx.options.settings), ctx.env);
+  const actor = new AcpActor({
+    planId: plan.id,
+    agent,
+    sandboxRoot,
+    home: join(ctx.options.dataDir, AGENT_HOMES_FOLDER, plan.id),
+    lifecycle: ctx.lifecycle,
+    registry,
+    allowNetwork: plan.automationProfile.allowNetwork,
+    allowUnconfined: plan.automationProfile.allowUnconfinedShell,
+    rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
+    reviewFeedback: () => reviewFeedbackOf(ctx, plan.id),
+    earlierFailure: async (decisionId) => (await ctx.options.stores.errors.listForPlan(plan.id)).filter((e) => e.decisionId === decisionId).at(-1)?.message ?? null,
+    turnTimeoutMs: recorded.turnTimeoutSeconds ? recorded.turnTimeoutSeconds * 1000 : undefined,
+    onStarted: async (version) => {
+      if (version && version !== recorded.version) await ctx.lifecycle.update(plan.id, { acp: { ...recorded, version } });
+    },
+  });
+  return actor;
+}
+
 /**
  * Executors over a sandbox in `<dataDir>/sandboxes/<planId>` (made at the first run, a copy of the
  * project), the context's tools and stores, and the plan's model when it is an agent plan.
@@ -120,9 +147,9 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
       },
       changesetStore: stores.changesets,
     });
-    // An agent plan's MCP servers add their tools to this run's registry only.
+    // An agent plan's MCP servers, and a coding agent's own tools, add their tools to this run's registry only.
     const servers = plan.agent ? mcpServersOf(plan, ctx.options.settings) : {};
-    const registry = Object.keys(servers).length > 0 ? ctx.registry.copy() : ctx.registry;
+    const registry = Object.keys(servers).length > 0 || plan.acp ? ctx.registry.copy() : ctx.registry;
     const mcp = Object.keys(servers).length > 0 ? new McpSession(servers, registry, { sandboxRoot, profile: plan.automationProfile }) : null;
     const toolRunner = new ToolRunner(registry, stores.invocations);
     let agent: ModelAgent | null = null;
@@ -141,6 +168,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
         reviewFeedback: () => reviewFeedbackOf(ctx, planId),
       });
     }
+    const acp = plan.acp ? acpActor(ctx, plan, plan.acp, sandboxRoot, registry) : null;
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,
       strategizer: agent
@@ -152,12 +180,16 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
             },
           }
         : undefined,
-      stepRunner: checkedSteps(plan, agent ? agent.stepRunner(plan, runOptions.corrections) : scriptedStepRunner, checkStep),
+      stepRunner: checkedSteps(plan, agent ? agent.stepRunner(plan, runOptions.corrections) : acp ? acp.stepRunner(plan, runOptions.corrections) : scriptedStepRunner, checkStep),
       toolRunner,
       executionContext: context,
       errorRecoveryService: ctx.recovery,
       sleep: options.sleep,
     });
-    return { executor, plan, close: mcp ? () => mcp.close() : undefined };
+    const close = async () => {
+      await mcp?.close();
+      await acp?.close();
+    };
+    return { executor, plan, close: mcp || acp ? close : undefined };
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { McpConfigSchema } from '../../shared/mcp';
+import { AcpSettingsSchema } from '../../shared/acp';
 import { redactText } from '../../shared/redact';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
@@ -31,6 +32,8 @@ export const SettingsFileSchema = z.lazy(() =>
     timeoutMs: z.number().int().positive().optional(),
     /** MCP servers every agent plan may use (`agents mcp add`). */
     mcp: McpConfigSchema.optional(),
+    /** Coding agents plans may run over the Agent Client Protocol (`agents acp add`), and where the built-in ones are installed. */
+    acp: AcpSettingsSchema.optional(),
     /** Team mode: the team's PostgreSQL database (`postgresql://...`). */
     database: z.string().optional(),
     /** The name answers given here are recorded under (default: the OS user). */

@@ -1,8 +1,10 @@
 import { unfinishedRewind } from '../../shared/action-rules';
+import { isRejection } from '../../shared/decision-tree';
 import { checksSummaryLine } from '../../shared/checks';
 import type { Approval } from '../../shared/approvals';
 import type { Confinement, ToolInvocation } from '../../shared/tool-calls';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
+import { describePlanAgent } from '../../shared/acp';
 import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
@@ -38,11 +40,19 @@ export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens
   return `${tokens}${cost !== null ? ` (cost ${cost})` : ''}`;
 }
 
+/** What the operator is asked, by the kind of the approval a plan waits for. */
+const WAITING_FOR: Record<Approval['kind'], string> = {
+  tool: 'to approve a tool call',
+  plan: "to approve the model's proposed steps",
+  budget: 'to allow a step (or the plan) more of its budget',
+};
+
 export function formatPlan(
   plan: Plan,
   price?: Price | null,
   describe: (decisionId: string) => string | undefined = () => undefined,
   model?: PlanModelView | null,
+  waitingKind?: Approval['kind'],
 ): string {
   const lines = [
     `${plan.name}  (${plan.id})`,
@@ -58,6 +68,8 @@ export function formatPlan(
     lines.push(`  model:      ${model?.model ?? plan.agent.model ?? '(none recorded yet)'}${at ? ` at ${at}` : ''}${model && !model.usable ? ` (not usable here: ${model.problem})` : ''}`);
     lines.push(`  agent:      ${plan.agent.maxTurnsPerStep} turns and ${plan.agent.maxOutputTokens} output tokens per step`);
   }
+  // A coding agent over ACP: its name, the version its initialize reported, and its command.
+  if (plan.acp) lines.push(`  agent:      ${describePlanAgent(plan.acp)}`);
   if (plan.usage) {
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {
@@ -89,7 +101,7 @@ export function formatPlan(
   }
   for (const fork of plan.forks ?? []) lines.push(`  fork:       plan ${fork.planId} at step ${fork.atStep} by ${fork.by} at ${fork.at}`);
   if (plan.waitingFor === 'approval') {
-    lines.push('  waiting:    for the operator to approve a tool call', `  next:       agents plan approvals ${plan.id}`);
+    lines.push(`  waiting:    for the operator ${WAITING_FOR[waitingKind ?? 'tool']}`, `  next:       agents plan approvals ${plan.id}`);
   }
   // Only an errored plan has a current error; an earlier one stays in errorDetails.history and plan errors. An unfinished rewind's is said above.
   if (plan.processingState === 'errored' && unfinished === null) {
@@ -146,7 +158,9 @@ export function formatTree(root: DecisionNode | null, invocations: readonly Tool
     const tools = node.toolCalls.length > 0 ? `  (${node.toolCalls.map((t) => t.tool).join(', ')})` : '';
     const ran = confinements.get(node.id);
     const confined = ran ? `  [shell: ${ran.map((c) => SHELL_CONFINEMENT[c]).join(', ')}]` : '';
-    lines.push(`${prefix}${branch}${STATUS_MARK[node.status] ?? '?'} ${kind}${node.description}${tools}${confined}`);
+    // An answer is marked by what it answered: a rejection is no failed step, but no check mark either.
+    const mark = isRejection(node) ? '✕' : (STATUS_MARK[node.status] ?? '?');
+    lines.push(`${prefix}${branch}${mark} ${kind}${node.description}${tools}${confined}`);
     const below = `${prefix}${isRoot ? '' : last ? '   ' : '│  '}   `;
     if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${below}${node.rationale}`);
     for (const line of commandRules.get(node.id) ?? []) lines.push(`${below}${line}`);
@@ -229,7 +243,7 @@ const REWIND = /^Rewound to before step \d+/;
 /** One call that waits for the operator: the tool, its arguments, the step, and the diff it would make. */
 export function formatApproval(approval: Approval): string {
   if (approval.kind === 'plan') {
-    return [`${approval.description}; approve to execute them, or reject with a reason for a new proposal:`, approval.rationale.replace(/^/gm, '  ')].join('\n');
+    return [`${approval.description}; approve to execute ${/ 1 step$/.test(approval.description) ? 'it' : 'them'}, or reject with a reason for a new proposal:`, approval.rationale.replace(/^/gm, '  ')].join('\n');
   }
   if (approval.kind === 'budget') return `${approval.rationale} Approve to go on in the same conversation, or reject to fail the step.`;
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);

@@ -66,6 +66,7 @@ export const TOP_COMMANDS: Record<string, () => Promise<(program: Command, ctx: 
   config: async () => (await import('./commands/config')).registerConfig,
   demo: async () => (await import('./commands/demo')).registerDemo,
   mcp: async () => (await import('./commands/mcp')).registerMcp,
+  acp: async () => (await import('./commands/acp')).registerAcp,
   serve: async () => (await import('./commands/serve')).registerServe,
   worker: async () => (await import('./commands/team')).registerWorker,
   workers: async () => (await import('./commands/team')).registerWorkers,

@@ -60,22 +60,31 @@ function streamPrinter(ctx: Ctx, planId: string, options: { stream?: boolean; js
   };
 }
 
-/** In step mode on a terminal: Enter steps one decision, c continues, q leaves it paused... */
-function attachStepKeys(ctx: Ctx, app: App, planId: string): () => void {
-  const rl = createInterface({ input: process.stdin });
-  ctx.io.stderr('step mode: Enter = step, c = continue to the end, p = pause\n');
-  rl.on('line', (line) => {
-    const controller = app.service.isRunning(planId) ? app.service.controller(planId) : null;
-    const key = line.trim().toLowerCase();
-    if (!controller) return;
-    if (key === 'c') controller.continue();
-    else if (key === 'p') controller.pause();
-    else controller.step();
-  });
-  rl.on('close', () => {
-    if (app.service.isRunning(planId)) app.service.controller(planId).continue();
-  });
-  return () => rl.close();
+/** What step mode's keys do, as the prompt at each pause says it. */
+export const STEP_KEYS = 'Enter = step, c = continue to the end, Ctrl-C = stop';
+
+/**
+ * In step mode, on a terminal: at each pause before a step, one key without Enter (as approvals
+ * take it). Ctrl-C, Ctrl-D and Esc stop the run as Ctrl-C does, leaving it resumable.
+ */
+function stepKeys(ctx: Ctx, app: App, planId: string, printed: () => Promise<void>) {
+  let asking: Promise<void> = Promise.resolve();
+  const ask = async (event: Extract<StreamEvent, { type: 'paused' }>) => {
+    await printed();
+    for (;;) {
+      ctx.io.stderr(`paused before step ${event.data.index} of ${event.data.total}: ${STEP_KEYS} `);
+      const key = await readKey();
+      ctx.io.stderr('\n');
+      if (!app.service.isRunning(planId)) return;
+      const controller = app.service.controller(planId);
+      if (key === null) return void process.emit('SIGINT');
+      if (key === '\r' || key === '\n' || key === 'return' || key === 's') return controller.step();
+      if (key === 'c') return controller.continue();
+    }
+  };
+  return (event: StreamEvent) => {
+    if (event.type === 'paused' && event.data.reason !== 'pause') asking = asking.then(() => ask(event));
+  };
 }
 
 /** Who answered at the command line, as the decision tree records it: the settings' operator name, else the OS user. */
@@ -159,11 +168,15 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
   // In team mode a worker runs it: say so at once when none is there to take it.
   if (app.team) await noteWithoutWorkers(ctx, app);
   // In team mode a worker runs the plan: there is no run here to step (the engine refuses --step there).
-  const detach = opts.step && !app.team ? attachStepKeys(ctx, app, planId) : () => undefined;
+  const onPause = opts.step && !app.team ? stepKeys(ctx, app, planId, () => printer.done()) : () => undefined;
+  const onEvent = (event: StreamEvent) => {
+    printer.onEvent(event);
+    onPause(event);
+  };
   const ctrlC = watchCtrlC(app, planId, (line) => ctx.io.stderr(`${line}\n`));
   let plan: Plan;
   try {
-    const ended = await Promise.race([start(printer.onEvent), ctrlC.stopped.then(() => null)]);
+    const ended = await Promise.race([start(onEvent), ctrlC.stopped.then(() => null)]);
     if (ended === null) {
       await printer.done();
       const stopped = await app.service.interrupt(planId);
@@ -180,14 +193,13 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       const reply = pending ? await askApproval(ctx, pending) : null;
       if (!reply) break;
       const by = operator();
-      const options = { streamCallback: printer.onEvent, step: opts.step ?? false };
+      const options = { streamCallback: onEvent, step: opts.step ?? false };
       plan = reply.approve
         ? await app.service.approve(planId, { by, all: reply.all }, options)
         : await app.service.reject(planId, { by, reason: reply.reason }, options);
     }
   } finally {
     await printer.done();
-    detach();
     ctrlC.dispose();
   }
   if (plan.waitingFor === 'approval') {
@@ -197,8 +209,9 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       const pending = (await app.service.approvals(planId)).pending;
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
       const limit = pending?.kind === 'budget' ? BudgetAskSchema.parse(pending.args).limit : null;
-      const more = limit ? `[${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : '[--all]';
-      ctx.io.stderr(`approve with: agents plan approve ${planId} ${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
+      // --all is for a tool's calls: a proposed tree is approved whole.
+      const more = limit ? ` [${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : pending?.kind === 'plan' ? '' : ' [--all]';
+      ctx.io.stderr(`approve with: agents plan approve ${planId}${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
     }
     return;
   }

@@ -189,6 +189,7 @@ export class PlanLifecycleService {
         phase: next.phase,
         ...(plan.phase !== next.phase ? { fromPhase: plan.phase } : {}),
         ...(to === 'errored' && typeof next.errorDetails.category === 'string' ? { category: next.errorDetails.category } : {}),
+        ...(to === 'paused' && next.waitingFor ? { waitingFor: next.waitingFor } : {}),
     });
     return next;
     });

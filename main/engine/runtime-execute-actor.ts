@@ -12,6 +12,7 @@ import { toChangeEntry } from './change-capture';
 import type { EventPublisher } from './event-stream';
 import type { PlanExecutionContext } from './execution-context';
 import type { ToolRunner } from './tool-runner';
+import type { ToolEffect } from './tools/definition';
 import type { ResumeAt } from './approvals';
 
 export function createRuntimeExecuteResult(data: unknown): RuntimeExecuteResult {
@@ -28,10 +29,18 @@ export function executableDecisions(decisions: readonly StrategyDecision[]): Str
  * bookkeeping; throws ToolCallError, or ApprovalPending when the call waits for the operator.
  * `callIndex` is the call's position in its step, which an approval is bound to.
  */
-export type RunToolCall = (call: ToolCallSpec, callIndex: number) => Promise<ToolInvocation>;
+export type RunToolCall = (call: ToolCallSpec, callIndex: number, options?: { approved?: boolean }) => Promise<ToolInvocation>;
+
+/**
+ * Holds a call the approval gate would hold, without running it: returns when it may run, throws
+ * ApprovalPending when it waits for the operator, or the rejection. An agent that asks before it
+ * acts (a coding agent over ACP) asks here; what it then does is recorded with `approved: true`.
+ */
+export type AskToolCall = (call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined) => Promise<void>;
 
 export interface StepContext {
   runCall: RunToolCall;
+  ask: AskToolCall;
   /** Queues an event in the run's commit order. */
   emit: <T extends StreamEventType>(type: T, data: EventData<T>) => void;
   /** Commits what is queued; call it before waiting on something slow (a model). */
@@ -143,9 +152,14 @@ export class RuntimeExecuteActor {
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total, description: decision.description });
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
-        const runCall: RunToolCall = async (call, callIndex) => {
+        const ask: AskToolCall = async (call, callIndex, effect) => {
+          if (!opts.gate?.applies(call)) return;
+          await group.flush();
+          await opts.gate.check(decision, call, callIndex, effect);
+        };
+        const runCall: RunToolCall = async (call, callIndex, callOptions) => {
           const tool = this.toolRunner.registry.get(call.tool);
-          if (opts.gate?.applies(call, tool?.mcp)) {
+          if (!callOptions?.approved && opts.gate?.applies(call, tool?.mcp)) {
             // Everything before the call is committed before the run may stop for the operator.
             await group.flush();
             await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp);
@@ -181,7 +195,7 @@ export class RuntimeExecuteActor {
           });
         };
         try {
-          await stepRunner.run(decision, { runCall, emit: later, flush: () => group.flush(), index: index + 1, total, firstCall });
+          await stepRunner.run(decision, { runCall, ask, emit: later, flush: () => group.flush(), index: index + 1, total, firstCall });
         } catch (error) {
           // A call waiting for approval leaves its step pending: answering it continues the step.
           setStatus(decision, error instanceof ApprovalPending ? 'pending' : 'failed');

@@ -45,6 +45,8 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env, options: Da
 }
 
 export const SANDBOXES_FOLDER = 'sandboxes';
+/** A coding agent's own HOME per plan (its settings, sessions and caches), beside the plans' sandboxes. */
+export const AGENT_HOMES_FOLDER = 'agent-homes';
 /** Checkpoints' file contents by hash (main/engine/checkpoints/object-store.ts). */
 export const OBJECTS_FOLDER = 'objects';
 const PRIVATE_DIR = 0o700;

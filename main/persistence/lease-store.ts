@@ -20,7 +20,8 @@ export type PlanLease = z.infer<typeof PlanLeaseSchema>;
 
 export type LeaseAcquisition =
   /** `previous` is the stale lease that was taken over, if any: that plan needs crash recovery. */
-  | { acquired: true; lease: PlanLease; previous: PlanLease | null }
+  /** `epoch`: the plan's epoch this take holds; the writes it makes for the plan are refused once it moves on. */
+  | { acquired: true; lease: PlanLease; previous: PlanLease | null; epoch: number }
   | { acquired: false; holder: PlanLease };
 
 export interface LeaseStoreOptions {
@@ -53,6 +54,39 @@ export abstract class LeaseRule {
   }
 }
 
+/**
+ * The tables whose rows are a plan's, and how a row names its plan: a lease holder's writes to
+ * them are fenced by its epoch (here for SQLite; migration 3 of the PostgreSQL schema for it).
+ */
+export const FENCED_TABLES: readonly { table: string; plan: (row: 'NEW' | 'OLD') => string }[] = [
+  ...['decisions', 'changesets', 'tool_invocations', 'error_records', 'events', 'approvals', 'applied_changes', 'sandbox_bases', 'sandbox_files', 'check_results', 'checkpoints', 'rewind_journals'].map(
+    (table) => ({ table, plan: (row: 'NEW' | 'OLD') => `${row}.plan_id` }),
+  ),
+  { table: 'plans', plan: (row) => `${row}.id` },
+  { table: 'change_entries', plan: (row) => `(SELECT plan_id FROM main.changesets WHERE id = ${row}.changeset_id)` },
+];
+
+/**
+ * This connection's fence: a temporary table of the epochs it holds, and temporary triggers that
+ * refuse (in the writing transaction, which holds SQLite's write lock) a write to a plan whose
+ * epoch has moved past the one held. A connection holding no epoch for a plan is not fenced.
+ */
+function installFence(db: SqliteDatabase): void {
+  const statements = ['CREATE TEMP TABLE IF NOT EXISTS held_epochs (plan_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL)'];
+  for (const { table, plan } of FENCED_TABLES) {
+    for (const op of ['INSERT', 'UPDATE', 'DELETE'] as const) {
+      const key = plan(op === 'DELETE' ? 'OLD' : 'NEW');
+      statements.push(
+        `CREATE TEMP TRIGGER IF NOT EXISTS fence_${table}_${op.toLowerCase()} BEFORE ${op} ON main.${table}
+         WHEN EXISTS (SELECT 1 FROM temp.held_epochs h WHERE h.plan_id = ${key}
+                      AND h.epoch IS NOT (SELECT e.epoch FROM main.plan_epochs e WHERE e.plan_id = h.plan_id))
+         BEGIN SELECT RAISE(ABORT, 'stale epoch: the plan was taken over by another process'); END`,
+      );
+    }
+  }
+  db.exec(statements.join(';\n'));
+}
+
 export interface LeaseRow {
   plan_id: string;
   pid: number;
@@ -74,6 +108,10 @@ export class SqliteLeaseStore extends LeaseRule implements LeaseStore {
   private readonly selectOne: Statement<[string], LeaseRow>;
   private readonly selectAll: Statement<[], LeaseRow>;
   private readonly acquireTx: (planId: string, pid: number, hostname: string) => LeaseAcquisition;
+  private readonly selectEpoch: Statement<[string], { epoch: number }>;
+  private readonly raiseEpoch: Statement<[string], { epoch: number }>;
+  private readonly holdEpoch: Statement<[string, number]>;
+  private readonly dropEpoch: Statement<[string]>;
 
   private readonly connection: SqliteConnection;
 
@@ -93,6 +131,11 @@ export class SqliteLeaseStore extends LeaseRule implements LeaseStore {
     this.remove = prepare(db, 'DELETE FROM plan_leases WHERE plan_id = ? AND pid = ? AND hostname = ?');
     this.selectOne = prepare(db, 'SELECT * FROM plan_leases WHERE plan_id = ?');
     this.selectAll = prepare(db, 'SELECT * FROM plan_leases ORDER BY acquired_at, plan_id');
+    installFence(db);
+    this.selectEpoch = prepare(db, 'SELECT epoch FROM plan_epochs WHERE plan_id = ?');
+    this.raiseEpoch = prepare(db, 'INSERT INTO plan_epochs (plan_id, epoch) VALUES (?, 1) ON CONFLICT (plan_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch');
+    this.holdEpoch = prepare(db, 'INSERT OR REPLACE INTO temp.held_epochs (plan_id, epoch) VALUES (?, ?)');
+    this.dropEpoch = prepare(db, 'DELETE FROM temp.held_epochs WHERE plan_id = ?');
 
     // Read and write under one write lock: two processes cannot both take the same plan.
     this.acquireTx = writeTransaction(db, (planId: string, pid: number, hostname: string): LeaseAcquisition => {
@@ -107,7 +150,10 @@ export class SqliteLeaseStore extends LeaseRule implements LeaseStore {
         'lease',
       );
       this.upsert.run(lease);
-      return { acquired: true, lease, previous: current && !mine ? current : null };
+      // A take that is not a renewal of our own raises the epoch; this connection's writes carry it.
+      const epoch = (mine ? this.selectEpoch.get(planId)?.epoch : undefined) ?? this.raiseEpoch.get(planId)!.epoch;
+      this.holdEpoch.run(planId, epoch);
+      return { acquired: true, lease, previous: current && !mine ? current : null, epoch };
     });
   }
 
@@ -126,9 +172,21 @@ export class SqliteLeaseStore extends LeaseRule implements LeaseStore {
     return this.connection.run(() => this.touch.run(this.now().toISOString(), planId, pid, hostname).changes === 1);
   }
 
-  /** Gives a lease up; false when we did not hold it. */
+  /**
+   * Gives a lease up; false when we did not hold it. The fence stays when the lease was taken from
+   * us: whatever this connection still tries to write for the plan is refused.
+   */
   release(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<boolean> {
-    return this.connection.run(() => this.remove.run(planId, pid, hostname).changes === 1);
+    return this.connection.run(() => {
+      const released = this.remove.run(planId, pid, hostname).changes === 1;
+      if (released) this.dropEpoch.run(planId);
+      return released;
+    });
+  }
+
+  /** The plan's current epoch: how many times its lease was taken; undefined before the first take. */
+  epochOf(planId: string): Promise<number | undefined> {
+    return this.connection.run(() => this.selectEpoch.get(planId)?.epoch);
   }
 
   get(planId: string): Promise<PlanLease | undefined> {

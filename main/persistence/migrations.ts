@@ -268,4 +268,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE change_entries ADD COLUMN rewound_by TEXT;
   `,
+  // 10: fencing: each take of a plan's lease raises its epoch (never deleted, so it only grows); a
+  // holder whose take was overtaken is refused its writes (lease-store.ts's temporary triggers).
+  `
+  CREATE TABLE plan_epochs (
+    plan_id TEXT PRIMARY KEY,
+    epoch   INTEGER NOT NULL
+  );
+  `,
 ];

@@ -8,11 +8,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ConfinedAgentProcess, hostsFromEnv, startConfinedAgent } from '../../main/engine/tools/agent-process';
 import { cleanupTempDirs, tempDir } from '../../main/engine/tools/test-support';
+import { CLAUDE_ENTRY, QWEN_ENTRY, testAgentsInstalled } from '../support/acp-agents';
 import { type ChatRequest, ScriptedModelServer } from '../support/scripted-model-server';
 
-const MODULES = path.join(__dirname, 'node_modules');
-const CLAUDE = path.join(MODULES, '@agentclientprotocol/claude-agent-acp/dist/index.js');
-const QWEN = path.join(MODULES, '@qwen-code/qwen-code/cli-entry.js');
+const CLAUDE = CLAUDE_ENTRY;
+const QWEN = QWEN_ENTRY;
 
 /** A minimal ACP client over ndjson: requests by id, and "method not found" for whatever the agent asks. */
 class NdjsonPeer {
@@ -72,7 +72,7 @@ const model = new ScriptedModelServer();
 const agents: ConfinedAgentProcess[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CLAUDE) || !existsSync(QWEN)) throw new Error('the test agents are not installed: npm install --prefix tests/agents');
+  if (!testAgentsInstalled) throw new Error('the test agents are not installed: npm install --prefix tests/agents');
   await model.start();
   model.respondWith(() => ({ text: 'Hello from the scripted model.' }));
 });
@@ -85,8 +85,7 @@ afterAll(async () => {
   cleanupTempDirs();
 });
 
-async function runTurn(command: string[], env: Record<string, string>, prompt = 'Say hello.'): Promise<{ peer: NdjsonPeer; initialized: { protocolVersion: number; agentInfo?: { name: string } }; stopReason: string }> {
-  const root = realpathSync(tempDir('agents-confined-agent-'));
+async function runTurn(command: string[], env: Record<string, string>, prompt = 'Say hello.', root = realpathSync(tempDir('agents-confined-agent-'))): Promise<{ peer: NdjsonPeer; initialized: { protocolVersion: number; agentInfo?: { name: string } }; stopReason: string }> {
   const sandbox = path.join(root, 'sandbox');
   mkdirSync(sandbox);
   const agent = await startConfinedAgent({ file: process.execPath, args: command, env, sandboxRoot: sandbox, home: path.join(root, 'home'), readOnlyPaths: [], allowHosts: hostsFromEnv(env), allowNetwork: false });
@@ -142,13 +141,15 @@ describe('real agents, confined, with only the model reachable', () => {
     expect(heard(peer)).toBe(true);
   });
 
-  it("a command Claude Code runs reaches no other port on 127.0.0.1, while its model calls go through", async () => {
+  it('a command Claude Code runs reaches no other port on 127.0.0.1 and writes only in the sandbox and its home, while its model calls go through', async () => {
     const other = createServer((_req, res) => res.end('the other service'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     let reached = 0;
     other.on('request', () => (reached += 1));
     const port = (other.address() as AddressInfo).port;
-    const probe = `node -e "fetch('http://127.0.0.1:${port}/').then((r) => r.text()).then((t) => console.log('REACHED ' + t), (e) => console.log('BLOCKED ' + e.cause?.code))"`;
+    const fetchOther = `node -e "fetch('http://127.0.0.1:${port}/').then((r) => r.text()).then((t) => console.log('REACHED ' + t), (e) => console.log('BLOCKED ' + e.cause?.code))"`;
+    const writes = ['in-sandbox.txt', '$HOME/in-home.txt', '../beside.txt'].map((file) => `(echo x > ${file} && echo 'WROTE ${file}' || echo 'REFUSED ${file}')`);
+    const probe = [fetchOther, ...writes].join('; ');
     // The first request that carries the tools gets the command; the one with its result, a word on it.
     const results: string[] = [];
     model.respondWith((request: ChatRequest) => {
@@ -160,11 +161,17 @@ describe('real agents, confined, with only the model reachable', () => {
       if (!request.tools?.some((tool) => tool.function.name === 'Bash')) return { text: 'A title' };
       return { toolCalls: [{ name: 'Bash', args: { command: probe, description: 'Fetch another local port' } }] };
     });
+    const root = realpathSync(tempDir('agents-confined-agent-'));
     try {
-      const { stopReason } = await runTurn([CLAUDE], claudeEnv(), 'Fetch the other port.');
+      const { stopReason } = await runTurn([CLAUDE], claudeEnv(), 'Fetch the other port.', root);
       expect(stopReason).toBe('end_turn');
-      expect(results.join('\n')).toContain('BLOCKED ECONNREFUSED');
+      const output = results.join('\n');
+      expect(output).toContain('BLOCKED ECONNREFUSED');
       expect(reached).toBe(0);
+      expect(output).toContain('WROTE in-sandbox.txt');
+      expect(output).toContain('WROTE $HOME/in-home.txt');
+      expect(output).toContain('REFUSED ../beside.txt');
+      expect([existsSync(path.join(root, 'sandbox', 'in-sandbox.txt')), existsSync(path.join(root, 'home', 'in-home.txt')), existsSync(path.join(root, 'beside.txt'))]).toEqual([true, true, false]);
     } finally {
       other.close();
     }

@@ -62,6 +62,23 @@ describe('an agent plan driven by the CLI against an OpenAI-compatible server on
     expect(server.requests.every((r) => r.model === 'scripted' && r.stream === true)).toBe(true);
   });
 
+  it('while the proposed tree waits, --stream ends on the approval it waits for, and plan show names the proposed steps', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    server.respondWith(fileWritingAgent({ 'CHANGELOG.md': CHANGELOG }));
+    const id = (await agents(['plan', 'create', join(examples, 'agent-changelog.yaml')], home, env)).stdout.trim();
+    const run = await agents(['plan', 'run', id, '--stream'], home, env);
+    expect(run.code, run.stderr).toBe(3);
+    const lines = run.stdout.trim().split('\n');
+    // Nothing says the plan is ready to run or about to execute: the last lines say what it waits for.
+    expect(lines).not.toContain('Ready to run');
+    expect(lines).not.toContain('strategy ready');
+    expect(lines.slice(-2)).toEqual(["The model proposes 1 step, waiting for the operator's approval", 'Waiting for approval']);
+    expect(run.stderr).toContain('The model proposes 1 step; approve to execute it, or reject');
+    expect(run.stderr).toContain(`approve with: agents plan approve ${id}\n`);
+    const show = await agents(['plan', 'show', id], home, env);
+    expect(show.stdout).toContain("  waiting:    for the operator to approve the model's proposed steps\n");
+  });
+
   it('under full-auto the proposed tree does not wait', LONG, async () => {
     const { home, examples } = sandboxWorkspace();
     server.respondWith(fileWritingAgent({ 'CHANGELOG.md': CHANGELOG }));

@@ -2,6 +2,7 @@ import { isRunnable } from '../../../shared/action-rules';
 import { statusLabel } from '../../../shared/vocabulary';
 import type { App } from '../open-app';
 import { markInterrupted } from '../leases';
+import { isStaleEpoch } from '../../engine/leases';
 import { runOptionsOf } from './dispatch';
 
 export interface WorkerOptions {
@@ -38,7 +39,6 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
   const name = options.name ?? 'agents';
   let stopping = false;
   await queue.work({ concurrency: options.concurrency, name }, async (planId, signal, job) => {
-    leases.holdJob(planId);
     // Also aborted when stop() gives up waiting: that is not a lost job.
     const lost = () => {
       if (stopping) return;
@@ -47,7 +47,14 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
     };
     signal.addEventListener('abort', lost, { once: true });
     try {
-      const plan = await service.get(planId);
+      // Before anything is read: from here on the last holder's writes are refused.
+      await leases.takeJob(planId);
+      const plan = await service.stores.plans.get(planId);
+      if (!plan) {
+        // Deleted since it was queued: nothing to run, and nothing to retry.
+        options.log(`plan ${planId}: not run (it was deleted)`);
+        return;
+      }
       const run = runOptionsOf(job);
       if (plan.processingState === 'processing') {
         options.log(`plan ${planId}: taken over (attempt ${job.attempt + 1}); resuming from its last committed step`);
@@ -65,12 +72,19 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
       const ended = await service.get(planId);
       options.log(`plan ${planId}: ${statusLabel(ended)}`);
     } catch (error) {
+      if (isStaleEpoch(error)) {
+        // Another worker took the plan since this one did (this one was asleep or cut off): the
+        // database refused the write, and this worker must stop as if it had died.
+        options.log(`plan ${planId}: this worker's writes were refused (another worker took the plan over); it stops`);
+        if (!stopping) options.onLost?.(planId);
+        throw error;
+      }
       // The queue runs the job again (on any worker): say why this attempt ended, or nobody learns it.
       options.log(`plan ${planId}: this attempt failed (the queue runs it again): ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     } finally {
       signal.removeEventListener('abort', lost);
-      leases.releaseJob(planId);
+      await leases.releaseJob(planId).catch(() => undefined);
     }
   });
   return {

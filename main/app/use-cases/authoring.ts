@@ -9,6 +9,8 @@ import { ValidationError } from '../../../shared/errors';
 import { describeMcpServer, isStdioServer, type McpServersView } from '../../../shared/mcp';
 import { analyseShellCommand } from '../../engine/shell-commands';
 import { addMcpServer, removeMcpServer } from '../mcp-settings';
+import { acpSettingsOf, planAgentOf } from '../acp-agents';
+import { isAcpAgentFile } from '../../../shared/acp';
 
 /** Making plans from plan files, and the model settings they run with. */
 export function planAuthoring(ctx: PlanContext) {
@@ -19,7 +21,9 @@ export function planAuthoring(ctx: PlanContext) {
 
   const createFromLoaded = async ({ plan, projectPath, projectSource }: LoadedPlanFile): Promise<Plan> => {
     const { planVerify } = await planFiles();
-    const spec = agentSpecOf(plan.agent);
+    // A coding agent over ACP names its own model: the plan records which agent, and no model of ours.
+    const acp = isAcpAgentFile(plan.agent) ? planAgentOf(plan.agent, acpSettingsOf(settings), ctx.env) : undefined;
+    const spec = isAcpAgentFile(plan.agent) ? undefined : agentSpecOf(plan.agent);
     const agent = spec && recordModel(spec, ctx.env, settings);
     const created = await ctx.lifecycle.createPlan({
       agent,
@@ -33,8 +37,9 @@ export function planAuthoring(ctx: PlanContext) {
       projectSource: projectSource && { git: projectSource.git, ref: projectSource.ref ?? null, baseCommit: null },
       verify: planVerify(plan, projectPath),
     });
-    // The plan file's MCP servers are kept with the plan: every run starts the same ones.
-    return plan.mcp ? ctx.lifecycle.update(created.id, { mcp: plan.mcp }) : created;
+    // The plan file's MCP servers and its agent are kept with the plan: every run starts the same ones.
+    const kept = { ...(plan.mcp ? { mcp: plan.mcp } : {}), ...(acp ? { acp } : {}) };
+    return Object.keys(kept).length > 0 ? ctx.lifecycle.update(created.id, kept) : created;
   };
 
   const settingsView = (): SettingsView => settings.view(ctx.env);

@@ -37,7 +37,7 @@ export function deferredUseCases(ctx: PlanContext, runs: RunRegistry, reading: P
     fixing: part((all) => all.fixing, { skip: true, editStep: true, setProfile: true, replan: true, correct: true, retry: true, reset: true }),
     applying: part((all) => all.applying, { apply: true, discard: true }),
     sandboxFiles: part((all) => all.sandboxFiles, { readFile: true, saveFile: true }),
-    checkpoints: part((all) => all.checkpoints, { checkpoints: true, rewindPreview: true, rewind: true, finishInterruptedRewinds: true }),
+    checkpoints: part((all) => all.checkpoints, { checkpoints: true, rewindPreview: true, rewind: true, finishInterruptedRewinds: true, restoreInterruptedStep: true }),
     forking: part((all) => all.forking, { fork: true, compare: true }),
     reviewing: part((all) => all.reviewing, { rejectHunks: true, restoreHunks: true }),
   };

@@ -1,3 +1,4 @@
+import type { StreamCallback } from '../../../shared/events';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { stepsInOrder } from '../../../shared/decision-tree';
 import type { AppliedLog } from '../../engine/changeset/review';
@@ -127,6 +128,16 @@ export class PlanContext {
 
   get(planId: string): Promise<Plan> {
     return this.lifecycle.getPlan(planId);
+  }
+
+  /** Hands the plan's events to `streamCallback` too while `body` runs: those published outside the executor's own. */
+  async streaming<T>(planId: string, streamCallback: StreamCallback | undefined, body: () => Promise<T>): Promise<T> {
+    const unsubscribe = streamCallback ? this.events.subscribe((event) => event.planId === planId && streamCallback(event)) : undefined;
+    try {
+      return await body();
+    } finally {
+      unsubscribe?.();
+    }
   }
 
   /** The model an agent plan uses; a one-line ValidationError names the setting that is missing. */

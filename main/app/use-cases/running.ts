@@ -101,12 +101,14 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
     const ports = { lifecycle, approvals: stores.approvals, events: ctx.events };
     return track(planId, { ...options, step }, plan, async (executor, controller, planNow) => {
       if (planNow.phase === 'strategize') await executor.runStrategize(planId, { streamCallback: options.streamCallback, plan: planNow });
-      let review = await reviewProposedTree(ports, planId);
-      for (; review.next !== 'execute'; review = await reviewProposedTree(ports, planId)) {
+      // The proposed tree's approval, and the wait for it, are told to whoever follows the run.
+      const reviewTree = () => ctx.streaming(planId, options.streamCallback, () => reviewProposedTree(ports, planId));
+      let review = await reviewTree();
+      for (; review.next !== 'execute'; review = await reviewTree()) {
         if (review.next === 'wait') {
           // Stopped between strategize and execute, as a tool call's approval stops before the call.
           await lifecycle.transition(planId, 'processing');
-          await lifecycle.transition(planId, 'paused', { waitingFor: 'approval' });
+          await ctx.streaming(planId, options.streamCallback, () => lifecycle.transition(planId, 'paused', { waitingFor: 'approval' }));
           throw new ApprovalPending(review.approvalId);
         }
         await executor.runStrategize(planId, { streamCallback: options.streamCallback });
@@ -154,6 +156,8 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
      * died is at the next start, and no half-written temporary file stays in its sandbox. Retry resumes it.
      */
     async interrupt(planId: string): Promise<Plan> {
+      // A coding agent's turn is told to stop (session/cancel), and its process group ended.
+      if ((await ctx.get(planId)).acp) await (await import('../../engine/acp/acp-connection')).AcpConnection.interrupt(planId);
       await markInterrupted(lifecycle, stores.errors, await ctx.get(planId), 'Stopped by the operator (Ctrl-C)');
       await stores.leases.release(planId, process.pid);
       const plan = await ctx.get(planId);

@@ -33,22 +33,12 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
 
   const run = (plan: Plan, checks: readonly DeclaredCheck[]) => runChecks(deps, { planId: plan.id, profile: plan.automationProfile, sandboxRoot: sandboxOf(plan) }, checks);
 
-  /** Hands the plan's events (the checks' output among them) to `streamCallback` too while `body` runs. */
-  const streaming = async <T>(planId: string, streamCallback: StreamCallback | undefined, body: () => Promise<T>): Promise<T> => {
-    const unsubscribe = streamCallback ? ctx.events.subscribe((event) => event.planId === planId && streamCallback(event)) : undefined;
-    try {
-      return await body();
-    } finally {
-      unsubscribe?.();
-    }
-  };
-
   /**
    * The verify pass of a plan that has executed (phase apply): every check runs, the summary is
    * kept on the plan, and the plan is Ready to apply, or "Checks failed" (category verification)
    * when one failed. A plan that declares no check is left as it is. The caller holds the plan.
    */
-  const verifyPass = (planId: string, streamCallback?: StreamCallback): Promise<Plan> => streaming(planId, streamCallback, () => pass(planId));
+  const verifyPass = (planId: string, streamCallback?: StreamCallback): Promise<Plan> => ctx.streaming(planId, streamCallback, () => pass(planId));
 
   const pass = async (planId: string): Promise<Plan> => {
     const plan = await ctx.get(planId);

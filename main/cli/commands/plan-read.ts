@@ -38,7 +38,8 @@ export const planReadCommands = {
           // actions: what the plan allows now and, if not, why: the rules the engine enforces.
           if (opts.json) return { json: { ...planWithCommand(p), status: statusLabel(p), sandboxPath: p.sandboxRefs[0] ?? null, ...(model ? { model } : {}), actions: await service.actions(id) } };
           const descriptions = new Map((await service.decisions(id)).map((d) => [d.id, d.description]));
-          return { text: formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model) };
+          const waiting = p.waitingFor === 'approval' ? (await service.approvals(id)).pending?.kind : undefined;
+          return { text: formatPlan(p, service.settingsView().price, (decisionId) => descriptions.get(decisionId), model, waiting) };
         }),
       ),
 

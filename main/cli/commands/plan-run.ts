@@ -1,5 +1,5 @@
 import { dollars, jsonOption, positiveCount, type Register, streamOption } from '../options';
-import { PlanError } from '../../../shared/errors';
+import { PlanError, ValidationError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
 import { noteWithoutWorkers, operator, runAndReport } from '../run-report';
 
@@ -26,7 +26,7 @@ export const planRunCommands = {
       .command('run <id>')
       .description('strategize and execute a queued plan; stops before apply')
       .addOption(streamOption())
-      .option('--step', 'pause before each decision: Enter steps, c continues')
+      .option('--step', 'on a terminal, pause before each decision: Enter steps, c continues to the end (one key, no Enter)')
       .option('--detach', 'team mode: return once the run is queued, without following it')
       .addOption(jsonOption())
       .action(
@@ -38,8 +38,12 @@ export const planRunCommands = {
             await noteWithoutWorkers(ctx, app);
             return { json: queued, text: `${queued.id} queued; follow it with: agents plan show ${queued.id} (or the console)` };
           }
-          // `manual` pauses before each decision where someone can press Enter (in this process, not on a team's worker); elsewhere only its approvals stop the run.
-          if (opts.step === undefined && !app.team && ctx.io.isTTY && !opts.json && (await service.get(id)).automationProfile.pauseBeforeEachDecision) opts.step = true;
+          // The keys that step come from a terminal: without one, a stepped run would wait for keys nobody can type.
+          if (opts.step && !app.team && !process.stdin.isTTY) {
+            throw new ValidationError('--step', 'reads a key at each pause from a terminal, and stdin is not one: run it in a terminal, or step through the plan in the console');
+          }
+          // `manual` pauses before each decision where someone can press a key (in this process, not on a team's worker); elsewhere only its approvals stop the run.
+          if (opts.step === undefined && !app.team && process.stdin.isTTY && ctx.io.isTTY && !opts.json && (await service.get(id)).automationProfile.pauseBeforeEachDecision) opts.step = true;
           await runAndReport(ctx, id, opts, async (onEvent) => {
             try {
               return await service.run(id, { streamCallback: onEvent, step: opts.step ?? false });

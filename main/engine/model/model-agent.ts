@@ -26,7 +26,7 @@ export const RESULT_LIMIT = 8_000;
 export const MAX_STRATEGIZE_READS = 40;
 
 /** Emits one of the plan's events, typed by shared/events.ts. */
-type Emit = <T extends StreamEventType>(type: T, data: EventData<T>) => void | Promise<unknown>;
+export type Emit = <T extends StreamEventType>(type: T, data: EventData<T>) => void | Promise<unknown>;
 
 export interface ModelAgentOptions {
   model: LanguageModel;
@@ -99,28 +99,8 @@ export class ModelAgent {
   }
 
   /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event. */
-  private async recordUsage(planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
-    const { lifecycle } = this.options;
-    // Read and written in one unit: another task's update of the plan cannot fall between.
-    const usage = await lifecycle.unit(async () => {
-      const next = addUsage((await lifecycle.getPlan(planId)).usage, delta);
-      await lifecycle.update(planId, { usage: next });
-      return next;
-    });
-    if (!emit) return usage;
-    const step = usage.steps.find((s) => s.decisionId === delta.decisionId && s.phase === delta.phase);
-    await emit('model_usage', {
-      decisionId: delta.decisionId,
-      phase: delta.phase,
-      inputTokens: delta.inputTokens,
-      ...(delta.cachedInputTokens ? { cachedInputTokens: delta.cachedInputTokens } : {}),
-      outputTokens: delta.outputTokens,
-      stepInputTokens: step?.inputTokens ?? 0,
-      stepOutputTokens: step?.outputTokens ?? 0,
-      planInputTokens: usage.inputTokens,
-      planOutputTokens: usage.outputTokens,
-    });
-    return usage;
+  private recordUsage(planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
+    return recordPlanUsage(this.options.lifecycle, planId, delta, emit);
   }
 
   /** The proposal as decisions: a root for the definition of done, and one step per proposed step. */
@@ -305,4 +285,28 @@ export class ModelAgent {
 /** The ToolRunner's form of a model's call: `file_write` is `file.write` again. */
 function engineCall(call: ModelToolCall, engineName: ReadonlyMap<string, string>): { tool: string; args: Record<string, unknown> } {
   return { tool: engineName.get(call.name) ?? call.name, args: (call.input ?? {}) as Record<string, unknown> };
+}
+
+/** Adds tokens to the plan's usage, persists it, and says so in a model_usage event (any agent's: ours, or one over ACP). */
+export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
+  // Read and written in one unit: another task's update of the plan cannot fall between.
+  const usage = await lifecycle.unit(async () => {
+    const next = addUsage((await lifecycle.getPlan(planId)).usage, delta);
+    await lifecycle.update(planId, { usage: next });
+    return next;
+  });
+  if (!emit) return usage;
+  const step = usage.steps.find((s) => s.decisionId === delta.decisionId && s.phase === delta.phase);
+  await emit('model_usage', {
+    decisionId: delta.decisionId,
+    phase: delta.phase,
+    inputTokens: delta.inputTokens,
+    ...(delta.cachedInputTokens ? { cachedInputTokens: delta.cachedInputTokens } : {}),
+    outputTokens: delta.outputTokens,
+    stepInputTokens: step?.inputTokens ?? 0,
+    stepOutputTokens: step?.outputTokens ?? 0,
+    planInputTokens: usage.inputTokens,
+    planOutputTokens: usage.outputTokens,
+  });
+  return usage;
 }

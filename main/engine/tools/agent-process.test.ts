@@ -5,16 +5,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type AgentProcessRequest, type ConfinedAgentProcess, hostsFromEnv, parseHostPort, planNetwork, startConfinedAgent, startUnconfinedAgent } from './agent-process';
-import { probeConfinement } from './confinement';
+import { type AgentProcessRequest, type ConfinedAgentProcess, hostsFromEnv, parseHostPort, planNetwork, startAgent, startConfinedAgent, startUnconfinedAgent } from './agent-process';
+import { probeConfinement, sandboxExecConfiner } from './confinement';
 import { cleanupTempDirs, tempDir } from './test-support';
 
-/** Reports what it could reach and write as one JSON line, leaves a grandchild beating in the sandbox, then echoes stdin. */
+/** Reports what it could reach and write as one JSON line, leaves a grandchild beating in the sandbox (in a session of its own with `setsid`), then echoes stdin. */
 const PROBE = `
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-const [allowed, other, outside] = process.argv.slice(2);
+const [allowed, other, outside, detach] = process.argv.slice(2);
 const reach = async (url) => { try { return await (await fetch(url)).text(); } catch (e) { return 'failed: ' + (e.cause?.code ?? e.message); } };
 const write = (file) => { try { writeFileSync(file, 'x'); return 'written'; } catch (e) { return e.code; } };
 const report = {
@@ -26,7 +26,7 @@ const report = {
   installation: write(new URL('written.txt', import.meta.url).pathname),
   home_env: process.env.HOME,
 };
-spawn('/bin/sh', ['-c', 'while :; do date +%s%N > beat; sleep 0.05; done'], { stdio: 'ignore' });
+spawn('/bin/sh', ['-c', 'while :; do date +%s%N > beat; sleep 0.05; done'], { stdio: 'ignore', detached: detach === 'setsid' });
 console.log(JSON.stringify(report));
 createInterface({ input: process.stdin }).on('line', (line) => console.log('echo ' + line));
 `;
@@ -101,16 +101,19 @@ describe('an agent confined with a network allowlist', () => {
     const { sandbox, home, script, outside } = setup();
     const request: AgentProcessRequest = {
       file: process.execPath,
-      args: [script, `http://127.0.0.1:${allowed}/`, `http://127.0.0.1:${other}/`, outside],
+      // The grandchild leaves the agent's session and process group: the PID namespace still ends it.
+      args: [script, `http://127.0.0.1:${allowed}/`, `http://127.0.0.1:${other}/`, outside, 'setsid'],
       env: { MODEL_BASE_URL: `http://127.0.0.1:${allowed}` },
       sandboxRoot: sandbox,
       home,
       readOnlyPaths: [],
-      allowHosts: hostsFromEnv({ MODEL_BASE_URL: `http://127.0.0.1:${allowed}` }),
+      // The base URL's address is allowed without being listed.
+      allowHosts: [],
       allowNetwork: false,
     };
     const agent = await startConfinedAgent(request);
     agents.push(agent);
+    expect(agent.confinement).toBe('bwrap-nobody');
     const report = await firstLine(agent);
     expect(report).toEqual({ allowed: 'hello from the model', other: 'failed: ECONNREFUSED', sandbox: 'written', home: 'written', beside: 'EACCES', installation: 'EROFS', home_env: home });
     expect(readFileSync(path.join(home, 'in-home.txt'), 'utf8')).toBe('x');
@@ -155,6 +158,22 @@ describe('an agent confined with a network allowlist', () => {
     const none = () => probeConfinement('linux', { bwrap: path.join(tempDir(), 'bwrap') });
     const request = { file: process.execPath, args: [script], env: {}, sandboxRoot: sandbox, home, readOnlyPaths: [], allowHosts: [], allowNetwork: false };
     await expect(startConfinedAgent(request, none)).rejects.toMatchObject({ category: 'policy', message: 'the agent cannot be confined here (bubblewrap (bwrap) is not installed)' });
+    await expect(startAgent(request, { allowUnconfinedShell: false }, none)).rejects.toMatchObject({ category: 'policy', message: 'the agent cannot be confined here (bubblewrap (bwrap) is not installed)' });
+    await expect(startConfinedAgent(request, async () => ({ ok: true, confiner: sandboxExecConfiner }))).rejects.toThrow('the agent cannot be confined here (sandbox-exec cannot give an agent its own home and network allowlist; bubblewrap can)');
+  });
+
+  it('starts unconfined where nothing confines it only when the profile allows unconfined commands, and confined where something does', async () => {
+    const { sandbox, home, script, outside } = setup();
+    const none = () => probeConfinement('linux', { bwrap: path.join(tempDir(), 'bwrap') });
+    const request = { file: process.execPath, args: [script, 'http://127.0.0.1:1/', 'http://127.0.0.1:1/', outside], env: {}, sandboxRoot: sandbox, home, readOnlyPaths: [], allowHosts: [], allowNetwork: false };
+    const unconfined = await startAgent(request, { allowUnconfinedShell: true }, none);
+    agents.push(unconfined);
+    expect(unconfined.confinement).toBe('none');
+    expect(await firstLine(unconfined)).toMatchObject({ sandbox: 'written' });
+    const confined = await startAgent(request, { allowUnconfinedShell: true });
+    agents.push(confined);
+    expect(confined.confinement).toBe('bwrap-nobody');
+    expect(await firstLine(confined)).toMatchObject({ sandbox: 'written', installation: 'EROFS' });
   });
 });
 
@@ -164,6 +183,7 @@ describe('an unconfined agent', () => {
     const { sandbox, home, script, outside } = setup();
     const agent = await startUnconfinedAgent({ file: process.execPath, args: [script, `http://127.0.0.1:${port}/`, `http://127.0.0.1:${port}/`, outside], env: {}, sandboxRoot: sandbox, home, readOnlyPaths: [], allowHosts: [], allowNetwork: false });
     agents.push(agent);
+    expect(agent.confinement).toBe('none');
     expect(await firstLine(agent)).toMatchObject({ allowed: 'hello from the model', other: 'hello from the model', home_env: home });
     await agent.dispose();
     expect(await heartbeatStopped(sandbox)).toBe(true);

@@ -1,8 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP, type Server, connect as netConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Confinement } from '../../../shared/tool-calls';
 import { EngineError } from '../errors';
 import { resolveLocalCommand, shellWord } from '../mcp/launch';
 import { type ConfinementProbe, detectConfinement, isUnder, NODE_MOUNT, nodeFolder, readOnlyMounts } from './confinement';
@@ -19,15 +20,17 @@ export interface AgentProcessRequest {
   home: string;
   /** Folders it may read besides the system's and its own installation (found from `file` and `args`). */
   readOnlyPaths: readonly string[];
-  /** `host:port` pairs it may reach (besides none); IPv6 literals in brackets. */
+  /** `host:port` pairs it may reach besides those of the `*_BASE_URL`s in `env`; IPv6 literals in brackets. */
   allowHosts: readonly string[];
   /** No network restriction at all. */
   allowNetwork: boolean;
 }
 
 export interface ConfinedAgentProcess {
-  /** Its stdio pipes: the agent speaks ndjson on stdin/stdout. */
+  /** Its stdio pipes: the agent speaks ndjson on stdin/stdout. Read stderr too, or a chatty agent blocks on it. */
   child: ChildProcessWithoutNullStreams;
+  /** How it runs, as a tool invocation records it: `bwrap-nobody`, or `none`. */
+  confinement: Confinement;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Ends the agent's whole process group (everything it forked) and the confinement's relays. */
   dispose(): Promise<void>;
@@ -143,6 +146,33 @@ for (const r of routes) {
 if (routes.length === 0) start();
 `;
 
+/**
+ * The command that runs the next words in a network namespace of their own, with the loopback up,
+ * `addresses` on it and every port open to any user (bwrap then shares it). Root makes it in the
+ * machine's user namespace; anyone else in one of their own where they are root.
+ */
+function preparedNamespace(addresses: readonly string[]): string[] {
+  // `ip` lives in an sbin folder, which PATH may lack; the prefix applies to it alone.
+  const ip = 'PATH=/usr/sbin:/sbin:/usr/bin:/bin ip';
+  const setup = [`${ip} link set lo up`, ...addresses.map((address) => `${ip} addr add ${address}/${address.includes(':') ? 128 : 32} dev lo`), 'echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start', 'exec "$0" "$@"'];
+  return ['unshare', '--net', ...(process.geteuid?.() === 0 ? [] : ['--map-root-user']), '--', '/bin/sh', '-c', setup.join(' && ')];
+}
+
+let prepared: Promise<{ ok: true } | { ok: false; reason: string }> | undefined;
+
+/** Whether such a namespace can be made here (unshare and ip installed, user namespaces allowed); found once per process. */
+function probePreparedNamespace(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  prepared ??= new Promise((resolve) => {
+    const [file, ...args] = [...preparedNamespace([]), '/bin/true'];
+    execFile(file, args, { env: { PATH: '/usr/bin:/bin' } }, (error, _stdout, stderr) => {
+      if (!error) return resolve({ ok: true });
+      const line = stderr.trim().split('\n').at(-1) || error.message;
+      resolve({ ok: false, reason: `that failed here (${line})` });
+    });
+  });
+  return prepared;
+}
+
 /** The path of the Node that runs us, as the confinement shows it (at /node unless under a system folder). */
 function nodeInside(): string {
   const exec = realpathSync(process.execPath);
@@ -174,16 +204,18 @@ function refuse(reason: string): EngineError {
   return new EngineError(`the agent cannot be confined here (${reason})`, 'policy', { reason });
 }
 
+function signalGroup(child: ChildProcessWithoutNullStreams, name: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, name);
+  } catch {
+    // ESRCH: the group is already empty.
+  }
+}
+
 /** Kills a detached child's process group: SIGTERM, then SIGKILL after a grace period. */
 async function endGroup(child: ChildProcessWithoutNullStreams, exited: Promise<unknown>): Promise<void> {
-  const signal = (name: NodeJS.Signals) => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, name);
-    } catch {
-      // ESRCH: the group is already empty.
-    }
-  };
+  const signal = (name: NodeJS.Signals) => signalGroup(child, name);
   signal('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), KILL_GRACE_MS)));
@@ -194,15 +226,23 @@ async function endGroup(child: ChildProcessWithoutNullStreams, exited: Promise<u
   if (outcome === 'late') await exited;
 }
 
-function spawnGroup(file: string, args: string[], env: Record<string, string>, cwd: string, cleanup: () => Promise<void> | void): ConfinedAgentProcess {
+function spawnGroup(file: string, args: string[], env: Record<string, string>, cwd: string, confinement: Confinement, cleanup: () => Promise<void> | void): ConfinedAgentProcess {
   const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  // A write after the agent ended fails with EPIPE; `exited` says why, the engine must not crash on it.
+  child.stdin.on('error', () => undefined);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
+  // What the agent forked may outlive it (`codex app-server` does, for seconds): the group goes with it.
+  void exited.then(async () => {
+    signalGroup(child, 'SIGKILL');
+    await cleanup();
+  });
   let disposed: Promise<void> | undefined;
   return {
     child,
+    confinement,
     exited,
     dispose: () => {
       disposed ??= (async () => {
@@ -221,18 +261,23 @@ function agentEnv(request: AgentProcessRequest, path: string): Record<string, st
 /**
  * Starts the agent confined by bubblewrap: its sandbox and home writable, its installation and
  * `readOnlyPaths` readable, nothing else of the machine's beyond the system folders; its own
- * network namespace where only `allowHosts` (relayed through unix sockets to the host) answer,
+ * network namespace where only `allowHosts` and its base URLs' addresses (relayed through unix
+ * sockets to the host) answer,
  * unless `allowNetwork`. Throws a policy EngineError with a one-line reason when it cannot.
  */
 export async function startConfinedAgent(request: AgentProcessRequest, confinement: () => Promise<ConfinementProbe> = detectConfinement): Promise<ConfinedAgentProcess> {
   const probe = await confinement();
-  if (!probe.ok) throw refuse(probe.reason);
-  if (probe.confiner.kind !== 'bwrap' && probe.confiner.kind !== 'bwrap-nobody') throw refuse(`${probe.confiner.kind} cannot give an agent its own home and network allowlist; bubblewrap can`);
-  const plan = request.allowNetwork ? undefined : planNetwork(request.allowHosts);
-  if (plan?.needsPreparedNamespace && process.geteuid?.() !== 0) {
-    throw refuse(`reaching ${request.allowHosts.join(', ')} needs a port below 1024 or an address outside 127.0.0.0/8 inside the agent's namespace, which only root can prepare; allow the network instead`);
+  const reason = whyNotConfinable(probe);
+  if (reason !== null || !probe.ok) throw refuse(reason ?? 'no confiner');
+  const allowHosts = [...new Set([...hostsFromEnv(request.env), ...request.allowHosts])];
+  const plan = request.allowNetwork ? undefined : planNetwork(allowHosts);
+  if (plan?.needsPreparedNamespace) {
+    const prepared = await probePreparedNamespace();
+    if (!prepared.ok) throw refuse(`reaching ${allowHosts.join(', ')} needs a port below 1024 or an address outside 127.0.0.0/8 in a network namespace prepared for it, and ${prepared.reason}`);
   }
-  mkdirSync(request.home, { recursive: true });
+  mkdirSync(request.home, { recursive: true, mode: 0o700 });
+  // bubblewrap binds by path: the real ones, so a link cannot point a bind elsewhere later.
+  request = { ...request, sandboxRoot: realpathSync(request.sandboxRoot), home: realpathSync(request.home) };
   const resolved = resolveLocalCommand(request.file, request.args, request.sandboxRoot);
   const readOnlyPaths = [...new Set([...request.readOnlyPaths, ...resolved.readable])].filter((dir) => existsSync(dir) && ![request.sandboxRoot, request.home].some((own) => isUnder(own, dir) || isUnder(dir, own)));
   const relayDir = plan && plan.routes.length > 0 ? mkdtempSync(path.join(tmpdir(), 'agents-net-')) : undefined;
@@ -264,27 +309,33 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
       writablePaths: [request.home],
       binds,
     });
-    let file = launch.file;
-    let args = launch.args;
-    if (plan?.needsPreparedNamespace) {
-      // `ip` lives in an sbin folder, which PATH may lack; the prefix applies to it alone.
-      const ip = 'PATH=/usr/sbin:/sbin:/usr/bin:/bin ip';
-      const setup = [`${ip} link set lo up`, ...plan.extraAddresses.map((address) => `${ip} addr add ${address}/${address.includes(':') ? 128 : 32} dev lo`), 'echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start', 'exec "$0" "$@"'].join(' && ');
-      file = 'unshare';
-      args = ['--net', '--', '/bin/sh', '-c', setup, launch.file, ...launch.args];
-    }
-    const agent = spawnGroup(file, args, agentEnv(request, confinedPath()), request.sandboxRoot, cleanup);
-    // Its namespace ends with it, so the relays have no one left to serve.
-    void agent.exited.then(cleanup);
-    return agent;
+    const [file, ...args] = plan?.needsPreparedNamespace ? [...preparedNamespace(plan.extraAddresses), launch.file, ...launch.args] : [launch.file, ...launch.args];
+    return spawnGroup(file, args, agentEnv(request, confinedPath()), request.sandboxRoot, probe.confiner.kind, cleanup);
   } catch (error) {
     await cleanup();
     throw error;
   }
 }
 
+/** Why the probe's confiner cannot hold an agent, or null when it can (bubblewrap). */
+function whyNotConfinable(probe: ConfinementProbe): string | null {
+  if (!probe.ok) return probe.reason;
+  if (probe.confiner.kind !== 'bwrap' && probe.confiner.kind !== 'bwrap-nobody') return `${probe.confiner.kind} cannot give an agent its own home and network allowlist; bubblewrap can`;
+  return null;
+}
+
+/**
+ * Starts the agent confined where the system can; where it cannot, unconfined if the profile
+ * allows unconfined commands, else refused with the one-line reason (a policy EngineError).
+ */
+export async function startAgent(request: AgentProcessRequest, profile: { allowUnconfinedShell: boolean }, confinement: () => Promise<ConfinementProbe> = detectConfinement): Promise<ConfinedAgentProcess> {
+  const probe = await confinement();
+  if (whyNotConfinable(probe) !== null && profile.allowUnconfinedShell) return startUnconfinedAgent(request);
+  return startConfinedAgent(request, () => Promise.resolve(probe));
+}
+
 /** Starts the agent with no confinement (the profile allows it), in a process group of its own that dispose ends. */
 export async function startUnconfinedAgent(request: AgentProcessRequest): Promise<ConfinedAgentProcess> {
-  mkdirSync(request.home, { recursive: true });
-  return spawnGroup(request.file, request.args, agentEnv(request, process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'), request.sandboxRoot, () => undefined);
+  mkdirSync(request.home, { recursive: true, mode: 0o700 });
+  return spawnGroup(request.file, request.args, agentEnv(request, process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'), request.sandboxRoot, 'none', () => undefined);
 }

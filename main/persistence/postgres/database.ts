@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { StaleEpochError } from '../../engine/leases';
 import { asConnectionError } from './errors';
 
 /** int8 (COUNT, bigint seq and pos) as a number: our counts and positions stay far below 2^53. */
@@ -15,7 +16,15 @@ export interface PgDatabaseOptions {
   /** Connections in the pool (pg's default is 10). */
   max?: number;
   connectionTimeoutMillis?: number;
+  /**
+   * The server ends a session idle inside a transaction this long (default 30 s): a process
+   * stopped (SIGSTOP) mid-transaction must not hold its locks, a plan's takeover among them, for ever.
+   */
+  idleInTransactionMs?: number;
 }
+
+/** The SQLSTATE the fence (migration 3's agents_fence) raises for a holder whose lease was taken since. */
+const STALE_EPOCH_STATE = 'AG409';
 
 /**
  * A pool of connections to one PostgreSQL database, and the transaction the current async call
@@ -25,6 +34,11 @@ export interface PgDatabaseOptions {
 export class PgDatabase {
   readonly pool: pg.Pool;
   private readonly current = new AsyncLocalStorage<pg.PoolClient>();
+  /** The epochs this process holds, by plan: what its sessions' `agents.fences` carry. */
+  private readonly fences = new Map<string, number>();
+  private fenceText = '';
+  private fenceVersion = 0;
+  private readonly clientFences = new WeakMap<pg.PoolClient, number>();
 
   constructor(
     readonly url: string,
@@ -36,19 +50,77 @@ export class PgDatabase {
       connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
       types,
       application_name: 'agents',
+      idle_in_transaction_session_timeout: options.idleInTransactionMs ?? 30_000,
     });
     // An idle connection the server drops (a restart) must not crash the process; the next query reconnects.
     this.pool.on('error', () => {});
   }
 
-  /** Runs one statement, in the current transaction if there is one. */
-  async query<R extends object = Row>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    const client = this.current.getStore();
+  /**
+   * From now on every write this process makes for the plan carries `epoch` and is refused by the
+   * database (StaleEpochError) once the plan's epoch has moved on: this process's take of the plan
+   * was overtaken. Until `releaseFence`.
+   */
+  holdFence(planId: string, epoch: number): void {
+    this.fences.set(planId, epoch);
+    this.fencesChanged();
+  }
+
+  /** Stops fencing the plan's writes (the lease was given up), unless a later take holds another epoch. */
+  releaseFence(planId: string, epoch?: number): void {
+    if (epoch !== undefined && this.fences.get(planId) !== epoch) return;
+    if (this.fences.delete(planId)) this.fencesChanged();
+  }
+
+  /** The epoch this process holds for the plan, if any. */
+  fenceOf(planId: string): number | undefined {
+    return this.fences.get(planId);
+  }
+
+  private fencesChanged(): void {
+    this.fenceText = this.fences.size === 0 ? '' : JSON.stringify(Object.fromEntries(this.fences));
+    this.fenceVersion += 1;
+  }
+
+  /** A pooled connection whose session carries this process's fences (set again only when they changed). */
+  private async checkout(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
     try {
-      const result = await (client ?? this.pool).query(sql, params as unknown[]);
-      return result.rows as R[];
+      client = await this.pool.connect();
     } catch (error) {
       throw asConnectionError(this.url, error);
+    }
+    const version = this.fenceVersion;
+    if ((this.clientFences.get(client) ?? 0) !== version) {
+      try {
+        await client.query("SELECT set_config('agents.fences', $1, false)", [this.fenceText]);
+      } catch (error) {
+        client.release(true);
+        throw asConnectionError(this.url, error);
+      }
+      this.clientFences.set(client, version);
+    }
+    return client;
+  }
+
+  /** Runs one statement, in the current transaction if there is one. */
+  async query<R extends object = Row>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    const inside = this.current.getStore();
+    try {
+      if (inside) return (await inside.query(sql, params as unknown[])).rows as R[];
+      // A process that never held a fence has nothing to set on a session: the pool's own query.
+      if (this.fenceVersion === 0) return (await this.pool.query(sql, params as unknown[])).rows as R[];
+      const client = await this.checkout();
+      try {
+        const result = await client.query(sql, params as unknown[]);
+        client.release();
+        return result.rows as R[];
+      } catch (error) {
+        client.release(!isServerError(error));
+        throw error;
+      }
+    } catch (error) {
+      throw asDatabaseError(this.url, error);
     }
   }
 
@@ -66,12 +138,7 @@ export class PgDatabase {
    */
   async transaction<T>(fn: () => Promise<T>, begin = 'BEGIN'): Promise<T> {
     if (this.inTransaction) return fn();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw asConnectionError(this.url, error);
-    }
+    const client = await this.checkout();
     let broken = false;
     try {
       await client.query(begin);
@@ -84,7 +151,7 @@ export class PgDatabase {
       } catch {
         broken = true; // the connection itself failed: do not hand it out again
       }
-      throw asConnectionError(this.url, error);
+      throw asDatabaseError(this.url, error);
     } finally {
       client.release(broken);
     }
@@ -98,6 +165,19 @@ export class PgDatabase {
   close(): Promise<void> {
     return this.pool.end();
   }
+}
+
+/** An error the server answered with (a SQLSTATE): the connection itself is still good. */
+function isServerError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57P');
+}
+
+/** A refused stale write as StaleEpochError, a connection failure as a DatabaseError; anything else unchanged. */
+function asDatabaseError(url: string, error: unknown): unknown {
+  if (error instanceof StaleEpochError) return error;
+  if ((error as { code?: unknown } | null)?.code === STALE_EPOCH_STATE) return new StaleEpochError((error as Error).message);
+  return asConnectionError(url, error);
 }
 
 /** JSON text for a json/jsonb parameter; bigints (tool results are arbitrary) become strings. */

@@ -234,6 +234,66 @@ export const PG_MIGRATIONS: readonly string[] = [
     stopped_at   timestamptz
   );
   `,
+  /* 3: fencing: each take of a plan's lease raises its epoch; a holder's writes carry the epoch it took */ `
+  -- Never deleted (a release keeps the epoch), so a plan's epoch only grows.
+  CREATE TABLE plan_epochs (
+    plan_id text PRIMARY KEY,
+    epoch   bigint NOT NULL
+  );
+  ALTER TABLE events ADD COLUMN epoch bigint;
+
+  -- The epoch this session holds for plan (the setting agents.fences, JSON {planId: epoch}, that a
+  -- holder's connections carry), checked against the plan's current one: a holder whose lease was
+  -- taken since is refused, inside the writing transaction. FOR SHARE makes a take (an UPDATE of
+  -- the row) wait for the writes that passed the check to commit, so none lands after a takeover
+  -- began. Checked once per transaction and plan. Writers holding no epoch (an operator's client)
+  -- are not fenced.
+  CREATE FUNCTION agents_fence(plan text) RETURNS bigint LANGUAGE plpgsql AS $fn$
+  DECLARE
+    fences text := current_setting('agents.fences', true);
+    held bigint;
+    now_epoch bigint;
+  BEGIN
+    IF plan IS NULL OR fences IS NULL OR fences = '' THEN RETURN NULL; END IF;
+    held := (fences::jsonb ->> plan)::bigint;
+    IF held IS NULL THEN RETURN NULL; END IF;
+    IF current_setting('agents.fenced', true) = plan || ':' || held THEN RETURN held; END IF;
+    SELECT epoch INTO now_epoch FROM plan_epochs WHERE plan_id = plan FOR SHARE;
+    IF now_epoch IS DISTINCT FROM held THEN
+      RAISE EXCEPTION 'stale epoch %: plan % was taken over (its epoch is now %)', held, plan, coalesce(now_epoch::text, 'none')
+        USING ERRCODE = 'AG409';
+    END IF;
+    PERFORM set_config('agents.fenced', plan || ':' || held, true);
+    RETURN held;
+  END $fn$;
+
+  CREATE FUNCTION agents_fence_row() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  DECLARE
+    r record;
+    plan text;
+  BEGIN
+    IF TG_OP = 'DELETE' THEN r := OLD; ELSE r := NEW; END IF;
+    IF TG_TABLE_NAME = 'plans' THEN plan := r.id;
+    ELSIF TG_TABLE_NAME = 'change_entries' THEN SELECT plan_id INTO plan FROM changesets WHERE id = r.changeset_id;
+    ELSE plan := r.plan_id;
+    END IF;
+    IF TG_TABLE_NAME = 'events' AND TG_OP = 'INSERT' THEN NEW.epoch := agents_fence(plan);
+    ELSE PERFORM agents_fence(plan);
+    END IF;
+    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+    RETURN NEW;
+  END $fn$;
+
+  DO $do$
+  DECLARE t text;
+  BEGIN
+    FOREACH t IN ARRAY ARRAY['plans', 'decisions', 'changesets', 'change_entries', 'tool_invocations', 'error_records', 'events',
+                             'approvals', 'applied_changes', 'sandbox_bases', 'sandbox_files', 'check_results', 'checkpoints', 'rewind_journals']
+    LOOP
+      EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION agents_fence_row()', t || '_fence', t);
+    END LOOP;
+  END $do$;
+  `,
 ];
 
 /** The schema version this process knows. */

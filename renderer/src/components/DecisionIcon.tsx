@@ -1,3 +1,4 @@
+import { isRejection } from '../../../shared/decision-tree';
 import type { StrategyDecision } from '../../../shared/domain';
 import type { ApprovalAnswer } from '../lib/approvals';
 import { StatusIcon } from './Badges';
@@ -18,6 +19,6 @@ export function AnswerIcon({ approved }: { approved: boolean }) {
  */
 export function DecisionIcon({ decision, answer }: { decision: StrategyDecision; answer?: ApprovalAnswer }) {
   if (answer) return <AnswerIcon approved={answer.approved} />;
-  if (decision.type === 'approval') return <AnswerIcon approved={!decision.description.startsWith('Rejected')} />;
+  if (decision.type === 'approval') return <AnswerIcon approved={!isRejection(decision)} />;
   return <StatusIcon status={decision.status} />;
 }

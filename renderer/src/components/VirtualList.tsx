@@ -146,7 +146,7 @@ export function VirtualList({
   const rows: ReactNode[] = [];
   for (let i = first; i < last; i++) rows.push(renderRow(i, i - first));
 
-  const style = { '--row-height': `${rowHeight}px` } as CSSProperties;
+  const style = { ...containerProps?.style, '--row-height': `${rowHeight}px` } as CSSProperties;
   return (
     <div {...containerProps} ref={ref} className={`vlist ${className ?? ''}`} style={style} onScroll={onScroll}>
       <div className="vlist-spacer" style={{ height: count * rowHeight }}>

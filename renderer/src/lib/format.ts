@@ -48,3 +48,8 @@ export function errorText(error: unknown): string {
 
 /** "1 tool call", "2 tool calls": one wording with the CLI. */
 export { plural } from '../../../shared/vocabulary';
+
+/** "1 file remains", "2 files remain": what an apply left for later. */
+export function remainLine(files: number): string {
+  return `${files} ${files === 1 ? 'file remains' : 'files remain'}`;
+}

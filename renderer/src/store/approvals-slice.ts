@@ -4,32 +4,10 @@ import { BUDGET_LIMITS, BudgetAskSchema, usd } from '../../../shared/agent';
 import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';
 import { track } from './track';
-import type { LoadStatus, SliceCreator } from './types';
+import type { LoadStatus } from './state/load-status';
+import type { SliceCreator } from './types';
 import { sendAction } from '../lib/action-dispatch';
-
-export type ApprovalChoice = 'approve' | 'approve_all' | 'reject';
-
-export interface ApprovalsSlice {
-  /** The call the open plan waits for, if any. */
-  pendingApproval: Approval | null;
-  /** Every approval of the open plan, oldest first: the tree shows who answered from these. */
-  approvals: Approval[];
-  approvalsStatus: LoadStatus;
-  /** The answer on its way to the host. */
-  answering: ApprovalChoice | null;
-  approvalError: string | null;
-  /** Bumped by the reject shortcut; the approval card then focuses its reason field. */
-  rejectFocusRequest: number;
-  refreshApprovals(): void;
-  /**
-   * Approves the waiting call; with `all`, every later call of its tool. A step out of budget gets
-   * `more` turns or output tokens (default: what it asked for). The run goes on at once.
-   */
-  approve(all: boolean, more?: number): Promise<void>;
-  /** Rejects the waiting call: the run goes on and the step fails with category `rejected`. */
-  reject(reason: string): Promise<void>;
-  requestRejectFocus(): void;
-}
+import type { ApprovalChoice, ApprovalsSlice } from './state/approvals';
 
 const CHOICE_LABELS: Record<ApprovalChoice, string> = { approve: 'Approve', approve_all: 'Approve all', reject: 'Reject' };
 

@@ -1,31 +1,16 @@
-import { failureOf, type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
+import { type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../../shared/contract';
 import { declinedHunks, rejectionOf } from '../../../shared/review-feedback';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
-import { errorText } from '../lib/format';
+import { errorText, remainLine } from '../lib/format';
 import { verdict } from '../lib/plan-facts';
 import { initialEditorState } from './editor-slice';
 import type { PlanSession } from './plan-session';
-import type { LoadStatus, SliceCreator } from './types';
+import type { LoadStatus } from './state/load-status';
+import type { SliceCreator } from './types';
+import type { ApplyResult, FileDiffState, ApplyPlanFile, ChangesSlice } from './state/changes';
+import { isStaleRefusal } from '../lib/stale-refusal';
 
 export const CHANGES_PAGE = 500;
-
-export type ApplyResult = ResponseOf<'plans.apply'>;
-export type FileDiff = ResponseOf<'plans.reviewDiff'>;
-export type FileDiffState = { status: 'loading'; key: string } | { status: 'loaded'; key: string; data: FileDiff } | { status: 'error'; key: string; message: string };
-
-/** What one apply would write: per file, the hunks accepted (null: the whole file) and its line counts. */
-export interface ApplyPlanFile {
-  path: string;
-  hunks: number[] | null;
-  insertions: number;
-  deletions: number;
-}
-
-/** The host refused because the plan is no longer where the view shows it. */
-export function isStaleRefusal(error: unknown): boolean {
-  const code = failureOf(error)?.code;
-  return code === 'wrong_state' || code === 'wrong_phase';
-}
 
 /** A diff is reloaded when what it shows changed: the entries behind the file, or what is applied. */
 export function reviewKey(file: Pick<ReviewFile, 'entryIds' | 'appliedHunks'>): string {
@@ -41,6 +26,12 @@ export function acceptedCount(files: readonly ReviewFile[], excluded: Record<str
 }
 
 /** The files and hunks the operator accepted, among those not applied yet. */
+/** Whether every hunk of `file` not yet applied is among `declined`. */
+export function allDeclined(file: ReviewFile, declined: readonly number[]): boolean {
+  const left = file.hunks.filter((h) => !h.applied);
+  return left.length > 0 && left.every((h) => declined.includes(h.index));
+}
+
 export function acceptedPlan(files: readonly ReviewFile[], excluded: Record<string, true>, rejected: Record<string, number[]>): ApplyPlanFile[] {
   const plan: ApplyPlanFile[] = [];
   for (const file of files) {
@@ -59,55 +50,6 @@ export function acceptedPlan(files: readonly ReviewFile[], excluded: Record<stri
     });
   }
   return plan;
-}
-
-export interface ChangesSlice {
-  changesetId: string | null;
-  changeEntries: ChangeEntryMeta[];
-  changesTotal: number;
-  changesStatus: LoadStatus;
-  changesError: string | null;
-  /** The changeset as files to review: one row per path, netted across steps. */
-  reviewFiles: ReviewFile[];
-  /** The reviewed file whose diff is shown. */
-  selectedPath: string | null;
-  fileDiffs: Record<string, FileDiffState>;
-  /** Paths left out of the next apply; everything else is included. */
-  excludedPaths: Record<string, true>;
-  /** Per path, the hunks (1-based) left out of the next apply. */
-  rejectedHunks: Record<string, number[]>;
-  /** 'confirming' while the operator is asked before anything is written into the project. */
-  applyStatus: 'idle' | 'confirming' | 'applying';
-  applyResult: ApplyResult | null;
-  /** Why apply needs a second confirmation (a check failed), once the operator confirmed the first: the dialog asks again. */
-  applyFailedChecks: string | null;
-  /** Reloads the first page (and as many more as were loaded), coalesced: after a gap in seq or a resync. */
-  refreshChanges(): void;
-  /** Reads the review again, coalesced: what is applied changed, or a path changed twice needs netting. */
-  refreshReview(): void;
-  /**
-   * Appends entries that change_recorded events carried, skipping any already listed, and folds
-   * them into the review. Until every page is loaded, only the total grows: the entry comes with
-   * its page.
-   */
-  appendChanges(entries: readonly ChangeEntryMeta[], changesetId: string | null): void;
-  /** Opens the reviewed file a recorded entry belongs to. */
-  selectEntry(entryId: string | null): void;
-  selectPath(path: string | null): void;
-  moveEntrySelection(delta: number): void;
-  togglePath(path: string): void;
-  /** Declines a hunk, or accepts it again; kept with the plan, so the model is told (plans.rejectHunks). */
-  toggleHunk(path: string, hunk: number): void;
-  /** Why a declined hunk was declined, for the model. */
-  setHunkReason(path: string, hunk: number, reason: string): Promise<void>;
-  /** Unticks the hunks the plan keeps declined, where the page has no verdict of its own: the plan or its review just loaded. */
-  seedDeclinedHunks(): void;
-  setAllIncluded(included: boolean): void;
-  /** Asks for confirmation before applying what was accepted. */
-  applySelected(): Promise<void>;
-  cancelApply(): void;
-  /** Writes the accepted files and hunks; conflicts come back per file. */
-  confirmApply(): Promise<void>;
 }
 
 export const initialChangesState = {
@@ -320,6 +262,14 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
 
     togglePath(path) {
       const { [path]: was, ...rest } = get().excludedPaths;
+      // A file whose every hunk is declined shows unticked: ticking it accepts its hunks again.
+      const declined = get().rejectedHunks[path] ?? [];
+      const file = get().reviewFiles.find((f) => f.path === path);
+      if (!was && file && declined.length > 0 && allDeclined(file, declined)) {
+        set({ rejectedHunks: { ...get().rejectedHunks, [path]: [] } });
+        void keepVerdict(path, declined, false);
+        return;
+      }
       set({ excludedPaths: was ? rest : { ...rest, [path]: true } });
     },
 
@@ -387,13 +337,15 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       set({ applyStatus: 'applying', applyResult: null, applyFailedChecks: null });
       try {
         const result = await session.bridge['plans.apply'](request);
-        // Declined hunks stay declined: they are kept with the plan.
-        set({ applyResult: result, excludedPaths: {}, rejectedHunks: storedRejections(get().reviewFiles) });
+        // Declined hunks stay declined (they are kept with the plan), and a file left unticked stays
+        // unticked: "apply the rest" must not write it.
+        const stillExcluded = Object.fromEntries(Object.keys(get().excludedPaths).filter((path) => !result.applied.includes(path)).map((path) => [path, true as const]));
+        set({ applyResult: result, excludedPaths: stillExcluded, rejectedHunks: storedRejections(get().reviewFiles) });
         const s = (n: number) => (n === 1 ? '' : 's');
         get().announce(
           result.conflicts.length > 0
             ? `Apply stopped: ${result.conflicts.length} file${s(result.conflicts.length)} changed in the project since the plan ran`
-            : `Applied ${result.applied.length} file${s(result.applied.length)}${result.remaining.length > 0 ? `; ${result.remaining.length} remain` : ''}`,
+            : `Applied ${result.applied.length} file${s(result.applied.length)}${result.remaining.length > 0 ? `; ${remainLine(result.remaining.length)}` : ''}`,
         );
         // The host's apply_complete event brings the plan and the review up to date.
       } catch (error) {

@@ -1,44 +1,14 @@
-import type { CheckpointSummary, RewindPreview } from '../../../shared/checkpoints';
-import type { StreamEvent } from '../../../shared/events';
+import type { CheckpointSummary } from '../../../shared/checkpoints';
 import { statusLabel } from '../../../shared/vocabulary';
 import { sendAction } from '../lib/action-dispatch';
 import { errorText, plural } from '../lib/format';
-import type { ConsoleKnowledge } from '../lib/plan-facts';
 import { verdict } from '../lib/plan-facts';
-import { reviewSummary } from '../lib/review-fold';
-import { isStaleRefusal } from './changes-slice';
+import { isStaleRefusal } from '../lib/stale-refusal';
 import { track } from './track';
-import type { AppState, LoadStatus, SliceCreator } from './types';
-
-/** The rewind confirmation: the step it goes back to, and what the host says the rewind would change. */
-export interface RewindDialog {
-  toStep: number;
-  /** Null until the host's answer is in. */
-  preview: RewindPreview | null;
-  loading: boolean;
-  /** Why the preview could not be made (the host's one line). */
-  error: string | null;
-}
-
-/** Checkpoints and rewind (README.md, "Checkpoints"): the open plan's checkpoints, kept live by its events, and the rewind confirmation. */
-export interface CheckpointsSlice {
-  /** One per step that has started, oldest first. */
-  checkpoints: CheckpointSummary[];
-  checkpointsStatus: LoadStatus;
-  rewindDialog: RewindDialog | null;
-  /** The confirmed rewind is on its way. */
-  rewinding: boolean;
-  rewindError: string | null;
-  /** Reads plans.checkpoints again, coalesced. */
-  refreshCheckpoints(): void;
-  /** Folds the open plan's new events in: a checkpoint taken is listed; a rewind, here or from another process, refreshes what it changed. */
-  ingestCheckpointEvents(events: readonly StreamEvent[]): void;
-  /** Opens the confirmation of a rewind to before step `toStep`, listing the files it would change. */
-  askRewind(toStep: number): Promise<void>;
-  cancelRewind(): void;
-  /** Rewinds, if the plan still allows it; the dialog closes once it is done. */
-  confirmRewind(): Promise<void>;
-}
+import type { SliceCreator } from './types';
+import type { LoadStatus } from './state/load-status';
+import type { RewindDialog, CheckpointsSlice } from './state/checkpoints';
+import { consoleKnowledge } from './console-knowledge';
 
 export const initialCheckpointsState = {
   checkpoints: [] as CheckpointSummary[],
@@ -47,17 +17,6 @@ export const initialCheckpointsState = {
   rewinding: false,
   rewindError: null as string | null,
 };
-
-/** What the store knows that the action rules read beyond the plan: the tree, the waiting call, the checkpoints and what is applied. */
-export function consoleKnowledge(state: AppState): Required<Pick<ConsoleKnowledge, 'decisions' | 'pendingApproval' | 'partlyApplied' | 'team'>> & Pick<ConsoleKnowledge, 'checkpoints'> {
-  return {
-    team: state.team !== null,
-    decisions: state.decisions,
-    pendingApproval: state.pendingApproval !== null,
-    checkpoints: state.checkpointsStatus === 'loaded' ? state.checkpoints.length : undefined,
-    partlyApplied: reviewSummary(state.reviewFiles).touched > 0,
-  };
-}
 
 export const createCheckpointsSlice: SliceCreator<CheckpointsSlice> = (set, get, deps) => {
   const store = { getState: get, setState: set };

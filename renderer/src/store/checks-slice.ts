@@ -1,34 +1,11 @@
 import type { CheckResult, PlanChecksView } from '../../../shared/checks';
-import type { StreamEvent } from '../../../shared/events';
 import { errorText } from '../lib/format';
-import type { LoadStatus, SliceCreator } from './types';
-
-/** A check running now, as its events tell it: its output grows as it is written. */
-export interface RunningCheck {
-  resultId: string;
-  name: string;
-  run: string;
-  decisionId: string | null;
-  index: number;
-  total: number;
-  output: string;
-}
+import type { LoadStatus } from './state/load-status';
+import type { SliceCreator } from './types';
+import type { RunningCheck, ChecksSlice } from './state/checks';
 
 /** The most of a running check's output the page keeps: the whole of it is in the data directory. */
 export const LIVE_OUTPUT_LIMIT = 20_000;
-
-/** Verify before apply (README.md, "Verify"): the open plan's checks, their results and verdicts, kept live by the check events. */
-export interface ChecksSlice {
-  checksView: PlanChecksView | null;
-  checksStatus: LoadStatus;
-  checksError: string | null;
-  /** Checks running now, by result id, in the order they started. */
-  runningChecks: RunningCheck[];
-  /** Reads plans.checks again, coalesced. */
-  refreshChecks(): void;
-  /** Folds the open plan's new events in: output streams into the running check's row; a pass that ends reloads the view. */
-  ingestCheckEvents(events: readonly StreamEvent[]): void;
-}
 
 export const initialChecksState = {
   checksView: null as PlanChecksView | null,

@@ -15,7 +15,8 @@ import { createPlanSlice, initialPlanState } from './plan-slice';
 import { LIST_EVENT_TYPES } from './plan-events';
 import { createPlansSlice } from './plans-slice';
 import { createRecoverySlice, initialRecoveryState } from './recovery-slice';
-import type { AppState, AppStore, IngestItem, StoreDeps } from './types';
+import type { AppState, AppStore, StoreDeps } from './types';
+import type { IngestItem } from './state/live';
 import { createUiSlice } from './ui-slice';
 import { createTeamSlice } from './team-slice';
 

@@ -1,12 +1,8 @@
 import { mergeEvents } from './merge-events';
 import { LIST_EVENT_TYPES, reducePlanEvents } from './plan-events';
 import { foldToolCalls } from './tool-calls';
-import type { IngestItem, SliceCreator } from './types';
-
-export interface LiveSlice {
-  /** Applies one animation frame's worth of stream events. */
-  ingestEvents(items: readonly IngestItem[]): void;
-}
+import type { SliceCreator } from './types';
+import type { LiveSlice } from './state/live';
 
 export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
   ingestEvents(items) {

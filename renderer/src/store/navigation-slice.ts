@@ -1,11 +1,7 @@
 import { flattenTree } from '../lib/decision-tree';
 import { selectVisiblePlans } from './plans-slice';
 import type { SliceCreator } from './types';
-
-export interface NavigationSlice {
-  /** `n`: the next failed decision in the open plan, then the next errored plan. */
-  jumpToNextFailure(): void;
-}
+import type { NavigationSlice } from './state/navigation';
 
 export const createNavigationSlice: SliceCreator<NavigationSlice> = (set, get) => ({
   jumpToNextFailure() {

@@ -1,22 +1,10 @@
-import type { BuiltinProfileName } from '../../../shared/profiles';
 import type { Plan } from '../../../shared/domain';
 import { errorText } from '../lib/format';
 import type { PlanSession } from './plan-session';
 import { track } from './track';
 import type { SliceCreator } from './types';
 import { sendAction } from '../lib/action-dispatch';
-
-/** The in-place recoveries the console offers; edit-step and replan take a file, so they stay on the command line. */
-export type ConsoleRecovery = 'skip' | 'change_profile';
-
-export interface RecoverySlice {
-  recovering: ConsoleRecovery | null;
-  recoveryError: string | null;
-  /** Marks the failed step skipped; the plan is queued to go on with the next step. */
-  skipStep(): Promise<void>;
-  /** Switches the plan to a built-in profile; the plan is queued to go on. */
-  changeProfile(profile: BuiltinProfileName): Promise<void>;
-}
+import type { ConsoleRecovery, RecoverySlice } from './state/recovery';
 
 export const initialRecoveryState = {
   recovering: null as ConsoleRecovery | null,

@@ -1,20 +1,11 @@
 import type { TeamStatus } from '../../../shared/team';
 import type { SliceCreator } from './types';
+import type { TeamSlice } from './state/team';
 
 /** How often a console in team mode asks for the queue's depth and the workers. */
 export const TEAM_POLL_MS = 3_000;
 /** After a plan changes state: long enough for its worker to have finished or taken the job. */
 export const TEAM_SETTLE_MS = 500;
-
-/** Team mode: the queue's depth and which worker runs which plan; null over the embedded database. */
-export interface TeamSlice {
-  team: TeamStatus | null;
-  /** Asks once; in team mode asks again every TEAM_POLL_MS until `stopTeam`. A failed ask keeps the last answer. */
-  loadTeam(): Promise<void>;
-  /** A plan changed state (a run started, paused or ended): in team mode, ask again shortly rather than at the next tick. */
-  teamMayHaveChanged(): void;
-  stopTeam(): void;
-}
 
 export const createTeamSlice: SliceCreator<TeamSlice> = (set, get, deps) => {
   let stopped = false;

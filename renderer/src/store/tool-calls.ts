@@ -1,7 +1,7 @@
 import type { ToolTally } from '../../../shared/contract';
 import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { StreamEvent, StreamEventOf } from '../../../shared/events';
-import type { LoadStatus } from './types';
+import type { LoadStatus } from './state/load-status';
 
 /** What a decision's row shows about its calls. */
 export type CallTally = Omit<ToolTally, 'decisionId'>;

@@ -1,29 +1,20 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
-import type { StreamEvent } from '../../../shared/events';
-import type { AgentSlice } from './agent-slice';
-import type { ApprovalsSlice } from './approvals-slice';
-import type { ChangesSlice } from './changes-slice';
-import type { CheckpointsSlice } from './checkpoints-slice';
-import type { ForkSlice } from './fork-slice';
-import type { ChecksSlice } from './checks-slice';
-import type { EditorSlice } from './editor-slice';
-import type { EventsSlice } from './events-slice';
-import type { LiveSlice } from './live-slice';
-import type { NavigationSlice } from './navigation-slice';
-import type { PlanSlice } from './plan-slice';
-import type { PlansSlice } from './plans-slice';
-import type { RecoverySlice } from './recovery-slice';
-import type { UiSlice } from './ui-slice';
-import type { TeamSlice } from './team-slice';
-
-export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'error';
-
-/** An event as it waits in the per-frame buffer: from the open plan's subscription, or the all-plans one. */
-export interface IngestItem {
-  scope: 'plan' | 'all';
-  event: StreamEvent;
-}
+import type { AgentSlice } from './state/agent';
+import type { ApprovalsSlice } from './state/approvals';
+import type { ChangesSlice } from './state/changes';
+import type { CheckpointsSlice } from './state/checkpoints';
+import type { ForkSlice } from './state/fork';
+import type { ChecksSlice } from './state/checks';
+import type { EditorSlice } from './state/editor';
+import type { EventsSlice } from './state/events';
+import type { LiveSlice } from './state/live';
+import type { NavigationSlice } from './state/navigation';
+import type { PlanSlice } from './state/plan';
+import type { PlansSlice } from './state/plans';
+import type { RecoverySlice } from './state/recovery';
+import type { UiSlice } from './state/ui';
+import type { TeamSlice } from './state/team';
 
 export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice & EditorSlice & ChecksSlice & CheckpointsSlice & ForkSlice & TeamSlice;
 export type AppStore = StoreApi<AppState>;

@@ -2,10 +2,10 @@ import { useCallback, useMemo, useRef } from 'react';
 import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
-import { plural } from '../lib/format';
+import { plural, remainLine } from '../lib/format';
 import { verdict } from '../lib/plan-facts';
 import { reviewFileAt, reviewSummary } from '../lib/review-fold';
-import { acceptedCount, acceptedPlan } from '../store/changes-slice';
+import { acceptedCount, acceptedPlan, allDeclined } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
 import { DiffViewer } from './DiffViewer';
 import { FILE_ROW_HEIGHT, FileRow } from './FileRow';
@@ -59,7 +59,7 @@ function ApplyBar() {
         <p className={result.conflicts.length > 0 ? 'inline-error' : 'inline-ok'} role="status" data-conflicts={result.conflicts.length} data-applied={result.applied.length}>
           {result.conflicts.length > 0
             ? `Nothing applied: ${result.conflicts.length} file${result.conflicts.length === 1 ? ' was' : 's were'} changed in the project since the plan ran (marked below).`
-            : `Applied ${plural(result.applied.length, 'file')}.${result.remaining.length > 0 ? ` ${plural(result.remaining.length, 'file')} remain: apply them later, or discard the rest.` : ''}`}
+            : `Applied ${plural(result.applied.length, 'file')}.${result.remaining.length > 0 ? ` ${remainLine(result.remaining.length)}: apply ${result.remaining.length === 1 ? 'it' : 'them'} later, or discard the rest.` : ''}`}
         </p>
       )}
     </div>
@@ -205,7 +205,7 @@ function FileList() {
             key={file.path}
             file={file}
             selected={file.path === selectedPath}
-            included={!excluded[file.path]}
+            included={!excluded[file.path] && !allDeclined(file, rejected[file.path] ?? [])}
             partlyIncluded={(rejected[file.path]?.length ?? 0) > 0}
             canApply={canApply}
             conflict={conflicts.has(file.path) || (file.oldPath !== null && conflicts.has(file.oldPath))}

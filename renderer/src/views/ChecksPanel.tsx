@@ -5,7 +5,7 @@ import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { ActionButton } from '../components/ActionButton';
 import { StatePanel } from '../components/StatePanel';
 import { formatDuration } from '../lib/format';
-import type { RunningCheck } from '../store/checks-slice';
+import type { RunningCheck } from '../store/state/checks';
 import { useAppStore } from '../store/react';
 import { usePlanFacts } from './use-plan-facts';
 

@@ -1,4 +1,4 @@
-import { type ReactNode, useMemo, useState } from 'react';
+import { type CSSProperties, type ReactNode, useMemo, useState } from 'react';
 import type { ReviewFile } from '../../../shared/contract';
 import { StatePanel } from '../components/StatePanel';
 import { VirtualList } from '../components/VirtualList';
@@ -10,7 +10,7 @@ import { reviewFileAt } from '../lib/review-fold';
 import { canEditSandbox } from '../lib/sandbox-edit';
 import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
 import { useAppStore } from '../store/react';
-import type { DiffMode } from '../store/ui-slice';
+import type { DiffMode } from '../store/state/ui';
 import { DIFF_ROW_HEIGHT, SplitRowView, UnifiedRow } from './DiffLines';
 
 /** Diffs longer than this start collapsed, so opening a file never stalls the window. */
@@ -40,7 +40,8 @@ function HunkCheck({ file, index, canApply }: { file: ReviewFile; index: number;
   const total = file.hunks.length;
   const applied = file.appliedHunks.includes(index);
   if (applied) return <span className="hunk-label tag good">Hunk {index} of {total}, applied</span>;
-  if (!canApply || total < 2) return <span className="hunk-label">Hunk {index} of {total}</span>;
+  // A file of one hunk has its box too: declining it is how its reason ("Why?") is given.
+  if (!canApply) return <span className="hunk-label">Hunk {index} of {total}</span>;
   return (
     <>
       <label className="hunk-label">
@@ -76,12 +77,22 @@ function HunkReason({ file, index }: { file: ReviewFile; index: number }) {
  * A file's hunks drawn as the review draws them (unified or side by side); `hunkControl` adds the
  * review's accept box to a hunk's header. The compare view draws its diffs with it too.
  */
+/** A side's text length in columns, a tab counted as its width. */
+const sideLength = (side: { text: string } | null) => (side ? side.text.length + (side.text.split('\t').length - 1) * (TAB_WIDTH - 1) : 0);
+const TAB_WIDTH = 8;
+
 export function DiffLinesView({ path, hunks, hunkControl }: { path: string; hunks: readonly DiffHunk[]; hunkControl?: (index: number) => ReactNode }) {
   const mode = useAppStore((s) => s.diffMode);
   const [openLarge, setOpenLarge] = useState<string | null>(null);
   const rows = useMemo(() => rowsFromHunks(hunks), [hunks]);
   const split = useMemo(() => (mode === 'split' ? toSplitRows(rows) : []), [rows, mode]);
   const language = useMemo(() => languageFor(path), [path]);
+  // Side by side, each half is as wide as the longest line (or half the pane), and the list scrolls
+  // sideways: a long line is never cut where it cannot be reached.
+  const longest = useMemo(
+    () => split.reduce((most, row) => (row.kind === 'pair' ? Math.max(most, sideLength(row.left), sideLength(row.right)) : most), 0),
+    [split],
+  );
   const shown = mode === 'split' ? split : rows;
   // Hunk n is the n-th hunk header row, in either layout.
   const hunkAt = useMemo(() => {
@@ -115,7 +126,7 @@ export function DiffLinesView({ path, hunks, hunkControl }: { path: string; hunk
           <UnifiedRow key={i} row={rows[i]} language={language} hunkControl={control} />
         );
       }}
-      containerProps={{ 'data-count': shown.length, tabIndex: 0, 'aria-label': `Lines of ${path}` }}
+      containerProps={{ 'data-count': shown.length, tabIndex: 0, 'aria-label': `Lines of ${path}`, style: { '--side-chars': longest } as CSSProperties }}
       windowProps={{ role: 'list', 'aria-label': `Diff of ${path}` }}
     />
   );

@@ -28,6 +28,9 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const decisions = useAppStore((s) => s.decisions);
   const runAction = useAppStore((s) => s.runAction);
   const retrying = nextRetry !== null && plan.processingState === 'processing';
+  // While a file of the sandbox is open to fix the cause, the card keeps its title, message and
+  // actions only, so the editor below gets the window's height.
+  const editing = useAppStore((s) => s.editor !== null && s.tab === 'changes');
   const now = useNow(250, retrying);
   const facts = usePlanFacts(plan);
 
@@ -69,7 +72,7 @@ export function FailureCard({ plan }: { plan: Plan }) {
   const sandbox = plan.sandboxRefs[0] ?? null;
 
   return (
-    <section className={`failure-card ${showRetry ? 'retrying' : ''}`} data-testid="failure-card" data-category={category} data-retrying={showRetry} aria-labelledby="failure-title">
+    <section className={`failure-card${showRetry ? ' retrying' : ''}${editing ? ' editing' : ''}`} data-testid="failure-card" data-category={category} data-retrying={showRetry} aria-labelledby="failure-title">
       <h3 id="failure-title">{title}</h3>
       {/* The details scroll; the title and the actions stay in view however long they get. */}
       <div className="failure-body" tabIndex={0} role="region" aria-label="Failure details">
@@ -99,6 +102,21 @@ export function FailureCard({ plan }: { plan: Plan }) {
           </div>
         )}
       </dl>
+      {/* Under the facts, where the card's scrolling cannot part the heading from its list. A rejected
+          call was never run: there is no attempt to list, the message says who said no. */}
+      {attempts.length > 0 && category !== 'rejected' && (
+        <div className="failure-attempts">
+          <h4>Attempts</h4>
+          <ol>
+            {attempts.map((e) => (
+              <li key={e.id} data-testid="failure-attempt" data-attempt={e.attempt} data-outcome={e.outcome}>
+                <span className="attempt-no">#{e.attempt}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time> <span className="muted">{e.category}</span> {e.message}
+                <span className="muted"> — {e.outcome === 'retried' ? 'retried' : 'gave up'}</span>
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
       {hint && (
         <p className="failure-hint" data-testid="failure-hint">
           <strong>Hint:</strong> {hint}
@@ -111,19 +129,6 @@ export function FailureCard({ plan }: { plan: Plan }) {
           <code data-testid="failure-sandbox">{sandbox}</code>
           <CopyButton text={sandbox} label="Copy the sandbox path, where the plan's files are" copied="Sandbox path copied" />
           <FailureSandboxActions plan={plan} failedId={failedId} />
-        </div>
-      )}
-      {attempts.length > 0 && (
-        <div className="failure-attempts">
-          <h4>Attempts</h4>
-          <ol>
-            {attempts.map((e) => (
-              <li key={e.id} data-testid="failure-attempt" data-attempt={e.attempt} data-outcome={e.outcome}>
-                <span className="attempt-no">#{e.attempt}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time> <span className="muted">{e.category}</span> {e.message}
-                <span className="muted"> — {e.outcome === 'retried' ? 'retried' : 'gave up'}</span>
-              </li>
-            ))}
-          </ol>
         </div>
       )}
       {failedChanges.length > 0 && (

@@ -61,13 +61,16 @@ export const FileRow = memo(function FileRow({ file, selected, included, partlyI
             <span className="ins">+{file.insertions}</span> <span className="del">−{file.deletions}</span>
           </span>
         )}
+      </div>
+      {/* The tags sit beside the steps, so the path on the first line keeps the row's width. */}
+      <div className="file-steps muted">
         {file.editedByOperator && <span className="tag">Edited by you</span>}
         {conflict && <span className="tag bad">conflict</span>}
         {file.state === 'applied' && <span className="tag good">applied</span>}
         {file.state === 'partial' && <span className="tag warn">partly applied</span>}
-      </div>
-      <div className="file-steps muted" title={steps}>
-        {file.steps.length === 0 ? 'No step recorded' : `${file.steps.length === 1 ? 'Step' : 'Steps'}: ${steps}`}
+        <span className="file-steps-text" title={steps}>
+          {file.steps.length === 0 ? 'No step recorded' : `${file.steps.length === 1 ? 'Step' : 'Steps'}: ${steps}`}
+        </span>
       </div>
     </li>
   );

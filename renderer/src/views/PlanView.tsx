@@ -1,6 +1,6 @@
 import type { KeyboardEvent } from 'react';
 import { StatePanel } from '../components/StatePanel';
-import type { PlanTab } from '../store/plan-slice';
+import type { PlanTab } from '../store/state/plan';
 import { useAppStore } from '../store/react';
 import { ChangesetView } from './ChangesetView';
 import { DecisionDetails } from './DecisionDetails';

@@ -1,0 +1,2 @@
+/** Where a fetched part of the state stands. */
+export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'error';
