@@ -8,7 +8,7 @@ import { createPlan, openConsole, planHeader, planOption } from './helpers';
 test('a refused setting shows the host’s sentence, not "[object Object]"', async ({ page, agentsConsole }) => {
   await openConsole(page, agentsConsole.url);
   await page.getByRole('button', { name: 'Settings' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Model settings' });
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
   await dialog.getByLabel('Model (provider:model)').fill('no-provider-here');
   await dialog.getByRole('button', { name: 'Save settings' }).click();
   const refusal = dialog.getByRole('alert');
