@@ -33,16 +33,21 @@ function run(args: string[], home: string): Promise<{ code: number; stdout: stri
  * console may create plans over the tests' projects in the temporary folder; with
  * `test.use({ ownProjectRoot: true })`, only over those in an empty folder of the test's own.
  */
-export const test = base.extend<{ agentsConsole: Console; ownProjectRoot: boolean }>({
+export const test = base.extend<{ agentsConsole: Console; ownProjectRoot: boolean; defaultProjectRoots: boolean }>({
   ownProjectRoot: [false, { option: true }],
-  agentsConsole: async ({ ownProjectRoot }, use) => {
+  // `agents serve` as npm start runs it: in the repository, with its default project roots.
+  defaultProjectRoots: [false, { option: true }],
+  agentsConsole: async ({ ownProjectRoot, defaultProjectRoots }, use) => {
     const base = mkdtempSync(join(tmpdir(), 'agents-e2e-'));
     const home = join(base, 'home');
     const examples = join(base, 'examples');
     cpSync(join(ROOT, 'examples'), examples, { recursive: true, filter: (src) => !src.endsWith('large-refactor.yaml') });
     const projectRoot = ownProjectRoot ? join(base, 'projects') : tmpdir();
     mkdirSync(projectRoot, { recursive: true });
-    const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0', '--project-root', projectRoot], {
+    const roots = defaultProjectRoots ? [] : ['--project-root', projectRoot];
+    // No demo plans: each test starts from an empty list and makes its own.
+    const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0', '--no-demo', ...roots], {
+      cwd: ROOT,
       env: { ...process.env, AGENTS_HOME: home, AGENTS_RETRY_BASE_MS: '200' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
