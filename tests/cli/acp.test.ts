@@ -309,4 +309,27 @@ describe('agents acp: the agents as data, bad input in one line', () => {
     expect(created.stderr.trim().split('\n')).toHaveLength(1);
     expect(created.stderr).toContain('unknown agent "nobody"; the agents are claude, qwen, opencode, gemini, codex');
   });
+
+  it('an agent that exits at initialize, never answers it, breaks the protocol mid-turn or asks with options it cannot be answered with fails the step in one line naming it and its command', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    const settings = join(home, 'settings.json');
+    const misbehaving = join(__dirname, '../support/acp-misbehaving-agent.mjs');
+    const cases: [string, RegExp][] = [
+      ['exit', /agent bad-exit: exited \(code 3\) before it answered initialize: misbehaving agent: no configuration found/],
+      ['silent', /agent bad-silent: did not answer initialize within 3 s/],
+      ['protocol-error', /agent bad-protocol-error: its turn \(session\/prompt\) failed: internal failure of the agent/],
+      ['odd-permission', /agent bad-odd-permission: asked permission for "Do something" with options that cannot be mapped onto approve and reject: maybe \(allow_once\)/],
+    ];
+    for (const [mode] of cases) expect((await agents(['acp', 'add', `bad-${mode}`, '--', process.execPath, misbehaving, mode], home, env)).code).toBe(0);
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), acp: { ...JSON.parse(readFileSync(settings, 'utf8')).acp, startTimeoutSeconds: 3 } }));
+    for (const [mode, message] of cases) {
+      const id = (await agents(['plan', 'create', planFor(examples, `bad-${mode}`, ['Anything'])], home, env)).stdout.trim();
+      const run = await agents(['plan', 'run', id], home, env);
+      expect(run.code, `${mode}: ${run.stderr}`).not.toBe(0);
+      expect(run.stderr, mode).toMatch(message);
+      const plan = JSON.parse((await agents(['plan', 'show', id, '--json'], home, env)).stdout) as { errorDetails: { hint?: string } };
+      expect(plan.errorDetails.hint, mode).toContain(`acp-misbehaving-agent.mjs ${mode}`);
+      expect(processesIn(join(home, 'sandboxes', id)), mode).toEqual([]);
+    }
+  });
 });
