@@ -40,7 +40,7 @@ export interface PlanFacts extends PlanStanding {
 /** The facts read off the plan itself, as the engine and the console both see them. */
 export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'gitProject' | 'agent' | 'hasTree' | 'checks' | 'rewindPending'> {
   const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
-  return { id, phase, processingState, waitingFor, errorDetails, projectPath, gitProject: Boolean(plan.projectSource), agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
+  return { id, phase, processingState, waitingFor, errorDetails, projectPath, gitProject: Boolean(plan.projectSource), agent: Boolean(plan.agent || plan.acp), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
 }
 
 /** The step an unfinished rewind of the plan goes back to before, as the plan records a rewind that failed; null when there is none. */

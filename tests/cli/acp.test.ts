@@ -106,11 +106,14 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
     expect(readFileSync(join(examples, 'acp-project', 'STAMP.txt'), 'utf8')).toBe('stamped\n');
   });
 
-  it('Claude Code (writes by itself): its write is found in the sandbox and recorded under its Write call', LONG, async () => {
+  it('Claude Code (writes by itself): its write is found in the sandbox and recorded under its Write call; a declined hunk\'s reason reaches it in the correction; verify and apply', LONG, async () => {
     const { home, examples } = sandboxWorkspace();
     expect((await agents(claudeAddArgs('claude-test', server), home, env)).code).toBe(0);
-    server.respondWith(agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })] }));
-    const id = (await agents(['plan', 'create', planFor(examples, 'claude-test', ['Write NOTES.md (notes)'])], home, env)).stdout.trim();
+    const script = agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })] });
+    server.respondWith(script);
+    const file = planFor(examples, 'claude-test', ['Write NOTES.md (notes)']);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}verify:\n  - test -f NOTES.md\n`);
+    const id = (await agents(['plan', 'create', file], home, env)).stdout.trim();
     const run = await agents(['plan', 'run', id], home, env);
     expect(run.code, run.stderr).toBe(0);
     const tree = await json<Tree>(['plan', 'tree', id], home);
@@ -120,6 +123,21 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
     expect(tree.invocations.find((i) => i.id === notes?.invocationId)?.tool).toBe('claude-test.Write');
     expect(server.anthropicRequests.length).toBeGreaterThan(0);
     expect(existsSync(join(examples, 'acp-project', 'NOTES.md'))).toBe(false);
+
+    const declined = await agents(['plan', 'reject-hunks', id, 'NOTES.md:1', '--reason', 'title it Project notes'], home, env);
+    expect(declined.code, declined.stderr).toBe(0);
+    const corrector = agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Project notes\n' } })] });
+    server.respondWith(corrector);
+    const corrected = await agents(['plan', 'correct', id, '--note', 'use a level-one heading'], home, env);
+    expect(corrected.code, corrected.stderr).toBe(0);
+    expect(corrector.prompts.at(-1)).toContain('NOTES.md, hunk 1 (reason: title it Project notes)');
+    expect(corrector.prompts.at(-1)).toContain('use a level-one heading');
+
+    const verified = await agents(['plan', 'verify', id], home, env);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    const apply = await agents(['plan', 'apply', id], home, env);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(readFileSync(join(examples, 'acp-project', 'NOTES.md'), 'utf8')).toBe('# Project notes\n');
   });
 });
 
@@ -203,6 +221,42 @@ describe.skipIf(!testAgentsInstalled)('an agent killed mid-step', () => {
     expect(retried.code, retried.stderr).toBe(0);
     expect(readFileSync(join(sandbox, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
     expect(script.prompts.at(-1)).toContain('was killed');
+  });
+});
+
+describe.skipIf(!testAgentsInstalled)('a fork onto another agent', () => {
+  it('runs the same step with Claude Code that Qwen Code ran, and plan compare shows the two results side by side', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    await agents(qwenAddArgs('qwen-test', server), home, env);
+    await agents(claudeAddArgs('claude-test', server), home, env);
+    server.respondWith(
+      agentSteps({
+        // Qwen Code names its tool write_file, Claude Code Write: each agent is served its own.
+        notes: [(dir) => ({ name: 'write_file', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes by Qwen\n' } })],
+      }),
+    );
+    const id = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Write NOTES.md (notes)'])], home, env)).stdout.trim();
+    expect((await agents(['plan', 'run', id], home, env)).code).toBe(0);
+
+    const forked = await agents(['plan', 'fork', id, '--at-step', '1', '--agent', 'claude-test', '--json'], home, env);
+    expect(forked.code, forked.stderr).toBe(0);
+    const fork = JSON.parse(forked.stdout) as { id: string; acp: { name: string } };
+    expect(fork.acp.name).toBe('claude-test');
+    server.respondWith(agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes by Claude\n' } })] }));
+    const run = await agents(['plan', 'run', fork.id], home, env);
+    expect(run.code, run.stderr).toBe(0);
+    const show = await agents(['plan', 'show', fork.id], home, env);
+    expect(show.stdout).toMatch(/agent: +claude-test \(@agentclientprotocol\/claude-agent-acp 0\.101\.0\)/);
+
+    const compared = await agents(['plan', 'compare', id, fork.id], home, env);
+    expect(compared.code, compared.stderr).toBe(0);
+    expect(compared.stdout).toContain('NOTES.md');
+    expect(compared.stdout).toContain('-# Notes by Qwen');
+    expect(compared.stdout).toContain('+# Notes by Claude');
+
+    const wrong = await agents(['plan', 'fork', id, '--at-step', '1', '--agent', 'nobody'], home, env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('unknown agent "nobody"');
   });
 });
 
