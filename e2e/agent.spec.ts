@@ -96,7 +96,7 @@ test('an operator creates an agent plan, reviews and approves the proposed tree 
 test('the settings take a model and an API key, and show only that a key is set', async ({ page, agentsConsole }) => {
   await openConsole(page, agentsConsole.url);
   await page.getByRole('button', { name: 'Settings' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Model settings' });
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
   await dialog.getByLabel('Model (provider:model)').fill('ollama:qwen2.5-coder');
   await dialog.getByLabel('API key').fill('sk-e2e-secret');
   await dialog.getByRole('button', { name: 'Save settings' }).click();

@@ -118,3 +118,20 @@ test('an operator creates a plan from a file with the file picker; a bad file ge
   await expect(planOption(page, 'add-license')).toBeVisible();
   await expect(createPlanForm(page)).toHaveCount(0);
 });
+
+test('a console address with a wrong token, or none, says so at once instead of reconnecting over an empty list', async ({ page, agentsConsole }) => {
+  const wrong = agentsConsole.url.replace(/token=[^&]+/, 'token=not-the-token');
+  await page.goto(wrong);
+  const refused = page.getByRole('alert').filter({ hasText: 'This address has a wrong access token.' });
+  await expect(refused).toBeVisible();
+  await expect(refused).toContainText('Open the address agents serve printed');
+  await expect(page.getByText('Loading plans…')).toHaveCount(0);
+  await expect(page.getByText(/Create a plan/)).toHaveCount(0);
+  await expect(page.getByText(/reconnecting/)).toHaveCount(0);
+  await shot(page, 'wrong-token');
+
+  // A fresh tab without any token (nothing kept from the last one) is told the same way.
+  const bare = await page.context().newPage();
+  await bare.goto(new URL(agentsConsole.url).origin);
+  await expect(bare.getByRole('alert').filter({ hasText: 'This address has no access token.' })).toBeVisible();
+});

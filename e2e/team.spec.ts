@@ -121,7 +121,7 @@ test('a console of the team shows the queue, the worker that runs a plan, and re
 
   // Settings: the operator's name, and the team database (none in this console's settings: it came from --database).
   await page.getByRole('button', { name: 'Settings' }).click();
-  const settings = page.getByRole('dialog', { name: 'Model settings' });
+  const settings = page.getByRole('dialog', { name: 'Settings' });
   await expect(settings.getByLabel('Operator name')).toHaveValue('ada');
   await expect(settings.getByLabel('Team database')).toHaveValue('');
   await settings.getByLabel('Team database').fill('postgresql://agents:s3cret@db.example:5432/agents');

@@ -40,7 +40,7 @@ export interface PlanFacts extends PlanStanding {
 /** The facts read off the plan itself, as the engine and the console both see them. */
 export function factsOfPlan(plan: Plan): Pick<PlanFacts, 'id' | 'phase' | 'processingState' | 'waitingFor' | 'errorDetails' | 'projectPath' | 'gitProject' | 'agent' | 'hasTree' | 'checks' | 'rewindPending'> {
   const { id, phase, processingState, waitingFor, errorDetails, projectPath } = plan;
-  return { id, phase, processingState, waitingFor, errorDetails, projectPath, gitProject: Boolean(plan.projectSource), agent: Boolean(plan.agent), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
+  return { id, phase, processingState, waitingFor, errorDetails, projectPath, gitProject: Boolean(plan.projectSource), agent: Boolean(plan.agent || plan.acp), hasTree: plan.decisionRootId !== null, checks: plan.checks ?? null, rewindPending: unfinishedRewind(plan) };
 }
 
 /** The step an unfinished rewind of the plan goes back to before, as the plan records a rewind that failed; null when there is none. */
@@ -83,9 +83,23 @@ export function controlsRun(p: PlanFacts, action: string, needs: string[]): Verd
   return inRun(p) ? refuse(`plan ${p.id} is not running in this process`, 'not_running') : refuse(wrongStateMessage(p, action, needs));
 }
 
+/**
+ * A run holds the plan: refused with what stops it, from the console or from the terminal the run
+ * is in (the CLI has no pause: Ctrl-C stops a run before its next step), and the status as every
+ * command words it.
+ */
+export function heldByRun(p: PlanFacts, before: string): Verdict | null {
+  if (!(p.running || p.processingState === 'processing')) return null;
+  const status = p.processingState === 'paused' ? statusLabel(p) : STATUS_LABELS.running;
+  // An apply in progress is not stopped, only waited for.
+  if (p.phase === 'apply') return refuse(`plan ${p.id} is ${status} (applying); wait for the apply to end before ${before}`);
+  return refuse(`plan ${p.id} is ${status}; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before ${before}`);
+}
+
 /** Fixing in place (skip, edit a step, change the profile, replan): the plan is stopped before apply. */
 export function fixable(p: PlanFacts, action: string): Verdict {
-  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop`);
+  const held = heldByRun(p, 'changing it');
+  if (held) return held;
   if (p.phase === 'apply' || p.processingState === 'complete' || p.processingState === 'cancelled') {
     return refuse(wrongStateMessage(p, action, [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.paused]));
   }
@@ -101,7 +115,8 @@ export function stepFixable(p: PlanFacts, action: string): Verdict {
 
 /** Rewind: a plan stopped before it is applied, with a checkpoint to go back to. */
 export function rewindable(p: PlanFacts): Verdict {
-  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop before rewinding`);
+  const held = heldByRun(p, 'rewinding');
+  if (held) return held;
   if (waitsForAnswer(p)) return refuse(`plan ${p.id} is ${statusLabel(p)}; approve or reject the waiting call first`);
   if (p.processingState === 'complete' || p.processingState === 'cancelled') {
     return refuse(wrongStateMessage(p, 'rewind', [STATUS_LABELS.ready_to_run, STATUS_LABELS.failed, STATUS_LABELS.interrupted, STATUS_LABELS.ready_to_apply]));
@@ -112,8 +127,7 @@ export function rewindable(p: PlanFacts): Verdict {
 
 /** Fork: a plan no run holds, with a checkpoint to start the new plan from (the origin itself is not changed). */
 export function forkable(p: PlanFacts): Verdict {
-  if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to stop before forking`);
-  return p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED;
+  return heldByRun(p, 'forking') ?? (p.checkpoints === 0 ? refuse(`plan ${p.id} has no checkpoint yet; one is recorded as each step starts`) : ALLOWED);
 }
 
 /** Approve and reject: a call waits for the answer, and the run it stopped has ended. */

@@ -76,7 +76,7 @@ describe('the action rules', () => {
   it('offer Rewind to a stopped plan with a checkpoint before it is applied, and say why not otherwise', () => {
     expect(allowed('rewind', facts('apply', 'queued', { checkpoints: 2 })).allowed).toBe(true);
     expect(allowed('rewind', facts('execute', 'errored', { checkpoints: 1, failedStep: true })).allowed).toBe(true);
-    expect(allowed('rewind', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before rewinding' });
+    expect(allowed('rewind', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before rewinding' });
     expect(allowed('rewind', facts('apply', 'complete', { checkpoints: 2 }))).toMatchObject({
       reason: 'plan P1 is Applied; rewind needs a plan that is Ready to run or Failed or Interrupted or Ready to apply',
     });
@@ -94,7 +94,7 @@ describe('the action rules', () => {
     expect(allowed('fork', facts('execute', 'paused', { waitingFor: 'approval', pendingApproval: true, checkpoints: 1 })).allowed).toBe(true);
     // The fork is made from the checkpoint's files: the origin's own sandbox need not be there.
     expect(allowed('fork', facts('execute', 'errored', { checkpoints: 1, missingSandbox: '/gone' })).allowed).toBe(true);
-    expect(allowed('fork', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is running; pause it or wait for it to stop before forking' });
+    expect(allowed('fork', facts('execute', 'processing', { checkpoints: 2 }))).toMatchObject({ reason: 'plan P1 is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before forking' });
     expect(allowed('fork', facts('execute', 'queued'))).toMatchObject({ reason: 'plan P1 has no checkpoint yet; one is recorded as each step starts' });
     expect(commandLine('P1', { action: 'fork', args: { atStep: 3 } })).toBe('agents plan fork P1 --at-step 3');
     expect(commandLine('P1', { action: 'compare', args: { with: 'P2' } })).toBe('agents plan compare P1 P2');

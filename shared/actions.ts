@@ -11,6 +11,7 @@ import {
   failedChecksReason,
   fixable,
   forkable,
+  heldByRun,
   isRunnable,
   type PlanFacts,
   quoted,
@@ -185,7 +186,8 @@ export const ACTIONS = {
     description: 'Discard the plan and its sandbox (after a partial apply: drop the rest)',
     args: none,
     allowed: (p) => {
-      if (p.running || p.processingState === 'processing') return refuse(`plan ${p.id} is running; pause it or wait for it to finish before discarding`);
+      const held = heldByRun(p, 'discarding');
+      if (held) return held;
       if (p.processingState === 'cancelled' || p.processingState === 'complete') return refuse(`plan ${p.id} is already ${statusLabel(p)}`);
       return ALLOWED;
     },

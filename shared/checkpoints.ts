@@ -123,6 +123,8 @@ export const ForkChangesSchema = z.lazy(() =>
   z.object({
     profile: z.string().optional(),
     model: z.string().optional(),
+    /** The coding agent (ACP) the fork runs instead of its origin's agent or model. */
+    agent: z.string().optional(),
     /** The steps from `atStep` on were replaced by this many from a plan file. */
     steps: count.optional(),
   }),

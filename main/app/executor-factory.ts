@@ -78,14 +78,17 @@ async function remakeHere(ctx: PlanContext, plan: Plan, sandboxesDir: string): P
 function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxRoot: string, registry: ToolRegistry): AcpActor {
   const agent = resolvePlanAgent(recorded, acpSettingsOf(ctx.options.settings), ctx.env);
   const actor = new AcpActor({
+    planId: plan.id,
     agent,
     sandboxRoot,
     home: join(ctx.options.dataDir, AGENT_HOMES_FOLDER, plan.id),
     lifecycle: ctx.lifecycle,
     registry,
     allowNetwork: plan.automationProfile.allowNetwork,
+    allowUnconfined: plan.automationProfile.allowUnconfinedShell,
     rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
     reviewFeedback: () => reviewFeedbackOf(ctx, plan.id),
+    earlierFailure: async (decisionId) => (await ctx.options.stores.errors.listForPlan(plan.id)).filter((e) => e.decisionId === decisionId).at(-1)?.message ?? null,
     turnTimeoutMs: recorded.turnTimeoutSeconds ? recorded.turnTimeoutSeconds * 1000 : undefined,
     onStarted: async (version) => {
       if (version && version !== recorded.version) await ctx.lifecycle.update(plan.id, { acp: { ...recorded, version } });

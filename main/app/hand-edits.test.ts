@@ -153,7 +153,7 @@ describe('hand edits in the sandbox', () => {
       // The test's parent process stands for another host process running the plan.
       expect(await other.leases.acquire(created.id, process.ppid, hostname())).toBe(true);
       await expect(service.saveFile(created.id, 'README.md', 'by hand\n')).rejects.toThrow(`plan ${created.id} is`);
-      await expect(service.discard(created.id)).rejects.toThrow(`plan ${created.id} is running; pause it or wait for it to finish before discarding`);
+      await expect(service.discard(created.id)).rejects.toThrow(`plan ${created.id} is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before discarding`);
       expect(read(sandbox, 'README.md')).toBe('# Demo\n');
       await other.leases.release(created.id, process.ppid);
       expect((await service.saveFile(created.id, 'README.md', 'by hand\n')).entry).toMatchObject({ path: 'README.md', origin: 'operator' });

@@ -80,7 +80,8 @@ describe('agents serve', () => {
       expect((await fetch(`${origin}/%2e%2e/secret.txt`)).status).toBe(404);
       expect((await fetch(`${origin}/..%2fsecret.txt`)).status).toBe(404);
       expect((await fetch(`${origin}/`, { method: 'POST', body: 'x' })).status).toBe(405);
-      expect((await fetch(`${origin}/ws`)).status).toBe(426);
+      // The WebSocket address is no file: without its token, a plain read is refused.
+      expect((await fetch(`${origin}/ws`)).status).toBe(401);
       expect((await fetch(`${origin}/`, { method: 'HEAD' })).status).toBe(200);
     });
 
@@ -172,6 +173,15 @@ describe('agents serve', () => {
       expect(await upgradeStatus(`${base}?token=wrong`, origin)).toBe(401);
       expect(await upgradeStatus(`${base}?token=${server.token.slice(0, -1)}`, origin)).toBe(401);
       expect(await upgradeStatus(`${base}?token=${server.token}x`, origin)).toBe(401);
+    });
+
+    it('answers a plain GET of the WebSocket address with 401 for a wrong token and 426 for the right one, so the console can say which', async () => {
+      const base = `${origin}/ws`;
+      expect((await fetch(`${base}?token=wrong`)).status).toBe(401);
+      expect((await fetch(base)).status).toBe(401);
+      const right = await fetch(`${base}?token=${server.token}`);
+      expect(right.status).toBe(426);
+      expect(right.headers.get('cache-control')).toBe('no-store');
     });
 
     it('refuses a foreign or missing Origin with 403, even with the right token', async () => {

@@ -8,7 +8,7 @@ import type { PlanService } from '../app/plan-service';
 import { contentSecurityPolicy } from '../host/csp';
 import { type EventFeed, EventHub } from '../host/event-hub';
 import { createRouter, defaultHostLog, type HostLog } from '../host/router';
-import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, isWildcardHost, newToken, ownOrigins, urlHost, WS_PATH } from './auth';
+import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, isWildcardHost, newToken, ownOrigins, tokensMatch, urlHost, WS_PATH } from './auth';
 import type { TeamStatus } from '../../shared/team';
 import { createStaticHandler, isRendererBuilt } from './static-handler';
 import { WsConnection } from './ws-connection';
@@ -103,6 +103,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (!hostAllowed(req.headers.host, hosts)) {
       const body = MISDIRECTED;
       res.writeHead(421, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+      return void res.end(body);
+    }
+    // A plain GET of the WebSocket's address says whether its token is right, for the console to
+    // tell "wrong token" from "server gone": a browser cannot read why an upgrade was refused.
+    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    if (url.pathname === WS_PATH) {
+      const right = tokensMatch(token, url.searchParams.get('token'));
+      const body = right ? 'the token is right; connect with a WebSocket\n' : 'missing or wrong token\n';
+      res.writeHead(right ? 426 : 401, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
       return void res.end(body);
     }
     serveStatic(req, res);

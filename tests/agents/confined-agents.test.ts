@@ -8,11 +8,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ConfinedAgentProcess, hostsFromEnv, startConfinedAgent } from '../../main/engine/tools/agent-process';
 import { cleanupTempDirs, tempDir } from '../../main/engine/tools/test-support';
+import { CLAUDE_ENTRY, QWEN_ENTRY, testAgentsInstalled } from '../support/acp-agents';
 import { type ChatRequest, ScriptedModelServer } from '../support/scripted-model-server';
 
-const MODULES = path.join(__dirname, 'node_modules');
-const CLAUDE = path.join(MODULES, '@agentclientprotocol/claude-agent-acp/dist/index.js');
-const QWEN = path.join(MODULES, '@qwen-code/qwen-code/cli-entry.js');
+const CLAUDE = CLAUDE_ENTRY;
+const QWEN = QWEN_ENTRY;
 
 /** A minimal ACP client over ndjson: requests by id, and "method not found" for whatever the agent asks. */
 class NdjsonPeer {
@@ -72,7 +72,7 @@ const model = new ScriptedModelServer();
 const agents: ConfinedAgentProcess[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CLAUDE) || !existsSync(QWEN)) throw new Error('the test agents are not installed: npm install --prefix tests/agents');
+  if (!testAgentsInstalled) throw new Error('the test agents are not installed: npm install --prefix tests/agents');
   await model.start();
   model.respondWith(() => ({ text: 'Hello from the scripted model.' }));
 });

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agentSteps, claudeAddArgs, qwenAddArgs, testAgentsInstalled } from '../support/acp-agents';
@@ -6,13 +7,23 @@ import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, sandboxWorkspace } from './cli-harness';
 
 const server = new ScriptedModelServer();
+/** A server on another port of this machine, which no agent may reach. */
+const other = { port: 0, connections: 0, server: createServer((socket) => {
+  other.connections += 1;
+  socket.end();
+}) };
 // This machine sets IS_SANDBOX=yes, which makes Claude Code's adapter skip permissions as root (TOOLCHAIN.md).
 const env = { IS_SANDBOX: '' };
 
 beforeAll(async () => {
   await server.start();
+  await new Promise<void>((resolve) => other.server.listen(0, '127.0.0.1', resolve));
+  other.port = (other.server.address() as AddressInfo).port;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  other.server.close();
+  await server.close();
+});
 beforeEach(() => server.reset());
 
 // Real agents start in seconds each, on a machine shared by many.
@@ -47,7 +58,7 @@ interface DiffEntry {
 }
 
 describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Protocol as a plan\'s agent', () => {
-  it('Qwen Code (writes through the client): its write goes through the tool runner as file.write, its shell command is captured under its call, and the plan applies', LONG, async () => {
+  it('Qwen Code (writes through the client): its write goes through the tool runner as file.write, its shell command is captured under its call, a command reaching another port on this machine fails while its model calls succeed, and the plan applies', LONG, async () => {
     const { home, examples } = sandboxWorkspace();
     const added = await agents(qwenAddArgs('qwen-test', server), home, env);
     expect(added.code, added.stderr).toBe(0);
@@ -58,9 +69,11 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
       agentSteps({
         notes: [(dir) => ({ name: 'write_file', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })],
         stamp: [() => ({ name: 'run_shell_command', args: { command: 'echo stamped > STAMP.txt', description: 'stamp', is_background: false } })],
+        // Another port on this machine: the agent's network reaches its model's address only.
+        probe: [() => ({ name: 'run_shell_command', args: { command: `bash -c '(echo > /dev/tcp/127.0.0.1/${other.port}) 2>/dev/null && echo open > NET.txt || echo closed > NET.txt'`, description: 'probe', is_background: false } })],
       }),
     );
-    const file = planFor(examples, 'qwen-test', ['Write NOTES.md with a heading (notes)', 'Stamp the project (stamp)']);
+    const file = planFor(examples, 'qwen-test', ['Write NOTES.md with a heading (notes)', 'Stamp the project (stamp)', 'Probe the network (probe)']);
     const created = await agents(['plan', 'create', file], home, env);
     expect(created.code, created.stderr).toBe(0);
     const id = created.stdout.trim();
@@ -84,17 +97,23 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
     const stamper = tree.invocations.find((i) => i.id === byPath.get('STAMP.txt')?.invocationId);
     expect(stamper?.tool).toBe('qwen-test.run_shell_command');
 
+    expect(readFileSync(join(home, 'sandboxes', id, 'NET.txt'), 'utf8')).toBe('closed\n');
+    expect(other.connections).toBe(0);
+
     const apply = await agents(['plan', 'apply', id], home, env);
     expect(apply.code, apply.stderr).toBe(0);
     expect(readFileSync(join(examples, 'acp-project', 'NOTES.md'), 'utf8')).toBe('# Notes\n');
     expect(readFileSync(join(examples, 'acp-project', 'STAMP.txt'), 'utf8')).toBe('stamped\n');
   });
 
-  it('Claude Code (writes by itself): its write is found in the sandbox and recorded under its Write call', LONG, async () => {
+  it('Claude Code (writes by itself): its write is found in the sandbox and recorded under its Write call; a declined hunk\'s reason reaches it in the correction; verify and apply', LONG, async () => {
     const { home, examples } = sandboxWorkspace();
     expect((await agents(claudeAddArgs('claude-test', server), home, env)).code).toBe(0);
-    server.respondWith(agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })] }));
-    const id = (await agents(['plan', 'create', planFor(examples, 'claude-test', ['Write NOTES.md (notes)'])], home, env)).stdout.trim();
+    const script = agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })] });
+    server.respondWith(script);
+    const file = planFor(examples, 'claude-test', ['Write NOTES.md (notes)']);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}verify:\n  - test -f NOTES.md\n`);
+    const id = (await agents(['plan', 'create', file], home, env)).stdout.trim();
     const run = await agents(['plan', 'run', id], home, env);
     expect(run.code, run.stderr).toBe(0);
     const tree = await json<Tree>(['plan', 'tree', id], home);
@@ -104,6 +123,140 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
     expect(tree.invocations.find((i) => i.id === notes?.invocationId)?.tool).toBe('claude-test.Write');
     expect(server.anthropicRequests.length).toBeGreaterThan(0);
     expect(existsSync(join(examples, 'acp-project', 'NOTES.md'))).toBe(false);
+
+    const declined = await agents(['plan', 'reject-hunks', id, 'NOTES.md:1', '--reason', 'title it Project notes'], home, env);
+    expect(declined.code, declined.stderr).toBe(0);
+    const corrector = agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Project notes\n' } })] });
+    server.respondWith(corrector);
+    const corrected = await agents(['plan', 'correct', id, '--note', 'use a level-one heading'], home, env);
+    expect(corrected.code, corrected.stderr).toBe(0);
+    expect(corrector.prompts.at(-1)).toContain('NOTES.md, hunk 1 (reason: title it Project notes)');
+    expect(corrector.prompts.at(-1)).toContain('use a level-one heading');
+
+    const verified = await agents(['plan', 'verify', id], home, env);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    const apply = await agents(['plan', 'apply', id], home, env);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(readFileSync(join(examples, 'acp-project', 'NOTES.md'), 'utf8')).toBe('# Project notes\n');
+  });
+});
+
+/** Processes working in `dir` (their cwd inside it): an agent, or anything it started. */
+function processesIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`).startsWith(dir)) found.push(Number(pid));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+describe.skipIf(!testAgentsInstalled)('an agent\'s permission requests go through the approval gate', () => {
+  it('supervised: its shell command waits (the agent ended), the CLI shows what it asks, approve continues the step in a new session; a rejection\'s reason reaches it when the step is retried', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    await agents(qwenAddArgs('qwen-test', server), home, env);
+    const script = agentSteps({ stamp: [() => ({ name: 'run_shell_command', args: { command: 'echo stamped > STAMP.txt', description: 'stamp the project', is_background: false } })] });
+    server.respondWith(script);
+    const id = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Stamp the project (stamp)'], 'supervised')], home, env)).stdout.trim();
+
+    const run = await agents(['plan', 'run', id], home, env);
+    expect(run.code, run.stderr).toBe(3);
+    const sandbox = join(home, 'sandboxes', id);
+    // A plan that waits for the operator has no agent running.
+    expect(processesIn(sandbox)).toEqual([]);
+    const pending = (await json<{ pending: { tool: string; args: Record<string, unknown> } }>(['plan', 'approvals', id], home)).pending;
+    expect(pending.tool).toBe('shell.run');
+    expect(pending.args).toMatchObject({ command: 'echo stamped > STAMP.txt', agent: 'qwen-test', kind: 'execute' });
+    expect(String(pending.args.title)).toContain('echo stamped');
+    const listed = await agents(['plan', 'approvals', id], home, env);
+    expect(listed.stdout).toContain('echo stamped > STAMP.txt');
+
+    const approved = await agents(['plan', 'approve', id], home, env);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(readFileSync(join(sandbox, 'STAMP.txt'), 'utf8')).toBe('stamped\n');
+    // The new session was told the step stopped for the operator.
+    expect(script.prompts.at(-1)).toContain('waited for the operator');
+    expect(processesIn(sandbox)).toEqual([]);
+
+    // A second plan: the operator rejects the command, and the retried step's prompt carries the reason.
+    const second = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Stamp the project (stamp)'], 'supervised')], home, env)).stdout.trim();
+    expect((await agents(['plan', 'run', second], home, env)).code).toBe(3);
+    const rejected = await agents(['plan', 'reject', second, '--reason', 'write the stamp with printf instead'], home, env);
+    expect(rejected.code).not.toBe(0);
+    const shown = await agents(['plan', 'show', second], home, env);
+    expect(shown.stdout).toMatch(/rejected/);
+    await agents(['plan', 'retry', second], home, env);
+    expect(script.prompts.at(-1)).toContain('write the stamp with printf instead');
+  });
+});
+
+describe.skipIf(!testAgentsInstalled)('an agent killed mid-step', () => {
+  it('fails the step as Interrupted with a hint naming the agent and its command, and retry runs the step again in a new agent', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    await agents(qwenAddArgs('qwen-test', server), home, env);
+    const script = agentSteps({ notes: [(dir) => ({ name: 'write_file', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes\n' } })] });
+    let slow = true;
+    // The first turn's model call hangs, so the agent is mid-step when it is killed.
+    server.respondWith((request, index) => ({ ...script(request, index), ...(slow && /Your step/.test(JSON.stringify(request.messages.at(-1))) ? { latencyMs: 60_000 } : {}) }));
+    const id = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Write NOTES.md (notes)'])], home, env)).stdout.trim();
+    const sandbox = join(home, 'sandboxes', id);
+    const running = agents(['plan', 'run', id], home, env);
+    await expect.poll(() => script.prompts.length, { timeout: 60_000, interval: 200 }).toBe(1);
+    const [agentPid] = processesIn(sandbox);
+    expect(agentPid).toBeGreaterThan(0);
+    process.kill(agentPid, 'SIGKILL');
+    const run = await running;
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/agent qwen-test: was killed \(SIGKILL\)/);
+    const shown = await agents(['plan', 'show', id, '--json'], home, env);
+    const plan = JSON.parse(shown.stdout) as { errorDetails: { category?: string; hint?: string } };
+    expect(plan.errorDetails.hint ?? JSON.stringify(plan.errorDetails)).toContain('cli-entry.js --acp');
+    expect(processesIn(sandbox)).toEqual([]);
+
+    slow = false;
+    const retried = await agents(['plan', 'retry', id], home, env);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(readFileSync(join(sandbox, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
+    expect(script.prompts.at(-1)).toContain('was killed');
+  });
+});
+
+describe.skipIf(!testAgentsInstalled)('a fork onto another agent', () => {
+  it('runs the same step with Claude Code that Qwen Code ran, and plan compare shows the two results side by side', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    await agents(qwenAddArgs('qwen-test', server), home, env);
+    await agents(claudeAddArgs('claude-test', server), home, env);
+    server.respondWith(
+      agentSteps({
+        // Qwen Code names its tool write_file, Claude Code Write: each agent is served its own.
+        notes: [(dir) => ({ name: 'write_file', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes by Qwen\n' } })],
+      }),
+    );
+    const id = (await agents(['plan', 'create', planFor(examples, 'qwen-test', ['Write NOTES.md (notes)'])], home, env)).stdout.trim();
+    expect((await agents(['plan', 'run', id], home, env)).code).toBe(0);
+
+    const forked = await agents(['plan', 'fork', id, '--at-step', '1', '--agent', 'claude-test', '--json'], home, env);
+    expect(forked.code, forked.stderr).toBe(0);
+    const fork = JSON.parse(forked.stdout) as { id: string; acp: { name: string } };
+    expect(fork.acp.name).toBe('claude-test');
+    server.respondWith(agentSteps({ notes: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'NOTES.md'), content: '# Notes by Claude\n' } })] }));
+    const run = await agents(['plan', 'run', fork.id], home, env);
+    expect(run.code, run.stderr).toBe(0);
+    const show = await agents(['plan', 'show', fork.id], home, env);
+    expect(show.stdout).toMatch(/agent: +claude-test \(@agentclientprotocol\/claude-agent-acp 0\.101\.0\)/);
+
+    const compared = await agents(['plan', 'compare', id, fork.id], home, env);
+    expect(compared.code, compared.stderr).toBe(0);
+    expect(compared.stdout).toContain('NOTES.md');
+    expect(compared.stdout).toContain('-# Notes by Qwen');
+    expect(compared.stdout).toContain('+# Notes by Claude');
+
+    const wrong = await agents(['plan', 'fork', id, '--at-step', '1', '--agent', 'nobody'], home, env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('unknown agent "nobody"');
   });
 });
 

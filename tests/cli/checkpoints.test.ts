@@ -221,7 +221,7 @@ describe('agents plan checkpoints and agents plan rewind', () => {
     }
     const rewind = await agents(['plan', 'rewind', plan.id, '--to-step', '2', '--yes'], home);
     writeFileSync(gate, '');
-    expect([rewind.code, rewind.stderr.trim()]).toEqual([2, `error: plan ${plan.id} is running; pause it or wait for it to stop before rewinding`]);
+    expect([rewind.code, rewind.stderr.trim()]).toEqual([2, `error: plan ${plan.id} is Running (applying); wait for the apply to end before rewinding`]);
     expect(await applied, applyErr).toBe(0);
     // Everything the run made is in the project, nothing rewound, and the plan is applied.
     const shown = await agentsJson<Shown>(['plan', 'show', plan.id], home);

@@ -178,7 +178,13 @@ describe('agents plan fork', () => {
     const hash = treeHash(origin.sandboxPath);
     // First, while the slow plan's step runs in the other process.
     const refused = await agents(['plan', 'fork', slow, '--at-step', '1'], home);
-    expect([refused.code, refused.stderr.trim()]).toEqual([2, `error: plan ${slow} is running; pause it or wait for it to stop before forking`]);
+    const held = (before: string) => `error: plan ${slow} is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before ${before}`;
+    expect([refused.code, refused.stderr.trim()]).toEqual([2, held('forking')]);
+    // Rewind and discard from a second terminal say the same: what the CLI can do, in the status's own word.
+    for (const [args, before] of [[['rewind', slow, '--to-step', '1', '--yes'], 'rewinding'], [['discard', slow], 'discarding']] as const) {
+      const result = await agents(['plan', ...args], home);
+      expect([result.code, result.stderr.trim()]).toEqual([2, held(before)]);
+    }
     running.kill('SIGKILL');
     await ended;
     for (const [args, message] of [

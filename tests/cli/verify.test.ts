@@ -189,6 +189,25 @@ definitionOfDone: [Nothing to do]
     expect((await checksOf(id, home)).summary).toMatchObject({ stale: false, failed: 0, failedChecks: [] });
   });
 
+  it('marks the verdicts stale as soon as the operator edits the sandbox by hand, outside the console', LONG, async () => {
+    const { home, file } = workspace(LICENSE_PLAN('  - { name: readme says MIT, run: "grep -q MIT README.md" }'));
+    const id = await created(file, home);
+    expect((await agents(['plan', 'run', id], home)).code).toBe(1);
+    expect((await checksOf(id, home)).summary).toMatchObject({ stale: false, failedChecks: ['readme says MIT'] });
+    const shown = await agents(['plan', 'show', id, '--json'], home);
+    const sandbox = (JSON.parse(shown.stdout) as { sandboxPath: string }).sandboxPath;
+
+    // As the README's walkthrough says: fix the file in the sandbox (an editor, here a plain write).
+    writeFileSync(join(sandbox, 'README.md'), '# Demo\n\nSee LICENSE (MIT).\n');
+    const show = await agents(['plan', 'show', id], home);
+    expect(show.stdout).toContain('(stale: they run again before apply)');
+    const stale = await checksOf(id, home);
+    expect(stale.summary).toMatchObject({ stale: true, failedChecks: ['readme says MIT'] });
+    // The edit is the operator's change, as the console's editor records it.
+    const diff = await agents(['plan', 'diff', id], home);
+    expect(diff.stdout).toMatch(/README\.md.*Edited by you/);
+  });
+
   it('runs the checks again on demand with agents plan verify', LONG, async () => {
     const { home, file } = workspace(LICENSE_PLAN('  - { name: marker present, run: "test -f MARKER" }'));
     const id = await created(file, home);

@@ -22,8 +22,10 @@ export class JobLeases implements LeaseStore {
     return epoch;
   }
 
-  releaseJob(planId: string): void {
+  /** The job ended: its lease is given up (unless it was taken from us: then the fence stays, refusing what this process still writes). */
+  async releaseJob(planId: string): Promise<void> {
     this.jobs.delete(planId);
+    await this.table.release(planId);
   }
 
   /** For a plan whose job this process holds: true while its take is still the plan's (its epoch current). */
@@ -37,7 +39,9 @@ export class JobLeases implements LeaseStore {
     return this.table.heartbeat(planId, pid);
   }
 
-  release(planId: string, pid: number): Promise<boolean> {
+  /** A hold inside a job (its run, the restore before it) keeps the job's lease and epoch until the job ends. */
+  async release(planId: string, pid: number): Promise<boolean> {
+    if (this.jobs.has(planId)) return true;
     return this.table.release(planId, pid);
   }
 

@@ -1,11 +1,14 @@
 import type { Plan } from '../../../shared/domain';
-import type { StreamCallback } from '../../../shared/events';
-import type { PgEventFeed, PostgresStores } from '../../persistence/postgres';
+import type { StreamCallback, StreamEvent } from '../../../shared/events';
+import { DatabaseError, type PgEventFeed, type PostgresStores } from '../../persistence/postgres';
 import type { QueuedRun, RunDispatch } from '../run-vocabulary';
 import type { RunQueue } from './run-queue';
 
 /** How often a follower asks whether the plan's run is still queued or running (events wake it sooner). */
 const FOLLOW_CHECK_MS = 250;
+/** A follower that heard nothing from the feed this long reads the log for what it missed. */
+const SILENT_FEED_MS = 2_000;
+const CATCH_UP_PAGE = 500;
 
 /** Runs sent to the team's queue, and followed through the database's event feed. */
 export class TeamDispatch implements RunDispatch {
@@ -24,15 +27,31 @@ export class TeamDispatch implements RunDispatch {
   }
 
   /**
-   * The plan's events in order, until no job of the plan is queued or running. Events are handed
-   * on as the feed delivers them; the run's end is the job's, so a run that stops (done, failed,
-   * waiting for an approval) ends the follow once its worker has let the job go.
+   * The plan's events in order, each once, until no job of the plan is queued or running. Events
+   * are handed on as the feed delivers them; a feed that falls silent (its connection lost, its
+   * notices not coming) is caught up from the event log by seq, and the follow ends only once the
+   * run's job is done and every event its run stored has been handed on, read from the log itself.
    */
   async follow(planId: string, afterSeq: number, onEvent: StreamCallback): Promise<Plan> {
     const [queue, feed] = await Promise.all([this.queue(), this.feed()]);
     return new Promise<Plan>((resolve, reject) => {
       let checking = false;
       let finished = false;
+      let seen = afterSeq;
+      let heardAt = Date.now();
+      const deliver = (event: StreamEvent) => {
+        // In order, never twice: the feed and a catch-up may both bring an event.
+        if (finished || event.seq !== seen + 1) return;
+        seen = event.seq;
+        heardAt = Date.now();
+        onEvent(event);
+      };
+      const catchUp = async () => {
+        for (let page = await this.stores.events.list(planId, seen, CATCH_UP_PAGE); page.length > 0; page = await this.stores.events.list(planId, seen, CATCH_UP_PAGE)) {
+          for (const event of page) deliver(event);
+          if (page.length < CATCH_UP_PAGE || finished) break;
+        }
+      };
       const finish = (outcome: () => Promise<void>) => {
         if (finished) return;
         finished = true;
@@ -44,21 +63,24 @@ export class TeamDispatch implements RunDispatch {
         if (checking || finished) return;
         checking = true;
         try {
-          if (await queue.pending(planId)) return;
-          // The job is done: hand on every event the run stored before it let the job go, then the plan.
-          const last = await this.stores.events.lastSeq(planId);
-          await waitUntil(() => seen >= last || finished, 5_000);
+          if (await queue.pending(planId)) {
+            // Nothing from the feed for a while: read the log in case it went silent.
+            if (Date.now() - heardAt >= SILENT_FEED_MS && (await this.stores.events.lastSeq(planId)) > seen) await catchUp();
+            return;
+          }
+          // The job is done: everything its run stored is in the log; hand on what the feed has not, then the plan.
+          await catchUp();
           finish(async () => resolve(await this.stores.plans.get(planId).then((plan) => plan ?? Promise.reject(new Error(`plan ${planId} is gone`)))));
         } catch (error) {
-          finish(() => Promise.reject(error));
+          // The database restarting: the next check tries again; the follow ends with the run, not with a connection.
+          if (!isConnectionLoss(error)) finish(() => Promise.reject(error));
         } finally {
           checking = false;
         }
       };
-      let seen = afterSeq;
       const unsubscribe = feed.subscribe(planId, afterSeq, (event) => {
-        seen = Math.max(seen, event.seq);
-        if (!finished) onEvent(event);
+        if (event.seq > seen + 1) void catchUp().catch(() => undefined);
+        deliver(event);
         if (event.type === 'state_changed' && event.data.to !== 'processing') void check();
       });
       const timer = setInterval(() => void check(), FOLLOW_CHECK_MS);
@@ -67,8 +89,7 @@ export class TeamDispatch implements RunDispatch {
   }
 }
 
-/** Resolves once `done()` holds, looking every few milliseconds, or after `limitMs` (a feed that lost its connection). */
-async function waitUntil(done: () => boolean, limitMs: number): Promise<void> {
-  const until = Date.now() + limitMs;
-  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+/** A failure to reach the database (it restarts, the connection was cut): a follower waits it out. */
+function isConnectionLoss(error: unknown): boolean {
+  return error instanceof DatabaseError || /Connection terminated|ECONNREFUSED|ECONNRESET|terminating connection|the database system is (starting up|shutting down)/i.test(String(error));
 }

@@ -84,9 +84,7 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
       throw error;
     } finally {
       signal.removeEventListener('abort', lost);
-      leases.releaseJob(planId);
-      // A job that ran nothing leaves no lease behind (a run releases its own); a lost one is not ours to release.
-      await leases.release(planId, process.pid).catch(() => false);
+      await leases.releaseJob(planId).catch(() => undefined);
     }
   });
   return {

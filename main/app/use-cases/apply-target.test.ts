@@ -1,3 +1,4 @@
+import { planCheckpoints } from './checkpoints';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -50,7 +51,7 @@ describe('applying a plan whose project is a git repository', () => {
     // The repository appears: a retry clones it and runs the plan.
     mkdirSync(missing);
     const repo = makeBareRepo(missing);
-    await planFixing(h.ctx, h.runs, run.run, h.verifying).retry(plan.id);
+    await planFixing(h.ctx, h.runs, run.run, h.verifying, planCheckpoints(h.ctx, h.runs)).retry(plan.id);
     expect(await h.ctx.get(plan.id)).toMatchObject({ phase: 'apply', processingState: 'queued', projectSource: { baseCommit: repo.head } });
   });
 

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CheckpointSummary, RewindPreview, RewindResult } from '../../../shared/checkpoints';
 import { stepsInOrder } from '../../../shared/decision-tree';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
@@ -9,6 +11,8 @@ import type { RewindJournal, StoredCheckpoint } from '../../engine/checkpoints/c
 import { applyRestore, applyRestoreAsync, planRestore } from '../../engine/checkpoints/restore';
 import { contentHashes } from '../../engine/checkpoints/shared-objects';
 import { isLeaseLive } from '../../engine/leases';
+import { sandboxHere } from '../../engine/changeset/remake';
+import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { requireSandboxPresent } from '../sandbox-guards';
 import { actionGuard } from './actions';
 import type { Answer, PlanContext } from './plan-context';
@@ -257,6 +261,53 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
           throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${answer.toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');
         }
         return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
+      });
+    },
+
+    /**
+     * A plan interrupted in a step that had started (its process died, its worker was taken over, the
+     * operator pressed Ctrl-C) goes back to that step's checkpoint before the step runs again, so it
+     * runs on the tree it first ran on: what the step had written is rewound (an append, a counter,
+     * a migration is not applied twice), and the decision tree says so. Nothing of the sandbox is
+     * taken for the operator's edits: since the step started, the step is what wrote there. The
+     * files are put back where the sandbox is this machine's; elsewhere the remake that follows
+     * builds it without the rewound changes. True when it restored (the plan is then queued).
+     */
+    async restoreInterruptedStep(planId: string, by: string): Promise<boolean> {
+      const plan = await ctx.get(planId);
+      if (plan.processingState !== 'errored' || plan.errorDetails.category !== 'interrupted' || plan.phase !== 'execute') return false;
+      const steps = stepsInOrder(await lifecycle.listDecisions(planId));
+      const failed = steps.findIndex((d) => d.status === 'failed' || d.status === 'running');
+      if (failed === -1) return false;
+      const toStep = failed + 1;
+      const chain = await checkpointsThrough(stores.checkpoints, planId, toStep);
+      const checkpoint = chain?.at(-1);
+      if (!chain || checkpoint?.step !== toStep) return false;
+      const root = plan.sandboxRefs[0];
+      const here = !!root && existsSync(root) && (!ctx.options.remakeSandboxes || sandboxHere(root, join(ctx.options.dataDir, SANDBOXES_FOLDER), planId));
+      return registry.hold(planId, async () => {
+        const { ops, files } = here ? await planRestore(root, foldDeltas(chain.map((c) => c.delta))) : { ops: [], files: [] };
+        const journal: RewindJournal = {
+          planId,
+          checkpointId: checkpoint.id,
+          toStep,
+          fromStep: toStep,
+          decisionId: newId(),
+          by,
+          ops,
+          files: files.map((f) => ({ ...f, editedByOperator: false })),
+          createdAt: new Date().toISOString(),
+        };
+        await stores.checkpoints.beginRewind(journal);
+        try {
+          await ctx.ensureObjects(contentHashes(ops));
+          if (here) await applyRestoreAsync(root, ops, ctx.objects, pauseBetweenOps(ctx.env));
+          await finish(journal, false, true);
+        } catch (error) {
+          const message = await recordFailure(journal, error);
+          throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');
+        }
+        return true;
       });
     },
 

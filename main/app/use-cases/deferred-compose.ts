@@ -14,13 +14,14 @@ import { planVerifying } from './verifying';
 /** The use cases deferred.ts loads on demand, composed over the same context, runs, reading and running as the rest. */
 export function composeDeferred(ctx: PlanContext, runs: RunRegistry, reading: PlanReading, running: PlanRunning) {
   const verifying = planVerifying(ctx, runs);
+  const checkpoints = planCheckpoints(ctx, runs);
   return {
     verifying,
     approvals: planApprovals(ctx, runs, running.runFrom),
-    fixing: planFixing(ctx, runs, running.run, verifying),
+    fixing: planFixing(ctx, runs, running.run, verifying, checkpoints),
     applying: planApplying(ctx, runs, reading, verifying),
     sandboxFiles: planSandboxFiles(ctx, runs),
-    checkpoints: planCheckpoints(ctx, runs),
+    checkpoints,
     forking: planForking(ctx, runs),
     reviewing: planReviewing(ctx, reading),
   };

@@ -32,12 +32,12 @@ export function deferredUseCases(ctx: PlanContext, runs: RunRegistry, reading: P
   const load = once(async () => (await import('./deferred-compose')).composeDeferred(ctx, runs, reading, running()));
   const part = <T extends AsyncMethods<T>>(pick: (all: DeferredUseCases) => T, methods: Record<keyof T, true>): T => deferred(async () => pick(await load()), methods);
   return {
-    verifying: part((all) => all.verifying, { verifyPass: true, checkStep: true, verify: true, verifyIfStale: true, checks: true }),
+    verifying: part((all) => all.verifying, { verifyPass: true, checkStep: true, verify: true, verifyIfStale: true, noticeSandboxEdits: true, checks: true }),
     approvals: part((all) => all.approvals, { approve: true, reject: true }),
     fixing: part((all) => all.fixing, { skip: true, editStep: true, setProfile: true, replan: true, correct: true, retry: true, reset: true }),
     applying: part((all) => all.applying, { apply: true, discard: true }),
     sandboxFiles: part((all) => all.sandboxFiles, { readFile: true, saveFile: true }),
-    checkpoints: part((all) => all.checkpoints, { checkpoints: true, rewindPreview: true, rewind: true, finishInterruptedRewinds: true }),
+    checkpoints: part((all) => all.checkpoints, { checkpoints: true, rewindPreview: true, rewind: true, finishInterruptedRewinds: true, restoreInterruptedStep: true }),
     forking: part((all) => all.forking, { fork: true, compare: true }),
     reviewing: part((all) => all.reviewing, { rejectHunks: true, restoreHunks: true }),
   };

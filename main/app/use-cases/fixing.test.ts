@@ -1,3 +1,4 @@
+import { planCheckpoints } from './checkpoints';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ describe('fixing a failed plan in place', () => {
 
   const failedRun = async () => {
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
-    const fixing = planFixing(h.ctx, h.runs, running.run, h.verifying);
+    const fixing = planFixing(h.ctx, h.runs, running.run, h.verifying, planCheckpoints(h.ctx, h.runs));
     const plan = await h.createPlan({ steps: 3, failAt: 2 });
     await running.run(plan.id);
     return { plan, fixing, steps: async () => stepsInOrder(await h.ctx.lifecycle.listDecisions(plan.id)).map((d) => [d.description, d.status]) };
@@ -71,7 +72,7 @@ describe('fixing a failed plan in place', () => {
     const holding = new Promise<void>((resolve) => (started = resolve));
     const run = running.run(plan.id, { onStarted: started });
     await holding;
-    await expect(planFixing(h.ctx, h.runs, running.run, h.verifying).setProfile(plan.id, { by: 'ada', profile: 'manual' })).rejects.toThrow(PlanError);
+    await expect(planFixing(h.ctx, h.runs, running.run, h.verifying, planCheckpoints(h.ctx, h.runs)).setProfile(plan.id, { by: 'ada', profile: 'manual' })).rejects.toThrow(PlanError);
     await run;
   });
 });

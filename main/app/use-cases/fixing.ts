@@ -15,9 +15,16 @@ import { actionGuard } from './actions';
 import { answerHost } from '../operator';
 import type { PlanRunning } from './running';
 import type { PlanVerifying } from './verifying';
+import type { PlanCheckpoints } from './checkpoints';
 
 /** Fixing a failed (or queued) plan in place: skip, edit a step, change the profile, replan, correct, retry. */
-export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRunning['run'], verifying: Pick<PlanVerifying, 'checks'>) {
+export function planFixing(
+  ctx: PlanContext,
+  registry: RunRegistry,
+  run: PlanRunning['run'],
+  verifying: Pick<PlanVerifying, 'checks'>,
+  checkpoints: Pick<PlanCheckpoints, 'restoreInterruptedStep'>,
+) {
   const { lifecycle } = ctx;
   const guard = actionGuard(ctx, registry);
 
@@ -187,6 +194,8 @@ export function planFixing(ctx: PlanContext, registry: RunRegistry, run: PlanRun
         'Retried by the operator',
         `Manual retry of the ${plan.phase} phase${failed ? ` from step "${failed.description}"` : ''}`,
       );
+      // An interrupted step goes back to its checkpoint first (the rewind leaves the plan queued, its checks stale).
+      if (await checkpoints.restoreInterruptedStep(planId, `the retry of the interrupted step on ${answerHost()}`)) return run(planId, options);
       await ctx.markChecksStale(planId, 'the plan is retried');
       await lifecycle.reset(planId);
       return run(planId, options);

@@ -23,6 +23,7 @@ import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { type LoadedPlanFile, loadPlanFile, loadProfile, parsePlanText, validatePlanFile } from '../plan-file';
 import type { ProjectPolicy } from '../project-policy';
 import { recordModel } from '../settings';
+import { acpSettingsOf, planAgentOf } from '../acp-agents';
 import { actionGuard } from './actions';
 import type { PlanContext } from './plan-context';
 import type { RunRegistry } from './run-registry';
@@ -33,6 +34,8 @@ export interface ForkRequest {
   atStep: number;
   profile?: string;
   model?: string;
+  /** Another coding agent (ACP) by name: the same steps run by another agent, for `plan compare`. */
+  agent?: string;
   /** A plan file on this host whose definition of done holds the steps from `atStep` on. */
   file?: string;
   /** The same file's text (the console sends it; no host path crosses the contract). */
@@ -261,7 +264,11 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
         }
         // Everything the request names is checked before anything is made.
         const profile = request.profile === undefined ? origin.automationProfile : loadProfile(request.profile);
-        const agent = forkModel(origin, request.model);
+        if (request.agent !== undefined && request.model !== undefined) throw new ValidationError('agent', 'give another agent or another model, not both');
+        if (request.agent !== undefined && !origin.agent && !origin.acp) throw new ValidationError('agent', `plan ${origin.id} is a scripted plan: its steps are tool calls, which no agent runs`);
+        // Onto another agent: recorded as a new plan records the one its file names.
+        const acp = request.agent !== undefined ? planAgentOf({ acp: request.agent }, acpSettingsOf(ctx.options.settings), ctx.env) : origin.acp;
+        const agent = request.agent !== undefined ? undefined : forkModel(origin, request.model);
         const replacement = newSteps(request, baseDir, policy);
         const checkpoint = chain[chain.length - 1];
 
@@ -280,6 +287,7 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
           const changes = {
             ...(request.profile !== undefined ? { profile: profile.name } : {}),
             ...(request.model !== undefined && agent?.model ? { model: agent.model } : {}),
+            ...(request.agent !== undefined ? { agent: request.agent } : {}),
             ...(replacement ? { steps: replacement.steps.length } : {}),
           };
           const make = async () => {
@@ -322,6 +330,7 @@ export function planForking(ctx: PlanContext, registry: RunRegistry) {
               projectInvariants: origin.projectInvariants,
               forkedFrom,
               ...(origin.mcp ? { mcp: origin.mcp } : {}),
+              ...(acp ? { acp } : {}),
             });
             await lifecycle.update(planId, { forks: [...((await ctx.get(planId)).forks ?? []), { planId: created.id, atStep, by, at }] });
             const data = { forkId: created.id, from: planId, atStep, sharedSteps: shared.length, sharedEntries: entries.copies.length, changes };

@@ -156,6 +156,8 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
      * died is at the next start, and no half-written temporary file stays in its sandbox. Retry resumes it.
      */
     async interrupt(planId: string): Promise<Plan> {
+      // A coding agent's turn is told to stop (session/cancel), and its process group ended.
+      if ((await ctx.get(planId)).acp) await (await import('../../engine/acp/acp-connection')).AcpConnection.interrupt(planId);
       await markInterrupted(lifecycle, stores.errors, await ctx.get(planId), 'Stopped by the operator (Ctrl-C)');
       await stores.leases.release(planId, process.pid);
       const plan = await ctx.get(planId);

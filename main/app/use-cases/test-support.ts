@@ -97,7 +97,8 @@ export function remakeService(stores: EngineStores, dataDir: string, remakeSandb
   const ctx = new PlanContext({ stores, dataDir, settings, env: {}, sleep: () => Promise.resolve(), remakeSandboxes, sharedObjects }, runs);
   const verifying = planVerifying(ctx, runs);
   const running = planRunning(ctx, runs, sandboxExecutorFactory(ctx, verifying.checkStep), verifying.verifyPass);
-  return { ctx, runs, running, fixing: planFixing(ctx, runs, running.run, verifying), approvals: planApprovals(ctx, runs, running.runFrom), checkpoints: planCheckpoints(ctx, runs), authoring: planAuthoring(ctx) };
+  const checkpoints = planCheckpoints(ctx, runs);
+  return { ctx, runs, running, fixing: planFixing(ctx, runs, running.run, verifying, checkpoints), approvals: planApprovals(ctx, runs, running.runFrom), checkpoints, authoring: planAuthoring(ctx) };
 }
 
 export type RemakeService = ReturnType<typeof remakeService>;

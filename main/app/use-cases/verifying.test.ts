@@ -21,7 +21,7 @@ describe('verifying a plan in its sandbox', () => {
     prepare(h.project);
     const running = planRunning(h.ctx, h.runs, sandboxExecutorFactory(h.ctx, h.verifying.checkStep), h.verifying.verifyPass);
     const plan = await planAuthoring(h.ctx).createFromContent({ content: `project: ${JSON.stringify(h.project)}\n${yaml}` }, h.root);
-    return { plan, running, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying), fixing: planFixing(h.ctx, h.runs, running.run, h.verifying) };
+    return { plan, running, applying: planApplying(h.ctx, h.runs, planReading(h.ctx), h.verifying), fixing: planFixing(h.ctx, h.runs, running.run, h.verifying, planCheckpoints(h.ctx, h.runs)) };
   };
 
   it("runs the project's .agents/verify.yaml first, then the plan's, and undoes what a check writes", async () => {

@@ -70,6 +70,18 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
     return registry.hold(plan.id, () => verifyPass(plan.id, streamCallback), onStarted);
   };
 
+  /**
+   * The plan, with its checks' verdicts stale at once if the operator changed the sandbox by hand
+   * since they ran (in an editor, not the console's): the edit is recorded as theirs, as a retry
+   * or apply would record it. Left alone while a run holds the plan, whose own writes are not yet recorded.
+   */
+  const noticeSandboxEdits = async (planId: string): Promise<Plan> => {
+    const plan = await ctx.get(planId);
+    if (!plan.checks || plan.checks.stale || !plan.sandboxRefs[0] || plan.processingState === 'processing') return plan;
+    if (registry.isRunning(planId) || (await registry.runElsewhere(planId))) return plan;
+    return (await ctx.captureHandEdits(plan)).length > 0 ? ctx.get(planId) : plan;
+  };
+
   return {
     verifyPass,
 
@@ -93,9 +105,11 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
       return verifyPass(plan.id, streamCallback);
     },
 
-    /** The checks, their latest results and each criterion's verdict with its evidence. */
+    noticeSandboxEdits,
+
+    /** The checks, their latest results and each criterion's verdict with its evidence (stale once the sandbox changed since they ran). */
     async checks(planId: string): Promise<PlanChecksView> {
-      const plan = await ctx.get(planId);
+      const plan = await noticeSandboxEdits(planId);
       return checksView(plan, await lifecycle.listDecisions(planId), await stores.checks.listForPlan(planId));
     },
   };

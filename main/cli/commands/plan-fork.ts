@@ -54,11 +54,12 @@ export const planForkCommands = {
       .requiredOption('--at-step <n>', 'the step the new plan goes on from (numbered as agents plan tree shows them)', atStep)
       .option('--profile <name>', 'another automation profile: manual, restricted, supervised, trusted, full-auto, or a profile file')
       .option('--model <provider:model>', 'another model (an agent plan)')
+      .option('--agent <name>', 'another coding agent over ACP (agents acp list), so two agents\' runs of the same steps can be compared')
       .option('--file <plan-file>', 'other steps: a plan file whose definition of done holds the steps from N on (as replan --file takes)')
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: { atStep: number; profile?: string; model?: string; file?: string }) => {
-          const { plan: forked, fork } = await (await ctx.app()).service.fork(id, { by: operator(), atStep: opts.atStep, profile: opts.profile, model: opts.model, file: opts.file });
+        runCommand(ctx, async (id: string, opts: { atStep: number; profile?: string; model?: string; agent?: string; file?: string }) => {
+          const { plan: forked, fork } = await (await ctx.app()).service.fork(id, { by: operator(), atStep: opts.atStep, profile: opts.profile, model: opts.model, agent: opts.agent, file: opts.file });
           return { json: { ...forked, fork }, text: forked.id };
         }),
       ),

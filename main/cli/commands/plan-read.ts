@@ -32,7 +32,9 @@ export const planReadCommands = {
       .action(
         runCommand(ctx, async (id: string, opts: { json?: boolean }) => {
           const service = (await ctx.app()).service;
-          const p = await service.get(id);
+          // Checks whose sandbox was edited by hand since they ran read stale.
+          let p = await service.get(id);
+          if (p.checks) p = await service.noticeSandboxEdits(id);
           // sandboxPath: where the operator fixes a file by hand before a retry; model: the plan's own, and whether this process can use it.
           const model = service.planModel(p);
           // actions: what the plan allows now and, if not, why: the rules the engine enforces.

@@ -16,7 +16,7 @@ import type { StepContext, StepRunner } from '../runtime-execute-actor';
 import type { ToolRegistry } from '../tool-runner';
 import type { ToolEffect } from '../tools/definition';
 import { AcpConnection, type AcpHandlers, agentFailure, DEFAULT_ACP_TURN_TIMEOUT_MS } from './acp-connection';
-import type { AgentProcess, AgentProcessRequest } from './agent-process';
+import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
 import { SandboxWatch } from './sandbox-watch';
 
 /** The agent a run starts: what a plan records, with this machine's environment for it. */
@@ -29,6 +29,7 @@ export interface AcpAgentLaunch {
 }
 
 export interface AcpActorOptions {
+  planId: string;
   agent: AcpAgentLaunch;
   sandboxRoot: string;
   /** The agent's own HOME for this plan: its settings, sessions and caches. */
@@ -37,14 +38,18 @@ export interface AcpActorOptions {
   /** The run's own registry: each of the agent's tools is added as `NAME.TOOL`, so its calls are recorded like ours. */
   registry: ToolRegistry;
   allowNetwork: boolean;
+  /** Where the system cannot confine the agent, start it all the same (the profile's allowUnconfinedShell). */
+  allowUnconfined: boolean;
   rules?: InvariantRules;
   reviewFeedback?: () => Promise<ReviewFeedback>;
+  /** Why the step's last attempt failed (a rejection with its reason, the agent killed), for a step run again without a correction. */
+  earlierFailure?: (decisionId: string) => Promise<string | null>;
   turnTimeoutMs?: number;
   startTimeoutMs?: number;
   /** Told what `initialize` reported once the agent started, so the plan records it. */
   onStarted?: (version: string | null) => Promise<void>;
   /** Starts the agent's process (confined, where the system can). */
-  start?: (request: AgentProcessRequest) => Promise<AgentProcess>;
+  start?: (request: AgentProcessRequest, allowUnconfined: boolean) => Promise<AgentProcess>;
 }
 
 /** The modes in which the agents ask before they act (TOOLCHAIN.md): Claude Code and Qwen Code start in `auto`. */
@@ -120,7 +125,7 @@ export class AcpActor {
     this.connection = null;
     const { agent, sandboxRoot, home, allowNetwork } = this.options;
     const request: AgentProcessRequest = { file: agent.command, args: agent.args, env: agent.env, sandboxRoot, home, readOnlyPaths: [], allowHosts: agent.allowHosts, allowNetwork };
-    const connection = await AcpConnection.start(agent, request, this.options.startTimeoutMs, this.options.start);
+    const connection = await AcpConnection.start({ ...agent, planId: this.options.planId }, request, this.options.startTimeoutMs, (r) => (this.options.start ?? startAgentProcess)(r, this.options.allowUnconfined));
     try {
       const session = await connection.newSession(sandboxRoot);
       for (const mode of ASKING_MODES) if (await connection.setMode(session, mode)) break;
@@ -144,7 +149,8 @@ export class AcpActor {
     await this.watch.baseline();
     const stop = new TurnStop();
     const calls = new Map<string, AgentCall>();
-    let permissions = context.firstCall;
+    // Permission requests are the step's calls 1, 2, ...: a step resumed at call k (its answered approval) asks again from k.
+    let permissions = Math.max(context.firstCall, 1);
     let records: Promise<void> = Promise.resolve();
     const batcher = new DeltaBatcher((text) => context.emit('model_output', { decisionId: decision.id, phase: 'execute', text }));
     const halt = (error: unknown) => {
@@ -230,7 +236,7 @@ export class AcpActor {
     const steps = (await lifecycle.listDecisions(plan.id)).filter((d) => d.type === 'strategy_choice' && d.status !== 'skipped');
     const resumed = context.firstCall > 0 ? '\n\nThis step stopped while a tool call of yours waited for the operator, who has answered. The sandbox keeps what you did; go on from where the step stood, asking again for the call you were about to make.' : '';
     const text =
-      executePrompt({ plan: current, decision, index: context.index, total: context.total, earlier: [], steps, correction: corrections.get(decision.id), review }) +
+      executePrompt({ plan: current, decision, index: context.index, total: context.total, earlier: [], steps, correction: await this.correction(decision, corrections), review }) +
       resumed +
       `\n\nThe project is the folder ${this.options.sandboxRoot} (your working folder). Do only this step; when it is done, end your turn with a one-line summary.`;
     await context.flush();
@@ -261,6 +267,14 @@ export class AcpActor {
     if (stopReason === 'cancelled') throw new EngineError(`agent ${this.options.agent.name} cancelled its turn`, 'interrupted', { agent: this.options.agent.name });
     const usage = connection.lastUsage;
     await recordPlanUsage(lifecycle, plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0, turns: 1, summary: null }, context.emit);
+  }
+
+  /** The operator's correction of the step, else why its last attempt failed: a retried step is told, as a corrected one is. */
+  private async correction(decision: StrategyDecision, corrections: ReadonlyMap<string, CorrectionContext>): Promise<CorrectionContext | undefined> {
+    const given = corrections.get(decision.id);
+    if (given) return given;
+    const failure = await this.options.earlierFailure?.(decision.id);
+    return failure ? { failure, note: null } : undefined;
   }
 
   /** The path the agent named, relative to the sandbox; outside it, a protocol error the agent sees. */

@@ -13,7 +13,7 @@ import {
   type StopReason,
   type WriteTextFileRequest,
 } from '@agentclientprotocol/sdk/unstable';
-import { EngineError } from '../errors';
+import { EngineError, errorCategoryOf } from '../errors';
 import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
 
 /** How long an agent may take to start and answer `initialize`. */
@@ -36,6 +36,8 @@ export interface AcpHandlers {
 /** The agent as a plan names it, for every message that says which agent failed. */
 export interface AcpAgentLabel {
   name: string;
+  /** The plan it runs for, so an interrupted run ends its own agent only. */
+  planId?: string;
   command: string;
   args: readonly string[];
 }
@@ -45,7 +47,7 @@ function commandLine(agent: AcpAgentLabel): string {
 }
 
 /** A failure of the agent itself (it exited, hung, broke the protocol), with a hint naming it and its command. */
-export function agentFailure(agent: AcpAgentLabel, message: string, category: 'tool' | 'transient' | 'interrupted' | 'internal', details: Record<string, unknown> = {}): EngineError {
+export function agentFailure(agent: AcpAgentLabel, message: string, category: 'tool' | 'transient' | 'interrupted' | 'internal' | 'policy', details: Record<string, unknown> = {}): EngineError {
   const hint = `The agent "${agent.name}" (${commandLine(agent)}) failed. Check it with \`agents acp list\`, then retry the step.`;
   return new EngineError(`agent ${agent.name}: ${message}`, category, { agent: agent.name, command: commandLine(agent), hint, ...details });
 }
@@ -56,6 +58,19 @@ export function agentFailure(agent: AcpAgentLabel, message: string, category: 't
  * turn ends only once those that came with its response are handled.
  */
 export class AcpConnection {
+  /** The connections with a turn running, so an interrupted run can cancel them (session/cancel) and end their agents. */
+  private static readonly turns = new Map<AcpConnection, string>();
+
+  /** Sends session/cancel to the turn this process runs for the plan, then ends its agent's process group. */
+  static async interrupt(planId: string): Promise<void> {
+    const running = [...AcpConnection.turns].filter(([connection]) => connection.agent.planId === planId);
+    for (const [connection] of running) AcpConnection.turns.delete(connection);
+    await Promise.all(running.map(async ([connection, sessionId]) => {
+      await connection.cancel(sessionId);
+      await connection.close();
+    }));
+  }
+
   private handlers: AcpHandlers | null = null;
   private updates: Promise<void> = Promise.resolve();
   private stderr = '';
@@ -69,12 +84,13 @@ export class AcpConnection {
   ) {}
 
   /** Starts the agent and initializes it within `startTimeoutMs`; a failure names the agent, its command and what it said on stderr. */
-  static async start(agent: AcpAgentLabel, request: AgentProcessRequest, startTimeoutMs = DEFAULT_ACP_START_TIMEOUT_MS, start = startAgentProcess): Promise<AcpConnection> {
+  static async start(agent: AcpAgentLabel, request: AgentProcessRequest, startTimeoutMs = DEFAULT_ACP_START_TIMEOUT_MS, start: (request: AgentProcessRequest) => Promise<AgentProcess> = (r) => startAgentProcess(r)): Promise<AcpConnection> {
     let proc: AgentProcess;
     try {
       proc = await start(request);
     } catch (error) {
-      throw agentFailure(agent, `cannot start: ${error instanceof Error ? error.message : String(error)}`, 'tool');
+      // The confinement's refusal stays a refusal (policy): the profile, not the agent, decides.
+      throw agentFailure(agent, `cannot start: ${error instanceof Error ? error.message : String(error)}`, errorCategoryOf(error) === 'policy' ? 'policy' : 'tool');
     }
     let spawnError: Error | null = null;
     proc.child.once('error', (error) => {
@@ -204,6 +220,7 @@ export class AcpConnection {
   /** One prompt turn with `handlers` answering the agent; resolves once the updates that came with its end are handled. */
   async prompt(sessionId: string, text: string, handlers: AcpHandlers, timeoutMs = DEFAULT_ACP_TURN_TIMEOUT_MS): Promise<StopReason> {
     this.handlers = handlers;
+    AcpConnection.turns.set(this, sessionId);
     try {
       const response = await this.guarded('its turn (session/prompt)', this.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] }), timeoutMs);
       // An update in the same chunk as the response is dispatched after it: let it in, then drain.
@@ -212,6 +229,7 @@ export class AcpConnection {
       this.lastUsage = response.usage ? { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens } : null;
       return response.stopReason;
     } finally {
+      AcpConnection.turns.delete(this);
       await this.updates;
     }
   }

@@ -1,65 +1,47 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { errorCategoryOf } from '../errors';
+import { type AgentProcessRequest, type ConfinedAgentProcess, startConfinedAgent, startUnconfinedAgent } from '../tools/agent-process';
 
-/** A long-lived agent to start over stdio, and what it may touch (the shape the confinement takes). */
-export interface AgentProcessRequest {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  /** Its working folder. */
-  sandboxRoot: string;
-  /** Its own folder for the plan (settings, sessions, caches); HOME points there. Made if missing. */
-  home: string;
-  readOnlyPaths: readonly string[];
-  allowHosts: readonly string[];
-  allowNetwork: boolean;
-}
+export type { AgentProcessRequest };
+export type AgentProcess = ConfinedAgentProcess;
 
-export interface AgentProcess {
-  child: ChildProcessWithoutNullStreams;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Ends the agent's whole process group (everything it forked). */
-  dispose(): Promise<void>;
-}
+/** Every agent this process started and has not seen end: none may outlive it, whatever way it exits. */
+const live = new Set<number>();
+let exitHook = false;
 
-const KILL_GRACE_MS = 2_000;
-
-/** Starts the agent in a process group of its own, which dispose ends (SIGTERM, then SIGKILL). */
-export async function startAgentProcess(request: AgentProcessRequest): Promise<AgentProcess> {
-  mkdirSync(request.home, { recursive: true, mode: 0o700 });
-  const child = spawn(request.file, request.args, {
-    cwd: request.sandboxRoot,
-    env: { ...request.env, HOME: request.home },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', () => resolve({ code: null, signal: null }));
-  });
-  const group = (signal: NodeJS.Signals) => {
+function killLiveGroups(): void {
+  for (const pid of live) {
     try {
-      if (child.pid) process.kill(-child.pid, signal);
+      process.kill(-pid, 'SIGKILL');
     } catch {
-      // the group is gone
+      // gone
     }
-  };
-  let ended = false;
-  exited.then(() => {
-    ended = true;
-    // What the agent forked may outlive it (codex app-server): the group goes with it.
-    group('SIGKILL');
-  });
-  return {
-    child,
-    exited,
-    async dispose() {
-      if (ended) return;
-      group('SIGTERM');
-      const timer = setTimeout(() => group('SIGKILL'), KILL_GRACE_MS);
-      await exited;
-      clearTimeout(timer);
-      group('SIGKILL');
-    },
-  };
+  }
+  live.clear();
+}
+
+/**
+ * Starts a coding agent confined as shell.run and local MCP servers are (its sandbox and own home
+ * writable, its network limited to its base URLs and allowHosts); where the system cannot confine
+ * it, only a profile with `allowUnconfinedShell` starts it unconfined, and otherwise the one-line
+ * refusal stands. Its process group is ended with this process, whatever way that exits.
+ */
+export async function startAgentProcess(request: AgentProcessRequest, allowUnconfined = false): Promise<AgentProcess> {
+  let started: AgentProcess;
+  try {
+    started = await startConfinedAgent(request);
+  } catch (error) {
+    if (!allowUnconfined || errorCategoryOf(error) !== 'policy') throw error;
+    started = await startUnconfinedAgent(request);
+  }
+  const pid = started.child.pid;
+  if (pid) {
+    live.add(pid);
+    void started.exited.then(() => live.delete(pid));
+  }
+  if (!exitHook) {
+    exitHook = true;
+    // An agent runs in a process group of its own (so it can be ended whole): it would not die with us.
+    process.once('exit', killLiveGroups);
+  }
+  return started;
 }

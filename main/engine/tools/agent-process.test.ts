@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type AgentProcessRequest, type ConfinedAgentProcess, hostsFromEnv, parseHostPort, planNetwork, startConfinedAgent, startUnconfinedAgent } from './agent-process';
-import { probeConfinement } from './confinement';
+import { type AgentProcessRequest, type ConfinedAgentProcess, hostsFromEnv, parseHostPort, planNetwork, startAgent, startConfinedAgent, startUnconfinedAgent } from './agent-process';
+import { probeConfinement, sandboxExecConfiner } from './confinement';
 import { cleanupTempDirs, tempDir } from './test-support';
 
 /** Reports what it could reach and write as one JSON line, leaves a grandchild beating in the sandbox (in a session of its own with `setsid`), then echoes stdin. */
@@ -158,6 +158,22 @@ describe('an agent confined with a network allowlist', () => {
     const none = () => probeConfinement('linux', { bwrap: path.join(tempDir(), 'bwrap') });
     const request = { file: process.execPath, args: [script], env: {}, sandboxRoot: sandbox, home, readOnlyPaths: [], allowHosts: [], allowNetwork: false };
     await expect(startConfinedAgent(request, none)).rejects.toMatchObject({ category: 'policy', message: 'the agent cannot be confined here (bubblewrap (bwrap) is not installed)' });
+    await expect(startAgent(request, { allowUnconfinedShell: false }, none)).rejects.toMatchObject({ category: 'policy', message: 'the agent cannot be confined here (bubblewrap (bwrap) is not installed)' });
+    await expect(startConfinedAgent(request, async () => ({ ok: true, confiner: sandboxExecConfiner }))).rejects.toThrow('the agent cannot be confined here (sandbox-exec cannot give an agent its own home and network allowlist; bubblewrap can)');
+  });
+
+  it('starts unconfined where nothing confines it only when the profile allows unconfined commands, and confined where something does', async () => {
+    const { sandbox, home, script, outside } = setup();
+    const none = () => probeConfinement('linux', { bwrap: path.join(tempDir(), 'bwrap') });
+    const request = { file: process.execPath, args: [script, 'http://127.0.0.1:1/', 'http://127.0.0.1:1/', outside], env: {}, sandboxRoot: sandbox, home, readOnlyPaths: [], allowHosts: [], allowNetwork: false };
+    const unconfined = await startAgent(request, { allowUnconfinedShell: true }, none);
+    agents.push(unconfined);
+    expect(unconfined.confinement).toBe('none');
+    expect(await firstLine(unconfined)).toMatchObject({ sandbox: 'written' });
+    const confined = await startAgent(request, { allowUnconfinedShell: true });
+    agents.push(confined);
+    expect(confined.confinement).toBe('bwrap-nobody');
+    expect(await firstLine(confined)).toMatchObject({ sandbox: 'written', installation: 'EROFS' });
   });
 });
 

@@ -267,8 +267,8 @@ function agentEnv(request: AgentProcessRequest, path: string): Record<string, st
  */
 export async function startConfinedAgent(request: AgentProcessRequest, confinement: () => Promise<ConfinementProbe> = detectConfinement): Promise<ConfinedAgentProcess> {
   const probe = await confinement();
-  if (!probe.ok) throw refuse(probe.reason);
-  if (probe.confiner.kind !== 'bwrap' && probe.confiner.kind !== 'bwrap-nobody') throw refuse(`${probe.confiner.kind} cannot give an agent its own home and network allowlist; bubblewrap can`);
+  const reason = whyNotConfinable(probe);
+  if (reason !== null || !probe.ok) throw refuse(reason ?? 'no confiner');
   const allowHosts = [...new Set([...hostsFromEnv(request.env), ...request.allowHosts])];
   const plan = request.allowNetwork ? undefined : planNetwork(allowHosts);
   if (plan?.needsPreparedNamespace) {
@@ -315,6 +315,23 @@ export async function startConfinedAgent(request: AgentProcessRequest, confineme
     await cleanup();
     throw error;
   }
+}
+
+/** Why the probe's confiner cannot hold an agent, or null when it can (bubblewrap). */
+function whyNotConfinable(probe: ConfinementProbe): string | null {
+  if (!probe.ok) return probe.reason;
+  if (probe.confiner.kind !== 'bwrap' && probe.confiner.kind !== 'bwrap-nobody') return `${probe.confiner.kind} cannot give an agent its own home and network allowlist; bubblewrap can`;
+  return null;
+}
+
+/**
+ * Starts the agent confined where the system can; where it cannot, unconfined if the profile
+ * allows unconfined commands, else refused with the one-line reason (a policy EngineError).
+ */
+export async function startAgent(request: AgentProcessRequest, profile: { allowUnconfinedShell: boolean }, confinement: () => Promise<ConfinementProbe> = detectConfinement): Promise<ConfinedAgentProcess> {
+  const probe = await confinement();
+  if (whyNotConfinable(probe) !== null && profile.allowUnconfinedShell) return startUnconfinedAgent(request);
+  return startConfinedAgent(request, () => Promise.resolve(probe));
 }
 
 /** Starts the agent with no confinement (the profile allows it), in a process group of its own that dispose ends. */

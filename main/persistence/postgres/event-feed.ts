@@ -149,12 +149,21 @@ export class PgEventFeed {
     this.options.onStatus?.({ state: 'connected', attempt: this.attempt });
     this.attempt = 0;
     clearInterval(this.checkTimer);
-    // A connection that died without a word (a cable, a sleeping laptop) shows up as a failed query.
+    // A connection that died without a word (a cable, a sleeping laptop) shows up as a failed query;
+    // a feed that stayed up but went silent (notices not sent, or lost) is caught up by seq all the same.
     this.checkTimer = setInterval(() => {
-      client.query('SELECT 1').catch((error: Error) => onDrop(error));
+      client.query('SELECT 1').then(
+        () => this.catchUp(),
+        (error: Error) => onDrop(error),
+      );
     }, this.options.checkIntervalMs ?? 10_000);
     this.checkTimer.unref();
     // Whatever committed while there was no listener is read now.
+    this.catchUp();
+  }
+
+  /** Reads what every subscription missed, whether or not a notice announced it. */
+  private catchUp(): void {
     for (const sub of this.subscriptions) void this.pump(sub);
     for (const group of this.everyPlan) void this.resync(group);
   }

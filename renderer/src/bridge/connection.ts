@@ -2,7 +2,9 @@
 export type ConnectionStatus =
   | { state: 'connecting'; attempt: number }
   | { state: 'open' }
-  | { state: 'closed'; attempt: number; retryAt: number };
+  | { state: 'closed'; attempt: number; retryAt: number }
+  /** The server refuses this page's access token: reconnecting cannot help, a new address can. */
+  | { state: 'refused' };
 
 export interface ConnectionSource {
   get(): ConnectionStatus;

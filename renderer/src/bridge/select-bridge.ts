@@ -12,6 +12,17 @@ export interface SelectedBridge {
   dispose(): void;
 }
 
+/** A plain GET of the WebSocket's address: 401 says the token is wrong, anything else that it is not. */
+async function checkAccess(win: Window, wsUrl: string): Promise<'refused' | 'ok' | 'unknown'> {
+  try {
+    const response = await win.fetch(wsUrl.replace(/^ws/, 'http'), { cache: 'no-store' });
+    return response.status === 401 ? 'refused' : 'ok';
+  } catch {
+    // The server is gone: keep reconnecting.
+    return 'unknown';
+  }
+}
+
 /** Electron's preload bridge when present, otherwise the WebSocket of `agents serve`. */
 export function selectBridge(win: Window): SelectedBridge {
   if (win.agents) {
@@ -26,6 +37,7 @@ export function selectBridge(win: Window): SelectedBridge {
   const token = resolveToken(win.location.search, storage);
   const cleaned = addressWithoutToken(win.location.href);
   if (cleaned !== null) win.history.replaceState(win.history.state, '', cleaned);
-  const ws = createWsBridge({ url: webSocketUrl(win.location, token) });
+  const url = webSocketUrl(win.location, token);
+  const ws = createWsBridge({ url, checkAccess: () => checkAccess(win, url) });
   return { bridge: ws.bridge, connection: ws.connection, transport: 'websocket', hasToken: token !== null, dispose: ws.dispose };
 }

@@ -181,6 +181,59 @@ describe('the WebSocket bridge', () => {
     expect(states).toEqual(['open', 'closed', 'connecting', 'closed', 'connecting', 'open']);
   });
 
+  it('stops reconnecting and reports "refused" when a connection that never opened meets a token the server refuses', async () => {
+    const { factory, connections } = fakeSocketFactory();
+    const timers = new ManualTimers();
+    const asked: string[] = [];
+    const ws = createWsBridge({
+      url: URL,
+      socket: factory,
+      timers,
+      now: () => timers.now,
+      backoff: () => 100,
+      checkAccess: async () => {
+        asked.push('check');
+        return 'refused';
+      },
+    });
+    connections.at(-1)!.drop();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(asked).toEqual(['check']);
+    expect(ws.connection.get()).toEqual({ state: 'refused' });
+    timers.advance(10_000);
+    expect(connections).toHaveLength(1);
+  });
+
+  it('keeps reconnecting while the server is only gone, and never asks about the token of a connection that opened', async () => {
+    const { factory, connections } = fakeSocketFactory();
+    const timers = new ManualTimers();
+    const asked: string[] = [];
+    const ws = createWsBridge({
+      url: URL,
+      socket: factory,
+      timers,
+      now: () => timers.now,
+      backoff: () => 100,
+      checkAccess: async () => {
+        asked.push('check');
+        return 'unknown';
+      },
+    });
+    connections.at(-1)!.open();
+    connections.at(-1)!.drop();
+    await Promise.resolve();
+    expect(asked).toEqual([]);
+    timers.advance(100);
+    connections.at(-1)!.drop();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(asked).toEqual(['check']);
+    expect(ws.connection.get().state).toBe('closed');
+    timers.advance(100);
+    expect(connections).toHaveLength(3);
+  });
+
   it('resets the backoff after a successful reconnect', () => {
     const { connections, current, timers } = setup();
     current().open();

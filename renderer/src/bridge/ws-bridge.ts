@@ -11,6 +11,11 @@ export interface WsBridgeOptions {
   now?: () => number;
   /** Milliseconds to wait before reconnect attempt `attempt` (0-based). */
   backoff?: (attempt: number) => number;
+  /**
+   * Asked when a connection closes without having opened: whether the server refuses this page's
+   * token ('refused'), so the console can say so instead of reconnecting for ever.
+   */
+  checkAccess?: () => Promise<'refused' | 'ok' | 'unknown'>;
   /** Called for messages that fit no pending call or subscription, and for malformed ones. */
   onProtocolError?: (message: string) => void;
 }
@@ -200,7 +205,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
     }
   };
 
-  const onClose = () => {
+  const onClose = (opened: boolean) => {
     isOpen = false;
     socket = null;
     for (const [id, call] of pending) {
@@ -217,15 +222,29 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
       reconnectTimer = null;
       connect();
     }, delay);
+    if (!opened && options.checkAccess) {
+      void options.checkAccess().then(
+        (access) => {
+          if (access !== 'refused' || disposed || isOpen) return;
+          if (reconnectTimer !== null) timers.clearTimeout(reconnectTimer);
+          reconnectTimer = null;
+          setStatus({ state: 'refused' });
+        },
+        () => undefined,
+      );
+    }
   };
 
   function connect() {
     if (disposed) return;
     setStatus({ state: 'connecting', attempt });
     let closed = false;
+    let opened = false;
     const handlers = {
       onOpen: () => {
-        if (!closed) onOpen();
+        if (closed) return;
+        opened = true;
+        onOpen();
       },
       onMessage: (data: string) => {
         if (!closed) onMessage(data);
@@ -234,7 +253,7 @@ export function createWsBridge(options: WsBridgeOptions): WsBridge {
         // A socket reports its close once; a late duplicate must not schedule a second reconnect.
         if (closed) return;
         closed = true;
-        onClose();
+        onClose(opened);
       },
     };
     try {

@@ -5,6 +5,7 @@ import { useNow } from './use-now';
 export function ConnectionBanner({ hasToken }: { hasToken: boolean }) {
   const connection = useAppStore((s) => s.connection);
   const now = useNow(500, connection.state === 'closed');
+  if (connection.state === 'refused') return null;
   // The first connection attempt is shown by the loading states; only a lost connection gets a banner.
   if (connection.state === 'open' || (connection.state === 'connecting' && connection.attempt === 0)) return null;
   const retrying = connection.state === 'closed' ? `Connection lost; reconnecting ${formatCountdown(connection.retryAt - now)}.` : 'Reconnecting to the server…';

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { ConnectionBanner } from '../components/ConnectionBanner';
+import { StatePanel } from '../components/StatePanel';
 import { HelpSheet } from '../components/HelpSheet';
 import { LiveRegion } from '../components/LiveRegion';
 import { handleKey } from '../store/keyboard';
@@ -82,6 +83,13 @@ export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean;
     <div className="app" data-testid="app" data-connection={connection}>
       <TopBar />
       <ConnectionBanner hasToken={hasToken} />
+      {connection === 'refused' ? (
+        <main className="layout">
+          <StatePanel kind="error" title={hasToken ? 'This address has a wrong access token.' : 'This address has no access token.'} testId="token-refused">
+            <p>Open the address agents serve printed (with ?token=…): the token changes with each start.</p>
+          </StatePanel>
+        </main>
+      ) : (
       <main className="layout">
         <aside className="sidebar" aria-label="Plans">
           <PlansPanel nativeFileDialog={nativeFileDialog} />
@@ -90,6 +98,7 @@ export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean;
           <PlanView />
         </section>
       </main>
+      )}
       <HelpSheet />
       <SettingsSheet />
       <LiveRegion />

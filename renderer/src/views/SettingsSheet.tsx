@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { SettingsPatch } from '../../../shared/agent';
+import type { SettingsPatch, SettingsView } from '../../../shared/agent';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { useAppStore } from '../store/react';
 
@@ -62,6 +62,13 @@ function McpServers() {
   );
 }
 
+/** The base URL requests go to, and where it comes from: the environment wins over the settings. */
+function baseUrlInEffect(settings: SettingsView): string {
+  const url = settings.effective.baseUrl;
+  if (url === null) return "base URL the provider's default";
+  return `base URL ${url} (${url === settings.baseUrl ? SOURCE.settings : SOURCE.env})`;
+}
+
 const SOURCE = { env: 'from the environment', settings: 'from these settings', none: 'not set' } as const;
 
 /** The model settings. The API key goes to the host and never comes back: the field only says whether one is set. */
@@ -113,13 +120,16 @@ export function SettingsSheet() {
 
   return (
     <div className="sheet-backdrop" onClick={onClose}>
-      <div className="sheet settings-sheet" role="dialog" aria-modal="true" aria-labelledby="settings-title" onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+      <div className="sheet settings-sheet" role="dialog" aria-modal="true" aria-labelledby="settings-title" aria-describedby="settings-holds" onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
         <div className="sheet-head">
-          <h2 id="settings-title">Model settings</h2>
+          <h2 id="settings-title">Settings</h2>
           <button ref={closeRef} type="button" className="button small" aria-label="Close settings" onClick={onClose}>
             Close
           </button>
         </div>
+        <p id="settings-holds" className="muted settings-holds">
+          The model and its server, the team database, your operator name, and the MCP servers agent plans may call.
+        </p>
         <form className="settings-form" onSubmit={(e) => void onSubmit(e)}>
           <label htmlFor="settings-model">Model (provider:model)</label>
           <input id="settings-model" className="input" value={model} placeholder="ollama:qwen2.5-coder" onChange={(e) => setModel(e.currentTarget.value)} />
@@ -181,8 +191,8 @@ export function SettingsSheet() {
         </form>
         {settings && (
           <p className="muted" data-testid="settings-effective">
-            In effect: {settings.effective.model === null ? 'no model' : `model ${settings.effective.model} (${SOURCE[settings.effective.modelSource]})`}; API key{' '}
-            {SOURCE[settings.effective.apiKeySource]}. The
+            In effect: {settings.effective.model === null ? 'no model' : `model ${settings.effective.model} (${SOURCE[settings.effective.modelSource]})`};{' '}
+            {baseUrlInEffect(settings)}; API key {SOURCE[settings.effective.apiKeySource]}. The
             environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these settings.
           </p>
         )}

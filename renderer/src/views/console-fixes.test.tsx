@@ -163,8 +163,20 @@ describe('words', () => {
       settings: { model: null, baseUrl: null, apiKeySet: false, price: null, database: null, operator: null, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
     });
     const html = render(store, <SettingsSheet />);
-    expect(html).toContain('In effect: no model; API key not set');
+    expect(html).toContain('In effect: no model; base URL the provider&#x27;s default; API key not set');
     expect(html).not.toContain('(none)');
+  });
+
+  it('Settings is titled for all it holds, and its "In effect" line names the base URL and where it comes from', () => {
+    const { store } = testRuntime();
+    const settings = { model: 'ollama:qwen2.5-coder', baseUrl: 'http://127.0.0.1:11434/v1', apiKeySet: false, price: null, database: null, operator: null };
+    store.setState({ settingsOpen: true, settings: { ...settings, effective: { model: settings.model, modelSource: 'settings', baseUrl: settings.baseUrl, apiKeySource: 'none' } } });
+    const html = render(store, <SettingsSheet />);
+    expect(html).toContain('<h2 id="settings-title">Settings</h2>');
+    expect(html).toMatch(/The model and its server, the team database, your operator name, and the MCP servers/);
+    expect(html).toContain('In effect: model ollama:qwen2.5-coder (from these settings); base URL http://127.0.0.1:11434/v1 (from these settings); API key not set');
+    store.setState({ settings: { ...settings, effective: { model: settings.model, modelSource: 'settings', baseUrl: 'http://10.0.0.5:8000/v1', apiKeySource: 'none' } } });
+    expect(render(store, <SettingsSheet />)).toContain('base URL http://10.0.0.5:8000/v1 (from the environment)');
   });
 
   it('event summaries count in the singular for one', () => {
