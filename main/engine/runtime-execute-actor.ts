@@ -160,14 +160,14 @@ export class RuntimeExecuteActor {
         const ask: AskToolCall = async (call, callIndex, effect) => {
           if (!opts.gate?.applies(call)) return;
           await group.flush();
-          await opts.gate.check(decision, call, callIndex, effect);
+          await opts.gate.check(decision, call, callIndex, effect, undefined, this.toolRunner.registry.get(call.tool));
         };
         const runCall: RunToolCall = async (call, callIndex, callOptions) => {
           const tool = this.toolRunner.registry.get(call.tool);
           if (!callOptions?.approved && opts.gate?.applies(call, tool?.mcp)) {
             // Everything before the call is committed before the run may stop for the operator.
             await group.flush();
-            await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp);
+            await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp, tool);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
           tally.toolCalls += 1;

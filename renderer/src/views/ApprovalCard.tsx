@@ -143,6 +143,12 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           {pending.mcp.description && <span className="approval-mcp-description">{pending.mcp.description}</span>}
         </p>
       )}
+      {typeof pending.args.agent === 'string' && (
+        <p className="approval-mcp" data-testid="approval-agent">
+          <span className="approval-label">Agent</span> <code>{pending.args.agent}</code> asks: {String(pending.args.title ?? '')}
+          {typeof pending.args.kind === 'string' && <span className="muted"> ({pending.args.kind})</span>}
+        </p>
+      )}
       {!isPlan && !budget && <CallArguments approval={pending} />}
       {budget && (
         <p className="approval-budget">

@@ -11,7 +11,7 @@ interface Block {
 /** The model's streamed text, one block per phase or step, newest at the bottom; nothing for a scripted plan. */
 export function ModelOutput({ plan }: { plan: Plan }) {
   // Only an agent plan reads its log for the text: a scripted one's events never rebuild it.
-  return plan.agent ? <ModelText /> : null;
+  return plan.agent || plan.acp ? <ModelText /> : null;
 }
 
 function ModelText() {

@@ -1,3 +1,4 @@
+import { describeAcpAgent } from '../../../shared/acp';
 import { useEffect, useState } from 'react';
 import type { PlanModelView } from '../../../shared/agent';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
@@ -122,6 +123,12 @@ export function PlanHeader({ plan }: { plan: Plan }) {
         {plan.checks && <ChecksSummary summary={plan.checks} />}
         <UsageSummary plan={plan} />
         {plan.agent && <PlanModel plan={plan} model={model} />}
+        {plan.acp && (
+          <span className="muted" title={describeAcpAgent(plan.acp)}>
+            Agent {plan.acp.name}
+            {plan.acp.version ? ` (${plan.acp.version})` : ''}
+          </span>
+        )}
         {worker && (
           <span className="muted">
             Running on {workerLabel(worker)}
