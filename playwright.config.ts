@@ -1,7 +1,11 @@
 import { defineConfig } from '@playwright/test';
+import type { Transport } from './e2e/fixtures';
+
+/** Step mode, review and partial apply, a failure fixed and retried, an approval, a refused action, a run from the CLI shown live. */
+const DESKTOP_FLOWS = ['console.spec.ts', 'review.spec.ts', 'fix-in-console.spec.ts', 'approvals.spec.ts', 'refusals.spec.ts', 'live.spec.ts'];
 
 /** Chromium from Debian drives the console served by `agents serve`; no browser is downloaded. */
-export default defineConfig({
+export default defineConfig<{ transport: Transport }>({
   testDir: 'e2e',
   timeout: 60_000,
   expect: { timeout: 15_000 },
@@ -19,4 +23,10 @@ export default defineConfig({
     viewport: { width: 1440, height: 900 },
     trace: 'off',
   },
+  projects: [
+    { name: 'web' },
+    // The operator flows again in the desktop app, over the real preload and IPC binding
+    // (e2e/fixtures.ts, `transport`); only these, to keep the run short.
+    { name: 'desktop', testMatch: DESKTOP_FLOWS, use: { transport: 'desktop' } },
+  ],
 });

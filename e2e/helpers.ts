@@ -1,8 +1,10 @@
 import AxeBuilder from '@axe-core/playwright';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Locator, type Page, expect } from '@playwright/test';
 import { ScriptedModelServer } from '../tests/support/scripted-model-server';
+import { pickInNativeDialog } from '../tests/support/electron-ipc-stand-in.cjs';
 import { ROOT, test } from './fixtures';
 
 /**
@@ -57,12 +59,27 @@ export function createPlanForm(page: Page) {
   return page.getByRole('dialog', { name: /^Create plan from / });
 }
 
-/** Create plan opens the browser's file picker; the operator picks the plan file and creates it with the folder the form shows. */
+/**
+ * Create plan opens the browser's file picker; the operator picks the plan file and creates it with
+ * the folder the form shows. The desktop app's native dialog gives a path, and creates the plan at once.
+ */
 export async function createPlanWithPicker(page: Page, file: string | { name: string; mimeType: string; buffer: Buffer }) {
+  if (await isDesktopWindow(page)) {
+    const path = typeof file === 'string' ? file : join(mkdtempSync(join(tmpdir(), 'agents-picked-')), file.name);
+    if (typeof file !== 'string') writeFileSync(path, file.buffer);
+    await pickInNativeDialog(page.url(), path);
+    await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
+    return;
+  }
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
   await (await chooser).setFiles(file);
   await createPlanForm(page).getByRole('button', { name: 'Create', exact: true }).click();
+}
+
+/** Whether the page is the desktop app's window (e2e/fixtures.ts, transport `desktop`): its bridge came from the preload. */
+export function isDesktopWindow(page: Page): Promise<boolean> {
+  return page.evaluate(() => Object.getOwnPropertyDescriptor(window, 'agents') !== undefined);
 }
 
 export async function createPlan(cli: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>, file: string) {

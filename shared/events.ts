@@ -219,6 +219,9 @@ export const ENGINE_EVENT_TYPES = [
 ] as const satisfies readonly StreamEventType[];
 
 export const STREAM_EVENT_TYPES = [...SEED_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;
+/** Every type that has data is listed: one left out of both lists does not compile, and the error names it. */
+type Unlisted = Exclude<StreamEventType, (typeof STREAM_EVENT_TYPES)[number]>;
+const _everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
 export const StreamEventTypeSchema = z.enum(STREAM_EVENT_TYPES);
 
 /** The `data` of events of type T, as its emitter builds it. */

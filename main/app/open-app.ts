@@ -14,6 +14,7 @@ import { planRunning } from './use-cases/running';
 import { planActions } from './use-cases/actions';
 import { deferredExecutorFactory, deferredUseCases } from './use-cases/deferred';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
+import { notifyWebhook } from './notify/wiring';
 import type { TeamApp, TeamOptions, TeamRole } from './team/open-team';
 
 export interface App {
@@ -131,12 +132,14 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
   // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
   await service.finishInterruptedRewinds();
   const traces = await startTraces(service, settings, options);
+  const notifier = notifyWebhook(service, settings, options.env ?? process.env);
   let closed = false;
   // Once: `serve` closes the app at its shutdown, and the CLI closes it again after the command.
   const close = async () => {
     if (closed) return;
     closed = true;
     await traces?.close();
+    await notifier.close();
     await stores.close();
   };
   return { dataDir, service, settings, recovered, team: null, close };
@@ -162,15 +165,12 @@ async function openTeamApp(url: string, dataDir: string, settings: SettingsStore
     remakeSandboxes: true,
   });
   const traces = await startTraces(service, settings, options);
-  return {
-    dataDir,
-    service,
-    settings,
-    recovered: [],
-    team,
-    close: async () => {
-      await traces?.close();
-      await team.close();
-    },
+  // A worker posts for the runs it commits; a console of the team runs none, so posts nothing twice.
+  const notifier = notifyWebhook(service, settings, options.env ?? process.env);
+  const close = async () => {
+    await traces?.close();
+    await notifier.close();
+    await team.close();
   };
+  return { dataDir, service, settings, recovered: [], team, close };
 }

@@ -12,12 +12,22 @@ import {
   usd,
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import { McpConfigSchema } from '../../shared/mcp';
+import { McpConfigSchema, shownUrl } from '../../shared/mcp';
 import { AcpSettingsSchema } from '../../shared/acp';
 import { redactText } from '../../shared/redact';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { parseOtlpHeaders } from './telemetry/otlp';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
+
+/** Where notifications go: a webhook (off without one), the desktop app's and the terminal's (on unless false). */
+export const NotifySettingsSchema = z
+  .object({
+    webhook: z.url({ protocol: /^https?$/ }).optional(),
+    desktop: z.boolean().optional(),
+    terminal: z.boolean().optional(),
+  })
+  .strict();
+export type NotifySettings = z.infer<typeof NotifySettingsSchema>;
 
 /** The settings file in the data directory (mode 0600: it may hold an API key); built at its first parse. */
 export const SettingsFileSchema = z.lazy(() =>
@@ -44,6 +54,8 @@ export const SettingsFileSchema = z.lazy(() =>
     otlpHeaders: z.string().optional(),
     traceUrl: z.string().optional(),
     otlpCaptureContent: z.boolean().optional(),
+    /** Notifications when a plan needs its operator (README, "Notifications"); each on unless set to false. */
+    notify: NotifySettingsSchema.optional(),
   })
   .strict(),
 );
@@ -116,6 +128,10 @@ export class SettingsStore {
     if (patch.otlpHeaders !== undefined) next.otlpHeaders = patch.otlpHeaders.trim() || undefined;
     if (patch.traceUrl !== undefined) next.traceUrl = patch.traceUrl.trim() || undefined;
     if (patch.otlpCaptureContent !== undefined) next.otlpCaptureContent = patch.otlpCaptureContent ?? undefined;
+    if (patch.notify !== undefined) {
+      const notify = { ...next.notify, ...patch.notify };
+      next.notify = Object.values(notify).some((v) => v !== undefined) ? notify : undefined;
+    }
     this.write(next);
     return next;
   }
@@ -311,6 +327,7 @@ export type SettingsChange = SettingsPatch & {
   timeoutMs?: number | null;
   database?: string;
   operator?: string;
+  notify?: NotifySettings;
   otlpEndpoint?: string;
   otlpHeaders?: string;
   traceUrl?: string;
@@ -381,10 +398,28 @@ export const CONFIG_SETTINGS = {
     },
   },
   otlpCaptureContent: {
-    value: (file) => (file.otlpCaptureContent === undefined ? null : String(file.otlpCaptureContent)),
-    patch: (value) => ({ otlpCaptureContent: value === '' ? null : parseOrThrow(z.enum(['true', 'false']), value, 'otlpCaptureContent') === 'true' }),
+    // Off unless set: prompts, answers and tool arguments may hold what the project keeps private.
+    value: (file) => (file.otlpCaptureContent ? 'on' : 'off'),
+    patch: (value) => ({ otlpCaptureContent: switchOf(value, 'otlpCaptureContent') ?? null }),
   },
+  // Where a plan that needs its operator is announced; the webhook's address shown with its secrets hidden.
+  notifyWebhook: {
+    value: (file) => (file.notify?.webhook ? shownUrl(file.notify.webhook) : null),
+    patch: (value) => ({ notify: { webhook: value === '' ? undefined : parseOrThrow(z.url({ protocol: /^https?$/ }), value, 'notifyWebhook') } }),
+  },
+  notifyDesktop: { value: (file) => onOff(file.notify?.desktop), patch: (value) => ({ notify: { desktop: switchOf(value, 'notifyDesktop') } }) },
+  notifyTerminal: { value: (file) => onOff(file.notify?.terminal), patch: (value) => ({ notify: { terminal: switchOf(value, 'notifyTerminal') } }) },
 } satisfies Record<string, ConfigSetting>;
+
+function onOff(value: boolean | undefined): string {
+  return value === false ? 'off' : 'on';
+}
+
+/** `on` or `off`; empty: back to the default (on). */
+function switchOf(value: string, key: string): boolean | undefined {
+  if (value === '') return undefined;
+  return parseOrThrow(z.enum(['on', 'off']), value, key) === 'on';
+}
 export type ConfigKey = keyof typeof CONFIG_SETTINGS;
 export const CONFIG_KEYS = Object.keys(CONFIG_SETTINGS) as ConfigKey[];
 

@@ -10,10 +10,11 @@ import { entryHunks, entryLineDiff, unifiedDiff } from './changeset/diff';
 import { ApprovalPending, EngineError } from './errors';
 import type { EventPublisher } from './event-stream';
 import type { InvariantRules } from './invariants';
-import { readFileOrNull } from './sandbox/files';
-import { resolveInSandbox } from './sandbox/paths';
-import { shellRulesApply, unanalysedPart } from './shell-policy';
-import type { ToolEffect } from './tools/definition';
+import { heldToShellRules, unanalysedPart } from './shell-policy';
+import type { ToolDefinition, ToolEffect } from './tools/definition';
+
+/** What the gate reads of the called tool to show what the call would change. */
+type CallPreview = Pick<ToolDefinition<unknown>, 'schema' | 'preview'>;
 
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores
@@ -38,7 +39,7 @@ export class ApprovalGate {
 
   /** Cheap: whether the call may wait for approval at all, before anything is read or parsed. `mcp`: the called tool's, for an MCP server's tool. */
   applies(call: ToolCallSpec, mcp?: McpCallInfo): boolean {
-    return this.needs(call.tool, mcp) || (call.tool === 'shell.run' && shellRulesApply(this.profile, this.rules));
+    return this.needs(call.tool, mcp) || heldToShellRules(call, this.profile, this.rules);
   }
 
   /** An MCP server's tool asks unless the profile lets it through (shared/mcp.ts); the others as the profile's list says. */
@@ -47,8 +48,11 @@ export class ApprovalGate {
     return mcp ? needsApproval(this.profile, tool) || mcpNeedsApproval(this.profile, tool, mcp.readOnly) : needsApproval(this.profile, tool);
   }
 
-  /** `effect`: the called tool's (ToolDefinition.effect), undefined for a tool not registered; `mcp` as for `applies`. */
-  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined, mcp?: McpCallInfo): Promise<void> {
+  /**
+   * `effect`: the called tool's (ToolDefinition.effect), undefined for a tool not registered; `mcp` as for
+   * `applies`; `tool`: the called tool's definition, whose `preview` gives the approval its diff.
+   */
+  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined, mcp?: McpCallInfo, tool?: CallPreview): Promise<void> {
     // A call the rules refuse anyway does not wait for the operator: the tool runner refuses it.
     if (await this.refused(call, effect)) return;
     const unanalysed = await unanalysedPart(call, this.profile, this.rules);
@@ -76,7 +80,7 @@ export class ApprovalGate {
         reason: answered.reason,
       });
     }
-    const waiting = forCall.find((a) => a.status === 'pending') ?? (await this.request(decision, call, callIndex, { ...(await this.preview(call, mcp)), commandRule: unanalysed ?? undefined, mcp }));
+    const waiting = forCall.find((a) => a.status === 'pending') ?? (await this.request(decision, call, callIndex, { ...(await this.preview(call, mcp, tool)), commandRule: unanalysed ?? undefined, mcp }));
     throw new ApprovalPending(waiting.id);
   }
 
@@ -103,25 +107,17 @@ export class ApprovalGate {
     });
   }
 
-  /** The diff a write, an edit or a delete would make in the sandbox as it is now, as text and as rows; null where none can be told. */
-  private async preview(call: ToolCallSpec, mcp: McpCallInfo | undefined): Promise<Pick<Approval, 'diff' | 'hunks'>> {
+  /** The diff the call would make in the sandbox as it is now (its tool's `preview`), as text and as rows; null where none can be told. */
+  private async preview(call: ToolCallSpec, mcp: McpCallInfo | undefined, tool: CallPreview | undefined): Promise<Pick<Approval, 'diff' | 'hunks'>> {
     const none = { diff: null, hunks: null };
     // An MCP tool's arguments mean what its server says; no diff is guessed from them.
-    if (mcp || !this.sandboxRoot || typeof call.args.path !== 'string') return none;
-    const { path: relPath, content, find, replace, all } = call.args;
+    if (mcp || !this.sandboxRoot || !tool?.preview) return none;
+    const args = tool.schema.safeParse(call.args);
+    if (!args.success) return none;
     try {
-      const target = await resolveInSandbox(this.sandboxRoot, relPath, { forWrite: true });
-      const before = await readFileOrNull(target.absolute);
-      let after: Buffer | null;
-      if (call.tool === 'file.write' && typeof content === 'string') after = Buffer.from(content);
-      else if (call.tool === 'file.delete') after = null;
-      else if (call.tool === 'file.edit' && before && typeof find === 'string' && typeof replace === 'string') {
-        const text = before.toString('utf8');
-        after = Buffer.from(all === true ? text.split(find).join(replace) : text.replace(find, () => replace));
-      } else return none;
-      if (before === null && after === null) return none;
-      const operation = before === null ? 'create' : after === null ? 'delete' : 'modify';
-      const entry = toChangeEntry({ operation, path: target.relative, before, after }, { decisionId: null, invocationId: null });
+      const change = await tool.preview(args.data, { root: this.sandboxRoot });
+      if (change === null) return none;
+      const entry = toChangeEntry(change, { decisionId: null, invocationId: null });
       // One line diff serves the patch and the hunks.
       const lines = entry.binary ? undefined : entryLineDiff(entry);
       return { diff: unifiedDiff(entry, lines), hunks: entryHunks(entry, lines) };

@@ -12,6 +12,11 @@ export function shellRulesApply(profile: AutomationProfile, rules: InvariantRule
   return rules?.hasCommandRules === true || needsApproval(profile, 'shell.run') || profile.name === 'restricted';
 }
 
+/** Whether `call` is a shell command the rules hold (a shell.run call, where they apply). Cheap: parses nothing. */
+export function heldToShellRules(call: ToolCallSpec, profile: AutomationProfile, rules: InvariantRules | undefined): boolean {
+  return call.tool === 'shell.run' && shellRulesApply(profile, rules);
+}
+
 /**
  * The part of a shell.run call no rule can be checked against (a script the parser cannot read,
  * a command built at run time), where rules apply; null otherwise, and for other tools.

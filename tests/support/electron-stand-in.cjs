@@ -1,7 +1,9 @@
 'use strict';
 // Loaded with `node --require` before out/main/index.js: answers `require('electron')` with a
 // recording stand-in, so the built bundle starts as far as it can without Electron's binary.
-// When the window loads its URL, it reports what it saw as one JSON line and exits.
+// When the window loads its URL, it reports what it saw as one JSON line and exits; or, with
+// AGENTS_ELECTRON_STAND_IN=serve, it serves the window's page to a browser and plays Electron's IPC
+// for it (serveWindow below), so the real desktop app runs the console as it would in its window.
 const Module = require('node:module');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -59,7 +61,10 @@ const app = new Proxy(
   { get: (target, key) => (key in target ? target[key] : anything()) },
 );
 
-const electron = new Proxy({ app, BrowserWindow }, { get: (target, key) => (key in target ? target[key] : anything()) });
+const serving = process.env.AGENTS_ELECTRON_STAND_IN === 'serve';
+const electron = new Proxy(serving ? require('./electron-ipc-stand-in.cjs').servingElectron() : { app, BrowserWindow }, {
+  get: (target, key) => (key in target ? target[key] : anything()),
+});
 
 const load = Module._load;
 Module._load = function (request, ...rest) {

@@ -160,7 +160,7 @@ describe('traces of a plan run', () => {
   it('tool arguments go only with otlpCaptureContent, with secrets hidden', async () => {
     const live = await receiver();
     const { home, agents } = cli({ OTEL_EXPORTER_OTLP_ENDPOINT: live.url });
-    expect((await agents({}, 'config', 'set', 'otlpCaptureContent', 'true')).code).toBe(0);
+    expect((await agents({}, 'config', 'set', 'otlpCaptureContent', 'on')).code).toBe(0);
     await agents({}, 'demo', join(home, 'demo'));
     const id = (await agents({}, 'plan', 'create', join(home, 'demo', 'add-license.yaml'))).stdout.trim();
     expect((await agents({}, 'plan', 'run', id)).code).toBe(0);

@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import { once } from '../../../shared/once';
 import { EngineError } from '../errors';
 import { showPath } from '../sandbox/paths';
-import type { ToolContext, ToolDefinition, ToolEffect } from './definition';
+import { readFileOrNull } from '../sandbox/files';
+import { resolveInSandbox } from '../sandbox/paths';
+import type { CapturedChange, ToolContext, ToolDefinition, ToolEffect } from './definition';
 
 /**
  * Builds a ToolDefinition whose `run` receives the schema's parsed output. The schema is built at
@@ -14,6 +16,7 @@ export function defineTool<S extends z.ZodType>(definition: {
   description: string;
   schema: () => S;
   run(args: z.infer<S>, context: ToolContext): Promise<unknown>;
+  preview?(args: z.infer<S>, sandbox: { root: string }): Promise<CapturedChange | null>;
 }): ToolDefinition<z.infer<S>> {
   const { schema, ...tool } = definition;
   const built = once(schema);
@@ -53,3 +56,15 @@ export function fsFailure(tool: string, relPath: string, error: unknown): Engine
 
 /** file.read and file.search do not load anything bigger into memory. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A writing tool's preview: the change that putting `after(before)` at `relPath` (null: deleting
+ * it) would make now; null when `after` gives undefined, or nothing would be there either way.
+ */
+export async function previewWrite(root: string, relPath: string, after: (before: Buffer | null) => Buffer | null | undefined): Promise<CapturedChange | null> {
+  const target = await resolveInSandbox(root, relPath, { forWrite: true });
+  const before = await readFileOrNull(target.absolute);
+  const next = after(before);
+  if (next === undefined || (before === null && next === null)) return null;
+  return { operation: before === null ? 'create' : next === null ? 'delete' : 'modify', path: target.relative, before, after: next };
+}

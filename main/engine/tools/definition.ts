@@ -38,6 +38,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   effect: ToolEffect;
   schema: z.ZodType<Args>;
   run(args: Args, context: ToolContext): Promise<unknown>;
+  /**
+   * What the call would change in the sandbox as it is now, for the operator asked to approve it
+   * (the approval's diff); null where it cannot be told. Without it, an approval shows no diff.
+   */
+  preview?(args: Args, sandbox: { root: string }): Promise<CapturedChange | null>;
   /** Set for a tool of an MCP server: its approval always names the server and the tool. */
   mcp?: McpCallInfo;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { pruneEmptyDirs, readFileOrNull } from '../sandbox/files';
 import { resolveInSandbox, showPath } from '../sandbox/paths';
-import { defineTool, fsFailure, sandboxRootOf, toolError } from './common';
+import { defineTool, fsFailure, previewWrite, sandboxRootOf, toolError } from './common';
 
 const name = 'file.delete';
 
@@ -29,4 +29,5 @@ export const fileDeleteTool = defineTool({
     context.recordChange({ operation: 'delete', path: target.relative, before, after: null });
     return { path: target.relative, bytes: before?.length ?? 0 };
   },
+  preview: (args, sandbox) => previewWrite(sandbox.root, args.path, () => null),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isBinary } from '../change-capture';
 import { readFileOrNull, writeFileAtomic } from '../sandbox/files';
 import { resolveInSandbox, showPath } from '../sandbox/paths';
-import { defineTool, fsFailure, sandboxRootOf, toolError } from './common';
+import { defineTool, fsFailure, previewWrite, sandboxRootOf, toolError } from './common';
 
 const name = 'file.edit';
 
@@ -70,4 +70,10 @@ export const fileEditTool = defineTool({
     }
     return { path: target.relative, replacements: replaced.length };
   },
+  preview: (args, sandbox) =>
+    previewWrite(sandbox.root, args.path, (before) => {
+      if (before === null) return undefined;
+      const text = before.toString('utf8');
+      return Buffer.from(args.all === true ? text.split(args.find).join(args.replace) : text.replace(args.find, () => args.replace));
+    }),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readFileOrNull, writeFileAtomic } from '../sandbox/files';
 import { resolveInSandbox } from '../sandbox/paths';
-import { defineTool, fsFailure, sandboxRootOf } from './common';
+import { defineTool, fsFailure, previewWrite, sandboxRootOf } from './common';
 
 const name = 'file.write';
 
@@ -25,4 +25,5 @@ export const fileWriteTool = defineTool({
     context.recordChange({ operation, path: target.relative, before, after });
     return { path: target.relative, operation, bytes: after.length };
   },
+  preview: (args, sandbox) => previewWrite(sandbox.root, args.path, () => Buffer.from(args.content, 'utf8')),
 });

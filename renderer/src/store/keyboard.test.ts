@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeDecision, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
-import { handleKey } from './keyboard';
+import { handleKey, KEY_HELP } from './keyboard';
 
 async function withPlans() {
   const t = testRuntime();
@@ -103,5 +103,21 @@ describe('the keyboard', () => {
     const t = await withPlans();
     expect(handleKey(t.store, 'x')).toBe(false);
     expect(handleKey(t.store, 'ArrowDown')).toBe(false);
+  });
+  it('shows each tab by its key, the Checks tab by 4 only where the plan has checks, and the help sheet lists the keys', async () => {
+    const t = await withPlans();
+    t.state().openPlan('P1');
+    await t.settle();
+    expect(t.press('2')).toEqual([true]);
+    expect(t.state().tab).toBe('changes');
+    // This plan has no checks: no Checks tab, and its key does nothing.
+    expect(t.press('4')).toEqual([false]);
+    expect(t.state().tab).toBe('changes');
+    t.store.setState({ plan: { ...t.state().plan!, verify: { checks: [{ name: 'npm test', run: 'npm test', timeoutSeconds: 60, criteria: [], source: 'plan' }], verifyEach: false } } });
+    expect(t.press('4')).toEqual([true]);
+    expect(t.state().tab).toBe('checks');
+    expect(t.press('1')).toEqual([true]);
+    expect(t.state().tab).toBe('decisions');
+    expect(KEY_HELP).toContainEqual({ keys: '1 / 2 / 3 / 4', what: 'Show decisions / changes / events / checks (where the plan has them)' });
   });
 });

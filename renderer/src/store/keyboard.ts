@@ -1,6 +1,7 @@
 import { ACTION_IDS, type ActionId } from '../../../shared/action-ids';
 import { ACTIONS } from '../../../shared/actions';
 import { verdict } from '../lib/plan-facts';
+import { PLAN_TABS, type TabSpec, tabOfKey } from '../lib/plan-tabs';
 import type { AppStore } from './types';
 
 export interface KeyContext {
@@ -12,7 +13,6 @@ export interface KeyContext {
 const ACTION_KEYS = new Map<string, { action: ActionId; args: Record<string, unknown> }>(
   ACTION_IDS.flatMap((action) => ACTIONS[action].keys.map((binding) => [binding.key, { action, args: binding.args ?? {} }] as const)),
 );
-const TAB_KEYS = { '1': 'decisions', '2': 'changes', '3': 'events' } as const;
 
 /** The console's keyboard map (see the help sheet). Returns whether the key was used. */
 export function handleKey(store: AppStore, key: string, context: KeyContext = { inRegion: false }): boolean {
@@ -97,8 +97,9 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     void state.runAction(bound.action, bound.args);
     return true;
   }
-  if (key in TAB_KEYS && state.planId) {
-    state.setTab(TAB_KEYS[key as keyof typeof TAB_KEYS]);
+  const tab = state.planId ? tabOfKey(key, state) : undefined;
+  if (tab) {
+    state.setTab(tab);
     return true;
   }
   return false;
@@ -110,7 +111,10 @@ export const KEY_HELP: { keys: string; what: string }[] = [
   { keys: '← / →', what: 'Collapse / expand the selected tree node' },
   { keys: 'n', what: 'Next failure: the next failed step, then the next errored plan' },
   ...ACTION_IDS.flatMap((action) => ACTIONS[action].keys.map((b) => ({ keys: b.key.length === 1 && b.key !== b.key.toLowerCase() ? `Shift+${b.key}` : b.key, what: b.help }))),
-  { keys: '1 / 2 / 3', what: 'Show decisions / changes / events' },
+  {
+    keys: PLAN_TABS.map((t) => t.key).join(' / '),
+    what: `Show ${PLAN_TABS.map((t) => t.label.toLowerCase()).join(' / ')}${PLAN_TABS.some((t: TabSpec) => t.shown) ? ' (where the plan has them)' : ''}`,
+  },
   { keys: '?', what: 'Show or hide this help' },
   { keys: 'Esc', what: 'Close this help' },
   { keys: 'Ctrl/Cmd+S, Esc', what: 'In the file editor: save into the sandbox, or cancel (other keys there are text)' },

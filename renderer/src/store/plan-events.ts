@@ -43,8 +43,6 @@ export const LIST_EVENT_TYPES: ReadonlySet<StreamEventType> = new Set([
   'plan_forked',
 ]);
 
-const RUN_STARTS: ReadonlySet<StreamEventType> = new Set(['strategize_started', 'execute_started', 'runtime_execute_started']);
-
 /**
  * Moves the open plan's live state forward by events newer than anything applied before. Events
  * carry what changed (typed by shared/events.ts), so most of it is applied here; the richer
@@ -74,7 +72,7 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
           followUps.add('review');
         }
         messages.push(`${name()}: ${statusLabel({ phase, processingState: to, errorDetails: { category: event.data.category } })}`);
-        break;
+        continue;
       }
       case 'decision_status': {
         const { decisionId: id, status } = event.data;
@@ -82,35 +80,35 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         else followUps.add('decisions');
         if (id === pausedDecisionId && status !== 'pending') pausedDecisionId = null;
         if (status === 'failed') messages.push(`Step failed: ${decisions[id]?.description ?? id}`);
-        break;
+        continue;
       }
       case 'paused': {
         const { decisionId, index, total, description } = event.data;
         pausedDecisionId = decisionId;
         messages.push(`${name()} paused before step ${index} of ${total}${description ? `: ${description}` : ''}`);
-        break;
+        continue;
       }
       case 'retry_scheduled':
         nextRetry = retryOf(event);
         followUps.add('errors');
         followUps.add('decisions');
         messages.push(`Attempt failed; retrying automatically in ${Math.ceil(event.data.delayMs / 1000)} s`);
-        break;
+        continue;
       case 'error_recorded':
         followUps.add('errors');
         followUps.add('decisions');
-        break;
+        continue;
       case 'strategize_decisions':
       case 'strategize_complete':
         followUps.add('decisions');
         followUps.add('plan');
-        break;
+        continue;
       case 'approval_requested':
       case 'approval_resolved':
         // An answer is recorded as a decision under its step.
         followUps.add('approvals');
         followUps.add('decisions');
-        break;
+        continue;
       case 'plan_rewound':
         // Its decision is in the tree, and the errors list it; the review leaves the rewound entries out.
         followUps.add('plan');
@@ -118,47 +116,69 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         followUps.add('errors');
         followUps.add('review');
         messages.push(`${name()} rewound to before step ${event.data.toStep} by ${event.data.by}; step ${event.data.toStep} and the later ones are pending again`);
-        break;
+        continue;
       case 'sandbox_remade':
         // The plan names its new sandbox.
         followUps.add('plan');
-        break;
+        continue;
       case 'plan_forked':
         // The origin lists its forks, the fork its origin (plans.get).
         followUps.add('plan');
         if (event.data.forkId !== event.planId) messages.push(`${name()} forked at step ${event.data.atStep} by ${event.data.by}: new plan ${event.data.forkId}`);
-        break;
+        continue;
       case 'recovery_applied':
         followUps.add('decisions');
         followUps.add('errors');
         followUps.add('plan');
-        break;
+        continue;
       case 'model_usage': {
         const { planInputTokens: inputTokens, planOutputTokens: outputTokens } = event.data;
         if (plan) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens, outputTokens } };
-        break;
+        continue;
       }
       case 'change_recorded':
         changes.push(event.data.entry);
-        break;
+        continue;
       case 'runtime_execute_started':
         changesetId = event.data.changesetId;
         nextRetry = null;
-        break;
+        continue;
       case 'apply_complete':
         followUps.add('plan');
         followUps.add('review');
-        break;
+        continue;
       case 'execute_complete':
       case 'runtime_execute_complete':
         followUps.add('plan');
-        break;
-      default:
-        if (RUN_STARTS.has(event.type)) nextRetry = null;
+        continue;
+      case 'strategize_started':
+      case 'execute_started':
+        nextRetry = null;
+        continue;
+      // Other slices take these (tool calls, checks, checkpoints), or nothing shows them live.
+      case 'execute_step':
+      case 'runtime_execute_step':
+      case 'plan_created':
+      case 'tool_call_started':
+      case 'tool_call_finished':
+      case 'model_output':
+      case 'context_folded':
+      case 'check_started':
+      case 'check_output':
+      case 'check_finished':
+      case 'checks_complete':
+      case 'checks_stale':
+      case 'checkpoint_created':
+        continue;
     }
+    // Every type has its case above: a new one does not compile until it is given one.
+    const _unhandled: never = event;
   }
   return { plan, decisions, pausedDecisionId, nextRetry, followUps, messages, changes, changesetId };
 }
+
+/** Events that start a run: a retry still pending is over. */
+const RUN_STARTS: ReadonlySet<StreamEventType> = new Set(['strategize_started', 'execute_started', 'runtime_execute_started']);
 
 const retryOf = (event: StreamEventOf<'retry_scheduled'>): NextRetry => {
   const at = Date.parse(event.ts);

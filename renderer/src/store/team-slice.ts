@@ -1,6 +1,6 @@
 import type { TeamStatus } from '../../../shared/team';
 import type { SliceCreator } from './types';
-import type { TeamSlice } from './state/team';
+import type { TeamPoll, TeamSlice } from './state/team';
 
 /** How often a console in team mode asks for the queue's depth and the workers. */
 export const TEAM_POLL_MS = 3_000;
@@ -8,13 +8,12 @@ export const TEAM_POLL_MS = 3_000;
 export const TEAM_SETTLE_MS = 500;
 
 export const createTeamSlice: SliceCreator<TeamSlice> = (set, get, deps) => {
-  let stopped = false;
-  let timer = false;
-  let soon = false;
+  const poll = (change: Partial<TeamPoll>) => set({ teamPoll: { ...get().teamPoll, ...change } });
   return {
     team: null,
+    teamPoll: { stopped: false, timer: false, soon: false },
     async loadTeam() {
-      stopped = false;
+      poll({ stopped: false });
       let team: TeamStatus | null;
       try {
         team = await deps.bridge['team.status']({});
@@ -22,26 +21,27 @@ export const createTeamSlice: SliceCreator<TeamSlice> = (set, get, deps) => {
         // The connection is down or the database is unreachable: ask again on the next tick.
         team = get().team;
       }
-      if (stopped) return;
+      if (get().teamPoll.stopped) return;
       set({ team });
       // Over the embedded database there is no team to watch.
-      if (team === null || timer) return;
-      timer = true;
+      if (team === null || get().teamPoll.timer) return;
+      poll({ timer: true });
       deps.setTimeout(() => {
-        timer = false;
-        if (!stopped) void get().loadTeam();
+        poll({ timer: false });
+        if (!get().teamPoll.stopped) void get().loadTeam();
       }, TEAM_POLL_MS);
     },
     teamMayHaveChanged() {
+      const { stopped, soon } = get().teamPoll;
       if (get().team === null || soon || stopped) return;
-      soon = true;
+      poll({ soon: true });
       deps.setTimeout(() => {
-        soon = false;
-        if (!stopped) void get().loadTeam();
+        poll({ soon: false });
+        if (!get().teamPoll.stopped) void get().loadTeam();
       }, TEAM_SETTLE_MS);
     },
     stopTeam() {
-      stopped = true;
+      poll({ stopped: true });
     },
   };
 };

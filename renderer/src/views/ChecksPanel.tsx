@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import type { CheckResult, CriterionVerdict, PlanChecksView } from '../../../shared/checks';
 import { checksSummaryLine } from '../../../shared/checks';
-import type { Plan, StrategyDecision } from '../../../shared/domain';
+import type { Plan } from '../../../shared/domain';
 import { ActionButton } from '../components/ActionButton';
 import { StatePanel } from '../components/StatePanel';
 import { formatDuration } from '../lib/format';
@@ -10,23 +10,6 @@ import { useAppStore } from '../store/react';
 import { usePlanFacts } from './use-plan-facts';
 
 const KIND_LABELS: Record<CriterionVerdict['kind'], string> = { done: 'Definition of done', acceptance: 'Step acceptance', check: 'Check' };
-
-/** Whether the plan has checks to show: declared on the plan or a step, or a pass already ran. */
-export function hasChecks(plan: Plan, decisions: Record<string, StrategyDecision>): boolean {
-  return Boolean(plan.checks) || (plan.verify?.checks.length ?? 0) > 0 || stepChecks(decisions);
-}
-
-const stepChecksOf = new WeakMap<Record<string, StrategyDecision>, boolean>();
-
-/** Whether a step has a check of its own, once per tree: the tabs read it on every store update. */
-function stepChecks(decisions: Record<string, StrategyDecision>): boolean {
-  let found = stepChecksOf.get(decisions);
-  if (found === undefined) {
-    found = Object.values(decisions).some((d) => Boolean(d.check));
-    stepChecksOf.set(decisions, found);
-  }
-  return found;
-}
 
 function Criterion({ criterion }: { criterion: CriterionVerdict }) {
   const evidence = criterion.evidence.map((e) => `${e.name} (${e.passed ? 'passed' : 'failed'})`).join(', ');

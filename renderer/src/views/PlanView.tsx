@@ -1,6 +1,6 @@
-import type { KeyboardEvent } from 'react';
+import { type ComponentType, type KeyboardEvent, useMemo } from 'react';
 import { StatePanel } from '../components/StatePanel';
-import type { PlanTab } from '../store/state/plan';
+import { type PlanTab, visibleTabs } from '../lib/plan-tabs';
 import { useAppStore } from '../store/react';
 import { ChangesetView } from './ChangesetView';
 import { DecisionDetails } from './DecisionDetails';
@@ -10,22 +10,16 @@ import { ApprovalCard } from './ApprovalCard';
 import { FailureCard } from './FailureCard';
 import { ModelOutput } from './ModelOutput';
 import { PlanHeader } from './PlanHeader';
-import { ChecksPanel, hasChecks } from './ChecksPanel';
+import { ChecksPanel } from './ChecksPanel';
 import { RewindDialog } from './RewindDialog';
 import { ForkDialog } from './ForkDialog';
 import { CompareView } from './CompareView';
 
-const TABS: { id: PlanTab; label: string }[] = [
-  { id: 'decisions', label: 'Decisions' },
-  { id: 'changes', label: 'Changes' },
-  { id: 'events', label: 'Events' },
-];
-const CHECKS_TAB: { id: PlanTab; label: string } = { id: 'checks', label: 'Checks' };
-
-/** The tabs the open plan has: Checks only where it has checks (README.md, "Verify"). */
+/** The open plan's tabs now (lib/plan-tabs.ts): Checks only where it has checks. */
 function usePlanTabs() {
-  const withChecks = useAppStore((s) => (s.plan ? hasChecks(s.plan, s.decisions) : false));
-  return withChecks ? [...TABS, CHECKS_TAB] : TABS;
+  const plan = useAppStore((s) => s.plan);
+  const decisions = useAppStore((s) => s.decisions);
+  return useMemo(() => visibleTabs({ plan, decisions }), [plan, decisions]);
 }
 
 function Tabs() {
@@ -74,20 +68,29 @@ function Tabs() {
   );
 }
 
+function DecisionsTab() {
+  return (
+    <div className="decisions-split">
+      <DecisionTree />
+      <DecisionDetails />
+    </div>
+  );
+}
+
+function ChecksTab() {
+  const plan = useAppStore((s) => s.plan);
+  return plan && <ChecksPanel plan={plan} />;
+}
+
+/** Each tab's view: a tab of lib/plan-tabs.ts without one here does not compile. */
+const TAB_VIEWS = { decisions: DecisionsTab, changes: ChangesetView, events: EventLog, checks: ChecksTab } satisfies Record<PlanTab, ComponentType>;
+
 function TabPanel() {
   const tab = useAppStore((s) => s.tab);
-  const plan = useAppStore((s) => s.plan);
+  const View = TAB_VIEWS[tab];
   return (
     <div id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className={`tab-panel panel-${tab}`} data-testid={`panel-${tab}`}>
-      {tab === 'decisions' && (
-        <div className="decisions-split">
-          <DecisionTree />
-          <DecisionDetails />
-        </div>
-      )}
-      {tab === 'changes' && <ChangesetView />}
-      {tab === 'events' && <EventLog />}
-      {tab === 'checks' && plan && <ChecksPanel plan={plan} />}
+      <View />
     </div>
   );
 }

@@ -6,11 +6,10 @@ import type { ActionId } from '../../../../shared/action-ids';
 import type { NextRetry } from '../plan-events';
 import type { PlanSession } from '../plan-session';
 import type { ToolCallsState } from '../tool-calls';
+import type { PlanTab } from '../../lib/plan-tabs';
 import type { LoadStatus } from './load-status';
 
 export type RecoveryHint = ResponseOf<'plans.errors'>['recoveryHints'][number];
-
-export type PlanTab = 'decisions' | 'changes' | 'events' | 'checks';
 
 export interface PlanSlice extends ToolCallsState {
   /** The open plan's requests, subscription and bookkeeping; closed when another plan is opened. */

@@ -1,0 +1,282 @@
+'use strict';
+// Electron's IPC for a browser page, played by two halves:
+// - servingElectron(): the main process's `electron` module (app, BrowserWindow, ipcMain, protocol,
+//   dialog, shell, safeStorage). The real desktop app (out/main/index.js) runs on it unchanged: its
+//   app:// handler serves the page over http://127.0.0.1, and its ipcMain handlers (the real
+//   main/electron/ipc.ts registration) answer the page over a WebSocket.
+// - pageScript(): the page's `require('electron')` (contextBridge, ipcRenderer), into which the real
+//   built preload (out/preload/index.js) is loaded before the console's own scripts.
+// Every value crosses a structured clone (v8.serialize/deserialize, as Electron's IPC does), a
+// handler's exception reaches the page as Electron carries it ("Error invoking remote method …"),
+// and contextBridge keeps only the message of an Error, as Electron's does.
+const http = require('node:http');
+const v8 = require('node:v8');
+const { WebSocketServer } = require('ws');
+const { encodeWire, decodeWire } = require('./ipc-wire.cjs');
+
+const IPC_PATH = '/__electron_ipc';
+const DIALOG_PATH = '/__electron_dialog';
+
+/** What crosses Electron's IPC: a structured clone. Throws as Electron does for what cannot be cloned. */
+function clone(value) {
+  try {
+    return v8.deserialize(v8.serialize(value));
+  } catch {
+    throw new Error('An object could not be cloned.');
+  }
+}
+
+function emitter() {
+  const listeners = new Map();
+  return {
+    on(name, listener) {
+      listeners.set(name, [...(listeners.get(name) ?? []), listener]);
+      return this;
+    },
+    once(name, listener) {
+      const once = (...args) => {
+        listeners.set(name, (listeners.get(name) ?? []).filter((l) => l !== once));
+        listener(...args);
+      };
+      return this.on(name, once);
+    },
+    emit(name, ...args) {
+      for (const listener of listeners.get(name) ?? []) listener(...args);
+    },
+  };
+}
+
+function servingElectron() {
+  const handlers = new Map();
+  let protocolHandler = null;
+  let appOrigin = null;
+  let page = null;
+
+  const webContents = Object.assign(emitter(), {
+    id: 1,
+    isDestroyed: () => false,
+    setWindowOpenHandler() {},
+    send(channel, ...args) {
+      const wire = encodeWire(clone(args));
+      if (page && page.readyState === page.OPEN) page.send(JSON.stringify({ type: 'event', channel, args: wire }));
+    },
+  });
+
+  /** The frame's URL as Electron reports it: the page's path under the app's own origin. */
+  const frameUrl = (pageUrl) => {
+    const url = new URL(pageUrl);
+    return `${appOrigin}${url.pathname}${url.search}${url.hash}`;
+  };
+
+  async function answer(message) {
+    const handler = handlers.get(message.channel);
+    if (!handler) throw new Error(`No handler registered for '${message.channel}'`);
+    const args = clone(decodeWire(message.args));
+    const event = { sender: webContents, senderFrame: { url: frameUrl(message.frameUrl), parent: null } };
+    let result;
+    try {
+      result = await handler(event, ...args);
+    } catch (error) {
+      console.error(`Error occurred in handler for '${message.channel}':`, error);
+      throw new Error(`Error invoking remote method '${message.channel}': ${String(error)}`);
+    }
+    return clone(result);
+  }
+
+  // What the operator picks in the next native file dialog; a test names it (pickInNativeDialog).
+  let nextPick = null;
+  const server = http.createServer(async (req, res) => {
+    if (req.url === DIALOG_PATH && req.method === 'POST') {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      nextPick = JSON.parse(body);
+      return void res.writeHead(204).end();
+    }
+    if (!protocolHandler) return void res.writeHead(503).end();
+    const response = await protocolHandler(new Request(`${appOrigin}${req.url}`, { method: req.method }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  const sockets = new WebSocketServer({ server, path: IPC_PATH });
+  sockets.on('connection', (socket) => {
+    page = socket;
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      answer(message).then(
+        (value) => socket.send(JSON.stringify({ type: 'reply', id: message.id, ok: true, value: encodeWire(value) })),
+        (error) => socket.send(JSON.stringify({ type: 'reply', id: message.id, ok: false, error: encodeWire(error) })),
+      );
+    });
+    // The page went away (a reload, a navigation): Electron tells the main process so.
+    socket.on('close', () => {
+      if (page === socket) page = null;
+      webContents.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false, url: '' });
+    });
+  });
+
+  class BrowserWindow {
+    constructor(options) {
+      this.options = options;
+      this.webContents = webContents;
+      this.events = emitter();
+      app.emit('web-contents-created', {}, webContents);
+    }
+    loadURL(url) {
+      appOrigin = new URL(url).origin === 'null' ? url.replace(/^(\w+:\/\/[^/]+).*$/, '$1') : new URL(url).origin;
+      const path = url.slice(appOrigin.length);
+      server.listen(0, '127.0.0.1', () => {
+        process.stdout.write(`agents desktop stand-in: http://127.0.0.1:${server.address().port}${path}\n`);
+        this.events.emit('ready-to-show');
+      });
+      return Promise.resolve();
+    }
+    once(name, listener) {
+      this.events.once(name, listener);
+    }
+    on(name, listener) {
+      this.events.on(name, listener);
+    }
+    isDestroyed() {
+      return false;
+    }
+    isMinimized() {
+      return false;
+    }
+    show() {}
+    focus() {}
+    restore() {}
+  }
+
+  const appEvents = emitter();
+  let quitting = false;
+  const app = Object.assign(appEvents, {
+    isPackaged: true,
+    enableSandbox() {},
+    requestSingleInstanceLock: () => true,
+    whenReady: () => Promise.resolve(),
+    // Quitting as Electron does: before-quit may be prevented (the app then settles and quits again).
+    quit() {
+      let prevented = false;
+      appEvents.emit('before-quit', { preventDefault: () => (prevented = true) });
+      if (prevented || quitting) return;
+      quitting = true;
+      sockets.close();
+      server.close();
+      process.exit(0);
+    },
+    exit: (code) => process.exit(code),
+  });
+  process.on('SIGTERM', () => app.quit());
+
+  return {
+    app,
+    BrowserWindow,
+    ipcMain: {
+      handle(channel, handler) {
+        if (handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+        handlers.set(channel, handler);
+      },
+      removeHandler: (channel) => void handlers.delete(channel),
+    },
+    protocol: {
+      registerSchemesAsPrivileged() {},
+      handle(_scheme, handler) {
+        protocolHandler = handler;
+      },
+    },
+    dialog: {
+      async showOpenDialog() {
+        const picked = nextPick;
+        nextPick = null;
+        return picked ? { canceled: false, filePaths: picked } : { canceled: true, filePaths: [] };
+      },
+    },
+    shell: { openPath: async () => '' },
+    safeStorage: { isEncryptionAvailable: () => false },
+  };
+}
+
+/**
+ * The page's half, as the source of an init script: `require('electron')` for the real preload,
+ * which runs before the console's scripts, only on the stand-in's own pages.
+ */
+function pageScript(preloadSource, origin) {
+  return `(() => {
+  if (location.origin !== ${JSON.stringify(origin)}) return;
+  const encodeWire = ${encodeWire.toString()};
+  const decodeWire = ${decodeWire.toString()};
+  const socket = new WebSocket(location.origin.replace(/^http/, 'ws') + ${JSON.stringify(IPC_PATH)});
+  const outbox = [];
+  const pending = new Map();
+  const listeners = new Map();
+  let nextId = 1;
+  socket.onopen = () => { for (const message of outbox.splice(0)) socket.send(message); };
+  const post = (message) => (socket.readyState === WebSocket.OPEN ? socket.send(message) : outbox.push(message));
+  const ipcRenderer = {
+    invoke(channel, ...args) {
+      return new Promise((resolve, reject) => {
+        let wire;
+        try { wire = encodeWire(args); } catch { reject(new Error('An object could not be cloned.')); return; }
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        post(JSON.stringify({ type: 'invoke', id, channel, args: wire, frameUrl: location.href }));
+      });
+    },
+    on(channel, listener) {
+      listeners.set(channel, [...(listeners.get(channel) ?? []), listener]);
+      return ipcRenderer;
+    },
+  };
+  socket.onmessage = ({ data }) => {
+    const message = JSON.parse(data);
+    if (message.type === 'reply') {
+      const call = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.ok) call?.resolve(decodeWire(message.value));
+      else call?.reject(decodeWire(message.error));
+    } else if (message.type === 'event') {
+      const args = decodeWire(message.args);
+      for (const listener of listeners.get(message.channel) ?? []) listener({ sender: ipcRenderer }, ...args);
+    }
+  };
+  // contextBridge: values are copied between the worlds, functions and promises proxied, and an
+  // Error keeps only its message.
+  const across = (value) => {
+    if (typeof value === 'function') {
+      return (...args) => {
+        try {
+          return across(value(...args.map(across)));
+        } catch (error) {
+          throw across(error);
+        }
+      };
+    }
+    if (value instanceof Promise) return value.then(across, (reason) => { throw across(reason); });
+    if (value instanceof Error) return new Error(value.message);
+    if (Array.isArray(value)) return value.map(across);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, across(v)]));
+    return value;
+  };
+  const contextBridge = {
+    exposeInMainWorld(key, api) {
+      Object.defineProperty(window, key, { value: across(api), enumerable: true });
+    },
+  };
+  const require = (name) => {
+    if (name === 'electron') return { contextBridge, ipcRenderer };
+    throw new Error('a sandboxed preload cannot require ' + name);
+  };
+  const module = { exports: {} };
+  (function (require, module, exports) {
+${preloadSource}
+  })(require, module, module.exports);
+})();`;
+}
+
+/** Tells the desktop app on the stand-in which file the operator picks in its next file dialog. */
+async function pickInNativeDialog(pageUrl, filePath) {
+  const response = await fetch(new URL(DIALOG_PATH, pageUrl), { method: 'POST', body: JSON.stringify([filePath]) });
+  if (!response.ok) throw new Error(`the stand-in's dialog refused the pick: ${response.status}`);
+}
+
+module.exports = { servingElectron, pageScript, pickInNativeDialog };
