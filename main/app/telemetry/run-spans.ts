@@ -211,7 +211,8 @@ export class RunSpans {
     }
     if (to === 'processing' && !this.run) return this.startRun(event);
     if (!this.run) return;
-    const handOff = to === 'queued' && fromPhase !== undefined;
+    // Strategize handing over to execute is one run; reaching apply (ready to apply, or checks to run) ends it.
+    const handOff = to === 'queued' && fromPhase !== undefined && phase !== 'apply';
     if (ENDS_RUN.has(to) || (to === 'paused' && waitingFor !== 'approval') || (to === 'queued' && from === 'processing' && !handOff)) {
       this.endRun(event.ts, to === 'queued' ? `ready to ${phase}` : category ? `${to}: ${category}` : to, to === 'errored');
     }
