@@ -1,11 +1,9 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
 import { recordSandboxBase } from '../engine/changeset/hand-edits';
-import { remakeSandbox, sandboxAsLastSeen, sandboxHere } from '../engine/changeset/remake';
+import { remakeHere, sandboxKept } from './sandbox-remaking';
 import { BudgetGate } from '../engine/budget-gate';
-import { EngineError } from '../engine/errors';
 import { PlanExecutionContext } from '../engine/execution-context';
 import { McpSession } from '../engine/mcp/mcp-servers';
 import { ModelAgent } from '../engine/model/model-agent';
@@ -49,34 +47,10 @@ function projectInvariantRecords(plan: Plan): string[] {
   return [...rules.protect.map((g) => `protect ${g}`), ...rules.denyCommands.map((g) => `deny command ${g}`), ...(rules.allowCommands ?? []).map((g) => `allow command ${g}`), ...rules.notes];
 }
 
-/** The plan's sandbox remade at `<sandboxesDir>/<planId>`, and the plan pointed at it (with the commit cloned, for a git project that had none recorded). */
-async function remakeHere(ctx: PlanContext, plan: Plan, sandboxesDir: string): Promise<Plan> {
-  const { stores, lifecycle, options } = ctx;
-  // The changes alone, without the project's other files, are not the sandbox the plan ran in.
-  if (plan.projectPath && !statSync(plan.projectPath, { throwIfNoEntry: false })?.isDirectory()) {
-    const hint = `A plan whose project is a local folder runs only where that folder is: run a worker on that machine, or make the project a git repository (project: { git: URL, ref: main }).`;
-    throw new EngineError(`cannot remake the sandbox of plan ${plan.id}: its project ${plan.projectPath} is not on ${hostname()}`, 'project_unreachable', { projectPath: plan.projectPath, hint });
-  }
-  mkdirSync(sandboxesDir, { recursive: true, mode: 0o700 });
-  const remade = await remakeSandbox({
-    plan,
-    dir: join(sandboxesDir, plan.id),
-    changesets: stores.changesets,
-    files: stores.sandboxFiles,
-    maxBytes: options.maxProjectBytes ?? DEFAULT_MAX_PROJECT_BYTES,
-  });
-  const source = plan.projectSource && !plan.projectSource.baseCommit ? { projectSource: { ...plan.projectSource, baseCommit: remade.baseCommit } } : {};
-  return lifecycle.unit(async () => {
-    const updated = await lifecycle.update(plan.id, { sandboxRefs: [remade.root], ...source });
-    const { root: sandboxRoot, base, baseCommit, applied, drift } = remade;
-    await ctx.events.publish(plan.id, 'sandbox_remade', { sandboxRoot, base, baseCommit, files: applied.length, drift });
-    return updated;
-  });
-}
-
 /** The coding agent a plan runs over ACP, started (confined) in the plan's sandbox with a home of its own for the plan; its version recorded once it reports one. */
 function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxRoot: string, registry: ToolRegistry): AcpActor {
-  const agent = resolvePlanAgent(recorded, acpSettingsOf(ctx.options.settings), ctx.env);
+  const settings = acpSettingsOf(ctx.options.settings);
+  const agent = resolvePlanAgent(recorded, settings, ctx.env);
   const actor = new AcpActor({
     planId: plan.id,
     agent,
@@ -89,6 +63,7 @@ function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxR
     rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
     reviewFeedback: () => reviewFeedbackOf(ctx, plan.id),
     earlierFailure: async (decisionId) => (await ctx.options.stores.errors.listForPlan(plan.id)).filter((e) => e.decisionId === decisionId).at(-1)?.message ?? null,
+    startTimeoutMs: settings.startTimeoutSeconds ? settings.startTimeoutSeconds * 1000 : undefined,
     turnTimeoutMs: recorded.turnTimeoutSeconds ? recorded.turnTimeoutSeconds * 1000 : undefined,
     onStarted: async (version) => {
       if (version && version !== recorded.version) await ctx.lifecycle.update(plan.id, { acp: { ...recorded, version } });
@@ -108,7 +83,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     const planId = plan.id;
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     const sandboxesDir = join(options.dataDir, SANDBOXES_FOLDER);
-    if (sandboxRoot && options.remakeSandboxes && !(sandboxHere(sandboxRoot, sandboxesDir, planId) && (await sandboxAsLastSeen(stores.sandboxFiles, stores.changesets, plan, sandboxRoot)))) {
+    if (sandboxRoot && options.remakeSandboxes && !(await sandboxKept(ctx, plan))) {
       // Made on another machine or in another data directory, gone, or not as the plan's last capture saw it: remade here from its base and the recorded changes.
       plan = await remakeHere(ctx, plan, sandboxesDir);
       sandboxRoot = plan.sandboxRefs[0];

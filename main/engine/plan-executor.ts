@@ -150,6 +150,8 @@ export class PlanExecutor {
       await this.lifecycle.saveDecisionStatus(decision);
     };
     const mode = this.context ? 'runtime' : 'stub';
+    // Counted over every pass: a transient failure's retry is a new pass of the same run.
+    const tally = { toolCalls: 0, startedAt: performance.now() };
     return this.withRecovery(planId, 'execute', mode, emit, () => failedDecision, resumeAt?.decisionId ?? null, async () => {
       failedDecision = null;
       const decisions = executableDecisions(await this.lifecycle.listDecisions(planId));
@@ -184,6 +186,7 @@ export class PlanExecutor {
         resumeAt,
         rules,
         stepRunner: this.stepRunner,
+        tally,
       });
       await this.lifecycle.completePhase(
         planId,

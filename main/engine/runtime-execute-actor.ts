@@ -82,6 +82,11 @@ export interface RuntimeExecuteOptions {
   rules?: InvariantRules;
   /** Continue this step at this call: the calls before it ran before the run stopped for an approval. */
   resumeAt?: ResumeAt;
+  /**
+   * The run's tally across its automatic retries (each retry is a new pass): the calls made and
+   * when the first pass started, so the end of the run counts every attempt, not the last pass's.
+   */
+  tally?: { toolCalls: number; startedAt: number };
 }
 
 export interface RuntimeExecuteActorOptions {
@@ -140,7 +145,7 @@ export class RuntimeExecuteActor {
 
     try {
       later('runtime_execute_started', { changesetId, decisionCount: todo.length, sandboxRoot: context.sandboxRoot });
-      let toolCallCount = 0;
+      const tally = opts.tally ?? { toolCalls: 0, startedAt: started };
       const processed: string[] = [];
       // Steps are numbered in the whole plan, so a resumed run goes on at "step 2 of 3", not "step 1 of 2".
       const total = decisions.length;
@@ -165,7 +170,7 @@ export class RuntimeExecuteActor {
             await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp, tool);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
-          toolCallCount += 1;
+          tally.toolCalls += 1;
           await yieldNow();
           return this.toolRunner.execute(call, {
             planId: context.planId,
@@ -206,10 +211,10 @@ export class RuntimeExecuteActor {
       }
       const result = createRuntimeExecuteResult({
         changesetId,
-        toolCallCount,
+        toolCallCount: tally.toolCalls,
         sandboxRefs,
         decisionIdsProcessed: processed,
-        executionDurationMs: performance.now() - started,
+        executionDurationMs: performance.now() - tally.startedAt,
       });
       later('runtime_execute_complete', { ...result });
       await group.flush();

@@ -207,6 +207,9 @@ describe('agents CLI: failure, automatic retry and manual recovery', () => {
     const retries = events.filter((e) => e.type === 'retry_scheduled');
     expect(retries.map((e) => e.data.attempt)).toEqual([2, 3]);
     expect(retries.every((e) => typeof e.data.delayMs === 'number' && (e.data.delayMs as number) > 0)).toBe(true);
+    // The run's count is every call it made: three attempts of the sync, and the clean-up.
+    const complete = events.find((e) => e.type === 'runtime_execute_complete');
+    expect(complete?.data).toMatchObject({ toolCallCount: 4 });
     const errors = ErrorsSchema.parse(await agentsJson(['plan', 'errors', id], home));
     expect(errors.errors.map((e) => [e.category, e.outcome])).toEqual([
       ['transient', 'retried'],

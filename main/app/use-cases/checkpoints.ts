@@ -14,6 +14,7 @@ import { isLeaseLive } from '../../engine/leases';
 import { sandboxHere } from '../../engine/changeset/remake';
 import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { requireSandboxPresent } from '../sandbox-guards';
+import { sandboxHereFor } from '../sandbox-remaking';
 import { actionGuard } from './actions';
 import type { Answer, PlanContext } from './plan-context';
 import type { RunRegistry } from './run-registry';
@@ -234,7 +235,13 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
 
     /** What a rewind to before step `toStep` would change, for the operator to confirm; nothing is changed. */
     async rewindPreview(planId: string, toStep: number): Promise<RewindPreview> {
-      return (await prepare(planId, toStep, '')).preview;
+      if (!ctx.options.remakeSandboxes) return (await prepare(planId, toStep, '')).preview;
+      // In team mode the sandbox may live on another machine: remade here first, holding the plan.
+      await guard.require('rewind', planId);
+      return registry.hold(planId, async () => {
+        await sandboxHereFor(ctx, await ctx.get(planId));
+        return (await prepare(planId, toStep, '', true)).preview;
+      });
     },
 
     /**
@@ -246,6 +253,8 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
       await guard.require('rewind', planId);
       // Held from before the first await: no run, verify or apply of the plan starts while the rewind works out and applies its operations.
       return registry.hold(planId, async () => {
+        // Wherever the plan last ran: its sandbox remade on this machine when it is not here (team mode).
+        await sandboxHereFor(ctx, await ctx.get(planId));
         const prepared = await prepare(planId, answer.toStep, answer.by, true);
         // Checked again on the plan as it is now: it may have changed while the sandbox was compared.
         await guard.requireHeld('rewind', planId);

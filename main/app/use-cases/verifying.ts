@@ -8,6 +8,7 @@ import { checksView, criterionVerdicts, declaredChecks, type DeclaredCheck, late
 import { EngineError } from '../../engine/errors';
 import type { ConfinementProbe } from '../../engine/tools/confinement';
 import { requireSandboxPresent } from '../sandbox-guards';
+import { sandboxHereFor } from '../sandbox-remaking';
 import { actionGuard } from './actions';
 import type { PlanContext } from './plan-context';
 import { recordFailure } from './failures';
@@ -66,8 +67,16 @@ export function planVerifying(ctx: PlanContext, registry: RunRegistry, confineme
 
   /** The pass of the verify action: this process holds the plan's lease meanwhile. */
   const verifyHeld = (plan: Plan, streamCallback?: StreamCallback, onStarted?: () => void): Promise<Plan> => {
-    requireSandboxPresent(plan);
-    return registry.hold(plan.id, () => verifyPass(plan.id, streamCallback), onStarted);
+    // In team mode the sandbox may live on another machine: it is remade here, holding the plan.
+    if (!ctx.options.remakeSandboxes) requireSandboxPresent(plan);
+    return registry.hold(
+      plan.id,
+      async () => {
+        await sandboxHereFor(ctx, await ctx.get(plan.id));
+        return verifyPass(plan.id, streamCallback);
+      },
+      onStarted,
+    );
   };
 
   /**

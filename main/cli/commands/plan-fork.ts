@@ -26,7 +26,8 @@ export function formatCompare(c: PlanCompare): string {
     ['tokens', tokens],
     ['cost', (s) => (s.cost === null ? '-' : s.cost.toFixed(4))],
     ['time', (s) => formatDuration(s.durationMs)],
-    ['files changed', (s) => String(s.files.length)],
+    // The paths listed below: a rename is its old path and its new one.
+    ['paths changed', (s) => String((s === a ? c.onlyA : c.onlyB).length + c.both.length)],
   ];
   const width = Math.max(...rows.map(([, f]) => f(a).length));
   const lines = [`compare ${a.planId} (${a.name}) and ${b.planId} (${b.name}) over ${c.projectPath ?? 'no project'}`, ''];

@@ -109,12 +109,26 @@ async function runOne(
   return result;
 }
 
-/** One line naming the failed checks and how each failed, with the last line of its output. */
+const SAYS_WHAT_FAILED = /error|fail|assert|expected|not ok|✖|✗/i;
+
+/**
+ * The line of a check's output that says most about its failure: the last that reads like an error,
+ * else the last with words in it (never a lone `}` or `]` closing a JSON dump or a stack).
+ */
+export function tellingLine(output: string): string | undefined {
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /[A-Za-z]{2,}/.test(line));
+  return lines.findLast((line) => SAYS_WHAT_FAILED.test(line)) ?? lines.at(-1);
+}
+
+/** One line naming the failed checks and how each failed, with the line of its output that says why. */
 export function failedChecksMessage(failed: readonly CheckResult[]): string {
   const how = (r: CheckResult) => {
     if (r.refused !== null) return `refused: ${r.refused}`;
     if (r.timedOut) return `ran past its time limit of ${r.timeoutSeconds} s`;
-    const last = r.outputTail.trim().split('\n').at(-1);
+    const last = tellingLine(r.outputTail);
     return `exited with status ${r.exitCode ?? '?'}${last ? `: ${last}` : ''}`;
   };
   return `${failed.length === 1 ? 'check' : 'checks'} failed: ${failed.map((r) => `"${r.name}" ${how(r)}`).join('; ')}`;
