@@ -7,7 +7,7 @@ import type { PlanService } from '../app/plan-service';
 import { type EventFeed, EventHub } from './event-hub';
 import { createRouter, defaultHostLog, type HostLog, type Router, type RouterOptions } from './router';
 
-export interface ConsoleHostOptions extends Pick<RouterOptions, 'projectRoots' | 'pickPlanFile' | 'openFolder' | 'operator'> {
+export interface ConsoleHostOptions extends Pick<RouterOptions, 'projectRoots' | 'planFolders' | 'pickPlanFile' | 'openFolder' | 'operator'> {
   log?: HostLog;
   /** Team mode: other processes' events from the database's feed, and the team's status for `team.status`. */
   team?: { feed: () => Promise<EventFeed>; status: () => Promise<TeamStatus> };
@@ -26,6 +26,7 @@ export function createConsoleHost(app: { service: PlanService; dataDir?: string 
   const router = createRouter(app.service, {
     dataDir: app.dataDir,
     projectRoots: options.projectRoots,
+    planFolders: options.planFolders,
     log,
     operator: options.operator,
     teamStatus: options.team?.status,

@@ -51,6 +51,8 @@ export interface ServerOptions {
   dataDir?: string;
   /** Where the projects of plans created over the WebSocket must lie; default: the user's home. */
   projectRoots?: readonly string[];
+  /** Folders of plan files a client may pick, looked in to resolve a plan's relative `project` beside its file. */
+  planFolders?: readonly string[];
   log?: HostLog;
   /** Ping period; a client that misses one pong is cut off. */
   heartbeatMs?: number;
@@ -83,7 +85,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? defaultHostLog;
   const rendererDir = options.rendererDir ?? DEFAULT_RENDERER_DIR;
   const token = newToken();
-  const consoleHost = createConsoleHost({ service: options.service, dataDir: options.dataDir }, { projectRoots: options.projectRoots, log, operator: options.operator, team: options.team });
+  const consoleHost = createConsoleHost(
+    { service: options.service, dataDir: options.dataDir },
+    { projectRoots: options.projectRoots, planFolders: options.planFolders, log, operator: options.operator, team: options.team },
+  );
   const { router, hub } = consoleHost;
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_PAYLOAD_LIMIT, perMessageDeflate: false });
   const connections = new Map<WebSocket, WsConnection>();
