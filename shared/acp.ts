@@ -35,6 +35,8 @@ export const AcpSettingsSchema = z.lazy(() =>
     .object({
       agents: z.record(z.string(), AcpAgentSchema).default({}),
       folder: z.string().optional(),
+      /** How long an agent may take to start and answer initialize (default 60 s). */
+      startTimeoutSeconds: z.number().int().min(1).max(600).optional(),
     })
     .strict(),
 );

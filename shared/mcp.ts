@@ -204,12 +204,17 @@ export function shownServer(server: McpServer): McpServer {
 }
 
 /**
- * A response with the MCP servers of its plan (or plans) shown as shownServer does: a plan keeps a
- * plan file's servers to run them, and `plan show --json` or the console must not print their keys.
+ * A response with the MCP servers of its plan (or plans) shown as shownServer does, and an inline
+ * coding agent's environment values hidden: a plan keeps them to run them, and `plan show --json`
+ * or the console must not print their keys.
  */
 export function withMcpHidden<T>(value: T): T {
   if (!value || typeof value !== 'object') return value;
-  const hide = (plan: unknown): unknown => {
+  const hide = (given: unknown): unknown => {
+    let plan = given;
+    // An inline coding agent (shared/acp.ts) keeps its environment with the plan: its values are as secret.
+    const acp = (plan as { acp?: { env?: Record<string, string> } } | null)?.acp;
+    if (acp?.env) plan = { ...(plan as object), acp: { ...acp, env: hidden(acp.env) } };
     const mcp = (plan as { mcp?: McpConfig } | null)?.mcp;
     if (!mcp?.servers) return plan;
     return { ...(plan as object), mcp: { ...mcp, servers: Object.fromEntries(Object.entries(mcp.servers).map(([name, s]) => [name, shownServer(s)])) } };

@@ -196,7 +196,7 @@ export interface AcpAgentCheck {
 }
 
 /** Starts each agent once in a throwaway folder with a throwaway home, initializes it, opens a session for its modes, and ends it. */
-export async function checkAcpAgents(settings: AcpSettings, env: NodeJS.ProcessEnv, startTimeoutMs?: number): Promise<AcpAgentCheck[]> {
+export async function checkAcpAgents(settings: AcpSettings, env: NodeJS.ProcessEnv, startTimeoutMs = settings.startTimeoutSeconds ? settings.startTimeoutSeconds * 1000 : undefined): Promise<AcpAgentCheck[]> {
   // The ACP client is loaded by the commands that start an agent, not by every one that edits settings.
   const { AcpConnection } = await import('../engine/acp/acp-connection');
   const checks: AcpAgentCheck[] = [];

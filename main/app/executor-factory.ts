@@ -49,7 +49,8 @@ function projectInvariantRecords(plan: Plan): string[] {
 
 /** The coding agent a plan runs over ACP, started (confined) in the plan's sandbox with a home of its own for the plan; its version recorded once it reports one. */
 function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxRoot: string, registry: ToolRegistry): AcpActor {
-  const agent = resolvePlanAgent(recorded, acpSettingsOf(ctx.options.settings), ctx.env);
+  const settings = acpSettingsOf(ctx.options.settings);
+  const agent = resolvePlanAgent(recorded, settings, ctx.env);
   const actor = new AcpActor({
     planId: plan.id,
     agent,
@@ -62,6 +63,7 @@ function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxR
     rules: plan.projectInvariants ? new InvariantRules(plan.projectInvariants) : undefined,
     reviewFeedback: () => reviewFeedbackOf(ctx, plan.id),
     earlierFailure: async (decisionId) => (await ctx.options.stores.errors.listForPlan(plan.id)).filter((e) => e.decisionId === decisionId).at(-1)?.message ?? null,
+    startTimeoutMs: settings.startTimeoutSeconds ? settings.startTimeoutSeconds * 1000 : undefined,
     turnTimeoutMs: recorded.turnTimeoutSeconds ? recorded.turnTimeoutSeconds * 1000 : undefined,
     onStarted: async (version) => {
       if (version && version !== recorded.version) await ctx.lifecycle.update(plan.id, { acp: { ...recorded, version } });

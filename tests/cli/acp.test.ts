@@ -154,6 +154,35 @@ function processesIn(dir: string): number[] {
   return found;
 }
 
+describe.skipIf(!testAgentsInstalled)('the project\'s invariants hold for an agent that writes by itself', () => {
+  it('an inline agent (Claude Code) that asks to write a protected file is refused at its permission request, and the step fails with category invariant', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    server.respondWith(agentSteps({ secret: [(dir) => ({ name: 'Write', args: { file_path: join(dir, 'SECRET.md'), content: 'leaked\n' } })] }));
+    const file = planFor(examples, 'claude-test', ['Write SECRET.md (secret)']);
+    // The agent spelled out in the plan file, with the environment `agents acp add` would keep.
+    const added = claudeAddArgs('x', server);
+    const pairs = added.slice(added.indexOf('x') + 1, added.indexOf('--')).filter((a) => a !== '--env');
+    const inline = { command: process.execPath, args: [added.at(-1)], env: Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])) };
+    writeFileSync(file, readFileSync(file, 'utf8').replace('agent: { acp: claude-test }', `agent: { acp: ${JSON.stringify(inline)} }`));
+    mkdirSync(join(examples, 'acp-project', '.agents'), { recursive: true });
+    writeFileSync(join(examples, 'acp-project', '.agents', 'invariants.yaml'), 'protect:\n  - SECRET.md\n');
+    const id = (await agents(['plan', 'create', file], home, env)).stdout.trim();
+    const shown = await agents(['plan', 'show', id], home, env);
+    expect(shown.stdout).toMatch(/agent: +inline/);
+    expect(shown.stdout).not.toContain('scripted');
+    const json = await agents(['plan', 'show', id, '--json'], home, env);
+    expect(JSON.parse(json.stdout).acp.env).toMatchObject({ ANTHROPIC_API_KEY: '(set)' });
+    expect(json.stdout).not.toContain('"scripted"');
+    const run = await agents(['plan', 'run', id], home, env);
+    expect(run.code).not.toBe(0);
+    // Refused at its permission request, before the agent writes.
+    expect(run.stderr).toContain('file.write: SECRET.md is protected by the project invariant protect "SECRET.md"');
+    expect(existsSync(join(home, 'sandboxes', id, 'SECRET.md'))).toBe(false);
+    const plan = JSON.parse((await agents(['plan', 'show', id, '--json'], home, env)).stdout) as { errorDetails: { category?: string } };
+    expect(plan.errorDetails.category).toBe('invariant');
+  });
+});
+
 describe.skipIf(!testAgentsInstalled)('an agent\'s permission requests go through the approval gate', () => {
   it('supervised: its shell command waits (the agent ended), the CLI shows what it asks, approve continues the step in a new session; a rejection\'s reason reaches it when the step is retried', LONG, async () => {
     const { home, examples } = sandboxWorkspace();
@@ -308,5 +337,28 @@ describe('agents acp: the agents as data, bad input in one line', () => {
     expect(created.code).toBe(2);
     expect(created.stderr.trim().split('\n')).toHaveLength(1);
     expect(created.stderr).toContain('unknown agent "nobody"; the agents are claude, qwen, opencode, gemini, codex');
+  });
+
+  it('an agent that exits at initialize, never answers it, breaks the protocol mid-turn or asks with options it cannot be answered with fails the step in one line naming it and its command', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    const settings = join(home, 'settings.json');
+    const misbehaving = join(__dirname, '../support/acp-misbehaving-agent.mjs');
+    const cases: [string, RegExp][] = [
+      ['exit', /agent bad-exit: exited \(code 3\) before it answered initialize: misbehaving agent: no configuration found/],
+      ['silent', /agent bad-silent: did not answer initialize within 3 s/],
+      ['protocol-error', /agent bad-protocol-error: its turn \(session\/prompt\) failed: internal failure of the agent/],
+      ['odd-permission', /agent bad-odd-permission: asked permission for "Do something" with options that cannot be mapped onto approve and reject: maybe \(allow_once\)/],
+    ];
+    for (const [mode] of cases) expect((await agents(['acp', 'add', `bad-${mode}`, '--', process.execPath, misbehaving, mode], home, env)).code).toBe(0);
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), acp: { ...JSON.parse(readFileSync(settings, 'utf8')).acp, startTimeoutSeconds: 3 } }));
+    for (const [mode, message] of cases) {
+      const id = (await agents(['plan', 'create', planFor(examples, `bad-${mode}`, ['Anything'])], home, env)).stdout.trim();
+      const run = await agents(['plan', 'run', id], home, env);
+      expect(run.code, `${mode}: ${run.stderr}`).not.toBe(0);
+      expect(run.stderr, mode).toMatch(message);
+      const plan = JSON.parse((await agents(['plan', 'show', id, '--json'], home, env)).stdout) as { errorDetails: { hint?: string } };
+      expect(plan.errorDetails.hint, mode).toContain(`acp-misbehaving-agent.mjs ${mode}`);
+      expect(processesIn(join(home, 'sandboxes', id)), mode).toEqual([]);
+    }
   });
 });

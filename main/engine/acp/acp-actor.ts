@@ -333,7 +333,7 @@ export class AcpActor {
     const reject = pickOption(params.options, ['reject_once', 'reject_always']);
     if (!allow || !reject) {
       const kinds = params.options.map((o) => `${o.optionId} (${o.kind})`).join(', ');
-      halt(agentFailure(this.options.agent, `asked permission for "${call.title}" with options the console does not know: ${kinds || 'none'}`, 'tool'));
+      halt(agentFailure(this.options.agent, `asked permission for "${call.title}" with options that cannot be mapped onto approve and reject: ${kinds || 'none'}`, 'tool'));
       return { outcome: { outcome: 'cancelled' } };
     }
     const { spec, effect } = this.gateCall(call, params.toolCall);
