@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { cpSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from './fixtures';
+import { expect, ROOT, test } from './fixtures';
 import { createPlanForm, openConsole, planHeader, planOption, shot } from './helpers';
 
 // The console serves projects from a folder of this test's own, where it puts the demo project.
@@ -34,7 +34,8 @@ test('an operator uploads an example plan, sees its project folder found in the 
   await expect(form.getByText(`not a directory: ${join(root, 'demo-projekt')}`)).toBeVisible();
   await expect(folder).toHaveAttribute('aria-invalid', 'true');
   await folder.fill('/usr/share');
-  await expect(form.getByText(`must be a folder inside the project root (${root}), not /usr/share`)).toBeVisible();
+  // The roots: the test's own, and the data folder's demo copy (the console's own plans).
+  await expect(form.getByText(`must be a folder inside one of the project roots (${root}, ${join(agentsConsole.home, 'demo')}), not /usr/share`)).toBeVisible();
   await shot(form, 'create-plan-form-wrong-folder');
 
   await folder.fill(demo);
@@ -77,4 +78,50 @@ test('the form names each problem of a plan the host refuses, and creates nothin
   await page.keyboard.press('Escape');
   await expect(form).toHaveCount(0);
   expect(JSON.parse((await cli(['plan', 'list', '--json'])).stdout)).toEqual({ plans: [] });
+});
+
+test.describe('as npm start serves it: from the repository, with the default project roots', () => {
+  test.use({ ownProjectRoot: false, defaultProjectRoots: true });
+
+  test('a plan picked from examples/ or from the demo copy finds its project; a relative folder resolves where the form says; an old error goes once the folder is right', async ({ page, agentsConsole }) => {
+    const { home, url } = agentsConsole;
+    const examples = join(ROOT, 'examples');
+    await openConsole(page, url);
+
+    // From the repository's examples/: `./demo-project` beside the file, as on the command line.
+    let chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Create plan' }).click();
+    await (await chooser).setFiles(join(examples, 'broken-docs.yaml'));
+    const form = createPlanForm(page);
+    const folder = form.getByLabel('Project folder');
+    await expect(folder).toHaveValue(join(examples, 'demo-project'));
+    await expect(form.getByText(`Found: ${join(examples, 'demo-project')}`)).toBeVisible();
+    await expect(form.getByTestId('create-plan-relative')).toContainText(`A relative folder is looked for in ${examples}, then `);
+
+    // A wrong folder is refused on Create; the refusal goes once the field names a folder that is there.
+    await folder.fill('demo-projekt');
+    await expect(form.getByText(/^not a directory: tried /)).toBeVisible();
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect(form.getByRole('alert')).toContainText('not a directory');
+    await folder.fill('examples/demo-project');
+    await expect(form.getByText(`Found: ${join(examples, 'demo-project')}`)).toBeVisible();
+    await expect(form.getByRole('alert')).toHaveCount(0);
+    // An absolute folder inside a root is taken as it is.
+    await folder.fill(join(examples, 'demo-project'));
+    await expect(form.getByText(`Found: ${join(examples, 'demo-project')}`)).toBeVisible();
+    await shot(form, 'create-plan-form-from-examples');
+    await page.keyboard.press('Escape');
+
+    // From the demo copy in the data folder (where a first start puts it): its own demo project.
+    const demo = join(home, 'demo');
+    cpSync(examples, demo, { recursive: true });
+    chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Create plan' }).click();
+    await (await chooser).setFiles(join(demo, 'add-license.yaml'));
+    await expect(folder).toHaveValue(join(demo, 'demo-project'));
+    await form.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect(planOption(page, 'add-license')).toBeVisible();
+    const [plan] = JSON.parse((await agentsConsole.cli(['plan', 'list', '--json'])).stdout).plans as { projectPath: string }[];
+    expect(plan.projectPath).toBe(join(demo, 'demo-project'));
+  });
 });

@@ -36,10 +36,13 @@ function run(args: string[], home: string): Promise<{ code: number; stdout: stri
  */
 export type Transport = 'websocket' | 'desktop';
 
-function startHost(transport: Transport, home: string, projectRoot: string): ChildProcess {
+/** `projectRoot` null: `agents serve` as npm start runs it, in the repository with its default project roots. */
+function startHost(transport: Transport, home: string, projectRoot: string | null): ChildProcess {
   const env = { ...process.env, AGENTS_HOME: home, AGENTS_RETRY_BASE_MS: '200' };
   const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
-  if (transport === 'websocket') return spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0', '--project-root', projectRoot], { env, stdio });
+  const roots = projectRoot === null ? [] : ['--project-root', projectRoot];
+  // No demo plans: each test starts from an empty list and makes its own.
+  if (transport === 'websocket') return spawn(process.execPath, [join(ROOT, 'bin/agents.cjs'), 'serve', '--port', '0', '--no-demo', ...roots], { cwd: ROOT, env, stdio });
   const standIn = join(ROOT, 'tests/support/electron-stand-in.cjs');
   return spawn(process.execPath, ['--require', standIn, join(ROOT, 'out/main/index.js')], { env: { ...env, AGENTS_ELECTRON_STAND_IN: 'serve' }, stdio });
 }
@@ -56,17 +59,19 @@ async function asDesktopWindow(page: Page, url: string) {
  * the temporary folder; with `test.use({ ownProjectRoot: true })`, only over those in an empty
  * folder of the test's own.
  */
-export const test = base.extend<{ agentsConsole: Console; ownProjectRoot: boolean; transport: Transport }>({
+export const test = base.extend<{ agentsConsole: Console; ownProjectRoot: boolean; defaultProjectRoots: boolean; transport: Transport }>({
   ownProjectRoot: [false, { option: true }],
+  // `agents serve` as npm start runs it: in the repository, with its default project roots.
+  defaultProjectRoots: [false, { option: true }],
   transport: ['websocket', { option: true }],
-  agentsConsole: async ({ ownProjectRoot, transport, page }, use) => {
+  agentsConsole: async ({ ownProjectRoot, defaultProjectRoots, transport, page }, use) => {
     const base = mkdtempSync(join(tmpdir(), 'agents-e2e-'));
     const home = join(base, 'home');
     const examples = join(base, 'examples');
     cpSync(join(ROOT, 'examples'), examples, { recursive: true, filter: (src) => !src.endsWith('large-refactor.yaml') });
     const projectRoot = ownProjectRoot ? join(base, 'projects') : tmpdir();
     mkdirSync(projectRoot, { recursive: true });
-    const server = startHost(transport, home, projectRoot);
+    const server = startHost(transport, home, defaultProjectRoots ? null : projectRoot);
     const url = await new Promise<string>((resolveUrl, reject) => {
       let out = '';
       server.stdout?.on('data', (d: Buffer) => {

@@ -6,6 +6,8 @@
 //   npm start -- --open       also open a browser (the default where a desktop is detected)
 //   npm start -- --no-open    never open a browser
 //   npm start -- --serve      the web console even where Electron is available
+//   npm start -- --project-root DIR   where plans created in the web console may take their projects
+//                             (repeatable; default: your home and the folder npm start ran in)
 'use strict';
 require('./require-node.cjs')('npm start');
 
@@ -13,7 +15,6 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const { demoPlanLine } = require('./demo-plans.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
 const args = process.argv.slice(2);
@@ -80,33 +81,6 @@ function launchElectron(binary) {
 
 const AGENTS = path.join(ROOT, 'bin/agents.cjs');
 
-function agents(cliArgs, options = {}) {
-  return spawnSync(process.execPath, [AGENTS, ...cliArgs], { cwd: ROOT, encoding: 'utf8', ...options });
-}
-
-function dataDir() {
-  require('tsx/cjs');
-  return require(path.join(ROOT, 'main/persistence/data-dir.ts')).resolveDataDir();
-}
-
-/**
- * On a first start (no plans yet) the example plans are created, from a copy of examples/ in the
- * data directory so that applying them never touches the repository's own demo project.
- */
-function seedDemoPlans() {
-  const examples = path.join(ROOT, 'examples');
-  const plans = fs.existsSync(examples) ? fs.readdirSync(examples).filter((f) => /\.ya?ml$/.test(f)) : [];
-  if (plans.length === 0) return;
-  const listed = agents(['plan', 'list', '--json']);
-  if (listed.status !== 0) return say(`could not list plans: ${listed.stderr.trim()}`);
-  if (JSON.parse(listed.stdout).plans.length > 0) return;
-  const demo = path.join(dataDir(), 'demo');
-  fs.cpSync(examples, demo, { recursive: true });
-  for (const file of plans.sort()) {
-    say(demoPlanLine(file, agents(['plan', 'create', path.join(demo, file)])));
-  }
-}
-
 function portIsFree(port) {
   return new Promise((resolve) => {
     const probe = net.createServer();
@@ -123,11 +97,25 @@ function wantsBrowser() {
   return process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 }
 
+/** Each `--project-root DIR` (or `--project-root=DIR`) given to npm start, for agents serve. */
+function projectRoots() {
+  const roots = [];
+  args.forEach((arg, i) => {
+    if (arg === '--project-root' && args[i + 1]) roots.push('--project-root', args[i + 1]);
+    else if (arg.startsWith('--project-root=')) roots.push('--project-root', arg.slice('--project-root='.length));
+  });
+  return roots;
+}
+
+/**
+ * agents serve creates the demo plans on a first start, from a copy of examples/ in the data
+ * folder, and runs in the folder npm start was started in: that folder is a project root by default.
+ */
 async function launchServe() {
-  seedDemoPlans();
   const port = (await portIsFree(4477)) ? '4477' : '0';
-  const child = spawn(process.execPath, [AGENTS, 'serve', '--port', port, ...(wantsBrowser() ? ['--open'] : [])], {
-    cwd: ROOT,
+  const startedIn = process.env.INIT_CWD || process.cwd();
+  const child = spawn(process.execPath, [AGENTS, 'serve', '--port', port, ...projectRoots(), ...(wantsBrowser() ? ['--open'] : [])], {
+    cwd: startedIn,
     stdio: 'inherit',
     detached: OWN_GROUP,
   });

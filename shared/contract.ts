@@ -128,6 +128,8 @@ export const contract = {
       /** The absolute folder it resolves to (or, with a problem, the one tried). */
       path: z.string().nullable(),
       problem: z.string().nullable(),
+      /** Where a relative folder is looked for, in order: beside the plan file where the host found it, else its working folder; then the project roots. */
+      relativeTo: z.array(z.string()),
     }),
   },
   /**

@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ValidationError } from '../../shared/errors';
@@ -59,7 +59,8 @@ export function resolveProjectDir(project: string, baseDir: string, policy?: Pro
   const own = path.resolve(baseDir, project);
   if (!policy) return { path: own, tried: [own] };
   const roots = rootsOf(policy);
-  const candidates = [...new Set([own, ...roots.map((root) => path.resolve(root, project))])];
+  // A root that is not there (the demo copy before a first start) holds nothing to look at.
+  const candidates = [...new Set([own, ...roots.filter(isDirectory).map((root) => path.resolve(root, project))])];
   const tried = candidates.filter((candidate) => insideRoots(candidate, roots));
   return { path: tried.find(isDirectory) ?? tried[0] ?? own, tried: tried.length > 0 ? tried : [own] };
 }
@@ -92,4 +93,35 @@ export function maxProjectBytesFrom(env: NodeJS.ProcessEnv): number {
     throw new ValidationError('AGENTS_MAX_PROJECT_BYTES', `must be a positive whole number of bytes, not "${raw.slice(0, 40)}"`);
   }
   return bytes;
+}
+
+/** Plan files larger than this are not read while looking for where a plan's text came from. */
+const MAX_PLAN_FILE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The folder, among `folders`, holding a plan file whose text is `content`: where a plan picked in
+ * a browser (which sends the text, not the path) came from, so its relative `project` resolves
+ * beside it as on the command line. Null when no such file is there.
+ */
+export function findPlanFolder(content: string, folders: readonly string[]): string | null {
+  const text = content.replace(/\r\n/g, '\n');
+  for (const folder of folders) {
+    let names: string[];
+    try {
+      names = readdirSync(folder).filter((name) => /\.(ya?ml|json)$/i.test(name)).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const file = path.join(folder, name);
+      try {
+        const stat = statSync(file);
+        if (!stat.isFile() || stat.size > MAX_PLAN_FILE_BYTES || stat.size < text.length / 4) continue;
+        if (readFileSync(file, 'utf8').replace(/\r\n/g, '\n') === text) return path.resolve(folder);
+      } catch {
+        // Unreadable: not the one.
+      }
+    }
+  }
+  return null;
 }

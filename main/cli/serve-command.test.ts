@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parsePort, serveCommand } from './serve-command';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { defaultProjectRoots, parsePort, serveCommand } from './serve-command';
 import type { CliIo } from './run-command';
 import { tempApp, type TempApp } from '../app/test-support';
 import type { RunningServer } from '../web/server';
@@ -43,6 +45,42 @@ describe('serveCommand', () => {
     expect(out.stderr).toContain('SIGTERM, shutting down');
     expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBe(0);
     await expect(fetch(server!.url)).rejects.toThrow();
+  });
+
+  it('on an empty data folder creates the demo plans, as npm start does, and says where console plans take their projects', async () => {
+    t = await tempApp();
+    const { out, cliIo } = io();
+    const signals = new EventEmitter();
+    let server: RunningServer | undefined;
+    const done = serveCommand(t.app, { host: '127.0.0.1', port: '0', projectRoot: [t.root] }, cliIo, { signals: signals as unknown as NodeJS.Process, onListening: (s) => (server = s) });
+    await vi.waitFor(() => expect(server).toBeDefined(), { timeout: 30_000 });
+    const demo = path.join(t.app.dataDir, 'demo');
+    expect(out.stderr).toMatch(/agents serve: demo plan add-license\.yaml: [0-9A-Z]{26}\n/);
+    expect(out.stderr).toContain(`agents serve: plans created in the console take their projects from inside ${t.root}, ${demo}; --project-root DIR names others\n`);
+    expect((await t.app.service.list()).some((p) => p.projectPath === path.join(demo, 'demo-project'))).toBe(true);
+    signals.emit('SIGTERM');
+    await done;
+  }, 60_000);
+
+  it('with --no-demo, creates no plans', async () => {
+    t = await tempApp();
+    const { out, cliIo } = io();
+    const signals = new EventEmitter();
+    let server: RunningServer | undefined;
+    const done = serveCommand(t.app, { host: '127.0.0.1', port: '0', demo: false }, cliIo, { signals: signals as unknown as NodeJS.Process, onListening: (s) => (server = s) });
+    await vi.waitFor(() => expect(server).toBeDefined());
+    expect(out.stderr).not.toContain('demo plan');
+    expect(await t.app.service.list()).toEqual([]);
+    signals.emit('SIGTERM');
+    await done;
+  });
+
+  it('takes projects from the home folder and, by default, the folder it was started in (a clone outside the home); never / or a system folder', () => {
+    const outside = path.join(tmpdir(), 'clone');
+    expect(defaultProjectRoots(outside)).toEqual(homedir() === tmpdir() ? [homedir()] : [homedir(), outside]);
+    expect(defaultProjectRoots(path.join(homedir(), 'work'))).toEqual([homedir()]);
+    expect(defaultProjectRoots('/')).toEqual([homedir()]);
+    expect(defaultProjectRoots('/usr/lib')).toEqual([homedir()]);
   });
 
   it('names the flag when the port is taken', async () => {

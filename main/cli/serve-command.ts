@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import type { App } from '../app/open-app';
 import { consoleWiring } from '../app/team/team-status';
@@ -8,6 +8,9 @@ import { redactText } from '../../shared/redact';
 import { settleRuns } from '../host/settle-runs';
 import type { ConfinementProbe } from '../app/plan-service';
 import { isLoopbackHost } from '../web/auth';
+import { checkProjectDir } from '../app/project-policy';
+import { examplesDir } from './demo-command';
+import { seedDemoPlans } from './demo-plans';
 import { startServer, type RunningServer } from '../web/server';
 import type { CliIo } from './run-command';
 
@@ -17,8 +20,10 @@ export interface ServeOptions {
   open?: boolean;
   /** Comma-separated host names clients use to reach a non-loopback bind; required for one. */
   allowRemote?: string;
-  /** Folders the projects of plans created in the console must lie inside; default: the user's home. */
+  /** Folders the projects of plans created in the console must lie inside; default: the user's home and the working folder. */
   projectRoot?: string[];
+  /** false (`--no-demo`): do not create the demo plans on a first start. */
+  demo?: boolean;
 }
 
 export interface ServeHooks {
@@ -50,7 +55,11 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
     throw new ValidationError('--host', `${host} is not a loopback address; to serve beyond this machine add --allow-remote NAMES (the host names clients use to reach it)`);
   }
   if (remoteNames !== undefined && remoteNames.length === 0) throw new ValidationError('--allow-remote', 'needs the host names clients use, comma-separated');
-  const projectRoots = (opts.projectRoot ?? []).length > 0 ? opts.projectRoot!.map((root) => resolve(root)) : [homedir()];
+  const demo = join(app.dataDir, 'demo');
+  if (opts.demo !== false && !app.team) await seedDemoPlans(app, demo, (line) => io.stderr(`agents serve: ${line}\n`));
+  // The demo copy in the data folder is always a root: its plans are the console's own.
+  const given = (opts.projectRoot ?? []).map((root) => resolve(root));
+  const projectRoots = [...new Set([...(given.length > 0 ? given : defaultProjectRoots()), demo])];
   const log = (message: string, error?: unknown) => {
     const detail = error instanceof Error ? (error.stack ?? error.message) : error === undefined ? '' : String(error);
     io.stderr(`agents serve: ${message}${detail ? `: ${detail}` : ''}\n`);
@@ -64,6 +73,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
       port,
       dataDir: app.dataDir,
       projectRoots,
+      planFolders: [demo, examplesDir()],
       allowRemote: remoteNames === undefined ? undefined : { names: remoteNames },
       log,
     });
@@ -88,6 +98,7 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
     },
     (error: unknown) => log('checking shell.run confinement failed', error),
   );
+  io.stderr(`agents serve: plans created in the console take their projects from inside ${projectRoots.join(', ')}; --project-root DIR names others\n`);
   if (!server.rendererBuilt) io.stderr('agents serve: the console is not built; run `npm run build` (the API is served meanwhile)\n');
   for (const id of app.recovered) io.stderr(`agents serve: plan ${id} was interrupted by a stopped process; retry it with: agents plan retry ${id}\n`);
   if (app.team) io.stderr(`agents serve: team database ${redactText(app.team.url)}: every plan of the team is shown; runs go to its workers (agents worker)\n`);
@@ -126,6 +137,27 @@ export async function serveCommand(app: App, opts: ServeOptions, io: CliIo, hook
   } finally {
     signals.off('SIGINT', force);
     signals.off('SIGTERM', force);
+  }
+}
+
+const isInside = (child: string, parent: string) => {
+  const rel = relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+};
+
+/**
+ * The home folder and the folder `agents serve` was started in (a clone may be outside the home),
+ * leaving out any the projects could not be in anyway: `/` and the system's folders.
+ */
+export function defaultProjectRoots(cwd = process.cwd()): string[] {
+  const home = homedir();
+  if (cwd === home || isInside(cwd, home)) return [home];
+  try {
+    checkProjectDir(cwd, 'project');
+    return [home, cwd];
+  } catch {
+    // The working folder is / or a system folder: not a place for projects.
+    return [home];
   }
 }
 

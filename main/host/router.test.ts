@@ -253,7 +253,12 @@ describe('router', () => {
   });
 
   describe('plans.checkProject', () => {
-    const check = async (request: unknown) => expectOk<{ project: string | null; path: string | null; problem: string | null }>(await router.handle('plans.checkProject', request));
+    const check = async (request: unknown) => {
+      const { relativeTo, ...rest } = expectOk<{ project: string | null; path: string | null; problem: string | null; relativeTo: string[] }>(await router.handle('plans.checkProject', request));
+      // Relative folders resolve in the host's working folder, then the roots: the form says so.
+      expect(relativeTo).toEqual([t.root]);
+      return rest;
+    };
 
     it('finds a folder as typed, relative to the project root or absolute', async () => {
       const found = path.join(realpathSync(t.root), 'project');
@@ -281,6 +286,22 @@ describe('router', () => {
       expect(await check({ content: 'name: x\ndefinitionOfDone: [a]' })).toEqual({ project: null, path: null, problem: null });
       expect(await check({ content: 'name: [unclosed' })).toEqual({ project: null, path: null, problem: null });
       expect(await check({})).toEqual({ project: null, path: null, problem: null });
+    });
+
+    it('resolves a plan picked from a folder the host knows (the demo copy, examples/) beside its file, and says so', async () => {
+      const picked = path.join(t.root, 'picked');
+      mkdirSync(path.join(picked, 'demo-project'), { recursive: true });
+      const content = 'name: x\nproject: ./demo-project\ndefinitionOfDone: [a]\n';
+      writeFileSync(path.join(picked, 'x.yaml'), content);
+      const knowing = createRouter(t.app.service, { log, baseDir: path.join(t.root, 'data'), projectRoots: [t.root], planFolders: [path.join(t.root, 'nowhere'), picked] });
+      const answer = expectOk<{ path: string; problem: string | null; relativeTo: string[] }>(await knowing.handle('plans.checkProject', { content }));
+      expect(answer).toMatchObject({ path: path.join(picked, 'demo-project'), problem: null, relativeTo: [picked, t.root] });
+      // As typed beside the same text, a relative folder resolves beside the file too.
+      expect(expectOk<{ path: string }>(await knowing.handle('plans.checkProject', { project: 'demo-project', content })).path).toBe(path.join(picked, 'demo-project'));
+      // Text found nowhere resolves in the working folder, then the roots.
+      expect(expectOk<{ relativeTo: string[] }>(await knowing.handle('plans.checkProject', { content: `${content}# edited\n` })).relativeTo).toEqual([path.join(t.root, 'data'), t.root]);
+      const created = expectOk<{ plan: { projectPath: string } }>(await knowing.handle('plans.create', { content, fileName: 'x.yaml' }));
+      expect(created.plan.projectPath).toBe(path.join(picked, 'demo-project'));
     });
 
     it('creates nothing', async () => {

@@ -1,7 +1,9 @@
 import { withMcpHidden } from '../../shared/mcp';
 import { type Channel, contract, type Envelope, type ParsedRequestOf, type ResponseOf } from '../../shared/contract';
 import { PlanError } from '../../shared/errors';
+import { homedir } from 'node:os';
 import { checkProjectField } from '../app/plan-file';
+import { findPlanFolder } from '../app/project-policy';
 import type { PlanService } from '../app/plan-service';
 import { BreakpointBook } from './breakpoints';
 import { inTreeOrder } from './decision-order';
@@ -25,6 +27,11 @@ export interface RouterOptions {
   breakpoints?: BreakpointBook;
   /** Where the projects of plans created by clients must lie; default: the user's home. */
   projectRoots?: readonly string[];
+  /**
+   * Folders whose plan files the console's clients may pick (the demo copy, the repository's
+   * examples/): a plan whose text matches one there resolves its relative `project` beside it.
+   */
+  planFolders?: readonly string[];
   /** The desktop app's file dialog: resolves to the chosen plan file, or null when cancelled. */
   pickPlanFile?: () => Promise<string | null>;
   /** The desktop app's file manager: shows a folder of the host (a plan's sandbox, nothing else). */
@@ -55,6 +62,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
   const breakpoints = options.breakpoints ?? new BreakpointBook();
   const plan = async (planId: string) => ({ plan: await service.get(planId) });
   const answerer = options.operator ?? (() => CONSOLE);
+  const workingDir = options.baseDir ?? process.cwd();
+  /** Where a plan's relative `project` resolves: beside its file where the host finds the file, else the working folder. */
+  const baseFor = (content: string | undefined) => (content !== undefined && options.planFolders ? findPlanFolder(content, options.planFolders) : null) ?? workingDir;
 
   // A run resolves when it ends, which can be hours away: answer once it has started (a refusal is
   // the request's error), and log a run that throws after that.
@@ -85,11 +95,15 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.create': async (r) => ({
       plan: await service.createFromContent(
         { content: r.content, fileName: r.fileName, project: r.project, profile: r.profile },
-        options.baseDir ?? process.cwd(),
+        baseFor(r.content),
         { roots: options.projectRoots },
       ),
     }),
-    'plans.checkProject': (r) => checkProjectField(r, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
+    'plans.checkProject': (r) => {
+      const base = baseFor(r.content);
+      const roots = options.projectRoots ?? [homedir()];
+      return { ...checkProjectField(r, base, { roots: options.projectRoots }), relativeTo: [...new Set([base, ...roots])] };
+    },
     'plans.createFromDialog': async () => {
       if (!options.pickPlanFile) throw new PlanError('a file dialog exists only in the desktop app; send the file with plans.create', 'unsupported');
       const path = await options.pickPlanFile();

@@ -40,17 +40,20 @@ export abstract class LeaseRule {
   readonly staleAfterMs: number;
   readonly hostname: string;
   protected readonly now: () => Date;
+  /** Whether the caller gave the clock (a test); else a store over a shared database may read the database's. */
+  protected readonly givenClock: boolean;
   protected readonly isAlive: (pid: number) => boolean;
 
   constructor(options: LeaseStoreOptions) {
     this.staleAfterMs = options.staleAfterMs ?? DEFAULT_LEASE_STALE_MS;
     this.now = options.now ?? (() => new Date());
+    this.givenClock = options.now !== undefined;
     this.isAlive = options.isAlive ?? isProcessAlive;
     this.hostname = options.hostname ?? osHostname();
   }
 
-  isStale(lease: PlanLease): boolean {
-    return !isHolderAlive(lease, { now: this.now().getTime(), staleAfterMs: this.staleAfterMs, hostname: this.hostname, isAlive: this.isAlive });
+  isStale(lease: PlanLease, now: Date = this.now()): boolean {
+    return !isHolderAlive(lease, { now: now.getTime(), staleAfterMs: this.staleAfterMs, hostname: this.hostname, isAlive: this.isAlive });
   }
 }
 

@@ -50,6 +50,8 @@ export interface ServerOptions {
   dataDir?: string;
   /** Where the projects of plans created over the WebSocket must lie; default: the user's home. */
   projectRoots?: readonly string[];
+  /** Folders of plan files a client may pick, looked in to resolve a plan's relative `project` beside its file. */
+  planFolders?: readonly string[];
   log?: HostLog;
   /** Ping period; a client that misses one pong is cut off. */
   heartbeatMs?: number;
@@ -85,6 +87,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const router = createRouter(options.service, {
     dataDir: options.dataDir,
     projectRoots: options.projectRoots,
+    planFolders: options.planFolders,
     log,
     operator: options.operator,
     teamStatus: options.team?.status,

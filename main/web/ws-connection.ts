@@ -31,6 +31,10 @@ function idOf(value: unknown): Id {
   return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
 }
 
+function byteLength(data: Buffer | ArrayBuffer | Buffer[]): number {
+  return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
+}
+
 function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
   if (Buffer.isBuffer(data)) return data;
   return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
@@ -82,11 +86,13 @@ export class WsConnection {
 
   private onMessage(raw: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
     try {
-      const data = toBuffer(raw);
-      if (data.length > MAX_MESSAGE_BYTES) {
-        return this.fail(null, { code: 'message_too_large', message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes; this one has ${data.length}` });
+      // Refused before anything is copied or decoded: a hostile client's frames cost no more than ws's own buffer.
+      const size = byteLength(raw);
+      if (size > MAX_MESSAGE_BYTES) {
+        return this.fail(null, { code: 'message_too_large', message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes; this one has ${size}` });
       }
       if (isBinary) return this.fail(null, { code: 'invalid_message', message: 'send JSON in text frames' });
+      const data = toBuffer(raw);
       let parsed: unknown;
       try {
         parsed = JSON.parse(data.toString('utf8'));

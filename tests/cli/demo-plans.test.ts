@@ -2,29 +2,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoPlanLine } from '../../scripts/demo-plans.cjs';
 import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, agentsJson, ROOT, sandboxWorkspace } from './cli-harness';
 
 const server = new ScriptedModelServer();
 beforeAll(() => server.start());
 afterAll(() => server.close());
-
-// A first `npm start` creates the demo plans with no model configured: the agent plans need one.
-describe('npm start on the demo plans', () => {
-  it('lists an agent plan as needing a model, and a scripted one by its id', async () => {
-    const { home, examples } = sandboxWorkspace();
-    const noModel = { AGENTS_MODEL: '', AGENTS_BASE_URL: '', AGENTS_API_KEY: '' };
-    const agent = await agents(['plan', 'create', join(examples, 'agent-changelog.yaml')], home, noModel);
-    expect(agent.code).toBe(2);
-    expect(demoPlanLine('agent-changelog.yaml', { status: agent.code, stdout: agent.stdout, stderr: agent.stderr })).toBe(
-      'demo plan agent-changelog.yaml: needs a model: open Settings in the console (or set AGENTS_MODEL), then create it',
-    );
-    const scripted = await agents(['plan', 'create', join(examples, 'add-license.yaml')], home, noModel);
-    expect(demoPlanLine('add-license.yaml', { status: scripted.code, stdout: scripted.stdout, stderr: scripted.stderr })).toMatch(/^demo plan add-license\.yaml: [0-9A-Z]{26}$/);
-    expect(demoPlanLine('x.yaml', { status: 2, stdout: '', stderr: 'error: project: not found' })).toBe('demo plan x.yaml not created: error: project: not found');
-  });
-});
 
 // Every file of examples/ is used here as the README tells a newcomer to use it, so an example that
 // no longer parses, or a new one nobody tried, fails `npm test`.

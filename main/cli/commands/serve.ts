@@ -9,11 +9,12 @@ export function registerServe(program: Command, ctx: Ctx): void {
     .option('--host <host>', 'address to bind (anything but loopback needs --allow-remote)', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '4477')
     .option('--allow-remote <names>', 'serve beyond this machine, answering these comma-separated host names (the token travels in clear text)')
-    .option('--project-root <dir>', 'a folder the projects of plans created in the console must lie inside (repeatable; default: your home)', (value: string, previous: string[] = []) => [
+    .option('--project-root <dir>', 'a folder the projects of plans created in the console must lie inside (repeatable; default: your home and the folder serve starts in)', (value: string, previous: string[] = []) => [
       ...previous,
       value,
     ])
     .option('--open', 'open a browser')
+    .option('--no-demo', 'do not create the demo plans on a first start (no plans yet, no demo copy in the data folder)')
     .action(
       runCommand(ctx, async (opts: ServeOptions) => {
         // Loaded on demand: the web host (ws, http, static files) is most of what a start would read.

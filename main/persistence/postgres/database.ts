@@ -90,6 +90,13 @@ export class PgDatabase {
     } catch (error) {
       throw asConnectionError(this.url, error);
     }
+    if (!this.clientFences.has(client)) {
+      // A connection the server ends while it is checked out (a restart, pg_terminate_backend) emits
+      // 'error' on the client, where the pool no longer listens: unheard, it would end the process.
+      // Its query in flight fails as well, and that failure is what the caller handles.
+      client.on('error', () => {});
+      this.clientFences.set(client, 0);
+    }
     const version = this.fenceVersion;
     if ((this.clientFences.get(client) ?? 0) !== version) {
       try {

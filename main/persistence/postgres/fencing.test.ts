@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StaleEpochError } from '../../engine/leases';
 import { makeDecision, makeInvocation, makePlan } from '../test-support/fixtures';
+import { PgLeaseStore } from './lease-store';
 import { openPostgresStores, type PostgresStores } from './stores';
 import { postgresSuiteName, testPostgres, useFreshDatabase } from './test-support/database';
 
@@ -95,5 +96,21 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL fencing by th
     await writing;
     expect(await takeover).toBe(2);
     await expect(a.events.appendNext('P3', 'decision_status', status)).rejects.toBeInstanceOf(StaleEpochError);
+  });
+
+  it("judges another machine's lease by the database's clock: a machine whose clock runs minutes ahead does not take a live lease", async () => {
+    const onA = new PgLeaseStore(a.db, { hostname: 'host-a', staleAfterMs: 60_000 });
+    const onB = new PgLeaseStore(b.db, { hostname: 'host-b', staleAfterMs: 60_000 });
+    expect(await onA.tryAcquire('P4', 100, 'host-a')).toMatchObject({ acquired: true });
+    vi.useFakeTimers({ now: Date.now() + 5 * 60_000, toFake: ['Date'] });
+    try {
+      expect(await onB.tryAcquire('P4', 200, 'host-b')).toMatchObject({ acquired: false, holder: { pid: 100 } });
+      expect((await onB.listStale()).map((l) => l.planId)).not.toContain('P4');
+    } finally {
+      vi.useRealTimers();
+    }
+    // Silent for longer than the lease, by the database's clock: taken over.
+    await a.db.query(`UPDATE plan_leases SET heartbeat_at = to_char((clock_timestamp() - interval '2 minutes') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') WHERE plan_id = 'P4'`);
+    expect(await onB.tryAcquire('P4', 200, 'host-b')).toMatchObject({ acquired: true, previous: { pid: 100 } });
   });
 });

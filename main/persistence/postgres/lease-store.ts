@@ -29,9 +29,10 @@ export class PgLeaseStore extends LeaseRule implements LeaseStore {
     const taken = await this.db.transaction(async (): Promise<LeaseAcquisition> => {
       await this.lock(planId);
       const current = await this.get(planId);
-      const now = this.now().toISOString();
+      const clock = await this.clock();
+      const now = clock.toISOString();
       const mine = current?.pid === pid && current.hostname === hostname;
-      if (current && !mine && !this.isStale(current)) return { acquired: false, holder: current };
+      if (current && !mine && !this.isStale(current, clock)) return { acquired: false, holder: current };
       const lease = parseOrThrow(PlanLeaseSchema, { planId, pid, hostname, heartbeatAt: now, acquiredAt: mine ? current.acquiredAt : now }, 'lease');
       await this.write(lease);
       const epoch = mine ? ((await this.epochOf(planId)) ?? (await this.raiseEpoch(planId))) : await this.raiseEpoch(planId);
@@ -49,7 +50,7 @@ export class PgLeaseStore extends LeaseRule implements LeaseStore {
   async seize(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<number> {
     const epoch = await this.db.transaction(async () => {
       await this.lock(planId);
-      const now = this.now().toISOString();
+      const now = (await this.clock()).toISOString();
       await this.write({ planId, pid, hostname, heartbeatAt: now, acquiredAt: now });
       return this.raiseEpoch(planId);
     });
@@ -67,7 +68,7 @@ export class PgLeaseStore extends LeaseRule implements LeaseStore {
       if ((await this.epochOf(planId)) !== epoch) return false;
       const current = await this.get(planId);
       if (current && !(current.pid === pid && current.hostname === hostname)) return false;
-      const now = this.now().toISOString();
+      const now = (await this.clock()).toISOString();
       await this.write({ planId, pid, hostname, heartbeatAt: now, acquiredAt: current?.acquiredAt ?? now });
       return true;
     });
@@ -104,7 +105,7 @@ export class PgLeaseStore extends LeaseRule implements LeaseStore {
   /** Renews a lease we hold; false when we no longer hold it (it was taken over as stale). */
   async heartbeat(planId: string, pid: number = process.pid, hostname: string = this.hostname): Promise<boolean> {
     const rows = await this.db.query('UPDATE plan_leases SET heartbeat_at = $1 WHERE plan_id = $2 AND pid = $3 AND hostname = $4 RETURNING plan_id', [
-      this.now().toISOString(),
+      (await this.clock()).toISOString(),
       planId,
       pid,
       hostname,
@@ -133,6 +134,17 @@ export class PgLeaseStore extends LeaseRule implements LeaseStore {
 
   /** Leases whose holders are gone: the plans a crash left in mid-run. */
   async listStale(): Promise<PlanLease[]> {
-    return (await this.list()).filter((lease) => this.isStale(lease));
+    const clock = await this.clock();
+    return (await this.list()).filter((lease) => this.isStale(lease, clock));
+  }
+
+  /**
+   * The time heartbeats are written and judged by: the database's, so machines whose clocks
+   * disagree by minutes still agree on whose lease is stale (a test's given clock stands in for it).
+   */
+  private async clock(): Promise<Date> {
+    if (this.givenClock) return this.now();
+    const row = await this.db.one<{ now: string }>(`SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`);
+    return new Date(row!.now);
   }
 }

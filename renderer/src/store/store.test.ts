@@ -91,7 +91,7 @@ describe('the plan list', () => {
     t.runtime.start();
     await t.settle();
     t.state().setCreateDraft({ content: 'name: x', fileName: 'x.yaml' });
-    expect(await t.state().checkProject({ project: 'demo' })).toEqual({ project: 'demo', path: '/projects/demo', problem: null });
+    expect(await t.state().checkProject({ project: 'demo' })).toEqual({ project: 'demo', path: '/projects/demo', problem: null, relativeTo: ['/projects'] });
     expect(await t.state().createPlanFromFile({ content: 'name: x', fileName: 'x.yaml', project: '/projects/demo' })).toBe('NEW');
     expect(t.fake.callsTo('plans.create')).toEqual([{ content: 'name: x', fileName: 'x.yaml', project: '/projects/demo' }]);
     expect(t.state().createDraft).toBeNull();

@@ -206,7 +206,7 @@ export class FakeBridge {
       'app.info': () => ({ version: '0', dataDir: '/tmp', tools: [], nativeFileDialog: false }),
       'plans.createFromDialog': () => ({ plan: null }),
       'team.status': () => this.team,
-      'plans.checkProject': (r) => ({ project: r.project ?? null, path: r.project ? `/projects/${r.project}` : null, problem: null }),
+      'plans.checkProject': (r) => ({ project: r.project ?? null, path: r.project ? `/projects/${r.project}` : null, problem: null, relativeTo: ['/projects'] }),
       'plans.list': () => ({ plans: this.plans }),
       'plans.get': () => ({ plan: this.plan }),
       'plans.create': (r) => ({ plan: makePlan({ id: 'NEW', name: r.fileName ?? 'new', phase: 'strategize' }) }),

@@ -27,6 +27,10 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
   const input = useRef<HTMLInputElement>(null);
   const [folder, setFolder] = useState('');
   const [check, setCheck] = useState<Check | null>(null);
+  // Where a relative folder is looked for, as the host last said; kept while a new check runs.
+  const [relativeTo, setRelativeTo] = useState<string[]>([]);
+  // The folder a refusal was about: once the field changes, the refusal no longer applies to it.
+  const [refusedFolder, setRefusedFolder] = useState<string | null>(null);
   // Only the latest question's answer is shown; an older one that arrives late is dropped.
   const latest = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -36,13 +40,14 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
     const asked = ++latest.current;
     return checkProject(request).then(
       (answer) => (asked === latest.current ? answer : null),
-      (error: unknown) => (asked === latest.current ? { project: null, path: null, problem: errorText(error) } : null),
+      (error: unknown) => (asked === latest.current ? { project: null, path: null, problem: errorText(error), relativeTo: [] } : null),
     );
   };
 
   // Filled from the plan's own `project`, where the host finds it.
   useEffect(() => {
     void ask({ content: draft.content }).then((answer) => {
+      if (answer) setRelativeTo(answer.relativeTo);
       if (!answer?.project) return;
       setFolder(answer.problem ? answer.project : (answer.path ?? answer.project));
       setCheck(answer);
@@ -57,13 +62,27 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
     clearTimeout(timer.current);
     latest.current++;
     const project = value.trim();
-    if (project) timer.current = setTimeout(() => void ask({ project }).then((answer) => answer && setCheck(answer)), CHECK_DELAY_MS);
+    // The plan's text goes along, so that a relative folder resolves beside the plan file where the host finds it.
+    if (project) {
+      timer.current = setTimeout(
+        () =>
+          void ask({ project, content: draft.content }).then((answer) => {
+            if (!answer) return;
+            setCheck(answer);
+            if (answer.relativeTo.length > 0) setRelativeTo(answer.relativeTo);
+          }),
+        CHECK_DELAY_MS,
+      );
+    }
   };
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     // A refused plan leaves the form open with the problems; the folder field gets the focus back.
+    const sent = folder;
     void create({ content: draft.content, fileName: draft.fileName, project: folder.trim() || undefined }).then((id) => {
-      if (!id) input.current?.focus();
+      if (id) return;
+      setRefusedFolder(sent);
+      input.current?.focus();
     });
   };
   const creating = status.state === 'creating';
@@ -97,6 +116,11 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
             {check && !check.problem && check.path && <p className="inline-ok">Found: {check.path}</p>}
             {!check && !folder.trim() && <p className="muted">Empty: the folder the plan file names, if any.</p>}
           </div>
+          {relativeTo.length > 0 && (
+            <p className="muted create-plan-relative" data-testid="create-plan-relative">
+              A relative folder is looked for in {relativeTo.join(', then ')}.
+            </p>
+          )}
           <div className="settings-actions">
             <button type="submit" className="button primary" disabled={creating}>
               {creating ? 'Creating…' : 'Create'}
@@ -106,7 +130,7 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
             </button>
           </div>
         </form>
-        {status.state === 'error' && (
+        {status.state === 'error' && refusedFolder === folder && (
           <p className="inline-error create-plan-error" role="alert" data-testid="create-plan-error">
             {status.message}
           </p>
