@@ -3,7 +3,7 @@ import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Plan } from '../../../shared/domain';
 import type { StreamEvent } from '../../../shared/events';
-import type { EventLog, EventPublisher } from '../../engine/event-stream';
+import type { EventLog, EventPublisher } from '../../engine/ports/event-stream';
 import { batchProcessor, otlpExporter, type OtlpTarget, tracePipeline, warnOnce } from './otlp';
 import { type PlanFacts, RunSpans } from './run-spans';
 
