@@ -1,7 +1,7 @@
-import type { ChangeEntryMeta } from '../../shared/contract';
-import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/changes';
-import { newId } from '../../shared/ids';
-import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } from './changeset-store';
+import type { ChangeEntryMeta } from '../../../shared/contract';
+import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../../shared/changes';
+import { newId } from '../../../shared/ids';
+import { type ChangeSetStore, entryLineCounts, summarizeEntries, toEntryMeta } from '../ports/changeset-store';
 
 /**
  * A ChangeSetStore in one process's memory: what a PlanExecutionContext uses when it is given no

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/profiles';
-import { PlanError, ValidationError } from '../../shared/errors';
-import { NextStepSchema } from '../../shared/action-ids';
+import { resolveProfile } from '../../../shared/profiles';
+import { PlanError, ValidationError } from '../../../shared/errors';
+import { NextStepSchema } from '../../../shared/action-ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, classifyError, recoveryHints } from './error-recovery-service';
-import { EngineError, ToolCallError } from './errors';
+import { EngineError, ToolCallError } from '../errors';
 import { PlanExecutor } from './plan-executor';
 import { PlanExecutionContext } from './execution-context';
-import { InMemoryChangeSetStore, InMemoryErrorLog, InMemoryInvocationLog, inMemoryLifecycle } from './test-support/in-memory-stores';
+import { InMemoryChangeSetStore, InMemoryErrorLog, InMemoryInvocationLog, inMemoryLifecycle } from '../test-support/in-memory-stores';
 import { ToolRegistry, ToolRunner } from './tool-runner';
 import { z } from 'zod';
 

@@ -1,11 +1,11 @@
-import type { AutomationProfile } from '../../shared/profiles';
-import { type DefinitionOfDone, type Phase, type DecisionType, type Plan, type ProcessingState, type StrategyDecision, PHASES } from '../../shared/domain';
-import { requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from '../../shared/vocabulary';
-import { PlanError, ValidationError } from '../../shared/errors';
-import { newId } from '../../shared/ids';
-import { stepsInOrder } from '../../shared/decision-tree';
-import type { EventPublisher } from './event-stream';
-import type { PlanRepository, StepCounts } from './plan-repository';
+import type { AutomationProfile } from '../../../shared/profiles';
+import { type DefinitionOfDone, type Phase, type DecisionType, type Plan, type ProcessingState, type StrategyDecision, PHASES } from '../../../shared/domain';
+import { requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from '../../../shared/vocabulary';
+import { PlanError, ValidationError } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import type { EventPublisher } from '../ports/event-stream';
+import type { PlanRepository, StepCounts } from '../ports/plan-repository';
 
 /** Which processing states may follow which. */
 const TRANSITIONS: Record<ProcessingState, readonly ProcessingState[]> = {

@@ -1,4 +1,4 @@
-import type { DecisionStatus, Plan, ProcessingState, StrategyDecision } from '../../shared/domain';
+import type { DecisionStatus, Plan, ProcessingState, StrategyDecision } from '../../../shared/domain';
 
 /** A plan's steps (strategy choices) counted by status. */
 export interface StepCounts {

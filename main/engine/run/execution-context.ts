@@ -1,6 +1,6 @@
-import type { ChangeEntry, ChangeEntryMeta, ChangeSet } from '../../shared/changes';
-import { PlanError, ValidationError } from '../../shared/errors';
-import type { ChangeSetStore } from './changeset-store';
+import type { ChangeEntry, ChangeEntryMeta, ChangeSet } from '../../../shared/changes';
+import { PlanError, ValidationError } from '../../../shared/errors';
+import type { ChangeSetStore } from '../ports/changeset-store';
 import { InMemoryChangeSetStore } from './in-memory-changeset-store';
 
 /** A resource the plan may use, resolved to where it lives. */

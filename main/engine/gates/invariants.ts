@@ -1,10 +1,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import type { ProjectInvariants } from '../../shared/domain';
-import { EngineError } from './errors';
+import type { ProjectInvariants } from '../../../shared/domain';
+import { EngineError } from '../errors';
 import { analyseShellCommand, type SimpleCommand } from './shell-commands';
-import type { CapturedChange, ToolEffect } from './tools/definition';
+import type { CapturedChange, ToolEffect } from '../tools/definition';
 
 /** `*` matches anything, the rest is literal; the glob must match the whole command. */
 function commandPattern(glob: string): RegExp {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ValidationError } from '../../shared/errors';
-import { EngineError, ToolCallError } from './errors';
-import { InMemoryInvocationLog } from './test-support/in-memory-stores';
+import { ValidationError } from '../../../shared/errors';
+import { EngineError, ToolCallError } from '../errors';
+import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
 import { ToolRegistry, ToolRunner } from './tool-runner';
 
 function runner() {

@@ -1,17 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Approval } from '../../shared/approvals';
-import { type AutomationProfile, needsApproval } from '../../shared/profiles';
-import type { StrategyDecision } from '../../shared/domain';
-import type { ToolCallSpec } from '../../shared/tool-calls';
-import { type McpCallInfo, mcpNeedsApproval } from '../../shared/mcp';
-import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from './approvals';
-import { toChangeEntry } from './change-capture';
-import { entryHunks, entryLineDiff, unifiedDiff } from './changeset/diff';
-import { ApprovalPending, EngineError } from './errors';
-import type { EventPublisher } from './event-stream';
+import type { Approval } from '../../../shared/approvals';
+import { type AutomationProfile, needsApproval } from '../../../shared/profiles';
+import type { StrategyDecision } from '../../../shared/domain';
+import type { ToolCallSpec } from '../../../shared/tool-calls';
+import { type McpCallInfo, mcpNeedsApproval } from '../../../shared/mcp';
+import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from '../ports/approvals';
+import { toChangeEntry } from '../run/change-capture';
+import { entryHunks, entryLineDiff, unifiedDiff } from '../changeset/diff';
+import { ApprovalPending, EngineError } from '../errors';
+import type { EventPublisher } from '../ports/event-stream';
 import type { InvariantRules } from './invariants';
 import { heldToShellRules, unanalysedPart } from './shell-policy';
-import type { ToolDefinition, ToolEffect } from './tools/definition';
+import type { ToolDefinition, ToolEffect } from '../tools/definition';
 
 /** What the gate reads of the called tool to show what the call would change. */
 type CallPreview = Pick<ToolDefinition<unknown>, 'schema' | 'preview'>;

@@ -1,10 +1,10 @@
-import { type BudgetAsk, BudgetAskSchema, describeBudgetAsk } from '../../shared/agent';
-import type { Approval } from '../../shared/approvals';
-import type { AutomationProfile } from '../../shared/profiles';
-import type { StrategyDecision } from '../../shared/domain';
-import { type ApprovalStore, requestApproval } from './approvals';
-import { ApprovalPending, EngineError } from './errors';
-import type { EventPublisher } from './event-stream';
+import { type BudgetAsk, BudgetAskSchema, describeBudgetAsk } from '../../../shared/agent';
+import type { Approval } from '../../../shared/approvals';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { StrategyDecision } from '../../../shared/domain';
+import { type ApprovalStore, requestApproval } from '../ports/approvals';
+import { ApprovalPending, EngineError } from '../errors';
+import type { EventPublisher } from '../ports/event-stream';
 
 /**
  * When a step of an agent plan used its turns or its output tokens, the run pauses and asks the

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ValidationError } from '../../shared/errors';
-import type { EventData, StreamCallback, StreamEvent, StreamEventOf, StreamEventType } from '../../shared/events';
+import { ValidationError } from '../../../shared/errors';
+import type { EventData, StreamCallback, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 
 /** Where stream events are kept, in per-plan seq order. */
 export interface EventLog {

@@ -1,6 +1,6 @@
-import { type AutomationProfile, needsApproval } from '../../shared/profiles';
-import type { CommandRule, ToolCallSpec } from '../../shared/tool-calls';
-import { EngineError } from './errors';
+import { type AutomationProfile, needsApproval } from '../../../shared/profiles';
+import type { CommandRule, ToolCallSpec } from '../../../shared/tool-calls';
+import { EngineError } from '../errors';
 import type { InvariantRules } from './invariants';
 import { analyseShellCommand } from './shell-commands';
 

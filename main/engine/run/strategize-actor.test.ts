@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUlid } from '../../shared/ids';
+import { isUlid } from '../../../shared/ids';
 import { parseDefinitionOfDone, StrategizeStubActor } from './strategize-actor';
 
 describe('parseDefinitionOfDone', () => {

@@ -1,4 +1,4 @@
-import { isHolderAlive } from './process-liveness';
+import { isHolderAlive } from '../process-liveness';
 
 export interface Lease {
   planId: string;

@@ -1,4 +1,4 @@
-import type { ErrorRecord, Phase, Plan } from '../../shared/domain';
+import type { ErrorRecord, Phase, Plan } from '../../../shared/domain';
 
 export interface FailureReport {
   plan: Plan;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { sampleData } from '../../shared/test-support/sample-events';
-import type { StreamEvent } from '../../shared/events';
+import { sampleData } from '../../../shared/test-support/sample-events';
+import type { StreamEvent } from '../../../shared/events';
 import { EventPublisher } from './event-stream';
-import { InMemoryEventLog } from './test-support/in-memory-stores';
+import { InMemoryEventLog } from '../test-support/in-memory-stores';
 
 describe('EventPublisher', () => {
   it('numbers events per plan from 1 and continues after the log', async () => {

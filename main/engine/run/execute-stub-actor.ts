@@ -1,11 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecuteResult, StrategyDecision } from '../../shared/domain';
-import type { StreamCallback } from '../../shared/events';
-import { newId } from '../../shared/ids';
+import type { ExecuteResult, StrategyDecision } from '../../../shared/domain';
+import type { StreamCallback } from '../../../shared/events';
+import { newId } from '../../../shared/ids';
 import { ChangeSetCapture } from './change-capture';
-import type { EventPublisher } from './event-stream';
+import type { EventPublisher } from '../ports/event-stream';
 import type { ToolRunner } from './tool-runner';
 
 /**

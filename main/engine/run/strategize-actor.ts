@@ -1,6 +1,6 @@
-import type { DefinitionOfDone, Plan, PlanStep, StrategyDecision } from '../../shared/domain';
-import { normalizeCheck } from '../../shared/checks';
-import { newId } from '../../shared/ids';
+import type { DefinitionOfDone, Plan, PlanStep, StrategyDecision } from '../../../shared/domain';
+import { normalizeCheck } from '../../../shared/checks';
+import { newId } from '../../../shared/ids';
 
 export interface InvariantRecord {
   scope: 'project' | 'action';

@@ -1,13 +1,13 @@
-import type { AutomationProfile } from '../../shared/profiles';
-import type { Confinement, ToolCallSpec, ToolInvocation } from '../../shared/tool-calls';
-import { BUILTIN_PROFILES } from '../../shared/profiles';
-import { ValidationError } from '../../shared/errors';
-import { newId } from '../../shared/ids';
-import { EngineError, errorCategoryOf, ToolCallError } from './errors';
-import { type InvariantRules, refusedChanges, revertChange } from './invariants';
-import type { InvocationLog } from './invocation-log';
-import { checkShellPolicy } from './shell-policy';
-import type { CapturedChange, ToolContext, ToolDefinition, ToolEffect } from './tools/definition';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { Confinement, ToolCallSpec, ToolInvocation } from '../../../shared/tool-calls';
+import { BUILTIN_PROFILES } from '../../../shared/profiles';
+import { ValidationError } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { EngineError, errorCategoryOf, ToolCallError } from '../errors';
+import { type InvariantRules, refusedChanges, revertChange } from '../gates/invariants';
+import type { InvocationLog } from '../ports/invocation-log';
+import { checkShellPolicy } from '../gates/shell-policy';
+import type { CapturedChange, ToolContext, ToolDefinition, ToolEffect } from '../tools/definition';
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition<never>>();

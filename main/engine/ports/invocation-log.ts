@@ -1,5 +1,5 @@
-import type { ToolTally } from '../../shared/contract';
-import type { ToolInvocation } from '../../shared/tool-calls';
+import type { ToolTally } from '../../../shared/contract';
+import type { ToolInvocation } from '../../../shared/tool-calls';
 
 /** Where every tool invocation is kept. */
 export interface InvocationLog {

@@ -1,11 +1,11 @@
-import type { ActionId, NextStep } from '../../shared/action-ids';
-import type { ErrorCategory, ErrorRecord, Phase, Plan, RecoveryAction, StrategyDecision } from '../../shared/domain';
-import { PlanError, ValidationError } from '../../shared/errors';
-import { newId } from '../../shared/ids';
-import { EngineError, ToolCallError } from './errors';
-import { ModelSettingError } from './model/model-config';
+import type { ActionId, NextStep } from '../../../shared/action-ids';
+import type { ErrorCategory, ErrorRecord, Phase, Plan, RecoveryAction, StrategyDecision } from '../../../shared/domain';
+import { PlanError, ValidationError } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { EngineError, ToolCallError } from '../errors';
+import { ModelSettingError } from '../model/model-config';
 import type { PlanLifecycleService } from './lifecycle';
-import type { ErrorLog, ErrorRecovery, FailureReport, RecoveryVerdict } from './recovery';
+import type { ErrorLog, ErrorRecovery, FailureReport, RecoveryVerdict } from '../ports/recovery';
 
 interface CategoryPolicy {
   retriable: boolean;

@@ -1,5 +1,5 @@
-import type { Approval } from '../../shared/approvals';
-import { newId } from '../../shared/ids';
+import type { Approval } from '../../../shared/approvals';
+import { newId } from '../../../shared/ids';
 import type { EventPublisher } from './event-stream';
 
 /** Where a run that stopped for an approval goes on: the step, and the call's position in it. */

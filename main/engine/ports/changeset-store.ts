@@ -1,6 +1,6 @@
-import type { ChangeEntryMeta } from '../../shared/contract';
-import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../shared/changes';
-import { countLineChanges } from './changeset/line-diff';
+import type { ChangeEntryMeta } from '../../../shared/contract';
+import type { ChangeEntry, ChangeSet, ChangeSetSummary } from '../../../shared/changes';
+import { countLineChanges } from '../changeset/line-diff';
 
 /** Where changesets and their entries are kept. The SQLite store implements the same contract. */
 export interface ChangeSetStore {

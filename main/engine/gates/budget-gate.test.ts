@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/profiles';
+import { resolveProfile } from '../../../shared/profiles';
 import { BudgetGate } from './budget-gate';
-import { ApprovalPending, EngineError } from './errors';
-import { InMemoryApprovalStore, inMemoryLifecycle } from './test-support/in-memory-stores';
+import { ApprovalPending, EngineError } from '../errors';
+import { InMemoryApprovalStore, inMemoryLifecycle } from '../test-support/in-memory-stores';
 
 async function gate(profile: 'supervised' | 'full-auto' = 'supervised') {
   const lifecycle = inMemoryLifecycle();

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/profiles';
-import type { StrategyDecision } from '../../shared/domain';
-import { stepsInOrder } from '../../shared/decision-tree';
-import { newId } from '../../shared/ids';
+import { resolveProfile } from '../../../shared/profiles';
+import type { StrategyDecision } from '../../../shared/domain';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import { newId } from '../../../shared/ids';
 import { reviewProposedTree } from './proposed-tree';
-import { InMemoryApprovalStore, inMemoryLifecycle } from './test-support/in-memory-stores';
+import { InMemoryApprovalStore, inMemoryLifecycle } from '../test-support/in-memory-stores';
 
 /** An agent plan whose model proposed two steps under a root, as strategize leaves it. */
 async function proposed(profile: 'supervised' | 'full-auto') {

@@ -1,8 +1,8 @@
-import type { Plan } from '../../shared/domain';
-import { stepsInOrder } from '../../shared/decision-tree';
-import { type ApprovalStore, requestApproval } from './approvals';
-import type { EventPublisher } from './event-stream';
-import type { PlanLifecycleService } from './lifecycle';
+import type { Plan } from '../../../shared/domain';
+import { stepsInOrder } from '../../../shared/decision-tree';
+import { type ApprovalStore, requestApproval } from '../ports/approvals';
+import type { EventPublisher } from '../ports/event-stream';
+import type { PlanLifecycleService } from '../run/lifecycle';
 
 /** What a run does after strategize: execute, wait for the operator's answer, or strategize again. */
 export type ProposedTreeVerdict = { next: 'execute'; plan: Plan } | { next: 'wait'; approvalId: string } | { next: 'propose_again' };

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import type { ActionId } from '../../shared/action-ids';
-import { allowed } from '../../shared/actions';
-import { factsOfPlan, type PlanFacts, unfinishedRewind } from '../../shared/action-rules';
-import type { Plan } from '../../shared/domain';
-import type { StepCounts } from './plan-repository';
-import { PlanError } from '../../shared/errors';
-import { type ApprovalStore, pendingApproval } from './approvals';
-import { isLeaseLive, type LeaseStore } from './leases';
+import type { ActionId } from '../../../shared/action-ids';
+import { allowed } from '../../../shared/actions';
+import { factsOfPlan, type PlanFacts, unfinishedRewind } from '../../../shared/action-rules';
+import type { Plan } from '../../../shared/domain';
+import type { StepCounts } from '../ports/plan-repository';
+import { PlanError } from '../../../shared/errors';
+import { type ApprovalStore, pendingApproval } from '../ports/approvals';
+import { isLeaseLive, type LeaseStore } from '../ports/leases';
 
 /** Where the facts of a plan come from: its tree, its approvals, its lease, and whether this process runs it. */
 export interface FactSources {

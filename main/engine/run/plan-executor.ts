@@ -1,19 +1,19 @@
-import type { ExecuteResult, Phase, Plan, RuntimeExecuteResult, StrategyDecision } from '../../shared/domain';
-import { PlanError, ValidationError } from '../../shared/errors';
-import type { StreamCallback } from '../../shared/events';
-import type { ChangeSetStore } from './changeset-store';
-import type { Emit } from './event-stream';
+import type { ExecuteResult, Phase, Plan, RuntimeExecuteResult, StrategyDecision } from '../../../shared/domain';
+import { PlanError, ValidationError } from '../../../shared/errors';
+import type { StreamCallback } from '../../../shared/events';
+import type { ChangeSetStore } from '../ports/changeset-store';
+import type { Emit } from '../ports/event-stream';
 import { ExecuteStubActor } from './execute-stub-actor';
 import type { PlanExecutionContext } from './execution-context';
 import type { PlanLifecycleService } from './lifecycle';
-import type { ApprovalGate } from './approval-gate';
-import { ApprovalPending } from './errors';
-import type { InvariantRules } from './invariants';
-import type { ErrorRecovery } from './recovery';
+import type { ApprovalGate } from '../gates/approval-gate';
+import { ApprovalPending } from '../errors';
+import type { InvariantRules } from '../gates/invariants';
+import type { ErrorRecovery } from '../ports/recovery';
 import { executableDecisions, RuntimeExecuteActor, type StepRunner } from './runtime-execute-actor';
 import { type StrategizeResult, StrategizeStubActor } from './strategize-actor';
 import type { ToolRunner } from './tool-runner';
-import type { ResumeAt } from './approvals';
+import type { ResumeAt } from '../ports/approvals';
 
 /** Proposes a plan's decision tree: the stub copies the plan's steps, a model reads and plans. */
 export interface Strategizer {

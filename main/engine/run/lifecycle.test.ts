@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { resolveProfile } from '../../shared/profiles';
-import { PlanError, ValidationError } from '../../shared/errors';
+import { resolveProfile } from '../../../shared/profiles';
+import { PlanError, ValidationError } from '../../../shared/errors';
 import { canTransition, mergeErrorDetails, type PlanLifecycleService } from './lifecycle';
-import { inMemoryLifecycle } from './test-support/in-memory-stores';
+import { inMemoryLifecycle } from '../test-support/in-memory-stores';
 
 const newService = () => inMemoryLifecycle();
 const create = (service: PlanLifecycleService) =>

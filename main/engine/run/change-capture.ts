@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
-import type { ChangeEntry } from '../../shared/changes';
-import { newId } from '../../shared/ids';
-import type { CapturedChange } from './tools/definition';
+import type { ChangeEntry } from '../../../shared/changes';
+import { newId } from '../../../shared/ids';
+import type { CapturedChange } from '../tools/definition';
 
 export function sha256(content: Buffer | string): string {
   return hash('sha256', content, 'hex');

@@ -1,19 +1,19 @@
 import { eventLoopYielder } from './event-loop-yield';
-import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type DecisionStatus } from '../../shared/domain';
-import type { AutomationProfile } from '../../shared/profiles';
-import type { ToolCallSpec, ToolInvocation } from '../../shared/tool-calls';
-import { parseOrThrow, ValidationError } from '../../shared/errors';
-import type { EventData, StreamCallback, StreamEventType } from '../../shared/events';
-import type { ApprovalGate } from './approval-gate';
+import { type RuntimeExecuteResult, RuntimeExecuteResultSchema, type StrategyDecision, type DecisionStatus } from '../../../shared/domain';
+import type { AutomationProfile } from '../../../shared/profiles';
+import type { ToolCallSpec, ToolInvocation } from '../../../shared/tool-calls';
+import { parseOrThrow, ValidationError } from '../../../shared/errors';
+import type { EventData, StreamCallback, StreamEventType } from '../../../shared/events';
+import type { ApprovalGate } from '../gates/approval-gate';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
-import { ApprovalPending } from './errors';
-import type { InvariantRules } from './invariants';
+import { ApprovalPending } from '../errors';
+import type { InvariantRules } from '../gates/invariants';
 import { toChangeEntry } from './change-capture';
-import type { EventPublisher } from './event-stream';
+import type { EventPublisher } from '../ports/event-stream';
 import type { PlanExecutionContext } from './execution-context';
 import type { ToolRunner } from './tool-runner';
-import type { ToolEffect } from './tools/definition';
-import type { ResumeAt } from './approvals';
+import type { ToolEffect } from '../tools/definition';
+import type { ResumeAt } from '../ports/approvals';
 
 export function createRuntimeExecuteResult(data: unknown): RuntimeExecuteResult {
   return parseOrThrow(RuntimeExecuteResultSchema, data, 'RuntimeExecuteResult');
