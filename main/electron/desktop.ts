@@ -12,6 +12,7 @@ import { APP_ENTRY_URL, APP_ORIGIN, APP_SCHEME, originOf } from './app-origin';
 import { APP_SCHEME_PRIVILEGES, createAppProtocolHandler } from './app-protocol';
 import { registerIpc, trustedSender } from './ipc';
 import { menuTemplate } from './menu';
+import { type NotificationElectron, startDesktopNotifications } from './notifications';
 import { hardenSession, hardenWebContents } from './security';
 import { mainWindowOptions } from './window-options';
 import { safeStorageCodec } from './secret-codec';
@@ -27,6 +28,8 @@ export interface ElectronApi {
   dialog: Pick<Dialog, 'showOpenDialog'>;
   /** Shows a plan's sandbox in the system's file manager; absent in tests. */
   shell?: Pick<Shell, 'openPath'>;
+  /** System notifications when a plan needs its operator (notifications.ts); absent in tests. */
+  Notification?: NotificationElectron['Notification'];
   /** Encrypts the model's API key at rest; absent in tests. */
   safeStorage?: Pick<SafeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString'>;
 }
@@ -126,6 +129,21 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
       void created.loadURL(devUrl ?? APP_ENTRY_URL);
     };
     createWindow();
+    // Started beside the window, not before it: nothing of the start waits for it.
+    const notifications = electron.Notification
+      ? startDesktopNotifications({
+          electron: { Notification: electron.Notification, app },
+          hub,
+          plans: opened.service,
+          window: () => (window && !window.isDestroyed() ? window : null),
+          enabled: () => opened.settings.read().notify?.desktop !== false,
+          log,
+        }).catch((error: unknown) => {
+          log('notifications are off: they could not start', error);
+          return null;
+        })
+      : Promise.resolve(null);
+    lifetime.add(async () => (await notifications)?.dispose());
     app.on('activate', () => {
       if (!window) createWindow();
     });
