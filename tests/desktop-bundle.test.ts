@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -58,9 +58,16 @@ function dependencyClosure(name: string): Map<string, string> {
 }
 
 describe('the built desktop app (out/main)', () => {
+  let buildOutput = '';
   beforeAll(() => {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: ROOT, stdio: 'pipe' });
+    const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { cwd: ROOT, encoding: 'utf8' });
+    expect(build.status, build.stderr).toBe(0);
+    buildOutput = build.stdout + build.stderr;
   }, 120_000);
+
+  it('builds without a warning a newcomer would have to weigh', () => {
+    expect(buildOutput).not.toMatch(/\[[A-Z_]+\]|warning/i);
+  });
 
   it('requires only Node built-ins, electron, and pure-JS packages (no .node file reachable)', () => {
     const requests = requiredModules(MAIN);

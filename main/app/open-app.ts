@@ -13,6 +13,7 @@ import { planRunning } from './use-cases/running';
 import { planActions } from './use-cases/actions';
 import { deferredExecutorFactory, deferredUseCases } from './use-cases/deferred';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
+import { notifyWebhook } from './notify/wiring';
 import type { TeamApp, TeamOptions, TeamRole } from './team/open-team';
 
 export interface App {
@@ -104,11 +105,13 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
   const recovered = await recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
   await service.finishInterruptedRewinds();
+  const notifier = notifyWebhook(service, settings, options.env ?? process.env);
   let closed = false;
   // Once: `serve` closes the app at its shutdown, and the CLI closes it again after the command.
   const close = async () => {
     if (closed) return;
     closed = true;
+    await notifier.close();
     await stores.close();
   };
   return { dataDir, service, settings, recovered, team: null, close };
@@ -133,5 +136,11 @@ async function openTeamApp(url: string, dataDir: string, settings: SettingsStore
     // A sandbox lives on the machine that last ran the plan: a worker remakes it from the database, and a client does not refuse a run for it.
     remakeSandboxes: true,
   });
-  return { dataDir, service, settings, recovered: [], team, close: () => team.close() };
+  // A worker posts for the runs it commits; a console of the team runs none, so posts nothing twice.
+  const notifier = notifyWebhook(service, settings, options.env ?? process.env);
+  const close = async () => {
+    await notifier.close();
+    await team.close();
+  };
+  return { dataDir, service, settings, recovered: [], team, close };
 }

@@ -12,11 +12,21 @@ import {
   usd,
 } from '../../shared/agent';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
-import { McpConfigSchema } from '../../shared/mcp';
+import { McpConfigSchema, shownUrl } from '../../shared/mcp';
 import { AcpSettingsSchema } from '../../shared/acp';
 import { redactText } from '../../shared/redact';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
+
+/** Where notifications go: a webhook (off without one), the desktop app's and the terminal's (on unless false). */
+export const NotifySettingsSchema = z
+  .object({
+    webhook: z.url({ protocol: /^https?$/ }).optional(),
+    desktop: z.boolean().optional(),
+    terminal: z.boolean().optional(),
+  })
+  .strict();
+export type NotifySettings = z.infer<typeof NotifySettingsSchema>;
 
 /** The settings file in the data directory (mode 0600: it may hold an API key); built at its first parse. */
 export const SettingsFileSchema = z.lazy(() =>
@@ -38,6 +48,8 @@ export const SettingsFileSchema = z.lazy(() =>
     database: z.string().optional(),
     /** The name answers given here are recorded under (default: the OS user). */
     operator: z.string().optional(),
+    /** Notifications when a plan needs its operator (README, "Notifications"); each on unless set to false. */
+    notify: NotifySettingsSchema.optional(),
   })
   .strict(),
 );
@@ -106,6 +118,10 @@ export class SettingsStore {
     if (patch.price !== undefined) next.price = patch.price ?? undefined;
     if (patch.database !== undefined) next.database = checkedDatabaseUrl(patch.database.trim()) || undefined;
     if (patch.operator !== undefined) next.operator = patch.operator.trim() || undefined;
+    if (patch.notify !== undefined) {
+      const notify = { ...next.notify, ...patch.notify };
+      next.notify = Object.values(notify).some((v) => v !== undefined) ? notify : undefined;
+    }
     this.write(next);
     return next;
   }
@@ -297,7 +313,7 @@ function checkedDatabaseUrl(value: string): string {
 }
 
 /** A change from the console (SettingsPatch) or `agents config`; a null timeout clears it. */
-export type SettingsChange = SettingsPatch & { timeoutMs?: number | null; database?: string; operator?: string };
+export type SettingsChange = SettingsPatch & { timeoutMs?: number | null; database?: string; operator?: string; notify?: NotifySettings };
 
 /** One setting of `agents config`: how it is stored, shown and read from the command line. */
 interface ConfigSetting {
@@ -346,7 +362,24 @@ export const CONFIG_SETTINGS = {
     patch: (value) => ({ database: checkedDatabaseUrl(value) }),
   },
   operator: { value: (file) => file.operator ?? null, patch: (value) => ({ operator: value }) },
+  // Where a plan that needs its operator is announced; the webhook's address shown with its secrets hidden.
+  notifyWebhook: {
+    value: (file) => (file.notify?.webhook ? shownUrl(file.notify.webhook) : null),
+    patch: (value) => ({ notify: { webhook: value === '' ? undefined : parseOrThrow(z.url({ protocol: /^https?$/ }), value, 'notifyWebhook') } }),
+  },
+  notifyDesktop: { value: (file) => onOff(file.notify?.desktop), patch: (value) => ({ notify: { desktop: switchOf(value, 'notifyDesktop') } }) },
+  notifyTerminal: { value: (file) => onOff(file.notify?.terminal), patch: (value) => ({ notify: { terminal: switchOf(value, 'notifyTerminal') } }) },
 } satisfies Record<string, ConfigSetting>;
+
+function onOff(value: boolean | undefined): string {
+  return value === false ? 'off' : 'on';
+}
+
+/** `on` or `off`; empty: back to the default (on). */
+function switchOf(value: string, key: string): boolean | undefined {
+  if (value === '') return undefined;
+  return parseOrThrow(z.enum(['on', 'off']), value, key) === 'on';
+}
 export type ConfigKey = keyof typeof CONFIG_SETTINGS;
 export const CONFIG_KEYS = Object.keys(CONFIG_SETTINGS) as ConfigKey[];
 

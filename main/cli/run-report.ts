@@ -3,6 +3,7 @@ import { BUDGET_LIMITS, BudgetAskSchema } from '../../shared/agent';
 import type { Approval } from '../../shared/approvals';
 import type { Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
+import { approvalAttention, attentionText } from '../../shared/attention';
 import { eventText } from '../../shared/event-text';
 import { statusLabel } from '../../shared/vocabulary';
 import type { App } from '../app/open-app';
@@ -151,6 +152,24 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
   }
 }
 
+/**
+ * The terminal is told the plan waits: its bell, and the desktop-notification sequences of the
+ * terminals that have one (OSC 9: iTerm2, Windows Terminal, kitty; OSC 777: foot, WezTerm, Ghostty,
+ * rxvt); others ignore them. Off with `agents config set notifyTerminal off`.
+ */
+export function ringTerminal(ctx: Ctx, app: App, text: string): void {
+  let on = true;
+  try {
+    on = app.settings.read().notify?.terminal !== false;
+  } catch {
+    // A broken settings file is reported where the settings are used.
+  }
+  if (!on || !ctx.io.isTTY) return;
+  // A plan's name comes from its file: no control character of it reaches the terminal.
+  const safe = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  ctx.io.stderr(`\u0007\u001b]9;${safe}\u0007\u001b]777;notify;CleverAgents;${safe}\u0007`);
+}
+
 /** A line for a command that queues a run while no worker is live: else it would seem to hang. */
 export async function noteWithoutWorkers(ctx: Ctx, app: App): Promise<void> {
   if (!app.team) return;
@@ -190,6 +209,7 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
     while (plan.waitingFor === 'approval' && ctx.io.isTTY && !opts.json) {
       await printer.done();
       const pending = (await app.service.approvals(planId)).pending;
+      if (pending) ringTerminal(ctx, app, attentionText(plan.name, approvalAttention(pending.kind, pending.tool)));
       const reply = pending ? await askApproval(ctx, pending) : null;
       if (!reply) break;
       const by = operator();

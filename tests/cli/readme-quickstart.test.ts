@@ -59,6 +59,8 @@ const NOT_RUN: Record<string, string> = {
   'npx agents plan fork $id --at-step N [--profile P] [--model M] [--file steps.yaml]   # prints the new plan\'s id': 'reference: placeholders',
   'npx agents plan apply $id': 'reference: a plan with a failed check',
   'export AGENTS_DATABASE_URL=postgresql://agents:secret@db.internal:5432/agents': 'a team database at db.internal; tests/team runs these commands',
+  'npx vitest run tests/cli/step-mode.test.ts           # one vitest file; -t "words" for the tests whose names match': 'runs parts of this suite; npm test runs all of it',
+  'npx agents config set notifyWebhook https://ntfy.sh/my-plans   # on; an empty value turns it off': 'a webhook at ntfy.sh; main/app/notify/webhook.test.ts and tests/cli/terminal-notify.test.ts run these settings',
 };
 
 /** A block's lines, and for each `npx agents` line what its comment promises. */

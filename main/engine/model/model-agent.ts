@@ -4,12 +4,12 @@ import { addUsage, type AgentSpec, contextTokensOf, costOf, type PlanUsage, type
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
-import type { BudgetGate } from '../budget-gate';
+import type { BudgetGate } from '../gates/budget-gate';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
-import type { PlanLifecycleService } from '../lifecycle';
-import type { StepRunner } from '../runtime-execute-actor';
-import { type InvariantRecord, rootDecision, type StrategizeResult } from '../strategize-actor';
-import type { ToolRunner } from '../tool-runner';
+import type { PlanLifecycleService } from '../run/lifecycle';
+import type { StepRunner } from '../run/runtime-execute-actor';
+import { type InvariantRecord, rootDecision, type StrategizeResult } from '../run/strategize-actor';
+import type { ToolRunner } from '../run/tool-runner';
 import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, proposedPlanSchema, proposePlanTool, resultText } from './model-tools';
 import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';

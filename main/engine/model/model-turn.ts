@@ -125,4 +125,4 @@ export function withToolResults(messages: ModelMessage[], results: readonly Tool
   return [...messages, { role: 'tool', content: parts }];
 }
 
-export { DeltaBatcher } from '../delta-batcher';
+export { DeltaBatcher } from '../run/delta-batcher';

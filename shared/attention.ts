@@ -1,0 +1,49 @@
+import type { StreamEvent } from './events';
+
+/** Why a plan needs its operator: what every notification (desktop, browser, terminal, webhook) is about. */
+export type AttentionKind = 'approval' | 'failed' | 'checksFailed' | 'ready';
+
+export interface Attention {
+  kind: AttentionKind;
+  /** One line: "waits for approval of shell.run", "failed", "2 of 3 checks failed: lint, test". */
+  reason: string;
+}
+
+/** A wait for the operator's answer, by what is asked: a tool call, a proposed tree, a budget. */
+export function approvalAttention(kind: 'tool' | 'plan' | 'budget', tool: string | null): Attention {
+  if (kind === 'plan') return { kind: 'approval', reason: 'waits for approval of its proposed steps' };
+  if (kind === 'budget') return { kind: 'approval', reason: 'reached its budget and waits for more' };
+  return { kind: 'approval', reason: `waits for approval of ${tool ?? 'a tool call'}` };
+}
+
+/**
+ * The moment a plan starts to need its operator, read from one event: an approval of any kind is
+ * requested, the plan fails, its checks fail, or it becomes ready to apply. Null for every other event.
+ */
+export function attentionOf(event: StreamEvent): Attention | null {
+  switch (event.type) {
+    case 'approval_requested': {
+      const data = event.data as { kind?: 'tool' | 'plan' | 'budget'; tool: string | null };
+      return approvalAttention(data.kind ?? 'tool', data.tool);
+    }
+    case 'state_changed': {
+      const data = event.data as { to: string; phase: string };
+      if (data.to === 'errored') return { kind: 'failed', reason: 'failed' };
+      if (data.phase === 'apply' && data.to === 'queued') return { kind: 'ready', reason: 'is ready to apply' };
+      return null;
+    }
+    case 'checks_complete': {
+      const { summary } = event.data as { summary: { total: number; failed: number; failedChecks: string[] } };
+      if (summary.failed === 0) return null;
+      const names = summary.failedChecks.length > 0 ? `: ${summary.failedChecks.join(', ')}` : '';
+      return { kind: 'checksFailed', reason: `${summary.failed} of ${summary.total} checks failed${names}` };
+    }
+    default:
+      return null;
+  }
+}
+
+/** A notification's one line, Slack- and ntfy-compatible: "add-license waits for approval of shell.run". */
+export function attentionText(planName: string, attention: Attention): string {
+  return `${planName} ${attention.reason}`;
+}
