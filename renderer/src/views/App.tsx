@@ -10,6 +10,7 @@ import { PlansPanel } from './PlansPanel';
 import { PlanView } from './PlanView';
 import { SettingsSheet } from './SettingsSheet';
 import { TopBar } from './TopBar';
+import { useAttentionTitle } from '../notify/attention-title';
 
 const THEME_KEY = 'agents.theme';
 
@@ -78,6 +79,7 @@ export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean;
   useKeyboard();
   useTheme();
   useAppStateMarker();
+  useAttentionTitle();
   const connection = useAppStore((s) => s.connection.state);
   return (
     <div className="app" data-testid="app" data-connection={connection}>
