@@ -14,6 +14,7 @@ import { searchBenchmark } from './engine/search';
 import { storeBenchmark } from './engine/store';
 import { queuePickupBenchmark } from './team/queue-pickup';
 import { teamThroughputBenchmark } from './team/throughput';
+import { tracesBenchmark } from './engine/traces';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, rewindBenchmark, forkBenchmark, cliStartBenchmark, agentStartBenchmark, acpCaptureBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark, teamThroughputBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, tracesBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, rewindBenchmark, forkBenchmark, cliStartBenchmark, agentStartBenchmark, acpCaptureBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark, teamThroughputBenchmark];

@@ -52,7 +52,12 @@ interface StoredRows {
  * publisher (with one subscriber, as the host's event hub), PlanExecutor -> RuntimeExecuteActor ->
  * ToolRunner -> file.write in a sandbox. Only runExecute is timed.
  */
-export async function engineRun(files: readonly string[], keepDatabaseIn?: string): Promise<{ ms: number; events: number; loopDelayP99Ms: number; loopDelayMaxMs: number }> {
+export async function engineRun(
+  files: readonly string[],
+  keepDatabaseIn?: string,
+  /** Another follower of the plan's events (live traces), started before the run and closed after it, untimed. */
+  follow?: (events: EventPublisher, lifecycle: PlanLifecycleService) => Promise<{ close(): Promise<void> }>,
+): Promise<{ ms: number; events: number; loopDelayP99Ms: number; loopDelayMaxMs: number }> {
   const scratch = scratchDir('executor');
   try {
     const sandboxRoot = path.join(scratch.dir, 'sandbox');
@@ -97,6 +102,7 @@ export async function engineRun(files: readonly string[], keepDatabaseIn?: strin
       }),
       errorRecoveryService: new ErrorRecoveryService(stores.errors, lifecycle),
     });
+    const follower = await follow?.(events, lifecycle);
     syncDisk();
     // How long the host's event loop waited while the run went on: what an IPC call or a window
     // repaint in the same process would wait.
@@ -106,6 +112,7 @@ export async function engineRun(files: readonly string[], keepDatabaseIn?: strin
     const result = await executor.runExecute(plan.id);
     const ms = performance.now() - started;
     loop.disable();
+    await follower?.close();
 
     const count = await stores.changesets.countEntries(result.changesetId);
     if (count !== files.length) throw new Error(`executor benchmark: ${count} change entries stored, expected ${files.length}`);
