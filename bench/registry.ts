@@ -2,6 +2,7 @@ import type { Benchmark } from './bench-result';
 import { consoleBenchmark } from './console/console-bench';
 import { eventStreamBenchmark } from './console/stream-bench';
 import { toolCallBenchmark } from './console/tool-call-bench';
+import { acpCaptureBenchmark } from './engine/acp-capture';
 import { agentStartBenchmark } from './engine/agent-start';
 import { checkpointBenchmark, rewindBenchmark } from './engine/checkpoints';
 import { cliStartBenchmark } from './engine/cli-start';
@@ -15,4 +16,4 @@ import { queuePickupBenchmark } from './team/queue-pickup';
 import { teamThroughputBenchmark } from './team/throughput';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, rewindBenchmark, forkBenchmark, cliStartBenchmark, agentStartBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark, teamThroughputBenchmark];
+export const benchmarks: Benchmark[] = [executorBenchmark, diffBenchmark, sandboxBenchmark, searchBenchmark, storeBenchmark, checkpointBenchmark, rewindBenchmark, forkBenchmark, cliStartBenchmark, agentStartBenchmark, acpCaptureBenchmark, consoleBenchmark, eventStreamBenchmark, toolCallBenchmark, queuePickupBenchmark, teamThroughputBenchmark];

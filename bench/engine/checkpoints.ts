@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { toChangeEntry } from '../../main/engine/change-capture';
+import { toChangeEntry } from '../../main/engine/run/change-capture';
 import { foldDeltas } from '../../main/engine/checkpoints/manifest';
 import { ObjectStore } from '../../main/engine/checkpoints/object-store';
 import { CheckpointRecorder } from '../../main/engine/checkpoints/recorder';

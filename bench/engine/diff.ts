@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { toChangeEntry } from '../../main/engine/change-capture';
+import { toChangeEntry } from '../../main/engine/run/change-capture';
 import { unifiedDiff } from '../../main/engine/changeset/diff';
 import type { ChangeEntry } from '../../shared/changes';
 import type { Benchmark, BenchResult } from '../bench-result';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { BUILTIN_PROFILES } from '../../shared/profiles';
-import { ToolRegistry, ToolRunner } from '../../main/engine/tool-runner';
+import { ToolRegistry, ToolRunner } from '../../main/engine/run/tool-runner';
 import { registerBuiltinTools } from '../../main/engine/tools';
 import { CATASTROPHIC_PATTERN, searchProject } from '../../tests/support/search-project';
 import { type Benchmark, type BenchResult, median } from '../bench-result';

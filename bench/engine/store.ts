@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { SQLInputValue } from 'node:sqlite';
-import { toChangeEntry } from '../../main/engine/change-capture';
+import { toChangeEntry } from '../../main/engine/run/change-capture';
 import { countLineChanges } from '../../main/engine/changeset/line-diff';
 import type { CapturedChange } from '../../main/engine/tools/definition';
 import { openDatabase } from '../../main/persistence/database';

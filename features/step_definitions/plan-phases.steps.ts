@@ -8,11 +8,11 @@ import type { DefinitionOfDone, ExecuteResult, Plan } from '../../shared/domain'
 import { resolveProfile } from '../../shared/profiles';
 import { PlanError, ValidationError } from '../../shared/errors';
 import { isUlid } from '../../shared/ids';
-import { PlanExecutionContext } from '../../main/engine/execution-context';
-import { PlanExecutor } from '../../main/engine/plan-executor';
+import { PlanExecutionContext } from '../../main/engine/run/execution-context';
+import { PlanExecutor } from '../../main/engine/run/plan-executor';
 import { InMemoryChangeSetStore, inMemoryLifecycle, inMemoryToolRunner } from '../../main/engine/test-support/in-memory-stores';
-import type { StrategizeResult } from '../../main/engine/strategize-actor';
-import { ToolRegistry } from '../../main/engine/tool-runner';
+import type { StrategizeResult } from '../../main/engine/run/strategize-actor';
+import { ToolRegistry } from '../../main/engine/run/tool-runner';
 import { registerBuiltinTools } from '../../main/engine/tools';
 import type { EngineWorld } from '../support/world';
 

@@ -3,12 +3,12 @@ import type { ChangeEntry } from '../../shared/changes';
 import type { StrategyDecision } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { newId } from '../../shared/ids';
-import type { ChangeSetStore } from '../../main/engine/changeset-store';
-import type { PlanExecutionContext } from '../../main/engine/execution-context';
-import type { PlanExecutor } from '../../main/engine/plan-executor';
-import type { PlanLifecycleService } from '../../main/engine/lifecycle';
-import type { RuntimeExecuteActor } from '../../main/engine/runtime-execute-actor';
-import type { ToolRunner } from '../../main/engine/tool-runner';
+import type { ChangeSetStore } from '../../main/engine/ports/changeset-store';
+import type { PlanExecutionContext } from '../../main/engine/run/execution-context';
+import type { PlanExecutor } from '../../main/engine/run/plan-executor';
+import type { PlanLifecycleService } from '../../main/engine/run/lifecycle';
+import type { RuntimeExecuteActor } from '../../main/engine/run/runtime-execute-actor';
+import type { ToolRunner } from '../../main/engine/run/tool-runner';
 
 /** State shared by the steps of one scenario. */
 export class EngineWorld extends World {

@@ -1,7 +1,7 @@
 import type { Plan } from '../../shared/domain';
 import { PlanError } from '../../shared/errors';
 import type { ReviewFile } from '../engine/changeset/review';
-import { InvariantRules } from '../engine/invariants';
+import { InvariantRules } from '../engine/gates/invariants';
 import { loadProjectInvariants } from './plan-file';
 
 /**

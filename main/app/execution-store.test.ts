@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InMemoryChangeSetStore } from '../engine/in-memory-changeset-store';
+import { InMemoryChangeSetStore } from '../engine/run/in-memory-changeset-store';
 import { SqliteChangeSetStore } from '../persistence/changeset-store';
 import { planYaml, type TempApp, tempApp } from './test-support';
 

@@ -3,19 +3,19 @@ import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
 import { recordSandboxBase } from '../engine/changeset/hand-edits';
 import { remakeHere, sandboxKept } from './sandbox-remaking';
-import { BudgetGate } from '../engine/budget-gate';
-import { PlanExecutionContext } from '../engine/execution-context';
+import { BudgetGate } from '../engine/gates/budget-gate';
+import { PlanExecutionContext } from '../engine/run/execution-context';
 import { McpSession } from '../engine/mcp/mcp-servers';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
-import { PlanExecutor } from '../engine/plan-executor';
+import { PlanExecutor } from '../engine/run/plan-executor';
 import { createSandbox } from '../engine/sandbox/sandbox';
 import { cloneGitSource } from '../engine/sandbox/git-source';
-import { type ToolRegistry, ToolRunner } from '../engine/tool-runner';
+import { type ToolRegistry, ToolRunner } from '../engine/run/tool-runner';
 import { AGENT_HOMES_FOLDER, SANDBOXES_FOLDER } from '../persistence/data-dir';
 import type { AcpPlanAgent } from '../../shared/acp';
 import { AcpActor } from '../engine/acp/acp-actor';
-import { InvariantRules } from '../engine/invariants';
+import { InvariantRules } from '../engine/gates/invariants';
 import { acpSettingsOf, resolvePlanAgent } from './acp-agents';
 import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
@@ -23,7 +23,7 @@ import type { PlanContext } from './use-cases/plan-context';
 import type { ExecutorFactory } from './run-vocabulary';
 import type { PlanVerifying } from './use-cases/verifying';
 import { reviewFeedbackOf } from './use-cases/reviewing';
-import { scriptedStepRunner, type StepRunner } from '../engine/runtime-execute-actor';
+import { scriptedStepRunner, type StepRunner } from '../engine/run/runtime-execute-actor';
 
 /** With `verifyEach: true`, each step's own check runs right after the step, and its failure fails the step. */
 function checkedSteps(plan: Plan, steps: StepRunner, checkStep: PlanVerifying['checkStep']): StepRunner {

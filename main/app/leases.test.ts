@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../shared/profiles';
-import { PlanExecutor } from '../engine/plan-executor';
+import { PlanExecutor } from '../engine/run/plan-executor';
 import { InMemoryApprovalStore, InMemoryErrorLog, InMemoryLeaseStore, inMemoryLifecycle } from '../engine/test-support/in-memory-stores';
 import { recoverInterruptedPlans } from './leases';
 

@@ -1,11 +1,11 @@
 import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
 import { stepsInOrder } from '../../shared/decision-tree';
 import { newId } from '../../shared/ids';
-import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/error-recovery-service';
-import type { PlanLifecycleService } from '../engine/lifecycle';
-import type { ErrorLog } from '../engine/recovery';
-import { isLeaseLive, type LeaseStore } from '../engine/leases';
-import { type ApprovalStore, pendingApproval } from '../engine/approvals';
+import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/run/error-recovery-service';
+import type { PlanLifecycleService } from '../engine/run/lifecycle';
+import type { ErrorLog } from '../engine/ports/recovery';
+import { isLeaseLive, type LeaseStore } from '../engine/ports/leases';
+import { type ApprovalStore, pendingApproval } from '../engine/ports/approvals';
 
 /**
  * At start-up: a plan left processing or paused whose owner is gone is marked errored, category

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import type { ToolRegistry } from '../engine/tool-runner';
+import type { ToolRegistry } from '../engine/run/tool-runner';
 import { type AutomationProfile, ProfileNameSchema, ProfileRefSchema, resolveProfile } from '../../shared/profiles';
 import { type PlanFile, PlanFileSchema, type PlanStep, PlanStepSchema, type ProjectInvariants, ProjectInvariantsSchema } from '../../shared/domain';
 import type { ToolCallSpec } from '../../shared/tool-calls';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fileWritingAgent, isStrategize } from '../../tests/support/scripted-agent';
 import { ScriptedModelServer, type ScriptedReply } from '../../tests/support/scripted-model-server';
-import { classifyError } from '../engine/error-recovery-service';
+import { classifyError } from '../engine/run/error-recovery-service';
 import { ModelSettingError } from '../engine/model/model-config';
 import { type App, openApp } from './open-app';
 

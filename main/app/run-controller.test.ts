@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../shared/profiles';
-import { PlanExecutionContext } from '../engine/execution-context';
-import { type PlanLifecycleService } from '../engine/lifecycle';
-import { PlanExecutor } from '../engine/plan-executor';
+import { PlanExecutionContext } from '../engine/run/execution-context';
+import { type PlanLifecycleService } from '../engine/run/lifecycle';
+import { PlanExecutor } from '../engine/run/plan-executor';
 import { InMemoryChangeSetStore, inMemoryLifecycle, inMemoryToolRunner } from '../engine/test-support/in-memory-stores';
 import { RunController } from './run-controller';
 

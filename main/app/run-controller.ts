@@ -1,5 +1,5 @@
 import type { StrategyDecision } from '../../shared/domain';
-import type { PlanLifecycleService } from '../engine/lifecycle';
+import type { PlanLifecycleService } from '../engine/run/lifecycle';
 
 type Mode = 'run' | 'step';
 

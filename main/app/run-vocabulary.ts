@@ -3,9 +3,9 @@
 // imports none of them.
 import type { Plan } from '../../shared/domain';
 import type { StreamCallback } from '../../shared/events';
-import type { ResumeAt } from '../engine/approvals';
+import type { ResumeAt } from '../engine/ports/approvals';
 import type { CorrectionContext } from '../engine/model/prompts';
-import type { PlanExecutor } from '../engine/plan-executor';
+import type { PlanExecutor } from '../engine/run/plan-executor';
 
 export interface RunOptions {
   /**

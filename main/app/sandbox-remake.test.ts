@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeEntry } from '../../shared/changes';
 import { captureHandEdits } from '../engine/changeset/hand-edits';
 import { remakeSandbox, sandboxAsLastSeen } from '../engine/changeset/remake';
-import { EventPublisher } from '../engine/event-stream';
+import { EventPublisher } from '../engine/ports/event-stream';
 import { cloneGitSource } from '../engine/sandbox/git-source';
 import { createSandbox } from '../engine/sandbox/sandbox';
 import { snapshotTree } from '../engine/sandbox/snapshot';

@@ -28,6 +28,7 @@ const electron = vi.hoisted(() => {
     requestSingleInstanceLock: vi.fn(() => state.lock),
     quit: vi.fn(() => void state.calls.push('quit')),
     exit: vi.fn(),
+    setBadgeCount: vi.fn(() => true),
     on: vi.fn(on),
     whenReady: vi.fn(() => {
       state.calls.push('whenReady');
@@ -87,6 +88,7 @@ vi.mock('electron', async () => {
     dialog: electron.dialog,
     shell: electron.shell,
     safeStorage: { isEncryptionAvailable: () => false, encryptString: () => Buffer.alloc(0), decryptString: () => '' },
+    Notification: { isSupported: () => false },
   };
 });
 

@@ -3,14 +3,16 @@ import path from 'node:path';
 import { PlanError } from '../../shared/errors';
 import { type App, openApp } from '../app/open-app';
 import { contentSecurityPolicy } from '../host/csp';
-import { EventHub } from '../host/event-hub';
-import { createRouter, type HostLog } from '../host/router';
+import { DisposableStore } from '../../shared/lifecycle';
+import { createConsoleHost } from '../host/console-host';
+import type { HostLog } from '../host/router';
 import { consoleWiring } from '../app/team/team-status';
 import { settleRuns } from '../host/settle-runs';
 import { APP_ENTRY_URL, APP_ORIGIN, APP_SCHEME, originOf } from './app-origin';
 import { APP_SCHEME_PRIVILEGES, createAppProtocolHandler } from './app-protocol';
-import { type IpcBinding, registerIpc, trustedSender } from './ipc';
+import { registerIpc, trustedSender } from './ipc';
 import { menuTemplate } from './menu';
+import { type NotificationElectron, startDesktopNotifications } from './notifications';
 import { hardenSession, hardenWebContents } from './security';
 import { mainWindowOptions } from './window-options';
 import { safeStorageCodec } from './secret-codec';
@@ -26,6 +28,8 @@ export interface ElectronApi {
   dialog: Pick<Dialog, 'showOpenDialog'>;
   /** Shows a plan's sandbox in the system's file manager; absent in tests. */
   shell?: Pick<Shell, 'openPath'>;
+  /** System notifications when a plan needs its operator (notifications.ts); absent in tests. */
+  Notification?: NotificationElectron['Notification'];
   /** Encrypts the model's API key at rest; absent in tests. */
   safeStorage?: Pick<SafeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString'>;
 }
@@ -83,31 +87,36 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     const opened = await (options.open ?? openApp)({ env, secrets: secrets ?? undefined, migrate: true });
     const wiring = consoleWiring(opened);
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
-    const router = createRouter(opened.service, {
-      dataDir: opened.dataDir,
-      log,
-      operator: wiring.operator,
-      teamStatus: wiring.team?.status,
-      pickPlanFile: async () => {
-        const options = { title: 'Create a plan from a plan file', properties: ['openFile' as const], filters: [{ name: 'Plan files', extensions: ['yaml', 'yml', 'json'] }] };
-        const picked = window ? await electron.dialog.showOpenDialog(window, options) : await electron.dialog.showOpenDialog(options);
-        return picked.canceled ? null : (picked.filePaths[0] ?? null);
-      },
-      openFolder: electron.shell
-        ? async (folder) => {
-            const problem = await electron.shell!.openPath(folder);
-            if (problem) throw new PlanError(`the file manager could not open ${folder}: ${problem}`, 'unsupported');
-          }
-        : undefined,
-    });
-    const hub = new EventHub(opened.service, { onError: (error) => log('event delivery failed', error), feed: wiring.team?.feed });
-    const ipc: IpcBinding = registerIpc({
+    const lifetime = new DisposableStore();
+    // Ended last: the runs settle between steps, then the database closes.
+    lifetime.add(() => opened.close());
+    lifetime.add(async () => void (await settleRuns(opened.service)));
+    const host = lifetime.add(
+      createConsoleHost(opened, {
+        log,
+        operator: wiring.operator,
+        team: wiring.team,
+        pickPlanFile: async () => {
+          const options = { title: 'Create a plan from a plan file', properties: ['openFile' as const], filters: [{ name: 'Plan files', extensions: ['yaml', 'yml', 'json'] }] };
+          const picked = window ? await electron.dialog.showOpenDialog(window, options) : await electron.dialog.showOpenDialog(options);
+          return picked.canceled ? null : (picked.filePaths[0] ?? null);
+        },
+        openFolder: electron.shell
+          ? async (folder) => {
+              const problem = await electron.shell!.openPath(folder);
+              if (problem) throw new PlanError(`the file manager could not open ${folder}: ${problem}`, 'unsupported');
+            }
+          : undefined,
+      }),
+    );
+    const { router, hub } = host;
+    lifetime.add(registerIpc({
       ipcMain: electron.ipcMain,
       router,
       hub,
       log,
       isTrusted: trustedSender({ appOrigin, webContentsId: () => (window && !window.isDestroyed() ? window.webContents.id : null) }),
-    });
+    }));
     electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate({ isDev: Boolean(devUrl), isMac })));
 
     const createWindow = () => {
@@ -120,6 +129,21 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
       void created.loadURL(devUrl ?? APP_ENTRY_URL);
     };
     createWindow();
+    // Started beside the window, not before it: nothing of the start waits for it.
+    const notifications = electron.Notification
+      ? startDesktopNotifications({
+          electron: { Notification: electron.Notification, app },
+          hub,
+          plans: opened.service,
+          window: () => (window && !window.isDestroyed() ? window : null),
+          enabled: () => opened.settings.read().notify?.desktop !== false,
+          log,
+        }).catch((error: unknown) => {
+          log('notifications are off: they could not start', error);
+          return null;
+        })
+      : Promise.resolve(null);
+    lifetime.add(async () => (await notifications)?.dispose());
     app.on('activate', () => {
       if (!window) createWindow();
     });
@@ -127,14 +151,8 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
       if (!isMac) app.quit();
     });
 
-    let shutdown: Promise<void> | null = null;
-    const shutDown = () =>
-      (shutdown ??= (async () => {
-        ipc.dispose();
-        hub.dispose();
-        await settleRuns(opened.service);
-        await opened.close();
-      })());
+    // The IPC binding first, then the host's hub, the runs and the database (added in the reverse order).
+    const shutDown = () => lifetime.dispose();
     // Quitting waits, once, until running plans have paused between steps and the database is closed.
     let settled = false;
     app.on('before-quit', (event) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { sampleData } from '../../shared/test-support/sample-events';
 import { CHANNELS, type Channel } from '../../shared/contract';
-import { EventPublisher } from '../engine/event-stream';
+import { EventPublisher } from '../engine/ports/event-stream';
 import { InMemoryEventLog } from '../engine/test-support/in-memory-stores';
 import type { PlanService } from '../app/plan-service';
 import { EventHub } from '../host/event-hub';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { sampleData } from '../../shared/test-support/sample-events';
 import { ValidationError } from '../../shared/errors';
-import { EventPublisher } from './event-stream';
-import { PlanExecutionContext } from './execution-context';
-import { PlanLifecycleService } from './lifecycle';
-import { RuntimeExecuteActor } from './runtime-execute-actor';
+import { EventPublisher } from './ports/event-stream';
+import { PlanExecutionContext } from './run/execution-context';
+import { PlanLifecycleService } from './run/lifecycle';
+import { RuntimeExecuteActor } from './run/runtime-execute-actor';
 import { InMemoryChangeSetStore, InMemoryEventLog, InMemoryPlanRepository, inMemoryToolRunner } from './test-support/in-memory-stores';
-import { ToolRegistry, ToolRunner } from './tool-runner';
+import { ToolRegistry, ToolRunner } from './run/tool-runner';
 
 /**
  * A missing store is an error, never a quiet in-memory fallback (docs/ARCHITECTURE.md); the one

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleData } from '../../shared/test-support/sample-events';
 import type { StreamEvent } from '../../shared/events';
-import { EventPublisher } from '../engine/event-stream';
+import { EventPublisher } from '../engine/ports/event-stream';
 import { InMemoryEventLog } from '../engine/test-support/in-memory-stores';
 import { EventHub, type EventSink, type EventSource } from './event-hub';
 

@@ -1,6 +1,6 @@
 import { type Approval, ApprovalSchema } from '../../shared/approvals';
 import { parseOrThrow } from '../../shared/errors';
-import type { ApprovalStore } from '../engine/approvals';
+import type { ApprovalStore } from '../engine/ports/approvals';
 import type { SqliteDatabase } from './database';
 import { fromJson, prepare, toJson, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 

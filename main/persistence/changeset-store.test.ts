@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toChangeEntry } from '../engine/change-capture';
-import { summarizeEntries } from '../engine/changeset-store';
+import { toChangeEntry } from '../engine/run/change-capture';
+import { summarizeEntries } from '../engine/ports/changeset-store';
 import { countLineChanges } from '../engine/changeset/line-diff';
 import { SqliteChangeSetStore } from './changeset-store';
 import { openDatabase } from './database';

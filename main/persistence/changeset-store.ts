@@ -2,7 +2,7 @@ import { CHANGE_OPERATIONS, type ChangeEntry, ChangeEntrySchema, type ChangeSet,
 import type { ChangeEntryMeta } from '../../shared/changes';
 import { parseOrThrow } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/changeset-store';
+import { type ChangeSetStore, entryLineCounts, toEntryMeta } from '../engine/ports/changeset-store';
 import { type EntryRow as ChangeEntryRow, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow, toBlob } from './change-rows';
 import type { SqliteDatabase } from './database';
 import { fromBit, prepare, toBit, transaction, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';

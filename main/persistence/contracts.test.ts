@@ -1,4 +1,4 @@
-import { EventPublisher } from '../engine/event-stream';
+import { EventPublisher } from '../engine/ports/event-stream';
 import {
   InMemoryApprovalStore,
   InMemoryChangeSetStore,

@@ -1,6 +1,6 @@
 import { type ErrorRecord, ErrorRecordSchema } from '../../shared/domain';
 import { parseOrThrow } from '../../shared/errors';
-import type { ErrorLog } from '../engine/recovery';
+import type { ErrorLog } from '../engine/ports/recovery';
 import type { SqliteDatabase } from './database';
 import { fromBit, fromJson, prepare, toBit, toJson, type Statement, connectionOf, type SqliteConnection } from './sql';
 

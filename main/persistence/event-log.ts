@@ -1,6 +1,6 @@
 import { parseOrThrow } from '../../shared/errors';
 import { type EventData, STREAM_EVENT_TYPES, type StreamEvent, type StreamEventOf, StreamEventSchema, type StreamEventType } from '../../shared/events';
-import type { EventLog } from '../engine/event-stream';
+import type { EventLog } from '../engine/ports/event-stream';
 import type { SqliteDatabase } from './database';
 import { fromJson, isConstraintError, prepare, toJson, unitMemo, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 

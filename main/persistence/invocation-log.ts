@@ -1,7 +1,7 @@
 import type { ToolTally } from '../../shared/contract';
 import { CONFINEMENTS, type ToolInvocation, ToolInvocationSchema } from '../../shared/tool-calls';
 import { parseOrThrow } from '../../shared/errors';
-import type { InvocationLog } from '../engine/invocation-log';
+import type { InvocationLog } from '../engine/ports/invocation-log';
 import type { SqliteDatabase } from './database';
 import { fromBit, fromJson, prepare, toBit, toJson, type Statement, connectionOf, type SqliteConnection } from './sql';
 

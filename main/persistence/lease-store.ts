@@ -1,7 +1,7 @@
 import { hostname as osHostname } from 'node:os';
 import { z } from 'zod';
 import { parseOrThrow } from '../../shared/errors';
-import type { LeaseStore } from '../engine/leases';
+import type { LeaseStore } from '../engine/ports/leases';
 import type { SqliteDatabase } from './database';
 import { prepare, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 import { DEFAULT_LEASE_STALE_MS, isHolderAlive, isProcessAlive } from '../engine/process-liveness';

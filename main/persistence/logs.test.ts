@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sampleData } from '../../shared/test-support/sample-events';
-import { EventPublisher } from '../engine/event-stream';
+import { EventPublisher } from '../engine/ports/event-stream';
 import { openDatabase } from './database';
 import { SqliteEventLog } from './event-log';
 import { SqliteInvocationLog } from './invocation-log';

@@ -1,7 +1,7 @@
 import { DECISION_STATUSES, DECISION_TYPES, type DecisionStatus, DecisionStatusSchema, type Phase, type Plan, PlanSchema, type ProcessingState, type StrategyDecision, StrategyDecisionSchema } from '../../shared/domain';
 import { CheckSchema } from '../../shared/checks';
 import { parseOrThrow } from '../../shared/errors';
-import type { PlanRepository, StepCounts } from '../engine/plan-repository';
+import type { PlanRepository, StepCounts } from '../engine/ports/plan-repository';
 import type { SqliteDatabase } from './database';
 import { fromJson, isConstraintError, prepare, toJson, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 

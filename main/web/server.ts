@@ -6,8 +6,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_MESSAGE_BYTES } from '../../shared/ws-protocol';
 import type { PlanService } from '../app/plan-service';
 import { contentSecurityPolicy } from '../host/csp';
-import { type EventFeed, EventHub } from '../host/event-hub';
-import { createRouter, defaultHostLog, type HostLog } from '../host/router';
+import { createConsoleHost } from '../host/console-host';
+import type { EventFeed } from '../host/event-hub';
+import { defaultHostLog, type HostLog } from '../host/router';
 import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, isWildcardHost, newToken, ownOrigins, tokensMatch, urlHost, WS_PATH } from './auth';
 import type { TeamStatus } from '../../shared/team';
 import { createStaticHandler, isRendererBuilt } from './static-handler';
@@ -84,15 +85,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? defaultHostLog;
   const rendererDir = options.rendererDir ?? DEFAULT_RENDERER_DIR;
   const token = newToken();
-  const router = createRouter(options.service, {
-    dataDir: options.dataDir,
-    projectRoots: options.projectRoots,
-    planFolders: options.planFolders,
-    log,
-    operator: options.operator,
-    teamStatus: options.team?.status,
-  });
-  const hub = new EventHub(options.service, { onError: (error) => log('event delivery failed', error), feed: options.team?.feed });
+  const consoleHost = createConsoleHost(
+    { service: options.service, dataDir: options.dataDir },
+    { projectRoots: options.projectRoots, planFolders: options.planFolders, log, operator: options.operator, team: options.team },
+  );
+  const { router, hub } = consoleHost;
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_PAYLOAD_LIMIT, perMessageDeflate: false });
   const connections = new Map<WebSocket, WsConnection>();
   const alive = new WeakSet<WebSocket>();
@@ -146,7 +143,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       });
     });
   } catch (error) {
-    hub.dispose();
+    await consoleHost.dispose();
     throw error;
   }
   const address = server.address();
@@ -184,7 +181,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         for (const ws of connections.keys()) ws.close(1001, 'the console is shutting down');
-        hub.dispose();
+        await consoleHost.dispose();
         // A client that does not answer the close handshake promptly is cut off.
         const grace = setTimeout(() => {
           for (const ws of connections.keys()) ws.terminate();

@@ -83,6 +83,8 @@ describe.skipIf(!testAgentsInstalled)('a coding agent over the Agent Client Prot
 
     const show = await agents(['plan', 'show', id], home, env);
     expect(show.stdout).toMatch(/agent: +qwen-test \(qwen-code 0\.24\.4\)/);
+    // The tokens the agent reports count toward the plan's usage, as our model's do.
+    expect(show.stdout).toMatch(/tokens: +[1-9]\d* in, [1-9]\d* out/);
 
     const tree = await json<Tree>(['plan', 'tree', id], home);
     const tools = tree.invocations.map((i) => i.tool);

@@ -16,7 +16,7 @@ import type { PlanFacts } from '../../shared/action-rules';
 import type { Channel } from '../../shared/contract';
 import type { Plan } from '../../shared/domain';
 import { type App, openApp } from '../../main/app/open-app';
-import { planFacts } from '../../main/engine/action-guard';
+import { planFacts } from '../../main/engine/gates/action-guard';
 import { createRouter, type Router } from '../../main/host/router';
 import { fileWritingAgent, isStrategize } from '../support/scripted-agent';
 import { ScriptedModelServer } from '../support/scripted-model-server';

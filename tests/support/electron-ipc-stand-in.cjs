@@ -142,6 +142,9 @@ function servingElectron() {
     isMinimized() {
       return false;
     }
+    isFocused() {
+      return true;
+    }
     show() {}
     focus() {}
     restore() {}
@@ -154,6 +157,7 @@ function servingElectron() {
     enableSandbox() {},
     requestSingleInstanceLock: () => true,
     whenReady: () => Promise.resolve(),
+    setBadgeCount: () => true,
     // Quitting as Electron does: before-quit may be prevented (the app then settles and quits again).
     quit() {
       let prevented = false;
@@ -193,6 +197,8 @@ function servingElectron() {
     },
     shell: { openPath: async () => '' },
     safeStorage: { isEncryptionAvailable: () => false },
+    // The browser's own Notification is the page's; the window's system notifications are not shown here.
+    Notification: { isSupported: () => false },
   };
 }
 

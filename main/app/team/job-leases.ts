@@ -1,4 +1,4 @@
-import type { LeaseStore } from '../../engine/leases';
+import type { LeaseStore } from '../../engine/ports/leases';
 import type { PgLeaseStore } from '../../persistence/postgres/lease-store';
 
 /**

@@ -2,7 +2,7 @@ import { isRunnable } from '../../../shared/action-rules';
 import { statusLabel } from '../../../shared/vocabulary';
 import type { App } from '../open-app';
 import { markInterrupted } from '../leases';
-import { isStaleEpoch } from '../../engine/leases';
+import { isStaleEpoch } from '../../engine/ports/leases';
 import { runOptionsOf } from './dispatch';
 
 export interface WorkerOptions {

@@ -2,7 +2,7 @@ import type { ActionId, ActionState } from '../../../shared/action-ids';
 import { actionList } from '../../../shared/actions';
 import type { PlanFacts } from '../../../shared/action-rules';
 import type { Plan } from '../../../shared/domain';
-import { planFacts, requireAllowed } from '../../engine/action-guard';
+import { planFacts, requireAllowed } from '../../engine/gates/action-guard';
 import type { PlanContext } from './plan-context';
 import type { RunRegistry } from './run-registry';
 

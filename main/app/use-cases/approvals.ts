@@ -2,7 +2,7 @@ import { BUDGET_LIMITS, type BudgetAsk, BudgetAskSchema, type BudgetMore } from 
 import type { Approval } from '../../../shared/approvals';
 import type { Plan } from '../../../shared/domain';
 import { ValidationError } from '../../../shared/errors';
-import { pendingApproval } from '../../engine/approvals';
+import { pendingApproval } from '../../engine/ports/approvals';
 import { requireSandboxPresent } from '../sandbox-guards';
 import type { Answer, PlanContext } from './plan-context';
 import type { RunOptions } from '../run-vocabulary';

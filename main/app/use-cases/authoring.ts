@@ -7,7 +7,7 @@ import { planModelView, recordModel } from '../settings';
 import type { PlanContext } from './plan-context';
 import { ValidationError } from '../../../shared/errors';
 import { describeMcpServer, isStdioServer, type McpServersView } from '../../../shared/mcp';
-import { analyseShellCommand } from '../../engine/shell-commands';
+import { analyseShellCommand } from '../../engine/gates/shell-commands';
 import { addMcpServer, removeMcpServer } from '../mcp-settings';
 import { acpSettingsOf, planAgentOf } from '../acp-agents';
 import { isAcpAgentFile } from '../../../shared/acp';

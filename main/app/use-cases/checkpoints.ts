@@ -10,7 +10,7 @@ import { checkpointsThrough, foldDeltas, OBJECT_GRACE_MS } from '../../engine/ch
 import type { RewindJournal, StoredCheckpoint } from '../../engine/checkpoints/checkpoint-store';
 import { applyRestore, applyRestoreAsync, planRestore } from '../../engine/checkpoints/restore';
 import { contentHashes } from '../../engine/checkpoints/shared-objects';
-import { isLeaseLive } from '../../engine/leases';
+import { isLeaseLive } from '../../engine/ports/leases';
 import { sandboxHere } from '../../engine/changeset/remake';
 import { SANDBOXES_FOLDER } from '../../persistence/data-dir';
 import { requireSandboxPresent } from '../sandbox-guards';

@@ -5,7 +5,7 @@ import { newId } from '../../../shared/ids';
 import { normalizeCheck } from '../../../shared/checks';
 import { plural } from '../../../shared/vocabulary';
 import { describeProfile } from '../../../shared/describe';
-import { parseDefinitionOfDone } from '../../engine/strategize-actor';
+import { parseDefinitionOfDone } from '../../engine/run/strategize-actor';
 import { loadPlanFile, loadProfile, loadStepFile } from '../plan-file';
 import { requireSandboxPresent } from '../sandbox-guards';
 import type { Answer, PlanContext } from './plan-context';

@@ -7,13 +7,13 @@ import { childrenByParent, stepsInOrder } from '../../../shared/decision-tree';
 import type { StreamEvent } from '../../../shared/events';
 import { comparePlansForList, needsAttention } from '../../../shared/plan-order';
 import { ValidationError } from '../../../shared/errors';
-import { entryLineCounts, toEntryMeta } from '../../engine/changeset-store';
+import { entryLineCounts, toEntryMeta } from '../../engine/ports/changeset-store';
 import { entryHunks, unifiedDiff } from '../../engine/changeset/diff';
 import { type ReviewFile, reviewChanges, reviewDiffs, reviewFileHunks, reviewNet } from '../../engine/changeset/review';
 import { exportPatch } from '../../engine/changeset/patch';
 import type { RecoveryHint } from '../../../shared/contract';
-import { classifyError, recoveryHints } from '../../engine/error-recovery-service';
-import { pendingApproval } from '../../engine/approvals';
+import { classifyError, recoveryHints } from '../../engine/run/error-recovery-service';
+import { pendingApproval } from '../../engine/ports/approvals';
 import { type ConfinementProbe, detectConfinement } from '../../engine/tools/confinement';
 import type { PlanContext } from './plan-context';
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { PlanError } from '../../../shared/errors';
-import { isLeaseLive, type LeaseStore } from '../../engine/leases';
+import { isLeaseLive, type LeaseStore } from '../../engine/ports/leases';
 import { TreeChangeTracker } from '../../engine/sandbox/tracker';
 import type { RunController } from '../run-controller';
 

@@ -5,15 +5,15 @@ import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import { z } from 'zod';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { ToolCallSpec } from '../../../shared/tool-calls';
-import { DeltaBatcher } from '../delta-batcher';
+import { DeltaBatcher } from '../run/delta-batcher';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
-import type { InvariantRules } from '../invariants';
-import type { PlanLifecycleService } from '../lifecycle';
+import type { InvariantRules } from '../gates/invariants';
+import type { PlanLifecycleService } from '../run/lifecycle';
 import { recordPlanUsage } from '../model/model-agent';
 import { type CorrectionContext, executePrompt } from '../model/prompts';
 import { type ReviewFeedback, reviewFeedbackText } from '../model/review-feedback';
-import type { StepContext, StepRunner } from '../runtime-execute-actor';
-import type { ToolRegistry } from '../tool-runner';
+import type { StepContext, StepRunner } from '../run/runtime-execute-actor';
+import type { ToolRegistry } from '../run/tool-runner';
 import type { ToolEffect } from '../tools/definition';
 import { AcpConnection, type AcpHandlers, agentFailure, DEFAULT_ACP_TURN_TIMEOUT_MS } from './acp-connection';
 import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
@@ -54,6 +54,9 @@ export interface AcpActorOptions {
 
 /** The modes in which the agents ask before they act (TOOLCHAIN.md): Claude Code and Qwen Code start in `auto`. */
 const ASKING_MODES = ['default', 'read-only'];
+
+/** The kinds of tool call that only read: no change is looked for after them. */
+const READ_ONLY_KINDS: readonly ToolKind[] = ['read', 'search', 'think', 'fetch'];
 
 /** One of the agent's tool calls as its updates describe it so far. */
 interface AgentCall {
@@ -148,6 +151,7 @@ export class AcpActor {
     const { connection, sessionId } = await this.session();
     await this.watch.baseline();
     const stop = new TurnStop();
+    const tokens = { inputTokens: 0, outputTokens: 0 };
     const calls = new Map<string, AgentCall>();
     // Permission requests are the step's calls 1, 2, ...: a step resumed at call k (its answered approval) asks again from k.
     let permissions = Math.max(context.firstCall, 1);
@@ -186,9 +190,16 @@ export class AcpActor {
     const handlers: AcpHandlers = {
       update: async ({ update }: SessionNotification) => {
         switch (update.sessionUpdate) {
-          case 'agent_message_chunk':
+          case 'agent_message_chunk': {
             if (update.content.type === 'text') batcher.push(update.content.text);
+            // Qwen Code reports each model call's tokens on its message chunks (Claude Code in its prompt response).
+            const reported = (update._meta as { usage?: { inputTokens?: unknown; outputTokens?: unknown } } | undefined)?.usage;
+            if (reported && typeof reported.inputTokens === 'number' && typeof reported.outputTokens === 'number') {
+              tokens.inputTokens += reported.inputTokens;
+              tokens.outputTokens += reported.outputTokens;
+            }
             return;
+          }
           case 'tool_call':
           case 'tool_call_update': {
             const call = track(update);
@@ -265,8 +276,8 @@ export class AcpActor {
     const failed = STOP_FAILURES[stopReason];
     if (failed) throw new EngineError(`agent ${this.options.agent.name} ${failed} (stop reason ${stopReason})`, stopReason === 'refusal' ? 'rejected' : 'budget', { agent: this.options.agent.name, stopReason });
     if (stopReason === 'cancelled') throw new EngineError(`agent ${this.options.agent.name} cancelled its turn`, 'interrupted', { agent: this.options.agent.name });
-    const usage = connection.lastUsage;
-    await recordPlanUsage(lifecycle, plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0, turns: 1, summary: null }, context.emit);
+    const usage = connection.lastUsage ?? tokens;
+    await recordPlanUsage(lifecycle, plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, turns: 1, summary: null }, context.emit);
   }
 
   /** The operator's correction of the step, else why its last attempt failed: a retried step is told, as a corrected one is. */
@@ -286,7 +297,8 @@ export class AcpActor {
 
   /** One settled call recorded through the tool runner as `NAME.TOOL`, with the sandbox's changes since the last record. */
   private async record(call: AgentCall, context: StepContext, decision: StrategyDecision, halt: (error: unknown) => void, onlyIfChanged = false): Promise<void> {
-    const changes = await this.watch.changes();
+    // A call that only reads changes nothing: the sandbox is not walked for it (what changed anyway is found at the next call or the turn's end).
+    const changes = READ_ONLY_KINDS.includes(call.kind ?? 'other') ? [] : await this.watch.changes();
     if (onlyIfChanged && changes.length === 0) return;
     const name = `${this.options.agent.name}.${call.tool}`;
     if (!this.options.registry.get(name)) {

@@ -3,7 +3,7 @@ import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, 
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChangeEntry } from '../../../shared/changes';
-import { sha256, toChangeEntry } from '../change-capture';
+import { sha256, toChangeEntry } from '../run/change-capture';
 import { EngineError } from '../errors';
 import { createSandbox } from '../sandbox/sandbox';
 import { cleanupTempDirs, harness, tempDir, treeState } from '../tools/test-support';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toChangeEntry } from '../change-capture';
+import { toChangeEntry } from '../run/change-capture';
 import type { CapturedChange } from '../tools/definition';
 import { diffStats, gitBlobId, quoteGitPath, unifiedDiff } from './diff';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { ChangeEntry } from '../../../shared/changes';
-import { isBinary } from '../change-capture';
+import { isBinary } from '../run/change-capture';
 import { countLineChanges } from './line-diff';
 import type { DiffHunk } from '../../../shared/changes';
 import { type LineDiff, lineDiff, structuredHunks, unifiedHunks } from './line-diff';

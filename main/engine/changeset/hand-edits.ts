@@ -1,9 +1,9 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeEntry, ChangeEntryMeta } from '../../../shared/changes';
-import { sha256, toChangeEntry } from '../change-capture';
-import type { ChangeSetStore } from '../changeset-store';
-import type { EventPublisher } from '../event-stream';
+import { sha256, toChangeEntry } from '../run/change-capture';
+import type { ChangeSetStore } from '../ports/changeset-store';
+import type { EventPublisher } from '../ports/event-stream';
 import { EngineError } from '../errors';
 import { ContentCache } from '../sandbox/content-cache';
 import { readFileOrNull } from '../sandbox/files';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeEntry } from '../../../shared/changes';
-import { toChangeEntry } from '../change-capture';
+import { toChangeEntry } from '../run/change-capture';
 import type { CapturedChange } from '../tools/definition';
 import { netChanges } from './net';
 

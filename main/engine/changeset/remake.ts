@@ -3,7 +3,7 @@ import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plan } from '../../../shared/domain';
 import type { PlanGitSource } from '../../../shared/git-source';
-import type { ChangeSetStore } from '../changeset-store';
+import type { ChangeSetStore } from '../ports/changeset-store';
 import { EngineError } from '../errors';
 import { cloneGitSource } from '../sandbox/git-source';
 import { createSandbox } from '../sandbox/sandbox';

@@ -1,7 +1,7 @@
 import { lstat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeEntry, ChangeOperation, DiffHunk } from '../../../shared/changes';
-import { isBinary, sha256 } from '../change-capture';
+import { isBinary, sha256 } from '../run/change-capture';
 import { EngineError } from '../errors';
 import { pruneEmptyDirs, readFileOrNull, writeFileAtomic } from '../sandbox/files';
 import { normalizeRelPath, resolveInSandbox, showPath } from '../sandbox/paths';

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, constants, copyFileSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, type Stats, symlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { eventLoopYielder } from '../event-loop-yield';
+import { eventLoopYielder } from '../run/event-loop-yield';
 import type { TreeSnapshot } from '../sandbox/snapshot';
 import type { Manifest } from './manifest';
 import type { ObjectStore } from './object-store';

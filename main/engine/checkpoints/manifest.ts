@@ -1,8 +1,8 @@
 import type { Stats } from 'node:fs';
 import { type Dirent, lstatSync, readdirSync, readlinkSync } from 'node:fs';
-import { eventLoopYielder } from '../event-loop-yield';
+import { eventLoopYielder } from '../run/event-loop-yield';
 import path from 'node:path';
-import { sha256 } from '../change-capture';
+import { sha256 } from '../run/change-capture';
 import { EngineError } from '../errors';
 import { readFileOrNull } from '../sandbox/files';
 import { mapLimit } from '../sandbox/walk';

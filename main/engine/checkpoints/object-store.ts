@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, existsSync, fchmodSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sha256 } from '../change-capture';
-import { eventLoopYielder } from '../event-loop-yield';
+import { sha256 } from '../run/change-capture';
+import { eventLoopYielder } from '../run/event-loop-yield';
 
 /** Read once (reading it means setting it): what a new file's mode loses. */
 const UMASK = process.umask();

@@ -1,8 +1,8 @@
 import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { newId } from '../../../shared/ids';
-import type { ChangeSetStore } from '../changeset-store';
-import type { InvocationLog } from '../invocation-log';
+import type { ChangeSetStore } from '../ports/changeset-store';
+import type { InvocationLog } from '../ports/invocation-log';
 import { builtinTools } from '../tools';
 import type { CheckpointStore, StoredCheckpoint } from './checkpoint-store';
 import { deltaBetween, filesChanged, foldDeltas, type Manifest, type ManifestDelta, refreshPaths, scanManifest } from './manifest';

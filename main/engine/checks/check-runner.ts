@@ -4,7 +4,7 @@ import type { CheckResult } from '../../../shared/checks';
 import type { AutomationProfile } from '../../../shared/profiles';
 import { newId } from '../../../shared/ids';
 import { EngineError } from '../errors';
-import type { EventPublisher } from '../event-stream';
+import type { EventPublisher } from '../ports/event-stream';
 import type { TreeChangeTracker } from '../sandbox/tracker';
 import { type ConfinementProbe, detectConfinement } from '../tools/confinement';
 import { OutputCapture } from '../tools/output-capture';
@@ -12,7 +12,7 @@ import { confinedLaunch, runCommand } from '../tools/shell-run';
 import type { CheckResultStore } from './check-store';
 import type { DeclaredCheck } from './verdicts';
 import { type TreeShape, treeShape, undoCheck } from './undo-check';
-import { DeltaBatcher } from '../delta-batcher';
+import { DeltaBatcher } from '../run/delta-batcher';
 
 /** Bytes of output a result keeps inline; the whole output is in its file. */
 const TAIL_BYTES = 4096;

@@ -1,6 +1,6 @@
 import { chmod, lstat, mkdir, readlink, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { revertChange } from '../invariants';
+import { revertChange } from '../gates/invariants';
 import { mapLimit, type TreeEntryKind, walkTree } from '../sandbox/walk';
 import type { CapturedChange } from '../tools/definition';
 

@@ -1,7 +1,7 @@
 import type { Check, CheckResult, CriterionVerdict, PlanChecksSummary, PlanChecksView } from '../../../shared/checks';
 import { stepsInOrder } from '../../../shared/decision-tree';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
-import { parseDefinitionOfDone } from '../strategize-actor';
+import { parseDefinitionOfDone } from '../run/strategize-actor';
 
 /** A check the plan runs: plan-level (decisionId null) or a step's own. */
 export interface DeclaredCheck extends Check {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../../shared/profiles';
 import type { StrategyDecision } from '../../../shared/domain';
 import type { McpCallInfo } from '../../../shared/mcp';
-import { ApprovalGate } from '../approval-gate';
+import { ApprovalGate } from '../gates/approval-gate';
 import { ApprovalPending } from '../errors';
 import { InMemoryApprovalStore, inMemoryLifecycle } from '../test-support/in-memory-stores';
 

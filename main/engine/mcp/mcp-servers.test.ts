@@ -13,7 +13,7 @@ import { probeServer } from '../../../tests/support/mcp-probe-server.mjs';
 import type { EngineError } from '../errors';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
 import type { CapturedChange } from '../tools/definition';
-import { ToolRegistry, ToolRunner } from '../tool-runner';
+import { ToolRegistry, ToolRunner } from '../run/tool-runner';
 import { registerBuiltinTools } from '../tools';
 import { cleanupTempDirs, tempDir } from '../tools/test-support';
 import { installationFolder, resolveLocalCommand } from './launch';

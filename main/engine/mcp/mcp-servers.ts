@@ -7,7 +7,7 @@ import { EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
 import type { ToolDefinition } from '../tools/definition';
-import type { ToolRegistry } from '../tool-runner';
+import type { ToolRegistry } from '../run/tool-runner';
 import { sandboxRootOf, toolError } from '../tools/common';
 import type { ConfinementProbe } from '../tools/confinement';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, localLaunch, serverFailure } from './launch';

@@ -4,12 +4,12 @@ import { addUsage, type AgentSpec, contextTokensOf, costOf, type PlanUsage, type
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { EventData, StreamEventType } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
-import type { BudgetGate } from '../budget-gate';
+import type { BudgetGate } from '../gates/budget-gate';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
-import type { PlanLifecycleService } from '../lifecycle';
-import type { StepRunner } from '../runtime-execute-actor';
-import { type InvariantRecord, rootDecision, type StrategizeResult } from '../strategize-actor';
-import type { ToolRunner } from '../tool-runner';
+import type { PlanLifecycleService } from '../run/lifecycle';
+import type { StepRunner } from '../run/runtime-execute-actor';
+import { type InvariantRecord, rootDecision, type StrategizeResult } from '../run/strategize-actor';
+import type { ToolRunner } from '../run/tool-runner';
 import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, proposedPlanSchema, proposePlanTool, resultText } from './model-tools';
 import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';
@@ -86,21 +86,23 @@ export class ModelAgent {
       },
       turn: async (messages, maxOutputTokens) => {
         let turn: TurnResult;
+        const startedAt = new Date().toISOString();
         try {
           turn = await runTurn({ ...this.options, system: args.system, messages, tools: args.tools, maxOutputTokens, onText: (delta) => batcher.push(delta) });
         } finally {
           await batcher.flush();
         }
         const cached = turn.cachedInputTokens ? { cachedInputTokens: turn.cachedInputTokens } : {};
-        await this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+        const call = { provider: config.provider, model: config.model, startedAt, ...(turn.responseModel ? { responseModel: turn.responseModel } : {}), ...(turn.finishReason ? { finishReason: turn.finishReason } : {}) };
+        await this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit, call);
         return turn;
       },
     });
   }
 
   /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event. */
-  private recordUsage(planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
-    return recordPlanUsage(this.options.lifecycle, planId, delta, emit);
+  private recordUsage(planId: string, delta: StepUsage, emit: Emit | null, call?: ModelCallFacts): Promise<PlanUsage> {
+    return recordPlanUsage(this.options.lifecycle, planId, delta, emit, call);
   }
 
   /** The proposal as decisions: a root for the definition of done, and one step per proposed step. */
@@ -287,8 +289,11 @@ function engineCall(call: ModelToolCall, engineName: ReadonlyMap<string, string>
   return { tool: engineName.get(call.name) ?? call.name, args: (call.input ?? {}) as Record<string, unknown> };
 }
 
+/** What a model_usage event says of the call itself: its model, why it stopped, when it began. */
+export type ModelCallFacts = Pick<EventData<'model_usage'>, 'provider' | 'model' | 'responseModel' | 'finishReason' | 'startedAt'>;
+
 /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event (any agent's: ours, or one over ACP). */
-export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
+export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: string, delta: StepUsage, emit: Emit | null, call: ModelCallFacts = {}): Promise<PlanUsage> {
   // Read and written in one unit: another task's update of the plan cannot fall between.
   const usage = await lifecycle.unit(async () => {
     const next = addUsage((await lifecycle.getPlan(planId)).usage, delta);
@@ -307,6 +312,7 @@ export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: s
     stepOutputTokens: step?.outputTokens ?? 0,
     planInputTokens: usage.inputTokens,
     planOutputTokens: usage.outputTokens,
+    ...call,
   });
   return usage;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ToolRegistry } from '../tool-runner';
+import { ToolRegistry } from '../run/tool-runner';
 import { FINISH_STEP, modelToolSet } from './model-tools';
 
 describe('modelToolSet', () => {

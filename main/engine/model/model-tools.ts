@@ -1,7 +1,7 @@
 import type { Tool, ToolSet } from 'ai';
 import { z } from 'zod';
 import { once } from '../../../shared/once';
-import type { ToolRegistry } from '../tool-runner';
+import type { ToolRegistry } from '../run/tool-runner';
 
 /** Tool names must match ^[a-zA-Z0-9_-]+$ at the providers, so `file.write` is `file_write` there. */
 export function modelToolName(name: string): string {

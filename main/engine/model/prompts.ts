@@ -1,6 +1,6 @@
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import type { StepUsage } from '../../../shared/agent';
-import { parseDefinitionOfDone } from '../strategize-actor';
+import { parseDefinitionOfDone } from '../run/strategize-actor';
 
 function definitionOfDone(plan: Pick<Plan, 'definitionOfDone'>): string {
   if (typeof plan.definitionOfDone === 'string') return plan.definitionOfDone;

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { refNameProblem } from '../../../shared/git-source';
 import { EngineError } from '../errors';
-import { classifyError } from '../error-recovery-service';
+import { classifyError } from '../run/error-recovery-service';
 import { cleanupTempDirs, tempDir } from '../tools/test-support';
 import { gitIn as git, makeBareRepo } from '../test-support/git-repos';
 import { cloneGitSource, runGit } from './git-source';

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../shared/errors';
-import { isBinary } from '../change-capture';
+import { isBinary } from '../run/change-capture';
 import { EngineError } from '../errors';
 import { readFileOrNull, writeFileAtomic } from './files';
 import { resolveInSandbox, type SandboxPath, showPath } from './paths';

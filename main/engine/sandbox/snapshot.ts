@@ -1,6 +1,6 @@
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { sha256 } from '../change-capture';
+import { sha256 } from '../run/change-capture';
 import { EngineError } from '../errors';
 import type { CapturedChange } from '../tools/definition';
 import type { ContentCache } from './content-cache';

@@ -9,17 +9,17 @@ import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
-import type { ApprovalStore } from '../approvals';
+import type { ApprovalStore } from '../ports/approvals';
 import type { CheckpointStore, RewindJournal, StoredCheckpoint } from '../checkpoints/checkpoint-store';
-import { EventPublisher, type EventLog } from '../event-stream';
-import { isLeaseLive, type Lease, type LeaseStore } from '../leases';
-import { PlanLifecycleService } from '../lifecycle';
-import type { PlanRepository, StepCounts } from '../plan-repository';
-import type { ErrorLog } from '../recovery';
-import type { InvocationLog } from '../invocation-log';
-import { ToolRegistry, ToolRunner } from '../tool-runner';
+import { EventPublisher, type EventLog } from '../ports/event-stream';
+import { isLeaseLive, type Lease, type LeaseStore } from '../ports/leases';
+import { PlanLifecycleService } from '../run/lifecycle';
+import type { PlanRepository, StepCounts } from '../ports/plan-repository';
+import type { ErrorLog } from '../ports/recovery';
+import type { InvocationLog } from '../ports/invocation-log';
+import { ToolRegistry, ToolRunner } from '../run/tool-runner';
 
-export { InMemoryChangeSetStore } from '../in-memory-changeset-store';
+export { InMemoryChangeSetStore } from '../run/in-memory-changeset-store';
 
 export class InMemoryPlanRepository implements PlanRepository {
   private readonly plans = new Map<string, Plan>();

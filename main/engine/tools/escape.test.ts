@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_PROFILES } from '../../../shared/profiles';
 import { EngineError } from '../errors';
-import { InvariantRules } from '../invariants';
+import { InvariantRules } from '../gates/invariants';
 import { createSandbox } from '../sandbox/sandbox';
 import { cleanupTempDirs, type Harness, harness, tempDir, treeState } from './test-support';
 

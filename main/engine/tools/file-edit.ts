@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isBinary } from '../change-capture';
+import { isBinary } from '../run/change-capture';
 import { readFileOrNull, writeFileAtomic } from '../sandbox/files';
 import { resolveInSandbox, showPath } from '../sandbox/paths';
 import { defineTool, fsFailure, previewWrite, sandboxRootOf, toolError } from './common';

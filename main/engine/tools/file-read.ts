@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { isBinary } from '../change-capture';
+import { isBinary } from '../run/change-capture';
 import { readFileOrNull } from '../sandbox/files';
 import { resolveInSandbox, showPath } from '../sandbox/paths';
 import { defineTool, fsFailure, MAX_READ_BYTES, sandboxRootOf, toolError } from './common';

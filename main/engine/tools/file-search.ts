@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { ValidationError } from '../../../shared/errors';
-import { isBinary } from '../change-capture';
-import { eventLoopYielder } from '../event-loop-yield';
+import { isBinary } from '../run/change-capture';
+import { eventLoopYielder } from '../run/event-loop-yield';
 import { listedFileReader } from '../sandbox/files';
 import { resolveInSandbox } from '../sandbox/paths';
 import { sortedFiles } from '../sandbox/walk';

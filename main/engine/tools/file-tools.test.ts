@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../shared/errors';
 import type { EngineError } from '../errors';
-import { ToolRegistry } from '../tool-runner';
+import { ToolRegistry } from '../run/tool-runner';
 import { builtinTools, registerBuiltinTools } from './index';
 import { cleanupTempDirs, type Harness, harness, tempDir } from './test-support';
 

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from './definition';
-import type { ToolRegistry } from '../tool-runner';
+import type { ToolRegistry } from '../run/tool-runner';
 import { fileDeleteTool } from './file-delete';
 import { fileEditTool } from './file-edit';
 import { fileListTool } from './file-list';

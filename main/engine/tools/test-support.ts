@@ -6,11 +6,11 @@ import path from 'node:path';
 import type { AutomationProfile } from '../../../shared/profiles';
 import type { ChangeEntry } from '../../../shared/changes';
 import { BUILTIN_PROFILES } from '../../../shared/profiles';
-import { toChangeEntry } from '../change-capture';
+import { toChangeEntry } from '../run/change-capture';
 import { ToolCallError } from '../errors';
-import type { InvariantRules } from '../invariants';
+import type { InvariantRules } from '../gates/invariants';
 import type { CapturedChange } from './definition';
-import { ToolRegistry, ToolRunner } from '../tool-runner';
+import { ToolRegistry, ToolRunner } from '../run/tool-runner';
 import { registerBuiltinTools, type BuiltinToolsOptions } from './index';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Approval } from '../../../shared/approvals';
 import { newId } from '../../../shared/ids';
-import { type ApprovalStore, pendingApproval, toolsApprovedForPlan } from '../../engine/approvals';
+import { type ApprovalStore, pendingApproval, toolsApprovedForPlan } from '../../engine/ports/approvals';
 import { type Harness, type HarnessFactory, iso } from '../test-support/fixtures';
 
 function makeApproval(planId: string, overrides: Partial<Approval> = {}): Approval {

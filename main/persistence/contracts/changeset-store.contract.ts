@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ChangeSetStore, summarizeEntries } from '../../engine/changeset-store';
+import { type ChangeSetStore, summarizeEntries } from '../../engine/ports/changeset-store';
 import { type Harness, type HarnessFactory, makeEntry } from '../test-support/fixtures';
 
 /** What every ChangeSetStore must do; run against the in-memory and the SQLite one. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ErrorLog } from '../../engine/recovery';
+import type { ErrorLog } from '../../engine/ports/recovery';
 import { type Harness, type HarnessFactory, makeErrorRecord } from '../test-support/fixtures';
 
 /** What every ErrorLog must do. */

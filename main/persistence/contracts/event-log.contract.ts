@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventLog } from '../../engine/event-stream';
+import type { EventLog } from '../../engine/ports/event-stream';
 import { type Harness, type HarnessFactory, makeEvent } from '../test-support/fixtures';
 
 /** What every EventLog must do; run against the in-memory and the SQLite one. */

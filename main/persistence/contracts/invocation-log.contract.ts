@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InvocationLog } from '../../engine/invocation-log';
+import type { InvocationLog } from '../../engine/ports/invocation-log';
 import { type Harness, type HarnessFactory, makeInvocation } from '../test-support/fixtures';
 
 /** What every InvocationLog must do; run against the in-memory and the SQLite one. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PlanRepository } from '../../engine/plan-repository';
+import type { PlanRepository } from '../../engine/ports/plan-repository';
 import { type Harness, type HarnessFactory, iso, makeDecision, makePlan } from '../test-support/fixtures';
 
 /** What every PlanRepository must do; run against the in-memory and the SQLite one. */

@@ -1,9 +1,9 @@
-import type { ApprovalStore } from '../../engine/approvals';
-import type { ChangeSetStore } from '../../engine/changeset-store';
-import type { EventLog } from '../../engine/event-stream';
-import type { PlanRepository } from '../../engine/plan-repository';
-import type { ErrorLog } from '../../engine/recovery';
-import type { InvocationLog } from '../../engine/invocation-log';
+import type { ApprovalStore } from '../../engine/ports/approvals';
+import type { ChangeSetStore } from '../../engine/ports/changeset-store';
+import type { EventLog } from '../../engine/ports/event-stream';
+import type { PlanRepository } from '../../engine/ports/plan-repository';
+import type { ErrorLog } from '../../engine/ports/recovery';
+import type { InvocationLog } from '../../engine/ports/invocation-log';
 import type { HarnessFactory } from '../test-support/fixtures';
 
 /** The ports the contract suites exercise, as one adapter provides them over one database. */

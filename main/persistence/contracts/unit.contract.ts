@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../shared/events';
-import type { EventPublisher } from '../../engine/event-stream';
+import type { EventPublisher } from '../../engine/ports/event-stream';
 import { makeEntry, makePlan } from '../test-support/fixtures';
 import type { PortStores, StoresFactory } from './ports';
 

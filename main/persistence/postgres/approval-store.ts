@@ -1,6 +1,6 @@
 import { type Approval, ApprovalSchema } from '../../../shared/approvals';
 import { parseOrThrow } from '../../../shared/errors';
-import type { ApprovalStore } from '../../engine/approvals';
+import type { ApprovalStore } from '../../engine/ports/approvals';
 import { type PgDatabase, toJsonParam } from './database';
 
 type ApprovalPatch = Parameters<ApprovalStore['update']>[1];

@@ -1,7 +1,7 @@
 import { type ChangeEntry, type ChangeEntryMeta, ChangeEntrySchema, type ChangeSet, type ChangeSetSummary } from '../../../shared/changes';
 import { parseOrThrow } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
-import { entryLineCounts, toEntryMeta, type ChangeSetStore } from '../../engine/changeset-store';
+import { entryLineCounts, toEntryMeta, type ChangeSetStore } from '../../engine/ports/changeset-store';
 import type { EntryPage } from '../changeset-store';
 import { type EntryRow as ChangeEntryRow, type MetaRow as ChangeMetaRow, readEntry, readMeta, readSummary, type RowValues, type SummaryRow, toBlob } from '../change-rows';
 import { type PgDatabase, toJsonParam } from './database';

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { EventPublisher } from '../../engine/event-stream';
+import { EventPublisher } from '../../engine/ports/event-stream';
 import { approvalStoreContract } from '../contracts/approval-store.contract';
 import { changeSetStoreContract } from '../contracts/changeset-store.contract';
 import { errorLogContract } from '../contracts/error-log.contract';

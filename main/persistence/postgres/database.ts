@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { StaleEpochError } from '../../engine/leases';
+import { StaleEpochError } from '../../engine/ports/leases';
 import { asConnectionError } from './errors';
 
 /** int8 (COUNT, bigint seq and pos) as a number: our counts and positions stay far below 2^53. */

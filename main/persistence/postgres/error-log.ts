@@ -1,4 +1,4 @@
-import type { ErrorLog } from '../../engine/recovery';
+import type { ErrorLog } from '../../engine/ports/recovery';
 import { type ErrorRecord, ErrorRecordSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
 import { type ErrorRow, readErrorRecord } from '../error-log';

@@ -1,4 +1,4 @@
-import type { EventLog } from '../../engine/event-stream';
+import type { EventLog } from '../../engine/ports/event-stream';
 import { parseOrThrow } from '../../../shared/errors';
 import { type EventData, type StreamEvent, type StreamEventOf, StreamEventSchema, type StreamEventType } from '../../../shared/events';
 import { isUniqueViolation, type PgDatabase, toJsonParam } from './database';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { StaleEpochError } from '../../engine/leases';
+import { StaleEpochError } from '../../engine/ports/leases';
 import { makeDecision, makeInvocation, makePlan } from '../test-support/fixtures';
 import { PgLeaseStore } from './lease-store';
 import { openPostgresStores, type PostgresStores } from './stores';

@@ -1,4 +1,4 @@
-import type { InvocationLog } from '../../engine/invocation-log';
+import type { InvocationLog } from '../../engine/ports/invocation-log';
 import type { ToolTally } from '../../../shared/contract';
 import { type ToolInvocation, ToolInvocationSchema } from '../../../shared/tool-calls';
 import { parseOrThrow } from '../../../shared/errors';

@@ -1,4 +1,4 @@
-import type { LeaseStore } from '../../engine/leases';
+import type { LeaseStore } from '../../engine/ports/leases';
 import { parseOrThrow } from '../../../shared/errors';
 import { type LeaseAcquisition, LeaseRule, type LeaseRow, type LeaseStoreOptions, type PlanLease, PlanLeaseSchema, readLease } from '../lease-store';
 import type { PgDatabase } from './database';

@@ -1,6 +1,6 @@
 import { type DecisionStatus, DecisionStatusSchema, type Plan, PlanSchema, type ProcessingState, type StrategyDecision, StrategyDecisionSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
-import type { StepCounts, PlanRepository } from '../../engine/plan-repository';
+import type { StepCounts, PlanRepository } from '../../engine/ports/plan-repository';
 import { type DecisionRow, type PlanQuery, readDecision } from '../plan-repository';
 import { isUniqueViolation, type PgDatabase, toJsonParam } from './database';
 

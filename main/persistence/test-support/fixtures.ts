@@ -7,7 +7,7 @@ import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain
 import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { StreamEvent } from '../../../shared/events';
 import { newId } from '../../../shared/ids';
-import { sha256 } from '../../engine/change-capture';
+import { sha256 } from '../../engine/run/change-capture';
 import { openDatabase, type SqliteDatabase } from '../database';
 
 /** Something a contract suite runs against, and how to throw it away afterwards. */
