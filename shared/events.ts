@@ -65,6 +65,8 @@ function buildEventData() {
       /** With the args of its tool_call_started, all an open decision lists for the call (events stored before these fields lack them). */
       startedAt: z.string().optional(),
       confinement: ConfinementSchema.optional(),
+      /** The MCP server whose tool this was (its trace span says so); absent for our own tools. */
+      mcpServer: z.string().optional(),
     }),
     /** The recorded entry as the changes list shows it: a view appends it without asking the host. */
     change_recorded: z.object({ entry: ChangeEntryMetaSchema }),
@@ -122,6 +124,12 @@ function buildEventData() {
       stepOutputTokens: count,
       planInputTokens: count,
       planOutputTokens: count,
+      /** The call itself, for its trace span (absent in events stored before they were kept, and for a coding agent's turns). */
+      provider: z.string().optional(),
+      model: z.string().optional(),
+      responseModel: z.string().optional(),
+      finishReason: z.string().optional(),
+      startedAt: z.string().optional(),
     }),
     /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
     context_folded: z.object({

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { resolveDataDir, secureDataDir } from '../persistence/data-dir';
-import { type SecretCodec, SettingsStore } from './settings';
+import { type SecretCodec, type SettingsFile, SettingsStore } from './settings';
+import { otlpTarget } from './telemetry/otlp';
 import { openStores } from '../persistence';
 import { recoverInterruptedPlans } from './leases';
 import type { PlanService } from './plan-service';
@@ -41,6 +42,31 @@ export interface OpenAppOptions extends Partial<Omit<PlanServiceOptions, 'stores
   onTeamError?: (error: Error) => void;
   /** In team mode: the event feed's connection dropped, or was made again. */
   onFeedStatus?: TeamOptions['onFeedStatus'];
+  /** Where a warning line goes (a collector that cannot be reached); stderr by default. */
+  warn?: (line: string) => void;
+}
+
+/**
+ * Live traces when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_* or the settings); null when not.
+ * A bad setting is said once and export stays off: traces must never stop a plan.
+ */
+async function startTraces(service: PlanService, settings: SettingsStore, options: OpenAppOptions): Promise<{ close(): Promise<void> } | null> {
+  const warn = options.warn ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  try {
+    let stored: SettingsFile = {};
+    try {
+      stored = settings.read();
+    } catch {
+      // Reported where the settings are used.
+    }
+    const target = otlpTarget(options.env ?? process.env, stored);
+    if (!target) return null;
+    const { LiveTraces } = await import('./telemetry/plan-traces');
+    return await LiveTraces.start(target, service.events, (planId) => service.lifecycle.getPlan(planId), warn);
+  } catch (error) {
+    warn(`warning: traces are off: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
 }
 
 /**
@@ -105,12 +131,14 @@ export async function openApp(options: OpenAppOptions = {}): Promise<App> {
   const recovered = await recoverInterruptedPlans(service.lifecycle, stores.leases, stores.errors, stores.approvals);
   // A rewind a process died in is finished before anything reads its sandbox (`plan show` then says so).
   await service.finishInterruptedRewinds();
+  const traces = await startTraces(service, settings, options);
   const notifier = notifyWebhook(service, settings, options.env ?? process.env);
   let closed = false;
   // Once: `serve` closes the app at its shutdown, and the CLI closes it again after the command.
   const close = async () => {
     if (closed) return;
     closed = true;
+    await traces?.close();
     await notifier.close();
     await stores.close();
   };
@@ -136,9 +164,11 @@ async function openTeamApp(url: string, dataDir: string, settings: SettingsStore
     // A sandbox lives on the machine that last ran the plan: a worker remakes it from the database, and a client does not refuse a run for it.
     remakeSandboxes: true,
   });
+  const traces = await startTraces(service, settings, options);
   // A worker posts for the runs it commits; a console of the team runs none, so posts nothing twice.
   const notifier = notifyWebhook(service, settings, options.env ?? process.env);
   const close = async () => {
+    await traces?.close();
     await notifier.close();
     await team.close();
   };

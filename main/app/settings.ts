@@ -16,6 +16,7 @@ import { McpConfigSchema, shownUrl } from '../../shared/mcp';
 import { AcpSettingsSchema } from '../../shared/acp';
 import { redactText } from '../../shared/redact';
 import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
+import { parseOtlpHeaders } from './telemetry/otlp';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
 /** Where notifications go: a webhook (off without one), the desktop app's and the terminal's (on unless false). */
@@ -48,6 +49,11 @@ export const SettingsFileSchema = z.lazy(() =>
     database: z.string().optional(),
     /** The name answers given here are recorded under (default: the OS user). */
     operator: z.string().optional(),
+    /** Traces: the OTLP/HTTP collector's base address, its headers (`k=v,k2=v2`, secrets), a trace viewer's address with `{traceId}`, and whether prompts and results go too. */
+    otlpEndpoint: z.string().optional(),
+    otlpHeaders: z.string().optional(),
+    traceUrl: z.string().optional(),
+    otlpCaptureContent: z.boolean().optional(),
     /** Notifications when a plan needs its operator (README, "Notifications"); each on unless set to false. */
     notify: NotifySettingsSchema.optional(),
   })
@@ -118,6 +124,10 @@ export class SettingsStore {
     if (patch.price !== undefined) next.price = patch.price ?? undefined;
     if (patch.database !== undefined) next.database = checkedDatabaseUrl(patch.database.trim()) || undefined;
     if (patch.operator !== undefined) next.operator = patch.operator.trim() || undefined;
+    if (patch.otlpEndpoint !== undefined) next.otlpEndpoint = patch.otlpEndpoint.trim() || undefined;
+    if (patch.otlpHeaders !== undefined) next.otlpHeaders = patch.otlpHeaders.trim() || undefined;
+    if (patch.traceUrl !== undefined) next.traceUrl = patch.traceUrl.trim() || undefined;
+    if (patch.otlpCaptureContent !== undefined) next.otlpCaptureContent = patch.otlpCaptureContent ?? undefined;
     if (patch.notify !== undefined) {
       const notify = { ...next.notify, ...patch.notify };
       next.notify = Object.values(notify).some((v) => v !== undefined) ? notify : undefined;
@@ -313,7 +323,16 @@ function checkedDatabaseUrl(value: string): string {
 }
 
 /** A change from the console (SettingsPatch) or `agents config`; a null timeout clears it. */
-export type SettingsChange = SettingsPatch & { timeoutMs?: number | null; database?: string; operator?: string; notify?: NotifySettings };
+export type SettingsChange = SettingsPatch & {
+  timeoutMs?: number | null;
+  database?: string;
+  operator?: string;
+  notify?: NotifySettings;
+  otlpEndpoint?: string;
+  otlpHeaders?: string;
+  traceUrl?: string;
+  otlpCaptureContent?: boolean | null;
+};
 
 /** One setting of `agents config`: how it is stored, shown and read from the command line. */
 interface ConfigSetting {
@@ -362,6 +381,27 @@ export const CONFIG_SETTINGS = {
     patch: (value) => ({ database: checkedDatabaseUrl(value) }),
   },
   operator: { value: (file) => file.operator ?? null, patch: (value) => ({ operator: value }) },
+  otlpEndpoint: {
+    value: (file) => file.otlpEndpoint ?? null,
+    patch: (value) => parseOrThrow(z.object({ otlpEndpoint: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]) }), { otlpEndpoint: value }),
+  },
+  // The header names only: their values are secrets (an API key, a token).
+  otlpHeaders: {
+    value: (file) => (file.otlpHeaders ? Object.keys(parseOtlpHeaders(file.otlpHeaders)).map((name) => `${name}=(set)`).join(',') : null),
+    patch: (value) => (parseOtlpHeaders(value), { otlpHeaders: value }),
+  },
+  traceUrl: {
+    value: (file) => file.traceUrl ?? null,
+    patch: (value) => {
+      if (value !== '' && !value.includes('{traceId}')) throw new ValidationError('traceUrl', 'must contain {traceId}, e.g. http://localhost:16686/trace/{traceId}');
+      return { traceUrl: value };
+    },
+  },
+  otlpCaptureContent: {
+    // Off unless set: prompts, answers and tool arguments may hold what the project keeps private.
+    value: (file) => (file.otlpCaptureContent ? 'on' : 'off'),
+    patch: (value) => ({ otlpCaptureContent: switchOf(value, 'otlpCaptureContent') ?? null }),
+  },
   // Where a plan that needs its operator is announced; the webhook's address shown with its secrets hidden.
   notifyWebhook: {
     value: (file) => (file.notify?.webhook ? shownUrl(file.notify.webhook) : null),

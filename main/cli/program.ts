@@ -18,6 +18,7 @@ const planVerify: Commands = async () => (await import('./commands/plan-verify')
 const planApply: Commands = async () => (await import('./commands/plan-apply')).planApplyCommands;
 const planCheckpoints: Commands = async () => (await import('./commands/plan-checkpoints')).planCheckpointCommands;
 const planFork: Commands = async () => (await import('./commands/plan-fork')).planForkCommands;
+const planTrace: Commands = async () => (await import('./commands/plan-trace')).planTraceCommands;
 
 /** `agents plan --help` lists the commands in this order (a plan's way from creating to applying it): each one's key in its module, and the module. */
 export const PLAN_COMMANDS: readonly (readonly [key: string, module: Commands])[] = [
@@ -27,6 +28,7 @@ export const PLAN_COMMANDS: readonly (readonly [key: string, module: Commands])[
   ['tree', planRead],
   ['diff', planRead],
   ['errors', planRead],
+  ['trace', planTrace],
   ['run', planRun],
   ['retry', planRun],
   ['correct', planRun],
@@ -126,6 +128,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         ...ctx.open,
         dataDir: io.env.AGENTS_HOME || undefined,
         env: io.env,
+        warn: (line) => io.stderr(`${line}\n`),
         // Lets tests and demos shorten the automatic-retry backoff.
         recovery: io.env.AGENTS_RETRY_BASE_MS ? { baseDelayMs: Number(io.env.AGENTS_RETRY_BASE_MS) } : undefined,
       }).then((opened) => {

@@ -86,21 +86,23 @@ export class ModelAgent {
       },
       turn: async (messages, maxOutputTokens) => {
         let turn: TurnResult;
+        const startedAt = new Date().toISOString();
         try {
           turn = await runTurn({ ...this.options, system: args.system, messages, tools: args.tools, maxOutputTokens, onText: (delta) => batcher.push(delta) });
         } finally {
           await batcher.flush();
         }
         const cached = turn.cachedInputTokens ? { cachedInputTokens: turn.cachedInputTokens } : {};
-        await this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit);
+        const call = { provider: config.provider, model: config.model, startedAt, ...(turn.responseModel ? { responseModel: turn.responseModel } : {}), ...(turn.finishReason ? { finishReason: turn.finishReason } : {}) };
+        await this.recordUsage(planId, { decisionId, phase, inputTokens: turn.inputTokens, ...cached, outputTokens: turn.outputTokens, turns: 1, summary: null }, emit, call);
         return turn;
       },
     });
   }
 
   /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event. */
-  private recordUsage(planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
-    return recordPlanUsage(this.options.lifecycle, planId, delta, emit);
+  private recordUsage(planId: string, delta: StepUsage, emit: Emit | null, call?: ModelCallFacts): Promise<PlanUsage> {
+    return recordPlanUsage(this.options.lifecycle, planId, delta, emit, call);
   }
 
   /** The proposal as decisions: a root for the definition of done, and one step per proposed step. */
@@ -287,8 +289,11 @@ function engineCall(call: ModelToolCall, engineName: ReadonlyMap<string, string>
   return { tool: engineName.get(call.name) ?? call.name, args: (call.input ?? {}) as Record<string, unknown> };
 }
 
+/** What a model_usage event says of the call itself: its model, why it stopped, when it began. */
+export type ModelCallFacts = Pick<EventData<'model_usage'>, 'provider' | 'model' | 'responseModel' | 'finishReason' | 'startedAt'>;
+
 /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event (any agent's: ours, or one over ACP). */
-export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: string, delta: StepUsage, emit: Emit | null): Promise<PlanUsage> {
+export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: string, delta: StepUsage, emit: Emit | null, call: ModelCallFacts = {}): Promise<PlanUsage> {
   // Read and written in one unit: another task's update of the plan cannot fall between.
   const usage = await lifecycle.unit(async () => {
     const next = addUsage((await lifecycle.getPlan(planId)).usage, delta);
@@ -307,6 +312,7 @@ export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: s
     stepOutputTokens: step?.outputTokens ?? 0,
     planInputTokens: usage.inputTokens,
     planOutputTokens: usage.outputTokens,
+    ...call,
   });
   return usage;
 }

@@ -27,6 +27,9 @@ export interface TurnResult {
   /** Of the input tokens, those read from the provider's prompt cache. */
   cachedInputTokens: number;
   outputTokens: number;
+  /** The model the provider says answered, and why it stopped (`stop`, `tool-calls`, `length`...). */
+  responseModel?: string;
+  finishReason?: string;
 }
 
 export interface TurnInput {
@@ -72,7 +75,7 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
         throw Object.assign(new Error('the model call was aborted'), { name: 'TimeoutError' });
       }
     }
-    const [toolCalls, usage, response] = await Promise.all([result.toolCalls, result.usage, result.response]);
+    const [toolCalls, usage, response, finishReason] = await Promise.all([result.toolCalls, result.usage, result.response, result.finishReason]);
     return {
       text,
       toolCalls: toolCalls.map((call) => {
@@ -84,6 +87,8 @@ export async function runTurn(input: TurnInput): Promise<TurnResult> {
       inputTokens: usage.inputTokens ?? 0,
       cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens ?? 0,
       outputTokens: usage.outputTokens ?? 0,
+      ...(response.modelId ? { responseModel: response.modelId } : {}),
+      finishReason,
     };
   } catch (error) {
     throw classifyProviderError(error, config);

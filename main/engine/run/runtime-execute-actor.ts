@@ -195,6 +195,7 @@ export class RuntimeExecuteActor {
                 startedAt: invocation.startedAt,
                 ...(invocation.ok ? {} : { error: invocation.error }),
                 ...(invocation.confinement ? { confinement: invocation.confinement } : {}),
+                ...(tool?.mcp ? { mcpServer: tool.mcp.server } : {}),
               });
             },
           });

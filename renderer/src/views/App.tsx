@@ -10,6 +10,8 @@ import { PlansPanel } from './PlansPanel';
 import { PlanView } from './PlanView';
 import { SettingsSheet } from './SettingsSheet';
 import { TopBar } from './TopBar';
+import { useAttentionTitle } from '../notify/attention-title';
+import { useBrowserNotifications } from '../notify/browser-notifications';
 
 const THEME_KEY = 'agents.theme';
 
@@ -78,6 +80,8 @@ export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean;
   useKeyboard();
   useTheme();
   useAppStateMarker();
+  useAttentionTitle();
+  useBrowserNotifications();
   const connection = useAppStore((s) => s.connection.state);
   return (
     <div className="app" data-testid="app" data-connection={connection}>
