@@ -16,3 +16,39 @@ test('the tab title counts the plans that need the operator, live', async ({ pag
   expect((await cli(['plan', 'apply', ready])).code).toBe(0);
   await expect(page).toHaveTitle('CleverAgents');
 });
+
+test.describe('browser notifications', () => {
+  test.use({ permissions: ['notifications'] });
+
+  test('once turned on in Settings, a plan that fails elsewhere is announced; the plan in view, ready to apply, is not', async ({ page, agentsConsole }) => {
+    // The page's Notification constructor, observed: each notification's body is recorded.
+    await page.addInitScript(() => {
+      const Real = window.Notification;
+      const seen: string[] = [];
+      (window as unknown as { notified: string[] }).notified = seen;
+      window.Notification = class extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          seen.push(options?.body ?? '');
+        }
+      } as typeof Notification;
+    });
+    const { cli, examples, url } = agentsConsole;
+    const inView = await createPlan(cli, join(examples, 'add-license.yaml'));
+    await openConsole(page, url);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('checkbox', { name: 'Notify me in this browser when a plan needs me' }).check();
+    await expect(dialog.getByRole('checkbox', { name: 'Notify me in this browser when a plan needs me' })).toBeChecked();
+    await dialog.getByRole('button', { name: 'Close settings' }).click();
+    await page.getByRole('listbox', { name: 'Plans' }).getByRole('option', { name: /^add-license\b/ }).click();
+
+    const notified = () => page.evaluate(() => [...(window as unknown as { notified: string[] }).notified]);
+    const failed = await createPlan(cli, join(examples, 'broken-docs.yaml'));
+    expect((await cli(['plan', 'run', failed])).code).toBe(1);
+    await expect.poll(notified).toEqual(['broken-docs: Failed']);
+    expect((await cli(['plan', 'run', inView])).code).toBe(0);
+    await expect(page).toHaveTitle('(2) CleverAgents');
+    expect(await notified()).toEqual(['broken-docs: Failed']);
+  });
+});

@@ -78,16 +78,114 @@ interface Prepared {
   preview: RewindPreview;
 }
 
+/** The first step not done (or skipped): where the plan had got to. Null when every step is done. */
+function reachedStep(steps: readonly StrategyDecision[]): number | null {
+  const at = steps.findIndex((d) => d.status !== 'done' && d.status !== 'skipped');
+  return at === -1 ? null : at + 1;
+}
+
+/** The changeset's entries after the checkpoint that are not history yet. */
+async function laterEntries(ctx: PlanContext, plan: Plan, checkpoint: StoredCheckpoint) {
+  if (!plan.changesetId) return [];
+  const from = checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0;
+  const total = await ctx.stores.changesets.countEntries(plan.changesetId);
+  return (await ctx.stores.changesets.listEntryMeta(plan.changesetId, { offset: from, limit: Math.max(0, total - from) })).filter((e) => !e.rewound);
+}
+
+/**
+ * The journal's file operations, then its database part in one transaction: the later entries
+ * marked rewound, the steps from `toStep` pending, the rewind's decision, the plan back to its
+ * state, the later checkpoints dropped and the journal removed. Applied again after a crash, it
+ * gives the same result (`recovered` says so in the plan, its decision and its event).
+ * `filesDone`: the caller applied the file operations already (a rewind does, concurrently).
+ */
+async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boolean, filesDone = false): Promise<Plan> {
+  const plan = await ctx.get(journal.planId);
+  const checkpoint = (await ctx.stores.checkpoints.list(journal.planId)).find((c) => c.id === journal.checkpointId);
+  if (!checkpoint) throw new PlanError(`the checkpoint of step ${journal.toStep} of plan ${journal.planId} is gone`, 'internal');
+  if (!filesDone) {
+    await ctx.ensureObjects(contentHashes(journal.ops));
+    applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
+  }
+  const at = new Date().toISOString();
+  const commit = async () => {
+    const history = [...new Set((await laterEntries(ctx, plan, checkpoint)).map((e) => e.path))].sort();
+    const rewound = plan.changesetId
+      ? await ctx.stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
+      : 0;
+    const steps = stepsInOrder(await ctx.lifecycle.listDecisions(plan.id));
+    // Steps the checkpoint knew that a replan replaced since (skipped, with steps it did not know after them) stay skipped.
+    const lastNew = steps.findLastIndex((d) => !(d.id in checkpoint.decisions));
+    const replaced = (index: number) => index < lastNew && steps[index].status === 'skipped' && steps[index].id in checkpoint.decisions;
+    for (const [index, step] of steps.entries()) {
+      const status = replaced(index) ? 'skipped' : index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
+      if (step.status === status) continue;
+      await ctx.lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
+      await ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
+    }
+    const target = steps[journal.toStep - 1];
+    const paths = journal.files.map((f) => f.path);
+    const listed = history.length > 20 ? `${history.slice(0, 20).join(', ')} and ${history.length - 20} more` : history.join(', ');
+    const from = journal.fromStep === null ? 'from the end' : `from step ${journal.fromStep}`;
+    const siblings = (await ctx.lifecycle.listDecisions(plan.id)).filter((d) => d.parentId === (target?.id ?? plan.decisionRootId)).length;
+    await ctx.lifecycle.saveDecisions([
+      {
+        id: journal.decisionId,
+        planId: plan.id,
+        parentId: target?.id ?? plan.decisionRootId,
+        type: 'error_recovery',
+        order: siblings,
+        description: `Rewound to before step ${journal.toStep} (${from}): ${plural(paths.length, 'file')} put back, ${plural(rewound, 'change')} rewound`,
+        rationale: `rewind by ${journal.by} at ${journal.createdAt}${recovered ? '; completed after an interruption' : ''}${history.length ? `. Changes rewound: ${listed}` : ''}`,
+        toolCalls: [],
+        status: 'done',
+        createdAt: journal.createdAt,
+        updatedAt: at,
+      },
+    ]);
+    await clearRewindFailure(ctx, plan.id);
+    const lastRewind = { toStep: journal.toStep, fromStep: journal.fromStep, by: journal.by, at, recovered };
+    // The conversation after the checkpoint is dropped: the model is told only of the steps before it.
+    const patch = { phase: 'execute' as const, usage: checkpoint.usage ?? undefined, agentSession: null, lastRewind };
+    await ctx.lifecycle.transition(plan.id, 'queued', patch);
+    await ctx.stores.checkpoints.removeAfter(plan.id, journal.toStep);
+    await ctx.stores.checkpoints.endRewind(plan.id);
+    await ctx.events.publish(plan.id, 'plan_rewound', {
+      toStep: journal.toStep,
+      fromStep: journal.fromStep,
+      decisionId: journal.decisionId,
+      by: journal.by,
+      files: paths.length,
+      entriesRewound: rewound,
+      recovered,
+    });
+  };
+  await ctx.lifecycle.unit(commit);
+  ctx.checkpoints.forget(plan.id);
+  // The sandbox is not what the checks saw: they run again after execute, and before apply.
+  await ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
+  return ctx.get(plan.id);
+}
+
+/**
+ * A rewind that failed part way: its journal is kept (a rewind again finishes it, a discard drops
+ * it) and the plan says so, which refuses every other action until then (shared/actions.ts).
+ */
+async function recordRewindFailure(ctx: PlanContext, journal: RewindJournal, error: unknown): Promise<string> {
+  const message = `the rewind to before step ${journal.toStep} could not be finished: ${causeOf(error)}`;
+  try {
+    const plan = await ctx.get(journal.planId);
+    await ctx.lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
+  } catch {
+    // The plan itself is gone: nothing to tell.
+  }
+  return message;
+}
+
 /** Checkpoints and rewinds: list a plan's checkpoints, say what a rewind would change, rewind. */
 export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
   const { stores, lifecycle } = ctx;
   const guard = actionGuard(ctx, registry);
-
-  /** The first step not done (or skipped): where the plan had got to. Null when every step is done. */
-  const reachedStep = (steps: readonly StrategyDecision[]): number | null => {
-    const at = steps.findIndex((d) => d.status !== 'done' && d.status !== 'skipped');
-    return at === -1 ? null : at + 1;
-  };
 
   /** What a rewind of `planId` to `toStep` does, worked out against the sandbox as it is now; nothing is changed but the operator's edits recorded. */
   const prepare = async (planId: string, toStep: number, by: string, held = false): Promise<Prepared> => {
@@ -109,7 +207,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     const plan = await ctx.get(planId);
     const checkpoint = chain[chain.length - 1];
     const { ops, files } = await planRestore(sandboxRoot, foldDeltas(chain.map((c) => c.delta)));
-    const later = await laterEntries(plan, checkpoint);
+    const later = await laterEntries(ctx, plan, checkpoint);
     const operatorEdits = [...new Set(later.filter((e) => e.origin === 'operator').flatMap((e) => (e.oldPath ? [e.path, e.oldPath] : [e.path])))].sort();
     const edited = new Set(operatorEdits);
     const changed = files.map((f) => ({ ...f, editedByOperator: edited.has(f.path) }));
@@ -126,104 +224,6 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
       createdAt: new Date().toISOString(),
     };
     return { plan, checkpoint, journal, preview };
-  };
-
-  /** The changeset's entries after the checkpoint that are not history yet. */
-  const laterEntries = async (plan: Plan, checkpoint: StoredCheckpoint) => {
-    if (!plan.changesetId) return [];
-    const from = checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0;
-    const total = await stores.changesets.countEntries(plan.changesetId);
-    return (await stores.changesets.listEntryMeta(plan.changesetId, { offset: from, limit: Math.max(0, total - from) })).filter((e) => !e.rewound);
-  };
-
-  /**
-   * The journal's file operations, then its database part in one transaction: the later entries
-   * marked rewound, the steps from `toStep` pending, the rewind's decision, the plan back to its
-   * state, the later checkpoints dropped and the journal removed. Applied again after a crash, it
-   * gives the same result (`recovered` says so in the plan, its decision and its event).
-   * `filesDone`: the caller applied the file operations already (a rewind does, concurrently).
-   */
-  const finish = async (journal: RewindJournal, recovered: boolean, filesDone = false): Promise<Plan> => {
-    const plan = await ctx.get(journal.planId);
-    const checkpoint = (await stores.checkpoints.list(journal.planId)).find((c) => c.id === journal.checkpointId);
-    if (!checkpoint) throw new PlanError(`the checkpoint of step ${journal.toStep} of plan ${journal.planId} is gone`, 'internal');
-    if (!filesDone) {
-      await ctx.ensureObjects(contentHashes(journal.ops));
-      applyRestore(plan.sandboxRefs[0], journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
-    }
-    const at = new Date().toISOString();
-    const commit = async () => {
-      const history = [...new Set((await laterEntries(plan, checkpoint)).map((e) => e.path))].sort();
-      const rewound = plan.changesetId
-        ? await stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
-        : 0;
-      const steps = stepsInOrder(await lifecycle.listDecisions(plan.id));
-      // Steps the checkpoint knew that a replan replaced since (skipped, with steps it did not know after them) stay skipped.
-      const lastNew = steps.findLastIndex((d) => !(d.id in checkpoint.decisions));
-      const replaced = (index: number) => index < lastNew && steps[index].status === 'skipped' && steps[index].id in checkpoint.decisions;
-      for (const [index, step] of steps.entries()) {
-        const status = replaced(index) ? 'skipped' : index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
-        if (step.status === status) continue;
-        await lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
-        await ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
-      }
-      const target = steps[journal.toStep - 1];
-      const paths = journal.files.map((f) => f.path);
-      const listed = history.length > 20 ? `${history.slice(0, 20).join(', ')} and ${history.length - 20} more` : history.join(', ');
-      const from = journal.fromStep === null ? 'from the end' : `from step ${journal.fromStep}`;
-      const siblings = (await lifecycle.listDecisions(plan.id)).filter((d) => d.parentId === (target?.id ?? plan.decisionRootId)).length;
-      await lifecycle.saveDecisions([
-        {
-          id: journal.decisionId,
-          planId: plan.id,
-          parentId: target?.id ?? plan.decisionRootId,
-          type: 'error_recovery',
-          order: siblings,
-          description: `Rewound to before step ${journal.toStep} (${from}): ${plural(paths.length, 'file')} put back, ${plural(rewound, 'change')} rewound`,
-          rationale: `rewind by ${journal.by} at ${journal.createdAt}${recovered ? '; completed after an interruption' : ''}${history.length ? `. Changes rewound: ${listed}` : ''}`,
-          toolCalls: [],
-          status: 'done',
-          createdAt: journal.createdAt,
-          updatedAt: at,
-        },
-      ]);
-      await clearRewindFailure(ctx, plan.id);
-      const lastRewind = { toStep: journal.toStep, fromStep: journal.fromStep, by: journal.by, at, recovered };
-      // The conversation after the checkpoint is dropped: the model is told only of the steps before it.
-      const patch = { phase: 'execute' as const, usage: checkpoint.usage ?? undefined, agentSession: null, lastRewind };
-      await lifecycle.transition(plan.id, 'queued', patch);
-      await stores.checkpoints.removeAfter(plan.id, journal.toStep);
-      await stores.checkpoints.endRewind(plan.id);
-      await ctx.events.publish(plan.id, 'plan_rewound', {
-        toStep: journal.toStep,
-        fromStep: journal.fromStep,
-        decisionId: journal.decisionId,
-        by: journal.by,
-        files: paths.length,
-        entriesRewound: rewound,
-        recovered,
-      });
-    };
-    await lifecycle.unit(commit);
-    ctx.checkpoints.forget(plan.id);
-    // The sandbox is not what the checks saw: they run again after execute, and before apply.
-    await ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
-    return ctx.get(plan.id);
-  };
-
-  /**
-   * A rewind that failed part way: its journal is kept (a rewind again finishes it, a discard drops
-   * it) and the plan says so, which refuses every other action until then (shared/actions.ts).
-   */
-  const recordFailure = async (journal: RewindJournal, error: unknown): Promise<string> => {
-    const message = `the rewind to before step ${journal.toStep} could not be finished: ${causeOf(error)}`;
-    try {
-      const plan = await ctx.get(journal.planId);
-      await lifecycle.update(journal.planId, { errorMessage: message, errorDetails: { ...plan.errorDetails, rewindFailed: true, toStep: journal.toStep } });
-    } catch {
-      // The plan itself is gone: nothing to tell.
-    }
-    return message;
   };
 
   return {
@@ -264,9 +264,9 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
           // The files first, removals several at once; held, so nothing else touches the plan meanwhile.
           await ctx.ensureObjects(contentHashes(prepared.journal.ops));
           await applyRestoreAsync(prepared.plan.sandboxRefs[0], prepared.journal.ops, ctx.objects, pauseBetweenOps(ctx.env));
-          plan = await finish(prepared.journal, false, true);
+          plan = await finish(ctx, prepared.journal, false, true);
         } catch (error) {
-          const message = await recordFailure(prepared.journal, error);
+          const message = await recordRewindFailure(ctx, prepared.journal, error);
           throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${answer.toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');
         }
         return { plan, rewind: { ...prepared.preview, decisionId: prepared.journal.decisionId } };
@@ -311,9 +311,9 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         try {
           await ctx.ensureObjects(contentHashes(ops));
           if (here) await applyRestoreAsync(root, ops, ctx.objects, pauseBetweenOps(ctx.env));
-          await finish(journal, false, true);
+          await finish(ctx, journal, false, true);
         } catch (error) {
-          const message = await recordFailure(journal, error);
+          const message = await recordRewindFailure(ctx, journal, error);
           throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');
         }
         return true;
@@ -331,10 +331,10 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         const lease = await stores.leases.get(journal.planId);
         if (lease && lease.pid !== process.pid && isLeaseLive(lease)) continue;
         try {
-          await registry.hold(journal.planId, () => finish(journal, true));
+          await registry.hold(journal.planId, () => finish(ctx, journal, true));
           finished.push(journal.planId);
         } catch (error) {
-          await recordFailure(journal, error);
+          await recordRewindFailure(ctx, journal, error);
         }
       }
       return finished;

@@ -42,7 +42,6 @@ export interface ForkRequest {
   content?: string;
 }
 
-/** Fork a plan at a step, and compare two plans' runs (README.md, "Checkpoints"). */
 /** The steps a plan file gives, as `replan --file` reads them; undefined when the request names none. */
 function newSteps(ctx: PlanContext, request: ForkRequest, baseDir: string, policy?: ProjectPolicy) {
   if (request.file !== undefined && request.content !== undefined) throw new ValidationError('file', 'give a plan file or its content, not both');
@@ -237,6 +236,7 @@ function difference(path: string, a: Buffer | null, b: Buffer | null): BothChang
   };
 }
 
+/** Fork a plan at a step, and compare two plans' runs (README.md, "Checkpoints"). */
 export function planForking(ctx: PlanContext, registry: RunRegistry) {
   const { stores, lifecycle } = ctx;
   const guard = actionGuard(ctx, registry);

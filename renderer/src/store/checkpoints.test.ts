@@ -133,7 +133,7 @@ describe('checkpoints in the store', () => {
     await t.state().runAction('rewind', { toStep: 2 });
     expect(t.state().rewindDialog).toBeNull();
     expect(t.fake.callsTo('plans.rewindPreview')).toEqual([]);
-    expect(t.state().status.text).toBe('Rewind is not available: plan P1 is running; pause it or wait for it to stop before rewinding');
+    expect(t.state().status.text).toBe('Rewind is not available: plan P1 is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before rewinding');
   });
 
   it('a preview the host refuses says why in the dialog, and Rewind stays off', async () => {

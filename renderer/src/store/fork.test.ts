@@ -77,7 +77,7 @@ describe('fork in the store', () => {
     t.store.setState({ plan: makePlan({ processingState: 'processing' }) });
     await t.state().confirmFork({});
     expect(t.fake.callsTo('plans.fork')).toEqual([]);
-    expect(t.state().forkDialog?.error).toBe('plan P1 is running; pause it or wait for it to stop before forking');
+    expect(t.state().forkDialog?.error).toBe('plan P1 is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before forking');
   });
 });
 

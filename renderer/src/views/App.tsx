@@ -11,6 +11,7 @@ import { PlanView } from './PlanView';
 import { SettingsSheet } from './SettingsSheet';
 import { TopBar } from './TopBar';
 import { useAttentionTitle } from '../notify/attention-title';
+import { useBrowserNotifications } from '../notify/browser-notifications';
 
 const THEME_KEY = 'agents.theme';
 
@@ -80,6 +81,7 @@ export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean;
   useTheme();
   useAppStateMarker();
   useAttentionTitle();
+  useBrowserNotifications();
   const connection = useAppStore((s) => s.connection.state);
   return (
     <div className="app" data-testid="app" data-connection={connection}>

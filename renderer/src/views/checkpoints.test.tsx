@@ -91,7 +91,7 @@ describe('checkpoints on the decision tree', () => {
     store.setState({ selectedDecisionId: 's2', plan: makePlan({ processingState: 'processing' }) });
     const running = button(render(store, <DecisionDetails />), 'rewind-step');
     expect(running).toContain('disabled');
-    expect(running).toContain('aria-description="plan P1 is running; pause it or wait for it to stop before rewinding"');
+    expect(running).toContain('aria-description="plan P1 is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before rewinding"');
 
     store.setState({
       plan: makePlan({ phase: 'apply', processingState: 'queued' }),

@@ -64,7 +64,7 @@ describe('Fork from here', () => {
 
     store.setState({ selectedDecisionId: 's2', plan: makePlan({ processingState: 'processing' }) });
     html = render(store, <DecisionDetails />);
-    expect(button(html, 'fork-step')).toContain('aria-description="plan P1 is running; pause it or wait for it to stop before forking"');
+    expect(button(html, 'fork-step')).toContain('aria-description="plan P1 is Running; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before forking"');
     expect(button(html, 'fork-step')).toContain('disabled');
   });
 

@@ -26,7 +26,7 @@ describe('the plan header', () => {
     expect(attrs(html, 'plan-header', 'data-plan-state')).toEqual(['paused']);
     // A run paused in step mode still holds the plan: the engine refuses to discard it until it stops.
     expect(enabledActions(html)).toEqual(['step', 'continue']);
-    expect(attrs(html, 'action-discard', 'title')).toEqual(['plan P1 is running; pause it or wait for it to finish before discarding']);
+    expect(attrs(html, 'action-discard', 'title')).toEqual(['plan P1 is Paused; stop it first (Pause in the console, or Ctrl-C in the terminal that runs it), or wait for it to end, before discarding']);
   });
 });
 
