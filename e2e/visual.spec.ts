@@ -103,6 +103,7 @@ for (const size of SIZES) {
       await page.keyboard.press('Escape');
 
       await planOption(page, 'supervised-commands').click();
+      await page.getByRole('tab', { name: /^Decisions/ }).click();
       await page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Run\b/ }).click();
       await expect(page.getByRole('region', { name: /^Approval needed/ })).toBeVisible();
       await look('approval-card');
@@ -112,7 +113,7 @@ for (const size of SIZES) {
       await expect(page.getByRole('region', { name: 'flaky-network', exact: true }).getByText('Paused', { exact: true })).toBeVisible();
       await look('step-mode');
 
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await expect(page.getByRole('dialog')).toBeVisible();
       await look('settings');
       await page.keyboard.press('Escape');
