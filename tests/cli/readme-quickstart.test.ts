@@ -60,6 +60,7 @@ const NOT_RUN: Record<string, string> = {
   'npx agents plan apply $id': 'reference: a plan with a failed check',
   'export AGENTS_DATABASE_URL=postgresql://agents:secret@db.internal:5432/agents': 'a team database at db.internal; tests/team runs these commands',
   'npx vitest run tests/cli/step-mode.test.ts           # one vitest file; -t "words" for the tests whose names match': 'runs parts of this suite; npm test runs all of it',
+  'export OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318       # or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the whole URL)': 'a collector at localhost:4318; tests/cli/traces.test.ts runs these settings against one on 127.0.0.1',
   'npx agents config set notifyWebhook https://ntfy.sh/my-plans   # on; an empty value turns it off': 'a webhook at ntfy.sh; main/app/notify/webhook.test.ts and tests/cli/terminal-notify.test.ts run these settings',
 };
 

@@ -197,7 +197,7 @@ export function SettingsSheet() {
             environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these settings.
           </p>
         )}
-        {!window.agents && <BrowserNotifyToggle />}
+        {typeof window !== 'undefined' && !window.agents && <BrowserNotifyToggle />}
         <McpServers />
         {saved && !error && (
           <p role="status" className="muted">
