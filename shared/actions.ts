@@ -81,9 +81,10 @@ export interface ActionSpec<Args extends z.ZodType = z.ZodType> {
   cli?: { command: string; options?: (args: Record<string, unknown>) => string };
 }
 
-function action<Args extends z.ZodType>(
-  spec: Omit<ActionSpec<Args>, 'keys' | 'args'> & Partial<Pick<ActionSpec<Args>, 'keys'>> & { args: () => Args },
-): ActionSpec<Args> {
+/** `C`: the channel's name as a literal, so the contract and the host's table know each action's channel by type. */
+function action<Args extends z.ZodType, const C extends string = never>(
+  spec: Omit<ActionSpec<Args>, 'keys' | 'args' | 'channel'> & Partial<Pick<ActionSpec<Args>, 'keys'>> & { args: () => Args; channel?: C },
+): Omit<ActionSpec<Args>, 'channel'> & { channel?: NoInfer<C> } {
   let args: Args | undefined;
   return {
     keys: [],
@@ -373,6 +374,11 @@ export const ACTIONS = {
 } as const satisfies Record<ActionId, ActionSpec>;
 
 export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']>;
+
+/** The channel that performs action `A` (never for an action of the command line only). */
+export type ActionChannelOf<A extends ActionId> = NonNullable<(typeof ACTIONS)[A]['channel']>;
+/** The actions a client of the host can ask for: those with a channel. */
+export type ChannelAction = { [A in ActionId]: [ActionChannelOf<A>] extends [never] ? never : A }[ActionId];
 
 /** What a plan allows while a rewind of it is unfinished: the rewind again (to finish it), discard, and reading (its errors, a comparison). */
 const WHILE_REWIND_UNFINISHED: ReadonlySet<ActionId> = new Set(['rewind', 'discard', 'show_errors', 'compare']);
