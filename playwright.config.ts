@@ -3,6 +3,8 @@ import type { Transport } from './e2e/fixtures';
 
 /** Step mode, review and partial apply, a failure fixed and retried, an approval, a refused action, a run from the CLI shown live. */
 const DESKTOP_FLOWS = ['console.spec.ts', 'review.spec.ts', 'fix-in-console.spec.ts', 'approvals.spec.ts', 'refusals.spec.ts', 'live.spec.ts'];
+/** What only the desktop app has: its system notifications, menu and window. */
+const DESKTOP_ONLY = ['desktop-notifications.spec.ts'];
 
 /** Chromium from Debian drives the console served by `agents serve`; no browser is downloaded. */
 export default defineConfig<{ transport: Transport }>({
@@ -24,9 +26,9 @@ export default defineConfig<{ transport: Transport }>({
     trace: 'off',
   },
   projects: [
-    { name: 'web' },
+    { name: 'web', testIgnore: DESKTOP_ONLY },
     // The operator flows again in the desktop app, over the real preload and IPC binding
     // (e2e/fixtures.ts, `transport`); only these, to keep the run short.
-    { name: 'desktop', testMatch: DESKTOP_FLOWS, use: { transport: 'desktop' } },
+    { name: 'desktop', testMatch: [...DESKTOP_FLOWS, ...DESKTOP_ONLY], use: { transport: 'desktop' } },
   ],
 });

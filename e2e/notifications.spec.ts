@@ -20,16 +20,18 @@ test('the tab title counts the plans that need the operator, live', async ({ pag
 test.describe('browser notifications', () => {
   test.use({ permissions: ['notifications'] });
 
-  test('once turned on in Settings, a plan that fails elsewhere is announced; the plan in view, ready to apply, is not', async ({ page, agentsConsole }) => {
+  test('once turned on in Settings, a plan that fails elsewhere is announced, and a click opens it; the plan in view, ready to apply, is not', async ({ page, agentsConsole }) => {
     // The page's Notification constructor, observed: each notification's body is recorded.
     await page.addInitScript(() => {
       const Real = window.Notification;
       const seen: string[] = [];
-      (window as unknown as { notified: string[] }).notified = seen;
+      const shown: Notification[] = [];
+      Object.assign(window, { notified: seen, shownNotifications: shown });
       window.Notification = class extends Real {
         constructor(title: string, options?: NotificationOptions) {
           super(title, options);
           seen.push(options?.body ?? '');
+          shown.push(this);
         }
       } as typeof Notification;
     });
@@ -50,5 +52,10 @@ test.describe('browser notifications', () => {
     expect((await cli(['plan', 'run', inView])).code).toBe(0);
     await expect(page).toHaveTitle('(2) CleverAgents');
     expect(await notified()).toEqual(['broken-docs: Failed']);
+
+    // The operator clicks the notification: the console shows the failed plan.
+    await expect(page.getByTestId('plan-name')).toHaveText('add-license');
+    await page.evaluate(() => (window as unknown as { shownNotifications: Notification[] }).shownNotifications[0]!.dispatchEvent(new Event('click')));
+    await expect(page.getByTestId('plan-name')).toHaveText('broken-docs');
   });
 });

@@ -27,11 +27,11 @@ describe('the preload', () => {
     vi.resetModules();
   });
 
-  it('exposes window.agents with exactly one function per contract channel plus subscribe, and no generic invoke', async () => {
+  it('exposes window.agents with exactly one function per contract channel plus subscribe and onOpenPlan, and no generic invoke', async () => {
     await import('./index');
     expect([...electron.exposed.keys()]).toEqual(['agents']);
     const api = electron.exposed.get('agents') as Record<string, unknown>;
-    expect(Object.keys(api).sort()).toEqual([...CHANNELS, 'subscribe'].sort());
+    expect(Object.keys(api).sort()).toEqual([...CHANNELS, 'subscribe', 'onOpenPlan'].sort());
     for (const key of Object.keys(api)) expect(api[key]).toBeTypeOf('function');
     expect(api).not.toHaveProperty('invoke');
     expect(api).not.toHaveProperty('send');
@@ -97,6 +97,23 @@ describe('the preload', () => {
     expect(electron.invoke.mock.calls.filter(([c]) => c === IPC_UNSUBSCRIBE)).toEqual([[IPC_UNSUBSCRIBE, { id: 1 }]]);
     listener({}, { subscriptionId: 1, event });
     expect(first).toHaveBeenCalledOnce();
+  });
+
+  it("hands the shell's request to open a plan to the page as the plan's id alone, until it stops listening", async () => {
+    const warn = vi.fn();
+    const bridge = createIpcBridge({ invoke: electron.invoke, on: electron.on } as never, warn);
+    const opened = vi.fn();
+    const stop = bridge.onOpenPlan!(opened);
+    const [channel, listener] = electron.on.mock.calls[0] as [string, (e: unknown, planId: unknown) => void];
+    expect(channel).toBe('agents:open-plan');
+    listener({ sender: 'ipc internals' }, '01J0PLAN');
+    listener({}, { planId: '01J0PLAN' });
+    listener({}, '');
+    expect(opened.mock.calls).toEqual([['01J0PLAN']]);
+    expect(warn).toHaveBeenCalledTimes(2);
+    stop();
+    listener({}, '01J0OTHER');
+    expect(opened).toHaveBeenCalledOnce();
   });
 
   it('forgets a subscription the host refused', async () => {

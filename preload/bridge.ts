@@ -1,7 +1,7 @@
 import type { IpcRenderer } from 'electron';
 import { type Bridge, bridgeFailure, CHANNELS, failureOf, type Envelope, type Subscription } from '../shared/contract';
 import { parseStreamEvent, type StreamEvent } from '../shared/events';
-import { STREAM_CHANNELS } from '../shared/streams';
+import { SHELL_CHANNELS, STREAM_CHANNELS } from '../shared/streams';
 
 function isEnvelope(value: unknown): value is Envelope<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';
@@ -71,5 +71,18 @@ export function createIpcBridge(ipc: Pick<IpcRenderer, 'invoke' | 'on'>, warn: (
     };
   };
 
-  return { ...calls, subscribe } as unknown as Bridge;
+  // The page learns a plan's id and nothing of the IPC event; anything but an id is dropped.
+  const onOpenPlan = (listener: (planId: string) => void): (() => void) => {
+    let on = true;
+    ipc.on(SHELL_CHANNELS.openPlan, (_event, planId: unknown) => {
+      if (!on) return;
+      if (typeof planId === 'string' && planId.length > 0 && planId.length <= 64) listener(planId);
+      else warn('[agents] dropped a malformed request to open a plan');
+    });
+    return () => {
+      on = false;
+    };
+  };
+
+  return { ...calls, subscribe, onOpenPlan } as unknown as Bridge;
 }

@@ -341,6 +341,8 @@ export type Bridge = {
   [C in Channel]: (request: RequestOf<C>) => Promise<ResponseOf<C>>;
 } & {
   subscribe(subscription: Subscription, listener: (event: z.infer<typeof StreamEventSchema>) => void): () => void;
+  /** The desktop shell's request to open a plan (its notification was clicked); the desktop bridge only. */
+  onOpenPlan?(listener: (planId: string) => void): () => void;
 };
 
 /**

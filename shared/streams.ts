@@ -14,6 +14,14 @@ export const STREAM_CHANNELS = {
   event: 'agents:event',
 } as const;
 
+/**
+ * What the desktop shell asks of its page, main to renderer only: open this plan (a notification
+ * was clicked). The browser console opens the plan itself, so the WebSocket has no such message.
+ */
+export const SHELL_CHANNELS = {
+  openPlan: 'agents:open-plan',
+} as const;
+
 export const SubscribeRequestSchema = z.object({ id: z.number().int().nonnegative(), subscription: SubscriptionSchema }).strict();
 export const UnsubscribeRequestSchema = z.object({ id: z.number().int().nonnegative() }).strict();
 

@@ -21,7 +21,15 @@ function standIn() {
     }
   }
   const app = { setBadgeCount: vi.fn((_count: number) => true) };
-  const window = { focused: false, isFocused: vi.fn(() => window.focused), isMinimized: () => false, restore: vi.fn(), show: vi.fn(), focus: vi.fn() };
+  const window = {
+    focused: false,
+    isFocused: vi.fn(() => window.focused),
+    isMinimized: () => false,
+    restore: vi.fn(),
+    show: vi.fn(),
+    focus: vi.fn(),
+    webContents: { send: vi.fn() },
+  };
   return { shown, electron: { Notification, app }, window };
 }
 
@@ -49,7 +57,7 @@ describe('the desktop notifications', () => {
     return startDesktopNotifications({ electron: s.electron, hub, plans: temp.app.service, window: () => s.window, enabled: () => enabled, log: () => undefined });
   }
 
-  it('shows a system notification while the window is not focused, counts the plans that need the operator on the badge, and a click brings the window back', async () => {
+  it('shows a system notification while the window is not focused, counts the plans that need the operator on the badge, and a click brings the window back on that plan', async () => {
     const s = standIn();
     const notifications = await start(s);
     expect(s.electron.app.setBadgeCount).toHaveBeenLastCalledWith(0);
@@ -61,6 +69,8 @@ describe('the desktop notifications', () => {
     s.shown[1]!.click();
     expect(s.window.show).toHaveBeenCalled();
     expect(s.window.focus).toHaveBeenCalled();
+    const broken = (await temp.app.service.list()).find((plan) => plan.name === 'broken')!;
+    expect(s.window.webContents.send).toHaveBeenCalledExactlyOnceWith('agents:open-plan', broken.id);
     notifications.dispose();
   });
 

@@ -4,6 +4,7 @@ import type { Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { statusLabel } from '../../shared/vocabulary';
 import type { EventHub } from '../host/event-hub';
+import { SHELL_CHANNELS } from '../../shared/streams';
 
 /** The parts of Electron the notifications use; injected, so tests hand in the stand-in module's. */
 export interface NotificationElectron {
@@ -18,7 +19,7 @@ const TYPES = ['approval_requested', 'state_changed', 'checks_complete'] as cons
 
 /**
  * The desktop app's notifications: a system notification when a plan starts to need its operator
- * while the window is not focused (a click brings the window back), and the dock or taskbar badge
+ * while the window is not focused (a click brings the window back, on that plan), and the dock or taskbar badge
  * counting the plans that need the operator. Events of every process reach it through the hub, so a
  * run from the CLI is announced too. Off with `agents config set notifyDesktop off`.
  */
@@ -26,7 +27,7 @@ export async function startDesktopNotifications(options: {
   electron: NotificationElectron;
   hub: Pick<EventHub, 'subscribe'>;
   plans: { get(planId: string): Promise<Plan>; list(): Promise<readonly Plan[]> };
-  window(): Pick<BrowserWindow, 'isFocused' | 'isMinimized' | 'restore' | 'show' | 'focus'> | null;
+  window(): (Pick<BrowserWindow, 'isFocused' | 'isMinimized' | 'restore' | 'show' | 'focus'> & { webContents: Pick<BrowserWindow['webContents'], 'send'> }) | null;
   enabled(): boolean;
   log(message: string, error?: unknown): void;
 }): Promise<{ dispose(): void }> {
@@ -47,6 +48,8 @@ export async function startDesktopNotifications(options: {
       if (window.isMinimized()) window.restore();
       window.show();
       window.focus();
+      // The page opens the plan (preload/bridge.ts, onOpenPlan).
+      window.webContents.send(SHELL_CHANNELS.openPlan, plan.id);
     });
     notification.show();
   };

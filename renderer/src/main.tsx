@@ -31,8 +31,11 @@ selected.connection.subscribe((status) => {
   }
 });
 runtime.start();
+// The desktop app's notification, clicked: its plan opens.
+const stopOpening = selected.bridge.onOpenPlan?.((planId) => store.getState().openPlan(planId));
 
 window.addEventListener('pagehide', () => {
+  stopOpening?.();
   runtime.dispose();
   selected.dispose();
 });

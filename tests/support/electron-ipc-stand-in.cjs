@@ -1,7 +1,7 @@
 'use strict';
 // Electron's IPC for a browser page, played by two halves:
 // - servingElectron(): the main process's `electron` module (app, BrowserWindow, ipcMain, protocol,
-//   dialog, shell, safeStorage). The real desktop app (out/main/index.js) runs on it unchanged: its
+//   dialog, shell, safeStorage, Notification). The real desktop app (out/main/index.js) runs on it unchanged: its
 //   app:// handler serves the page over http://127.0.0.1, and its ipcMain handlers (the real
 //   main/electron/ipc.ts registration) answer the page over a WebSocket.
 // - pageScript(): the page's `require('electron')` (contextBridge, ipcRenderer), into which the real
@@ -16,6 +16,8 @@ const { encodeWire, decodeWire } = require('./ipc-wire.cjs');
 
 const IPC_PATH = '/__electron_ipc';
 const DIALOG_PATH = '/__electron_dialog';
+const WINDOW_PATH = '/__electron_window';
+const NOTIFICATIONS_PATH = '/__electron_notifications';
 
 /** What crosses Electron's IPC: a structured clone. Throws as Electron does for what cannot be cloned. */
 function clone(value) {
@@ -85,11 +87,31 @@ function servingElectron() {
 
   // What the operator picks in the next native file dialog; a test names it (pickInNativeDialog).
   let nextPick = null;
+  // Whether the window has the focus (a test moves it away: blurNativeWindow), and the system
+  // notifications shown, which a test reads and clicks (nativeNotifications, clickNativeNotification).
+  let focused = true;
+  const shown = [];
+  const bodyOf = async (req) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    return JSON.parse(body);
+  };
   const server = http.createServer(async (req, res) => {
     if (req.url === DIALOG_PATH && req.method === 'POST') {
-      let body = '';
-      for await (const chunk of req) body += chunk;
-      nextPick = JSON.parse(body);
+      nextPick = await bodyOf(req);
+      return void res.writeHead(204).end();
+    }
+    if (req.url === WINDOW_PATH && req.method === 'POST') {
+      focused = (await bodyOf(req)).focused;
+      return void res.writeHead(204).end();
+    }
+    if (req.url === NOTIFICATIONS_PATH && req.method === 'GET') {
+      return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(shown.map((n) => ({ title: n.options.title, body: n.options.body }))));
+    }
+    if (req.url === NOTIFICATIONS_PATH && req.method === 'POST') {
+      const notification = shown[(await bodyOf(req)).index];
+      if (!notification) return void res.writeHead(404).end();
+      notification.events.emit('click');
       return void res.writeHead(204).end();
     }
     if (!protocolHandler) return void res.writeHead(503).end();
@@ -143,11 +165,31 @@ function servingElectron() {
       return false;
     }
     isFocused() {
-      return true;
+      return focused;
     }
     show() {}
-    focus() {}
+    focus() {
+      focused = true;
+    }
     restore() {}
+  }
+
+  // A system notification: recorded when shown; a test clicks it.
+  class Notification {
+    static isSupported() {
+      return true;
+    }
+    constructor(options) {
+      this.options = options;
+      this.events = emitter();
+    }
+    on(name, listener) {
+      this.events.on(name, listener);
+      return this;
+    }
+    show() {
+      shown.push(this);
+    }
   }
 
   const appEvents = emitter();
@@ -197,8 +239,7 @@ function servingElectron() {
     },
     shell: { openPath: async () => '' },
     safeStorage: { isEncryptionAvailable: () => false },
-    // The browser's own Notification is the page's; the window's system notifications are not shown here.
-    Notification: { isSupported: () => false },
+    Notification,
   };
 }
 
@@ -285,4 +326,25 @@ async function pickInNativeDialog(pageUrl, filePath) {
   if (!response.ok) throw new Error(`the stand-in's dialog refused the pick: ${response.status}`);
 }
 
-module.exports = { servingElectron, pageScript, pickInNativeDialog };
+async function standInCall(pageUrl, path, init) {
+  const response = await fetch(new URL(path, pageUrl), init);
+  if (!response.ok) throw new Error(`the stand-in refused ${init?.method ?? 'GET'} ${path}: ${response.status}`);
+  return response;
+}
+
+/** Moves the focus away from the desktop app's window on the stand-in, as switching to another app does. */
+async function blurNativeWindow(pageUrl) {
+  await standInCall(pageUrl, WINDOW_PATH, { method: 'POST', body: JSON.stringify({ focused: false }) });
+}
+
+/** The system notifications the desktop app on the stand-in has shown, oldest first. */
+async function nativeNotifications(pageUrl) {
+  return (await standInCall(pageUrl, NOTIFICATIONS_PATH)).json();
+}
+
+/** Clicks the desktop app's system notification number `index` (from 0), as the operator would. */
+async function clickNativeNotification(pageUrl, index) {
+  await standInCall(pageUrl, NOTIFICATIONS_PATH, { method: 'POST', body: JSON.stringify({ index }) });
+}
+
+module.exports = { servingElectron, pageScript, pickInNativeDialog, blurNativeWindow, nativeNotifications, clickNativeNotification };

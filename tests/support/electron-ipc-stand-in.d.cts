@@ -4,3 +4,9 @@ export function pageScript(preloadSource: string, origin: string): string;
 export function servingElectron(): Record<string, unknown>;
 /** Tells the desktop app on the stand-in which file the operator picks in its next file dialog. */
 export function pickInNativeDialog(pageUrl: string, filePath: string): Promise<void>;
+/** Moves the focus away from the desktop app's window on the stand-in, as switching to another app does. */
+export function blurNativeWindow(pageUrl: string): Promise<void>;
+/** The system notifications the desktop app on the stand-in has shown, oldest first. */
+export function nativeNotifications(pageUrl: string): Promise<{ title: string; body: string }[]>;
+/** Clicks the desktop app's system notification number `index` (from 0), as the operator would. */
+export function clickNativeNotification(pageUrl: string, index: number): Promise<void>;

@@ -31,7 +31,7 @@ const needsOperator = (plan: PlanListItem) => plan.needsAttention || plan.awaiti
 
 /**
  * A Web Notification when a plan starts to need the operator (it fails, waits for an answer, or has
- * changes to apply), once notifications are on; none for the plan in view in a focused tab. Plans
+ * changes to apply), once notifications are on, which opens that plan when clicked; none for the plan in view in a focused tab. Plans
  * that already needed the operator when the list first loaded are the title's count, not news.
  */
 export function useBrowserNotifications(): void {
@@ -46,7 +46,13 @@ export function useBrowserNotifications(): void {
       for (const plan of state.plans) {
         if (!needsOperator(plan) || previous.get(plan.id) === true) continue;
         if (document.hasFocus() && state.planId === plan.id) continue;
-        new Notification('CleverAgents', { body: `${plan.name}: ${statusLabel(plan)}`, tag: `${plan.id}:${statusLabel(plan)}` });
+        const notification = new Notification('CleverAgents', { body: `${plan.name}: ${statusLabel(plan)}`, tag: `${plan.id}:${statusLabel(plan)}` });
+        // A click brings the console's tab forward on that plan.
+        notification.onclick = () => {
+          window.focus();
+          store.getState().openPlan(plan.id);
+          notification.close();
+        };
       }
     });
   }, [store]);

@@ -1,0 +1,24 @@
+import { join } from 'node:path';
+import { blurNativeWindow, clickNativeNotification, nativeNotifications } from '../tests/support/electron-ipc-stand-in.cjs';
+import { expect, test } from './fixtures';
+import { createPlan, openConsole } from './helpers';
+
+// The desktop app only (playwright.config.ts): its system notifications, shown and clicked through the Electron stand-in.
+test('the desktop app announces a plan that fails while its window is away, and the click opens that plan in the window', async ({ page, agentsConsole }) => {
+  const { cli, examples, url } = agentsConsole;
+  const first = await createPlan(cli, join(examples, 'add-license.yaml'));
+  await openConsole(page, url);
+  await page.getByRole('listbox', { name: 'Plans' }).getByRole('option', { name: /^add-license\b/ }).click();
+  await expect(page.getByTestId('plan-name')).toHaveText('add-license');
+
+  // While the window has the focus, nothing is shown; once the operator is elsewhere, the failure is.
+  expect((await cli(['plan', 'run', first])).code).toBe(0);
+  await expect(page).toHaveTitle('(1) CleverAgents');
+  await blurNativeWindow(url);
+  const failed = await createPlan(cli, join(examples, 'broken-docs.yaml'));
+  expect((await cli(['plan', 'run', failed])).code).toBe(1);
+  await expect.poll(() => nativeNotifications(url)).toEqual([{ title: 'CleverAgents', body: 'broken-docs failed' }]);
+
+  await clickNativeNotification(url, 0);
+  await expect(page.getByTestId('plan-name')).toHaveText('broken-docs');
+});
