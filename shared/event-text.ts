@@ -82,6 +82,7 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: `model: ${event.data.text}`, tone: 'info' };
     case 'model_usage': {
       const d = event.data;
+      if (d.error) return { text: `model call failed (${d.error.type}): ${d.error.message}`, tone: 'warn' };
       const cached = d.cachedInputTokens ? ` (${d.cachedInputTokens} cached)` : '';
       return { text: `${d.inputTokens} tokens in${cached}, ${d.outputTokens} out (plan: ${d.planInputTokens} in, ${d.planOutputTokens} out)`, tone: 'info' };
     }

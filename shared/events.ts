@@ -130,6 +130,8 @@ function buildEventData() {
       responseModel: z.string().optional(),
       finishReason: z.string().optional(),
       startedAt: z.string().optional(),
+      /** A call that failed (no tokens counted): its category, the trace's `error.type`, and why. */
+      error: z.object({ type: z.string(), message: z.string() }).optional(),
     }),
     /** A step's conversation grew past its context: older tool results were cut to one line, then the oldest turns folded into a summary. */
     context_folded: z.object({

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlanSchema } from '../../shared/domain';
 import { StreamEventSchema, type StreamEvent } from '../../shared/events';
+import { type OtlpRequest } from '../support/otlp-receiver';
 import { agents, agentsJson, createPlan, sandboxWorkspace, startAgents } from './cli-harness';
 
 const STEPS = 6;
@@ -67,6 +68,15 @@ describe('crash recovery: a run killed with SIGKILL', () => {
     expect(done).toMatchObject({ phase: 'apply', processingState: 'queued' });
     const final = await agentsJson<{ entries: { path: string }[] }>(['plan', 'diff', planId], home);
     expect(new Set(final.entries.map((e) => e.path))).toEqual(new Set(Array.from({ length: STEPS }, (_, i) => `parts/part-${i + 1}.txt`)));
+
+    // Its trace is one run, crash and all: the attempt the retry made is a span under the run's, in the same trace.
+    const trace = await agentsJson<OtlpRequest>(['plan', 'trace', planId], home);
+    const spans = trace.resourceSpans!.flatMap((r) => r.scopeSpans!.flatMap((s) => s.spans!));
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    const roots = spans.filter((s) => !s.parentSpanId);
+    expect(roots.map((r) => r.name)).toEqual(['invoke_workflow slow']);
+    const attempt = spans.find((s) => s.attributes?.some((a) => a.key === 'cleveragents.plan.attempt'));
+    expect(attempt).toMatchObject({ name: 'invoke_workflow slow', parentSpanId: roots[0]!.spanId });
     // Nine CLI processes, each starting tsx, and twelve confined shell calls: slow on a busy 2-core machine.
   }, 60_000);
 });

@@ -14,6 +14,10 @@ export interface ReceivedSpan {
   name: string;
   attributes: Record<string, unknown>;
   events: string[];
+  /** The `service.name` of the process that sent it. */
+  service: string;
+  /** OTLP's status code: 0 unset, 1 ok, 2 error. */
+  status: number;
 }
 
 export type Answer = 'ok' | 500 | 'never';
@@ -35,7 +39,8 @@ export async function receiver(answer: Answer = 'ok'): Promise<{ url: string; sp
         ? (JSON.parse(body.toString('utf8')) as OtlpRequest)
         : (proto.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.toObject(proto.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest.decode(body), { longs: String, bytes: String, defaults: false }) as OtlpRequest);
       const id = (v: string | undefined) => (!v ? '' : /^[0-9a-f]+$/.test(v) && (v.length === 32 || v.length === 16) ? v : Buffer.from(v, 'base64').toString('hex'));
-      for (const rs of request.resourceSpans ?? [])
+      for (const rs of request.resourceSpans ?? []) {
+        const service = String(valueOf(rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value ?? {}) ?? '');
         for (const ss of rs.scopeSpans ?? [])
           for (const s of ss.spans ?? [])
             spans.push({
@@ -45,7 +50,10 @@ export async function receiver(answer: Answer = 'ok'): Promise<{ url: string; sp
               name: s.name,
               attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, valueOf(a.value ?? {})])),
               events: (s.events ?? []).map((e) => e.name),
+              service,
+              status: statusCode(s.status?.code),
             });
+      }
       res.writeHead(200, { 'content-type': type }).end(type.includes('json') ? '{}' : undefined);
     });
   });
@@ -58,8 +66,17 @@ export async function receiver(answer: Answer = 'ok'): Promise<{ url: string; sp
 function valueOf(value: { intValue?: unknown; [k: string]: unknown }): unknown {
   return 'intValue' in value ? Number(value.intValue) : Object.values(value)[0];
 }
+/** Protobuf's enum arrives by name (toObject without `enums`: its number), JSON's as a number. */
+function statusCode(code: unknown): number {
+  if (typeof code === 'number') return code;
+  return code === 'STATUS_CODE_ERROR' ? 2 : code === 'STATUS_CODE_OK' ? 1 : Number(code ?? 0) || 0;
+}
+type OtlpAttribute = { key: string; value?: Record<string, unknown> };
 export interface OtlpRequest {
-  resourceSpans?: { scopeSpans?: { spans?: { traceId?: string; spanId?: string; parentSpanId?: string; name: string; attributes?: { key: string; value?: Record<string, unknown> }[]; events?: { name: string }[] }[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: { spans?: { traceId?: string; spanId?: string; parentSpanId?: string; name: string; attributes?: OtlpAttribute[]; events?: { name: string }[]; status?: { code?: unknown } }[] }[];
+  }[];
 }
 
 /** The tree as names under their parents, each span keyed by its id: what two exports of one run must share. */

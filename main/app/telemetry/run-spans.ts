@@ -36,6 +36,7 @@ export const AGENT_NAME = 'cleveragents';
 /** Our own attributes, beside the conventions' ones. */
 export const PLAN_ATTRS = {
   run: 'cleveragents.plan.run',
+  attempt: 'cleveragents.plan.attempt',
   profile: 'cleveragents.plan.profile',
   project: 'cleveragents.plan.project',
   status: 'cleveragents.plan.status',
@@ -80,6 +81,9 @@ export class DerivedIds implements IdGenerator {
 interface Run {
   no: number;
   traceId: string;
+  /** 1, or more once the run was interrupted (its process died, or it was taken over) and retried. */
+  attempt: number;
+  /** The attempt's span: the run's root, or a later attempt's span under it. */
   root: Span;
   plan: Span | null;
   step: { span: Span; decisionId: string } | null;
@@ -103,6 +107,8 @@ export class RunSpans {
   private run: Run | null = null;
   /** The last run's trace and root span, for what happens after it (apply, a verify, a rewind). */
   private last: { no: number; traceId: string } | null = null;
+  /** A run whose process stopped (category `interrupted`): its retry goes on in the same trace. */
+  private interrupted: { no: number; traceId: string; attempt: number } | null = null;
   private applyStartedAt: string | null = null;
 
   constructor(
@@ -214,11 +220,12 @@ export class RunSpans {
     // Strategize handing over to execute is one run; reaching apply (ready to apply, or checks to run) ends it.
     const handOff = to === 'queued' && fromPhase !== undefined && phase !== 'apply';
     if (ENDS_RUN.has(to) || (to === 'paused' && waitingFor !== 'approval') || (to === 'queued' && from === 'processing' && !handOff)) {
-      this.endRun(event.ts, to === 'queued' ? `ready to ${phase}` : category ? `${to}: ${category}` : to, to === 'errored');
+      this.endRun(event.ts, to === 'queued' ? `ready to ${phase}` : category ? `${to}: ${category}` : to, to === 'errored', to === 'errored' && category === 'interrupted');
     }
   }
 
   private startRun(event: StreamEvent): void {
+    if (this.interrupted) return this.resumeRun(event, this.interrupted);
     this.runs += 1;
     const no = this.runs;
     const traceId = traceIdOf(this.plan.planId, no);
@@ -233,19 +240,48 @@ export class RunSpans {
       ...(this.plan.project ? { [PLAN_ATTRS.project]: this.plan.project } : {}),
     };
     const root = this.tracer.startSpan(`${GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW} ${this.plan.name}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: new Date(event.ts), root: true });
-    this.run = { no, traceId, root, plan: null, step: null, verify: new Map(), args: new Map(), text: new Map(), lastTs: event.ts };
-    this.last = { no, traceId };
+    this.open({ no, traceId, attempt: 1, root }, event.ts);
+  }
+
+  /**
+   * The retry of an interrupted run: a later attempt of the same run, its span under the run's root
+   * in the same trace, whichever process (or team worker) picked it up.
+   */
+  private resumeRun(event: StreamEvent, interrupted: { no: number; traceId: string; attempt: number }): void {
+    const { no, traceId } = interrupted;
+    const attempt = interrupted.attempt + 1;
+    this.ids.traceId = traceId;
+    this.ids.spanId = hex(`${traceId}:run:${attempt}`, 16);
+    const first = { traceId, spanId: hex(`${traceId}:run`, 16), traceFlags: TraceFlags.SAMPLED };
+    const attrs: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW,
+      [ATTR_GEN_AI_WORKFLOW_NAME]: this.plan.name,
+      [ATTR_GEN_AI_CONVERSATION_ID]: this.plan.planId,
+      [PLAN_ATTRS.run]: no,
+      [PLAN_ATTRS.attempt]: attempt,
+    };
+    const root = this.tracer.startSpan(`${GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW} ${this.plan.name}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: new Date(event.ts) }, trace.setSpanContext(ROOT_CONTEXT, first));
+    this.open({ no, traceId, attempt, root }, event.ts);
+  }
+
+  private open(run: Pick<Run, 'no' | 'traceId' | 'attempt' | 'root'>, ts: string): void {
+    this.run = { ...run, plan: null, step: null, verify: new Map(), args: new Map(), text: new Map(), lastTs: ts };
+    this.last = { no: run.no, traceId: run.traceId };
+    this.interrupted = null;
     this.applyStartedAt = null;
   }
 
-  private endRun(ts: string, status: string, failed: boolean): void {
+  private endRun(ts: string, status: string, failed: boolean, interrupted = false): void {
     const run = this.run;
     if (!run) return;
+    // The step a run failed or stopped in failed with it.
+    if (failed && run.step) run.step.span.setStatus({ code: SpanStatusCode.ERROR, message: status });
     for (const span of [run.step?.span, run.plan, ...run.verify.values()]) if (span) this.end(span, ts);
     run.root.setAttribute(PLAN_ATTRS.status, status);
     if (failed) run.root.setStatus({ code: SpanStatusCode.ERROR, message: status });
     this.end(run.root, ts);
     this.run = null;
+    this.interrupted = interrupted ? { no: run.no, traceId: run.traceId, attempt: run.attempt } : null;
   }
 
   private stepStarted(event: StreamEventOf<'execute_step'> | StreamEventOf<'runtime_execute_step'>): void {
@@ -306,8 +342,10 @@ export class RunSpans {
       [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: data.inputTokens,
       [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: data.outputTokens,
       ...(data.cachedInputTokens !== undefined ? { [ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: data.cachedInputTokens } : {}),
+      ...(data.error ? { [ATTR_ERROR_TYPE]: data.error.type } : {}),
       ...(text ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: redactText(text) }] }]) } : {}),
     }, parent, SpanKind.CLIENT);
+    if (data.error) span.setStatus({ code: SpanStatusCode.ERROR, message: data.error.message });
     this.end(span, event.ts);
   }
 
