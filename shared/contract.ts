@@ -13,6 +13,7 @@ import { PlanChecksViewSchema } from './checks';
 import { McpServerAddSchema, McpServersViewSchema } from './mcp';
 import { CheckpointSummarySchema, ForkResultSchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
 import { PlanCompareSchema } from './plan-compare';
+import { AcpAgentAddSchema, AcpAgentsViewSchema } from './acp';
 import { TeamStatusSchema } from './team';
 
 /**
@@ -288,6 +289,10 @@ export const contract = {
   'settings.mcp': { request: z.object({}).strict(), response: McpServersViewSchema },
   'settings.mcpAdd': { request: McpServerAddSchema, response: McpServersViewSchema },
   'settings.mcpRemove': { request: z.object({ name: z.string().min(1).max(40) }).strict(), response: McpServersViewSchema },
+  /** The coding agents a plan may run over ACP, each started once to say whether it starts, its version and modes; environment values never come back. */
+  'settings.acp': { request: z.object({}).strict(), response: AcpAgentsViewSchema },
+  'settings.acpAdd': { request: AcpAgentAddSchema, response: AcpAgentsViewSchema },
+  'settings.acpRemove': { request: z.object({ name: z.string().min(1).max(40) }).strict(), response: AcpAgentsViewSchema },
 } as const;
 
 export type Contract = typeof contract;
