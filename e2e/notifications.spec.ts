@@ -96,12 +96,14 @@ test.describe('notifications in Settings', () => {
       await dialog.getByRole('checkbox', { name: 'Notify me in this browser when a plan needs me' }).check();
       await dialog.getByLabel('Webhook URL').fill(hook);
       await dialog.getByRole('button', { name: 'Save webhook' }).click();
-      await expect(dialog.getByRole('status')).toHaveText('Webhook saved.');
+      // The section's own status line: other sections of Settings have theirs.
+      const notifications = dialog.getByRole('region', { name: 'Notifications' });
+      await expect(notifications.getByRole('status')).toHaveText('Webhook saved.');
       await expect(dialog.getByText(/^Set: http:\/\/127\.0\.0\.1:\d+\/hooks\//)).toBeVisible();
       await expect(dialog).not.toContainText('T0K3N');
       await expect(dialog).not.toContainText('QSECRET');
       await dialog.getByRole('checkbox', { name: 'Ready to apply' }).uncheck();
-      await expect(dialog.getByRole('status')).toHaveText('Ready to apply: off.');
+      await expect(notifications.getByRole('status')).toHaveText('Ready to apply: off.');
       expect((await cli(['config', 'get', 'notifyReady'])).stdout.trim()).toBe('off');
       await dialog.getByRole('button', { name: 'Close settings' }).click();
 
