@@ -18,6 +18,11 @@ describe('event lines, as the event log and plan run --stream show them', () => 
     expect(eventText(event, describeDecision)).toEqual({ text: 'shell.run failed: exit 1 in 12 ms', tone: 'bad' });
   });
 
+  it('show a model call that failed, with its category', () => {
+    const event = makeEvent(5, 'model_usage', { inputTokens: 0, outputTokens: 0, error: { type: 'transient', message: 'the provider answered 503' } });
+    expect(eventText(event, describeDecision)).toEqual({ text: 'model call failed (transient): the provider answered 503', tone: 'warn' });
+  });
+
   it('show state changes in the shared vocabulary, never a phase and state pair', () => {
     expect(eventText(makeEvent(4, 'state_changed', { from: 'processing', to: 'queued', phase: 'apply' }), describeDecision).text).toBe('Ready to apply');
     expect(eventText(makeEvent(3, 'state_changed', { from: 'processing', to: 'complete', phase: 'apply' }), describeDecision).text).toBe('Applied');

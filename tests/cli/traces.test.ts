@@ -17,6 +17,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from '@opentelemetry/semantic-conventions/incubating';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { isStrategize, toolResults } from '../support/scripted-agent';
 import { type ChatRequest, type ScriptedReply, ScriptedModelServer } from '../support/scripted-model-server';
 import { receiver, tree } from '../support/otlp-receiver';
@@ -82,7 +83,13 @@ describe('the trace of an agent plan', () => {
     expect(steps.length).toBe(3);
     expect(steps.every((s) => s.attributes[ATTR_GEN_AI_AGENT_NAME] === 'cleveragents' && s.parentSpanId === root.spanId)).toBe(true);
     const stepIds = new Set(steps.map((s) => s.spanId));
-    expect(chats.filter((c) => stepIds.has(c.parentSpanId)).length).toBe(2);
+    // The step's calls: the one the 503 failed, then the two that answered.
+    const stepChats = chats.filter((c) => stepIds.has(c.parentSpanId));
+    expect(stepChats.length).toBe(3);
+    const failed = stepChats.filter((c) => c.status === 2);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ name: 'chat scripted', attributes: { [ATTR_ERROR_TYPE]: 'transient', [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: 0 } });
+    expect(chats.filter((c) => c.status === 2 || ATTR_ERROR_TYPE in c.attributes)).toEqual(failed);
     const mcp = live.spans.find((s) => s.name === 'execute_tool files.write_file')!;
     expect(stepIds.has(mcp.parentSpanId)).toBe(true);
     expect(mcp.attributes).toMatchObject({ [ATTR_GEN_AI_TOOL_NAME]: 'files.write_file', [ATTR_GEN_AI_TOOL_TYPE]: 'extension', [ATTR_MCP_METHOD_NAME]: 'tools/call', 'cleveragents.mcp.server': 'files' });

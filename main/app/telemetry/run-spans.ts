@@ -342,8 +342,10 @@ export class RunSpans {
       [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: data.inputTokens,
       [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: data.outputTokens,
       ...(data.cachedInputTokens !== undefined ? { [ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: data.cachedInputTokens } : {}),
+      ...(data.error ? { [ATTR_ERROR_TYPE]: data.error.type } : {}),
       ...(text ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: redactText(text) }] }]) } : {}),
     }, parent, SpanKind.CLIENT);
+    if (data.error) span.setStatus({ code: SpanStatusCode.ERROR, message: data.error.message });
     this.end(span, event.ts);
   }
 

@@ -89,6 +89,10 @@ export class ModelAgent {
         const startedAt = new Date().toISOString();
         try {
           turn = await runTurn({ ...this.options, system: args.system, messages, tools: args.tools, maxOutputTokens, onText: (delta) => batcher.push(delta) });
+        } catch (error) {
+          await batcher.flush();
+          await this.failedCall(planId, decisionId, phase, emit, { provider: config.provider, model: config.model, startedAt }, error);
+          throw error;
         } finally {
           await batcher.flush();
         }
@@ -103,6 +107,33 @@ export class ModelAgent {
   /** Adds tokens to the plan's usage, persists it, and says so in a model_usage event. */
   private recordUsage(planId: string, delta: StepUsage, emit: Emit | null, call?: ModelCallFacts): Promise<PlanUsage> {
     return recordPlanUsage(this.options.lifecycle, planId, delta, emit, call);
+  }
+
+  /**
+   * Says a model call failed, in a model_usage event with no tokens (its trace span fails with the
+   * error's category). The usage is read, not written; saying it must not hide the call's error.
+   */
+  private async failedCall(planId: string, decisionId: string | null, phase: 'strategize' | 'execute', emit: Emit, call: ModelCallFacts, error: unknown): Promise<void> {
+    if (error instanceof Error && error.name === 'AbortError') return;
+    try {
+      const usage = (await this.options.lifecycle.getPlan(planId)).usage;
+      const step = usage?.steps.find((s) => s.decisionId === decisionId && s.phase === phase);
+      const type = errorCategoryOf(error) ?? (error instanceof Error ? error.name : '_OTHER');
+      await emit('model_usage', {
+        decisionId,
+        phase,
+        inputTokens: 0,
+        outputTokens: 0,
+        stepInputTokens: step?.inputTokens ?? 0,
+        stepOutputTokens: step?.outputTokens ?? 0,
+        planInputTokens: usage?.inputTokens ?? 0,
+        planOutputTokens: usage?.outputTokens ?? 0,
+        ...call,
+        error: { type, message: (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 500) },
+      });
+    } catch {
+      // The call's own error is the one the run reports.
+    }
   }
 
   /** The proposal as decisions: a root for the definition of done, and one step per proposed step. */
