@@ -171,8 +171,10 @@ function buildEventData() {
     plan_forked: PlanForkedSchema,
     /**
      * A run found the plan's sandbox gone, or made on another machine, and remade it here: the base
-     * (a git project at its base commit, the local project, or nothing), then the recorded changes.
-     * `drift`: the paths where the base is not what the sandbox first started from.
+     * (a git project at its base commit, the local project, or nothing), then the last checkpoint's
+     * files (`checkpointStep`; null: none), then the changes recorded after it. `drift`: the paths
+     * where the base is not what the sandbox first started from (none from a checkpoint, which holds
+     * the first sandbox's). `git`: whether the sandbox has the base's `.git` (never the first sandbox's own).
      */
     sandbox_remade: z.object({
       sandboxRoot: z.string(),
@@ -180,6 +182,9 @@ function buildEventData() {
       baseCommit: z.string().nullable(),
       files: count,
       drift: z.array(z.string()),
+      // Absent in events recorded before checkpoints were laid.
+      checkpointStep: z.number().int().positive().nullable().optional(),
+      git: z.enum(['base', 'none']).optional(),
     }),
   } as const;
 }

@@ -23,12 +23,13 @@ export async function remakeHere(ctx: PlanContext, plan: Plan, sandboxesDir: str
     changesets: stores.changesets,
     files: stores.sandboxFiles,
     maxBytes: options.maxProjectBytes ?? DEFAULT_MAX_PROJECT_BYTES,
+    checkpoints: { store: stores.checkpoints, objects: ctx.objects, ensure: (hashes) => ctx.ensureObjects(hashes) },
   });
   const source = plan.projectSource && !plan.projectSource.baseCommit ? { projectSource: { ...plan.projectSource, baseCommit: remade.baseCommit } } : {};
   return lifecycle.unit(async () => {
     const updated = await lifecycle.update(plan.id, { sandboxRefs: [remade.root], ...source });
-    const { root: sandboxRoot, base, baseCommit, applied, drift } = remade;
-    await ctx.events.publish(plan.id, 'sandbox_remade', { sandboxRoot, base, baseCommit, files: applied.length, drift });
+    const { root: sandboxRoot, base, baseCommit, applied, drift, checkpointStep, git } = remade;
+    await ctx.events.publish(plan.id, 'sandbox_remade', { sandboxRoot, base, baseCommit, files: applied.length, drift, checkpointStep, git });
     return updated;
   });
 }

@@ -61,6 +61,9 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'settings.mcp': { request: { extra: 1 }, field: '(root)' },
   'settings.mcpAdd': { request: { name: 'files', commandLine: 1 }, field: 'commandLine' },
   'settings.mcpRemove': { request: { name: '' }, field: 'name' },
+  'settings.acp': { request: { extra: 1 }, field: '(root)' },
+  'settings.acpAdd': { request: { name: 'qwen-local', commandLine: 'qwen --acp', env: 'K=V' }, field: 'env' },
+  'settings.acpRemove': { request: { name: '' }, field: 'name' },
 };
 
 type Ok<T = Record<string, unknown>> = { ok: true; data: T };

@@ -47,7 +47,7 @@ describe('a run remakes a sandbox that is gone or not its own (remakeSandboxes)'
     expect(entries).toEqual(expected.entries);
     expect(new Set(entries.map((e) => JSON.stringify(e))).size).toBe(entries.length);
     const remakes = (await w.stores.events.list(plan.id, 0, 1000)).filter((e) => e.type === 'sandbox_remade');
-    expect(remakes.map((e) => e.data)).toEqual([{ sandboxRoot: remade, base: 'project', baseCommit: null, files: 7, drift: [] }]);
+    expect(remakes.map((e) => e.data)).toEqual([{ sandboxRoot: remade, base: 'project', baseCommit: null, files: 7, drift: [], checkpointStep: null, git: 'none' }]);
     // The first worker's folder is its own: left as it was.
     expect(existsSync(path.join(firstSandbox, 'out/after.txt'))).toBe(false);
   });

@@ -3,6 +3,11 @@ import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plan } from '../../../shared/domain';
 import type { PlanGitSource } from '../../../shared/git-source';
+import type { ChangeEntry } from '../../../shared/changes';
+import type { CheckpointStore } from '../checkpoints/checkpoint-store';
+import { foldDeltas } from '../checkpoints/manifest';
+import type { ObjectStore } from '../checkpoints/object-store';
+import { applyRestoreAsync, planRestore } from '../checkpoints/restore';
 import type { ChangeSetStore } from '../ports/changeset-store';
 import { EngineError } from '../errors';
 import { cloneGitSource } from '../sandbox/git-source';
@@ -21,6 +26,12 @@ export interface RemakeRequest {
   files: SandboxFileStore;
   /** The largest local project copied (as createSandbox takes it). */
   maxBytes?: number;
+  /**
+   * The plan's checkpoints and their contents: given, the sandbox is made from the last checkpoint
+   * (modes, links and empty folders as it recorded them), then the changes after it. `ensure`
+   * brings the contents named to this machine first (a team's shared store).
+   */
+  checkpoints?: { store: CheckpointStore; objects: ObjectStore; ensure?: (hashes: string[]) => Promise<void> };
 }
 
 export interface RemadeSandbox {
@@ -29,8 +40,15 @@ export interface RemadeSandbox {
   base: 'git' | 'project' | 'empty';
   /** The commit cloned, for a git project (the recorded base, or the ref's commit when none was recorded). */
   baseCommit: string | null;
-  /** The paths the recorded changes wrote. */
+  /** The paths the recorded changes wrote (after the checkpoint, when made from one). */
   applied: string[];
+  /** The step whose checkpoint the sandbox was made from; null: from the base and every change. */
+  checkpointStep: number | null;
+  /**
+   * What `.git` holds: the base's (the clone at its base commit, or the local project's as it is
+   * now), never the first sandbox's own (commits made in it are not carried); none without one.
+   */
+  git: 'base' | 'none';
   /**
    * The paths where the base is not what the sandbox started from (a local project edited since, or
    * one not on this machine), in path order: a changed path holds what the changes say all the same,
@@ -41,12 +59,14 @@ export interface RemadeSandbox {
 
 /**
  * Remakes a plan's sandbox in `dir` on any machine: the base (a git project cloned at its recorded
- * base commit; a local project copied, when this machine has it; else an empty folder), then the
- * changeset's entries that are not rewound, written by the same apply as into a project, then the
- * sandbox-files base record made to match: the base's files as the base, the remade files as last
- * seen, so the next hand-edit capture finds nothing and a path put back by a later rewind is
- * measured against the true base. Built in a staging folder and renamed into place once recorded,
- * so a crash leaves either no sandbox at `dir` or a whole one.
+ * base commit; a local project copied, when this machine has it; else an empty folder); then, when
+ * the plan has a checkpoint, the last one's files laid over it (contents, modes, symbolic links,
+ * empty folders: the base's `.git` is kept, nothing else of the base that the checkpoint does not
+ * hold) and the changeset's entries recorded after it; without one, every entry not rewound. Entries
+ * are written by the same apply as into a project. The sandbox-files record is made to match, so
+ * the next hand-edit capture finds nothing and a path put back by a later rewind is measured
+ * against the true base. Built in a staging folder and renamed into place once recorded, so a crash
+ * leaves either no sandbox at `dir` or a whole one.
  */
 export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandbox> {
   const { plan, changesets, files } = request;
@@ -60,8 +80,10 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
     // What the sandbox started from, as recorded when it was first made: the base the new one is compared with.
     const earlier = await files.load(plan.id);
     const { base, baseCommit } = await makeBase(plan, staging, request.maxBytes);
+    const git = (await lstat(path.join(staging, '.git')).catch(() => null)) ? 'base' : 'none';
     const baseFiles = await snapshotTree(staging);
-    const entries = plan.changesetId ? ((await changesets.get(plan.changesetId))?.entries ?? []) : [];
+    const from = request.checkpoints ? await layCheckpoint(plan, staging, request.checkpoints) : null;
+    const entries = from ? await entriesAfter(changesets, plan.changesetId, from) : plan.changesetId ? ((await changesets.get(plan.changesetId))?.entries ?? []) : [];
     const reviewed = reviewNet(entries, []);
     // Written as the changeset says, over a base that drifted too: the sandbox must hold what the changes recorded.
     const result = await applyReviewed(staging, reviewed, [], { force: true });
@@ -70,17 +92,58 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
       throw new EngineError(`cannot remake the sandbox of plan ${plan.id}: a directory of the base is in the way of ${blocked.map((c) => c.path).join(', ')}`, 'conflict', { planId: plan.id });
     }
     const remade = await snapshotTree(staging);
-    await files.recordBase(plan.id, baseFiles);
-    await files.saveSeen(plan.id, changedSince(baseFiles, remade));
+    if (from && earlier) {
+      // The checkpoint holds the first sandbox's base where the base here drifted: the recorded base stays true, only what is seen changes.
+      const seen = new Map<string, FileSnapshot | null>([...earlier.keys()].map((rel) => [rel, null]));
+      for (const [rel, file] of remade) seen.set(rel, file);
+      await files.saveSeen(plan.id, seen);
+    } else {
+      await files.recordBase(plan.id, baseFiles);
+      await files.saveSeen(plan.id, changedSince(baseFiles, remade));
+    }
     await rm(root, { recursive: true, force: true });
     await rename(staging, root);
     const touched = new Set(reviewed.flatMap(({ file }) => (file.oldPath ? [file.path, file.oldPath] : [file.path])));
-    const untouched = earlier ? [...new Set([...earlier.keys(), ...baseFiles.keys()])].filter((rel) => !touched.has(rel) && (earlier.get(rel)?.baseHash ?? null) !== (baseFiles.get(rel)?.hash ?? null)) : [];
+    // From a checkpoint, an untouched path holds what the first sandbox held, whatever the base holds now.
+    const untouched = earlier && !from ? [...new Set([...earlier.keys(), ...baseFiles.keys()])].filter((rel) => !touched.has(rel) && (earlier.get(rel)?.baseHash ?? null) !== (baseFiles.get(rel)?.hash ?? null)) : [];
     const drift = [...new Set([...result.conflicts.map((c) => c.path), ...untouched])].sort();
-    return { root, base, baseCommit, applied: result.applied, drift };
+    return { root, base, baseCommit, applied: result.applied, drift, checkpointStep: from?.step ?? null, git };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+interface LaidCheckpoint {
+  step: number;
+  changesetId: string | null;
+  entries: number;
+}
+
+/** Makes `dir` hold the plan's last checkpoint (its `.git` left as it is); null when the plan has none, or its contents are not to be had here. */
+async function layCheckpoint(plan: RemakeRequest['plan'], dir: string, source: NonNullable<RemakeRequest['checkpoints']>): Promise<LaidCheckpoint | null> {
+  const chain = await source.store.list(plan.id);
+  const last = chain.at(-1);
+  if (!last) return null;
+  const manifest = foldDeltas(chain.map((c) => c.delta));
+  const hashes = [...new Set([...manifest.values()].flatMap((e) => (e.kind === 'file' ? [e.hash] : [])))];
+  await source.ensure?.(hashes);
+  // Contents this machine cannot get (another data directory's, not shared): remade from the base and every change instead.
+  if (!hashes.every((hash) => source.objects.has(hash))) return null;
+  const { ops } = await planRestore(dir, manifest);
+  await applyRestoreAsync(dir, ops, source.objects);
+  return { step: last.step, changesetId: last.changesetId, entries: last.entries };
+}
+
+/**
+ * The entries not rewound that were recorded after the checkpoint: past its count (which counts
+ * rewound ones) in its own changeset, every one of a changeset started since.
+ */
+async function entriesAfter(changesets: ChangeSetStore, changesetId: string | null, from: LaidCheckpoint): Promise<ChangeEntry[]> {
+  if (!changesetId) return [];
+  const offset = from.changesetId === changesetId ? from.entries : 0;
+  const limit = (await changesets.countEntries(changesetId)) - offset;
+  const later = limit > 0 ? await changesets.listEntries(changesetId, { offset, limit }) : [];
+  return later.filter((e) => !e.rewound);
 }
 
 async function makeBase(plan: RemakeRequest['plan'], dir: string, maxBytes?: number): Promise<{ base: RemadeSandbox['base']; baseCommit: string | null }> {

@@ -1,6 +1,7 @@
 import type { CheckpointSummary } from '../../../shared/checkpoints';
 import type { SettingsView } from '../../../shared/agent';
 import type { McpServersView } from '../../../shared/mcp';
+import type { AcpAgentsView } from '../../../shared/acp';
 import type { TeamStatus } from '../../../shared/team';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
 import { bridgeFailure } from '../../../shared/contract';
@@ -155,6 +156,7 @@ export class FakeBridge {
   checkpoints: CheckpointSummary[] = [];
   errors: ErrorRecord[] = [];
   mcpServers: McpServersView['servers'] = [];
+  acpAgents: AcpAgentsView['agents'] = [];
   /** What `team.status` answers: null, as over the embedded database, unless a test sets the team. */
   team: TeamStatus | null = null;
   settings: SettingsView = {
@@ -309,6 +311,17 @@ export class FakeBridge {
       'settings.mcpRemove': (r) => {
         this.mcpServers = this.mcpServers.filter((s) => s.name !== r.name);
         return { servers: this.mcpServers };
+      },
+      'settings.acp': () => ({ agents: this.acpAgents }),
+      'settings.acpAdd': (r) => {
+        const env = (r.env ?? []).map((pair) => pair.split('=')[0]);
+        const row = { name: r.name, builtin: false, summary: `${r.commandLine}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`, installed: true, starts: true, version: 'scripted 1.0', modes: ['default'], problem: null };
+        this.acpAgents = [...this.acpAgents.filter((a) => a.name !== r.name), row];
+        return { agents: this.acpAgents };
+      },
+      'settings.acpRemove': (r) => {
+        this.acpAgents = this.acpAgents.filter((a) => a.name !== r.name);
+        return { agents: this.acpAgents };
       },
     };
   }

@@ -3,6 +3,7 @@ import type { SettingsPatch, SettingsView } from '../../../shared/agent';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { useAppStore } from '../store/react';
 import { BrowserNotifyToggle } from '../notify/BrowserNotifyToggle';
+import { AcpAgents } from './AcpAgents';
 
 /** The MCP servers every agent plan may use: listed by name and command (never a secret value), added and removed here as `agents mcp` does. */
 function McpServers() {
@@ -199,6 +200,7 @@ export function SettingsSheet() {
         )}
         {typeof window !== 'undefined' && !window.agents && <BrowserNotifyToggle />}
         <McpServers />
+        <AcpAgents />
         {saved && !error && (
           <p role="status" className="muted">
             Saved.
