@@ -144,6 +144,31 @@ export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | '
 }
 
 /** The settings as the console sees them: never the API key, only whether one is set. */
+/** The notifications as Settings shows them: the webhook with its secrets hidden, and each switch (on unless turned off). */
+export const NotifyViewSchema = z.object({
+  webhook: z.string().nullable(),
+  desktop: z.boolean(),
+  terminal: z.boolean(),
+  approval: z.boolean(),
+  failed: z.boolean(),
+  checksFailed: z.boolean(),
+  ready: z.boolean(),
+});
+export type NotifyView = z.infer<typeof NotifyViewSchema>;
+
+/** A change of the notifications from the console; an empty webhook removes it. */
+export const NotifyPatchSchema = z
+  .object({
+    webhook: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).optional(),
+    desktop: z.boolean().optional(),
+    terminal: z.boolean().optional(),
+    approval: z.boolean().optional(),
+    failed: z.boolean().optional(),
+    checksFailed: z.boolean().optional(),
+    ready: z.boolean().optional(),
+  })
+  .strict();
+
 export const SettingsViewSchema = z.lazy(() =>
   z.object({
     model: z.string().nullable(),
@@ -153,6 +178,7 @@ export const SettingsViewSchema = z.lazy(() =>
     /** The team database's URL in the settings, its password masked; null: none (the embedded database, unless --database or AGENTS_DATABASE_URL names one). */
     database: z.string().nullable(),
     operator: z.string().nullable(),
+    notify: NotifyViewSchema,
     /** Where the model in effect comes from; an environment variable wins over the settings file. */
     effective: z.object({
       model: z.string().nullable(),
@@ -188,6 +214,8 @@ export const SettingsPatchSchema = z.lazy(() =>
       database: z.string().max(2048).optional(),
       /** The name this console's answers are recorded under; empty: the default (main/app/operator.ts). */
       operator: z.string().max(100).optional(),
+      /** Notifications (README, "Notifications"): the webhook and the per-kind and per-place switches. */
+      notify: NotifyPatchSchema.optional(),
     })
     .strict(),
 );

@@ -1,6 +1,7 @@
 import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Session, Shell } from 'electron';
 import path from 'node:path';
 import { PlanError } from '../../shared/errors';
+import { notifiesOf } from '../../shared/attention';
 import { type App, openApp } from '../app/open-app';
 import { contentSecurityPolicy } from '../host/csp';
 import { DisposableStore } from '../../shared/lifecycle';
@@ -136,7 +137,10 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
           hub,
           plans: opened.service,
           window: () => (window && !window.isDestroyed() ? window : null),
-          enabled: () => opened.settings.read().notify?.desktop !== false,
+          enabled: (kind) => {
+            const notify = opened.settings.read().notify;
+            return notify?.desktop !== false && notifiesOf(notify, kind);
+          },
           log,
         }).catch((error: unknown) => {
           log('notifications are off: they could not start', error);

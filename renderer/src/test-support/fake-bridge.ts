@@ -1,5 +1,5 @@
 import type { CheckpointSummary } from '../../../shared/checkpoints';
-import type { SettingsView } from '../../../shared/agent';
+import type { NotifyView, SettingsView } from '../../../shared/agent';
 import type { McpServersView } from '../../../shared/mcp';
 import type { AcpAgentsView } from '../../../shared/acp';
 import type { TeamStatus } from '../../../shared/team';
@@ -146,6 +146,9 @@ const ONE_LINE_CHANGED = [
   },
 ];
 
+/** The notifications as a host shows them with nothing set: every switch on, no webhook. */
+export const NOTIFY_DEFAULTS: NotifyView = { webhook: null, desktop: true, terminal: true, approval: true, failed: true, checksFailed: true, ready: true };
+
 export class FakeBridge {
   plans: PlanListItem[] = [];
   plan: Plan = makePlan();
@@ -166,6 +169,7 @@ export class FakeBridge {
     price: null,
     database: null,
     operator: null,
+    notify: NOTIFY_DEFAULTS,
     effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' },
   };
   approvals: Approval[] = [];
@@ -301,6 +305,10 @@ export class FakeBridge {
         const patch = r as { model?: string; apiKey?: string };
         if (patch.model !== undefined) this.settings = { ...this.settings, model: patch.model || null };
         if (patch.apiKey !== undefined) this.settings = { ...this.settings, apiKeySet: patch.apiKey !== '' };
+        if (r.notify) {
+          const { webhook, ...switches } = r.notify;
+          this.settings = { ...this.settings, notify: { ...this.settings.notify, ...switches, ...(webhook !== undefined && { webhook: webhook || null }) } };
+        }
         return this.settings;
       },
       'settings.mcp': () => ({ servers: this.mcpServers }),
