@@ -1,4 +1,4 @@
-import { lstat, readlink } from 'node:fs/promises';
+import { lstatSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../run/change-capture';
 import { EngineError } from '../errors';
@@ -6,6 +6,7 @@ import type { CapturedChange } from '../tools/definition';
 import type { ContentCache } from './content-cache';
 import { readFileOrNull } from './files';
 import { mapLimit, walkTree } from './walk';
+import { eventLoopYielder } from '../run/event-loop-yield';
 
 export interface FileSnapshot {
   hash: string;
@@ -62,37 +63,61 @@ export async function scanTree(root: string, options: SnapshotOptions = {}): Pro
   });
   const files: TreeSnapshot = new Map();
   const symlinks = new Map<string, string>();
-  await mapLimit(entries, 16, async (entry) => {
+  const unreadable = (relative: string, error: unknown): void => {
+    // Gone (or swapped for a symlink) between listing and reading: it is simply not in this snapshot.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR' || code === 'EINVAL') return;
+    // A file we cannot read is a change we cannot capture: say so rather than miss it.
+    throw new EngineError(`cannot read "${relative}" to capture changes: ${(error as Error).message}`, 'tool', { path: relative, code });
+  };
+  // Stat-ed synchronously, yielding every few milliseconds: a promise per lstat cost ten times the
+  // system call (a 10,000-file tree took 100 ms a scan, nearly all of it in lstat's promise round trip).
+  const yieldNow = eventLoopYielder();
+  const toRead: { entry: (typeof entries)[number]; stats: Stats; hashedAtMs: number }[] = [];
+  for (const entry of entries) {
+    await yieldNow();
     try {
       if (entry.kind === 'symlink') {
-        symlinks.set(entry.relative, await readlink(entry.absolute));
-        return;
+        symlinks.set(entry.relative, readlinkSync(entry.absolute));
+        continue;
       }
-      if (entry.kind !== 'file') return;
+      if (entry.kind !== 'file') continue;
       const hashedAtMs = Date.now();
-      const stats = await lstat(entry.absolute);
-      if (!stats.isFile()) return;
+      const stats = lstatSync(entry.absolute, { throwIfNoEntry: false });
+      if (!stats?.isFile()) continue;
       const previous = options.previous?.get(entry.relative);
       if (reusable(previous, stats, options.cache)) {
         files.set(entry.relative, previous);
+        continue;
+      }
+      // Its place in the map is kept, so the snapshot stays in walkTree's order; filled once read.
+      files.set(entry.relative, PENDING);
+      toRead.push({ entry, stats, hashedAtMs });
+    } catch (error) {
+      unreadable(entry.relative, error);
+    }
+  }
+  await mapLimit(toRead, 16, async ({ entry, stats, hashedAtMs }) => {
+    try {
+      const content = await readFileOrNull(entry.absolute);
+      if (content === null) {
+        files.delete(entry.relative);
         return;
       }
-      const content = await readFileOrNull(entry.absolute);
-      if (content === null) return;
       const hash = sha256(content);
       await options.cache?.put(hash, content);
       files.set(entry.relative, { hash, size: content.length, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, hashedAtMs });
     } catch (error) {
-      // Gone (or swapped for a symlink) between listing and reading: it is simply not in this snapshot.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR' || code === 'EINVAL') return;
-      // A file we cannot read is a change we cannot capture: say so rather than miss it.
-      throw new EngineError(`cannot read "${entry.relative}" to capture changes: ${(error as Error).message}`, 'tool', { path: entry.relative, code });
+      files.delete(entry.relative);
+      unreadable(entry.relative, error);
     }
   });
-  // Insertion order follows completion order; sort so iteration is deterministic.
-  return { files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1))), symlinks };
+  // walkTree sorts its entries, and each file kept its place: the map iterates in path order.
+  return { files, symlinks };
 }
+
+/** A file listed and not yet read: never left in a finished snapshot. */
+const PENDING: FileSnapshot = { hash: '', size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, hashedAtMs: 0 };
 
 export async function snapshotTree(root: string, options: SnapshotOptions = {}): Promise<TreeSnapshot> {
   return (await scanTree(root, options)).files;
