@@ -105,7 +105,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.list': async (r) => ({ plans: await service.listItems({ state: r.state, search: r.search }) }),
     'plans.get': async (r) => {
       const found = await service.get(r.planId);
-      return { plan: found, model: service.planModel(found), actions: await service.actions(r.planId) };
+      return { plan: found, model: service.planModel(found), actions: await service.actions(r.planId), trace: await service.planTrace(r.planId) };
     },
     'plans.create': async (r) => ({
       plan: await service.createFromContent(
