@@ -166,7 +166,7 @@ describe('the desktop composition root', () => {
     expect(session.webRequest.onHeadersReceived).toHaveBeenCalledOnce();
     const contents = { setWindowOpenHandler: vi.fn(), on: vi.fn() };
     emit('web-contents-created', {}, contents);
-    expect((contents.setWindowOpenHandler.mock.calls[0][0] as () => unknown)()).toEqual({ action: 'deny' });
+    expect((contents.setWindowOpenHandler.mock.calls[0][0] as (details: { url: string }) => unknown)({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
     expect(contents.on.mock.calls.map(([name]) => name)).toEqual(expect.arrayContaining(['will-navigate', 'will-redirect', 'will-attach-webview']));
     const template = electron.Menu.buildFromTemplate.mock.calls[0][0] as { role?: string }[];
     expect(template.map((item) => item.role)).toEqual(expect.arrayContaining(['editMenu', 'windowMenu']));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PlanError } from '../../shared/errors';
 import { notifiesOf } from '../../shared/attention';
 import { type App, openApp } from '../app/open-app';
+import { isTraceViewerLink } from '../app/telemetry/otlp';
 import { contentSecurityPolicy } from '../host/csp';
 import { DisposableStore } from '../../shared/lifecycle';
 import { createConsoleHost } from '../host/console-host';
@@ -29,7 +30,7 @@ export interface ElectronApi {
   Menu: Pick<typeof ElectronMenu, 'buildFromTemplate' | 'setApplicationMenu'>;
   dialog: Pick<Dialog, 'showOpenDialog'>;
   /** Shows a plan's sandbox in the system's file manager; absent in tests. */
-  shell?: Pick<Shell, 'openPath'>;
+  shell?: Pick<Shell, 'openPath' | 'openExternal'>;
   /** System notifications when a plan needs its operator (notifications.ts); absent in tests. */
   Notification?: NotificationElectron['Notification'];
   /** The displays, so a kept window position is used only where it can still be seen; absent: the position is not kept. */
@@ -73,7 +74,9 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
   }
 
   let window: ElectronWindow | null = null;
-  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, appOrigin));
+  // Set once the settings are open: "Open trace" goes to the browser when it is the trace viewer's address.
+  let openExternally: ((url: string) => void) | undefined;
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, appOrigin, (url) => openExternally?.(url)));
   app.on('second-instance', () => {
     if (!window) return;
     if (window.isMinimized()) window.restore();
@@ -90,6 +93,15 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     // With a team database (Settings, AGENTS_DATABASE_URL) the app is a console of the team, which migrates it as `agents serve` does.
     const opened = await (options.open ?? openApp)({ env, secrets: secrets ?? undefined, migrate: true });
     const wiring = consoleWiring(opened);
+    openExternally = (url) => {
+      let template: string | undefined;
+      try {
+        template = opened.settings.read().traceUrl;
+      } catch {
+        return;
+      }
+      if (electron.shell && isTraceViewerLink(url, template)) void electron.shell.openExternal(url).catch((error: unknown) => log(`the browser could not open ${url}`, error));
+    };
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
     const lifetime = new DisposableStore();
     // Ended last: the runs settle between steps, then the database closes.
