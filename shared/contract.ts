@@ -13,6 +13,7 @@ import { PlanChecksViewSchema } from './checks';
 import { McpServerAddSchema, McpServersViewSchema } from './mcp';
 import { CheckpointSummarySchema, ForkResultSchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
 import { PlanCompareSchema } from './plan-compare';
+import { AcpAgentAddSchema, AcpAgentsViewSchema } from './acp';
 import { TeamStatusSchema } from './team';
 
 /**
@@ -75,6 +76,9 @@ export const ReviewFileSchema = z.object({
 export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 
 const planResponse = z.object({ plan: PlanSchema });
+/** The trace of the plan's current or last run (README.md, "Traces"), and the trace viewer's address for it when `traceUrl` is set. */
+export const PlanTraceViewSchema = z.object({ traceId: z.string().regex(/^[0-9a-f]{32}$/), url: z.string().nullable() });
+export type PlanTraceView = z.infer<typeof PlanTraceViewSchema>;
 
 /**
  * An action's channel takes the plan and the action's own arguments, as its entry in ACTIONS
@@ -110,7 +114,7 @@ export const contract = {
     request: planId.strict(),
     /** With the agent plan's model and whether the host can use it (null for a scripted plan), so the console can say why it cannot approve. */
     /** `actions`: every operator action, whether the plan allows it now and, if not, why (shared/actions.ts). */
-    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional(), actions: z.array(ActionStateSchema).optional() }),
+    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional(), actions: z.array(ActionStateSchema).optional(), trace: PlanTraceViewSchema.nullable().optional() }),
   },
   'plans.create': {
     // The plan's content only, never a file path on the host: a client must not learn which host
@@ -288,6 +292,10 @@ export const contract = {
   'settings.mcp': { request: z.object({}).strict(), response: McpServersViewSchema },
   'settings.mcpAdd': { request: McpServerAddSchema, response: McpServersViewSchema },
   'settings.mcpRemove': { request: z.object({ name: z.string().min(1).max(40) }).strict(), response: McpServersViewSchema },
+  /** The coding agents a plan may run over ACP, each started once to say whether it starts, its version and modes; environment values never come back. */
+  'settings.acp': { request: z.object({}).strict(), response: AcpAgentsViewSchema },
+  'settings.acpAdd': { request: AcpAgentAddSchema, response: AcpAgentsViewSchema },
+  'settings.acpRemove': { request: z.object({ name: z.string().min(1).max(40) }).strict(), response: AcpAgentsViewSchema },
 } as const;
 
 export type Contract = typeof contract;

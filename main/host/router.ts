@@ -105,7 +105,7 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.list': async (r) => ({ plans: await service.listItems({ state: r.state, search: r.search }) }),
     'plans.get': async (r) => {
       const found = await service.get(r.planId);
-      return { plan: found, model: service.planModel(found), actions: await service.actions(r.planId) };
+      return { plan: found, model: service.planModel(found), actions: await service.actions(r.planId), trace: await service.planTrace(r.planId) };
     },
     'plans.create': async (r) => ({
       plan: await service.createFromContent(
@@ -164,6 +164,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'settings.mcp': () => service.mcpServersView(),
     'settings.mcpAdd': (r) => service.addMcpServer(r),
     'settings.mcpRemove': (r) => service.removeMcpServer(r.name),
+    'settings.acp': () => service.acpAgentsView(),
+    'settings.acpAdd': (r) => service.addAcpAgent(r),
+    'settings.acpRemove': (r) => service.removeAcpAgent(r.name),
     'plans.openSandbox': async (r) => {
       // An unknown plan is bad input in any host; then, only the desktop app has a file manager to open.
       const found = await service.get(r.planId);
