@@ -4,7 +4,7 @@ import type { AutomationProfile } from '../../../shared/profiles';
 import type { ToolCallSpec, ToolInvocation } from '../../../shared/tool-calls';
 import { parseOrThrow, ValidationError } from '../../../shared/errors';
 import type { EventData, StreamCallback, StreamEventType } from '../../../shared/events';
-import type { ApprovalGate } from '../gates/approval-gate';
+import type { ApprovalGate, CallAliases, GrantScope } from '../gates/approval-gate';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
 import { ApprovalPending } from '../errors';
 import type { InvariantRules } from '../gates/invariants';
@@ -35,11 +35,12 @@ export function executableDecisions(decisions: readonly StrategyDecision[]): Str
 export type RunToolCall = (call: ToolCallSpec, callIndex: number, options?: { approved?: boolean }) => Promise<ToolInvocation>;
 
 /**
- * Holds a call the approval gate would hold, without running it: returns when it may run, throws
- * ApprovalPending when it waits for the operator, or the rejection. An agent that asks before it
- * acts (a coding agent over ACP) asks here; what it then does is recorded with `approved: true`.
+ * Holds a call the approval gate would hold, without running it: resolves when it may run (with the
+ * scope of the operator's approval, if one was needed), throws ApprovalPending when it waits for the
+ * operator, or the rejection. An agent that asks before it acts (a coding agent over ACP) asks here,
+ * with the other names its call is known by; what it then does is recorded with `approved: true`.
  */
-export type AskToolCall = (call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined) => Promise<void>;
+export type AskToolCall = (call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined, aliases?: CallAliases) => Promise<GrantScope>;
 
 export interface StepContext {
   runCall: RunToolCall;
@@ -160,10 +161,10 @@ export class RuntimeExecuteActor {
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total, description: decision.description });
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
-        const ask: AskToolCall = async (call, callIndex, effect) => {
-          if (!opts.gate?.applies(call)) return;
+        const ask: AskToolCall = async (call, callIndex, effect, aliases = []) => {
+          if (!opts.gate?.applies(call, undefined, aliases)) return null;
           await group.flush();
-          await opts.gate.check(decision, call, callIndex, effect, undefined, this.toolRunner.registry.get(call.tool));
+          return opts.gate.check(decision, call, callIndex, effect, undefined, this.toolRunner.registry.get(call.tool), aliases);
         };
         const runCall: RunToolCall = async (call, callIndex, callOptions) => {
           const tool = this.toolRunner.registry.get(call.tool);
