@@ -64,6 +64,8 @@ export const AgentFileSchema = z.lazy(() =>
         contextTokens: z.number().int().min(2_000).max(10_000_000).optional(),
         /** What the plan's model calls may cost in all, in US dollars, at the price in the settings. */
         maxCostUsd: z.number().positive().max(1_000_000).optional(),
+        /** false: the project's AGENTS.md is not given to the model. */
+        instructions: z.boolean().optional(),
       })
       .strict(),
   ]),
@@ -83,6 +85,8 @@ export const AgentSpecSchema = z.lazy(() =>
     contextTokens: z.number().int().positive().optional(),
     /** Absent: no cost budget. */
     maxCostUsd: z.number().positive().optional(),
+    /** false: the project's AGENTS.md is not given to the model; absent, it is. */
+    instructions: z.literal(false).optional(),
   }),
 );
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
@@ -96,6 +100,7 @@ export function agentSpecOf(file: AgentFile | undefined): AgentSpec | undefined 
     maxOutputTokens: given.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     ...(given.contextTokens ? { contextTokens: given.contextTokens } : {}),
     ...(given.maxCostUsd ? { maxCostUsd: given.maxCostUsd } : {}),
+    ...(given.instructions === false ? { instructions: false as const } : {}),
   };
 }
 
