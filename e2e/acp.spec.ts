@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentSteps, qwenAddArgs, testAgentsInstalled } from '../tests/support/acp-agents';
+import { agentSteps, QWEN_ENTRY, qwenAddArgs, testAgentsInstalled } from '../tests/support/acp-agents';
 import { ScriptedModelServer } from '../tests/support/scripted-model-server';
 import { expect, test } from './fixtures';
 import { foldersRemovedAfterEach, openConsole, planHeader } from './helpers';
@@ -45,4 +45,31 @@ test('an operator answers a coding agent\'s permission request on the approval c
   await expect(planHeader(page, 'acp-stamp')).toContainText('Agent qwen-test (qwen-code 0.24.4)');
   const id = created.stdout.trim();
   expect(readFileSync(join(agentsConsole.home, 'sandboxes', id, 'STAMP.txt'), 'utf8')).toBe('stamped\n');
+});
+
+test('an operator adds a coding agent in Settings, sees that it starts with its version and modes and never its environment\'s values, and removes it', async ({ page, agentsConsole }) => {
+  test.slow();
+  await openConsole(page, agentsConsole.url);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  const agents = dialog.getByRole('list', { name: 'Coding agents' });
+  // The built-in agents are listed, each as not installed on this console's PATH.
+  await expect(agents.getByRole('listitem').filter({ hasText: /^gemini \(built in\)/ })).toContainText('Not installed');
+
+  await dialog.getByLabel('Agent name').fill('qwen-console');
+  await dialog.getByLabel('Agent command line').fill(`${process.execPath} ${QWEN_ENTRY} --acp`);
+  await dialog.getByLabel('Agent environment').fill(`OPENAI_BASE_URL=${server.baseUrl} OPENAI_API_KEY=sk-console-secret OPENAI_MODEL=qwen3-coder QWEN_USAGE_STATISTICS_ENABLED=false`);
+  await dialog.getByRole('button', { name: 'Add agent' }).click();
+  const added = agents.getByRole('listitem').filter({ hasText: /^qwen-console/ });
+  await expect(added).toContainText('cli-entry.js --acp (env: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL, QWEN_USAGE_STATISTICS_ENABLED)', { timeout: 60_000 });
+  await expect(added).toContainText(/Starts: qwen-code 0\.24\.4; modes: .*default/);
+  await expect(dialog.getByLabel('Agent environment')).toHaveValue('');
+  expect(await page.content()).not.toContain('sk-console-secret');
+  // The CLI sees the agent the console added.
+  const listed = await agentsConsole.cli(['acp', 'list', '--json']);
+  expect((JSON.parse(listed.stdout) as { name: string; ok: boolean }[]).find((a) => a.name === 'qwen-console')).toMatchObject({ ok: true });
+
+  await added.getByRole('button', { name: 'Remove agent qwen-console' }).click();
+  await expect(agents.getByRole('listitem').filter({ hasText: /^qwen-console/ })).toHaveCount(0);
+  await expect(page.getByRole('status').filter({ hasText: 'Agent qwen-console removed' })).toBeAttached();
 });

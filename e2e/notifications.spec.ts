@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
 import { createPlan, openConsole } from './helpers';
@@ -57,5 +59,64 @@ test.describe('browser notifications', () => {
     await expect(page.getByTestId('plan-name')).toHaveText('add-license');
     await page.evaluate(() => (window as unknown as { shownNotifications: Notification[] }).shownNotifications[0]!.dispatchEvent(new Event('click')));
     await expect(page.getByTestId('plan-name')).toHaveText('broken-docs');
+  });
+});
+
+test.describe('notifications in Settings', () => {
+  test.use({ permissions: ['notifications'] });
+
+  test('the webhook is set in Settings and shown with its secrets hidden; a kind turned off there is sent neither to it nor by the browser', async ({ page, agentsConsole }) => {
+    const received: { text: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as { text: string });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/T0K3N-secret?key=QSECRET`;
+    await page.addInitScript(() => {
+      const Real = window.Notification;
+      const seen: string[] = [];
+      Object.assign(window, { notified: seen });
+      window.Notification = class extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          seen.push(options?.body ?? '');
+        }
+      } as typeof Notification;
+    });
+    try {
+      const { cli, examples, url } = agentsConsole;
+      await openConsole(page, url);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('checkbox', { name: 'Notify me in this browser when a plan needs me' }).check();
+      await dialog.getByLabel('Webhook URL').fill(hook);
+      await dialog.getByRole('button', { name: 'Save webhook' }).click();
+      // The section's own status line: other sections of Settings have theirs.
+      const notifications = dialog.getByRole('region', { name: 'Notifications' });
+      await expect(notifications.getByRole('status')).toHaveText('Webhook saved.');
+      await expect(dialog.getByText(/^Set: http:\/\/127\.0\.0\.1:\d+\/hooks\//)).toBeVisible();
+      await expect(dialog).not.toContainText('T0K3N');
+      await expect(dialog).not.toContainText('QSECRET');
+      await dialog.getByRole('checkbox', { name: 'Ready to apply' }).uncheck();
+      await expect(notifications.getByRole('status')).toHaveText('Ready to apply: off.');
+      expect((await cli(['config', 'get', 'notifyReady'])).stdout.trim()).toBe('off');
+      await dialog.getByRole('button', { name: 'Close settings' }).click();
+
+      // The CLI's runs post to the webhook the console set: the failure, not the plan ready to apply.
+      const ready = await createPlan(cli, join(examples, 'add-license.yaml'));
+      expect((await cli(['plan', 'run', ready])).code).toBe(0);
+      const failed = await createPlan(cli, join(examples, 'broken-docs.yaml'));
+      expect((await cli(['plan', 'run', failed])).code).toBe(1);
+      expect(received.map((message) => message.text)).toEqual(['broken-docs failed']);
+      await expect(page).toHaveTitle('(2) CleverAgents');
+      await expect.poll(() => page.evaluate(() => [...(window as unknown as { notified: string[] }).notified])).toEqual(['broken-docs: Failed']);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

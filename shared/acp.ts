@@ -91,3 +91,35 @@ export function shownAcpAgent<T extends { env?: Record<string, string>; args: st
 export function describePlanAgent(agent: AcpPlanAgent): string {
   return `${agent.name} (${agent.version ?? 'version known after its first run'}): ${describeAcpAgent({ command: agent.command, args: agent.args })}`;
 }
+
+/** One agent as the console's Settings lists it (what `agents acp list` checks): never an environment value. */
+export const AcpAgentRowSchema = z.object({
+  name: z.string(),
+  builtin: z.boolean(),
+  /** The command in one line, its environment's names only; null for a built-in that is not installed. */
+  summary: z.string().nullable(),
+  installed: z.boolean(),
+  starts: z.boolean(),
+  /** What its `initialize` reported: `qwen-code 0.24.4`. */
+  version: z.string().nullable(),
+  modes: z.array(z.string()),
+  /** Why it does not start, or how to install a built-in. */
+  problem: z.string().nullable(),
+});
+export type AcpAgentRow = z.infer<typeof AcpAgentRowSchema>;
+
+export const AcpAgentsViewSchema = z.lazy(() => z.object({ agents: z.array(AcpAgentRowSchema) }));
+export type AcpAgentsView = z.infer<typeof AcpAgentsViewSchema>;
+
+/** An agent added from the console's Settings, as `agents acp add NAME --env K=V --allow-host H:P -- COMMAND` adds one. */
+export const AcpAgentAddSchema = z.lazy(() =>
+  z
+    .object({
+      name: z.string().min(1).max(40),
+      commandLine: z.string().trim().min(1).max(4000),
+      env: z.array(z.string().min(1).max(4000)).max(100).default([]),
+      allowHosts: z.array(z.string().min(1).max(300)).max(100).default([]),
+    })
+    .strict(),
+);
+export type AcpAgentAdd = z.input<typeof AcpAgentAddSchema>;

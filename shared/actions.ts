@@ -22,7 +22,10 @@ import {
   type Verdict,
   waitsForAnswer,
 } from './action-rules';
+import { action, type ActionSpec } from './action-spec';
 import { STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from './vocabulary';
+
+export type { ActionSpec, KeyBinding } from './action-spec';
 
 /**
  * Every operator action, declared once: its words, its keys, its arguments, when a plan allows it
@@ -50,52 +53,14 @@ function afterError(p: PlanFacts): string {
 const none = () => z.object({}).strict();
 const stepNumber = () => z.number().int().positive();
 
-export interface KeyBinding {
-  /** As KeyboardEvent.key gives it: `a`, `A` (with Shift). */
-  key: string;
-  /** Arguments the key gives the action. */
-  args?: Record<string, unknown>;
-  /** What the key does, for the console's help sheet. */
-  help: string;
-}
-
-export interface ActionSpec<Args extends z.ZodType = z.ZodType> {
-  id: string;
-  /** The control's text where space is short (the plan's toolbar). */
-  label: string;
-  /** The control's text where it stands alone (the failure card). */
-  title: string;
-  /** What the action does, for a control's accessible description and tooltip. */
-  description: string;
-  keys: readonly KeyBinding[];
-  args: Args;
-  allowed(plan: PlanFacts): Verdict;
-  /** The argument (true) that confirms an action whose rule asks for confirmation. */
-  confirmedBy?: string;
-  /** The command line's words, `agents plan <command> <id> ...options(args)`; none where only the console has the action. */
-  cli?: { command: string; options?: (args: Record<string, unknown>) => string };
-}
-
-function action<Args extends z.ZodType>(
-  spec: Omit<ActionSpec<Args>, 'keys' | 'args'> & Partial<Pick<ActionSpec<Args>, 'keys'>> & { args: () => Args },
-): ActionSpec<Args> {
-  let args: Args | undefined;
-  return {
-    keys: [],
-    ...spec,
-    get args() {
-      return (args ??= spec.args());
-    },
-  };
-}
-
 export const ACTIONS = {
   run: action({
     id: 'run',
+    channel: 'plans.run',
     label: 'Run',
     title: 'Run the plan',
     description: 'Run the plan: strategize and execute, stopping before apply',
-    args: () => z.object({ step: z.boolean().optional() }).strict(),
+    args: () => z.object({ step: z.boolean().default(false) }).strict(),
     allowed: (p) => {
       if (!isRunnable(p)) {
         const after = waitsForAnswer(p) ? '; approve or reject the waiting call first' : p.processingState === 'errored' ? `; ${afterError(p)}` : '';
@@ -107,6 +72,7 @@ export const ACTIONS = {
   }),
   step: action({
     id: 'step',
+    channel: 'plans.step',
     label: 'Step',
     title: 'Run one step',
     description: 'Run exactly one decision, then pause (starts a Ready to run plan in step mode)',
@@ -116,6 +82,7 @@ export const ACTIONS = {
   }),
   continue: action({
     id: 'continue',
+    channel: 'plans.continue',
     label: 'Continue',
     title: 'Continue',
     description: 'Continue to the end or the next breakpoint',
@@ -125,6 +92,7 @@ export const ACTIONS = {
   }),
   pause: action({
     id: 'pause',
+    channel: 'plans.pause',
     label: 'Pause',
     title: 'Pause',
     description: 'Pause before the next decision',
@@ -134,6 +102,7 @@ export const ACTIONS = {
   }),
   retry: action({
     id: 'retry',
+    channel: 'plans.retry',
     label: 'Retry',
     title: 'Retry from the failed step',
     description: 'Retry the failed phase from the failed step',
@@ -149,6 +118,7 @@ export const ACTIONS = {
   }),
   reset: action({
     id: 'reset',
+    channel: 'plans.reset',
     label: 'Reset',
     title: 'Mark ready to run',
     description: `Mark the plan ${STATUS_LABELS.ready_to_run} again, for manual recovery`,
@@ -158,16 +128,18 @@ export const ACTIONS = {
   }),
   apply: action({
     id: 'apply',
+    channel: 'plans.apply',
     label: 'Apply',
     title: 'Apply the changes',
     description: 'Apply the changeset (or the files and hunks chosen) to the project',
     args: () => z
       .object({
-        paths: z.array(z.string().min(1)).optional(),
-        hunks: z.record(z.string().min(1), z.array(stepNumber()).min(1)).optional(),
-        force: z.boolean().optional(),
-        /** Apply although a check failed: the operator's confirmation. */
-        acceptFailedChecks: z.boolean().optional(),
+        paths: z.array(z.string().min(1).max(4096)).max(100_000).optional(),
+        /** Per file, the hunks (1-based) to apply; the file's other hunks stay for later. */
+        hunks: z.record(z.string().min(1).max(4096), z.array(stepNumber()).min(1).max(100_000)).optional(),
+        force: z.boolean().default(false),
+        /** Apply although a check failed: the operator's confirmation (README.md, "Verify"). */
+        acceptFailedChecks: z.boolean().default(false),
       })
       .strict(),
     allowed: (p) => {
@@ -181,6 +153,7 @@ export const ACTIONS = {
   }),
   discard: action({
     id: 'discard',
+    channel: 'plans.discard',
     label: 'Discard',
     title: 'Discard the plan',
     description: 'Discard the plan and its sandbox (after a partial apply: drop the rest)',
@@ -195,6 +168,7 @@ export const ACTIONS = {
   }),
   approve: action({
     id: 'approve',
+    channel: 'plans.approve',
     label: 'Approve',
     title: 'Approve',
     description: 'Approve the call the plan waits for (with all: every later call of its tool), then go on with the run',
@@ -204,7 +178,7 @@ export const ACTIONS = {
     ],
     args: () => z
       .object({
-        all: z.boolean().optional(),
+        all: z.boolean().default(false),
         /** A step out of budget: how many more turns or output tokens it gets; a plan over its cost, how many more US dollars. */
         more: BudgetMoreSchema.optional(),
       })
@@ -220,16 +194,18 @@ export const ACTIONS = {
   }),
   reject: action({
     id: 'reject',
+    channel: 'plans.reject',
     label: 'Reject',
     title: 'Reject',
     description: 'Reject the call the plan waits for, with a reason; the run goes on and the step fails',
     keys: [{ key: 'x', help: 'Reject the waiting call: type the reason, then Enter' }],
-    args: () => z.object({ reason: z.string().trim().min(1, 'say why the call is rejected') }).strict(),
+    args: () => z.object({ reason: z.string().trim().min(1, 'say why the call is rejected').max(2000) }).strict(),
     allowed: (p) => answerable(p),
     cli: { command: 'reject', options: (a) => `--reason ${quoted(a.reason, 'why')}` },
   }),
   skip: action({
     id: 'skip',
+    channel: 'plans.skip',
     label: 'Skip step',
     title: 'Skip step',
     description: 'Mark the failed step (or the step named) skipped; Run then goes on with the next step',
@@ -248,6 +224,7 @@ export const ACTIONS = {
   }),
   set_profile: action({
     id: 'set_profile',
+    channel: 'plans.setProfile',
     label: 'Change profile',
     title: 'Change profile',
     description: 'Switch the plan to another automation profile; Run then goes on from the failed step',
@@ -270,6 +247,7 @@ export const ACTIONS = {
   }),
   correct: action({
     id: 'correct',
+    channel: 'plans.correct',
     label: 'Ask the agent',
     title: 'Ask the agent to fix it',
     description: 'The model runs the failed step (or, ready to apply, the last step) again, told of the failure, your review and your note',
@@ -290,6 +268,7 @@ export const ACTIONS = {
   }),
   verify: action({
     id: 'verify',
+    channel: 'plans.verify',
     label: 'Run checks',
     title: 'Run the checks again',
     description: "Run the plan's checks in its sandbox again and give each criterion its verdict",
@@ -303,6 +282,7 @@ export const ACTIONS = {
   }),
   rewind: action({
     id: 'rewind',
+    channel: 'plans.rewind',
     label: 'Rewind',
     title: 'Rewind to before this step',
     description: 'Put the sandbox, the changes and the steps back to how they were before the step started; the later steps run again',
@@ -312,6 +292,7 @@ export const ACTIONS = {
   }),
   fork: action({
     id: 'fork',
+    channel: 'plans.fork',
     label: 'Fork',
     title: 'Fork from here',
     description: 'Make a new plan that shares the steps before this one and goes on from its checkpoint, with another profile, model or steps; the new plan is not run',
@@ -319,7 +300,7 @@ export const ACTIONS = {
       .object({
         atStep: stepNumber(),
         profile: z.string().min(1).optional(),
-        model: z.string().min(1).optional(),
+        model: z.string().min(1).max(200).optional(),
         /** A plan file whose definition of done holds the steps from `atStep` on (as replan takes). */
         file: z.string().min(1).optional(),
       })
@@ -329,16 +310,18 @@ export const ACTIONS = {
   }),
   compare: action({
     id: 'compare',
+    channel: 'plans.compare',
     label: 'Compare',
     title: 'Compare with another run',
     description: 'Set two plans over the same project side by side: the files each changed, how their results differ, and what each run took',
-    args: () => z.object({ with: z.string().min(1) }).strict(),
+    args: () => z.object({ with: z.string().min(1).max(64) }).strict(),
     // Reading only: any plan can be compared; that the two share a project is checked with both in hand.
     allowed: () => ALLOWED,
     cli: { command: 'compare', options: (a) => (typeof a.with === 'string' ? a.with : 'OTHER') },
   }),
   show_errors: action({
     id: 'show_errors',
+    channel: 'plans.errors',
     label: 'Errors',
     title: 'Read the error history',
     description: 'Read the full error history: every attempt, and what was done about it',
@@ -349,6 +332,11 @@ export const ACTIONS = {
 } as const satisfies Record<ActionId, ActionSpec>;
 
 export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']>;
+
+/** The channel that performs action `A` (never for an action of the command line only). */
+export type ActionChannelOf<A extends ActionId> = NonNullable<(typeof ACTIONS)[A]['channel']>;
+/** The actions a client of the host can ask for: those with a channel. */
+export type ChannelAction = { [A in ActionId]: [ActionChannelOf<A>] extends [never] ? never : A }[ActionId];
 
 /** What a plan allows while a rewind of it is unfinished: the rewind again (to finish it), discard, and reading (its errors, a comparison). */
 const WHILE_REWIND_UNFINISHED: ReadonlySet<ActionId> = new Set(['rewind', 'discard', 'show_errors', 'compare']);

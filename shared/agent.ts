@@ -64,6 +64,8 @@ export const AgentFileSchema = z.lazy(() =>
         contextTokens: z.number().int().min(2_000).max(10_000_000).optional(),
         /** What the plan's model calls may cost in all, in US dollars, at the price in the settings. */
         maxCostUsd: z.number().positive().max(1_000_000).optional(),
+        /** false: the project's AGENTS.md is not given to the model. */
+        instructions: z.boolean().optional(),
       })
       .strict(),
   ]),
@@ -83,6 +85,8 @@ export const AgentSpecSchema = z.lazy(() =>
     contextTokens: z.number().int().positive().optional(),
     /** Absent: no cost budget. */
     maxCostUsd: z.number().positive().optional(),
+    /** false: the project's AGENTS.md is not given to the model; absent, it is. */
+    instructions: z.literal(false).optional(),
   }),
 );
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
@@ -96,6 +100,7 @@ export function agentSpecOf(file: AgentFile | undefined): AgentSpec | undefined 
     maxOutputTokens: given.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     ...(given.contextTokens ? { contextTokens: given.contextTokens } : {}),
     ...(given.maxCostUsd ? { maxCostUsd: given.maxCostUsd } : {}),
+    ...(given.instructions === false ? { instructions: false as const } : {}),
   };
 }
 
@@ -144,6 +149,31 @@ export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | '
 }
 
 /** The settings as the console sees them: never the API key, only whether one is set. */
+/** The notifications as Settings shows them: the webhook with its secrets hidden, and each switch (on unless turned off). */
+export const NotifyViewSchema = z.object({
+  webhook: z.string().nullable(),
+  desktop: z.boolean(),
+  terminal: z.boolean(),
+  approval: z.boolean(),
+  failed: z.boolean(),
+  checksFailed: z.boolean(),
+  ready: z.boolean(),
+});
+export type NotifyView = z.infer<typeof NotifyViewSchema>;
+
+/** A change of the notifications from the console; an empty webhook removes it. */
+export const NotifyPatchSchema = z
+  .object({
+    webhook: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).optional(),
+    desktop: z.boolean().optional(),
+    terminal: z.boolean().optional(),
+    approval: z.boolean().optional(),
+    failed: z.boolean().optional(),
+    checksFailed: z.boolean().optional(),
+    ready: z.boolean().optional(),
+  })
+  .strict();
+
 export const SettingsViewSchema = z.lazy(() =>
   z.object({
     model: z.string().nullable(),
@@ -153,6 +183,7 @@ export const SettingsViewSchema = z.lazy(() =>
     /** The team database's URL in the settings, its password masked; null: none (the embedded database, unless --database or AGENTS_DATABASE_URL names one). */
     database: z.string().nullable(),
     operator: z.string().nullable(),
+    notify: NotifyViewSchema,
     /** Where the model in effect comes from; an environment variable wins over the settings file. */
     effective: z.object({
       model: z.string().nullable(),
@@ -188,6 +219,8 @@ export const SettingsPatchSchema = z.lazy(() =>
       database: z.string().max(2048).optional(),
       /** The name this console's answers are recorded under; empty: the default (main/app/operator.ts). */
       operator: z.string().max(100).optional(),
+      /** Notifications (README, "Notifications"): the webhook and the per-kind and per-place switches. */
+      notify: NotifyPatchSchema.optional(),
     })
     .strict(),
 );

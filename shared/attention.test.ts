@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attentionOf } from './attention';
+import { attentionKindOfStatus, attentionOf, notifiesOf } from './attention';
 import type { StreamEvent } from './events';
 
 const event = (type: string, data: unknown) => ({ planId: 'P1', seq: 1, ts: '2026-01-01T00:00:00.000Z', type, data }) as StreamEvent;
@@ -16,5 +16,16 @@ describe('when a plan needs its operator', () => {
     expect(attentionOf(event('checks_complete', { runId: 'R', summary: { ...summary, passed: 3, failed: 0, failedChecks: [] } }))).toBeNull();
     expect(attentionOf(event('state_changed', { from: 'queued', to: 'processing', phase: 'execute' }))).toBeNull();
     expect(attentionOf(event('tool_call_started', {}))).toBeNull();
+  });
+
+  it('is off by kind only where a switch says false, and a plan\'s status names its kind', () => {
+    expect(notifiesOf(undefined, 'failed')).toBe(true);
+    expect(notifiesOf({ failed: false, ready: true }, 'failed')).toBe(false);
+    expect(notifiesOf({ failed: false }, 'ready')).toBe(true);
+    expect(attentionKindOfStatus('waiting_for_approval')).toBe('approval');
+    expect(attentionKindOfStatus('interrupted')).toBe('failed');
+    expect(attentionKindOfStatus('checks_failed')).toBe('checksFailed');
+    expect(attentionKindOfStatus('ready_to_apply')).toBe('ready');
+    expect(attentionKindOfStatus('paused')).toBeNull();
   });
 });

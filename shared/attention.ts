@@ -1,7 +1,44 @@
 import type { StreamEvent } from './events';
+import type { PlanStatus } from './vocabulary';
 
 /** Why a plan needs its operator: what every notification (desktop, browser, terminal, webhook) is about. */
 export type AttentionKind = 'approval' | 'failed' | 'checksFailed' | 'ready';
+
+/** Each kind by the switch that turns it off (the `notify` settings), as Settings names it. */
+export const ATTENTION_KINDS = {
+  approval: 'Approval needed',
+  failed: 'Failed',
+  checksFailed: 'Checks failed',
+  ready: 'Ready to apply',
+} as const satisfies Record<AttentionKind, string>;
+
+/** The per-kind switches; a kind is on unless set to false. */
+export type AttentionSwitches = Partial<Record<AttentionKind, boolean>>;
+
+export function notifiesOf(switches: AttentionSwitches | undefined, kind: AttentionKind): boolean {
+  return switches?.[kind] !== false;
+}
+
+/** The kind a plan in this status needs its operator for (the browser's notifications read a status); null: none. */
+export function attentionKindOfStatus(status: PlanStatus): AttentionKind | null {
+  switch (status) {
+    case 'waiting_for_approval':
+      return 'approval';
+    case 'failed':
+    case 'interrupted':
+      return 'failed';
+    case 'checks_failed':
+      return 'checksFailed';
+    case 'ready_to_apply':
+      return 'ready';
+    case 'ready_to_run':
+    case 'running':
+    case 'paused':
+    case 'applied':
+    case 'discarded':
+      return null;
+  }
+}
 
 export interface Attention {
   kind: AttentionKind;

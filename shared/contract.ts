@@ -5,13 +5,15 @@ import { ErrorRecordSchema, PlanSchema, ProcessingStateSchema, StrategyDecisionS
 import { ProfileNameSchema } from './profiles';
 import { ToolInvocationSchema } from './tool-calls';
 import { ErrorCodeSchema } from './errors';
-import { ActionStateSchema, NextStepSchema } from './action-ids';
-import { BudgetMoreSchema, PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
+import { ActionStateSchema, type ActionId, NextStepSchema } from './action-ids';
+import { ACTIONS } from './actions';
+import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
 import { McpServerAddSchema, McpServersViewSchema } from './mcp';
 import { CheckpointSummarySchema, ForkResultSchema, RewindPreviewSchema, RewindResultSchema } from './checkpoints';
 import { PlanCompareSchema } from './plan-compare';
+import { AcpAgentAddSchema, AcpAgentsViewSchema } from './acp';
 import { TeamStatusSchema } from './team';
 
 /**
@@ -74,6 +76,20 @@ export const ReviewFileSchema = z.object({
 export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 
 const planResponse = z.object({ plan: PlanSchema });
+/** The trace of the plan's current or last run (README.md, "Traces"), and the trace viewer's address for it when `traceUrl` is set. */
+export const PlanTraceViewSchema = z.object({ traceId: z.string().regex(/^[0-9a-f]{32}$/), url: z.string().nullable() });
+export type PlanTraceView = z.infer<typeof PlanTraceViewSchema>;
+
+/**
+ * An action's channel takes the plan and the action's own arguments, as its entry in ACTIONS
+ * declares them (shared/actions.ts); `host` narrows what a client may send where the host takes
+ * less than the command line (a built-in profile only).
+ */
+function actionRequest<A extends ActionId, Host extends z.ZodRawShape = Record<never, never>>(id: A, host?: Host) {
+  type Shape = (typeof ACTIONS)[A]['args']['shape'];
+  const shape = { ...planId.shape, ...ACTIONS[id].args.shape, ...host } as typeof planId.shape & Omit<Shape, keyof Host> & Host;
+  return z.object(shape).strict();
+}
 
 /** How many of a decision's calls ran and how many failed: what the tree's row shows. */
 export const ToolTallySchema = z.object({ decisionId: z.string(), ran: z.number().int().nonnegative(), failed: z.number().int().nonnegative() });
@@ -98,7 +114,7 @@ export const contract = {
     request: planId.strict(),
     /** With the agent plan's model and whether the host can use it (null for a scripted plan), so the console can say why it cannot approve. */
     /** `actions`: every operator action, whether the plan allows it now and, if not, why (shared/actions.ts). */
-    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional(), actions: z.array(ActionStateSchema).optional() }),
+    response: planResponse.extend({ model: PlanModelViewSchema.nullable().optional(), actions: z.array(ActionStateSchema).optional(), trace: PlanTraceViewSchema.nullable().optional() }),
   },
   'plans.create': {
     // The plan's content only, never a file path on the host: a client must not learn which host
@@ -187,7 +203,7 @@ export const contract = {
     response: z.object({ file: ReviewFileSchema.omit({ steps: true }), hunks: z.array(DiffHunkSchema).nullable() }),
   },
   'plans.errors': {
-    request: planId.strict(),
+    request: actionRequest('show_errors'),
     response: z.object({
       planId: z.string(),
       errors: z.array(ErrorRecordSchema),
@@ -202,50 +218,29 @@ export const contract = {
     response: z.object({ planId: z.string(), pending: ApprovalSchema.nullable(), approvals: z.array(ApprovalSchema) }),
   },
   /** Approves the waiting call (with `all`, every later call of its tool) and goes on with the run. */
-  'plans.approve': {
-    request: planId
-      .extend({
-        all: z.boolean().default(false),
-        /** For a step out of budget: how much more it gets (default: its budget again). */
-        more: BudgetMoreSchema.optional(),
-      })
-      .strict(),
-    response: planResponse,
-  },
+  'plans.approve': { request: actionRequest('approve'), response: planResponse },
   /** Rejects the waiting call; the run goes on and the step fails with category `rejected`. */
-  'plans.reject': { request: planId.extend({ reason: z.string().trim().min(1, 'say why the call is rejected').max(2000) }).strict(), response: planResponse },
+  'plans.reject': { request: actionRequest('reject'), response: planResponse },
   /** Marks the failed step (or step `step`, from 1 in tree order) skipped; the plan is queued to go on. */
-  'plans.skip': { request: planId.extend({ step: z.number().int().positive().optional() }).strict(), response: planResponse },
+  'plans.skip': { request: actionRequest('skip'), response: planResponse },
   /** Changes the plan's automation profile to a built-in one; the plan is queued to go on. */
-  'plans.setProfile': { request: planId.extend({ profile: ProfileNameSchema }).strict(), response: planResponse },
-  'plans.run': { request: planId.extend({ step: z.boolean().default(false) }).strict(), response: planResponse },
-  'plans.step': { request: planId.strict(), response: planResponse },
-  'plans.continue': { request: planId.strict(), response: planResponse },
-  'plans.pause': { request: planId.strict(), response: planResponse },
+  'plans.setProfile': { request: actionRequest('set_profile', { profile: ProfileNameSchema }), response: planResponse },
+  'plans.run': { request: actionRequest('run'), response: planResponse },
+  'plans.step': { request: actionRequest('step'), response: planResponse },
+  'plans.continue': { request: actionRequest('continue'), response: planResponse },
+  'plans.pause': { request: actionRequest('pause'), response: planResponse },
   'plans.breakpoint': {
     request: planId.extend({ decisionId: z.string().min(1).max(64), enabled: z.boolean() }).strict(),
     response: z.object({ breakpoints: z.array(z.string()) }),
   },
-  'plans.retry': { request: planId.strict(), response: planResponse },
-  'plans.reset': { request: planId.strict(), response: planResponse },
-  'plans.apply': {
-    request: planId
-      .extend({
-        paths: z.array(z.string().min(1).max(4096)).max(100_000).optional(),
-        /** Per file, the hunks (1-based) to apply; the file's other hunks stay for later. */
-        hunks: z.record(z.string().min(1).max(4096), z.array(z.number().int().positive()).min(1).max(100_000)).optional(),
-        force: z.boolean().default(false),
-        /** Apply although a check failed: the operator's confirmation (README.md, "Verify"). */
-        acceptFailedChecks: z.boolean().default(false),
-      })
-      .strict(),
-    response: ApplyResultSchema,
-  },
+  'plans.retry': { request: actionRequest('retry'), response: planResponse },
+  'plans.reset': { request: actionRequest('reset'), response: planResponse },
+  'plans.apply': { request: actionRequest('apply'), response: ApplyResultSchema },
   /** The plan's checks, their latest results and each criterion's verdict with its evidence. */
   'plans.checks': { request: planId.strict(), response: PlanChecksViewSchema },
   /** Runs the plan's checks again in its sandbox (a plan ready to apply, or whose checks failed). */
-  'plans.verify': { request: planId.strict(), response: planResponse },
-  'plans.discard': { request: planId.strict(), response: planResponse },
+  'plans.verify': { request: actionRequest('verify'), response: planResponse },
+  'plans.discard': { request: actionRequest('discard'), response: planResponse },
   /** Hunks of one file declined in the review (numbered as `agents plan diff` shows them), with why: kept with the plan, told to the model. */
   'plans.rejectHunks': {
     request: planId.extend({ path: z.string().min(1).max(4096), hunks: z.array(z.number().int().positive()).min(1).max(10_000), reason: z.string().max(1000).optional() }).strict(),
@@ -269,31 +264,25 @@ export const contract = {
   /** The desktop app only: shows the plan's sandbox folder in the system's file manager. */
   'plans.openSandbox': { request: planId.strict(), response: z.object({}) },
   /** `correct`: the model runs the failed step again, told of the failure and the note. */
-  'plans.correct': { request: planId.extend({ note: z.string().trim().max(4000).optional() }).strict(), response: planResponse },
+  'plans.correct': { request: actionRequest('correct'), response: planResponse },
   /** The plan's checkpoints, oldest first: one as each step started. */
   'plans.checkpoints': { request: planId.strict(), response: z.object({ checkpoints: z.array(CheckpointSummarySchema) }) },
   /** What a rewind to before step `toStep` would change (the files, the operator's edits among them), for the confirmation. */
   'plans.rewindPreview': { request: planId.extend({ toStep: z.number().int().positive() }).strict(), response: RewindPreviewSchema },
   /** Puts the sandbox and the changeset back to the checkpoint of step `toStep`; that step and the later ones are pending again. */
-  'plans.rewind': { request: planId.extend({ toStep: z.number().int().positive() }).strict(), response: planResponse.extend({ rewind: RewindResultSchema }) },
+  'plans.rewind': { request: actionRequest('rewind'), response: planResponse.extend({ rewind: RewindResultSchema }) },
   /**
    * A new plan from the checkpoint of step `atStep`: the steps before it shared, then another
    * profile, model (an agent plan) or steps (`content`: a plan file's text whose definition of done
    * holds the steps from `atStep` on). `plan` is the new plan; it is not run.
    */
   'plans.fork': {
-    request: planId
-      .extend({
-        atStep: z.number().int().positive(),
-        profile: ProfileNameSchema.optional(),
-        model: z.string().min(1).max(200).optional(),
-        content: z.string().min(1).max(1_000_000).optional(),
-      })
-      .strict(),
+    // The host reads no file of the client's: the plan file comes as its text.
+    request: actionRequest('fork', { profile: ProfileNameSchema.optional(), content: z.string().min(1).max(1_000_000).optional() }).omit({ file: true }),
     response: planResponse.extend({ fork: ForkResultSchema }),
   },
   /** Two plans over the same project side by side: the files each changed, how their results differ where both changed one, and what each run took. */
-  'plans.compare': { request: planId.extend({ with: z.string().min(1).max(64) }).strict(), response: PlanCompareSchema },
+  'plans.compare': { request: actionRequest('compare'), response: PlanCompareSchema },
   /** Team mode: the queue's depth and the workers with the plans they run; null for a console over the embedded database. */
   'team.status': { request: z.object({}).strict(), response: TeamStatusSchema.nullable() },
   /** The model settings; the API key never comes back, only whether one is set. */
@@ -303,6 +292,10 @@ export const contract = {
   'settings.mcp': { request: z.object({}).strict(), response: McpServersViewSchema },
   'settings.mcpAdd': { request: McpServerAddSchema, response: McpServersViewSchema },
   'settings.mcpRemove': { request: z.object({ name: z.string().min(1).max(40) }).strict(), response: McpServersViewSchema },
+  /** The coding agents a plan may run over ACP, each started once to say whether it starts, its version and modes; environment values never come back. */
+  'settings.acp': { request: z.object({}).strict(), response: AcpAgentsViewSchema },
+  'settings.acpAdd': { request: AcpAgentAddSchema, response: AcpAgentsViewSchema },
+  'settings.acpRemove': { request: z.object({ name: z.string().min(1).max(40) }).strict(), response: AcpAgentsViewSchema },
 } as const;
 
 export type Contract = typeof contract;

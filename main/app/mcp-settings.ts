@@ -5,7 +5,9 @@ import type { AutomationProfile } from '../../shared/profiles';
 import type { Plan } from '../../shared/domain';
 import { parseOrThrow, ValidationError } from '../../shared/errors';
 import { type McpServer, McpServerNameSchema, McpServerSchema } from '../../shared/mcp';
-import type { McpToolListing } from '../engine/mcp/mcp-servers';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { EngineError } from '../engine/errors';
+import type { ConnectOptions, McpProgress, McpToolListing } from '../engine/mcp/mcp-servers';
 import type { SettingsStore } from './settings';
 
 /** The servers an agent plan's run starts: the settings', then the plan file's (which win on a name both use). */
@@ -74,4 +76,53 @@ export async function checkMcpServers(
     }
   }
   return checks;
+}
+
+/** What `agents mcp call` answers: the server's result as the protocol has it, and the revision spoken. */
+export type McpCallOutcome =
+  | { ok: true; name: string; tool: string; protocolVersion: string | null; result: CallToolResult }
+  /** The server did not start, or the call failed (a timeout, a dropped connection): its message and the hint naming the server. */
+  | { ok: false; name: string; tool: string; error: string; hint: string | null };
+
+export interface McpCallOptions {
+  args: Record<string, unknown>;
+  timeoutMs?: number;
+  profile?: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'>;
+  onProgress?: (progress: McpProgress) => void;
+  onLog?: ConnectOptions['onLog'];
+  elicit?: ConnectOptions['elicit'];
+}
+
+/**
+ * Calls one tool of a configured server, as an operator tries it before a plan uses it: the server
+ * starts as `agents mcp list` starts it (confined, in an empty folder), and stops after the call. A
+ * call that reports progress is not cut off by its time limit while progress keeps coming.
+ */
+export async function callMcpTool(servers: Readonly<Record<string, McpServer>>, name: string, tool: string, options: McpCallOptions): Promise<McpCallOutcome> {
+  const server = servers[name];
+  if (server === undefined) {
+    const known = Object.keys(servers);
+    throw new ValidationError('name', `no MCP server "${name}"; ${known.length > 0 ? `the servers are ${known.join(', ')}` : 'none is configured (agents mcp add NAME ...)'}`);
+  }
+  const { connectMcpServer, callConnectedTool } = await import('../engine/mcp/mcp-servers');
+  const sandboxRoot = mkdtempSync(path.join(tmpdir(), 'agents-mcp-call-'));
+  try {
+    const profile = options.profile ?? { allowNetwork: false, allowUnconfinedShell: false };
+    const connected = await connectMcpServer(name, server, { sandboxRoot, profile, elicit: options.elicit, onLog: options.onLog });
+    try {
+      if (!connected.tools.some((t) => t.name === tool)) {
+        const names = connected.tools.map((t) => t.name);
+        throw new ValidationError('tool', `the MCP server "${name}" has no tool "${tool}"; ${names.length > 0 ? `its tools are ${names.join(', ')}` : 'it lists none'}`);
+      }
+      const result = await callConnectedTool(connected, tool, options.args, { timeoutMs: server.timeoutMs ?? options.timeoutMs, onProgress: options.onProgress });
+      return { ok: true, name, tool, protocolVersion: connected.protocolVersion, result };
+    } finally {
+      await connected.close();
+    }
+  } catch (error) {
+    if (!(error instanceof EngineError)) throw error;
+    return { ok: false, name, tool, error: error.message, hint: typeof error.details.hint === 'string' ? error.details.hint : null };
+  } finally {
+    rmSync(sandboxRoot, { recursive: true, force: true });
+  }
 }

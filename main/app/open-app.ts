@@ -10,6 +10,7 @@ import { PlanContext, type PlanServiceOptions } from './use-cases/plan-context';
 import { RunRegistry } from './use-cases/run-registry';
 import { planReading } from './use-cases/reading';
 import { planAuthoring } from './use-cases/authoring';
+import { acpSettings } from './use-cases/acp-settings';
 import { planRunning } from './use-cases/running';
 import { planActions } from './use-cases/actions';
 import { deferredExecutorFactory, deferredUseCases } from './use-cases/deferred';
@@ -89,6 +90,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     },
     ...reading,
     ...planAuthoring(ctx),
+    ...acpSettings(ctx),
     ...running,
     ...later.approvals,
     ...later.fixing,

@@ -2,6 +2,7 @@ import type { PlanContext } from './use-cases/plan-context';
 import type { PlanApplying } from './use-cases/applying';
 import type { PlanApprovals } from './use-cases/approvals';
 import type { PlanAuthoring } from './use-cases/authoring';
+import type { AcpSettingsUseCases } from './use-cases/acp-settings';
 import type { PlanFixing } from './use-cases/fixing';
 import type { PlanReading } from './use-cases/reading';
 import type { PlanRunning } from './use-cases/running';
@@ -25,6 +26,7 @@ export type { ConfinementProbe } from '../engine/tools/confinement';
 export type PlanService = Pick<PlanContext, 'stores' | 'lifecycle' | 'events' | 'registry'> &
   PlanReading &
   PlanAuthoring &
+  AcpSettingsUseCases &
   PlanRunning &
   PlanApprovals &
   PlanFixing &

@@ -19,12 +19,19 @@ import { resolveDatabaseUrl } from '../persistence/postgres/database-url';
 import { parseOtlpHeaders } from './telemetry/otlp';
 import { baseUrlOf, DEFAULT_BASE_URLS, describeModel, type ModelConfig, ModelSettingError, PROVIDERS_NEEDING_KEY } from '../engine/model/model-config';
 
-/** Where notifications go: a webhook (off without one), the desktop app's and the terminal's (on unless false). */
+/**
+ * Where notifications go: a webhook (off without one), the desktop app's and the terminal's (on
+ * unless false); and which kinds are sent anywhere (shared/attention.ts, each on unless false).
+ */
 export const NotifySettingsSchema = z
   .object({
     webhook: z.url({ protocol: /^https?$/ }).optional(),
     desktop: z.boolean().optional(),
     terminal: z.boolean().optional(),
+    approval: z.boolean().optional(),
+    failed: z.boolean().optional(),
+    checksFailed: z.boolean().optional(),
+    ready: z.boolean().optional(),
   })
   .strict();
 export type NotifySettings = z.infer<typeof NotifySettingsSchema>;
@@ -130,6 +137,8 @@ export class SettingsStore {
     if (patch.otlpCaptureContent !== undefined) next.otlpCaptureContent = patch.otlpCaptureContent ?? undefined;
     if (patch.notify !== undefined) {
       const notify = { ...next.notify, ...patch.notify };
+      // The console removes the webhook with an empty address.
+      if (notify.webhook === '') notify.webhook = undefined;
       next.notify = Object.values(notify).some((v) => v !== undefined) ? notify : undefined;
     }
     this.write(next);
@@ -149,6 +158,15 @@ export class SettingsStore {
       price: s.price ?? null,
       database: s.database ? redactText(s.database) : null,
       operator: s.operator ?? null,
+      notify: {
+        webhook: s.notify?.webhook ? shownUrl(s.notify.webhook) : null,
+        desktop: s.notify?.desktop !== false,
+        terminal: s.notify?.terminal !== false,
+        approval: s.notify?.approval !== false,
+        failed: s.notify?.failed !== false,
+        checksFailed: s.notify?.checksFailed !== false,
+        ready: s.notify?.ready !== false,
+      },
       effective: {
         model: envModel ?? s.model ?? null,
         modelSource: envModel ? 'env' : s.model ? 'settings' : 'none',
@@ -409,6 +427,11 @@ export const CONFIG_SETTINGS = {
   },
   notifyDesktop: { value: (file) => onOff(file.notify?.desktop), patch: (value) => ({ notify: { desktop: switchOf(value, 'notifyDesktop') } }) },
   notifyTerminal: { value: (file) => onOff(file.notify?.terminal), patch: (value) => ({ notify: { terminal: switchOf(value, 'notifyTerminal') } }) },
+  // Which kinds are announced, everywhere (shared/attention.ts).
+  notifyApproval: { value: (file) => onOff(file.notify?.approval), patch: (value) => ({ notify: { approval: switchOf(value, 'notifyApproval') } }) },
+  notifyFailed: { value: (file) => onOff(file.notify?.failed), patch: (value) => ({ notify: { failed: switchOf(value, 'notifyFailed') } }) },
+  notifyChecksFailed: { value: (file) => onOff(file.notify?.checksFailed), patch: (value) => ({ notify: { checksFailed: switchOf(value, 'notifyChecksFailed') } }) },
+  notifyReady: { value: (file) => onOff(file.notify?.ready), patch: (value) => ({ notify: { ready: switchOf(value, 'notifyReady') } }) },
 } satisfies Record<string, ConfigSetting>;
 
 function onOff(value: boolean | undefined): string {

@@ -3,7 +3,7 @@ import { BUDGET_LIMITS, BudgetAskSchema } from '../../shared/agent';
 import type { Approval } from '../../shared/approvals';
 import type { Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
-import { approvalAttention, attentionText } from '../../shared/attention';
+import { approvalAttention, attentionText, notifiesOf } from '../../shared/attention';
 import { eventText } from '../../shared/event-text';
 import { statusLabel } from '../../shared/vocabulary';
 import type { App } from '../app/open-app';
@@ -155,12 +155,14 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
 /**
  * The terminal is told the plan waits: its bell, and the desktop-notification sequences of the
  * terminals that have one (OSC 9: iTerm2, Windows Terminal, kitty; OSC 777: foot, WezTerm, Ghostty,
- * rxvt); others ignore them. Off with `agents config set notifyTerminal off`.
+ * rxvt); others ignore them. Off with `agents config set notifyTerminal off` (or notifyApproval off).
  */
 export function ringTerminal(ctx: Ctx, app: App, text: string): void {
   let on = true;
   try {
-    on = app.settings.read().notify?.terminal !== false;
+    const notify = app.settings.read().notify;
+    // The terminal rings for a wait for an answer only: the approval kind.
+    on = notify?.terminal !== false && notifiesOf(notify, 'approval');
   } catch {
     // A broken settings file is reported where the settings are used.
   }

@@ -68,6 +68,9 @@ const INVALID: Record<Channel, unknown> = {
   'settings.mcp': { extra: 1 },
   'settings.mcpAdd': { name: 'files', commandLine: 1 },
   'settings.mcpRemove': { name: '' },
+  'settings.acp': { extra: 1 },
+  'settings.acpAdd': { name: 'qwen-local', commandLine: 'qwen --acp', env: 'K=V' },
+  'settings.acpRemove': { name: '' },
 };
 
 function setup(router?: Router) {

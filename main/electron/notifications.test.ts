@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { planYaml, tempApp, type TempApp, waitFor } from '../app/test-support';
 import { EventHub } from '../host/event-hub';
 import { startDesktopNotifications } from './notifications';
+import type { AttentionKind } from '../../shared/attention';
 
 /** Electron's Notification and app as the stand-in module records them: the real ones cannot load here. */
 function standIn() {
@@ -53,8 +54,9 @@ describe('the desktop notifications', () => {
     await temp.app.service.idle();
   }
 
-  async function start(s: ReturnType<typeof standIn>, enabled = true) {
-    return startDesktopNotifications({ electron: s.electron, hub, plans: temp.app.service, window: () => s.window, enabled: () => enabled, log: () => undefined });
+  async function start(s: ReturnType<typeof standIn>, enabled: boolean | ((kind: AttentionKind) => boolean) = true) {
+    const on = typeof enabled === 'boolean' ? () => enabled : enabled;
+    return startDesktopNotifications({ electron: s.electron, hub, plans: temp.app.service, window: () => s.window, enabled: on, log: () => undefined });
   }
 
   it('shows a system notification while the window is not focused, counts the plans that need the operator on the badge, and a click brings the window back on that plan', async () => {
@@ -86,5 +88,15 @@ describe('the desktop notifications', () => {
     expect(off.shown).toEqual([]);
     a.dispose();
     b.dispose();
+  });
+
+  it('shows only the kinds left on', async () => {
+    const s = standIn();
+    const notifications = await start(s, (kind) => kind !== 'ready');
+    await runPlan('ready-quiet');
+    await runPlan('broken', { failAt: 1 });
+    await waitFor(() => s.shown.length >= 1 && s.electron.app.setBadgeCount.mock.calls.at(-1)?.[0] === 2);
+    expect(s.shown.map((n) => n.body)).toEqual(['broken failed']);
+    notifications.dispose();
   });
 });

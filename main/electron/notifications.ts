@@ -1,5 +1,5 @@
 import type { BrowserWindow, NotificationConstructorOptions } from 'electron';
-import { attentionOf, attentionText } from '../../shared/attention';
+import { type AttentionKind, attentionOf, attentionText } from '../../shared/attention';
 import type { Plan } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { statusLabel } from '../../shared/vocabulary';
@@ -21,14 +21,15 @@ const TYPES = ['approval_requested', 'state_changed', 'checks_complete'] as cons
  * The desktop app's notifications: a system notification when a plan starts to need its operator
  * while the window is not focused (a click brings the window back, on that plan), and the dock or taskbar badge
  * counting the plans that need the operator. Events of every process reach it through the hub, so a
- * run from the CLI is announced too. Off with `agents config set notifyDesktop off`.
+ * run from the CLI is announced too. Off with `agents config set notifyDesktop off`, or by kind.
  */
 export async function startDesktopNotifications(options: {
   electron: NotificationElectron;
   hub: Pick<EventHub, 'subscribe'>;
   plans: { get(planId: string): Promise<Plan>; list(): Promise<readonly Plan[]> };
   window(): (Pick<BrowserWindow, 'isFocused' | 'isMinimized' | 'restore' | 'show' | 'focus'> & { webContents: Pick<BrowserWindow['webContents'], 'send'> }) | null;
-  enabled(): boolean;
+  /** Whether notifications of this kind are shown (notifyDesktop and the per-kind switches). */
+  enabled(kind: AttentionKind): boolean;
   log(message: string, error?: unknown): void;
 }): Promise<{ dispose(): void }> {
   const { electron } = options;
@@ -39,7 +40,7 @@ export async function startDesktopNotifications(options: {
   const announce = async (event: StreamEvent) => {
     const attention = attentionOf(event);
     if (event.type === 'state_changed' || attention) await badge();
-    if (!attention || !electron.Notification.isSupported() || !options.enabled() || options.window()?.isFocused()) return;
+    if (!attention || !electron.Notification.isSupported() || !options.enabled(attention.kind) || options.window()?.isFocused()) return;
     const plan = await options.plans.get(event.planId);
     const notification = new electron.Notification({ title: 'CleverAgents', body: attentionText(plan.name, attention) });
     notification.on('click', () => {

@@ -59,6 +59,13 @@ describe('navigation, windows and permissions', () => {
     const contents = { setWindowOpenHandler: vi.fn(), on: vi.fn((name: string, l: never) => listeners.set(name, l)) };
     hardenWebContents(contents as never, APP_ORIGIN);
     expect(contents.setWindowOpenHandler).toHaveBeenCalledWith(denyWindowOpen);
+    // With a handler for links: it sees the link, and the window is still denied.
+    const opened: string[] = [];
+    const withLinks = { setWindowOpenHandler: vi.fn(), on: vi.fn() };
+    hardenWebContents(withLinks as never, APP_ORIGIN, (url) => opened.push(url));
+    const handler = withLinks.setWindowOpenHandler.mock.calls[0]![0] as (details: { url: string }) => unknown;
+    expect(handler({ url: 'http://jaeger:16686/trace/abc' })).toEqual({ action: 'deny' });
+    expect(opened).toEqual(['http://jaeger:16686/trace/abc']);
     for (const name of ['will-navigate', 'will-frame-navigate', 'will-redirect']) {
       const away = { url: 'https://evil.example/', preventDefault: vi.fn() };
       listeners.get(name)!(away);

@@ -7,6 +7,7 @@ import type { Plan } from '../../shared/domain';
 import { PlanError } from '../../shared/errors';
 import type { PlanService } from '../app/plan-service';
 import { createRouter, type Router } from './router';
+import { traceIdOf } from '../app/telemetry/run-spans';
 import { planYaml, tempApp, type TempApp, waitFor } from '../app/test-support';
 
 /** A request each channel refuses, and the field the error names. */
@@ -60,6 +61,9 @@ const INVALID: Record<Channel, { request: unknown; field: string }> = {
   'settings.mcp': { request: { extra: 1 }, field: '(root)' },
   'settings.mcpAdd': { request: { name: 'files', commandLine: 1 }, field: 'commandLine' },
   'settings.mcpRemove': { request: { name: '' }, field: 'name' },
+  'settings.acp': { request: { extra: 1 }, field: '(root)' },
+  'settings.acpAdd': { request: { name: 'qwen-local', commandLine: 'qwen --acp', env: 'K=V' }, field: 'env' },
+  'settings.acpRemove': { request: { name: '' }, field: 'name' },
 };
 
 type Ok<T = Record<string, unknown>> = { ok: true; data: T };
@@ -334,6 +338,16 @@ describe('router', () => {
     expect(newest.events.map((e) => e.seq)).toEqual([lastSeq - 2, lastSeq - 1, lastSeq]);
     const short = expectOk<{ events: { seq: number }[] }>(await router.handle('plans.events', { planId: plan.id, afterSeq: lastSeq - 1, limit: 5, newest: true }));
     expect(short.events.map((e) => e.seq)).toEqual([lastSeq]);
+  });
+
+  it("plans.get names the trace of the plan's run (none before it ran), with the viewer's address once traceUrl is set", async () => {
+    const plan = await create();
+    expect(expectOk<{ trace: unknown }>(await router.handle('plans.get', { planId: plan.id })).trace).toBeNull();
+    expectOk(await router.handle('plans.run', { planId: plan.id }));
+    await t.app.service.idle();
+    expect(expectOk<{ trace: unknown }>(await router.handle('plans.get', { planId: plan.id })).trace).toEqual({ traceId: traceIdOf(plan.id, 1), url: null });
+    t.app.settings.patch({ traceUrl: 'http://localhost:16686/trace/{traceId}' });
+    expect(expectOk<{ trace: unknown }>(await router.handle('plans.get', { planId: plan.id })).trace).toEqual({ traceId: traceIdOf(plan.id, 1), url: `http://localhost:16686/trace/${traceIdOf(plan.id, 1)}` });
   });
 
   it('reads a plan back on every read channel; an unknown plan id is invalid_request on planId', async () => {

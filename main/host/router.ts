@@ -5,7 +5,9 @@ import { homedir } from 'node:os';
 import { checkProjectField } from '../app/plan-file';
 import { findPlanFolder } from '../app/project-policy';
 import type { PlanService } from '../app/plan-service';
+import { ACTIONS, type ActionChannelOf, type ChannelAction } from '../../shared/actions';
 import { BreakpointBook } from './breakpoints';
+import { type ActionHost, PERFORM } from './action-table';
 import { inTreeOrder } from './decision-order';
 import { invalidRequest, toBridgeError } from './errors';
 import type { TeamStatus } from '../../shared/team';
@@ -66,31 +68,44 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
   /** Where a plan's relative `project` resolves: beside its file where the host finds the file, else the working folder. */
   const baseFor = (content: string | undefined) => (content !== undefined && options.planFolders ? findPlanFolder(content, options.planFolders) : null) ?? workingDir;
 
-  // A run resolves when it ends, which can be hours away: answer once it has started (a refusal is
-  // the request's error), and log a run that throws after that.
-  const startRun = async (planId: string, begin: (onStarted: () => void) => Promise<unknown>) => {
-    let started = false;
-    let onStarted = () => {};
-    const running = new Promise<void>((resolve) => {
-      onStarted = () => {
-        started = true;
-        resolve();
-      };
-    });
-    const run = begin(onStarted);
-    run.catch((error: unknown) => {
-      if (started) log(`the run of plan ${planId} failed`, error);
-    });
-    await Promise.race([running, run]);
-    return plan(planId);
+  const host: ActionHost = {
+    service,
+    by: answerer,
+    breakpoints,
+    baseDir: workingDir,
+    projectRoots: options.projectRoots,
+    async startRun(planId, begin) {
+      let started = false;
+      let onStarted = () => {};
+      const running = new Promise<void>((resolve) => {
+        onStarted = () => {
+          started = true;
+          resolve();
+        };
+      });
+      const run = begin({ breakpoints: breakpoints.list(planId), onStarted });
+      run.catch((error: unknown) => {
+        if (started) log(`the run of plan ${planId} failed`, error);
+      });
+      await Promise.race([running, run]);
+      return plan(planId);
+    },
   };
+  // Every action's channel: its entry in the host's action table performs it.
+  const actionHandlers = Object.fromEntries(
+    (Object.keys(PERFORM) as ChannelAction[]).map((id) => {
+      const perform = PERFORM[id] as (host: ActionHost, planId: string, args: object) => Promise<unknown>;
+      return [ACTIONS[id].channel, ({ planId, ...args }: { planId: string }) => perform(host, planId, args)];
+    }),
+  ) as Pick<Handlers, ActionChannelOf<ChannelAction>>;
 
   const handlers: Handlers = {
+    ...actionHandlers,
     'app.info': () => ({ version: options.version ?? packageJson.version, dataDir: options.dataDir ?? '', tools: service.registry.discover(), nativeFileDialog: Boolean(options.pickPlanFile) }),
     'plans.list': async (r) => ({ plans: await service.listItems({ state: r.state, search: r.search }) }),
     'plans.get': async (r) => {
       const found = await service.get(r.planId);
-      return { plan: found, model: service.planModel(found), actions: await service.actions(r.planId) };
+      return { plan: found, model: service.planModel(found), actions: await service.actions(r.planId), trace: await service.planTrace(r.planId) };
     },
     'plans.create': async (r) => ({
       plan: await service.createFromContent(
@@ -125,17 +140,6 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'plans.change': (r) => service.change(r.planId, r.entryId),
     'plans.review': (r) => service.review(r.planId),
     'plans.reviewDiff': (r) => service.reviewDiff(r.planId, r.path),
-    'plans.errors': (r) => service.errors(r.planId),
-    'plans.run': (r) => startRun(r.planId, (onStarted) => service.run(r.planId, { step: r.step, breakpoints: breakpoints.list(r.planId), onStarted })),
-    'plans.retry': (r) => startRun(r.planId, (onStarted) => service.retry(r.planId, { breakpoints: breakpoints.list(r.planId), onStarted })),
-    // Step on a plan that is ready to run starts it in step mode; on a run of this process it runs one decision.
-    'plans.step': async (r) => {
-      await service.requireAllowed('step', r.planId);
-      if (!service.isRunning(r.planId)) return startRun(r.planId, (onStarted) => service.run(r.planId, { step: true, breakpoints: breakpoints.list(r.planId), onStarted }));
-      return { plan: await service.control(r.planId, 'step') };
-    },
-    'plans.continue': async (r) => ({ plan: await service.control(r.planId, 'continue') }),
-    'plans.pause': async (r) => ({ plan: await service.control(r.planId, 'pause') }),
     'plans.breakpoint': async (r) => {
       await service.get(r.planId);
       const pending = breakpoints.set(r.planId, r.decisionId, r.enabled);
@@ -146,24 +150,12 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       else running.delete(r.decisionId);
       return { breakpoints: [...running] };
     },
-    'plans.reset': async (r) => ({ plan: await service.reset(r.planId) }),
     'plans.approvals': (r) => service.approvals(r.planId),
-    'plans.approve': (r) => startRun(r.planId, (onStarted) => service.approve(r.planId, { by: answerer(), all: r.all, more: r.more }, { breakpoints: breakpoints.list(r.planId), onStarted })),
-    'plans.reject': (r) => startRun(r.planId, (onStarted) => service.reject(r.planId, { by: answerer(), reason: r.reason }, { breakpoints: breakpoints.list(r.planId), onStarted })),
-    'plans.skip': async (r) => ({ plan: await service.skip(r.planId, { by: answerer(), step: r.step }) }),
-    'plans.setProfile': async (r) => ({ plan: await service.setProfile(r.planId, { by: answerer(), profile: r.profile }) }),
-    'plans.apply': (r) => service.apply(r.planId, { paths: r.paths, hunks: r.hunks, force: r.force, acceptFailedChecks: r.acceptFailedChecks }),
     'plans.readFile': (r) => service.readFile(r.planId, r.path),
     'plans.saveFile': (r) => service.saveFile(r.planId, r.path, r.content),
     'plans.checks': (r) => service.checks(r.planId),
-    'plans.verify': (r) => startRun(r.planId, (onStarted) => service.verify(r.planId, { onStarted })),
-    'plans.correct': (r) => startRun(r.planId, (onStarted) => service.correct(r.planId, { by: answerer(), reason: r.note }, { breakpoints: breakpoints.list(r.planId), onStarted })),
     'plans.checkpoints': async (r) => ({ checkpoints: await service.checkpoints(r.planId) }),
     'plans.rewindPreview': (r) => service.rewindPreview(r.planId, r.toStep),
-    'plans.rewind': (r) => service.rewind(r.planId, { by: answerer(), toStep: r.toStep }),
-    'plans.fork': (r) =>
-      service.fork(r.planId, { by: answerer(), atStep: r.atStep, profile: r.profile, model: r.model, content: r.content }, options.baseDir ?? process.cwd(), { roots: options.projectRoots }),
-    'plans.compare': (r) => service.compare(r.planId, r.with),
     'plans.rejectHunks': async (r) => ({ plan: await service.rejectHunks(r.planId, { hunks: { [r.path]: r.hunks }, reason: r.reason, by: answerer() }) }),
     'plans.restoreHunks': async (r) => ({ plan: await service.restoreHunks(r.planId, { path: r.path, hunks: r.hunks }) }),
     'team.status': async () => (options.teamStatus ? await options.teamStatus() : null),
@@ -172,6 +164,9 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
     'settings.mcp': () => service.mcpServersView(),
     'settings.mcpAdd': (r) => service.addMcpServer(r),
     'settings.mcpRemove': (r) => service.removeMcpServer(r.name),
+    'settings.acp': () => service.acpAgentsView(),
+    'settings.acpAdd': (r) => service.addAcpAgent(r),
+    'settings.acpRemove': (r) => service.removeAcpAgent(r.name),
     'plans.openSandbox': async (r) => {
       // An unknown plan is bad input in any host; then, only the desktop app has a file manager to open.
       const found = await service.get(r.planId);
@@ -180,11 +175,6 @@ export function createRouter(service: PlanService, options: RouterOptions = {}):
       if (!sandbox || found.processingState === 'cancelled') throw new PlanError(`plan ${r.planId} has no sandbox`, 'wrong_state');
       await options.openFolder(sandbox);
       return {};
-    },
-    'plans.discard': async (r) => {
-      const discarded = await service.discard(r.planId);
-      breakpoints.forget(r.planId);
-      return { plan: discarded };
     },
   };
 

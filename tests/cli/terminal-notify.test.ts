@@ -60,9 +60,10 @@ describe('agents plan run on a terminal', () => {
     expect(out).toContain(`\u0007\u001b]9;${text}\u0007\u001b]777;notify;CleverAgents;${text}\u0007`);
   }, 60_000);
 
-  it('stays quiet once notifyTerminal is off', async () => {
+  it.each([['notifyTerminal'], ['notifyApproval']])('stays quiet once %s is off', async (key) => {
     const { home, id } = waitingPlan();
-    agents(home, 'config', 'set', 'notifyTerminal', 'off');
+    agents(home, 'config', 'set', key, 'off');
+    expect(agents(home, 'config', 'get', key)).toBe('off');
     const out = await runOnTerminal(home, id);
     expect(out).toMatch(/\[y\]es, \[n\]o/);
     expect(out).not.toContain('\u001b]9;');

@@ -8,8 +8,16 @@ export const TEST_AGENTS = resolve(__dirname, '../agents/node_modules');
 export const QWEN_ENTRY = join(TEST_AGENTS, '@qwen-code/qwen-code/cli-entry.js');
 export const CLAUDE_ENTRY = join(TEST_AGENTS, '@agentclientprotocol/claude-agent-acp/dist/index.js');
 
+export const GEMINI_ENTRY = join(TEST_AGENTS, '@google/gemini-cli/bundle/gemini.js');
+
 /** Whether `npm install --prefix tests/agents` ran: without it the tests that drive real agents cannot. */
-export const testAgentsInstalled = existsSync(QWEN_ENTRY) && existsSync(CLAUDE_ENTRY);
+export const testAgentsInstalled = existsSync(QWEN_ENTRY) && existsSync(CLAUDE_ENTRY) && existsSync(GEMINI_ENTRY);
+
+/** The larger agents, installed by `npm run test:agents` only (tests/agents/extra). */
+export const EXTRA_AGENTS = resolve(__dirname, '../agents/extra/node_modules');
+export const OPENCODE_BIN = join(EXTRA_AGENTS, 'opencode-linux-x64/bin/opencode');
+export const CODEX_ENTRY = join(EXTRA_AGENTS, '@agentclientprotocol/codex-acp/dist/index.js');
+export const extraAgentsInstalled = existsSync(OPENCODE_BIN) && existsSync(CODEX_ENTRY);
 
 /** `agents acp add NAME ...` arguments for Qwen Code against the scripted server (Chat Completions). */
 export function qwenAddArgs(name: string, server: ScriptedModelServer): string[] {
@@ -28,6 +36,12 @@ export function claudeAddArgs(name: string, server: ScriptedModelServer): string
     DISABLE_AUTOUPDATER: '1',
   };
   return ['acp', 'add', name, ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), '--', process.execPath, CLAUDE_ENTRY];
+}
+
+/** Gemini CLI against the scripted server (Gemini's generateContent), usage statistics off in its system settings. */
+export function geminiAddArgs(name: string, server: ScriptedModelServer): string[] {
+  const env = { GOOGLE_GEMINI_BASE_URL: server.baseUrl.replace(/\/v1$/, ''), GEMINI_API_KEY: 'scripted', GEMINI_MODEL: 'gemini-2.5-flash' };
+  return ['acp', 'add', name, ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), '--', process.execPath, GEMINI_ENTRY, '--acp'];
 }
 
 /** One tool call of a step, its paths relative to the project: the responder makes them absolute (Qwen Code takes only those). */

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A model server for tests: it speaks the OpenAI Chat Completions protocol on 127.0.0.1
- * (streaming SSE and plain JSON), and Anthropic's Messages protocol (streaming) on `/messages`,
- * and answers from a script, so the provider's real HTTP path runs without the internet.
+ * (streaming SSE and plain JSON), Anthropic's Messages protocol (streaming) on `/messages`,
+ * Gemini's `:generateContent` and `:streamGenerateContent` (Gemini CLI) and OpenAI's Responses
+ * (streamed, Codex) on `/responses`, and answers from a script, so the provider's real HTTP path
+ * runs without the internet. Every request reaches the responder in the Chat Completions shape.
  */
 
 export interface ScriptedToolCall {
@@ -82,6 +84,69 @@ function chatRequestOf(raw: AnthropicRequest): ChatRequest {
   return { model: raw.model, stream: raw.stream === true, messages, tools };
 }
 
+type GeminiPart = { text?: string; thought?: boolean; functionCall?: { name: string; args?: unknown }; functionResponse?: { name: string; response?: unknown } };
+
+/** A request to Gemini's generateContent, as Gemini CLI sends it. */
+export interface GeminiRequest {
+  contents?: { role?: string; parts?: GeminiPart[] }[];
+  systemInstruction?: { parts?: GeminiPart[] };
+  tools?: { functionDeclarations?: { name: string; description?: string; parameters?: unknown; parametersJsonSchema?: unknown }[] }[];
+  [key: string]: unknown;
+}
+
+/** A Gemini request in the Chat Completions shape: function calls become tool_calls, function responses tool messages. */
+function chatRequestOfGemini(raw: GeminiRequest, model: string, stream: boolean): ChatRequest {
+  const messages: ChatRequest['messages'] = [];
+  const system = (raw.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n');
+  if (system) messages.push({ role: 'system', content: system });
+  for (const content of raw.contents ?? []) {
+    const parts = content.parts ?? [];
+    const text = parts.filter((p) => p.text !== undefined && !p.thought).map((p) => p.text).join('\n');
+    if (content.role === 'model') {
+      const calls = parts.filter((p) => p.functionCall).map((p) => ({ function: { name: p.functionCall?.name ?? '', arguments: JSON.stringify(p.functionCall?.args ?? {}) } }));
+      messages.push({ role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+      continue;
+    }
+    for (const p of parts.filter((p) => p.functionResponse)) messages.push({ role: 'tool', tool_call_id: p.functionResponse?.name, content: JSON.stringify(p.functionResponse?.response ?? {}) });
+    if (text) messages.push({ role: 'user', content: text });
+  }
+  const tools = (raw.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.parametersJsonSchema ?? d.parameters } }));
+  return { model, stream, messages, ...(tools.length > 0 ? { tools } : {}) };
+}
+
+type ResponsesItem = { type?: string; role?: string; content?: unknown; name?: string; arguments?: string; input?: string; call_id?: string; output?: unknown };
+
+/** A request to OpenAI's Responses API, as Codex sends it. */
+export interface ResponsesRequest {
+  model: string;
+  instructions?: string;
+  input?: string | ResponsesItem[];
+  tools?: { type: string; name?: string; description?: string; parameters?: unknown }[];
+  stream?: boolean;
+  [key: string]: unknown;
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((c: { text?: string }) => c.text ?? '').join('\n') : '';
+
+/** A Responses request in the Chat Completions shape: function and custom tool calls become tool_calls, their outputs tool messages. */
+function chatRequestOfResponses(raw: ResponsesRequest): ChatRequest {
+  const messages: ChatRequest['messages'] = [];
+  if (raw.instructions) messages.push({ role: 'system', content: raw.instructions });
+  const items = typeof raw.input === 'string' ? [{ type: 'message', role: 'user', content: raw.input }] : (raw.input ?? []);
+  for (const item of items) {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      messages.push({ role: 'assistant', content: '', tool_calls: [{ function: { name: item.name ?? '', arguments: item.arguments ?? item.input ?? '' } }] });
+    } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output) });
+    } else if (item.type === 'message' || item.role) {
+      messages.push({ role: item.role === 'developer' ? 'system' : (item.role ?? 'user'), content: textOf(item.content) });
+    }
+  }
+  const tools = (raw.tools ?? []).filter((t) => t.name).map((t) => ({ type: t.type, function: { name: t.name ?? '', description: t.description, parameters: t.parameters } }));
+  return { model: raw.model, stream: raw.stream === true, messages, ...(tools.length > 0 ? { tools } : {}) };
+}
+
 /** The text of every message of a request, for assertions and for responders that branch on it. */
 export function transcript(request: ChatRequest): string {
   return request.messages
@@ -155,6 +220,14 @@ export class ScriptedModelServer {
       await this.handleAnthropic(req, res);
       return;
     }
+    if (req.method === 'POST' && /:(stream)?generateContent$|:countTokens$/i.test(req.url?.split('?')[0] ?? '')) {
+      await this.handleGemini(req, res);
+      return;
+    }
+    if (req.method === 'POST' && req.url?.split('?')[0].endsWith('/responses')) {
+      await this.handleResponses(req, res);
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;
@@ -195,6 +268,69 @@ export class ScriptedModelServer {
       total_tokens: usage.input + usage.output,
       ...(usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
     };
+  }
+
+  private async body<T>(req: IncomingMessage): Promise<T> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+  }
+
+  /** Gemini's generateContent (plain or `alt=sse`) and countTokens: a reply's text and calls as parts. */
+  private async handleGemini(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await this.body<GeminiRequest>(req);
+    const [, model = 'gemini', method = ''] = /models\/([^:/?]+):(\w+)/.exec(req.url ?? '') ?? [];
+    if (method === 'countTokens') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 10 }));
+      return;
+    }
+    const stream = method === 'streamGenerateContent';
+    const request = chatRequestOfGemini(raw, model, stream);
+    const index = this.requests.push(request) - 1;
+    const reply = this.queue.shift() ?? this.responder?.(request, index) ?? { text: 'I have nothing scripted to say.' };
+    const usage = reply.usage ?? { input: 10, output: 5 };
+    const parts: GeminiPart[] = [...(reply.text ? [{ text: reply.text }] : []), ...(reply.toolCalls ?? []).map((call) => ({ functionCall: { name: call.name, args: typeof call.args === 'string' ? JSON.parse(call.args) : call.args } }))];
+    const body = {
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output, cachedContentTokenCount: usage.cached ?? 0 },
+      modelVersion: model,
+    };
+    if (!stream) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(`data: ${JSON.stringify(body)}\r\n\r\n`);
+  }
+
+  /** OpenAI's Responses API, streamed: a message item for the text, a function (or custom) tool call item per call, then `response.completed`. */
+  private async handleResponses(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await this.body<ResponsesRequest>(req);
+    const request = chatRequestOfResponses(raw);
+    const index = this.requests.push(request) - 1;
+    const reply = this.queue.shift() ?? this.responder?.(request, index) ?? { text: 'I have nothing scripted to say.' };
+    const usage = reply.usage ?? { input: 10, output: 5 };
+    const items: Record<string, unknown>[] = [];
+    if (reply.text) items.push({ type: 'message', id: `msg_${index}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
+    for (const [i, call] of (reply.toolCalls ?? []).entries()) {
+      const args = typeof call.args === 'string' ? call.args : JSON.stringify(call.args);
+      // A freeform tool (Codex's apply_patch) takes its input as text.
+      const custom = raw.tools?.some((t) => t.name === call.name && t.type === 'custom');
+      items.push(custom ? { type: 'custom_tool_call', id: `ctc_${index}_${i}`, call_id: `call_${index}_${i}`, name: call.name, input: typeof call.args === 'string' ? call.args : String((call.args as { input?: string }).input ?? args), status: 'completed' } : { type: 'function_call', id: `fc_${index}_${i}`, call_id: `call_${index}_${i}`, name: call.name, arguments: args, status: 'completed' });
+    }
+    const response = { id: `resp_${index}`, object: 'response', created_at: Math.floor(Date.now() / 1000), model: raw.model, status: 'completed', output: items };
+    const usageOf = { input_tokens: usage.input, input_tokens_details: { cached_tokens: usage.cached ?? 0 }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.input + usage.output };
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let seq = 0;
+    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+    send('response.created', { response: { ...response, status: 'in_progress', output: [] } });
+    for (const [i, item] of items.entries()) {
+      send('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress' } });
+      if (item.type === 'message') send('response.output_text.delta', { item_id: item.id, output_index: i, content_index: 0, delta: reply.text });
+      send('response.output_item.done', { output_index: i, item });
+    }
+    send('response.completed', { response: { ...response, usage: usageOf } });
+    res.end();
   }
 
   /** Anthropic's Messages API, streamed: the request kept as it came and as a chat request, the reply as Anthropic's events. */

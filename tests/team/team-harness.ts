@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -23,6 +23,11 @@ export interface TeamWorker {
 /** A plan as `plan list --json` and `plan show --json` print it (the fields the tests read). */
 export type ShownPlan = Pick<Plan, 'id' | 'name' | 'phase' | 'processingState' | 'waitingFor' | 'errorMessage'>;
 
+/** A data directory's settings, as `agents config set` would leave them. */
+export function writeSettings(home: string, settings: object): void {
+  writeFileSync(join(home, 'settings.json'), JSON.stringify(settings), { mode: 0o600 });
+}
+
 const readyToApply = (plan: ShownPlan) => plan.phase === 'apply' && plan.processingState === 'queued';
 
 /**
@@ -45,10 +50,11 @@ export class Team {
     mkdirSync(this.clientHome);
   }
 
-  /** Starts `agents worker --name NAME --concurrency N` and resolves once it takes runs. */
-  async worker(name: string, options: { concurrency?: number; env?: Record<string, string> } = {}): Promise<TeamWorker> {
+  /** Starts `agents worker --name NAME --concurrency N` and resolves once it takes runs; `settings`: its data directory's settings.json. */
+  async worker(name: string, options: { concurrency?: number; env?: Record<string, string>; settings?: object } = {}): Promise<TeamWorker> {
     const home = join(this.base, name);
     mkdirSync(home);
+    if (options.settings) writeSettings(home, options.settings);
     const child = startAgents(['worker', '--name', name, '--concurrency', String(options.concurrency ?? 1)], home, {
       ...this.env,
       AGENTS_DATABASE_URL: this.url,
@@ -84,10 +90,11 @@ export class Team {
     return worker;
   }
 
-  /** Starts `agents serve --port 0` on the team database with its own data directory, stopped by `dispose`. */
-  async serve(): Promise<Agents & { console: URL }> {
+  /** Starts `agents serve --port 0` on the team database with its own data directory (and `settings`), stopped by `dispose`. */
+  async serve(options: { settings?: object } = {}): Promise<Agents & { console: URL }> {
     const home = join(this.base, 'serve');
     mkdirSync(home);
+    if (options.settings) writeSettings(home, options.settings);
     const served = await serveTeam(this.url, home, this.base, this.env);
     this.children.push(served.child);
     return served;

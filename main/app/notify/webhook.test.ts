@@ -74,4 +74,20 @@ describe('the webhook', () => {
     expect(shown).not.toContain('QSECRET');
     expect(shown).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\//);
   });
+
+  it('is set from the console, shown there with its secrets hidden, skips a kind turned off, and is removed with an empty address', async () => {
+    hook = await receiver();
+    const view = temp.app.service.updateSettings({ notify: { webhook: hook.url, ready: false } });
+    expect(view.notify).toMatchObject({ ready: false, failed: true, approval: true, checksFailed: true, desktop: true, terminal: true });
+    expect(view.notify.webhook).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\//);
+    expect(view.notify.webhook).not.toContain('T0K3N');
+    expect(view.notify.webhook).not.toContain('QSECRET');
+    await runPlan();
+    await runPlan({ failAt: 1 });
+    await waitFor(() => hook.received.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(hook.received.map((message) => message.text)).toEqual(['hooked failed']);
+    expect(temp.app.service.updateSettings({ notify: { webhook: '' } }).notify.webhook).toBeNull();
+    expect(temp.app.settings.read().notify).toEqual({ ready: false });
+  });
 });

@@ -1,4 +1,4 @@
-import { type Attention, attentionOf, attentionText } from '../../../shared/attention';
+import { type Attention, type AttentionKind, attentionOf, attentionText } from '../../../shared/attention';
 import type { StreamEvent } from '../../../shared/events';
 import { shownUrl } from '../../../shared/mcp';
 
@@ -16,6 +16,8 @@ export interface WebhookMessage {
 export interface WebhookNotifierOptions {
   /** The webhook's address, read at each event so a change in the settings applies at once; null: off. */
   url(): string | null;
+  /** Whether this kind is announced (the `notify` settings' per-kind switches), read at each event; all when absent. */
+  sends?: (kind: AttentionKind) => boolean;
   /** The plan's name and status, as the operator reads them. */
   plan(planId: string): Promise<{ name: string; status: string }>;
   consoleUrl?: (planId: string) => string | null;
@@ -84,7 +86,7 @@ export function startWebhookNotifier(events: { subscribe(listener: (event: Strea
     if (!attention) return;
     const url = options.url();
     const key = `${event.planId}:${event.seq}`;
-    if (!url || sent.has(key)) return;
+    if (!url || sent.has(key) || options.sends?.(attention.kind) === false) return;
     sent.add(key);
     const delivery = deliver(url, event, attention).catch((error: unknown) => options.log(`notify: ${String(error)}`));
     inFlight.add(delivery);

@@ -1,17 +1,18 @@
 import { statusLabel } from '../../../shared/vocabulary';
 import type { PlanService } from '../plan-service';
-import type { SettingsStore } from '../settings';
+import type { NotifySettings, SettingsStore } from '../settings';
+import { notifiesOf } from '../../../shared/attention';
 import { startWebhookNotifier } from './webhook';
 
 /** How long closing the app waits for webhook posts still in flight: a short command must not lose its last one. */
 const CLOSE_WAIT_MS = 15_000;
 
-/** The settings' webhook, or null (none set, or a settings file that does not parse: reported where it is used). */
-function webhookOf(settings: SettingsStore): string | null {
+/** The settings' notifications, or none (a settings file that does not parse: reported where it is used). */
+function notifyOf(settings: SettingsStore): NotifySettings | undefined {
   try {
-    return settings.read().notify?.webhook ?? null;
+    return settings.read().notify;
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -19,7 +20,8 @@ function webhookOf(settings: SettingsStore): string | null {
 export function notifyWebhook(service: Pick<PlanService, 'events' | 'get'>, settings: SettingsStore, env: NodeJS.ProcessEnv) {
   const base = Number(env.AGENTS_NOTIFY_RETRY_MS) || 1000;
   const notifier = startWebhookNotifier(service.events, {
-    url: () => webhookOf(settings),
+    url: () => notifyOf(settings)?.webhook ?? null,
+    sends: (kind) => notifiesOf(notifyOf(settings), kind),
     plan: async (planId) => {
       const plan = await service.get(planId);
       return { name: plan.name, status: statusLabel(plan) };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ROOT_CONTEXT, type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, TraceFlags, trace } from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, TraceFlags, trace } from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import {
@@ -409,5 +409,34 @@ export class RunSpans {
 
   private end(span: Span, ts: string): void {
     span.end(new Date(ts));
+  }
+}
+
+/** A tracer that makes no spans: following a plan's events only to know its runs. */
+const NO_SPANS = { startSpan: () => trace.wrapSpanContext(INVALID_SPAN_CONTEXT) } as unknown as Tracer;
+
+/**
+ * The trace id of a plan's current or last run, kept up to date from the events after the last
+ * ones it read: the console asks at every refresh of a plan, and must not read its whole history.
+ */
+export class TraceIdFollower {
+  private readonly spans: RunSpans;
+  seq = 0;
+
+  constructor(planId: string) {
+    this.spans = new RunSpans(NO_SPANS, new DerivedIds(), { planId, name: '', profile: null, project: null, agent: null }, false);
+  }
+
+  follow(events: readonly StreamEvent[]): void {
+    for (const event of events) {
+      if (event.seq <= this.seq) continue;
+      this.seq = event.seq;
+      // Only a state change starts or ends a run.
+      if (event.type === 'state_changed') this.spans.push(event);
+    }
+  }
+
+  get traceId(): string | null {
+    return this.spans.traceId;
   }
 }

@@ -7,7 +7,7 @@ import { planModelView, recordModel } from '../settings';
 import type { PlanContext } from './plan-context';
 import { ValidationError } from '../../../shared/errors';
 import { describeMcpServer, isStdioServer, type McpServersView } from '../../../shared/mcp';
-import { analyseShellCommand } from '../../engine/gates/shell-commands';
+import { commandWords } from './acp-settings';
 import { addMcpServer, removeMcpServer } from '../mcp-settings';
 import { acpSettingsOf, planAgentOf } from '../acp-agents';
 import { isAcpAgentFile } from '../../../shared/acp';
@@ -88,13 +88,7 @@ export function planAuthoring(ctx: PlanContext) {
       if ((request.commandLine === undefined) === (request.url === undefined)) throw new ValidationError('command', 'give a command line or a URL');
       if (request.url !== undefined) addMcpServer(settings, request.name, { url: request.url });
       else {
-        const line = request.commandLine ?? '';
-        const { commands, unanalysable } = await analyseShellCommand(line);
-        if (commands.length !== 1 || unanalysable.length > 0 || commands[0].expanded) {
-          throw new ValidationError('command', 'must be one command, without pipes, variables or substitutions');
-        }
-        const [command, ...args] = commands[0].words;
-        if (command.includes('/') && !command.startsWith('/')) throw new ValidationError('command', `"${command}" must be a program on PATH or an absolute path`);
+        const [command, ...args] = await commandWords(request.commandLine ?? '');
         addMcpServer(settings, request.name, { command, args });
       }
       return mcpServersView();

@@ -2,7 +2,7 @@ import type { Approval } from '../../../shared/approvals';
 import type { ChangeEntry, DiffHunk } from '../../../shared/changes';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
 import type { ToolInvocation } from '../../../shared/tool-calls';
-import type { ChangeEntryMeta, PlanListItem, ToolTally } from '../../../shared/contract';
+import type { ChangeEntryMeta, PlanListItem, PlanTraceView, ToolTally } from '../../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../../shared/decision-tree';
 import type { StreamEvent } from '../../../shared/events';
 import { comparePlansForList, needsAttention } from '../../../shared/plan-order';
@@ -16,6 +16,7 @@ import { classifyError, recoveryHints } from '../../engine/run/error-recovery-se
 import { pendingApproval } from '../../engine/ports/approvals';
 import { type ConfinementProbe, detectConfinement } from '../../engine/tools/confinement';
 import type { PlanContext } from './plan-context';
+import type { TraceIdFollower } from '../telemetry/run-spans';
 
 export interface DecisionNode extends StrategyDecision {
   children: DecisionNode[];
@@ -47,6 +48,7 @@ export function planReading(ctx: PlanContext) {
   const { lifecycle, stores } = ctx;
   const get = (planId: string): Promise<Plan> => ctx.get(planId);
   const reviewCache = new Map<string, { key: string; files: ReviewFile[] }>();
+  const traceFollowers = new Map<string, TraceIdFollower>();
   /** Several reads on one snapshot where the stores can (SQLite); else they simply run. */
   const together = <T>(read: () => Promise<T>): Promise<T> => (stores.readTogether ? stores.readTogether(read) : read());
 
@@ -227,6 +229,26 @@ export function planReading(ctx: PlanContext) {
       await get(planId);
       const approvals = await stores.approvals.listForPlan(planId);
       return { planId, pending: pendingApproval(approvals) ?? null, approvals };
+    },
+
+    /**
+     * The trace id of the plan's current or last run (null before it first ran), and the trace
+     * viewer's address for it when `traceUrl` is set. Each call reads only the events since the last.
+     */
+    async planTrace(planId: string): Promise<PlanTraceView | null> {
+      const { TraceIdFollower } = await import('../telemetry/run-spans');
+      let follower = traceFollowers.get(planId);
+      if (!follower) traceFollowers.set(planId, (follower = new TraceIdFollower(planId)));
+      follower.follow(await ctx.events.log.list(planId, follower.seq));
+      const traceId = follower.traceId;
+      if (!traceId) return null;
+      let template: string | undefined;
+      try {
+        template = ctx.options.settings.read().traceUrl;
+      } catch {
+        // A broken settings file is reported where the settings are used; the trace id still shows.
+      }
+      return { traceId, url: template ? template.replaceAll('{traceId}', traceId) : null };
     },
   };
 }

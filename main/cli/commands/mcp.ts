@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors';
 import { describeMcpServer, shownServer } from '../../../shared/mcp';
-import { addMcpServer, checkMcpServers, parsePairs, removeMcpServer } from '../../app/mcp-settings';
+import { addMcpServer, callMcpTool, checkMcpServers, parsePairs, removeMcpServer } from '../../app/mcp-settings';
+import { answerElicitation, formatToolResult, jsonObject, progressLine } from '../mcp-call';
 import { commandGroup, jsonOption } from '../options';
 import { type Ctx, EXIT, runCommand } from '../run-command';
 
@@ -75,6 +76,32 @@ export function registerMcp(program: Command, ctx: Ctx): void {
         };
         // A server that does not start is worth a non-zero status, so scripts can check.
         return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server: shownServer(server), ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
+      }),
+    );
+
+  mcp
+    .command('call <name> <tool>')
+    .description('call one tool of a server and print its result, with its progress while it runs (the server starts as `mcp list` starts it)')
+    .option('--args <json>', "the tool's arguments, a JSON object", '{}')
+    .option('--input <json>', "the answer to a question the server asks (elicitation): these fields, its defaults for the rest; without it a terminal asks, and anything else declines")
+    .action(
+      runCommand(ctx, async (name: string, tool: string, options: { args: string; input?: string; json?: boolean }) => {
+        const args = jsonObject(options.args, '--args');
+        const input = options.input === undefined ? undefined : jsonObject(options.input, '--input');
+        const servers = (await ctx.app()).settings.read().mcp?.servers ?? {};
+        const outcome = await callMcpTool(servers, name, tool, {
+          args,
+          onProgress: (p) => ctx.io.stderr(`${progressLine(p)}\n`),
+          onLog: (entry) => ctx.io.stderr(`${entry.server} ${entry.level}${entry.logger ? ` (${entry.logger})` : ''}: ${typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data)}\n`),
+          elicit: (request) => answerElicitation(ctx, request, input),
+        });
+        if (!outcome.ok) {
+          // A server that does not start or a call that fails is the server's failure, with the hint that names it.
+          if (!options.json) ctx.io.stderr(`error: ${outcome.error}\n${outcome.hint ? `hint: ${outcome.hint}\n` : ''}`);
+          return { json: { name, tool, ok: false, error: outcome.error }, exitCode: EXIT.planFailed };
+        }
+        const failed = outcome.result.isError === true;
+        return { json: { name, tool, ok: !failed, protocolVersion: outcome.protocolVersion, result: outcome.result }, text: () => formatToolResult(outcome.result), exitCode: failed ? EXIT.planFailed : EXIT.ok };
       }),
     );
 

@@ -342,6 +342,7 @@ export class AcpActor {
   ): Promise<RequestPermissionResponse> {
     const call = track({ ...params.toolCall, sessionUpdate: 'tool_call_update' });
     const allow = pickOption(params.options, ['allow_once', 'allow_always']);
+    const allowAlways = pickOption(params.options, ['allow_always']);
     const reject = pickOption(params.options, ['reject_once', 'reject_always']);
     if (!allow || !reject) {
       const kinds = params.options.map((o) => `${o.optionId} (${o.kind})`).join(', ');
@@ -349,10 +350,15 @@ export class AcpActor {
       return { outcome: { outcome: 'cancelled' } };
     }
     const { spec, effect } = this.gateCall(call, params.toolCall);
+    const agent = this.options.agent.name;
+    // A profile names the agent's tools as NAME.TOOL or NAME.KIND (`claude.Bash`, `claude.execute`).
+    const aliases = [`${agent}.${call.tool}`, ...(call.kind ? [`${agent}.${call.kind}`] : [])].filter((alias) => alias !== spec.tool);
     try {
       await this.options.rules?.checkCall(spec.tool, spec.args, effect);
-      await context.ask(spec, nextIndex(), effect);
-      return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+      const scope = await context.ask(spec, nextIndex(), effect, aliases);
+      // Approve all: the agent's allow-always option, so it stops asking for that kind in this session.
+      const chosen = scope === 'all' ? (allowAlways ?? allow) : allow;
+      return { outcome: { outcome: 'selected', optionId: chosen.optionId } };
     } catch (error) {
       halt(error);
       if (error instanceof ApprovalPending) return { outcome: { outcome: 'cancelled' } };

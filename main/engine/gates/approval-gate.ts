@@ -3,7 +3,7 @@ import type { Approval } from '../../../shared/approvals';
 import { type AutomationProfile, needsApproval } from '../../../shared/profiles';
 import type { StrategyDecision } from '../../../shared/domain';
 import type { ToolCallSpec } from '../../../shared/tool-calls';
-import { type McpCallInfo, mcpNeedsApproval } from '../../../shared/mcp';
+import { allowedByName, type McpCallInfo, mcpNeedsApproval } from '../../../shared/mcp';
 import { type ApprovalStore, requestApproval, toolsApprovedForPlan } from '../ports/approvals';
 import { toChangeEntry } from '../run/change-capture';
 import { entryHunks, entryLineDiff, unifiedDiff } from '../changeset/diff';
@@ -15,6 +15,16 @@ import type { ToolDefinition, ToolEffect } from '../tools/definition';
 
 /** What the gate reads of the called tool to show what the call would change. */
 type CallPreview = Pick<ToolDefinition<unknown>, 'schema' | 'preview'>;
+
+/**
+ * The other names a call is known by, which a profile's `allow:` and `approve:` may use: a coding
+ * agent's command is held as shell.run, and also named `NAME.TOOL` (`claude.Bash`) and `NAME.KIND`
+ * (`claude.execute`).
+ */
+export type CallAliases = readonly string[];
+
+/** Why a held call may go on: the operator approved it (`once`), or every call of its tool (`all`); null where the profile lets it through. */
+export type GrantScope = 'once' | 'all' | null;
 
 /**
  * Holds each tool call that the plan's profile says needs the operator: the first time, it stores
@@ -38,31 +48,39 @@ export class ApprovalGate {
   ) {}
 
   /** Cheap: whether the call may wait for approval at all, before anything is read or parsed. `mcp`: the called tool's, for an MCP server's tool. */
-  applies(call: ToolCallSpec, mcp?: McpCallInfo): boolean {
-    return this.needs(call.tool, mcp) || heldToShellRules(call, this.profile, this.rules);
+  applies(call: ToolCallSpec, mcp?: McpCallInfo, aliases: CallAliases = []): boolean {
+    return this.needs(call.tool, mcp, undefined, aliases) || heldToShellRules(call, this.profile, this.rules);
   }
 
-  /** An MCP server's tool asks unless the profile lets it through (shared/mcp.ts); the others as the profile's list says. */
-  private needs(tool: string, mcp: McpCallInfo | undefined, approvedForPlan?: ReadonlySet<string>): boolean {
+  /**
+   * An MCP server's tool asks unless the profile lets it through (shared/mcp.ts); the others as the
+   * profile's list says. An alias the profile allows lets the call through; one it names in
+   * `approve:` (or `NAME.*` there) holds it.
+   */
+  private needs(tool: string, mcp: McpCallInfo | undefined, approvedForPlan?: ReadonlySet<string>, aliases: CallAliases = []): boolean {
     if (approvedForPlan?.has(tool)) return false;
+    if (aliases.some((alias) => allowedByName(this.profile.allow, alias))) return false;
+    if (aliases.some((alias) => allowedByName(this.profile.approvalRequired, alias))) return true;
     return mcp ? needsApproval(this.profile, tool) || mcpNeedsApproval(this.profile, tool, mcp.readOnly) : needsApproval(this.profile, tool);
   }
 
   /**
    * `effect`: the called tool's (ToolDefinition.effect), undefined for a tool not registered; `mcp` as for
    * `applies`; `tool`: the called tool's definition, whose `preview` gives the approval its diff.
+   * Resolves with why the call may go on: an agent that asked answers `all` with its allow-always option.
    */
-  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined, mcp?: McpCallInfo, tool?: CallPreview): Promise<void> {
+  async check(decision: StrategyDecision, call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined, mcp?: McpCallInfo, tool?: CallPreview, aliases: CallAliases = []): Promise<GrantScope> {
     // A call the rules refuse anyway does not wait for the operator: the tool runner refuses it.
-    if (await this.refused(call, effect)) return;
+    if (await this.refused(call, effect)) return null;
     const unanalysed = await unanalysedPart(call, this.profile, this.rules);
     // Restricted refuses such a command outright (the tool runner does); `--all` answers never cover one.
-    if (unanalysed && this.profile.name === 'restricted') return;
+    if (unanalysed && this.profile.name === 'restricted') return null;
     const approvals = await this.store.listForPlan(this.planId);
-    if (!unanalysed && !this.needs(call.tool, mcp, toolsApprovedForPlan(approvals))) return;
+    const approvedForPlan = toolsApprovedForPlan(approvals);
+    if (!unanalysed && !this.needs(call.tool, mcp, approvedForPlan, aliases)) return approvedForPlan.has(call.tool) ? 'all' : null;
     const key = `${decision.id}#${callIndex}`;
     const granted = this.granted.get(key);
-    if (granted && sameCall(granted, call)) return;
+    if (granted && sameCall(granted, call)) return granted.scope ?? 'once';
     const atCall = approvals.filter((a) => a.kind === 'tool' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
     // An answer holds for the call the operator saw: a step edited since then asks again for what it now runs.
     for (const stale of atCall.filter((a) => !sameCall(a, call))) await this.store.update(stale.id, { usedAt: new Date().toISOString() });
@@ -72,7 +90,7 @@ export class ApprovalGate {
       await this.store.update(answered.id, { usedAt: new Date().toISOString() });
       if (answered.status === 'approved') {
         this.granted.set(key, answered);
-        return;
+        return answered.scope ?? 'once';
       }
       throw new EngineError(`${call.tool}: rejected by ${answered.answeredBy ?? 'the operator'}: ${answered.reason ?? 'no reason given'}`, 'rejected', {
         tool: call.tool,

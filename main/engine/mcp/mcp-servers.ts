@@ -1,4 +1,6 @@
-import type { MCPClient } from '@ai-sdk/mcp';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AutomationProfile } from '../../../shared/profiles';
 import type { Confinement } from '../../../shared/tool-calls';
@@ -20,15 +22,38 @@ export interface McpToolListing {
   readOnly: boolean;
 }
 
+/** What a server asks of the operator mid-call (`elicitation/create`), and the protocol's three answers. */
+export type McpElicitation = ElicitRequest['params'];
+export type McpElicitationAnswer = ElicitResult;
+
+/** A server's progress on one call (`notifications/progress`). */
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 /** A started server: its client, its tools, and how it was confined. */
 export interface ConnectedServer {
   name: string;
-  client: MCPClient;
+  client: Client;
   tools: McpToolListing[];
   confinement: Confinement | null;
+  /** The protocol revision the server and we agreed on. */
+  protocolVersion: string | null;
   /** Text about the server (an error) with its secrets out, as withoutMcpSecrets makes it. */
   withoutSecrets(text: string): string;
+  /** Where the server's log messages go now (the running call's plan log); none: they are dropped. */
+  logSink: ((entry: McpLogEntry) => void) | null;
   close(): Promise<void>;
+}
+
+/** One log message of a server (`notifications/message`). */
+export interface McpLogEntry {
+  server: string;
+  level: string;
+  logger?: string;
+  data: unknown;
 }
 
 export interface ConnectOptions {
@@ -36,10 +61,20 @@ export interface ConnectOptions {
   profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'> & { allowShell?: boolean };
   confinement?: () => Promise<ConfinementProbe>;
   startTimeoutMs?: number;
+  /** Answers a server's `elicitation/create`; without it the client does not offer elicitation. */
+  elicit?: (request: McpElicitation, server: string) => Promise<McpElicitationAnswer>;
+  /** A server's log message (`notifications/message`), besides the connected server's logSink. */
+  onLog?: (entry: McpLogEntry) => void;
 }
 
+/** The client's name and version in `initialize`. */
+export const MCP_CLIENT_INFO = { name: 'cleveragents', version: '0.1.0' } as const;
+
+/** An error's message; the SDK's HTTP errors keep the status apart (in `code`), so it is put in front. */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' && code >= 400 && code < 600 && !error.message.includes(String(code)) ? `HTTP ${code}: ${error.message}` : error.message;
 }
 
 /**
@@ -55,46 +90,77 @@ export function remoteRequest(server: Extract<McpServer, { url: string }>): { ur
   return { url: url.href, headers: given ? server.headers : { ...server.headers, Authorization: `Basic ${basic}` } };
 }
 
+/** The connected server of each client, whose logSink its log messages go to. */
+const sinks = new WeakMap<Client, ConnectedServer>();
+
+/** The revision each client agreed on in `initialize`, as the SDK tells its transport. */
+const agreedVersions = new WeakMap<Client, string>();
+
+function recordVersion(client: Client, transport: Transport): Transport {
+  const set = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (version) => {
+    agreedVersions.set(client, version);
+    set?.(version);
+  };
+  return transport;
+}
+
+/** The official SDK's client, offering elicitation (defaults filled in, SEP-1034) when someone answers it, and passing on log messages. */
+async function newClient(name: string, options: ConnectOptions): Promise<Client> {
+  const [{ Client }, { ElicitRequestSchema, LoggingMessageNotificationSchema }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/types.js')]);
+  const elicit = options.elicit;
+  const client = new Client(MCP_CLIENT_INFO, { capabilities: elicit ? { elicitation: { form: { applyDefaults: true } } } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => await elicit(request.params, name));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    const entry = { server: name, ...notification.params };
+    options.onLog?.(entry);
+    sinks.get(client)?.logSink?.(entry);
+  });
+  return client;
+}
+
 /**
- * Starts one server through the AI SDK's MCP client (stdio, confined, or streamable HTTP) and lists
- * its tools. Fails within the start time limit, with an error that names the server.
+ * Starts one server through the official MCP SDK's client (stdio, confined, or streamable HTTP,
+ * which resumes a dropped stream) and lists its tools. Fails within the start time limit, with an
+ * error that names the server.
  */
 export async function connectMcpServer(name: string, server: McpServer, options: ConnectOptions): Promise<ConnectedServer> {
-  const { createMCPClient } = await import('@ai-sdk/mcp');
-  const initializationOptions = { timeout: options.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS };
+  const timeout = options.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS;
   // The client's errors may repeat the URL, and a server may echo a key: what we show passes through this.
   const withoutSecrets = (text: string) => withoutMcpSecrets(text, server);
+  const client = await newClient(name, options);
   if (!isStdioServer(server)) {
     const request = remoteRequest(server);
     // The Basic header made of the URL's user is a secret too.
     const withoutAnySecret = (text: string) => withoutMcpSecrets(text, { ...server, headers: request.headers });
-    let client: MCPClient;
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const transport = new StreamableHTTPClientTransport(new URL(request.url), { requestInit: { headers: request.headers } });
     try {
-      client = await createMCPClient({ transport: { type: 'http', ...request }, initializationOptions, clientName: 'cleveragents' });
+      await client.connect(recordVersion(client, transport), { timeout });
     } catch (error) {
+      await client.close().catch(() => undefined);
       throw serverFailure(name, `MCP server "${name}": did not start: ${withoutAnySecret(messageOf(error))}`, 'tool', { url: shownUrl(server.url) });
     }
     return listed(name, client, null, withoutAnySecret, () => client.close());
   }
   const launch = await localLaunch(name, server, options.sandboxRoot, options.profile, options.confinement);
-  const { StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
-  const transport = new StdioMCPTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: launch.stderr });
-  let client: MCPClient;
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: launch.stderr });
   try {
-    client = await createMCPClient({ transport, initializationOptions, clientName: 'cleveragents', onUncaughtError: () => undefined });
+    await client.connect(recordVersion(client, transport), { timeout });
   } catch (error) {
-    await transport.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
     // The server's own last words say why more often than the client's "Connection closed".
     const said = launch.stderrTail();
     launch.dispose();
     const why = /closed/i.test(messageOf(error)) ? 'it exited before answering' : messageOf(error);
     throw serverFailure(name, withoutSecrets(`MCP server "${name}": did not start (${server.command}): ${why}${said ? `; it said: ${said}` : ''}`), 'tool', { command: server.command });
   }
-  // The transport keeps its process to itself; its pid lets closing wait (briefly) until it is gone, so a stopped run leaves no server behind.
-  const pid = (transport as unknown as { process?: { pid?: number } }).process?.pid;
+  // Closing waits (briefly) until the process is gone, so a stopped run leaves no server behind.
+  const pid = transport.pid;
   return listed(name, client, launch.confinement, withoutSecrets, async () => {
     await client.close().catch(() => undefined);
-    if (pid !== undefined) await exited(pid, 2_000);
+    if (pid !== null) await exited(pid, 2_000);
     launch.dispose();
   });
 }
@@ -110,14 +176,17 @@ async function exited(pid: number, ms: number): Promise<void> {
   }
 }
 
-async function listed(name: string, client: MCPClient, confinement: Confinement | null, withoutSecrets: (text: string) => string, close: () => Promise<void>): Promise<ConnectedServer> {
+async function listed(name: string, client: Client, confinement: Confinement | null, withoutSecrets: (text: string) => string, close: () => Promise<void>): Promise<ConnectedServer> {
   try {
-    const { tools } = await client.listTools({ options: { timeout: DEFAULT_MCP_START_TIMEOUT_MS } });
-    return {
+    // A server without tools (no `tools` capability) lists none.
+    const tools = client.getServerCapabilities()?.tools ? (await client.listTools(undefined, { timeout: DEFAULT_MCP_START_TIMEOUT_MS })).tools : [];
+    const connected: ConnectedServer = {
       name,
       client,
       confinement,
+      protocolVersion: agreedVersions.get(client) ?? null,
       withoutSecrets,
+      logSink: null,
       close,
       tools: tools.map((tool) => ({
         name: tool.name,
@@ -126,6 +195,8 @@ async function listed(name: string, client: MCPClient, confinement: Confinement 
         readOnly: tool.annotations?.readOnlyHint === true,
       })),
     };
+    sinks.set(client, connected);
+    return connected;
   } catch (error) {
     await close();
     throw serverFailure(name, `MCP server "${name}": started but did not list its tools: ${withoutSecrets(messageOf(error))}`, 'tool');
@@ -151,6 +222,30 @@ function resultOf(answer: object): unknown {
 }
 
 /**
+ * Calls one tool of a started server. A call that reports progress has its time limit start again
+ * at each report, so a long call that keeps saying how far it got is not cut off; an error (the
+ * SDK's, a timeout) names the server and the tool.
+ */
+export async function callConnectedTool(
+  server: ConnectedServer,
+  tool: string,
+  args: Record<string, unknown>,
+  options: { timeoutMs?: number; onProgress?: (progress: McpProgress) => void } = {},
+): Promise<CallToolResult> {
+  const timeout = options.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
+  const onProgress = options.onProgress;
+  try {
+    // With onprogress the request carries a progress token, which is what asks the server for progress.
+    const answer = await server.client.callTool({ name: tool, arguments: args }, undefined, { timeout, resetTimeoutOnProgress: true, onprogress: (p) => onProgress?.({ progress: p.progress, total: p.total, message: p.message }) });
+    return answer as CallToolResult;
+  } catch (error) {
+    const message = server.withoutSecrets(messageOf(error));
+    const what = /timed out/i.test(message) ? `did not answer within ${timeout} ms` : `failed: ${message}`;
+    throw serverFailure(server.name, `${server.name}.${tool}: the MCP server "${server.name}" ${what}`, 'transient', { tool: `${server.name}.${tool}`, timeoutMs: timeout });
+  }
+}
+
+/**
  * The server's tools as ToolDefinitions named `NAME.TOOL`: each call runs through the ToolRunner as
  * a sandbox tool's does, and what it changes in the sandbox is captured as shell.run's changes are.
  */
@@ -167,15 +262,17 @@ export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: 
       async run(args, context) {
         const { root } = await resolveInSandbox(sandboxRootOf(name, context), '.');
         if (server.confinement) context.recordConfinement?.(server.confinement);
-        const tracked = await options.tracker.track(root, () => server.client.callTool({ name: tool.name, arguments: args, options: { timeout } }));
+        const log = context.log;
+        // What the server logs while this call runs goes to the plan's log.
+        if (log) server.logSink = (entry) => log({ server: entry.server, level: entry.level, logger: entry.logger, text: typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data) });
+        const tracked = await options.tracker
+          .track(root, () => callConnectedTool(server, tool.name, args, { timeoutMs: timeout, onProgress: context.reportProgress?.bind(context) }))
+          .finally(() => {
+            server.logSink = null;
+          });
         // Whatever the server did to the sandbox is recorded, even when the call failed.
         for (const change of tracked.changes) context.recordChange(change);
-        if (!tracked.outcome.ok) {
-          const message = server.withoutSecrets(messageOf(tracked.outcome.error));
-          const timedOut = /timed out/i.test(message);
-          const what = timedOut ? `did not answer within ${timeout} ms` : `failed: ${message}`;
-          throw serverFailure(server.name, `${name}: the MCP server "${server.name}" ${what}`, 'transient', { tool: name, timeoutMs: timeout });
-        }
+        if (!tracked.outcome.ok) throw tracked.outcome.error;
         const result = tracked.outcome.value;
         const value = resultOf(result);
         // The server's own refusal (a bad path, say) goes back to the model, as a sandbox tool's does.

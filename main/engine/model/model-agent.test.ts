@@ -47,7 +47,7 @@ function stepContext(toolRunner: ToolRunner, gate: { approved: boolean }): StepC
       if (call.tool === 'shell.run' && !gate.approved) throw new ApprovalPending(`approval-${callIndex}`);
       return toolRunner.execute(call, { planId: plan.id, decisionId: 'D1', sandboxRoot: sandbox });
     },
-    ask: async () => undefined,
+    ask: async () => null,
     emit: () => undefined,
     flush: async () => undefined,
     index: 0,

@@ -13,6 +13,7 @@ import type { ToolRunner } from '../run/tool-runner';
 import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, proposedPlanSchema, proposePlanTool, resultText } from './model-tools';
 import { estimateTokens, estimateToolTokens } from './context-window';
 import { DeltaBatcher, type ModelToolCall, runTurn, type TurnResult } from './model-turn';
+import { instructionsSection, type ProjectInstructions, projectInstructions, stepFolder } from './instructions';
 import { type CorrectionContext, EXECUTE_SYSTEM, executePrompt, STRATEGIZE_SYSTEM, strategizePrompt } from './prompts';
 import type { ModelConfig } from './provider';
 import { type ReviewFeedback, reviewFeedbackText } from './review-feedback';
@@ -181,7 +182,8 @@ export class ModelAgent {
     const { registry } = this.options.toolRunner;
     const read = modelToolSet(registry, registry.names('read'));
     // A replan by the model is told of the review, as a correction and every step are.
-    const state = newToolLoopState(strategizePrompt(plan, projectInvariants, rejection, await this.reviewText()));
+    const prompt = [strategizePrompt(plan, projectInvariants, rejection, await this.reviewText()), instructionsSection(await this.instructions(''))];
+    const state = newToolLoopState(prompt.filter(Boolean).join('\n\n'));
     const budget = new Budget(this.options.spec, 'strategize', state);
     let invalidProposals = 0;
     const proposal = await this.loop<ProposedPlan>(
@@ -285,6 +287,13 @@ export class ModelAgent {
     };
   }
 
+  /** The project's AGENTS.md for a folder (the closest one), read from the sandbox; none when the plan turns it off or has no sandbox. */
+  private async instructions(folder: string): Promise<ProjectInstructions | null> {
+    const root = this.options.sandboxRoot;
+    if (this.options.spec.instructions === false || root === null) return null;
+    return await projectInstructions(root, folder);
+  }
+
   /** The operator's review so far as a prompt section, within its size budget; empty when there is none. */
   private async reviewText(): Promise<string> {
     return this.options.reviewFeedback ? reviewFeedbackText(await this.options.reviewFeedback()) : '';
@@ -302,6 +311,7 @@ export class ModelAgent {
       steps,
       correction: corrections.get(decision.id),
       review: await this.reviewText(),
+      instructions: instructionsSection(await this.instructions(stepFolder(decision))),
     });
   }
 

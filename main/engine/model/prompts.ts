@@ -59,6 +59,8 @@ export function executePrompt(input: {
   correction?: CorrectionContext;
   /** What the operator's review declined and edited (review-feedback.ts), already within its budget. */
   review?: string;
+  /** The project's AGENTS.md that applies to the step's folder, as instructionsSection makes it. */
+  instructions?: string;
 }): string {
   const { plan, decision } = input;
   const summaries = new Map(input.earlier.filter((u) => u.summary).map((u) => [u.decisionId, u.summary]));
@@ -73,6 +75,7 @@ export function executePrompt(input: {
     earlier.length > 0 ? `Earlier steps:\n${earlier.join('\n')}` : '',
     `Your step (${input.index} of ${input.total}): ${decision.description}\nWhy: ${decision.rationale}${proposed}`,
     input.review ?? '',
+    input.instructions ?? '',
   ];
   if (input.correction) {
     lines.push(

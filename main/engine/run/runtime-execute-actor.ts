@@ -4,7 +4,7 @@ import type { AutomationProfile } from '../../../shared/profiles';
 import type { ToolCallSpec, ToolInvocation } from '../../../shared/tool-calls';
 import { parseOrThrow, ValidationError } from '../../../shared/errors';
 import type { EventData, StreamCallback, StreamEventType } from '../../../shared/events';
-import type { ApprovalGate } from '../gates/approval-gate';
+import type { ApprovalGate, CallAliases, GrantScope } from '../gates/approval-gate';
 import { CommitGroup, type CommitGroupOptions } from './commit-group';
 import { ApprovalPending } from '../errors';
 import type { InvariantRules } from '../gates/invariants';
@@ -14,6 +14,9 @@ import type { PlanExecutionContext } from './execution-context';
 import type { ToolRunner } from './tool-runner';
 import type { ToolEffect } from '../tools/definition';
 import type { ResumeAt } from '../ports/approvals';
+
+/** Progress reports of one call closer together than this are not recorded. */
+const PROGRESS_INTERVAL_MS = 250;
 
 export function createRuntimeExecuteResult(data: unknown): RuntimeExecuteResult {
   return parseOrThrow(RuntimeExecuteResultSchema, data, 'RuntimeExecuteResult');
@@ -32,11 +35,12 @@ export function executableDecisions(decisions: readonly StrategyDecision[]): Str
 export type RunToolCall = (call: ToolCallSpec, callIndex: number, options?: { approved?: boolean }) => Promise<ToolInvocation>;
 
 /**
- * Holds a call the approval gate would hold, without running it: returns when it may run, throws
- * ApprovalPending when it waits for the operator, or the rejection. An agent that asks before it
- * acts (a coding agent over ACP) asks here; what it then does is recorded with `approved: true`.
+ * Holds a call the approval gate would hold, without running it: resolves when it may run (with the
+ * scope of the operator's approval, if one was needed), throws ApprovalPending when it waits for the
+ * operator, or the rejection. An agent that asks before it acts (a coding agent over ACP) asks here,
+ * with the other names its call is known by; what it then does is recorded with `approved: true`.
  */
-export type AskToolCall = (call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined) => Promise<void>;
+export type AskToolCall = (call: ToolCallSpec, callIndex: number, effect: ToolEffect | undefined, aliases?: CallAliases) => Promise<GrantScope>;
 
 export interface StepContext {
   runCall: RunToolCall;
@@ -157,10 +161,10 @@ export class RuntimeExecuteActor {
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total, description: decision.description });
         setStatus(decision, 'running');
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
-        const ask: AskToolCall = async (call, callIndex, effect) => {
-          if (!opts.gate?.applies(call)) return;
+        const ask: AskToolCall = async (call, callIndex, effect, aliases = []) => {
+          if (!opts.gate?.applies(call, undefined, aliases)) return null;
           await group.flush();
-          await opts.gate.check(decision, call, callIndex, effect, undefined, this.toolRunner.registry.get(call.tool));
+          return opts.gate.check(decision, call, callIndex, effect, undefined, this.toolRunner.registry.get(call.tool), aliases);
         };
         const runCall: RunToolCall = async (call, callIndex, callOptions) => {
           const tool = this.toolRunner.registry.get(call.tool);
@@ -170,6 +174,7 @@ export class RuntimeExecuteActor {
             await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp, tool);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
+          let lastProgress = -Infinity;
           tally.toolCalls += 1;
           await yieldNow();
           return this.toolRunner.execute(call, {
@@ -183,6 +188,14 @@ export class RuntimeExecuteActor {
               const entry = await context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
               await emit('change_recorded', { entry });
             },
+            reportProgress: (progress, invocationId) => {
+              // A bar needs a few reports a second at most; the last one (progress = total) always shows.
+              const now = performance.now();
+              if (now - lastProgress < PROGRESS_INTERVAL_MS && progress.progress !== progress.total) return;
+              lastProgress = now;
+              later('tool_progress', { decisionId: decision.id, invocationId, tool: call.tool, ...progress });
+            },
+            log: (entry) => later('tool_log', { decisionId: decision.id, ...entry }),
             // The call's entries, invocation and events are one unit of the group's next commit.
             atomically: async (writes) => group.add(writes),
             onSettled: async (invocation) => {

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { PlanListItem } from '../../../shared/contract';
-import { statusLabel } from '../../../shared/vocabulary';
+import { attentionKindOfStatus, notifiesOf } from '../../../shared/attention';
+import { planStatus, statusLabel } from '../../../shared/vocabulary';
 import { useAppStoreApi } from '../store/react';
 
 /** Whether the operator turned notifications on in this browser (Settings); the browser asks for permission then. */
@@ -37,6 +38,8 @@ const needsOperator = (plan: PlanListItem) => plan.needsAttention || plan.awaiti
 export function useBrowserNotifications(): void {
   const store = useAppStoreApi();
   useEffect(() => {
+    // The per-kind switches are the host's settings: read once here, and again whenever Settings opens or saves.
+    if (browserNotificationsOn() && !store.getState().settings) void store.getState().loadSettings();
     let known: Map<string, boolean> | null = null;
     return store.subscribe((state) => {
       if (state.plansStatus !== 'loaded') return;
@@ -46,6 +49,8 @@ export function useBrowserNotifications(): void {
       for (const plan of state.plans) {
         if (!needsOperator(plan) || previous.get(plan.id) === true) continue;
         if (document.hasFocus() && state.planId === plan.id) continue;
+        const kind = attentionKindOfStatus(planStatus(plan));
+        if (kind && !notifiesOf(state.settings?.notify, kind)) continue;
         const notification = new Notification('CleverAgents', { body: `${plan.name}: ${statusLabel(plan)}`, tag: `${plan.id}:${statusLabel(plan)}` });
         // A click brings the console's tab forward on that plan.
         notification.onclick = () => {

@@ -68,6 +68,7 @@ export const createAgentSlice: SliceCreator<AgentSlice> = (set, get, deps) => ({
   ...initialAgentState,
   correctStep: (note) =>
     track({ getState: get, setState: set }, { error: 'correctError' }, 'correct', async ({ bridge, planId }) => {
-      await sendAction(bridge, planId, 'correct', { note });
+      // An empty note is no note.
+      await sendAction(bridge, planId, 'correct', { note: note?.trim() || undefined });
     }),
 });

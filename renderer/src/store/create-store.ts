@@ -2,6 +2,7 @@ import { createStore } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import { animationFrames, createFrameBuffer, type FrameScheduler } from '../lib/frame-buffer';
 import { createAgentSlice, initialAgentState } from './agent-slice';
+import { createAcpAgentsSlice } from './acp-agents-slice';
 import { createApprovalsSlice, initialApprovalsState } from './approvals-slice';
 import { createChangesSlice, initialChangesState } from './changes-slice';
 import { createCheckpointsSlice, initialCheckpointsState } from './checkpoints-slice';
@@ -65,6 +66,7 @@ export function createAppRuntime(options: AppStoreOptions): AppRuntime {
     ...createLiveSlice(set, get, deps),
     ...createNavigationSlice(set, get, deps),
     ...createAgentSlice(set, get, deps),
+    ...createAcpAgentsSlice(set, get, deps),
     ...createApprovalsSlice(set, get, deps),
     ...createRecoverySlice(set, get, deps),
     ...createEditorSlice(set, get, deps),

@@ -1,4 +1,5 @@
 import type { PlanModelView } from '../../../shared/agent';
+import type { PlanTraceView } from '../../../shared/contract';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
 import { statusLabel } from '../../../shared/vocabulary';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
@@ -27,6 +28,7 @@ export const initialPlanState = {
   planStatus: 'idle' as LoadStatus,
   planError: null as string | null,
   planModel: null as PlanModelView | null,
+  planTrace: null as PlanTraceView | null,
   decisions: {} as Record<string, StrategyDecision>,
   decisionsStatus: 'idle' as LoadStatus,
   expanded: {} as Record<string, boolean>,
@@ -71,8 +73,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
   const refreshPlan = forOpenPlan(
     'plan',
     ({ bridge, planId }) => bridge['plans.get']({ planId }),
-    ({ plan, model }) => {
-      set({ plan, planModel: model ?? null, planStatus: 'loaded', planError: null });
+    ({ plan, model, trace }) => {
+      set({ plan, planModel: model ?? null, planTrace: trace ?? null, planStatus: 'loaded', planError: null });
       get().seedDeclinedHunks();
       const session = get().session;
       if (session?.deriveWhenPlanLoads) {

@@ -1,6 +1,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { Bridge } from '../../../shared/contract';
 import type { AgentSlice } from './state/agent';
+import type { AcpAgentsSlice } from './state/acp-agents';
 import type { ApprovalsSlice } from './state/approvals';
 import type { ChangesSlice } from './state/changes';
 import type { CheckpointsSlice } from './state/checkpoints';
@@ -16,7 +17,7 @@ import type { RecoverySlice } from './state/recovery';
 import type { UiSlice } from './state/ui';
 import type { TeamSlice } from './state/team';
 
-export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice & EditorSlice & ChecksSlice & CheckpointsSlice & ForkSlice & TeamSlice;
+export type AppState = PlansSlice & PlanSlice & EventsSlice & ChangesSlice & UiSlice & LiveSlice & NavigationSlice & ApprovalsSlice & RecoverySlice & AgentSlice & AcpAgentsSlice & EditorSlice & ChecksSlice & CheckpointsSlice & ForkSlice & TeamSlice;
 export type AppStore = StoreApi<AppState>;
 
 /** What the slices need from outside: the bridge and the event buffer. */

@@ -1,6 +1,7 @@
 import type { CheckpointSummary } from '../../../shared/checkpoints';
-import type { SettingsView } from '../../../shared/agent';
+import type { NotifyView, SettingsView } from '../../../shared/agent';
 import type { McpServersView } from '../../../shared/mcp';
+import type { AcpAgentsView } from '../../../shared/acp';
 import type { TeamStatus } from '../../../shared/team';
 import type { Bridge, ChangeEntryMeta, Channel, PlanListItem, RequestOf, ResponseOf, ReviewFile, Subscription } from '../../../shared/contract';
 import { bridgeFailure } from '../../../shared/contract';
@@ -145,6 +146,9 @@ const ONE_LINE_CHANGED = [
   },
 ];
 
+/** The notifications as a host shows them with nothing set: every switch on, no webhook. */
+export const NOTIFY_DEFAULTS: NotifyView = { webhook: null, desktop: true, terminal: true, approval: true, failed: true, checksFailed: true, ready: true };
+
 export class FakeBridge {
   plans: PlanListItem[] = [];
   plan: Plan = makePlan();
@@ -155,6 +159,7 @@ export class FakeBridge {
   checkpoints: CheckpointSummary[] = [];
   errors: ErrorRecord[] = [];
   mcpServers: McpServersView['servers'] = [];
+  acpAgents: AcpAgentsView['agents'] = [];
   /** What `team.status` answers: null, as over the embedded database, unless a test sets the team. */
   team: TeamStatus | null = null;
   settings: SettingsView = {
@@ -164,6 +169,7 @@ export class FakeBridge {
     price: null,
     database: null,
     operator: null,
+    notify: NOTIFY_DEFAULTS,
     effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' },
   };
   approvals: Approval[] = [];
@@ -299,6 +305,10 @@ export class FakeBridge {
         const patch = r as { model?: string; apiKey?: string };
         if (patch.model !== undefined) this.settings = { ...this.settings, model: patch.model || null };
         if (patch.apiKey !== undefined) this.settings = { ...this.settings, apiKeySet: patch.apiKey !== '' };
+        if (r.notify) {
+          const { webhook, ...switches } = r.notify;
+          this.settings = { ...this.settings, notify: { ...this.settings.notify, ...switches, ...(webhook !== undefined && { webhook: webhook || null }) } };
+        }
         return this.settings;
       },
       'settings.mcp': () => ({ servers: this.mcpServers }),
@@ -309,6 +319,17 @@ export class FakeBridge {
       'settings.mcpRemove': (r) => {
         this.mcpServers = this.mcpServers.filter((s) => s.name !== r.name);
         return { servers: this.mcpServers };
+      },
+      'settings.acp': () => ({ agents: this.acpAgents }),
+      'settings.acpAdd': (r) => {
+        const env = (r.env ?? []).map((pair) => pair.split('=')[0]);
+        const row = { name: r.name, builtin: false, summary: `${r.commandLine}${env.length > 0 ? ` (env: ${env.join(', ')})` : ''}`, installed: true, starts: true, version: 'scripted 1.0', modes: ['default'], problem: null };
+        this.acpAgents = [...this.acpAgents.filter((a) => a.name !== r.name), row];
+        return { agents: this.acpAgents };
+      },
+      'settings.acpRemove': (r) => {
+        this.acpAgents = this.acpAgents.filter((a) => a.name !== r.name);
+        return { agents: this.acpAgents };
       },
     };
   }

@@ -1,6 +1,8 @@
 import { describeAcpAgent } from '../../../shared/acp';
 import { useEffect, useState } from 'react';
 import type { PlanModelView } from '../../../shared/agent';
+import type { PlanTraceView } from '../../../shared/contract';
+import { CopyButton } from '../components/CopyButton';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { PHASES } from '../../../shared/domain';
 import { ApprovalBadge } from '../components/ApprovalBadge';
@@ -60,6 +62,30 @@ function PlanModel({ plan, model }: { plan: Plan; model: PlanModelView | null })
   );
 }
 
+/**
+ * The OpenTelemetry trace of the plan's current or last run (README.md, "Traces"): its id to copy,
+ * and a link to the trace viewer when `traceUrl` is set.
+ */
+export function PlanTrace({ trace }: { trace: PlanTraceView }) {
+  return (
+    <span className="muted plan-trace" data-testid="plan-trace" data-trace-id={trace.traceId}>
+      Trace{' '}
+      <code className="trace-id" title={trace.traceId}>
+        {trace.traceId}
+      </code>{' '}
+      <CopyButton text={trace.traceId} label="Copy the trace id" copied="Trace id copied" testId="copy-trace-id" />
+      {trace.url && (
+        <>
+          {' '}
+          <a href={trace.url} target="_blank" rel="noreferrer noopener" data-testid="open-trace">
+            Open trace
+          </a>
+        </>
+      )}
+    </span>
+  );
+}
+
 export function PlanHeader({ plan }: { plan: Plan }) {
   const runAction = useAppStore((s) => s.runAction);
   const pending = useAppStore((s) => s.pendingAction);
@@ -70,6 +96,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const steps = useAppStore((s) => stepCounts(s.decisions));
   const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
   const model = useAppStore((s) => s.planModel);
+  const trace = useAppStore((s) => s.planTrace);
   // A worker holds a plan's job while the plan runs; the team's status may lag the plan's own state by a poll.
   const worker = useAppStore((s) => (plan.processingState === 'processing' ? workerOf(s.team, plan.id) : null));
   const queued = useAppStore((s) => plan.processingState !== 'processing' && isQueuedForWorker(s.team, plan.id));
@@ -135,6 +162,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
           </span>
         )}
         {queued && <span className="muted">Queued for a worker</span>}
+        {trace && <PlanTrace trace={trace} />}
       </div>
       {plan.description && <p className="plan-description">{plan.description}</p>}
       <PlanInvariants plan={plan} />

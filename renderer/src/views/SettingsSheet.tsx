@@ -2,7 +2,8 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { SettingsPatch, SettingsView } from '../../../shared/agent';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { useAppStore } from '../store/react';
-import { BrowserNotifyToggle } from '../notify/BrowserNotifyToggle';
+import { NotifySettings } from '../notify/NotifySettings';
+import { AcpAgents } from './AcpAgents';
 
 /** The MCP servers every agent plan may use: listed by name and command (never a secret value), added and removed here as `agents mcp` does. */
 function McpServers() {
@@ -197,8 +198,9 @@ export function SettingsSheet() {
             environment (AGENTS_MODEL, AGENTS_BASE_URL, AGENTS_API_KEY) wins over these settings.
           </p>
         )}
-        {typeof window !== 'undefined' && !window.agents && <BrowserNotifyToggle />}
+        <NotifySettings />
         <McpServers />
+        <AcpAgents />
         {saved && !error && (
           <p role="status" className="muted">
             Saved.

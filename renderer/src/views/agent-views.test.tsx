@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../shared/events';
-import { makeApproval, makeDecision, makePlan } from '../test-support/fake-bridge';
+import { makeApproval, makeDecision, makePlan, NOTIFY_DEFAULTS } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { ApprovalCard } from './ApprovalCard';
 import { FailureCard } from './FailureCard';
@@ -38,7 +38,7 @@ describe('the agent in the console', () => {
     const plan = makePlan({ agent, usage: { inputTokens: 1_000_000, outputTokens: 200_000, steps: [] } });
     expect(render(store, <PlanHeader plan={plan} />)).toContain('Tokens: 1,000,000 in, 200,000 out');
     store.setState({
-      settings: { model: null, baseUrl: null, apiKeySet: false, price: { inputPerMTok: 3, outputPerMTok: 15 }, database: null, operator: null, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
+      settings: { model: null, baseUrl: null, apiKeySet: false, price: { inputPerMTok: 3, outputPerMTok: 15 }, database: null, operator: null, notify: NOTIFY_DEFAULTS, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
       settingsStatus: 'loaded',
     });
     expect(render(store, <PlanHeader plan={plan} />)).toContain('cost 6.0000');
@@ -103,7 +103,7 @@ describe('the agent in the console', () => {
     const { store } = testRuntime();
     store.setState({
       settingsOpen: true,
-      settings: { model: 'ollama:llama3.2', baseUrl: null, apiKeySet: true, price: null, database: null, operator: null, effective: { model: 'ollama:llama3.2', modelSource: 'settings', baseUrl: null, apiKeySource: 'settings' } },
+      settings: { model: 'ollama:llama3.2', baseUrl: null, apiKeySet: true, price: null, database: null, operator: null, notify: NOTIFY_DEFAULTS, effective: { model: 'ollama:llama3.2', modelSource: 'settings', baseUrl: null, apiKeySource: 'settings' } },
     });
     const html = render(store, <SettingsSheet />);
     expect(html).toContain('type="password"');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorRecord } from '../../../shared/domain';
 import { flattenTree } from '../lib/decision-tree';
 import { eventText } from '../../../shared/event-text';
-import { makeDecision, makeEntry, makeEvent, makePlan, reviewOf } from '../test-support/fake-bridge';
+import { makeDecision, makeEntry, makeEvent, makePlan, reviewOf, NOTIFY_DEFAULTS } from '../test-support/fake-bridge';
 import { render } from '../test-support/render';
 import { testRuntime } from '../test-support/runtime';
 import { DecisionDetails } from './DecisionDetails';
@@ -160,7 +160,7 @@ describe('words', () => {
     const { store } = testRuntime();
     store.setState({
       settingsOpen: true,
-      settings: { model: null, baseUrl: null, apiKeySet: false, price: null, database: null, operator: null, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
+      settings: { model: null, baseUrl: null, apiKeySet: false, price: null, database: null, operator: null, notify: NOTIFY_DEFAULTS, effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' } },
     });
     const html = render(store, <SettingsSheet />);
     expect(html).toContain('In effect: no model; base URL the provider&#x27;s default; API key not set');
@@ -169,7 +169,7 @@ describe('words', () => {
 
   it('Settings is titled for all it holds, and its "In effect" line names the base URL and where it comes from', () => {
     const { store } = testRuntime();
-    const settings = { model: 'ollama:qwen2.5-coder', baseUrl: 'http://127.0.0.1:11434/v1', apiKeySet: false, price: null, database: null, operator: null };
+    const settings = { model: 'ollama:qwen2.5-coder', baseUrl: 'http://127.0.0.1:11434/v1', apiKeySet: false, price: null, database: null, operator: null, notify: NOTIFY_DEFAULTS };
     store.setState({ settingsOpen: true, settings: { ...settings, effective: { model: settings.model, modelSource: 'settings', baseUrl: settings.baseUrl, apiKeySource: 'none' } } });
     const html = render(store, <SettingsSheet />);
     expect(html).toContain('<h2 id="settings-title">Settings</h2>');

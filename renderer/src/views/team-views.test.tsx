@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TeamStatus } from '../../../shared/team';
-import { makePlan, settle } from '../test-support/fake-bridge';
+import { makePlan, settle, NOTIFY_DEFAULTS } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { render } from '../test-support/render';
 import { PlanHeader } from './PlanHeader';
@@ -65,6 +65,7 @@ describe('the team in the console', () => {
         price: null,
         database: 'postgresql://agents:***@db.example:5432/agents',
         operator: 'ada',
+        notify: NOTIFY_DEFAULTS,
         effective: { model: null, modelSource: 'none', baseUrl: null, apiKeySource: 'none' },
       },
     });

@@ -30,6 +30,31 @@ describe('the plan header', () => {
   });
 });
 
+describe("the plan header's trace", () => {
+  const traceId = '0af7651916cd43dd8448eb211c80319c';
+
+  it('shows the run\'s trace id with Copy, and Open trace to the viewer\'s address when traceUrl is set', () => {
+    const { store } = testRuntime();
+    store.setState({ planTrace: { traceId, url: `http://localhost:16686/trace/${traceId}` } });
+    const html = render(store, <PlanHeader plan={makePlan({ processingState: 'queued', phase: 'apply' })} />);
+    expect(attrs(html, 'plan-trace', 'data-trace-id')).toEqual([traceId]);
+    expect(html).toContain(`>${traceId}</code>`);
+    expect(attrs(html, 'copy-trace-id', 'aria-description')).toEqual(['Copy the trace id']);
+    expect(attrs(html, 'open-trace', 'href')).toEqual([`http://localhost:16686/trace/${traceId}`]);
+    expect(attrs(html, 'open-trace', 'rel')).toEqual(['noreferrer noopener']);
+  });
+
+  it('has no Open trace without traceUrl, and nothing before the plan first ran', () => {
+    const { store } = testRuntime();
+    store.setState({ planTrace: { traceId, url: null } });
+    const html = render(store, <PlanHeader plan={makePlan({ processingState: 'queued', phase: 'apply' })} />);
+    expect(attrs(html, 'plan-trace', 'data-trace-id')).toEqual([traceId]);
+    expect(html).not.toContain('Open trace');
+    store.setState({ planTrace: null });
+    expect(render(store, <PlanHeader plan={makePlan()} />)).not.toContain('data-testid="plan-trace"');
+  });
+});
+
 describe('the decision details', () => {
   it('say how each command ran: confined by bubblewrap as nobody, or not confined', () => {
     const { store } = testRuntime();

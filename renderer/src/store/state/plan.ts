@@ -1,4 +1,4 @@
-import type { ResponseOf } from '../../../../shared/contract';
+import type { PlanTraceView, ResponseOf } from '../../../../shared/contract';
 import type { PlanModelView } from '../../../../shared/agent';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../../../shared/domain';
 import type { ActionArgs } from '../../../../shared/actions';
@@ -20,6 +20,8 @@ export interface PlanSlice extends ToolCallsState {
   planError: string | null;
   /** The agent plan's own model and whether the host can use it (from plans.get); null for a scripted plan or before it loads. */
   planModel: PlanModelView | null;
+  /** The trace of the plan's current or last run and its viewer's address (from plans.get); null before it ran or before it loads. */
+  planTrace: PlanTraceView | null;
   /** Normalized by id; the tree is derived (see lib/decision-tree). */
   decisions: Record<string, StrategyDecision>;
   decisionsStatus: LoadStatus;

@@ -1,0 +1,101 @@
+import { createInterface } from 'node:readline';
+import type { CallToolResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ValidationError } from '../../shared/errors';
+import type { Ctx } from './run-command';
+
+/** A JSON object given on the command line (`--args`, `--input`); anything else is bad input naming the option. */
+export function jsonObject(text: string, option: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError(option, `is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(option, 'must be a JSON object, such as {"path": "."}');
+  return value as Record<string, unknown>;
+}
+
+/** One progress report as a line: `progress 3/10 (30%): copying`. */
+export function progressLine(p: { progress: number; total?: number; message?: string }): string {
+  const of = p.total ? `/${p.total} (${Math.round((100 * p.progress) / p.total)}%)` : '';
+  return `progress ${p.progress}${of}${p.message ? `: ${p.message}` : ''}`;
+}
+
+const bytesOf = (base64: string) => Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+
+/**
+ * A tool's result as the operator reads it: its text as it is, an image, audio or resource named
+ * (a resource's text follows its name), and structured content as JSON.
+ */
+export function formatToolResult(result: CallToolResult): string {
+  const lines: string[] = [];
+  for (const part of result.content ?? []) {
+    if (part.type === 'text') lines.push(part.text);
+    else if (part.type === 'image' || part.type === 'audio') lines.push(`[${part.type}: ${part.mimeType}, ${bytesOf(part.data)} bytes]`);
+    else if (part.type === 'resource_link') lines.push(`[resource: ${part.name} ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}]`);
+    else if (part.type === 'resource') {
+      const resource = part.resource;
+      lines.push(`[resource: ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}${'blob' in resource ? `, ${bytesOf(resource.blob)} bytes` : ''}]`);
+      if ('text' in resource) lines.push(resource.text);
+    }
+  }
+  if (result.structuredContent !== undefined) lines.push(`structured content:\n${JSON.stringify(result.structuredContent, null, 2)}`);
+  if (lines.length === 0) lines.push('(no content)');
+  return lines.join('\n');
+}
+
+type Elicitation = ElicitRequest['params'];
+type Property = { type?: string; title?: string; description?: string; default?: unknown; enum?: unknown[]; oneOf?: { const: unknown; title?: string }[]; format?: string };
+
+/**
+ * A server's question (`elicitation/create`) during `agents mcp call`: `--input` answers it (the
+ * schema's defaults fill what it leaves out); a terminal asks field by field; anything else declines,
+ * saying how to answer.
+ */
+export async function answerElicitation(ctx: Ctx, request: Elicitation, input: Record<string, unknown> | undefined): Promise<ElicitResult> {
+  ctx.io.stderr(`the server asks: ${request.message}\n`);
+  if (request.mode === 'url') {
+    ctx.io.stderr('declined: it asks to open a page, which `agents mcp call` does not do\n');
+    return { action: 'decline' };
+  }
+  if (input !== undefined) return { action: 'accept', content: input as ElicitResult['content'] };
+  if (!process.stdin.isTTY || !ctx.io.isTTY) {
+    ctx.io.stderr('declined: no terminal to ask on; answer with --input JSON\n');
+    return { action: 'decline' };
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  const ask = async (question: string): Promise<string | null> => {
+    ctx.io.stderr(question);
+    const next = await lines.next();
+    return next.done ? null : String(next.value).trim();
+  };
+  try {
+    const answer = (await ask('answer? [y]es, [n]o (decline), [c]ancel: '))?.toLowerCase();
+    if (answer === 'n' || answer === 'no') return { action: 'decline' };
+    if (answer !== 'y' && answer !== 'yes') return { action: 'cancel' };
+    const schema = request.requestedSchema as { properties?: Record<string, Property>; required?: string[] };
+    const content: Record<string, unknown> = {};
+    for (const [key, property] of Object.entries(schema.properties ?? {})) {
+      const choices = property.enum ?? property.oneOf?.map((o) => o.const);
+      for (;;) {
+        const shown = [property.type, choices ? `one of ${choices.join(', ')}` : null, property.default !== undefined ? `default ${String(property.default)}` : null].filter(Boolean).join('; ');
+        const line = await ask(`${property.title ?? key}${property.description ? ` (${property.description})` : ''} [${shown}]: `);
+        if (line === null) return { action: 'cancel' };
+        // Left empty: the default, which the client fills in, or nothing.
+        if (line === '') {
+          if (schema.required?.includes(key) && property.default === undefined) continue;
+          break;
+        }
+        const value = property.type === 'number' || property.type === 'integer' ? Number(line) : property.type === 'boolean' ? /^(y|yes|true|1)$/i.test(line) : line;
+        if (typeof value === 'number' && Number.isNaN(value)) continue;
+        if (choices && !choices.includes(value)) continue;
+        content[key] = value;
+        break;
+      }
+    }
+    return { action: 'accept', content: content as ElicitResult['content'] };
+  } finally {
+    rl.close();
+  }
+}

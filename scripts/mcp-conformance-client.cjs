@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// The product as the client of the MCP conformance suite (`npm run test:mcp-conformance`): the suite
+// runs this with its test server's URL last and the scenario in MCP_CONFORMANCE_SCENARIO. The
+// server is added to a throwaway data directory as an operator adds one, then `agents mcp` talks
+// to it as an operator would.
+const { spawnSync } = require('node:child_process');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const path = require('node:path');
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const home = mkdtempSync(path.join(tmpdir(), 'agents-conformance-'));
+const bin = path.join(__dirname, '..', 'bin', 'agents.cjs');
+
+/** Runs `agents ARGS` with its output passed through; exits with its status when it fails. */
+function agents(...args) {
+  const run = spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, AGENTS_HOME: home }, stdio: 'inherit' });
+  if (run.status !== 0) {
+    rmSync(home, { recursive: true, force: true });
+    process.exit(run.status ?? 1);
+  }
+}
+
+/** What each scenario asks of the client: the tool its server offers, called as an operator would. */
+const CALLS = {
+  tools_call: ['add_numbers', '--args', '{"a": 5, "b": 3}'],
+  // Accepting with no fields of its own: the question's defaults fill them (SEP-1034).
+  'elicitation-sep1034-client-defaults': ['test_client_elicitation_defaults', '--input', '{}'],
+  // The server drops the call's stream; the answer comes on the resumed one (SEP-1699).
+  'sse-retry': ['test_reconnection'],
+};
+
+agents('mcp', 'add', 'conformance', '--url', url);
+if (scenario === 'initialize') agents('mcp', 'list');
+else if (CALLS[scenario]) agents('mcp', 'call', 'conformance', ...CALLS[scenario]);
+else {
+  console.error(`no client behaviour for the scenario "${scenario}"`);
+  process.exitCode = 1;
+}
+rmSync(home, { recursive: true, force: true });
