@@ -13,7 +13,8 @@ test('the desktop app announces a plan that fails while its window is away, and 
 
   // While the window has the focus, nothing is shown; once the operator is elsewhere, the failure is.
   expect((await cli(['plan', 'run', first])).code).toBe(0);
-  await expect(page).toHaveTitle('(1) CleverAgents');
+  // The window's title (Electron takes the page's) names the open plan.
+  await expect(page).toHaveTitle('(1) add-license — CleverAgents');
   await blurNativeWindow(url);
   const failed = await createPlan(cli, join(examples, 'broken-docs.yaml'));
   expect((await cli(['plan', 'run', failed])).code).toBe(1);
@@ -21,4 +22,5 @@ test('the desktop app announces a plan that fails while its window is away, and 
 
   await clickNativeNotification(url, 0);
   await expect(page.getByTestId('plan-name')).toHaveText('broken-docs');
+  await expect(page).toHaveTitle('(2) broken-docs — CleverAgents');
 });

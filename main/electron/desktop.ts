@@ -1,4 +1,4 @@
-import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Session, Shell } from 'electron';
+import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Screen, Session, Shell } from 'electron';
 import path from 'node:path';
 import { PlanError } from '../../shared/errors';
 import { notifiesOf } from '../../shared/attention';
@@ -17,6 +17,7 @@ import { menuTemplate } from './menu';
 import { type NotificationElectron, startDesktopNotifications } from './notifications';
 import { hardenSession, hardenWebContents } from './security';
 import { mainWindowOptions } from './window-options';
+import { readWindowState, windowStateOf, withWindowState, writeWindowState } from './window-state';
 import { safeStorageCodec } from './secret-codec';
 
 /** The parts of the electron module the desktop app uses; injected, so tests can hand in fakes. */
@@ -32,6 +33,8 @@ export interface ElectronApi {
   shell?: Pick<Shell, 'openPath' | 'openExternal'>;
   /** System notifications when a plan needs its operator (notifications.ts); absent in tests. */
   Notification?: NotificationElectron['Notification'];
+  /** The displays, so a kept window position is used only where it can still be seen; absent: the position is not kept. */
+  screen?: Pick<Screen, 'getAllDisplays'>;
   /** Encrypts the model's API key at rest; absent in tests. */
   safeStorage?: Pick<SafeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString'>;
 }
@@ -133,8 +136,19 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate({ isDev: Boolean(devUrl), isMac })));
 
     const createWindow = () => {
-      const created = new electron.BrowserWindow(mainWindowOptions(path.join(options.bundleDir, '../preload/index.js')));
+      // The size and position of the last start (window-state.ts), saved as the window closes.
+      const saved = readWindowState(opened.dataDir);
+      const workAreas = electron.screen?.getAllDisplays().map((display) => display.workArea) ?? [];
+      const created = new electron.BrowserWindow(withWindowState(mainWindowOptions(path.join(options.bundleDir, '../preload/index.js')), saved, workAreas));
       window = created;
+      if (saved?.maximized) created.maximize();
+      created.on('close', () => {
+        try {
+          writeWindowState(opened.dataDir, windowStateOf(created));
+        } catch (error) {
+          log('the window size and position could not be saved', error);
+        }
+      });
       created.once('ready-to-show', () => created.show());
       created.on('closed', () => {
         if (window === created) window = null;

@@ -172,6 +172,13 @@ function servingElectron() {
       focused = true;
     }
     restore() {}
+    maximize() {}
+    isMaximized() {
+      return false;
+    }
+    getNormalBounds() {
+      return { x: 0, y: 0, width: this.options.width, height: this.options.height };
+    }
   }
 
   // A system notification: recorded when shown; a test clicks it.
@@ -238,6 +245,7 @@ function servingElectron() {
       },
     },
     shell: { openPath: async () => '' },
+    screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
     safeStorage: { isEncryptionAvailable: () => false },
     Notification,
   };
