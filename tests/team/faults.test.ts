@@ -2,14 +2,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/domain';
+import type { TestClient } from '../../main/web/test-support';
 import { findPostgresBinDir, type PostgresCluster, startPostgresCluster } from '../../main/persistence/postgres/test-support/cluster';
 import { Team, type TeamWorker } from './team-harness';
+import { consoleClient, data } from './team-processes';
 
 /** The seed of this run: AGENTS_FAULT_SEED reruns a failing one. */
 const SEED = Number(process.env.AGENTS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** Kept small so the suite takes a few minutes on two cores: 8 plans on 3 workers, 40 s of faults. */
 const PLANS = 8;
 const FAULT_WINDOW_MS = 40_000;
+/** Plans on the supervised profile, queued from the console, whose approvals the console answers during the faults. */
+const APPROVAL_PLANS = 2;
 
 /** mulberry32: the driver's moments and victims follow from the seed alone. */
 function random(seed: number): () => number {
@@ -43,13 +47,38 @@ function planFile(project: string, n: number): string {
   ].join('\n');
 }
 
+/** Three steps; the second deletes a file, which the supervised profile asks the operator about. */
+function approvalPlanFile(project: string, n: number): string {
+  return [
+    `name: approvals-${n}`,
+    `project: ${JSON.stringify(project)}`,
+    'automationProfile: supervised',
+    'definitionOfDone:',
+    '  - step: Write the notes',
+    `    tools: [{ tool: file.write, args: { path: notes.txt, content: "${n}\\n" } }]`,
+    '  - step: Remove the stale file',
+    '    tools: [{ tool: file.delete, args: { path: old.txt } }]',
+    '  - step: Write the last file',
+    `    tools: [{ tool: file.write, args: { path: two.txt, content: "2\\n" } }]`,
+    '',
+  ].join('\n');
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A console call that gives up after `ms` (a console waiting on a restarting database): null then, or on an error reply. */
+async function consoleCall<T>(client: TestClient, channel: string, request: unknown, ms = 15_000): Promise<T | null> {
+  const timeout = sleep(ms).then(() => null);
+  const reply = await Promise.race([client.call(channel, request), timeout]);
+  if (!reply || reply.type !== 'reply' || !reply.ok) return null;
+  return data<T>(reply);
+}
 
 /**
  * Team mode under injected faults, with real processes on a throwaway cluster: workers run plans
  * while a seeded driver SIGKILLs, SIGSTOPs and resumes workers, terminates their connections,
- * silences the event feed and restarts PostgreSQL once. Then, from the database and the sandboxes:
- * every plan finished; its events in seq order without a hole, each epoch no older than the one
+ * silences the event feed and restarts PostgreSQL once, and a console answers approvals. Then, from the database and the sandboxes:
+ * every plan finished (supervised ones queued from a console, whose approvals the console answered once each); its events in seq order without a hole, each epoch no older than the one
  * before it and none stale; each change recorded once (what a killed step wrote is history); each
  * sandbox holds one line in its log however often its step was interrupted.
  */
@@ -71,6 +100,7 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     const project = join(team.base, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Demo\n');
+    writeFileSync(join(project, 'old.txt'), 'stale\n');
     let made = 0;
     const live: TeamWorker[] = [];
     const start = async () => {
@@ -89,6 +119,28 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       expect(queued.code, queued.stderr).toBe(0);
       ids.push(id);
     }
+    // A console of the team: it queues the supervised plans and answers their approvals while the faults go on.
+    const client = await consoleClient(await team.serve());
+    const approvalIds: string[] = [];
+    for (let n = 1; n <= APPROVAL_PLANS; n += 1) {
+      const id = (await consoleCall<{ plan: Plan }>(client, 'plans.create', { content: approvalPlanFile(project, n) }))?.plan.id;
+      expect(id, `approval plan ${n} created from the console`).toBeTruthy();
+      expect(await consoleCall(client, 'plans.run', { planId: id })).not.toBeNull();
+      approvalIds.push(id!);
+    }
+    let answering = true;
+    let answers = 0;
+    const answerer = (async () => {
+      while (answering) {
+        for (const id of approvalIds) {
+          const shown = await consoleCall<{ plan: Plan }>(client, 'plans.get', { planId: id });
+          if (shown?.plan.waitingFor !== 'approval') continue;
+          // A second answer to one approval is refused (it is answered): counted only when taken.
+          if (await consoleCall(client, 'plans.approve', { planId: id })) answers += 1;
+        }
+        await sleep(1_000);
+      }
+    })();
 
     // The faults, at seeded moments; the restart of PostgreSQL once, half way.
     const faults: string[] = [];
@@ -130,12 +182,32 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     }
     console.log(`faults (seed ${SEED}): ${faults.join('; ')}`);
 
-    // Every plan finishes; a probe that meets the restart tries again.
-    await team.until(`${PLANS} plans ready to apply`, 240_000, async () => {
+    // Every plan finishes (the supervised ones once the console has answered); a probe that meets the restart tries again.
+    const all = [...ids, ...approvalIds];
+    await team.until(`${all.length} plans ready to apply`, 240_000, async () => {
       const rows = await team.query<{ id: string; phase: string; processing_state: string }>('SELECT id, phase, processing_state FROM plans').catch(() => []);
-      const done = rows.filter((r) => ids.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued');
-      return done.length === PLANS ? true : undefined;
+      const done = rows.filter((r) => all.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued');
+      return done.length === all.length ? true : undefined;
     }, 2_000);
+    answering = false;
+    await answerer;
+    await client.close();
+
+    for (const id of approvalIds) {
+      // Each approval asked once and answered once, from the console.
+      const approvals = await team.query<{ status: string }>("SELECT status FROM approvals WHERE plan_id = $1 ORDER BY pos", [id]);
+      expect(approvals.map((a) => a.status), `plan ${id}: its approvals`).toEqual(['approved']);
+      const resolved = await team.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE plan_id = $1 AND type = 'approval_resolved'", [id]);
+      expect(resolved[0]!.n, `plan ${id}: approval_resolved events`).toBe(1);
+      const entries = await team.query<{ path: string; n: number }>(
+        'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',
+        [id],
+      );
+      expect(entries, `plan ${id}`).toEqual(['notes.txt', 'old.txt', 'two.txt'].map((path) => ({ path, n: 1 })));
+      const events = await team.query<{ seq: number }>('SELECT seq::int AS seq FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
+      expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
+    }
+    expect(answers).toBe(APPROVAL_PLANS);
 
     for (const id of ids) {
       const events = await team.query<{ seq: number; epoch: number | null }>('SELECT seq::int AS seq, epoch::int AS epoch FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
