@@ -327,6 +327,8 @@ export type Bridge = {
   subscribe(subscription: Subscription, listener: (event: z.infer<typeof StreamEventSchema>) => void): () => void;
   /** The desktop shell's request to open a plan (its notification was clicked); the desktop bridge only. */
   onOpenPlan?(listener: (planId: string) => void): () => void;
+  /** A key the desktop shell's menu presses in the page; the desktop bridge only. */
+  onMenuKey?(listener: (key: string) => void): () => void;
 };
 
 /**
