@@ -2,6 +2,7 @@ import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMa
 import path from 'node:path';
 import { PlanError } from '../../shared/errors';
 import { notifiesOf } from '../../shared/attention';
+import { SHELL_CHANNELS } from '../../shared/streams';
 import { type App, openApp } from '../app/open-app';
 import { isTraceViewerLink } from '../app/telemetry/otlp';
 import { contentSecurityPolicy } from '../host/csp';
@@ -133,7 +134,11 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
       log,
       isTrusted: trustedSender({ appOrigin, webContentsId: () => (window && !window.isDestroyed() ? window.webContents.id : null) }),
     }));
-    electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate({ isDev: Boolean(devUrl), isMac })));
+    // A menu item presses its key in the window's page (preload/bridge.ts, onMenuKey).
+    const press = (key: string) => {
+      if (window && !window.isDestroyed()) window.webContents.send(SHELL_CHANNELS.key, key);
+    };
+    electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate({ isDev: Boolean(devUrl), isMac, press })));
 
     const createWindow = () => {
       // The size and position of the last start (window-state.ts), saved as the window closes.
