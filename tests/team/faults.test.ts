@@ -6,6 +6,8 @@ import type { TestClient } from '../../main/web/test-support';
 import { findPostgresBinDir, type PostgresCluster, startPostgresCluster } from '../../main/persistence/postgres/test-support/cluster';
 import { Team, type TeamWorker } from './team-harness';
 import { consoleClient, data } from './team-processes';
+import { foldDeltas, type ManifestDelta, type ManifestEntry } from '../../main/engine/checkpoints/manifest';
+import { treeListing } from '../../main/engine/test-support/tree-hash';
 
 /** The seed of this run: AGENTS_FAULT_SEED reruns a failing one. */
 const SEED = Number(process.env.AGENTS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -64,6 +66,50 @@ function approvalPlanFile(project: string, n: number): string {
   ].join('\n');
 }
 
+/** A path as treeListing lists it; a file whose mode nothing recorded (written after the checkpoint, new) with `?` for its mode. */
+type Expected = ManifestEntry | { kind: 'file'; mode: number | null; hash: string };
+function listed(rel: string, entry: Expected): string {
+  if (entry.kind === 'symlink') return `L ${rel} -> ${entry.target}`;
+  if (entry.kind === 'dir') return `D ${rel} ${entry.mode.toString(8)}`;
+  return `F ${rel} ${entry.mode === null ? '?' : entry.mode.toString(8)} ${entry.hash}`;
+}
+
+/**
+ * What a plan's sandbox must hold, from the database alone, as treeListing lists a folder: its last
+ * checkpoint's files (modes, links, folders), then the changes recorded after it and not rewound.
+ */
+async function expectedListing(team: Team, planId: string): Promise<string[]> {
+  const checkpoints = await team.query<{ delta: ManifestDelta; summary: { entries: number }; state: { changesetId: string | null } }>('SELECT delta, summary, state FROM checkpoints WHERE plan_id = $1 ORDER BY step', [planId]);
+  const tree = new Map<string, Expected>(foldDeltas(checkpoints.map((c) => c.delta)));
+  const last = checkpoints.at(-1);
+  const entries = await team.query<{ changeset_id: string; path: string; old_path: string | null; operation: string; after_hash: string | null; rewound_by: string | null }>(
+    'SELECT e.changeset_id, e.path, e.old_path, e.operation, e.after_hash, e.rewound_by FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 ORDER BY e.changeset_id, e.seq',
+    [planId],
+  );
+  // Each entry's position in its changeset, as a checkpoint counts them (rewound ones too).
+  const positions = new Map<string, number>();
+  for (const entry of entries) {
+    const index = positions.get(entry.changeset_id) ?? 0;
+    positions.set(entry.changeset_id, index + 1);
+    const before = last && last.state.changesetId === entry.changeset_id && index < last.summary.entries;
+    if (before || entry.rewound_by) continue;
+    const was = tree.get(entry.old_path ?? entry.path);
+    if (entry.old_path) tree.delete(entry.old_path);
+    if (entry.operation === 'delete' || entry.after_hash === null) tree.delete(entry.path);
+    else tree.set(entry.path, { kind: 'file', mode: was?.kind === 'file' ? was.mode : null, hash: entry.after_hash });
+  }
+  return [...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([rel, entry]) => listed(rel, entry));
+}
+
+/** The sandbox as treeListing lists it, with the modes the expected listing does not know left out. */
+function sandboxListing(sandbox: string, expected: readonly string[]): string[] {
+  const unknown = new Set(expected.filter((line) => / \? [0-9a-f]{64}$/.test(line)).map((line) => line.split(' ')[1]));
+  return treeListing(sandbox).map((line) => {
+    const [kind, rel, , hash] = line.split(' ');
+    return kind === 'F' && unknown.has(rel!) ? `F ${rel} ? ${hash}` : line;
+  });
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A console call that gives up after `ms` (a console waiting on a restarting database): null then, or on an error reply. */
@@ -80,7 +126,8 @@ async function consoleCall<T>(client: TestClient, channel: string, request: unkn
  * silences the event feed and restarts PostgreSQL once, and a console answers approvals. Then, from the database and the sandboxes:
  * every plan finished (supervised ones queued from a console, whose approvals the console answered once each); its events in seq order without a hole, each epoch no older than the one
  * before it and none stale; each change recorded once (what a killed step wrote is history); each
- * sandbox holds one line in its log however often its step was interrupted.
+ * sandbox holds one line in its log however often its step was interrupted, and file for file
+ * what its last checkpoint and the changes recorded after it say (read from the database alone).
  */
 describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)', () => {
   let cluster: PostgresCluster;
@@ -206,6 +253,9 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       expect(entries, `plan ${id}`).toEqual(['notes.txt', 'old.txt', 'two.txt'].map((path) => ({ path, n: 1 })));
       const events = await team.query<{ seq: number }>('SELECT seq::int AS seq FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
       expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
+      const expected = await expectedListing(team, id);
+      const sandbox = (await team.json<Plan>(['plan', 'show', id])).sandboxRefs[0]!;
+      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
     }
     expect(answers).toBe(APPROVAL_PLANS);
 
@@ -232,6 +282,9 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       const n = Number(plan.name.replace('faults-', ''));
       expect(readFileSync(join(sandbox, 'log.txt'), 'utf8'), `plan ${id}: the log of its sandbox`).toBe(`${n}\n`);
       expect(readFileSync(join(sandbox, 'middle.txt'), 'utf8')).toBe(`m${n}\n`);
+      // File for file, the last checkpoint plus the changes after it, read from the database.
+      const expected = await expectedListing(team, id);
+      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
     }
     // No worker died of an unheard error: each one that ended was killed, or stopped itself on losing its job (75).
     for (const worker of team.workers) {
