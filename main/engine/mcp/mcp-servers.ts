@@ -146,7 +146,10 @@ export async function connectMcpServer(name: string, server: McpServer, options:
       await client.close().catch(() => undefined);
       // The browser was opened for a sign-in: the code its redirect brings finishes it.
       if (authProvider && error instanceof (await import('@modelcontextprotocol/sdk/client/auth.js')).UnauthorizedError) throw new McpSignInNeeded(name, (code) => transport.finishAuth(code));
-      throw serverFailure(name, `MCP server "${name}": did not start: ${withoutAnySecret(messageOf(error))}`, 'tool', { url: shownUrl(server.url) });
+      const said = withoutAnySecret(messageOf(error));
+      // A server that wants a sign-in answers 401 before one is kept.
+      const signIn = /HTTP 401/.test(said) && !authProvider ? ` (if it signs in with OAuth: agents mcp login ${name})` : '';
+      throw serverFailure(name, `MCP server "${name}": did not start: ${said}${signIn}`, 'tool', { url: shownUrl(server.url) });
     }
     return listed(name, client, null, withoutAnySecret, () => client.close());
   }
