@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import type { ToolDefinition } from '../tools/definition';
 import type { ToolRegistry } from '../run/tool-runner';
 import { sandboxRootOf, toolError } from '../tools/common';
 import type { ConfinementProbe } from '../tools/confinement';
+import { McpSignInNeeded } from './oauth';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, localLaunch, serverFailure } from './launch';
 
 /** One tool as its server lists it. */
@@ -63,6 +65,8 @@ export interface ConnectOptions {
   startTimeoutMs?: number;
   /** Answers a server's `elicitation/create`; without it the client does not offer elicitation. */
   elicit?: (request: McpElicitation, server: string) => Promise<McpElicitationAnswer>;
+  /** The sign-in of a remote server that has one (tokens kept by `agents mcp login`). */
+  auth?: (name: string) => OAuthClientProvider | undefined;
   /** A server's log message (`notifications/message`), besides the connected server's logSink. */
   onLog?: (entry: McpLogEntry) => void;
 }
@@ -134,11 +138,14 @@ export async function connectMcpServer(name: string, server: McpServer, options:
     // The Basic header made of the URL's user is a secret too.
     const withoutAnySecret = (text: string) => withoutMcpSecrets(text, { ...server, headers: request.headers });
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const transport = new StreamableHTTPClientTransport(new URL(request.url), { requestInit: { headers: request.headers } });
+    const authProvider = options.auth?.(name);
+    const transport = new StreamableHTTPClientTransport(new URL(request.url), { requestInit: { headers: request.headers }, authProvider });
     try {
       await client.connect(recordVersion(client, transport), { timeout });
     } catch (error) {
       await client.close().catch(() => undefined);
+      // The browser was opened for a sign-in: the code its redirect brings finishes it.
+      if (authProvider && error instanceof (await import('@modelcontextprotocol/sdk/client/auth.js')).UnauthorizedError) throw new McpSignInNeeded(name, (code) => transport.finishAuth(code));
       throw serverFailure(name, `MCP server "${name}": did not start: ${withoutAnySecret(messageOf(error))}`, 'tool', { url: shownUrl(server.url) });
     }
     return listed(name, client, null, withoutAnySecret, () => client.close());
