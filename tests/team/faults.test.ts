@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/domain';
 import type { TestClient } from '../../main/web/test-support';
 import { findPostgresBinDir, type PostgresCluster, startPostgresCluster } from '../../main/persistence/postgres/test-support/cluster';
+import { scriptedModelEnv } from '../cli/plan-files';
+import { fileWritingAgent } from '../support/scripted-agent';
+import { ScriptedModelServer } from '../support/scripted-model-server';
 import { Team, type TeamWorker } from './team-harness';
 import { consoleClient, data } from './team-processes';
 import { foldDeltas, type ManifestDelta, type ManifestEntry } from '../../main/engine/checkpoints/manifest';
@@ -16,6 +19,12 @@ const PLANS = 8;
 const FAULT_WINDOW_MS = 40_000;
 /** Plans on the supervised profile, queued from the console, whose approvals the console answers during the faults. */
 const APPROVAL_PLANS = 2;
+/** Agent plans, their model a scripted server on 127.0.0.1: it proposes one step that writes NOTES.md. */
+const AGENT_PLANS = 2;
+
+function agentPlanFile(project: string, n: number): string {
+  return [`name: agent-${n}`, `project: ${JSON.stringify(project)}`, 'agent: true', 'automationProfile: full-auto', 'definitionOfDone: |', '  - NOTES.md exists', ''].join('\n');
+}
 
 /** mulberry32: the driver's moments and victims follow from the seed alone. */
 function random(seed: number): () => number {
@@ -124,7 +133,7 @@ async function consoleCall<T>(client: TestClient, channel: string, request: unkn
  * Team mode under injected faults, with real processes on a throwaway cluster: workers run plans
  * while a seeded driver SIGKILLs, SIGSTOPs and resumes workers, terminates their connections,
  * silences the event feed and restarts PostgreSQL once, and a console answers approvals. Then, from the database and the sandboxes:
- * every plan finished (supervised ones queued from a console, whose approvals the console answered once each); its events in seq order without a hole, each epoch no older than the one
+ * every plan finished (scripted and agent plans; supervised ones queued from a console, whose approvals the console answered once each); its events in seq order without a hole, each epoch no older than the one
  * before it and none stale; each change recorded once (what a killed step wrote is history); each
  * sandbox holds one line in its log however often its step was interrupted, and file for file
  * what its last checkpoint and the changes recorded after it say (read from the database alone).
@@ -132,12 +141,16 @@ async function consoleCall<T>(client: TestClient, channel: string, request: unkn
 describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)', () => {
   let cluster: PostgresCluster;
   let team: Team;
+  const model = new ScriptedModelServer();
   beforeAll(async () => {
     cluster = await startPostgresCluster();
-    team = new Team(cluster.url);
+    await model.start();
+    model.respondWith(fileWritingAgent({ 'NOTES.md': '# Notes\n' }));
+    team = new Team(cluster.url, scriptedModelEnv(model));
   }, 60_000);
   afterAll(async () => {
     await team?.dispose();
+    await model.close();
     await cluster?.stop();
   }, 60_000);
 
@@ -165,6 +178,15 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       const queued = await team.agents(['plan', 'run', id, '--detach']);
       expect(queued.code, queued.stderr).toBe(0);
       ids.push(id);
+    }
+    const agentIds: string[] = [];
+    for (let n = 1; n <= AGENT_PLANS; n += 1) {
+      const file = join(team.base, `agent-${n}.yaml`);
+      writeFileSync(file, agentPlanFile(project, n));
+      const id = await team.create(file);
+      const queued = await team.agents(['plan', 'run', id, '--detach']);
+      expect(queued.code, queued.stderr).toBe(0);
+      agentIds.push(id);
     }
     // A console of the team: it queues the supervised plans and answers their approvals while the faults go on.
     const client = await consoleClient(await team.serve());
@@ -230,7 +252,7 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     console.log(`faults (seed ${SEED}): ${faults.join('; ')}`);
 
     // Every plan finishes (the supervised ones once the console has answered); a probe that meets the restart tries again.
-    const all = [...ids, ...approvalIds];
+    const all = [...ids, ...approvalIds, ...agentIds];
     await team.until(`${all.length} plans ready to apply`, 240_000, async () => {
       const rows = await team.query<{ id: string; phase: string; processing_state: string }>('SELECT id, phase, processing_state FROM plans').catch(() => []);
       const done = rows.filter((r) => all.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued');
@@ -258,6 +280,19 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
     }
     expect(answers).toBe(APPROVAL_PLANS);
+    for (const id of agentIds) {
+      // The model's one step wrote NOTES.md once, however often its worker was taken over.
+      const entries = await team.query<{ path: string; n: number }>(
+        'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',
+        [id],
+      );
+      expect(entries, `plan ${id}`).toEqual([{ path: 'NOTES.md', n: 1 }]);
+      const events = await team.query<{ seq: number }>('SELECT seq::int AS seq FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
+      expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
+      const expected = await expectedListing(team, id);
+      const sandbox = (await team.json<Plan>(['plan', 'show', id])).sandboxRefs[0]!;
+      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
+    }
 
     for (const id of ids) {
       const events = await team.query<{ seq: number; epoch: number | null }>('SELECT seq::int AS seq, epoch::int AS epoch FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
