@@ -4,7 +4,7 @@ import type { Transport } from './e2e/fixtures';
 /** Step mode, review and partial apply, a failure fixed and retried, an approval, a refused action, a run from the CLI shown live. */
 const DESKTOP_FLOWS = ['console.spec.ts', 'review.spec.ts', 'fix-in-console.spec.ts', 'approvals.spec.ts', 'refusals.spec.ts', 'live.spec.ts'];
 /** What only the desktop app has: its system notifications, menu and window. */
-const DESKTOP_ONLY = ['desktop-notifications.spec.ts'];
+const DESKTOP_ONLY = ['desktop-shell.spec.ts'];
 
 /** Chromium from Debian drives the console served by `agents serve`; no browser is downloaded. */
 export default defineConfig<{ transport: Transport }>({

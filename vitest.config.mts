@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['{shared,main,renderer,preload,tests}/**/*.test.{ts,tsx}'],
+    // The larger coding agents run in `npm run test:agents` only (tests/agents/extra).
+    exclude: [...configDefaults.exclude, 'tests/agents/extra/**'],
     environment: 'node',
     // One PostgreSQL cluster for the run, started only when a PostgreSQL test is in it.
     globalSetup: ['main/persistence/postgres/test-support/global-setup.ts'],

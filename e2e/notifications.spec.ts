@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
 import { createPlan, openConsole } from './helpers';
@@ -22,7 +23,7 @@ test('the tab title counts the plans that need the operator, live', async ({ pag
 test.describe('browser notifications', () => {
   test.use({ permissions: ['notifications'] });
 
-  test('once turned on in Settings, a plan that fails elsewhere is announced, and a click opens it; the plan in view, ready to apply, is not', async ({ page, agentsConsole }) => {
+  test('once turned on in Settings, a plan that fails elsewhere is announced, and a click opens it; the plan in view, ready to apply, is not; an approval elsewhere is', async ({ page, agentsConsole }) => {
     // The page's Notification constructor, observed: each notification's body is recorded.
     await page.addInitScript(() => {
       const Real = window.Notification;
@@ -59,6 +60,13 @@ test.describe('browser notifications', () => {
     await expect(page.getByTestId('plan-name')).toHaveText('add-license');
     await page.evaluate(() => (window as unknown as { shownNotifications: Notification[] }).shownNotifications[0]!.dispatchEvent(new Event('click')));
     await expect(page.getByTestId('plan-name')).toHaveText('broken-docs');
+
+    // A plan that starts to wait for an approval elsewhere is announced too.
+    const supervised = join(examples, 'supervised.yaml');
+    writeFileSync(supervised, 'name: supervised\nproject: ./demo-project\nautomationProfile: supervised\ndefinitionOfDone:\n  - step: Run the tests\n    tools:\n      - { tool: shell.run, args: { command: "node tests/greet.test.js" } }\n');
+    const waiting = await createPlan(cli, supervised);
+    expect((await cli(['plan', 'run', waiting])).code).toBe(3);
+    await expect.poll(notified).toEqual(['broken-docs: Failed', 'supervised: Waiting for approval']);
   });
 });
 

@@ -27,11 +27,11 @@ describe('the preload', () => {
     vi.resetModules();
   });
 
-  it('exposes window.agents with exactly one function per contract channel plus subscribe and onOpenPlan, and no generic invoke', async () => {
+  it('exposes window.agents with exactly one function per contract channel plus subscribe, onOpenPlan and onMenuKey, and no generic invoke', async () => {
     await import('./index');
     expect([...electron.exposed.keys()]).toEqual(['agents']);
     const api = electron.exposed.get('agents') as Record<string, unknown>;
-    expect(Object.keys(api).sort()).toEqual([...CHANNELS, 'subscribe', 'onOpenPlan'].sort());
+    expect(Object.keys(api).sort()).toEqual([...CHANNELS, 'subscribe', 'onOpenPlan', 'onMenuKey'].sort());
     for (const key of Object.keys(api)) expect(api[key]).toBeTypeOf('function');
     expect(api).not.toHaveProperty('invoke');
     expect(api).not.toHaveProperty('send');
@@ -114,6 +114,17 @@ describe('the preload', () => {
     stop();
     listener({}, '01J0OTHER');
     expect(opened).toHaveBeenCalledOnce();
+  });
+
+  it("hands the menu's key to the page", async () => {
+    const bridge = createIpcBridge({ invoke: electron.invoke, on: electron.on } as never, vi.fn());
+    const pressed = vi.fn();
+    bridge.onMenuKey!(pressed);
+    const [channel, listener] = electron.on.mock.calls[0] as [string, (e: unknown, key: unknown) => void];
+    expect(channel).toBe('agents:key');
+    listener({}, 'A');
+    listener({}, 42);
+    expect(pressed.mock.calls).toEqual([['A']]);
   });
 
   it('forgets a subscription the host refused', async () => {

@@ -71,18 +71,20 @@ export function createIpcBridge(ipc: Pick<IpcRenderer, 'invoke' | 'on'>, warn: (
     };
   };
 
-  // The page learns a plan's id and nothing of the IPC event; anything but an id is dropped.
-  const onOpenPlan = (listener: (planId: string) => void): (() => void) => {
+  // The page learns a short string (a plan's id, a key) and nothing of the IPC event; anything else is dropped.
+  const fromShell = (channel: string, what: string, maxLength: number) => (listener: (value: string) => void): (() => void) => {
     let on = true;
-    ipc.on(SHELL_CHANNELS.openPlan, (_event, planId: unknown) => {
+    ipc.on(channel, (_event, value: unknown) => {
       if (!on) return;
-      if (typeof planId === 'string' && planId.length > 0 && planId.length <= 64) listener(planId);
-      else warn('[agents] dropped a malformed request to open a plan');
+      if (typeof value === 'string' && value.length > 0 && value.length <= maxLength) listener(value);
+      else warn(`[agents] dropped a malformed ${what}`);
     });
     return () => {
       on = false;
     };
   };
+  const onOpenPlan = fromShell(SHELL_CHANNELS.openPlan, 'request to open a plan', 64);
+  const onMenuKey = fromShell(SHELL_CHANNELS.key, 'key from the menu', 16);
 
-  return { ...calls, subscribe, onOpenPlan } as unknown as Bridge;
+  return { ...calls, subscribe, onOpenPlan, onMenuKey } as unknown as Bridge;
 }

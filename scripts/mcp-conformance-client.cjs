@@ -34,6 +34,15 @@ const CALLS = {
 agents('mcp', 'add', 'conformance', '--url', url);
 if (scenario === 'initialize') agents('mcp', 'list');
 else if (CALLS[scenario]) agents('mcp', 'call', 'conformance', ...CALLS[scenario]);
+else if (scenario.startsWith('auth/')) {
+  // The sign-in page of these servers redirects at once: a "browser" that fetches the address and
+  // follows the redirect to our loopback address is enough. A pre-registered client comes in the context.
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+  const client = context.client_id ? ['--client-id', context.client_id, ...(context.client_secret ? ['--client-secret', context.client_secret] : [])] : [];
+  process.env.AGENTS_BROWSER = `${JSON.stringify(process.execPath)} -e "fetch(process.argv[1]).catch(() => process.exit(1))"`;
+  agents('mcp', 'login', 'conformance', ...client);
+  agents('mcp', 'list');
+}
 else {
   console.error(`no client behaviour for the scenario "${scenario}"`);
   process.exitCode = 1;

@@ -5,8 +5,8 @@ import { ErrorRecordSchema, PlanSchema, ProcessingStateSchema, StrategyDecisionS
 import { ProfileNameSchema } from './profiles';
 import { ToolInvocationSchema } from './tool-calls';
 import { ErrorCodeSchema } from './errors';
-import { ActionStateSchema, type ActionId, NextStepSchema } from './action-ids';
-import { ACTIONS } from './actions';
+import { ACTION_IDS, ActionStateSchema, type ActionId, NextStepSchema } from './action-ids';
+import { ACTIONS, type ActionChannelOf, type ChannelAction } from './actions';
 import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';
@@ -95,7 +95,20 @@ function actionRequest<A extends ActionId, Host extends z.ZodRawShape = Record<n
 export const ToolTallySchema = z.object({ decisionId: z.string(), ran: z.number().int().nonnegative(), failed: z.number().int().nonnegative() });
 export type ToolTally = z.infer<typeof ToolTallySchema>;
 
+/** The channels written out below: their answer is not the plan as the action left it, or the host takes less than the entry. */
+const WRITTEN_OUT = ['apply', 'set_profile', 'rewind', 'fork', 'compare', 'show_errors'] as const satisfies readonly ChannelAction[];
+type PlanAction = Exclude<ChannelAction, (typeof WRITTEN_OUT)[number]>;
+type PlanActionChannels = { [A in PlanAction as ActionChannelOf<A>]: { request: ReturnType<typeof actionRequest<A>>; response: typeof planResponse } };
+
+/** Every other action's channel, from its entry alone: the plan and the action's arguments in, the plan out. */
+function planActionChannels(): PlanActionChannels {
+  const written: readonly ActionId[] = WRITTEN_OUT;
+  const plain = ACTION_IDS.filter((id) => ACTIONS[id].channel !== undefined && !written.includes(id));
+  return Object.fromEntries(plain.map((id) => [ACTIONS[id].channel, { request: actionRequest(id), response: planResponse }])) as PlanActionChannels;
+}
+
 export const contract = {
+  ...planActionChannels(),
   'app.info': {
     request: z.object({}).strict(),
     response: z.object({
@@ -217,30 +230,15 @@ export const contract = {
     request: planId.strict(),
     response: z.object({ planId: z.string(), pending: ApprovalSchema.nullable(), approvals: z.array(ApprovalSchema) }),
   },
-  /** Approves the waiting call (with `all`, every later call of its tool) and goes on with the run. */
-  'plans.approve': { request: actionRequest('approve'), response: planResponse },
-  /** Rejects the waiting call; the run goes on and the step fails with category `rejected`. */
-  'plans.reject': { request: actionRequest('reject'), response: planResponse },
-  /** Marks the failed step (or step `step`, from 1 in tree order) skipped; the plan is queued to go on. */
-  'plans.skip': { request: actionRequest('skip'), response: planResponse },
   /** Changes the plan's automation profile to a built-in one; the plan is queued to go on. */
   'plans.setProfile': { request: actionRequest('set_profile', { profile: ProfileNameSchema }), response: planResponse },
-  'plans.run': { request: actionRequest('run'), response: planResponse },
-  'plans.step': { request: actionRequest('step'), response: planResponse },
-  'plans.continue': { request: actionRequest('continue'), response: planResponse },
-  'plans.pause': { request: actionRequest('pause'), response: planResponse },
   'plans.breakpoint': {
     request: planId.extend({ decisionId: z.string().min(1).max(64), enabled: z.boolean() }).strict(),
     response: z.object({ breakpoints: z.array(z.string()) }),
   },
-  'plans.retry': { request: actionRequest('retry'), response: planResponse },
-  'plans.reset': { request: actionRequest('reset'), response: planResponse },
   'plans.apply': { request: actionRequest('apply'), response: ApplyResultSchema },
   /** The plan's checks, their latest results and each criterion's verdict with its evidence. */
   'plans.checks': { request: planId.strict(), response: PlanChecksViewSchema },
-  /** Runs the plan's checks again in its sandbox (a plan ready to apply, or whose checks failed). */
-  'plans.verify': { request: actionRequest('verify'), response: planResponse },
-  'plans.discard': { request: actionRequest('discard'), response: planResponse },
   /** Hunks of one file declined in the review (numbered as `agents plan diff` shows them), with why: kept with the plan, told to the model. */
   'plans.rejectHunks': {
     request: planId.extend({ path: z.string().min(1).max(4096), hunks: z.array(z.number().int().positive()).min(1).max(10_000), reason: z.string().max(1000).optional() }).strict(),
@@ -263,8 +261,6 @@ export const contract = {
   },
   /** The desktop app only: shows the plan's sandbox folder in the system's file manager. */
   'plans.openSandbox': { request: planId.strict(), response: z.object({}) },
-  /** `correct`: the model runs the failed step again, told of the failure and the note. */
-  'plans.correct': { request: actionRequest('correct'), response: planResponse },
   /** The plan's checkpoints, oldest first: one as each step started. */
   'plans.checkpoints': { request: planId.strict(), response: z.object({ checkpoints: z.array(CheckpointSummarySchema) }) },
   /** What a rewind to before step `toStep` would change (the files, the operator's edits among them), for the confirmation. */
@@ -331,6 +327,8 @@ export type Bridge = {
   subscribe(subscription: Subscription, listener: (event: z.infer<typeof StreamEventSchema>) => void): () => void;
   /** The desktop shell's request to open a plan (its notification was clicked); the desktop bridge only. */
   onOpenPlan?(listener: (planId: string) => void): () => void;
+  /** A key the desktop shell's menu presses in the page; the desktop bridge only. */
+  onMenuKey?(listener: (key: string) => void): () => void;
 };
 
 /**

@@ -44,6 +44,15 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       const { tool, ok, durationMs, error } = event.data;
       return { text: `${tool} ${ok ? 'ok' : `failed${error?.message ? `: ${error.message}` : ''}`} in ${formatDuration(durationMs)}`, tone: ok ? 'good' : 'bad' };
     }
+    case 'tool_progress': {
+      const { tool, progress, total, message } = event.data;
+      const of = total ? `/${total} (${Math.round((100 * progress) / total)}%)` : '';
+      return { text: `${tool}: progress ${progress}${of}${message ? `: ${message}` : ''}`, tone: 'progress' };
+    }
+    case 'tool_log': {
+      const { server, level, logger, text } = event.data;
+      return { text: `${server} ${level}${logger ? ` (${logger})` : ''}: ${text}`, tone: /^(error|critical|alert|emergency)$/.test(level) ? 'bad' : level === 'warning' ? 'warn' : 'info' };
+    }
     case 'change_recorded': {
       const { operation, path, oldPath, insertions, deletions, binary } = event.data.entry;
       const lines = binary ? ' (binary)' : ` (+${insertions} −${deletions})`;

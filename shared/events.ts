@@ -110,6 +110,17 @@ function buildEventData() {
       reason: z.string().nullable(),
     }),
     recovery_applied: z.object({ action: RecoveryActionSchema, decisionId: z.string().nullable(), description: z.string(), by: z.string(), host: z.string().optional() }),
+    /** A running tool call's progress, as an MCP server reports it (`notifications/progress`); reports closer than a quarter second apart are dropped. */
+    tool_progress: z.object({
+      decisionId: z.string().nullable(),
+      invocationId: id,
+      tool: z.string(),
+      progress: z.number(),
+      total: z.number().optional(),
+      message: z.string().optional(),
+    }),
+    /** A log message an MCP server sent during a call (`notifications/message`). */
+    tool_log: z.object({ decisionId: z.string().nullable(), server: z.string(), level: z.string(), logger: z.string().optional(), text: z.string() }),
     /** The model's text as it streams, deltas batched. */
     model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
     /** Tokens after each model call: the call's, the step's and the plan's. */
@@ -205,6 +216,9 @@ export const ENGINE_EVENT_TYPES = [
   'retry_scheduled',
   'paused',
   'apply_complete',
+  /** A running call's progress and its MCP server's log messages. */
+  'tool_progress',
+  'tool_log',
   /** The model's text as it streams: `{ decisionId, phase, text }`, deltas batched. */
   'model_output',
   /** Tokens after each model call: the call's, the step's and the plan's. */

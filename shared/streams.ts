@@ -16,10 +16,12 @@ export const STREAM_CHANNELS = {
 
 /**
  * What the desktop shell asks of its page, main to renderer only: open this plan (a notification
- * was clicked). The browser console opens the plan itself, so the WebSocket has no such message.
+ * was clicked), press this key (a menu item was chosen). The browser console opens the plan itself, so the WebSocket has no such message.
  */
 export const SHELL_CHANNELS = {
   openPlan: 'agents:open-plan',
+  /** A menu item chosen: the page acts as if its key were pressed. */
+  key: 'agents:key',
 } as const;
 
 export const SubscribeRequestSchema = z.object({ id: z.number().int().nonnegative(), subscription: SubscriptionSchema }).strict();

@@ -6,6 +6,7 @@ import { remakeHere, sandboxKept } from './sandbox-remaking';
 import { BudgetGate } from '../engine/gates/budget-gate';
 import { PlanExecutionContext } from '../engine/run/execution-context';
 import { McpSession } from '../engine/mcp/mcp-servers';
+import { mcpAuthFile } from './mcp-auth';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import { PlanExecutor } from '../engine/run/plan-executor';
@@ -125,7 +126,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     // An agent plan's MCP servers, and a coding agent's own tools, add their tools to this run's registry only.
     const servers = plan.agent ? mcpServersOf(plan, ctx.options.settings) : {};
     const registry = Object.keys(servers).length > 0 || plan.acp ? ctx.registry.copy() : ctx.registry;
-    const mcp = Object.keys(servers).length > 0 ? new McpSession(servers, registry, { sandboxRoot, profile: plan.automationProfile }) : null;
+    const mcp = Object.keys(servers).length > 0 ? new McpSession(servers, registry, { sandboxRoot, profile: plan.automationProfile, auth: mcpAuthFile(ctx.options.dataDir).providerFor(servers) }) : null;
     const toolRunner = new ToolRunner(registry, stores.invocations);
     let agent: ModelAgent | null = null;
     if (plan.agent) {

@@ -59,6 +59,7 @@ export interface McpServerCheck {
 export async function checkMcpServers(
   servers: Readonly<Record<string, McpServer>>,
   profile: Pick<AutomationProfile, 'allowNetwork' | 'allowUnconfinedShell'> = { allowNetwork: false, allowUnconfinedShell: false },
+  auth?: ConnectOptions['auth'],
 ): Promise<McpServerCheck[]> {
   // The MCP client is loaded by the commands that start a server, not by every one that edits settings.
   const { connectMcpServer } = await import('../engine/mcp/mcp-servers');
@@ -66,7 +67,7 @@ export async function checkMcpServers(
   for (const [name, server] of Object.entries(servers)) {
     const sandboxRoot = mkdtempSync(path.join(tmpdir(), 'agents-mcp-check-'));
     try {
-      const connected = await connectMcpServer(name, server, { sandboxRoot, profile });
+      const connected = await connectMcpServer(name, server, { sandboxRoot, profile, auth });
       checks.push({ name, server, ok: true, error: null, tools: connected.tools });
       await connected.close();
     } catch (error) {
@@ -91,6 +92,7 @@ export interface McpCallOptions {
   onProgress?: (progress: McpProgress) => void;
   onLog?: ConnectOptions['onLog'];
   elicit?: ConnectOptions['elicit'];
+  auth?: ConnectOptions['auth'];
 }
 
 /**
@@ -108,7 +110,7 @@ export async function callMcpTool(servers: Readonly<Record<string, McpServer>>, 
   const sandboxRoot = mkdtempSync(path.join(tmpdir(), 'agents-mcp-call-'));
   try {
     const profile = options.profile ?? { allowNetwork: false, allowUnconfinedShell: false };
-    const connected = await connectMcpServer(name, server, { sandboxRoot, profile, elicit: options.elicit, onLog: options.onLog });
+    const connected = await connectMcpServer(name, server, { sandboxRoot, profile, elicit: options.elicit, onLog: options.onLog, auth: options.auth });
     try {
       if (!connected.tools.some((t) => t.name === tool)) {
         const names = connected.tools.map((t) => t.name);

@@ -1,4 +1,7 @@
 import { type Command, Option } from 'commander';
+import { z } from 'zod';
+import { ACTIONS, type ActionArgs } from '../../shared/actions';
+import type { ActionId } from '../../shared/action-ids';
 import { ValidationError } from '../../shared/errors';
 import type { Ctx } from './run-command';
 
@@ -6,11 +9,28 @@ import type { Ctx } from './run-command';
 export const jsonOption = () => new Option('--json', 'print one JSON document on stdout');
 export const streamOption = () => new Option('--stream', 'print one line per event as it happens (NDJSON with --json)');
 
-/** --step N: a step as `plan tree` numbers them, from 1. */
-export function stepNumber(value: string): number {
+/** --step N, --to-step N: a step as `plan tree` numbers them, from 1. */
+const stepNumber = (flag: string) => (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new ValidationError('--step', `must be a step number (1, 2, ...), not "${value}"`);
+  if (!Number.isInteger(n) || n < 1) throw new ValidationError(flag, `must be a step number (1, 2, ...), not "${value}"`);
   return n;
+};
+
+const unwrapped = (schema: z.ZodType): z.ZodType => (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault ? unwrapped(schema.unwrap() as z.ZodType) : schema);
+
+/**
+ * The option of one of an action's arguments, as its entry declares it (shared/actions.ts): the
+ * flag from the argument's name (`toStep`: `--to-step`), required where the entry requires the
+ * argument, a switch for a boolean and a step number read as one. The words are the command's.
+ */
+export function actionOption<A extends ActionId>(action: A, arg: keyof ActionArgs<A> & string, help: string, value = '<text>'): Option {
+  const schema = (ACTIONS[action].args as unknown as z.ZodObject).shape[arg] as z.ZodType;
+  const flag = `--${arg.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const base = unwrapped(schema);
+  const option = new Option(base instanceof z.ZodBoolean ? flag : `${flag} ${base instanceof z.ZodNumber ? '<n>' : value}`, help);
+  if (base instanceof z.ZodNumber) option.argParser(stepNumber(flag));
+  if (!schema.safeParse(undefined).success) option.makeOptionMandatory();
+  return option;
 }
 
 /** --turns N, --tokens N: a positive count. */

@@ -16,7 +16,7 @@ const electron = vi.hoisted(() => {
   const state = {
     lock: true,
     listeners: new Map<string, Listener[]>(),
-    windows: [] as { options: Record<string, unknown>; loaded: string[]; webContents: { id: number }; handlers: Map<string, Listener[]> }[],
+    windows: [] as { options: Record<string, unknown>; loaded: string[]; webContents: { id: number }; handlers: Map<string, Listener[]>; maximize: ReturnType<typeof vi.fn>; emit(name: string, ...args: unknown[]): void }[],
     calls: [] as string[],
   };
   const on = (name: string, listener: Listener) => {
@@ -58,7 +58,15 @@ const electron = vi.hoisted(() => {
     show = vi.fn();
     focus = vi.fn();
     restore = vi.fn();
+    maximize = vi.fn();
+    // Where the operator left the window: moved, resized, then maximized.
+    getNormalBounds = () => ({ x: 40, y: 30, width: 1000, height: 700 });
+    isMaximized = () => true;
+    emit(name: string, ...args: unknown[]) {
+      for (const listener of this.handlers.get(name) ?? []) listener(...args);
+    }
   }
+  const screen = { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] };
   const session = {
     defaultSession: { setPermissionRequestHandler: vi.fn(), setPermissionCheckHandler: vi.fn(), webRequest: { onHeadersReceived: vi.fn() } },
   };
@@ -69,7 +77,7 @@ const electron = vi.hoisted(() => {
   const Menu = { buildFromTemplate: vi.fn((t: unknown) => ({ template: t })), setApplicationMenu: vi.fn() };
   const dialog = { showOpenDialog: vi.fn(async () => ({ canceled: true, filePaths: [] as string[] })) };
   const shell = { openPath: vi.fn(async () => '') };
-  return { state, app, BrowserWindow, session, protocol, Menu, dialog, shell };
+  return { state, app, BrowserWindow, session, protocol, Menu, dialog, shell, screen };
 });
 
 // One recording ipcMain for the whole file: the mocked module is built once.
@@ -87,6 +95,7 @@ vi.mock('electron', async () => {
     Menu: electron.Menu,
     dialog: electron.dialog,
     shell: electron.shell,
+    screen: electron.screen,
     safeStorage: { isEncryptionAvailable: () => false, encryptString: () => Buffer.alloc(0), decryptString: () => '' },
     Notification: { isSupported: () => false },
   };
@@ -157,7 +166,7 @@ describe('the desktop composition root', () => {
     expect(session.webRequest.onHeadersReceived).toHaveBeenCalledOnce();
     const contents = { setWindowOpenHandler: vi.fn(), on: vi.fn() };
     emit('web-contents-created', {}, contents);
-    expect((contents.setWindowOpenHandler.mock.calls[0][0] as () => unknown)()).toEqual({ action: 'deny' });
+    expect((contents.setWindowOpenHandler.mock.calls[0][0] as (details: { url: string }) => unknown)({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
     expect(contents.on.mock.calls.map(([name]) => name)).toEqual(expect.arrayContaining(['will-navigate', 'will-redirect', 'will-attach-webview']));
     const template = electron.Menu.buildFromTemplate.mock.calls[0][0] as { role?: string }[];
     expect(template.map((item) => item.role)).toEqual(expect.arrayContaining(['editMenu', 'windowMenu']));
@@ -192,6 +201,23 @@ describe('the desktop composition root', () => {
     emit('before-quit', again);
     expect(again.preventDefault).not.toHaveBeenCalled();
     electron.state.listeners.delete('before-quit');
+  });
+
+  it('opens the window where it was left at the last start: its size, position and maximized state', async () => {
+    const first = await start();
+    expect(first.options).toMatchObject({ width: 1280, height: 820 });
+    expect(first.options).not.toHaveProperty('x');
+    expect(first.maximize).not.toHaveBeenCalled();
+    first.emit('close');
+    emit('before-quit', { preventDefault: vi.fn() });
+    await vi.waitFor(() => expect(electron.app.quit).toHaveBeenCalled());
+    electron.state.listeners.clear();
+    electron.state.windows.length = 0;
+    vi.resetModules();
+
+    const second = await start();
+    expect(second.options).toMatchObject({ x: 40, y: 30, width: 1000, height: 700 });
+    expect(second.maximize).toHaveBeenCalledOnce();
   });
 
   it('gives way to a running instance: no window, no database, just quit', async () => {

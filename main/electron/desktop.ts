@@ -1,8 +1,10 @@
-import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Session, Shell } from 'electron';
+import type { App as ElectronApp, BrowserWindow as ElectronWindow, Dialog, IpcMain, Menu as ElectronMenu, Protocol, SafeStorage, Screen, Session, Shell } from 'electron';
 import path from 'node:path';
 import { PlanError } from '../../shared/errors';
 import { notifiesOf } from '../../shared/attention';
+import { SHELL_CHANNELS } from '../../shared/streams';
 import { type App, openApp } from '../app/open-app';
+import { isTraceViewerLink } from '../app/telemetry/otlp';
 import { contentSecurityPolicy } from '../host/csp';
 import { DisposableStore } from '../../shared/lifecycle';
 import { createConsoleHost } from '../host/console-host';
@@ -16,6 +18,7 @@ import { menuTemplate } from './menu';
 import { type NotificationElectron, startDesktopNotifications } from './notifications';
 import { hardenSession, hardenWebContents } from './security';
 import { mainWindowOptions } from './window-options';
+import { readWindowState, windowStateOf, withWindowState, writeWindowState } from './window-state';
 import { safeStorageCodec } from './secret-codec';
 
 /** The parts of the electron module the desktop app uses; injected, so tests can hand in fakes. */
@@ -28,9 +31,11 @@ export interface ElectronApi {
   Menu: Pick<typeof ElectronMenu, 'buildFromTemplate' | 'setApplicationMenu'>;
   dialog: Pick<Dialog, 'showOpenDialog'>;
   /** Shows a plan's sandbox in the system's file manager; absent in tests. */
-  shell?: Pick<Shell, 'openPath'>;
+  shell?: Pick<Shell, 'openPath' | 'openExternal'>;
   /** System notifications when a plan needs its operator (notifications.ts); absent in tests. */
   Notification?: NotificationElectron['Notification'];
+  /** The displays, so a kept window position is used only where it can still be seen; absent: the position is not kept. */
+  screen?: Pick<Screen, 'getAllDisplays'>;
   /** Encrypts the model's API key at rest; absent in tests. */
   safeStorage?: Pick<SafeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString'>;
 }
@@ -70,7 +75,9 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
   }
 
   let window: ElectronWindow | null = null;
-  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, appOrigin));
+  // Set once the settings are open: "Open trace" goes to the browser when it is the trace viewer's address.
+  let openExternally: ((url: string) => void) | undefined;
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, appOrigin, (url) => openExternally?.(url)));
   app.on('second-instance', () => {
     if (!window) return;
     if (window.isMinimized()) window.restore();
@@ -87,6 +94,15 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
     // With a team database (Settings, AGENTS_DATABASE_URL) the app is a console of the team, which migrates it as `agents serve` does.
     const opened = await (options.open ?? openApp)({ env, secrets: secrets ?? undefined, migrate: true });
     const wiring = consoleWiring(opened);
+    openExternally = (url) => {
+      let template: string | undefined;
+      try {
+        template = opened.settings.read().traceUrl;
+      } catch {
+        return;
+      }
+      if (electron.shell && isTraceViewerLink(url, template)) void electron.shell.openExternal(url).catch((error: unknown) => log(`the browser could not open ${url}`, error));
+    };
     for (const id of opened.recovered) log(`plan ${id} was interrupted by a stopped process; it can be retried`);
     const lifetime = new DisposableStore();
     // Ended last: the runs settle between steps, then the database closes.
@@ -118,11 +134,26 @@ export function runDesktop(electron: ElectronApi, options: DesktopOptions): Prom
       log,
       isTrusted: trustedSender({ appOrigin, webContentsId: () => (window && !window.isDestroyed() ? window.webContents.id : null) }),
     }));
-    electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate({ isDev: Boolean(devUrl), isMac })));
+    // A menu item presses its key in the window's page (preload/bridge.ts, onMenuKey).
+    const press = (key: string) => {
+      if (window && !window.isDestroyed()) window.webContents.send(SHELL_CHANNELS.key, key);
+    };
+    electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate({ isDev: Boolean(devUrl), isMac, press })));
 
     const createWindow = () => {
-      const created = new electron.BrowserWindow(mainWindowOptions(path.join(options.bundleDir, '../preload/index.js')));
+      // The size and position of the last start (window-state.ts), saved as the window closes.
+      const saved = readWindowState(opened.dataDir);
+      const workAreas = electron.screen?.getAllDisplays().map((display) => display.workArea) ?? [];
+      const created = new electron.BrowserWindow(withWindowState(mainWindowOptions(path.join(options.bundleDir, '../preload/index.js')), saved, workAreas));
       window = created;
+      if (saved?.maximized) created.maximize();
+      created.on('close', () => {
+        try {
+          writeWindowState(opened.dataDir, windowStateOf(created));
+        } catch (error) {
+          log('the window size and position could not be saved', error);
+        }
+      });
       created.once('ready-to-show', () => created.show());
       created.on('closed', () => {
         if (window === created) window = null;

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import type { MenuItemConstructorOptions } from 'electron';
 import { APP_ORIGIN, isSameOrigin, originOf } from './app-origin';
 import { APP_SCHEME_PRIVILEGES, createAppProtocolHandler } from './app-protocol';
 import { menuTemplate } from './menu';
@@ -59,6 +60,13 @@ describe('navigation, windows and permissions', () => {
     const contents = { setWindowOpenHandler: vi.fn(), on: vi.fn((name: string, l: never) => listeners.set(name, l)) };
     hardenWebContents(contents as never, APP_ORIGIN);
     expect(contents.setWindowOpenHandler).toHaveBeenCalledWith(denyWindowOpen);
+    // With a handler for links: it sees the link, and the window is still denied.
+    const opened: string[] = [];
+    const withLinks = { setWindowOpenHandler: vi.fn(), on: vi.fn() };
+    hardenWebContents(withLinks as never, APP_ORIGIN, (url) => opened.push(url));
+    const handler = withLinks.setWindowOpenHandler.mock.calls[0]![0] as (details: { url: string }) => unknown;
+    expect(handler({ url: 'http://jaeger:16686/trace/abc' })).toEqual({ action: 'deny' });
+    expect(opened).toEqual(['http://jaeger:16686/trace/abc']);
     for (const name of ['will-navigate', 'will-frame-navigate', 'will-redirect']) {
       const away = { url: 'https://evil.example/', preventDefault: vi.fn() };
       listeners.get(name)!(away);
@@ -128,15 +136,39 @@ describe('the app:// protocol', () => {
 });
 
 describe('the application menu', () => {
+  const press = () => undefined;
   const roles = (template: ReturnType<typeof menuTemplate>) =>
     template.flatMap((item) => [item.role, ...(Array.isArray(item.submenu) ? item.submenu.map((s) => s.role) : [])]).filter(Boolean);
 
   it('has the usual Edit, View and Window menus, and reload only in development', () => {
-    const prod = roles(menuTemplate({ isDev: false, isMac: false }));
+    const prod = roles(menuTemplate({ isDev: false, isMac: false, press }));
     expect(prod).toEqual(expect.arrayContaining(['editMenu', 'windowMenu', 'quit', 'zoomIn', 'zoomOut', 'resetZoom', 'togglefullscreen']));
     expect(prod).not.toContain('reload');
     expect(prod).not.toContain('toggleDevTools');
-    expect(roles(menuTemplate({ isDev: true, isMac: false }))).toEqual(expect.arrayContaining(['reload', 'forceReload', 'toggleDevTools']));
-    expect(roles(menuTemplate({ isDev: false, isMac: true }))).toEqual(expect.arrayContaining(['appMenu', 'close']));
+    expect(roles(menuTemplate({ isDev: true, isMac: false, press }))).toEqual(expect.arrayContaining(['reload', 'forceReload', 'toggleDevTools']));
+    expect(roles(menuTemplate({ isDev: false, isMac: true, press }))).toEqual(expect.arrayContaining(['appMenu', 'close']));
+  });
+
+  it("has the console's actions with their keys, shown but not taken from text fields, each pressing its key in the page", () => {
+    const pressed: string[] = [];
+    const template = menuTemplate({ isDev: false, isMac: false, press: (key) => pressed.push(key) });
+    const plan = template.find((item) => item.label === 'Plan')!.submenu as MenuItemConstructorOptions[];
+    const items = plan.filter((item) => item.label);
+    expect(items.map((item) => [item.label, item.accelerator])).toEqual([
+      ['Step', 'S'],
+      ['Continue', 'C'],
+      ['Pause', 'P'],
+      ['Retry', 'R'],
+      ['Approve the tool call the plan waits for', 'A'],
+      ['Approve this call and every later call of its tool', 'Shift+A'],
+      ['Reject', 'X'],
+      ['Next failure', 'N'],
+    ]);
+    expect(items.every((item) => item.registerAccelerator === false)).toBe(true);
+    for (const item of items) (item.click as () => void)();
+    expect(pressed).toEqual(['s', 'c', 'p', 'r', 'a', 'A', 'x', 'n']);
+    const help = template.find((item) => item.role === 'help')!.submenu as MenuItemConstructorOptions[];
+    (help[0]!.click as () => void)();
+    expect(pressed.at(-1)).toBe('?');
   });
 });

@@ -26,10 +26,19 @@ export function denyPermissionCheck(): boolean {
   return false;
 }
 
+/** No window either, but the link is handed to `external` first: it opens the few the app allows (a trace viewer's) in the system's browser. */
+export function windowOpenHandler(external?: (url: string) => void): (details: { url: string }) => { action: 'deny' } {
+  if (!external) return denyWindowOpen;
+  return ({ url }) => {
+    external(url);
+    return denyWindowOpen();
+  };
+}
+
 /** Applies the window, navigation and webview policies to one WebContents (every one the app creates). */
-export function hardenWebContents(contents: Pick<WebContents, 'setWindowOpenHandler' | 'on'>, appOrigin: string): void {
+export function hardenWebContents(contents: Pick<WebContents, 'setWindowOpenHandler' | 'on'>, appOrigin: string, external?: (url: string) => void): void {
   const guard = navigationGuard(appOrigin);
-  contents.setWindowOpenHandler(denyWindowOpen);
+  contents.setWindowOpenHandler(windowOpenHandler(external));
   contents.on('will-navigate', (event) => guard(event, event.url));
   contents.on('will-frame-navigate', (event) => guard(event, event.url));
   contents.on('will-redirect', (event) => guard(event, event.url));

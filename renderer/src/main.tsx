@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { selectBridge } from './bridge/select-bridge';
 import { createAppRuntime } from './store/create-store';
 import { StoreContext } from './store/react';
+import { handleKey } from './store/keyboard';
 import { App } from './views/App';
 import './styles.css';
 import './approvals.css';
@@ -33,9 +34,12 @@ selected.connection.subscribe((status) => {
 runtime.start();
 // The desktop app's notification, clicked: its plan opens.
 const stopOpening = selected.bridge.onOpenPlan?.((planId) => store.getState().openPlan(planId));
+// Its menu's items: each presses its key, as the keyboard would.
+const stopMenu = selected.bridge.onMenuKey?.((key) => handleKey(store, key));
 
 window.addEventListener('pagehide', () => {
   stopOpening?.();
+  stopMenu?.();
   runtime.dispose();
   selected.dispose();
 });

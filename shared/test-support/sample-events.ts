@@ -52,6 +52,8 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   approval_requested: { approvalId: '01APPROVAL', decisionId: '01DECISION', tool: 'shell.run', args: {}, description: 'a step' },
   approval_resolved: { approvalId: '01APPROVAL', decisionId: '01DECISION', tool: 'shell.run', approved: true, scope: 'once', answeredBy: 'operator', reason: null },
   recovery_applied: { action: 'skip', decisionId: null, description: 'skipped', by: 'operator' },
+  tool_progress: { decisionId: 'D1', invocationId: 'I1', tool: 'everything.trigger-long-running-operation', progress: 3, total: 6, message: 'copying' },
+  tool_log: { decisionId: 'D1', server: 'everything', level: 'warning', text: 'disk almost full' },
   model_output: { decisionId: null, phase: 'strategize', text: 'thinking' },
   model_usage: { decisionId: null, phase: 'strategize', inputTokens: 10, outputTokens: 5, stepInputTokens: 10, stepOutputTokens: 5, planInputTokens: 10, planOutputTokens: 5 },
   context_folded: { decisionId: 'D1', phase: 'execute', contextTokens: 4000, beforeTokens: 4600, afterTokens: 2100, resultsCut: 3, turnsFolded: 1 },

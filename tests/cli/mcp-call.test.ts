@@ -76,7 +76,7 @@ describe('agents mcp call: one tool of a configured server, its result printed',
 
     const unknown = await agents(['mcp', 'call', 'probe', 'nope'], dir);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^error: tool: the MCP server "probe" has no tool "nope"; its tools are write, connect, getenv, hang, echo\n/);
+    expect(unknown.stderr).toMatch(/^error: tool: the MCP server "probe" has no tool "nope"; its tools are write, connect, getenv, log, hang, echo\n/);
     const noServer = await agents(['mcp', 'call', 'elsewhere', 'echo'], dir);
     expect(noServer.code).toBe(2);
     expect(noServer.stderr).toContain('no MCP server "elsewhere"; the servers are everything, probe');

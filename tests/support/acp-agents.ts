@@ -44,6 +44,39 @@ export function geminiAddArgs(name: string, server: ScriptedModelServer): string
   return ['acp', 'add', name, ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), '--', process.execPath, GEMINI_ENTRY, '--acp'];
 }
 
+const pairs = (env: Record<string, string>) => Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+
+/**
+ * opencode against the scripted server: an OpenAI-compatible provider in OPENCODE_CONFIG_CONTENT
+ * (its address named with --allow-host, as no *_BASE_URL variable holds it), with its offline switches.
+ */
+export function opencodeAddArgs(name: string, server: ScriptedModelServer): string[] {
+  const config = {
+    provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: server.baseUrl, apiKey: 'scripted' }, models: { coder: { name: 'coder', tool_call: true } } } },
+    model: 'scripted/coder',
+    small_model: 'scripted/coder',
+  };
+  const env = {
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+  };
+  return ['acp', 'add', name, ...pairs(env), '--allow-host', new URL(server.baseUrl).host, '--', OPENCODE_BIN, 'acp'];
+}
+
+/** Codex through its ACP adapter against the scripted server: a provider speaking OpenAI's Responses, in the adapter's CODEX_CONFIG. */
+export function codexAddArgs(name: string, server: ScriptedModelServer): string[] {
+  const config = {
+    model: 'gpt-5-codex',
+    model_provider: 'scripted',
+    model_providers: { scripted: { name: 'Scripted', base_url: server.baseUrl, env_key: 'SCRIPTED_API_KEY', wire_api: 'responses' } },
+  };
+  const env = { CODEX_CONFIG: JSON.stringify(config), MODEL_PROVIDER: 'scripted', SCRIPTED_API_KEY: 'scripted' };
+  return ['acp', 'add', name, ...pairs(env), '--allow-host', new URL(server.baseUrl).host, '--', process.execPath, CODEX_ENTRY];
+}
+
 /** One tool call of a step, its paths relative to the project: the responder makes them absolute (Qwen Code takes only those). */
 export type AgentCall = (projectDir: string) => ScriptedToolCall;
 

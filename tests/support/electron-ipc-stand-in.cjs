@@ -1,7 +1,7 @@
 'use strict';
 // Electron's IPC for a browser page, played by two halves:
 // - servingElectron(): the main process's `electron` module (app, BrowserWindow, ipcMain, protocol,
-//   dialog, shell, safeStorage, Notification). The real desktop app (out/main/index.js) runs on it unchanged: its
+//   dialog, shell, safeStorage, Notification, Menu). The real desktop app (out/main/index.js) runs on it unchanged: its
 //   app:// handler serves the page over http://127.0.0.1, and its ipcMain handlers (the real
 //   main/electron/ipc.ts registration) answer the page over a WebSocket.
 // - pageScript(): the page's `require('electron')` (contextBridge, ipcRenderer), into which the real
@@ -18,6 +18,7 @@ const IPC_PATH = '/__electron_ipc';
 const DIALOG_PATH = '/__electron_dialog';
 const WINDOW_PATH = '/__electron_window';
 const NOTIFICATIONS_PATH = '/__electron_notifications';
+const MENU_PATH = '/__electron_menu';
 
 /** What crosses Electron's IPC: a structured clone. Throws as Electron does for what cannot be cloned. */
 function clone(value) {
@@ -91,6 +92,8 @@ function servingElectron() {
   // notifications shown, which a test reads and clicks (nativeNotifications, clickNativeNotification).
   let focused = true;
   const shown = [];
+  // The application menu as set, whose items a test chooses by their labels (chooseInNativeMenu).
+  let menu = null;
   const bodyOf = async (req) => {
     let body = '';
     for await (const chunk of req) body += chunk;
@@ -103,6 +106,18 @@ function servingElectron() {
     }
     if (req.url === WINDOW_PATH && req.method === 'POST') {
       focused = (await bodyOf(req)).focused;
+      return void res.writeHead(204).end();
+    }
+    if (req.url === MENU_PATH && req.method === 'POST') {
+      const labels = await bodyOf(req);
+      let items = menu?.template ?? [];
+      let item = null;
+      for (const label of labels) {
+        item = items.find((candidate) => candidate.label === label || (label === 'Help' && candidate.role === 'help'));
+        items = Array.isArray(item?.submenu) ? item.submenu : [];
+      }
+      if (!item?.click) return void res.writeHead(404).end();
+      item.click();
       return void res.writeHead(204).end();
     }
     if (req.url === NOTIFICATIONS_PATH && req.method === 'GET') {
@@ -172,6 +187,13 @@ function servingElectron() {
       focused = true;
     }
     restore() {}
+    maximize() {}
+    isMaximized() {
+      return false;
+    }
+    getNormalBounds() {
+      return { x: 0, y: 0, width: this.options.width, height: this.options.height };
+    }
   }
 
   // A system notification: recorded when shown; a test clicks it.
@@ -238,6 +260,13 @@ function servingElectron() {
       },
     },
     shell: { openPath: async () => '' },
+    Menu: {
+      buildFromTemplate: (template) => ({ template }),
+      setApplicationMenu(built) {
+        menu = built;
+      },
+    },
+    screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
     safeStorage: { isEncryptionAvailable: () => false },
     Notification,
   };
@@ -347,4 +376,9 @@ async function clickNativeNotification(pageUrl, index) {
   await standInCall(pageUrl, NOTIFICATIONS_PATH, { method: 'POST', body: JSON.stringify({ index }) });
 }
 
-module.exports = { servingElectron, pageScript, pickInNativeDialog, blurNativeWindow, nativeNotifications, clickNativeNotification };
+/** Chooses an item of the desktop app's menu by its labels ("Plan", "Next failure"), as the operator would. */
+async function chooseInNativeMenu(pageUrl, labels) {
+  await standInCall(pageUrl, MENU_PATH, { method: 'POST', body: JSON.stringify(labels) });
+}
+
+module.exports = { servingElectron, pageScript, pickInNativeDialog, blurNativeWindow, nativeNotifications, clickNativeNotification, chooseInNativeMenu };

@@ -10,3 +10,5 @@ export function blurNativeWindow(pageUrl: string): Promise<void>;
 export function nativeNotifications(pageUrl: string): Promise<{ title: string; body: string }[]>;
 /** Clicks the desktop app's system notification number `index` (from 0), as the operator would. */
 export function clickNativeNotification(pageUrl: string, index: number): Promise<void>;
+/** Chooses an item of the desktop app's menu by its labels ("Plan", "Next failure"), as the operator would. */
+export function chooseInNativeMenu(pageUrl: string, labels: string[]): Promise<void>;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A small MCP server for tests, built on the official SDK: tools that try what confinement must
-// stop (writing outside the sandbox, reaching the network), one that never answers, and one
-// marked read-only. Run as a program it serves stdio; tests import probeServer() to serve HTTP.
+// stop (writing outside the sandbox, reaching the network), one that never answers, one that
+// logs, and one marked read-only. Run as a program it serves stdio; tests import probeServer() to serve HTTP.
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -11,7 +11,7 @@ import { z } from 'zod';
 const text = (value, isError = false) => ({ content: [{ type: 'text', text: value }], isError });
 
 export function probeServer() {
-  const server = new McpServer({ name: 'probe', version: '1.0.0' });
+  const server = new McpServer({ name: 'probe', version: '1.0.0' }, { capabilities: { logging: {} } });
   server.registerTool('write', { description: 'Write a file at a path', inputSchema: { path: z.string(), content: z.string() } }, ({ path, content }) => {
     try {
       writeFileSync(path, content);
@@ -30,6 +30,10 @@ export function probeServer() {
     }),
   );
   server.registerTool('getenv', { description: 'One variable of its environment', inputSchema: { name: z.string() } }, ({ name }) => text(process.env[name] ?? '(unset)'));
+  server.registerTool('log', { description: 'Logs a message at a level, then says it did', inputSchema: { level: z.string(), text: z.string() } }, async ({ level, text: said }) => {
+    await server.server.sendLoggingMessage({ level, logger: 'probe', data: said });
+    return text('logged');
+  });
   server.registerTool('hang', { description: 'Never answers' }, () => new Promise(() => undefined));
   server.registerTool('echo', { description: 'Says its text back', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, ({ text: said }) => text(said));
   return server;

@@ -2,14 +2,29 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/domain';
+import type { TestClient } from '../../main/web/test-support';
 import { findPostgresBinDir, type PostgresCluster, startPostgresCluster } from '../../main/persistence/postgres/test-support/cluster';
+import { scriptedModelEnv } from '../cli/plan-files';
+import { fileWritingAgent } from '../support/scripted-agent';
+import { ScriptedModelServer } from '../support/scripted-model-server';
 import { Team, type TeamWorker } from './team-harness';
+import { consoleClient, data } from './team-processes';
+import { foldDeltas, type ManifestDelta, type ManifestEntry } from '../../main/engine/checkpoints/manifest';
+import { treeListing } from '../../main/engine/test-support/tree-hash';
 
 /** The seed of this run: AGENTS_FAULT_SEED reruns a failing one. */
 const SEED = Number(process.env.AGENTS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** Kept small so the suite takes a few minutes on two cores: 8 plans on 3 workers, 40 s of faults. */
 const PLANS = 8;
 const FAULT_WINDOW_MS = 40_000;
+/** Plans on the supervised profile, queued from the console, whose approvals the console answers during the faults. */
+const APPROVAL_PLANS = 2;
+/** Agent plans, their model a scripted server on 127.0.0.1: it proposes one step that writes NOTES.md. */
+const AGENT_PLANS = 2;
+
+function agentPlanFile(project: string, n: number): string {
+  return [`name: agent-${n}`, `project: ${JSON.stringify(project)}`, 'agent: true', 'automationProfile: full-auto', 'definitionOfDone: |', '  - NOTES.md exists', ''].join('\n');
+}
 
 /** mulberry32: the driver's moments and victims follow from the seed alone. */
 function random(seed: number): () => number {
@@ -43,25 +58,99 @@ function planFile(project: string, n: number): string {
   ].join('\n');
 }
 
+/** Three steps; the second deletes a file, which the supervised profile asks the operator about. */
+function approvalPlanFile(project: string, n: number): string {
+  return [
+    `name: approvals-${n}`,
+    `project: ${JSON.stringify(project)}`,
+    'automationProfile: supervised',
+    'definitionOfDone:',
+    '  - step: Write the notes',
+    `    tools: [{ tool: file.write, args: { path: notes.txt, content: "${n}\\n" } }]`,
+    '  - step: Remove the stale file',
+    '    tools: [{ tool: file.delete, args: { path: old.txt } }]',
+    '  - step: Write the last file',
+    `    tools: [{ tool: file.write, args: { path: two.txt, content: "2\\n" } }]`,
+    '',
+  ].join('\n');
+}
+
+/** A path as treeListing lists it; a file whose mode nothing recorded (written after the checkpoint, new) with `?` for its mode. */
+type Expected = ManifestEntry | { kind: 'file'; mode: number | null; hash: string };
+function listed(rel: string, entry: Expected): string {
+  if (entry.kind === 'symlink') return `L ${rel} -> ${entry.target}`;
+  if (entry.kind === 'dir') return `D ${rel} ${entry.mode.toString(8)}`;
+  return `F ${rel} ${entry.mode === null ? '?' : entry.mode.toString(8)} ${entry.hash}`;
+}
+
+/**
+ * What a plan's sandbox must hold, from the database alone, as treeListing lists a folder: its last
+ * checkpoint's files (modes, links, folders), then the changes recorded after it and not rewound.
+ */
+async function expectedListing(team: Team, planId: string): Promise<string[]> {
+  const checkpoints = await team.query<{ delta: ManifestDelta; summary: { entries: number }; state: { changesetId: string | null } }>('SELECT delta, summary, state FROM checkpoints WHERE plan_id = $1 ORDER BY step', [planId]);
+  const tree = new Map<string, Expected>(foldDeltas(checkpoints.map((c) => c.delta)));
+  const last = checkpoints.at(-1);
+  const entries = await team.query<{ changeset_id: string; path: string; old_path: string | null; operation: string; after_hash: string | null; rewound_by: string | null }>(
+    'SELECT e.changeset_id, e.path, e.old_path, e.operation, e.after_hash, e.rewound_by FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 ORDER BY e.changeset_id, e.seq',
+    [planId],
+  );
+  // Each entry's position in its changeset, as a checkpoint counts them (rewound ones too).
+  const positions = new Map<string, number>();
+  for (const entry of entries) {
+    const index = positions.get(entry.changeset_id) ?? 0;
+    positions.set(entry.changeset_id, index + 1);
+    const before = last && last.state.changesetId === entry.changeset_id && index < last.summary.entries;
+    if (before || entry.rewound_by) continue;
+    const was = tree.get(entry.old_path ?? entry.path);
+    if (entry.old_path) tree.delete(entry.old_path);
+    if (entry.operation === 'delete' || entry.after_hash === null) tree.delete(entry.path);
+    else tree.set(entry.path, { kind: 'file', mode: was?.kind === 'file' ? was.mode : null, hash: entry.after_hash });
+  }
+  return [...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([rel, entry]) => listed(rel, entry));
+}
+
+/** The sandbox as treeListing lists it, with the modes the expected listing does not know left out. */
+function sandboxListing(sandbox: string, expected: readonly string[]): string[] {
+  const unknown = new Set(expected.filter((line) => / \? [0-9a-f]{64}$/.test(line)).map((line) => line.split(' ')[1]));
+  return treeListing(sandbox).map((line) => {
+    const [kind, rel, , hash] = line.split(' ');
+    return kind === 'F' && unknown.has(rel!) ? `F ${rel} ? ${hash}` : line;
+  });
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A console call that gives up after `ms` (a console waiting on a restarting database): null then, or on an error reply. */
+async function consoleCall<T>(client: TestClient, channel: string, request: unknown, ms = 15_000): Promise<T | null> {
+  const timeout = sleep(ms).then(() => null);
+  const reply = await Promise.race([client.call(channel, request), timeout]);
+  if (!reply || reply.type !== 'reply' || !reply.ok) return null;
+  return data<T>(reply);
+}
 
 /**
  * Team mode under injected faults, with real processes on a throwaway cluster: workers run plans
  * while a seeded driver SIGKILLs, SIGSTOPs and resumes workers, terminates their connections,
- * silences the event feed and restarts PostgreSQL once. Then, from the database and the sandboxes:
- * every plan finished; its events in seq order without a hole, each epoch no older than the one
+ * silences the event feed and restarts PostgreSQL once, and a console answers approvals. Then, from the database and the sandboxes:
+ * every plan finished (scripted and agent plans; supervised ones queued from a console, whose approvals the console answered once each); its events in seq order without a hole, each epoch no older than the one
  * before it and none stale; each change recorded once (what a killed step wrote is history); each
- * sandbox holds one line in its log however often its step was interrupted.
+ * sandbox holds one line in its log however often its step was interrupted, and file for file
+ * what its last checkpoint and the changes recorded after it say (read from the database alone).
  */
 describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)', () => {
   let cluster: PostgresCluster;
   let team: Team;
+  const model = new ScriptedModelServer();
   beforeAll(async () => {
     cluster = await startPostgresCluster();
-    team = new Team(cluster.url);
+    await model.start();
+    model.respondWith(fileWritingAgent({ 'NOTES.md': '# Notes\n' }));
+    team = new Team(cluster.url, scriptedModelEnv(model));
   }, 60_000);
   afterAll(async () => {
     await team?.dispose();
+    await model.close();
     await cluster?.stop();
   }, 60_000);
 
@@ -71,6 +160,7 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     const project = join(team.base, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Demo\n');
+    writeFileSync(join(project, 'old.txt'), 'stale\n');
     let made = 0;
     const live: TeamWorker[] = [];
     const start = async () => {
@@ -89,6 +179,37 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       expect(queued.code, queued.stderr).toBe(0);
       ids.push(id);
     }
+    const agentIds: string[] = [];
+    for (let n = 1; n <= AGENT_PLANS; n += 1) {
+      const file = join(team.base, `agent-${n}.yaml`);
+      writeFileSync(file, agentPlanFile(project, n));
+      const id = await team.create(file);
+      const queued = await team.agents(['plan', 'run', id, '--detach']);
+      expect(queued.code, queued.stderr).toBe(0);
+      agentIds.push(id);
+    }
+    // A console of the team: it queues the supervised plans and answers their approvals while the faults go on.
+    const client = await consoleClient(await team.serve());
+    const approvalIds: string[] = [];
+    for (let n = 1; n <= APPROVAL_PLANS; n += 1) {
+      const id = (await consoleCall<{ plan: Plan }>(client, 'plans.create', { content: approvalPlanFile(project, n) }))?.plan.id;
+      expect(id, `approval plan ${n} created from the console`).toBeTruthy();
+      expect(await consoleCall(client, 'plans.run', { planId: id })).not.toBeNull();
+      approvalIds.push(id!);
+    }
+    let answering = true;
+    let answers = 0;
+    const answerer = (async () => {
+      while (answering) {
+        for (const id of approvalIds) {
+          const shown = await consoleCall<{ plan: Plan }>(client, 'plans.get', { planId: id });
+          if (shown?.plan.waitingFor !== 'approval') continue;
+          // A second answer to one approval is refused (it is answered): counted only when taken.
+          if (await consoleCall(client, 'plans.approve', { planId: id })) answers += 1;
+        }
+        await sleep(1_000);
+      }
+    })();
 
     // The faults, at seeded moments; the restart of PostgreSQL once, half way.
     const faults: string[] = [];
@@ -130,12 +251,48 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     }
     console.log(`faults (seed ${SEED}): ${faults.join('; ')}`);
 
-    // Every plan finishes; a probe that meets the restart tries again.
-    await team.until(`${PLANS} plans ready to apply`, 240_000, async () => {
+    // Every plan finishes (the supervised ones once the console has answered); a probe that meets the restart tries again.
+    const all = [...ids, ...approvalIds, ...agentIds];
+    await team.until(`${all.length} plans ready to apply`, 240_000, async () => {
       const rows = await team.query<{ id: string; phase: string; processing_state: string }>('SELECT id, phase, processing_state FROM plans').catch(() => []);
-      const done = rows.filter((r) => ids.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued');
-      return done.length === PLANS ? true : undefined;
+      const done = rows.filter((r) => all.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued');
+      return done.length === all.length ? true : undefined;
     }, 2_000);
+    answering = false;
+    await answerer;
+    await client.close();
+
+    for (const id of approvalIds) {
+      // Each approval asked once and answered once, from the console.
+      const approvals = await team.query<{ status: string }>("SELECT status FROM approvals WHERE plan_id = $1 ORDER BY pos", [id]);
+      expect(approvals.map((a) => a.status), `plan ${id}: its approvals`).toEqual(['approved']);
+      const resolved = await team.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE plan_id = $1 AND type = 'approval_resolved'", [id]);
+      expect(resolved[0]!.n, `plan ${id}: approval_resolved events`).toBe(1);
+      const entries = await team.query<{ path: string; n: number }>(
+        'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',
+        [id],
+      );
+      expect(entries, `plan ${id}`).toEqual(['notes.txt', 'old.txt', 'two.txt'].map((path) => ({ path, n: 1 })));
+      const events = await team.query<{ seq: number }>('SELECT seq::int AS seq FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
+      expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
+      const expected = await expectedListing(team, id);
+      const sandbox = (await team.json<Plan>(['plan', 'show', id])).sandboxRefs[0]!;
+      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
+    }
+    expect(answers).toBe(APPROVAL_PLANS);
+    for (const id of agentIds) {
+      // The model's one step wrote NOTES.md once, however often its worker was taken over.
+      const entries = await team.query<{ path: string; n: number }>(
+        'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',
+        [id],
+      );
+      expect(entries, `plan ${id}`).toEqual([{ path: 'NOTES.md', n: 1 }]);
+      const events = await team.query<{ seq: number }>('SELECT seq::int AS seq FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
+      expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
+      const expected = await expectedListing(team, id);
+      const sandbox = (await team.json<Plan>(['plan', 'show', id])).sandboxRefs[0]!;
+      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
+    }
 
     for (const id of ids) {
       const events = await team.query<{ seq: number; epoch: number | null }>('SELECT seq::int AS seq, epoch::int AS epoch FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
@@ -160,6 +317,9 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       const n = Number(plan.name.replace('faults-', ''));
       expect(readFileSync(join(sandbox, 'log.txt'), 'utf8'), `plan ${id}: the log of its sandbox`).toBe(`${n}\n`);
       expect(readFileSync(join(sandbox, 'middle.txt'), 'utf8')).toBe(`m${n}\n`);
+      // File for file, the last checkpoint plus the changes after it, read from the database.
+      const expected = await expectedListing(team, id);
+      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
     }
     // No worker died of an unheard error: each one that ended was killed, or stopped itself on losing its job (75).
     for (const worker of team.workers) {

@@ -86,3 +86,13 @@ export function warnOnce(warn: (line: string) => void, target: OtlpTarget): void
     warn(`warning: traces could not be sent to ${new URL(target.url).origin} (${why.split('\n')[0]}); runs go on, further failures are not reported`);
   });
 }
+
+/**
+ * Whether `url` is the trace viewer's address for some trace: the `traceUrl` template with
+ * `{traceId}` a trace id, over http(s). The desktop app opens only such a link in the browser.
+ */
+export function isTraceViewerLink(url: string, template: string | undefined): boolean {
+  if (!template || !/^https?:\/\//i.test(url)) return false;
+  const pattern = template.split('{traceId}').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[0-9a-f]{32}');
+  return new RegExp(`^${pattern}$`).test(url);
+}

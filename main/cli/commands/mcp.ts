@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors';
 import { describeMcpServer, shownServer } from '../../../shared/mcp';
+import { loginMcpServer, mcpAuthFile, openBrowser } from '../../app/mcp-auth';
 import { addMcpServer, callMcpTool, checkMcpServers, parsePairs, removeMcpServer } from '../../app/mcp-settings';
 import { answerElicitation, formatToolResult, jsonObject, progressLine } from '../mcp-call';
 import { commandGroup, jsonOption } from '../options';
@@ -63,7 +64,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .action(
       runCommand(ctx, async () => {
         const servers = (await ctx.app()).settings.read().mcp?.servers ?? {};
-        const checks = await checkMcpServers(servers);
+        const checks = await checkMcpServers(servers, undefined, mcpAuthFile((await ctx.app()).dataDir).providerFor(servers));
         const text = () => {
           if (checks.length === 0) return 'No MCP servers. Add one with: agents mcp add NAME -- COMMAND [ARGS...]';
           return checks
@@ -94,6 +95,7 @@ export function registerMcp(program: Command, ctx: Ctx): void {
           onProgress: (p) => ctx.io.stderr(`${progressLine(p)}\n`),
           onLog: (entry) => ctx.io.stderr(`${entry.server} ${entry.level}${entry.logger ? ` (${entry.logger})` : ''}: ${typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data)}\n`),
           elicit: (request) => answerElicitation(ctx, request, input),
+          auth: mcpAuthFile((await ctx.app()).dataDir).providerFor(servers),
         });
         if (!outcome.ok) {
           // A server that does not start or a call that fails is the server's failure, with the hint that names it.
@@ -102,6 +104,32 @@ export function registerMcp(program: Command, ctx: Ctx): void {
         }
         const failed = outcome.result.isError === true;
         return { json: { name, tool, ok: !failed, protocolVersion: outcome.protocolVersion, result: outcome.result }, text: () => formatToolResult(outcome.result), exitCode: failed ? EXIT.planFailed : EXIT.ok };
+      }),
+    );
+
+  mcp
+    .command('login <name>')
+    .description('sign in to a remote server that needs OAuth: the browser opens (AGENTS_BROWSER names a command for it), the tokens are kept in the data directory')
+    .option('--client-id <id>', 'a client registered with the server beforehand (else the server registers one)')
+    .option('--client-secret <secret>', "that client's secret, if it has one")
+    .action(
+      runCommand(ctx, async (name: string, options: { clientId?: string; clientSecret?: string }) => {
+        const app = await ctx.app();
+        const servers = app.settings.read().mcp?.servers ?? {};
+        const client = options.clientId ? { id: options.clientId, secret: options.clientSecret } : undefined;
+        const signed = await loginMcpServer(mcpAuthFile(app.dataDir), servers, name, { open: (url) => openBrowser(url, ctx.io.env), say: (line) => ctx.io.stderr(`${line}\n`), client });
+        const tools = `${signed.tools} tool${signed.tools === 1 ? '' : 's'}`;
+        return { json: { name, signedIn: true, already: signed.already, tools: signed.tools }, text: signed.already ? `${name}: signed in already; ${tools}` : `Signed in to ${name}; ${tools}` };
+      }),
+    );
+
+  mcp
+    .command('logout <name>')
+    .description("forget a server's sign-in (its tokens)")
+    .action(
+      runCommand(ctx, async (name: string) => {
+        const forgotten = mcpAuthFile((await ctx.app()).dataDir).forget(name);
+        return { json: { name, signedOut: forgotten }, text: forgotten ? `Signed out of ${name}` : `${name} has no sign-in` };
       }),
     );
 

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../../shared/errors';
 import { plural } from '../../../shared/vocabulary';
 import { parseHunkSpec } from '../format';
-import { jsonOption, type Register, streamOption } from '../options';
+import { actionOption, jsonOption, type Register, streamOption } from '../options';
 import type { StreamEvent } from '../../../shared/events';
 import { eventText } from '../../../shared/event-text';
 import { EXIT, runCommand } from '../run-command';
@@ -27,8 +27,8 @@ export const planApplyCommands = {
       .description('write the changeset, or the files and hunks named, into the project; conflicts stop it unless --force. Repeat to apply the rest')
       .option('--path <path...>', 'apply only these files')
       .option('--hunks <file:n,m...>', 'apply only these hunks of a file (numbered as agents plan diff shows them), e.g. README.md:1,3')
-      .option('--force', "write every selected file as the review shows it, over the project's own changes")
-      .option('--accept-failed-checks', "apply although a check failed (agents plan checks shows which, and why)")
+      .addOption(actionOption('apply', 'force', "write every selected file as the review shows it, over the project's own changes"))
+      .addOption(actionOption('apply', 'acceptFailedChecks', 'apply although a check failed (agents plan checks shows which, and why)'))
       .option('--project <dir>', "write into this folder instead, e.g. a local clone of the plan's git repository (conflicts checked against the plan's base)")
       .option('--branch <name>', "commit the changes to a new branch of the plan's git repository, at its base commit, and push it")
       .addOption(streamOption())

@@ -1,20 +1,12 @@
 import { createInterface } from 'node:readline';
 import { type CheckpointSummary, REWIND_VERBS, type RewindPreview } from '../../../shared/checkpoints';
 import type { Plan } from '../../../shared/domain';
-import { ValidationError } from '../../../shared/errors';
 import { plural, statusLabel } from '../../../shared/vocabulary';
 import { readKey } from '../keypress';
 import { planWithCommand } from '../next-steps';
-import { jsonOption, type Register } from '../options';
+import { actionOption, jsonOption, type Register } from '../options';
 import { type Ctx, runCommand } from '../run-command';
 import { operator } from '../run-report';
-
-/** --to-step N: a step as `plan tree` numbers them, from 1. */
-function toStep(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new ValidationError('--to-step', `must be a step number (1, 2, ...), not "${value}"`);
-  return n;
-}
 
 export function formatCheckpoints(plan: Pick<Plan, 'id' | 'processingState'>, checkpoints: readonly CheckpointSummary[]): string {
   if (checkpoints.length === 0) {
@@ -72,7 +64,7 @@ export const planCheckpointCommands = {
     plan
       .command('rewind <id>')
       .description('put the sandbox, the changeset and the steps back to how they were before step N started; on a terminal it asks first, listing the files')
-      .requiredOption('--to-step <n>', 'the step to go back to before (numbered as agents plan tree shows them)', toStep)
+      .addOption(actionOption('rewind', 'toStep', 'the step to go back to before (numbered as agents plan tree shows them)'))
       .option('--yes', 'rewind without asking')
       .addOption(jsonOption())
       .action(

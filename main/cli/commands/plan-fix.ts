@@ -1,6 +1,6 @@
 import type { Plan } from '../../../shared/domain';
 import { statusLabel } from '../../../shared/vocabulary';
-import { jsonOption, type Register, stepNumber } from '../options';
+import { actionOption, jsonOption, type Register } from '../options';
 import { type Ctx, type Output, runCommand } from '../run-command';
 import { operator } from '../run-report';
 import { planWithCommand } from '../next-steps';
@@ -22,7 +22,7 @@ export const planFixCommands = {
     plan
       .command('skip <id>')
       .description('mark the failed step (or --step N) skipped and go on with the next one')
-      .option('--step <n>', 'the step to skip, numbered from 1 as plan tree shows them', stepNumber)
+      .addOption(actionOption('skip', 'step', 'the step to skip, numbered from 1 as plan tree shows them'))
       .addOption(jsonOption())
       .action(runCommand(ctx, async (id: string, opts: { step?: number }) => recovered(ctx, await (await ctx.app()).service.skip(id, { by: operator(), step: opts.step }), 'step skipped'))),
 
@@ -30,8 +30,8 @@ export const planFixCommands = {
     plan
       .command('edit-step <id>')
       .description('replace the tool calls of a step that has not completed (a file with step: and tools:)')
-      .requiredOption('--step <n>', 'the step to edit, numbered from 1 as plan tree shows them', stepNumber)
-      .requiredOption('--file <step.yaml>', 'one step in the plan-file format')
+      .addOption(actionOption('edit_step', 'step', 'the step to edit, numbered from 1 as plan tree shows them'))
+      .addOption(actionOption('edit_step', 'file', 'one step in the plan-file format', '<step.yaml>'))
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: { step: number; file: string }) =>
@@ -55,7 +55,7 @@ export const planFixCommands = {
     plan
       .command('replan <id>')
       .description('go back to strategize for the steps not done: they are replaced by the steps of --file, or (an agent plan) proposed again by the model')
-      .option('--file <plan.yaml>', 'a plan file whose definitionOfDone holds the new steps (required for a scripted plan)')
+      .addOption(actionOption('replan', 'file', 'a plan file whose definitionOfDone holds the new steps (required for a scripted plan)', '<plan.yaml>'))
       .addOption(jsonOption())
       .action(runCommand(ctx, async (id: string, opts: { file?: string }) => recovered(ctx, await (await ctx.app()).service.replan(id, { by: operator(), file: opts.file }), 'replanned'))),
 

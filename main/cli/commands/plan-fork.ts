@@ -1,16 +1,8 @@
 import type { CompareSide, PlanCompare } from '../../../shared/plan-compare';
-import { ValidationError } from '../../../shared/errors';
 import { formatDuration } from '../../../shared/vocabulary';
-import { jsonOption, type Register } from '../options';
+import { actionOption, jsonOption, type Register } from '../options';
 import { runCommand } from '../run-command';
 import { operator } from '../run-report';
-
-/** --at-step N: a step as `plan tree` numbers them, from 1. */
-function atStep(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new ValidationError('--at-step', `must be a step number (1, 2, ...), not "${value}"`);
-  return n;
-}
 
 const OPERATION_MARK = { create: 'A', modify: 'M', delete: 'D', rename: 'R' } as const;
 
@@ -52,11 +44,11 @@ export const planForkCommands = {
     plan
       .command('fork <id>')
       .description('make a new plan that shares the steps before N and goes on from its checkpoint, with another profile, model or steps; prints the new plan id (it is not run)')
-      .requiredOption('--at-step <n>', 'the step the new plan goes on from (numbered as agents plan tree shows them)', atStep)
-      .option('--profile <name>', 'another automation profile: manual, restricted, supervised, trusted, full-auto, or a profile file')
-      .option('--model <provider:model>', 'another model (an agent plan)')
+      .addOption(actionOption('fork', 'atStep', 'the step the new plan goes on from (numbered as agents plan tree shows them)'))
+      .addOption(actionOption('fork', 'profile', 'another automation profile: manual, restricted, supervised, trusted, full-auto, or a profile file', '<name>'))
+      .addOption(actionOption('fork', 'model', 'another model (an agent plan)', '<provider:model>'))
       .option('--agent <name>', 'another coding agent over ACP (agents acp list), so two agents\' runs of the same steps can be compared')
-      .option('--file <plan-file>', 'other steps: a plan file whose definition of done holds the steps from N on (as replan --file takes)')
+      .addOption(actionOption('fork', 'file', 'other steps: a plan file whose definition of done holds the steps from N on (as replan --file takes)', '<plan-file>'))
       .addOption(jsonOption())
       .action(
         runCommand(ctx, async (id: string, opts: { atStep: number; profile?: string; model?: string; agent?: string; file?: string }) => {

@@ -1,4 +1,4 @@
-import { dollars, jsonOption, positiveCount, type Register, streamOption } from '../options';
+import { actionOption, dollars, jsonOption, positiveCount, type Register, streamOption } from '../options';
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
 import { noteWithoutWorkers, operator, runAndReport } from '../run-report';
@@ -72,7 +72,7 @@ export const planRunCommands = {
     plan
       .command('correct <id>')
       .description("ask the agent to fix the failed step: it runs again with the failure (and your note) in the model's context")
-      .option('--note <text>', 'what the model should do differently')
+      .addOption(actionOption('correct', 'note', 'what the model should do differently'))
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(
@@ -85,7 +85,7 @@ export const planRunCommands = {
     plan
       .command('approve <id>')
       .description('approve the call the plan waits for, then go on with the run in the foreground')
-      .option('--all', 'approve every later call of the same tool in this plan too')
+      .addOption(actionOption('approve', 'all', 'approve every later call of the same tool in this plan too'))
       .option('--turns <n>', 'for a step out of turns: how many more it may take (default: its budget again)', positiveCount('--turns'))
       .option('--tokens <n>', 'for a step out of output tokens: how many more it may use (default: its budget again)', positiveCount('--tokens'))
       .option('--cost <usd>', 'for a plan over its maxCostUsd: how many more US dollars it may cost (default: its budget again)', dollars('--cost'))
@@ -102,7 +102,7 @@ export const planRunCommands = {
     plan
       .command('reject <id>')
       .description('reject the call the plan waits for; the run goes on and the step fails (exit 1)')
-      .requiredOption('--reason <text>', 'why, recorded in the decision tree')
+      .addOption(actionOption('reject', 'reason', 'why, recorded in the decision tree'))
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(

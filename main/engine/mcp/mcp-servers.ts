@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import type { ToolDefinition } from '../tools/definition';
 import type { ToolRegistry } from '../run/tool-runner';
 import { sandboxRootOf, toolError } from '../tools/common';
 import type { ConfinementProbe } from '../tools/confinement';
+import { McpSignInNeeded } from './oauth';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, localLaunch, serverFailure } from './launch';
 
 /** One tool as its server lists it. */
@@ -43,7 +45,17 @@ export interface ConnectedServer {
   protocolVersion: string | null;
   /** Text about the server (an error) with its secrets out, as withoutMcpSecrets makes it. */
   withoutSecrets(text: string): string;
+  /** Where the server's log messages go now (the running call's plan log); none: they are dropped. */
+  logSink: ((entry: McpLogEntry) => void) | null;
   close(): Promise<void>;
+}
+
+/** One log message of a server (`notifications/message`). */
+export interface McpLogEntry {
+  server: string;
+  level: string;
+  logger?: string;
+  data: unknown;
 }
 
 export interface ConnectOptions {
@@ -53,8 +65,10 @@ export interface ConnectOptions {
   startTimeoutMs?: number;
   /** Answers a server's `elicitation/create`; without it the client does not offer elicitation. */
   elicit?: (request: McpElicitation, server: string) => Promise<McpElicitationAnswer>;
-  /** A server's log message (`notifications/message`). */
-  onLog?: (entry: { server: string; level: string; logger?: string; data: unknown }) => void;
+  /** The sign-in of a remote server that has one (tokens kept by `agents mcp login`). */
+  auth?: (name: string) => OAuthClientProvider | undefined;
+  /** A server's log message (`notifications/message`), besides the connected server's logSink. */
+  onLog?: (entry: McpLogEntry) => void;
 }
 
 /** The client's name and version in `initialize`. */
@@ -80,6 +94,9 @@ export function remoteRequest(server: Extract<McpServer, { url: string }>): { ur
   return { url: url.href, headers: given ? server.headers : { ...server.headers, Authorization: `Basic ${basic}` } };
 }
 
+/** The connected server of each client, whose logSink its log messages go to. */
+const sinks = new WeakMap<Client, ConnectedServer>();
+
 /** The revision each client agreed on in `initialize`, as the SDK tells its transport. */
 const agreedVersions = new WeakMap<Client, string>();
 
@@ -98,8 +115,11 @@ async function newClient(name: string, options: ConnectOptions): Promise<Client>
   const elicit = options.elicit;
   const client = new Client(MCP_CLIENT_INFO, { capabilities: elicit ? { elicitation: { form: { applyDefaults: true } } } : {} });
   if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => await elicit(request.params, name));
-  const onLog = options.onLog;
-  if (onLog) client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => onLog({ server: name, ...notification.params }));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    const entry = { server: name, ...notification.params };
+    options.onLog?.(entry);
+    sinks.get(client)?.logSink?.(entry);
+  });
   return client;
 }
 
@@ -118,12 +138,18 @@ export async function connectMcpServer(name: string, server: McpServer, options:
     // The Basic header made of the URL's user is a secret too.
     const withoutAnySecret = (text: string) => withoutMcpSecrets(text, { ...server, headers: request.headers });
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const transport = new StreamableHTTPClientTransport(new URL(request.url), { requestInit: { headers: request.headers } });
+    const authProvider = options.auth?.(name);
+    const transport = new StreamableHTTPClientTransport(new URL(request.url), { requestInit: { headers: request.headers }, authProvider });
     try {
       await client.connect(recordVersion(client, transport), { timeout });
     } catch (error) {
       await client.close().catch(() => undefined);
-      throw serverFailure(name, `MCP server "${name}": did not start: ${withoutAnySecret(messageOf(error))}`, 'tool', { url: shownUrl(server.url) });
+      // The browser was opened for a sign-in: the code its redirect brings finishes it.
+      if (authProvider && error instanceof (await import('@modelcontextprotocol/sdk/client/auth.js')).UnauthorizedError) throw new McpSignInNeeded(name, (code) => transport.finishAuth(code));
+      const said = withoutAnySecret(messageOf(error));
+      // A server that wants a sign-in answers 401 before one is kept.
+      const signIn = /HTTP 401/.test(said) && !authProvider ? ` (if it signs in with OAuth: agents mcp login ${name})` : '';
+      throw serverFailure(name, `MCP server "${name}": did not start: ${said}${signIn}`, 'tool', { url: shownUrl(server.url) });
     }
     return listed(name, client, null, withoutAnySecret, () => client.close());
   }
@@ -164,12 +190,13 @@ async function listed(name: string, client: Client, confinement: Confinement | n
   try {
     // A server without tools (no `tools` capability) lists none.
     const tools = client.getServerCapabilities()?.tools ? (await client.listTools(undefined, { timeout: DEFAULT_MCP_START_TIMEOUT_MS })).tools : [];
-    return {
+    const connected: ConnectedServer = {
       name,
       client,
       confinement,
       protocolVersion: agreedVersions.get(client) ?? null,
       withoutSecrets,
+      logSink: null,
       close,
       tools: tools.map((tool) => ({
         name: tool.name,
@@ -178,6 +205,8 @@ async function listed(name: string, client: Client, confinement: Confinement | n
         readOnly: tool.annotations?.readOnlyHint === true,
       })),
     };
+    sinks.set(client, connected);
+    return connected;
   } catch (error) {
     await close();
     throw serverFailure(name, `MCP server "${name}": started but did not list its tools: ${withoutSecrets(messageOf(error))}`, 'tool');
@@ -243,7 +272,14 @@ export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: 
       async run(args, context) {
         const { root } = await resolveInSandbox(sandboxRootOf(name, context), '.');
         if (server.confinement) context.recordConfinement?.(server.confinement);
-        const tracked = await options.tracker.track(root, () => callConnectedTool(server, tool.name, args, { timeoutMs: timeout }));
+        const log = context.log;
+        // What the server logs while this call runs goes to the plan's log.
+        if (log) server.logSink = (entry) => log({ server: entry.server, level: entry.level, logger: entry.logger, text: typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data) });
+        const tracked = await options.tracker
+          .track(root, () => callConnectedTool(server, tool.name, args, { timeoutMs: timeout, onProgress: context.reportProgress?.bind(context) }))
+          .finally(() => {
+            server.logSink = null;
+          });
         // Whatever the server did to the sandbox is recorded, even when the call failed.
         for (const change of tracked.changes) context.recordChange(change);
         if (!tracked.outcome.ok) throw tracked.outcome.error;

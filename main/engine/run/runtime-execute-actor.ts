@@ -15,6 +15,9 @@ import type { ToolRunner } from './tool-runner';
 import type { ToolEffect } from '../tools/definition';
 import type { ResumeAt } from '../ports/approvals';
 
+/** Progress reports of one call closer together than this are not recorded. */
+const PROGRESS_INTERVAL_MS = 250;
+
 export function createRuntimeExecuteResult(data: unknown): RuntimeExecuteResult {
   return parseOrThrow(RuntimeExecuteResultSchema, data, 'RuntimeExecuteResult');
 }
@@ -171,6 +174,7 @@ export class RuntimeExecuteActor {
             await opts.gate.check(decision, call, callIndex, tool?.effect, tool?.mcp, tool);
           }
           later('tool_call_started', { decisionId: decision.id, tool: call.tool, args: call.args });
+          let lastProgress = -Infinity;
           tally.toolCalls += 1;
           await yieldNow();
           return this.toolRunner.execute(call, {
@@ -184,6 +188,14 @@ export class RuntimeExecuteActor {
               const entry = await context.recordChange(toChangeEntry(change, { decisionId: decision.id, invocationId }));
               await emit('change_recorded', { entry });
             },
+            reportProgress: (progress, invocationId) => {
+              // A bar needs a few reports a second at most; the last one (progress = total) always shows.
+              const now = performance.now();
+              if (now - lastProgress < PROGRESS_INTERVAL_MS && progress.progress !== progress.total) return;
+              lastProgress = now;
+              later('tool_progress', { decisionId: decision.id, invocationId, tool: call.tool, ...progress });
+            },
+            log: (entry) => later('tool_log', { decisionId: decision.id, ...entry }),
             // The call's entries, invocation and events are one unit of the group's next commit.
             atomically: async (writes) => group.add(writes),
             onSettled: async (invocation) => {

@@ -7,7 +7,7 @@ import { EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import { type InvariantRules, refusedChanges, revertChange } from '../gates/invariants';
 import type { InvocationLog } from '../ports/invocation-log';
 import { checkShellPolicy } from '../gates/shell-policy';
-import type { CapturedChange, ToolContext, ToolDefinition, ToolEffect } from '../tools/definition';
+import type { CapturedChange, ToolContext, ToolDefinition, ToolEffect, ToolProgress } from '../tools/definition';
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition<never>>();
@@ -46,8 +46,10 @@ export class ToolRegistry {
   }
 }
 
-export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' | 'recordConfinement' | 'profile'> & {
+export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' | 'recordConfinement' | 'profile' | 'reportProgress'> & {
   profile?: AutomationProfile;
+  /** A running call's progress, with the call's invocation id. */
+  reportProgress?: (progress: ToolProgress, invocationId: string) => void;
   recordChange?: (change: CapturedChange, invocationId: string) => Promise<void>;
   /**
    * Runs the writes that settle a call (its changes, its invocation, `onSettled`) as one unit,
@@ -132,6 +134,8 @@ export class ToolRunner {
         recordConfinement: (kind) => {
           confinement = kind;
         },
+        reportProgress: (progress) => context.reportProgress?.(progress, invocationId),
+        log: context.log,
       });
       const refused = context.rules?.violations(captured) ?? [];
       if (refused.length > 0 && context.sandboxRoot) {

@@ -23,6 +23,23 @@ export interface ToolContext {
   recordChange(change: CapturedChange): void;
   /** A tool that runs commands says how they were confined; it is kept on the invocation. */
   recordConfinement?(confinement: Confinement): void;
+  /** A long call's progress (an MCP server's), shown on the running call. */
+  reportProgress?(progress: ToolProgress): void;
+  /** A log message from what runs the call (an MCP server's), for the plan's log. */
+  log?(entry: ToolLogEntry): void;
+}
+
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface ToolLogEntry {
+  server: string;
+  level: string;
+  logger?: string;
+  text: string;
 }
 
 /**

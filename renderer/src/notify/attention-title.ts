@@ -9,15 +9,20 @@ export function plansNeedingOperator(plans: readonly Pick<PlanListItem, 'needsAt
   return plans.filter((plan) => plan.needsAttention || plan.awaitingApply).length;
 }
 
-/** "(2) CleverAgents" while two plans need the operator, as a tab (and the desktop window) shows it. */
-export function attentionTitle(count: number): string {
-  return count > 0 ? `(${count}) ${TITLE}` : TITLE;
+/**
+ * "(2) CleverAgents" while two plans need the operator, as a tab shows it; the desktop app's window
+ * also names the open plan: "(2) add-license — CleverAgents".
+ */
+export function attentionTitle(count: number, planName: string | null = null): string {
+  const title = planName ? `${planName} — ${TITLE}` : TITLE;
+  return count > 0 ? `(${count}) ${title}` : title;
 }
 
-/** Keeps the document's title on the count of plans that need the operator. */
-export function useAttentionTitle(): void {
+/** Keeps the document's title (which Electron's window takes as its own) on the count, and with `namesPlan` on the open plan. */
+export function useAttentionTitle(namesPlan = false): void {
   const count = useAppStore((state) => plansNeedingOperator(state.plans));
+  const planName = useAppStore((state) => (namesPlan ? (state.plan?.name ?? null) : null));
   useEffect(() => {
-    document.title = attentionTitle(count);
-  }, [count]);
+    document.title = attentionTitle(count, planName);
+  }, [count, planName]);
 }

@@ -161,6 +161,8 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
       case 'plan_created':
       case 'tool_call_started':
       case 'tool_call_finished':
+      case 'tool_progress':
+      case 'tool_log':
       case 'model_output':
       case 'context_folded':
       case 'check_started':

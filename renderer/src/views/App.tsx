@@ -80,7 +80,8 @@ export function App({ hasToken, nativeFileDialog = false }: { hasToken: boolean;
   useKeyboard();
   useTheme();
   useAppStateMarker();
-  useAttentionTitle();
+  // The desktop app's window title names the open plan; a browser tab keeps the short title.
+  useAttentionTitle(nativeFileDialog);
   useBrowserNotifications();
   const connection = useAppStore((s) => s.connection.state);
   return (
