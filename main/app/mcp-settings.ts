@@ -53,6 +53,8 @@ export interface McpServerCheck {
   ok: boolean;
   error: string | null;
   tools: McpToolListing[];
+  /** The protocol revision it speaks; null when it did not start. */
+  protocolVersion: string | null;
 }
 
 /** Starts each configured server once in a throwaway folder, confined as a run would, lists its tools, and stops it. */
@@ -68,10 +70,10 @@ export async function checkMcpServers(
     const sandboxRoot = mkdtempSync(path.join(tmpdir(), 'agents-mcp-check-'));
     try {
       const connected = await connectMcpServer(name, server, { sandboxRoot, profile, auth });
-      checks.push({ name, server, ok: true, error: null, tools: connected.tools });
+      checks.push({ name, server, ok: true, error: null, tools: connected.tools, protocolVersion: connected.protocolVersion });
       await connected.close();
     } catch (error) {
-      checks.push({ name, server, ok: false, error: error instanceof Error ? error.message : String(error), tools: [] });
+      checks.push({ name, server, ok: false, error: error instanceof Error ? error.message : String(error), tools: [], protocolVersion: null });
     } finally {
       rmSync(sandboxRoot, { recursive: true, force: true });
     }

@@ -66,7 +66,7 @@ describe('agents mcp: the MCP servers of the settings', () => {
     // The filesystem server starts confined and lists its tools; nothing answers on port 9.
     const list = await agents(['mcp', 'list'], home);
     expect(list.code).toBe(1);
-    expect(list.stdout).toMatch(/^files: .*mcp-server-filesystem \. \(env: LOG_LEVEL\)\n {2}starts; \d+ tools\n/);
+    expect(list.stdout).toMatch(/^files: .*mcp-server-filesystem \. \(env: LOG_LEVEL\)\n {2}starts; \d+ tools; protocol 2025-(06-18|11-25)\n/);
     expect(list.stdout).toMatch(/^ {2}files\.write_file: /m);
     expect(list.stdout).toMatch(/^ {2}files\.list_directory \(read-only\): /m);
     expect(list.stdout).toMatch(/^tracker: http:\/\/127\.0\.0\.1:9\/mcp \(headers: Authorization\)\n {2}does not start: MCP server "tracker": did not start: /m);

@@ -69,14 +69,14 @@ export function registerMcp(program: Command, ctx: Ctx): void {
           if (checks.length === 0) return 'No MCP servers. Add one with: agents mcp add NAME -- COMMAND [ARGS...]';
           return checks
             .map((check) => {
-              const head = `${check.name}: ${describeServer(check.server)}\n  ${check.ok ? `starts; ${check.tools.length} tool${check.tools.length === 1 ? '' : 's'}` : `does not start: ${check.error}`}`;
+              const head = `${check.name}: ${describeServer(check.server)}\n  ${check.ok ? `starts; ${check.tools.length} tool${check.tools.length === 1 ? '' : 's'}${check.protocolVersion ? `; protocol ${check.protocolVersion}` : ''}` : `does not start: ${check.error}`}`;
               const tools = check.tools.map((tool) => `  ${check.name}.${tool.name}${tool.readOnly ? ' (read-only)' : ''}${tool.description ? `: ${tool.description.split('\n')[0].slice(0, 100)}` : ''}`);
               return [head, ...tools].join('\n');
             })
             .join('\n');
         };
         // A server that does not start is worth a non-zero status, so scripts can check.
-        return { json: checks.map(({ name, server, ok, error, tools }) => ({ name, server: shownServer(server), ok, error, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
+        return { json: checks.map(({ name, server, ok, error, tools, protocolVersion }) => ({ name, server: shownServer(server), ok, error, protocolVersion, tools })), text, exitCode: checks.every((c) => c.ok) ? EXIT.ok : EXIT.planFailed };
       }),
     );
 
