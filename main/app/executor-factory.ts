@@ -1,3 +1,5 @@
+import { ValidationError } from '../../shared/errors';
+import { EngineError } from '../engine/errors';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../shared/domain';
@@ -51,7 +53,17 @@ function projectInvariantRecords(plan: Plan): string[] {
 /** The coding agent a plan runs over ACP, started (confined) in the plan's sandbox with a home of its own for the plan; its version recorded once it reports one. */
 function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxRoot: string, registry: ToolRegistry): AcpActor {
   const settings = acpSettingsOf(ctx.options.settings);
-  const agent = resolvePlanAgent(recorded, settings, ctx.env);
+  let agent: ReturnType<typeof resolvePlanAgent>;
+  try {
+    agent = resolvePlanAgent(recorded, settings, ctx.env);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    // A machine (a team worker) without the plan's agent: the plan says which, and how to go on.
+    throw new EngineError(error.message, 'tool', {
+      agent: recorded.name,
+      hint: `Add the agent "${recorded.name}" on this machine (\`agents acp add ${recorded.name} -- COMMAND\`, or install the built-in), or run the plan where it is, then \`agents plan retry\`.`,
+    });
+  }
   const actor = new AcpActor({
     planId: plan.id,
     agent,

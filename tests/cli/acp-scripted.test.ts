@@ -85,3 +85,24 @@ describe('a coding agent\'s permission requests answered by the operator and the
     expect(answers).toEqual(['echo one: allow', 'Write NOTES.md: cancelled', 'Write NOTES.md: allow']);
   });
 });
+
+describe('a machine without the plan\'s agent', () => {
+  it('refuses to run the plan in one line naming the agent, and runs it once the agent is added there', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    const script = { steps: { notes: [{ tool: { title: 'Write NOTES.md', kind: 'edit', write: { path: 'NOTES.md', content: '# Notes\n' } } }] } };
+    await addScripted(home, 'scripted', script);
+    const id = await create(home, planFor(examples, 'scripted', ['Write the notes (notes)'], 'trusted'));
+    // As on a worker whose settings lack the agent the plan was made with.
+    expect((await agents(['acp', 'remove', 'scripted'], home, env)).code).toBe(0);
+    const run = await agents(['plan', 'run', id], home, env);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.split('\n')[0]).toContain('this plan runs the agent "scripted", which this machine does not have');
+    expect(run.stderr).toContain('hint: Add the agent "scripted" on this machine');
+    expect(existsSync(join(home, 'sandboxes', id, 'NOTES.md'))).toBe(false);
+
+    await addScripted(home, 'scripted', script);
+    const again = await agents(['plan', 'retry', id], home, env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(join(home, 'sandboxes', id, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
+  });
+});
