@@ -106,3 +106,28 @@ describe('a machine without the plan\'s agent', () => {
     expect(readFileSync(join(home, 'sandboxes', id, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
   });
 });
+
+describe('the plan\'s session resumed (session/load) where the agent offers it', () => {
+  it('after the agent was ended to wait for the operator, the answer goes on in the same session, loaded; an agent without loadSession gets a new one', LONG, async () => {
+    const { home, examples } = sandboxWorkspace();
+    const steps = { notes: [{ tool: { title: 'Write NOTES.md', kind: 'edit', write: { path: 'NOTES.md', content: '# Notes\n' } } }], stamp: [command('one')] };
+    await addScripted(home, 'loader', { loadSession: true, steps });
+    await addScripted(home, 'plain', { steps });
+    const ids: Record<string, string> = {};
+    for (const name of ['loader', 'plain']) {
+      ids[name] = await create(home, planFor(examples, name, ['Write the notes (notes)', 'Stamp the project (stamp)'], 'supervised'));
+      expect((await agents(['plan', 'run', ids[name]], home, env)).code).toBe(3);
+      const approved = await agents(['plan', 'approve', ids[name]], home, env);
+      expect(approved.code, approved.stderr).toBe(0);
+    }
+    const loader = agentLog(home, ids.loader);
+    const first = loader.find((e) => e.newSession)?.newSession;
+    expect(loader.filter((e) => e.newSession)).toHaveLength(1);
+    // The session it kept: both steps' prompts and answers replayed.
+    expect(loader.filter((e) => e.loadSession)).toEqual([{ loadSession: first, turns: 4 }]);
+    expect(new Set(loader.filter((e) => e.prompt).map((e) => e.prompt))).toEqual(new Set([first]));
+    const plain = agentLog(home, ids.plain);
+    expect(plain.filter((e) => e.newSession)).toHaveLength(2);
+    expect(plain.filter((e) => e.loadSession || e.loadRefused)).toEqual([]);
+  });
+});

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionNotification, StopReason, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk/unstable';
 import { RequestError } from '@agentclientprotocol/sdk/unstable';
@@ -51,6 +51,9 @@ export interface AcpActorOptions {
   /** Starts the agent's process (confined, where the system can). */
   start?: (request: AgentProcessRequest, allowUnconfined: boolean) => Promise<AgentProcess>;
 }
+
+/** The file in the agent's home for the plan that names the plan's session, for session/load. */
+const SESSION_FILE = '.cleveragents-acp-session';
 
 /** The modes in which the agents ask before they act (TOOLCHAIN.md): Claude Code and Qwen Code start in `auto`. */
 const ASKING_MODES = ['default', 'read-only'];
@@ -130,7 +133,10 @@ export class AcpActor {
     const request: AgentProcessRequest = { file: agent.command, args: agent.args, env: agent.env, sandboxRoot, home, readOnlyPaths: [], allowHosts: agent.allowHosts, allowNetwork };
     const connection = await AcpConnection.start({ ...agent, planId: this.options.planId }, request, this.options.startTimeoutMs, (r) => (this.options.start ?? startAgentProcess)(r, this.options.allowUnconfined));
     try {
-      const session = await connection.newSession(sandboxRoot);
+      // The plan's session resumed where the agent offers it (after a restart, an approval, a retry), else a new one.
+      const kept = connection.canLoadSession ? await this.keptSession() : null;
+      const session = (kept ? await connection.loadSession(kept, sandboxRoot) : null) ?? (await connection.newSession(sandboxRoot));
+      if (session.sessionId !== kept) await this.keepSession(session.sessionId);
       for (const mode of ASKING_MODES) if (await connection.setMode(session, mode)) break;
       this.connection = connection;
       this.sessionId = session.sessionId;
@@ -140,6 +146,23 @@ export class AcpActor {
       await connection.close();
       throw error;
     }
+  }
+
+  /** Where the plan's session id is kept: in the agent's home for the plan, beside the sessions the agent keeps there. */
+  private get sessionFile(): string {
+    return path.join(this.options.home, SESSION_FILE);
+  }
+
+  private async keptSession(): Promise<string | null> {
+    try {
+      return (await readFile(this.sessionFile, 'utf8')).trim() || null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async keepSession(sessionId: string): Promise<void> {
+    await writeFile(this.sessionFile, `${sessionId}\n`, { mode: 0o600 });
   }
 
   stepRunner(plan: Plan, corrections: ReadonlyMap<string, CorrectionContext> = new Map()): StepRunner {

@@ -209,6 +209,25 @@ export class AcpConnection {
     return this.guarded('session/new', this.connection.agent.request('session/new', { cwd, mcpServers: [] }), SESSION_TIMEOUT_MS);
   }
 
+  /** Whether the agent can resume a session it kept (`session/load`). */
+  get canLoadSession(): boolean {
+    return this.info.agentCapabilities?.loadSession === true;
+  }
+
+  /** Resumes a session the agent kept; the history it replays is not this turn's (no handlers yet). Null where the agent cannot. */
+  async loadSession(sessionId: string, cwd: string): Promise<NewSessionResponse | null> {
+    try {
+      const loaded = await this.guarded('session/load', this.connection.agent.request('session/load', { sessionId, cwd, mcpServers: [] }), SESSION_TIMEOUT_MS);
+      // Updates replayed with the answer are let in and dropped before a turn's handlers are set.
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.updates;
+      return { ...loaded, sessionId };
+    } catch (error) {
+      if (this.exitedWith) throw error;
+      return null;
+    }
+  }
+
   /** Puts the session in `modeId` where the agent offers it; false where it does not. */
   async setMode(session: NewSessionResponse, modeId: string): Promise<boolean> {
     if (!session.modes?.availableModes.some((m) => m.id === modeId)) return false;
