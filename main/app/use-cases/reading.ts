@@ -44,6 +44,9 @@ export interface ChangesetReview {
 }
 
 /** What an operator reads about plans: the list, a plan's tree, changes, review, errors and approvals. */
+/** Events read at once while following a plan's trace id. */
+const TRACE_PAGE = 2_000;
+
 export function planReading(ctx: PlanContext) {
   const { lifecycle, stores } = ctx;
   const get = (planId: string): Promise<Plan> => ctx.get(planId);
@@ -239,7 +242,12 @@ export function planReading(ctx: PlanContext) {
       const { TraceIdFollower } = await import('../telemetry/run-spans');
       let follower = traceFollowers.get(planId);
       if (!follower) traceFollowers.set(planId, (follower = new TraceIdFollower(planId)));
-      follower.follow(await ctx.events.log.list(planId, follower.seq));
+      // A page at a time: a first read of a long plan must not hold its whole log at once.
+      for (;;) {
+        const page = await ctx.events.log.list(planId, follower.seq, TRACE_PAGE);
+        follower.follow(page);
+        if (page.length < TRACE_PAGE) break;
+      }
       const traceId = follower.traceId;
       if (!traceId) return null;
       let template: string | undefined;
