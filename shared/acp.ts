@@ -49,6 +49,10 @@ export const AcpAgentFileSchema = z.lazy(() =>
       acp: z.union([AcpAgentNameSchema, AcpAgentSchema]),
       /** How long one step's turn may take before the agent is taken as hung (default 30 minutes). */
       turnTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
+      /** Output tokens one step may use (as the agent reports them) before the run pauses and asks for more. */
+      maxOutputTokens: z.number().int().min(16).max(10_000_000).optional(),
+      /** US dollars the plan may cost, as the agent reports its cost in USD, before the run pauses and asks for more. */
+      maxCostUsd: z.number().positive().max(1_000_000).optional(),
     })
     .strict(),
 );
@@ -71,6 +75,9 @@ export const AcpPlanAgentSchema = z.lazy(() =>
     /** What the agent's `initialize` reported when the plan was made: `qwen-code 0.24.4`. */
     version: z.string().nullable(),
     turnTimeoutSeconds: z.number().int().positive().optional(),
+    /** The plan file's budgets: a step's output tokens, the plan's cost in US dollars (absent: none). */
+    maxOutputTokens: z.number().int().positive().optional(),
+    maxCostUsd: z.number().positive().optional(),
   }),
 );
 export type AcpPlanAgent = z.infer<typeof AcpPlanAgentSchema>;

@@ -113,6 +113,8 @@ export const StepUsageSchema = z.lazy(() =>
     /** Of the input tokens, those the provider read from its prompt cache (absent: none reported). */
     cachedInputTokens: z.number().int().nonnegative().optional(),
     outputTokens: z.number().int().nonnegative(),
+    /** US dollars a coding agent over ACP reported for its turns (its own reckoning, not our price); absent: none reported. */
+    costUsd: z.number().nonnegative().optional(),
     turns: z.number().int().nonnegative(),
     /** The model's finish_step summary, shown to the model in later steps. */
     summary: z.string().nullable(),
@@ -125,6 +127,7 @@ export const PlanUsageSchema = z.lazy(() =>
     inputTokens: z.number().int().nonnegative(),
     cachedInputTokens: z.number().int().nonnegative().optional(),
     outputTokens: z.number().int().nonnegative(),
+    costUsd: z.number().nonnegative().optional(),
     steps: z.array(StepUsageSchema),
   }),
 );
@@ -141,7 +144,9 @@ export const PriceSchema = z.lazy(() =>
 );
 export type Price = z.infer<typeof PriceSchema>;
 
-export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, price: Price | null | undefined): number | null {
+export function costOf(usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'costUsd'>, price: Price | null | undefined): number | null {
+  // A coding agent over ACP says what its own model cost; our price is for our model, not its.
+  if (usage.costUsd !== undefined) return usage.costUsd;
   if (!price) return null;
   const cached = usage.cachedInputTokens ?? 0;
   const cachedPrice = price.cachedInputPerMTok ?? price.inputPerMTok;
@@ -238,6 +243,7 @@ export function addUsage(usage: PlanUsage | undefined, delta: StepUsage): PlanUs
       inputTokens: step.inputTokens + delta.inputTokens,
       ...sumCached(step, delta),
       outputTokens: step.outputTokens + delta.outputTokens,
+      ...sumCost(step, delta),
       turns: step.turns + delta.turns,
       summary: delta.summary ?? step.summary,
     };
@@ -246,8 +252,15 @@ export function addUsage(usage: PlanUsage | undefined, delta: StepUsage): PlanUs
     inputTokens: (usage?.inputTokens ?? 0) + delta.inputTokens,
     ...sumCached(usage, delta),
     outputTokens: (usage?.outputTokens ?? 0) + delta.outputTokens,
+    ...sumCost(usage, delta),
     steps,
   };
+}
+
+/** A coding agent's reported cost of two usages together; nothing when neither reported one. */
+function sumCost(a: { costUsd?: number } | undefined, b: { costUsd?: number }): { costUsd?: number } {
+  if (a?.costUsd === undefined && b.costUsd === undefined) return {};
+  return { costUsd: (a?.costUsd ?? 0) + (b.costUsd ?? 0) };
 }
 
 /** The cached input tokens of two usages together; nothing when neither reported any (a provider without a cache). */

@@ -34,7 +34,7 @@ export function failuresOf(errors: readonly ErrorRecord[]): ErrorRecord[][] {
 
 /** "850 in (600 cached), 145 out", and the cost when there is a price: a plan's or a step's tokens. */
 export function describeUsage(
-  usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>,
+  usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'costUsd'>,
   price: Price | null | undefined,
   count: (n: number) => string = String,
 ): { tokens: string; cost: string | null } {

@@ -135,6 +135,8 @@ function buildEventData() {
       stepOutputTokens: count,
       planInputTokens: count,
       planOutputTokens: count,
+      /** US dollars a coding agent over ACP reported for the figures in this event (its own reckoning). */
+      costUsd: z.number().nonnegative().optional(),
       /** The call itself, for its trace span (absent in events stored before they were kept, and for a coding agent's turns). */
       provider: z.string().optional(),
       model: z.string().optional(),

@@ -177,6 +177,8 @@ export function planAgentOf(file: AcpAgentFile, settings: AcpSettings, env: Node
     allowHosts: launch.allowHosts,
     version: null,
     ...(file.turnTimeoutSeconds ? { turnTimeoutSeconds: file.turnTimeoutSeconds } : {}),
+    ...(file.maxOutputTokens ? { maxOutputTokens: file.maxOutputTokens } : {}),
+    ...(file.maxCostUsd ? { maxCostUsd: file.maxCostUsd } : {}),
   };
 }
 

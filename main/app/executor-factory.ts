@@ -78,6 +78,8 @@ function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxR
     earlierFailure: async (decisionId) => (await ctx.options.stores.errors.listForPlan(plan.id)).filter((e) => e.decisionId === decisionId).at(-1)?.message ?? null,
     startTimeoutMs: settings.startTimeoutSeconds ? settings.startTimeoutSeconds * 1000 : undefined,
     turnTimeoutMs: recorded.turnTimeoutSeconds ? recorded.turnTimeoutSeconds * 1000 : undefined,
+    budgets: { maxOutputTokens: recorded.maxOutputTokens, maxCostUsd: recorded.maxCostUsd },
+    budgetGate: new BudgetGate(ctx.options.stores.approvals, ctx.events, plan.id, plan.automationProfile),
     onStarted: async (version) => {
       if (version && version !== recorded.version) await ctx.lifecycle.update(plan.id, { acp: { ...recorded, version } });
     },

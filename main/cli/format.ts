@@ -5,7 +5,7 @@ import type { Approval } from '../../shared/approvals';
 import type { Confinement, ToolInvocation } from '../../shared/tool-calls';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
 import { describePlanAgent } from '../../shared/acp';
-import { BudgetAskSchema, type PlanModelView, type Price } from '../../shared/agent';
+import { BudgetAskSchema, type PlanModelView, type Price, usd } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
 import { projectLabel } from '../../shared/git-source';
@@ -35,7 +35,7 @@ export function formatPlanList(plans: Plan[]): string {
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
-export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens' | 'cachedInputTokens'>, price: Price | null | undefined): string {
+export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'costUsd'>, price: Price | null | undefined): string {
   const { tokens, cost } = describeUsage(usage, price);
   return `${tokens}${cost !== null ? ` (cost ${cost})` : ''}`;
 }
@@ -70,6 +70,8 @@ export function formatPlan(
   }
   // A coding agent over ACP: its name, the version its initialize reported, and its command.
   if (plan.acp) lines.push(`  agent:      ${describePlanAgent(plan.acp)}`);
+  const acpBudgets = [plan.acp?.maxOutputTokens ? `${plan.acp.maxOutputTokens} output tokens per step` : '', plan.acp?.maxCostUsd ? `${usd(plan.acp.maxCostUsd)} for the plan` : ''].filter(Boolean);
+  if (acpBudgets.length > 0) lines.push(`  budgets:    ${acpBudgets.join(', ')} (as the agent reports them)`);
   if (plan.usage) {
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {

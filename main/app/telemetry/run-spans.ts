@@ -342,6 +342,8 @@ export class RunSpans {
       [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: data.inputTokens,
       [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: data.outputTokens,
       ...(data.cachedInputTokens !== undefined ? { [ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: data.cachedInputTokens } : {}),
+      // A coding agent's own reckoning of its cost (gen_ai has no cost attribute).
+      ...(data.costUsd !== undefined ? { 'cleveragents.usage.cost_usd': data.costUsd } : {}),
       ...(data.error ? { [ATTR_ERROR_TYPE]: data.error.type } : {}),
       ...(text ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: redactText(text) }] }]) } : {}),
     }, parent, SpanKind.CLIENT);

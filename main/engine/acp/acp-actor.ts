@@ -9,7 +9,6 @@ import { DeltaBatcher } from '../run/delta-batcher';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { InvariantRules } from '../gates/invariants';
 import type { PlanLifecycleService } from '../run/lifecycle';
-import { recordPlanUsage } from '../model/model-agent';
 import { type CorrectionContext, executePrompt } from '../model/prompts';
 import { type ReviewFeedback, reviewFeedbackText } from '../model/review-feedback';
 import type { StepContext, StepRunner } from '../run/runtime-execute-actor';
@@ -18,6 +17,8 @@ import type { ToolEffect } from '../tools/definition';
 import { AcpConnection, type AcpHandlers, agentFailure, DEFAULT_ACP_TURN_TIMEOUT_MS } from './acp-connection';
 import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
 import { SandboxWatch } from './sandbox-watch';
+import { type AcpBudgets, AcpUsageMeter } from './agent-usage';
+import type { BudgetGate } from '../gates/budget-gate';
 
 /** The agent a run starts: what a plan records, with this machine's environment for it. */
 export interface AcpAgentLaunch {
@@ -48,6 +49,9 @@ export interface AcpActorOptions {
   startTimeoutMs?: number;
   /** Told what `initialize` reported once the agent started, so the plan records it. */
   onStarted?: (version: string | null) => Promise<void>;
+  /** The plan file's budgets, and who is asked for more when one is passed (agent-usage.ts). */
+  budgets?: AcpBudgets;
+  budgetGate?: BudgetGate;
   /** Starts the agent's process (confined, where the system can). */
   start?: (request: AgentProcessRequest, allowUnconfined: boolean) => Promise<AgentProcess>;
 }
@@ -114,9 +118,11 @@ export class AcpActor {
   private connection: AcpConnection | null = null;
   private sessionId: string | null = null;
   private readonly watch: SandboxWatch;
+  private readonly usage: AcpUsageMeter;
 
   constructor(private readonly options: AcpActorOptions) {
     this.watch = new SandboxWatch(options.sandboxRoot);
+    this.usage = new AcpUsageMeter({ planId: options.planId, agentName: options.agent.name, lifecycle: options.lifecycle, budgets: options.budgets ?? {}, gate: options.budgetGate });
   }
 
   /** What `initialize` reported, once the agent started: `qwen-code 0.24.4`. */
@@ -140,6 +146,7 @@ export class AcpActor {
       for (const mode of ASKING_MODES) if (await connection.setMode(session, mode)) break;
       this.connection = connection;
       this.sessionId = session.sessionId;
+      this.usage.counter.restart();
       await this.options.onStarted?.(connection.version);
       return { connection, sessionId: session.sessionId };
     } catch (error) {
@@ -171,10 +178,12 @@ export class AcpActor {
 
   private async runStep(plan: Plan, decision: StrategyDecision, context: StepContext, corrections: ReadonlyMap<string, CorrectionContext>): Promise<void> {
     const { lifecycle } = this.options;
+    // A budget used up pauses the step before its agent starts (atCall: where the answer resumes it).
+    await this.usage.check(decision, Math.max(context.firstCall, 1));
     const { connection, sessionId } = await this.session();
+    this.usage.startTurn();
     await this.watch.baseline();
     const stop = new TurnStop();
-    const tokens = { inputTokens: 0, outputTokens: 0 };
     const calls = new Map<string, AgentCall>();
     // Permission requests are the step's calls 1, 2, ...: a step resumed at call k (its answered approval) asks again from k.
     let permissions = Math.max(context.firstCall, 1);
@@ -212,15 +221,11 @@ export class AcpActor {
 
     const handlers: AcpHandlers = {
       update: async ({ update }: SessionNotification) => {
+        // Tokens and cost as the agent reports them; a budget passed mid-turn stops the turn and asks.
+        if (await this.usage.record(decision, this.usage.counter.update(update), context.emit)) void connection.cancel(sessionId);
         switch (update.sessionUpdate) {
           case 'agent_message_chunk': {
             if (update.content.type === 'text') batcher.push(update.content.text);
-            // Qwen Code reports each model call's tokens on its message chunks (Claude Code in its prompt response).
-            const reported = (update._meta as { usage?: { inputTokens?: unknown; outputTokens?: unknown } } | undefined)?.usage;
-            if (reported && typeof reported.inputTokens === 'number' && typeof reported.outputTokens === 'number') {
-              tokens.inputTokens += reported.inputTokens;
-              tokens.outputTokens += reported.outputTokens;
-            }
             return;
           }
           case 'tool_call':
@@ -284,8 +289,10 @@ export class AcpActor {
       throw stop.error ?? error;
     }
     await batcher.flush();
+    await this.usage.record(decision, this.usage.counter.response(connection.lastUsage), context.emit, 1);
     for (const call of calls.values()) if (!call.settled && stop.error === null) await settle(call);
     await records;
+    if (!stop.error) await this.usage.afterTurn(decision, stopReason, permissions).catch((error: unknown) => (stop.error = error));
     if (stop.error) {
       // A call that waits for the operator ends the agent: the answer continues the step in a new one.
       if (stop.error instanceof ApprovalPending) await this.end();
@@ -299,8 +306,6 @@ export class AcpActor {
     const failed = STOP_FAILURES[stopReason];
     if (failed) throw new EngineError(`agent ${this.options.agent.name} ${failed} (stop reason ${stopReason})`, stopReason === 'refusal' ? 'rejected' : 'budget', { agent: this.options.agent.name, stopReason });
     if (stopReason === 'cancelled') throw new EngineError(`agent ${this.options.agent.name} cancelled its turn`, 'interrupted', { agent: this.options.agent.name });
-    const usage = connection.lastUsage ?? tokens;
-    await recordPlanUsage(lifecycle, plan.id, { decisionId: decision.id, phase: 'execute', inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, turns: 1, summary: null }, context.emit);
   }
 
   /** The operator's correction of the step, else why its last attempt failed: a retried step is told, as a corrected one is. */

@@ -11,6 +11,7 @@ import {
   RequestError,
   type SessionNotification,
   type StopReason,
+  type Usage,
   type WriteTextFileRequest,
 } from '@agentclientprotocol/sdk/unstable';
 import { EngineError, errorCategoryOf } from '../errors';
@@ -169,7 +170,7 @@ export class AcpConnection {
   }
 
   /** The tokens the last turn used, where the agent reports them in its prompt response. */
-  lastUsage: { inputTokens: number; outputTokens: number } | null = null;
+  lastUsage: Usage | null = null;
 
   /** `qwen-code 0.24.4`, as initialize reported it. */
   get version(): string | null {
@@ -245,7 +246,7 @@ export class AcpConnection {
       // An update in the same chunk as the response is dispatched after it: let it in, then drain.
       await new Promise((resolve) => setImmediate(resolve));
       await this.updates;
-      this.lastUsage = response.usage ? { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens } : null;
+      this.lastUsage = response.usage ?? null;
       return response.stopReason;
     } finally {
       AcpConnection.turns.delete(this);

@@ -57,6 +57,13 @@ export class BudgetGate {
     throw new ApprovalPending(pending.id);
   }
 
+  /** What the operator added to a step's budget and the step took up (a coding agent's step counts its tokens across turns and runs). */
+  async grantedFor(decisionId: string, limit: 'turns' | 'outputTokens'): Promise<number> {
+    return (await this.store.listForPlan(this.planId))
+      .filter((a) => a.kind === 'budget' && a.decisionId === decisionId && a.status === 'approved' && a.usedAt !== null && limitOf(a) === limit)
+      .reduce((sum, a) => sum + BudgetAskSchema.parse(a.args).more, 0);
+  }
+
   /** US dollars the operator added to the plan's cost budget. */
   async grantedUsd(): Promise<number> {
     return (await this.store.listForPlan(this.planId))

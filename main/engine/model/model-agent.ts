@@ -349,6 +349,7 @@ export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: s
     inputTokens: delta.inputTokens,
     ...(delta.cachedInputTokens ? { cachedInputTokens: delta.cachedInputTokens } : {}),
     outputTokens: delta.outputTokens,
+    ...(delta.costUsd ? { costUsd: delta.costUsd } : {}),
     stepInputTokens: step?.inputTokens ?? 0,
     stepOutputTokens: step?.outputTokens ?? 0,
     planInputTokens: usage.inputTokens,

@@ -133,7 +133,9 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         continue;
       case 'model_usage': {
         const { planInputTokens: inputTokens, planOutputTokens: outputTokens } = event.data;
-        if (plan) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens, outputTokens } };
+        // A coding agent's reported cost adds up as its events come (an event has only its own figure).
+        const costUsd = event.data.costUsd !== undefined ? (plan?.usage?.costUsd ?? 0) + event.data.costUsd : plan?.usage?.costUsd;
+        if (plan) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens, outputTokens, ...(costUsd !== undefined ? { costUsd } : {}) } };
         continue;
       }
       case 'change_recorded':

@@ -11,7 +11,8 @@ export function UsageSummary({ plan }: { plan: Plan }) {
   useEffect(() => {
     if (plan.agent && status === 'idle') void load();
   }, [plan.agent, status, load]);
-  if (!plan.agent) return null;
+  // A coding agent over ACP: the tokens and the cost it reports.
+  if (!plan.agent && !plan.acp) return null;
   const usage = plan.usage ?? { inputTokens: 0, outputTokens: 0 };
   const { tokens, cost } = describeUsage(usage, settings?.price, (n) => n.toLocaleString('en'));
   return (
