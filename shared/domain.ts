@@ -10,6 +10,7 @@ import { RejectedHunkSchema } from './review-feedback';
 import { GitSourceSchema, PlanGitSourceSchema } from './git-source';
 import { ToolCallSpecSchema } from './tool-calls';
 import { ChangeSetSchema } from './changes';
+import { SubtaskSchema } from './subtasks';
 import { AutomationProfileSchema, ProfileRefSchema } from './profiles';
 
 export const PHASES = ['strategize', 'execute', 'apply'] as const;
@@ -47,6 +48,8 @@ export const StrategyDecisionSchema = z.lazy(() =>
     status: DecisionStatusSchema,
     /** The step's own check (a plan file's `check:`, or the command a model proposed with the step's acceptance). */
     check: CheckSchema.nullable().optional(),
+    /** A coding agent's sub-tasks for the step (its last `plan` update); absent before it sent one. */
+    subtasks: z.array(SubtaskSchema).optional(),
     createdAt: timestamp,
     updatedAt: timestamp,
   }),

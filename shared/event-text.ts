@@ -1,6 +1,7 @@
 import type { ChangeOperation } from './changes';
 import type { StreamEvent } from './events';
 import { checksSummaryLine } from './checks';
+import { subtaskTally } from './subtasks';
 import { formatDuration, plural, statusLabel } from './vocabulary';
 
 export type EventTone = 'info' | 'progress' | 'good' | 'warn' | 'bad';
@@ -89,6 +90,11 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: `${plural(event.data.toolCallCount, 'tool call')} in ${formatDuration(event.data.executionDurationMs)}`, tone: 'good' };
     case 'model_output':
       return { text: `model: ${event.data.text}`, tone: 'info' };
+    case 'step_subtasks': {
+      const { decisionId, entries } = event.data;
+      const now = entries.find((e) => e.status === 'in_progress');
+      return { text: `${step(decisionId)}: sub-tasks ${subtaskTally(entries)} done${now ? `, now: ${now.content}` : ''}`, tone: 'progress' };
+    }
     case 'model_usage': {
       const d = event.data;
       if (d.error) return { text: `model call failed (${d.error.type}): ${d.error.message}`, tone: 'warn' };

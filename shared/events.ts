@@ -5,6 +5,7 @@ import { DecisionStatusSchema, ErrorRecordSchema, PhaseSchema, ProcessingStateSc
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
 import { CheckpointCreatedSchema, PlanForkedSchema, PlanRewoundSchema } from './checkpoints';
 import { once } from './once';
+import { SubtaskSchema } from './subtasks';
 
 /** The nine core event types, in the order a successful run emits them per mode. */
 export const SEED_EVENT_TYPES = [
@@ -123,6 +124,8 @@ function buildEventData() {
     tool_log: z.object({ decisionId: z.string().nullable(), server: z.string(), level: z.string(), logger: z.string().optional(), text: z.string() }),
     /** The model's text as it streams, deltas batched. */
     model_output: z.object({ decisionId: z.string().nullable(), phase: modelPhase, text: z.string() }),
+    /** A coding agent's sub-tasks for the step as it now sees them (its `plan` update): the whole list, replacing the last. */
+    step_subtasks: z.object({ decisionId: id, entries: z.array(SubtaskSchema) }),
     /** Tokens after each model call: the call's, the step's and the plan's. */
     model_usage: z.object({
       decisionId: z.string().nullable(),
@@ -223,6 +226,8 @@ export const ENGINE_EVENT_TYPES = [
   'tool_log',
   /** The model's text as it streams: `{ decisionId, phase, text }`, deltas batched. */
   'model_output',
+  /** A coding agent's sub-tasks for the step: `{ decisionId, entries }`, the whole list each time. */
+  'step_subtasks',
   /** Tokens after each model call: the call's, the step's and the plan's. */
   'model_usage',
   /** A step's conversation cut and folded to stay within its context. */

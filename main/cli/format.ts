@@ -1,4 +1,5 @@
 import { unfinishedRewind } from '../../shared/action-rules';
+import { SUBTASK_MARKS, subtaskTally } from '../../shared/subtasks';
 import { isRejection } from '../../shared/decision-tree';
 import { checksSummaryLine } from '../../shared/checks';
 import type { Approval } from '../../shared/approvals';
@@ -166,6 +167,11 @@ export function formatTree(root: DecisionNode | null, invocations: readonly Tool
     const below = `${prefix}${isRoot ? '' : last ? '   ' : '│  '}   `;
     if (node.type === 'error_recovery' || node.type === 'approval') lines.push(`${below}${node.rationale}`);
     for (const line of commandRules.get(node.id) ?? []) lines.push(`${below}${line}`);
+    // A coding agent's sub-tasks for the step, as its last plan update listed them.
+    if (node.subtasks?.length) {
+      lines.push(`${below}sub-tasks ${subtaskTally(node.subtasks)}:`);
+      for (const task of node.subtasks) lines.push(`${below}  ${SUBTASK_MARKS[task.status]} ${task.content}${task.status === 'in_progress' ? ' (in progress)' : ''}${task.priority === 'high' ? ' [high]' : ''}`);
+    }
     const childPrefix = isRoot ? '' : prefix + (last ? '   ' : '│  ');
     node.children.forEach((child, i) => walk(child, childPrefix, i === node.children.length - 1, false));
   };

@@ -276,4 +276,8 @@ export const MIGRATIONS: readonly string[] = [
     epoch   INTEGER NOT NULL
   );
   `,
+  // 11: a step's sub-tasks, as its coding agent's last `plan` update listed them (JSON; NULL: none sent).
+  `
+  ALTER TABLE decisions ADD COLUMN subtasks TEXT CHECK (subtasks IS NULL OR json_valid(subtasks));
+  `,
 ];

@@ -1,5 +1,7 @@
 import { DECISION_STATUSES, DECISION_TYPES, type DecisionStatus, DecisionStatusSchema, type Phase, type Plan, PlanSchema, type ProcessingState, type StrategyDecision, StrategyDecisionSchema } from '../../shared/domain';
 import { CheckSchema } from '../../shared/checks';
+import { type Subtask, SubtaskSchema } from '../../shared/subtasks';
+import { z } from 'zod';
 import { parseOrThrow } from '../../shared/errors';
 import type { PlanRepository, StepCounts } from '../engine/ports/plan-repository';
 import type { SqliteDatabase } from './database';
@@ -28,6 +30,7 @@ export interface DecisionRow<Json = string> {
   rationale: string;
   tool_calls: Json;
   check_spec: Json | null;
+  subtasks: Json | null;
   created_at: string;
   updated_at: string;
 }
@@ -48,6 +51,7 @@ export class SqlitePlanRepository implements PlanRepository {
   private readonly updateTx: (id: string, patch: PlanPatch) => Plan;
   private readonly saveDecisionsTx: (decisions: readonly StrategyDecision[]) => void;
   private readonly updateDecisionStatus: Statement<[string, string, string]>;
+  private readonly updateDecisionSubtasks: Statement<[string | null, string]>;
   private readonly countSteps: Statement<[string], StepCounts>;
 
   private readonly connection: SqliteConnection;
@@ -75,16 +79,17 @@ export class SqlitePlanRepository implements PlanRepository {
     );
     this.countPlans = prepare(db, 'SELECT COUNT(*) AS n FROM plans');
     this.upsertDecision = prepare(db, 
-      `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, check_spec, created_at, updated_at)
-       VALUES (@id, @planId, @parentId, @type, @order, @status, @description, @rationale, @toolCalls, @checkSpec, @createdAt, @updatedAt)
+      `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, check_spec, subtasks, created_at, updated_at)
+       VALUES (@id, @planId, @parentId, @type, @order, @status, @description, @rationale, @toolCalls, @checkSpec, @subtasks, @createdAt, @updatedAt)
        ON CONFLICT (id) DO UPDATE SET
          plan_id = excluded.plan_id, parent_id = excluded.parent_id, type = excluded.type,
          sort_order = excluded.sort_order, status = excluded.status, description = excluded.description,
-         rationale = excluded.rationale, tool_calls = excluded.tool_calls, check_spec = excluded.check_spec,
+         rationale = excluded.rationale, tool_calls = excluded.tool_calls, check_spec = excluded.check_spec, subtasks = excluded.subtasks,
          created_at = excluded.created_at, updated_at = excluded.updated_at`,
     );
     this.selectDecisions = prepare(db, 'SELECT * FROM decisions WHERE plan_id = ? ORDER BY sort_order, id');
     this.updateDecisionStatus = prepare(db, 'UPDATE decisions SET status = ?, updated_at = ? WHERE id = ?');
+    this.updateDecisionSubtasks = prepare(db, 'UPDATE decisions SET subtasks = ? WHERE id = ?');
     this.countSteps = prepare(
       db,
       `SELECT COUNT(*) AS total, COALESCE(SUM(status = 'done'), 0) AS done, COALESCE(SUM(status IN ('failed', 'running')), 0) AS failedOrRunning
@@ -110,8 +115,8 @@ export class SqlitePlanRepository implements PlanRepository {
     this.saveDecisionsTx = writeTransaction(db, (decisions: readonly StrategyDecision[]) => {
       for (const decision of decisions) {
         const d = parseOrThrow(StrategyDecisionSchema, decision, 'decision');
-        const { check, ...row } = d;
-        this.upsertDecision.run({ ...row, toolCalls: toJson(d.toolCalls), checkSpec: check ? toJson(check) : null });
+        const { check, subtasks, ...row } = d;
+        this.upsertDecision.run({ ...row, toolCalls: toJson(d.toolCalls), checkSpec: check ? toJson(check) : null, subtasks: subtasks ? toJson(subtasks) : null });
       }
     });
   }
@@ -174,6 +179,13 @@ export class SqlitePlanRepository implements PlanRepository {
     });
   }
 
+  saveDecisionSubtasks(decisionId: string, subtasks: readonly Subtask[] | null): Promise<void> {
+    return this.connection.run(() => {
+      const valid = subtasks === null ? null : toJson(parseOrThrow(z.array(SubtaskSchema), subtasks, 'subtasks'));
+      if (this.updateDecisionSubtasks.run(valid, decisionId).changes === 0) throw new Error(`unknown decision ${decisionId}`);
+    });
+  }
+
   saveDecisions(decisions: readonly StrategyDecision[]): Promise<void> {
     return this.connection.run(() => {
       if (decisions.length > 0) this.saveDecisionsTx(decisions);
@@ -181,7 +193,7 @@ export class SqlitePlanRepository implements PlanRepository {
   }
 
   listDecisions(planId: string): Promise<StrategyDecision[]> {
-    return this.connection.run(() => this.selectDecisions.all(planId).map((row) => readDecision({ ...row, tool_calls: fromJson(row.tool_calls), check_spec: row.check_spec === null ? null : fromJson(row.check_spec) })));
+    return this.connection.run(() => this.selectDecisions.all(planId).map((row) => readDecision({ ...row, tool_calls: fromJson(row.tool_calls), check_spec: row.check_spec === null ? null : fromJson(row.check_spec), subtasks: row.subtasks === null ? null : fromJson(row.subtasks) })));
   }
 
   /** Counted in SQL: a step's tool calls can be large, and facts and the plan list only count. */
@@ -226,6 +238,7 @@ export function readDecision(row: DecisionRow<unknown>): StrategyDecision {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...(row.check_spec === null ? {} : { check: parseOrThrow(CheckSchema, row.check_spec, `decisions[${row.id}].check`) }),
+    ...(row.subtasks === null || row.subtasks === undefined ? {} : { subtasks: parseOrThrow(z.array(SubtaskSchema), row.subtasks, `decisions[${row.id}].subtasks`) }),
   };
   const valid =
     row.id !== '' &&

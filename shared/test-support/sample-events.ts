@@ -55,6 +55,7 @@ const SAMPLES: { [T in StreamEventType]: EventData<T> } = {
   tool_progress: { decisionId: 'D1', invocationId: 'I1', tool: 'everything.trigger-long-running-operation', progress: 3, total: 6, message: 'copying' },
   tool_log: { decisionId: 'D1', server: 'everything', level: 'warning', text: 'disk almost full' },
   model_output: { decisionId: null, phase: 'strategize', text: 'thinking' },
+  step_subtasks: { decisionId: '01DECISION', entries: [{ content: 'Write the notes', status: 'in_progress', priority: 'medium' }] },
   model_usage: { decisionId: null, phase: 'strategize', inputTokens: 10, outputTokens: 5, stepInputTokens: 10, stepOutputTokens: 5, planInputTokens: 10, planOutputTokens: 5 },
   context_folded: { decisionId: 'D1', phase: 'execute', contextTokens: 4000, beforeTokens: 4600, afterTokens: 2100, resultsCut: 3, turnsFolded: 1 },
   check_started: { runId: '01RUN', resultId: '01RESULT', name: 'tests', run: 'npm test', source: 'plan', decisionId: null, index: 1, total: 1 },

@@ -119,6 +119,8 @@ async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boole
     const replaced = (index: number) => index < lastNew && steps[index].status === 'skipped' && steps[index].id in checkpoint.decisions;
     for (const [index, step] of steps.entries()) {
       const status = replaced(index) ? 'skipped' : index >= journal.toStep - 1 ? 'pending' : (checkpoint.decisions[step.id] ?? 'skipped');
+      // A rewound step's sub-tasks were its agent's for the run undone: it lists new ones when it runs again.
+      if (index >= journal.toStep - 1 && step.subtasks) await ctx.lifecycle.saveDecisionSubtasks(step.id, null);
       if (step.status === status) continue;
       await ctx.lifecycle.saveDecisionStatus({ id: step.id, status, updatedAt: at });
       await ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });

@@ -19,6 +19,7 @@ import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from '
 import { SandboxWatch } from './sandbox-watch';
 import { type AcpBudgets, AcpUsageMeter } from './agent-usage';
 import type { BudgetGate } from '../gates/budget-gate';
+import { StepSubtasks } from './acp-subtasks';
 
 /** The agent a run starts: what a plan records, with this machine's environment for it. */
 export interface AcpAgentLaunch {
@@ -188,6 +189,7 @@ export class AcpActor {
     // Permission requests are the step's calls 1, 2, ...: a step resumed at call k (its answered approval) asks again from k.
     let permissions = Math.max(context.firstCall, 1);
     let records: Promise<void> = Promise.resolve();
+    const subtasks = new StepSubtasks(lifecycle, decision.id, context.emit);
     const batcher = new DeltaBatcher((text) => context.emit('model_output', { decisionId: decision.id, phase: 'execute', text }));
     const halt = (error: unknown) => {
       stop.error ??= error;
@@ -228,6 +230,8 @@ export class AcpActor {
             if (update.content.type === 'text') batcher.push(update.content.text);
             return;
           }
+          case 'plan':
+            return subtasks.record(update);
           case 'tool_call':
           case 'tool_call_update': {
             const call = track(update);

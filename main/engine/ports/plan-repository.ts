@@ -1,4 +1,5 @@
 import type { DecisionStatus, Plan, ProcessingState, StrategyDecision } from '../../../shared/domain';
+import type { Subtask } from '../../../shared/subtasks';
 
 /** A plan's steps (strategy choices) counted by status. */
 export interface StepCounts {
@@ -19,6 +20,8 @@ export interface PlanRepository {
   saveDecisions(decisions: readonly StrategyDecision[]): Promise<void>;
   /** Sets one saved decision's status, leaving the rest (its tool calls may be large) as stored. */
   saveDecisionStatus(decisionId: string, status: DecisionStatus, updatedAt: string): Promise<void>;
+  /** Sets one saved step's sub-tasks (null: none), leaving the rest as stored. */
+  saveDecisionSubtasks(decisionId: string, subtasks: readonly Subtask[] | null): Promise<void>;
   listDecisions(planId: string): Promise<StrategyDecision[]>;
   /** How many steps the plan has, done, and failed or running, without reading the decisions. */
   stepCounts(planId: string): Promise<StepCounts>;

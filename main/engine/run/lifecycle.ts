@@ -1,5 +1,6 @@
 import type { AutomationProfile } from '../../../shared/profiles';
 import { type DefinitionOfDone, type Phase, type DecisionType, type Plan, type ProcessingState, type StrategyDecision, PHASES } from '../../../shared/domain';
+import type { Subtask } from '../../../shared/subtasks';
 import { requiredStatuses, statusLabel, wrongPhaseMessage, wrongStateMessage } from '../../../shared/vocabulary';
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
@@ -163,6 +164,11 @@ export class PlanLifecycleService {
   /** Saves a decision's new status (and updatedAt) without rewriting its tool calls. */
   saveDecisionStatus(decision: Pick<StrategyDecision, 'id' | 'status' | 'updatedAt'>): Promise<void> {
     return this.repository.saveDecisionStatus(decision.id, decision.status, decision.updatedAt);
+  }
+
+  /** Saves a step's sub-tasks (its coding agent's last `plan` update; null: none) without rewriting the rest. */
+  saveDecisionSubtasks(decisionId: string, subtasks: readonly Subtask[] | null): Promise<void> {
+    return this.repository.saveDecisionSubtasks(decisionId, subtasks);
   }
 
   update(planId: string, patch: Partial<Omit<Plan, 'id' | 'createdAt'>>): Promise<Plan> {

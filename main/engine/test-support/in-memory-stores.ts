@@ -5,6 +5,7 @@ import type { CheckResult } from '../../../shared/checks';
 import type { CheckResultStore } from '../checks/check-store';
 import type { Approval } from '../../../shared/approvals';
 import type { DecisionStatus, ErrorRecord, Plan, ProcessingState, StrategyDecision } from '../../../shared/domain';
+import type { Subtask } from '../../../shared/subtasks';
 import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
@@ -59,6 +60,13 @@ export class InMemoryPlanRepository implements PlanRepository {
     const decision = this.decisions.get(decisionId);
     if (!decision) throw new Error(`unknown decision ${decisionId}`);
     this.decisions.set(decisionId, { ...decision, status, updatedAt });
+  }
+
+  async saveDecisionSubtasks(decisionId: string, subtasks: readonly Subtask[] | null): Promise<void> {
+    const decision = this.decisions.get(decisionId);
+    if (!decision) throw new Error(`unknown decision ${decisionId}`);
+    const { subtasks: _dropped, ...rest } = decision;
+    this.decisions.set(decisionId, subtasks ? { ...rest, subtasks: structuredClone([...subtasks]) } : rest);
   }
 
   async listDecisions(planId: string): Promise<StrategyDecision[]> {

@@ -140,5 +140,24 @@ export function planRepositoryContract(name: string, factory: HarnessFactory<Pla
       expect(await repo.listDecisions('01PLAN')).toEqual([{ ...decision, status: 'running', updatedAt: iso(7000) }]);
       await expect(repo.saveDecisionStatus('01NODECISION', 'done', iso(8000))).rejects.toThrow(/unknown decision/);
     });
+
+    it("keeps a step's sub-tasks: saved alone, replaced, carried by a whole save, cleared with null; an unknown decision is refused", async () => {
+      const decision = makeDecision('01PLAN');
+      await repo.saveDecisions([decision]);
+      const first = [{ content: 'Read the project', status: 'completed' as const, priority: 'high' as const }, { content: 'Write NOTES.md', status: 'in_progress' as const, priority: 'medium' as const }];
+      await repo.saveDecisionSubtasks(decision.id, first);
+      expect(await repo.listDecisions('01PLAN')).toEqual([{ ...decision, subtasks: first }]);
+      const done = first.map((s) => ({ ...s, status: 'completed' as const }));
+      await repo.saveDecisionSubtasks(decision.id, done);
+      await repo.saveDecisionStatus(decision.id, 'done', iso(9000));
+      const [saved] = await repo.listDecisions('01PLAN');
+      expect(saved).toEqual({ ...decision, status: 'done', updatedAt: iso(9000), subtasks: done });
+      // A whole save (a fork's copy, a retry) keeps what the decision carries.
+      await repo.saveDecisions([{ ...saved, status: 'pending' }]);
+      expect((await repo.listDecisions('01PLAN'))[0].subtasks).toEqual(done);
+      await repo.saveDecisionSubtasks(decision.id, null);
+      expect(await repo.listDecisions('01PLAN')).toEqual([{ ...decision, status: 'pending', updatedAt: iso(9000) }]);
+      await expect(repo.saveDecisionSubtasks('01NODECISION', done)).rejects.toThrow(/unknown decision/);
+    });
   });
 }

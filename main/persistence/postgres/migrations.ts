@@ -294,6 +294,9 @@ export const PG_MIGRATIONS: readonly string[] = [
     END LOOP;
   END $do$;
   `,
+  /* 4: a step's sub-tasks, as its coding agent's last `plan` update listed them (NULL: none sent) */ `
+  ALTER TABLE decisions ADD COLUMN subtasks jsonb;
+  `,
 ];
 
 /** The schema version this process knows. */

@@ -1,5 +1,7 @@
 import { type DecisionStatus, DecisionStatusSchema, type Plan, PlanSchema, type ProcessingState, type StrategyDecision, StrategyDecisionSchema } from '../../../shared/domain';
 import { parseOrThrow } from '../../../shared/errors';
+import { type Subtask, SubtaskSchema } from '../../../shared/subtasks';
+import { z } from 'zod';
 import type { StepCounts, PlanRepository } from '../../engine/ports/plan-repository';
 import { type DecisionRow, type PlanQuery, readDecision } from '../plan-repository';
 import { isUniqueViolation, type PgDatabase, toJsonParam } from './database';
@@ -84,6 +86,12 @@ export class PgPlanRepository implements PlanRepository {
     if (rows.length === 0) throw new Error(`unknown decision ${decisionId}`);
   }
 
+  async saveDecisionSubtasks(decisionId: string, subtasks: readonly Subtask[] | null): Promise<void> {
+    const valid = subtasks === null ? null : JSON.stringify(parseOrThrow(z.array(SubtaskSchema), subtasks, 'subtasks'));
+    const rows = await this.db.query('UPDATE decisions SET subtasks = $1::jsonb WHERE id = $2 RETURNING id', [valid, decisionId]);
+    if (rows.length === 0) throw new Error(`unknown decision ${decisionId}`);
+  }
+
   /** Inserts or replaces decisions by id, all in one statement. */
   async saveDecisions(decisions: readonly StrategyDecision[]): Promise<void> {
     if (decisions.length === 0) return;
@@ -100,19 +108,20 @@ export class PgPlanRepository implements PlanRepository {
         rationale: d.rationale,
         tool_calls: d.toolCalls,
         check_spec: d.check ?? null,
+        subtasks: d.subtasks ?? null,
         created_at: d.createdAt,
         updated_at: d.updatedAt,
       };
     });
     // One json array expanded into rows: a plan's tree can hold thousands of decisions.
     await this.db.query(
-      `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, check_spec, created_at, updated_at)
-       SELECT r.id, r.plan_id, r.parent_id, r.type, r.sort_order, r.status, r.description, r.rationale, r.tool_calls, r.check_spec, r.created_at, r.updated_at
+      `INSERT INTO decisions (id, plan_id, parent_id, type, sort_order, status, description, rationale, tool_calls, check_spec, subtasks, created_at, updated_at)
+       SELECT r.id, r.plan_id, r.parent_id, r.type, r.sort_order, r.status, r.description, r.rationale, r.tool_calls, r.check_spec, r.subtasks, r.created_at, r.updated_at
        FROM json_populate_recordset(NULL::decisions, $1::json) AS r
        ON CONFLICT (id) DO UPDATE SET
          plan_id = excluded.plan_id, parent_id = excluded.parent_id, type = excluded.type, sort_order = excluded.sort_order,
          status = excluded.status, description = excluded.description, rationale = excluded.rationale, tool_calls = excluded.tool_calls,
-         check_spec = excluded.check_spec, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+         check_spec = excluded.check_spec, subtasks = excluded.subtasks, created_at = excluded.created_at, updated_at = excluded.updated_at`,
       [toJsonParam(rows)],
     );
   }

@@ -36,7 +36,8 @@ export function flattenTree(decisions: DecisionMap, expanded: Readonly<Record<st
     const { decision, depth, posInSet, setSize } = stack.pop()!;
     if (visited.has(decision.id)) continue; // guards against a parent cycle in bad data
     visited.add(decision.id);
-    const hasChildren = (children.get(decision.id)?.length ?? 0) > 0;
+    // A coding agent's sub-tasks show under their step (DecisionTree), so they open and close with it.
+    const hasChildren = (children.get(decision.id)?.length ?? 0) > 0 || (decision.subtasks?.length ?? 0) > 0;
     const isExpanded = hasChildren && (expandAll || expanded[decision.id] === true);
     rows.push({ decision, depth, hasChildren, expanded: isExpanded, posInSet, setSize });
     if (isExpanded) pushChildren(decision.id, depth + 1);

@@ -141,6 +141,13 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
       case 'change_recorded':
         changes.push(event.data.entry);
         continue;
+      case 'step_subtasks': {
+        // The agent's whole list: the tree shows it under the step as it comes.
+        const { decisionId: id, entries } = event.data;
+        if (decisions[id]) decisions = { ...decisions, [id]: { ...decisions[id], subtasks: entries } };
+        else followUps.add('decisions');
+        continue;
+      }
       case 'runtime_execute_started':
         changesetId = event.data.changesetId;
         nextRetry = null;

@@ -6,6 +6,7 @@ import { plural } from '../lib/format';
 import type { CallTally } from '../store/tool-calls';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
 import { CheckpointMark } from './StepCheckpoint';
+import { SubtaskTally } from './StepSubtasks';
 
 export const TREE_ROW_HEIGHT = 30;
 
@@ -85,6 +86,7 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       {decision.type === 'approval' && (
         <AnswerText answer={answer} fallback={decision.rationale} />
       )}
+      {decision.subtasks && decision.subtasks.length > 0 && <SubtaskTally subtasks={decision.subtasks} />}
       {checkpoint && <CheckpointMark checkpoint={checkpoint} />}
       {paused && <span className="tree-flag">paused here</span>}
       {awaitingApproval && <span className="tree-flag">waits for approval</span>}

@@ -6,6 +6,22 @@ import { flattenTree } from '../lib/decision-tree';
 import { useAppStore } from '../store/react';
 import { PlanDefinition } from './PlanDefinition';
 import { DecisionRow, TREE_ROW_HEIGHT, treeItemId } from './DecisionRow';
+import { SubtaskRow } from './StepSubtasks';
+import type { TreeRow } from '../lib/decision-tree';
+import type { Subtask } from '../../../shared/subtasks';
+
+/** What the tree lists: a decision, or one of a step's sub-tasks right under it (not selectable: keys move between decisions). */
+type TreeItem = { row: TreeRow } | { subtask: Subtask; key: string; depth: number; posInSet: number; setSize: number };
+
+function withSubtasks(rows: readonly TreeRow[]): TreeItem[] {
+  const items: TreeItem[] = [];
+  for (const row of rows) {
+    items.push({ row });
+    const subtasks = row.expanded ? (row.decision.subtasks ?? []) : [];
+    subtasks.forEach((subtask, i) => items.push({ subtask, key: `${row.decision.id}:${i}`, depth: row.depth, posInSet: i + 1, setSize: subtasks.length }));
+  }
+  return items;
+}
 
 export function DecisionTree() {
   const decisions = useAppStore((s) => s.decisions);
@@ -27,6 +43,7 @@ export function DecisionTree() {
   const checkpointOf = useMemo(() => new Map(checkpoints.map((c) => [c.decisionId, c])), [checkpoints]);
 
   const rows = useMemo(() => flattenTree(decisions, expanded), [decisions, expanded]);
+  const items = useMemo(() => withSubtasks(rows), [rows]);
   const answers = useMemo(() => answersByDecision(decisions, approvals, rootId), [decisions, approvals, rootId]);
   const onSelect = useCallback((id: string) => select(id), [select]);
 
@@ -43,15 +60,17 @@ export function DecisionTree() {
     );
   }
 
-  const selectedIndex = rows.findIndex((r) => r.decision.id === selectedId);
+  const selectedIndex = items.findIndex((item) => 'row' in item && item.row.decision.id === selectedId);
   return (
     <VirtualList
-      count={rows.length}
+      count={items.length}
       rowHeight={TREE_ROW_HEIGHT}
       scrollToIndex={selectedIndex}
       className="decision-tree"
       renderRow={(i) => {
-        const row = rows[i];
+        const item = items[i];
+        if (!('row' in item)) return <SubtaskRow key={item.key} subtask={item.subtask} depth={item.depth} posInSet={item.posInSet} setSize={item.setSize} />;
+        const { row } = item;
         const id = row.decision.id;
         return (
           <DecisionRow
@@ -73,7 +92,7 @@ export function DecisionTree() {
         role: 'tree',
         tabIndex: 0,
         'aria-label': 'Decision tree',
-        'aria-activedescendant': selectedIndex >= 0 ? treeItemId(rows[selectedIndex].decision.id) : undefined,
+        'aria-activedescendant': selectedId !== null && selectedIndex >= 0 ? treeItemId(selectedId) : undefined,
         'data-testid': 'decision-tree',
         'data-count': rows.length,
         'data-region': 'tree',
