@@ -2,6 +2,7 @@
 // The `agents` command. `npm run build` compiles the CLI ahead of time (out/cli/main.cjs); a clone
 // without a build, or with sources newer than the build, runs the TypeScript through tsx instead.
 require('../scripts/require-node.cjs')('agents');
+require('../scripts/serve-malloc.cjs').serveMalloc();
 const built = require('../scripts/built-cli.cjs').freshBuiltCli();
 
 if (built) {

@@ -12,7 +12,8 @@ import { defaultHostLog, type HostLog } from '../host/router';
 import { allowedHosts, checkUpgrade, hostAllowed, isLoopbackHost, isWildcardHost, newToken, ownOrigins, tokensMatch, urlHost, WS_PATH } from './auth';
 import type { TeamStatus } from '../../shared/team';
 import { createStaticHandler, isRendererBuilt } from './static-handler';
-import { WsConnection } from './ws-connection';
+import { IdleCollector } from './idle-collect';
+import { byteLength, WsConnection } from './ws-connection';
 
 /**
  * The package's root: the nearest folder above this module with a package.json. This module runs
@@ -97,6 +98,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let origins = new Set<string>();
   let csp = contentSecurityPolicy();
   let closing: Promise<void> | null = null;
+  // Garbage of a burst of messages is collected once the server goes quiet (see idle-collect.ts).
+  const idle = new IdleCollector();
 
   const serveStatic = createStaticHandler({ rendererDir, csp: () => csp });
   const server = createServer((req, res) => {
@@ -126,6 +129,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     wss.handleUpgrade(req, socket, head, (ws) => {
       alive.add(ws);
       ws.on('pong', () => alive.add(ws));
+      ws.on('message', (data) => idle.received(byteLength(data)));
       connections.set(ws, new WsConnection(ws, { router, hub, log, congestionBytes: options.congestionBytes }));
       ws.on('close', () => {
         connections.get(ws)?.dispose();
@@ -178,6 +182,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: () =>
       (closing ??= (async () => {
         clearInterval(heartbeat);
+        idle.dispose();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         for (const ws of connections.keys()) ws.close(1001, 'the console is shutting down');

@@ -31,7 +31,7 @@ function idOf(value: unknown): Id {
   return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
 }
 
-function byteLength(data: Buffer | ArrayBuffer | Buffer[]): number {
+export function byteLength(data: Buffer | ArrayBuffer | Buffer[]): number {
   return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
 }
 
