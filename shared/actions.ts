@@ -181,6 +181,8 @@ export const ACTIONS = {
         all: z.boolean().default(false),
         /** A step out of budget: how many more turns or output tokens it gets; a plan over its cost, how many more US dollars. */
         more: BudgetMoreSchema.optional(),
+        /** An MCP server's question: the operator's answer, checked against the question's schema. */
+        input: z.record(z.string(), z.unknown()).optional(),
       })
       .strict(),
     allowed: (p) => answerable(p),
@@ -188,7 +190,7 @@ export const ACTIONS = {
       command: 'approve',
       options: (a) => {
         const more = a.more as BudgetMore | undefined;
-        return a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : more?.costUsd ? `--cost ${more.costUsd}` : '';
+        return a.input ? `--input ${quoted(JSON.stringify(a.input), 'JSON')}` : a.all ? '--all' : more?.turns ? `--turns ${more.turns}` : more?.outputTokens ? `--tokens ${more.outputTokens}` : more?.costUsd ? `--cost ${more.costUsd}` : '';
       },
     },
   }),

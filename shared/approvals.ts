@@ -1,11 +1,15 @@
 // Approvals: a call, a proposed tree or a step's budget that waits for the operator's answer.
 import { z } from 'zod';
 import { DiffHunkSchema } from './changes';
+import { ElicitationSchema } from './elicitation';
 import { McpCallInfoSchema } from './mcp';
 import { CommandRuleSchema } from './tool-calls';
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 const timestamp = z.string();
+
+/** `input`: an MCP server asks the operator a question mid-call (shared/elicitation.ts). */
+export const APPROVAL_KINDS = ['tool', 'plan', 'budget', 'input'] as const;
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
@@ -15,8 +19,8 @@ export const ApprovalSchema = z.lazy(() =>
   z.object({
     id: nonEmpty,
     planId: nonEmpty,
-    /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). */
-    kind: z.enum(['tool', 'plan', 'budget']),
+    /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). `input`: `args` is the operator's answer. */
+    kind: z.enum(APPROVAL_KINDS),
     /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
     decisionId: z.string().nullable(),
     callIndex: z.number().int().nonnegative().nullable(),
@@ -32,6 +36,8 @@ export const ApprovalSchema = z.lazy(() =>
     commandRule: CommandRuleSchema.optional(),
     /** For a call of an MCP server's tool: the server, the tool and what the server says it does. */
     mcp: McpCallInfoSchema.optional(),
+    /** For kind `input`: the server's question, answered in `args`. */
+    elicitation: ElicitationSchema.optional(),
     status: ApprovalStatusSchema,
     /** `all`: every later call of this tool in the plan is approved too. */
     scope: z.enum(['once', 'all']).nullable(),

@@ -47,7 +47,8 @@ export interface Attention {
 }
 
 /** A wait for the operator's answer, by what is asked: a tool call, a proposed tree, a budget. */
-export function approvalAttention(kind: 'tool' | 'plan' | 'budget', tool: string | null): Attention {
+export function approvalAttention(kind: 'tool' | 'plan' | 'budget' | 'input', tool: string | null): Attention {
+  if (kind === 'input') return { kind: 'approval', reason: `waits for your answer to ${tool ? `${tool}'s` : "a server's"} question` };
   if (kind === 'plan') return { kind: 'approval', reason: 'waits for approval of its proposed steps' };
   if (kind === 'budget') return { kind: 'approval', reason: 'reached its budget and waits for more' };
   return { kind: 'approval', reason: `waits for approval of ${tool ?? 'a tool call'}` };
@@ -60,7 +61,7 @@ export function approvalAttention(kind: 'tool' | 'plan' | 'budget', tool: string
 export function attentionOf(event: StreamEvent): Attention | null {
   switch (event.type) {
     case 'approval_requested': {
-      const data = event.data as { kind?: 'tool' | 'plan' | 'budget'; tool: string | null };
+      const data = event.data as { kind?: 'tool' | 'plan' | 'budget' | 'input'; tool: string | null };
       return approvalAttention(data.kind ?? 'tool', data.tool);
     }
     case 'state_changed': {

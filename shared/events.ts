@@ -93,7 +93,7 @@ function buildEventData() {
     /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
     approval_requested: z.object({
       approvalId: id,
-      kind: z.enum(['tool', 'plan', 'budget']).optional(),
+      kind: z.enum(['tool', 'plan', 'budget', 'input']).optional(),
       decisionId: z.string().nullable(),
       tool: z.string().nullable(),
       args: z.record(z.string(), z.unknown()).optional(),

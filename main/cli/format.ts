@@ -11,6 +11,7 @@ import { plural, statusLabel } from '../../shared/vocabulary';
 import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
 import { projectLabel } from '../../shared/git-source';
 import { formatNextSteps, nextCommand } from './next-steps';
+import { questionLines } from './question-prompt';
 import type { DecisionNode } from '../app/plan-service';
 import type { RecoveryHint, ReviewFile } from '../../shared/contract';
 
@@ -46,6 +47,7 @@ const WAITING_FOR: Record<Approval['kind'], string> = {
   tool: 'to approve a tool call',
   plan: "to approve the model's proposed steps",
   budget: 'to allow a step (or the plan) more of its budget',
+  input: "to answer an MCP server's question",
 };
 
 export function formatPlan(
@@ -254,6 +256,7 @@ export function formatApproval(approval: Approval): string {
     return [`${approval.description}; approve to execute ${/ 1 step$/.test(approval.description) ? 'it' : 'them'}, or reject with a reason for a new proposal:`, approval.rationale.replace(/^/gm, '  ')].join('\n');
   }
   if (approval.kind === 'budget') return `${approval.rationale} Approve to go on in the same conversation, or reject to fail the step.`;
+  if (approval.kind === 'input' && approval.elicitation) return [...questionLines(approval.elicitation), `  (during ${approval.tool ?? 'a call'} in step "${approval.description}")`].join('\n');
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
   if (approval.mcp) {
@@ -272,7 +275,7 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
   if (answered.length > 0) {
     lines.push('', 'Answered:');
     for (const a of answered) {
-      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.tool ?? (a.kind === 'budget' ? `more for ${BudgetAskSchema.parse(a.args).limit === 'costUsd' ? 'the plan' : 'a step'}` : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.kind === 'input' ? `answer to ${a.elicitation?.server ?? 'a server'}'s question${a.status === 'approved' ? ` ${JSON.stringify(a.args)}` : ''}` : a.tool ?? (a.kind === 'budget' ? `more for ${BudgetAskSchema.parse(a.args).limit === 'costUsd' ? 'the plan' : 'a step'}` : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
     }
   }
   return lines.join('\n');

@@ -13,6 +13,7 @@ import { watchCtrlC } from './interrupt';
 import { readKey } from './keypress';
 import { type Ctx, EXIT, printJson } from './run-command';
 import { nextCommand, planWithCommand } from './next-steps';
+import { askFields } from './question-prompt';
 
 /**
  * Shows one readable line per event (--stream; NDJSON with --json), worded as the console's event
@@ -93,11 +94,12 @@ export function operator(): string {
   return cliOperator();
 }
 
-type Reply = { approve: true; all: boolean } | { approve: false; reason: string };
+type Reply = { approve: true; all: boolean; input?: Record<string, unknown> } | { approve: false; reason: string };
 
 /** Asks on the terminal: y approves the call, a every call of its tool, n rejects it with a reason. */
 /** The terminal's question for an approval, and its help line. A cost ask is the plan's; turns and tokens are the step's. */
 export function approvalPrompt(approval: Pick<Approval, 'kind' | 'tool' | 'args'>): { question: string; help: string } {
+  if (approval.kind === 'input') return { question: 'answer? [y]es (fill in the fields), [n]o (decline), [?] help: ', help: 'y: answer field by field, the call goes on with it · n: decline (the server is told so)' };
   if (approval.kind === 'plan') return { question: 'approve the proposed tree? [y]es, [n]o, [?] help: ', help: 'y: approve the tree and execute it · n: reject it (the model is told why)' };
   if (approval.kind === 'budget') {
     const whose = (approval.args as { limit?: unknown } | undefined)?.limit === 'costUsd' ? 'plan' : 'step';
@@ -137,10 +139,15 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
     for (;;) {
       const key = (await askKey(question))?.toLowerCase();
       if (key === null || key === undefined) return null;
+      if ((key === 'y' || key === 'yes') && approval.kind === 'input' && approval.elicitation) {
+        const input = await askFields(approval.elicitation.requestedSchema, ask, (text) => ctx.io.stderr(text));
+        if (input === null) return null;
+        return { approve: true, all: false, input };
+      }
       if (key === 'y' || key === 'yes') return { approve: true, all: false };
       if ((key === 'a' || key === 'all') && approval.kind === 'tool') return { approve: true, all: true };
       if (key === 'n' || key === 'no') {
-        const reason = await ask('reason for rejecting: ');
+        const reason = await ask(approval.kind === 'input' ? 'reason for declining: ' : 'reason for rejecting: ');
         if (reason) return { approve: false, reason };
         ctx.io.stderr('a rejection needs a reason\n');
         continue;
@@ -217,7 +224,7 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       const by = operator();
       const options = { streamCallback: onEvent, step: opts.step ?? false };
       plan = reply.approve
-        ? await app.service.approve(planId, { by, all: reply.all }, options)
+        ? await app.service.approve(planId, { by, all: reply.all, input: reply.input }, options)
         : await app.service.reject(planId, { by, reason: reply.reason }, options);
     }
   } finally {
@@ -232,8 +239,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       ctx.io.stderr(`${plan.name}: ${statusLabel(plan)}${pending ? `\n${formatApproval(pending)}` : ''}\n`);
       const limit = pending?.kind === 'budget' ? BudgetAskSchema.parse(pending.args).limit : null;
       // --all is for a tool's calls: a proposed tree is approved whole.
-      const more = limit ? ` [${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : pending?.kind === 'plan' ? '' : ' [--all]';
-      ctx.io.stderr(`approve with: agents plan approve ${planId}${more}\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
+      const more = limit ? ` [${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : pending?.kind === 'plan' ? '' : pending?.kind === 'input' ? " --input '{...}'" : ' [--all]';
+      ctx.io.stderr(`${pending?.kind === 'input' ? 'answer with:' : 'approve with:'} agents plan approve ${planId}${more}\n${pending?.kind === 'input' ? 'decline with:' : 'reject with: '} agents plan reject ${planId} --reason TEXT\n`);
     }
     return;
   }

@@ -48,7 +48,7 @@ export const PERFORM: { [A in ChannelAction]: Perform<A> } = {
     host.breakpoints.forget(planId);
     return { plan };
   },
-  approve: (host, planId, { all, more }) => host.startRun(planId, (run) => host.service.approve(planId, { by: host.by(), all, more }, run)),
+  approve: (host, planId, { all, more, input }) => host.startRun(planId, (run) => host.service.approve(planId, { by: host.by(), all, more, input }, run)),
   reject: (host, planId, { reason }) => host.startRun(planId, (run) => host.service.reject(planId, { by: host.by(), reason }, run)),
   skip: (host, planId, { step }) => planOf(host.service.skip(planId, { by: host.by(), step })),
   set_profile: (host, planId, { profile }) => planOf(host.service.setProfile(planId, { by: host.by(), profile })),

@@ -1,6 +1,7 @@
 import { BUDGET_LIMITS, type BudgetAsk, BudgetAskSchema, type BudgetMore } from '../../../shared/agent';
 import type { Approval } from '../../../shared/approvals';
 import type { Plan } from '../../../shared/domain';
+import { checkedAnswer } from '../../../shared/elicitation';
 import { ValidationError } from '../../../shared/errors';
 import { pendingApproval } from '../../engine/ports/approvals';
 import { requireSandboxPresent } from '../sandbox-guards';
@@ -16,20 +17,20 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
   const { lifecycle, stores } = ctx;
   const guard = actionGuard(ctx, registry);
 
-  const answer = async (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer & { more?: BudgetMore }, options: RunOptions): Promise<Plan> => {
+  const answer = async (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer & { more?: BudgetMore; input?: Record<string, unknown> }, options: RunOptions): Promise<Plan> => {
     // The run goes on in this process: refuse before the answer is recorded if it cannot use the plan's model.
     const plan = await ctx.pinModel(await guard.require(status === 'approved' ? 'approve' : 'reject', planId));
     // The rule asks for a pending approval.
     const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
     requireSandboxPresent(plan, ctx.options);
-    const args = grantedBudget(pending, given.more ?? {});
+    const args = grantedBudget(pending, given.more ?? {}) ?? answeredQuestion(pending, status, given.input);
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
     const host = given.host ?? answerHost();
     // The answer, its decision, its event and the plan's state commit together.
     await lifecycle.unit(async () => {
       await stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredFrom: host, answeredAt: now, reason, ...(args ? { args } : {}) });
-      const what = pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
+      const what = pending.kind === 'input' ? `the question of ${pending.elicitation?.server ?? 'the MCP server'}` : pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
       await lifecycle.addDecisionUnder(
         planId,
         pending.decisionId,
@@ -56,9 +57,10 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
   return {
     /**
      * Approves the call the plan waits for (with `all`, every later call of that tool too), then goes
-     * on with the run. For a step out of budget, `more` says how much it gets (default: its budget again).
+     * on with the run. For a step out of budget, `more` says how much it gets (default: its budget again);
+     * for a server's question, `input` is the answer (checked against the question; its defaults fill the rest).
      */
-    approve(planId: string, given: Answer & { all?: boolean; more?: BudgetMore }, options: RunOptions = {}): Promise<Plan> {
+    approve(planId: string, given: Answer & { all?: boolean; more?: BudgetMore; input?: Record<string, unknown> }, options: RunOptions = {}): Promise<Plan> {
       return answer(planId, 'approved', given.all ? 'all' : 'once', given, options);
     },
 
@@ -75,6 +77,18 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
 
 export type PlanApprovals = ReturnType<typeof planApprovals>;
 
+
+/** The operator's answer to a server's question, checked against it (its defaults filled in); null for any other approval. Bad input is refused before anything is recorded. */
+function answeredQuestion(pending: Approval, status: 'approved' | 'rejected', input: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  if (pending.kind !== 'input' || !pending.elicitation) {
+    if (input !== undefined) throw new ValidationError('input', "applies only to an MCP server's question; the plan waits for something else");
+    return null;
+  }
+  if (status === 'rejected') return null;
+  const checked = checkedAnswer(pending.elicitation.requestedSchema, input ?? {});
+  if ('problem' in checked) throw new ValidationError('input', `${checked.problem}; nothing was recorded`);
+  return checked.content;
+}
 
 const budgetLimit = (approval: Approval) => BUDGET_LIMITS[BudgetAskSchema.parse(approval.args).limit];
 

@@ -2,6 +2,7 @@ import { actionOption, dollars, jsonOption, positiveCount, type Register, stream
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
 import { noteWithoutWorkers, operator, runAndReport } from '../run-report';
+import { jsonObject } from '../mcp-call';
 
 type RunOptions = { stream?: boolean; json?: boolean };
 
@@ -89,12 +90,13 @@ export const planRunCommands = {
       .option('--turns <n>', 'for a step out of turns: how many more it may take (default: its budget again)', positiveCount('--turns'))
       .option('--tokens <n>', 'for a step out of output tokens: how many more it may use (default: its budget again)', positiveCount('--tokens'))
       .option('--cost <usd>', 'for a plan over its maxCostUsd: how many more US dollars it may cost (default: its budget again)', dollars('--cost'))
+      .option('--input <json>', "for an MCP server's question: the answer, a JSON object of its fields (its defaults fill the rest)", (text: string) => jsonObject(text, '--input'))
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean; turns?: number; tokens?: number; cost?: number }) => {
+        runCommand(ctx, async (id: string, opts: RunOptions & { all?: boolean; turns?: number; tokens?: number; cost?: number; input?: Record<string, unknown> }) => {
           const more = { turns: opts.turns, outputTokens: opts.tokens, costUsd: opts.cost };
-          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.approve(id, { by: operator(), all: opts.all, more }, { streamCallback: onEvent, step: false }));
+          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.approve(id, { by: operator(), all: opts.all, more, input: opts.input }, { streamCallback: onEvent, step: false }));
         }),
       ),
 

@@ -12,6 +12,7 @@ import type { EventPublisher } from '../ports/event-stream';
 import type { InvariantRules } from './invariants';
 import { heldToShellRules, unanalysedPart } from './shell-policy';
 import type { ToolDefinition, ToolEffect } from '../tools/definition';
+import { ElicitationGate, stoppedForQuestion } from './elicitation-gate';
 
 /** What the gate reads of the called tool to show what the call would change. */
 type CallPreview = Pick<ToolDefinition<unknown>, 'schema' | 'preview'>;
@@ -36,6 +37,8 @@ export type GrantScope = 'once' | 'all' | null;
 export class ApprovalGate {
   /** Approvals used in this run, by step and call. */
   private readonly granted = new Map<string, Approval>();
+  /** The questions a call's MCP server asks while it runs, asked of the operator as approvals too. */
+  readonly elicitation: ElicitationGate;
 
   constructor(
     private readonly store: ApprovalStore,
@@ -45,7 +48,9 @@ export class ApprovalGate {
     private readonly sandboxRoot: string | null,
     /** The project's invariants: a shell command they cannot be checked against waits for the operator. */
     private readonly rules?: InvariantRules,
-  ) {}
+  ) {
+    this.elicitation = new ElicitationGate(store, events, planId, profile);
+  }
 
   /** Cheap: whether the call may wait for approval at all, before anything is read or parsed. `mcp`: the called tool's, for an MCP server's tool. */
   applies(call: ToolCallSpec, mcp?: McpCallInfo, aliases: CallAliases = []): boolean {
@@ -81,6 +86,12 @@ export class ApprovalGate {
     const key = `${decision.id}#${callIndex}`;
     const granted = this.granted.get(key);
     if (granted && sameCall(granted, call)) return granted.scope ?? 'once';
+    // Approved, run, and stopped for its server's question: the call goes on without asking again.
+    const resumed = approvals.find((a) => a.kind === 'tool' && a.status === 'approved' && a.decisionId === decision.id && a.callIndex === callIndex && sameCall(a, call) && stoppedForQuestion(a, approvals));
+    if (resumed) {
+      this.granted.set(key, resumed);
+      return resumed.scope ?? 'once';
+    }
     const atCall = approvals.filter((a) => a.kind === 'tool' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
     // An answer holds for the call the operator saw: a step edited since then asks again for what it now runs.
     for (const stale of atCall.filter((a) => !sameCall(a, call))) await this.store.update(stale.id, { usedAt: new Date().toISOString() });

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { AutomationProfile } from '../../../shared/profiles';
 import type { Confinement } from '../../../shared/tool-calls';
 import { isStdioServer, type McpServer, shownUrl, withoutMcpSecrets } from '../../../shared/mcp';
-import { EngineError } from '../errors';
+import type { Elicitation, ElicitationAnswer } from '../../../shared/elicitation';
+import { ApprovalPending, EngineError } from '../errors';
 import { resolveInSandbox } from '../sandbox/paths';
 import { TreeChangeTracker } from '../sandbox/tracker';
 import type { ToolDefinition } from '../tools/definition';
@@ -47,6 +48,8 @@ export interface ConnectedServer {
   withoutSecrets(text: string): string;
   /** Where the server's log messages go now (the running call's plan log); none: they are dropped. */
   logSink: ((entry: McpLogEntry) => void) | null;
+  /** Who answers the server's questions now (the running call's operator); none: the client's `elicit`. */
+  elicitSink: ((question: Elicitation) => Promise<ElicitationAnswer>) | null;
   close(): Promise<void>;
 }
 
@@ -114,7 +117,16 @@ async function newClient(name: string, options: ConnectOptions): Promise<Client>
   const [{ Client }, { ElicitRequestSchema, LoggingMessageNotificationSchema }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/types.js')]);
   const elicit = options.elicit;
   const client = new Client(MCP_CLIENT_INFO, { capabilities: elicit ? { elicitation: { form: { applyDefaults: true } } } : {} });
-  if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => await elicit(request.params, name));
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const sink = sinks.get(client)?.elicitSink;
+      const params = request.params;
+      // A running call's question goes to its operator; a page to open (URL mode) is not a form to fill.
+      if (!sink || params.mode === 'url') return await elicit(params, name);
+      const answer = await sink({ server: name, message: params.message, requestedSchema: params.requestedSchema });
+      return answer as McpElicitationAnswer;
+    });
+  }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     const entry = { server: name, ...notification.params };
     options.onLog?.(entry);
@@ -197,6 +209,7 @@ async function listed(name: string, client: Client, confinement: Confinement | n
       protocolVersion: agreedVersions.get(client) ?? null,
       withoutSecrets,
       logSink: null,
+      elicitSink: null,
       close,
       tools: tools.map((tool) => ({
         name: tool.name,
@@ -240,13 +253,13 @@ export async function callConnectedTool(
   server: ConnectedServer,
   tool: string,
   args: Record<string, unknown>,
-  options: { timeoutMs?: number; onProgress?: (progress: McpProgress) => void } = {},
+  options: { timeoutMs?: number; onProgress?: (progress: McpProgress) => void; signal?: AbortSignal } = {},
 ): Promise<CallToolResult> {
   const timeout = options.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
   const onProgress = options.onProgress;
   try {
     // With onprogress the request carries a progress token, which is what asks the server for progress.
-    const answer = await server.client.callTool({ name: tool, arguments: args }, undefined, { timeout, resetTimeoutOnProgress: true, onprogress: (p) => onProgress?.({ progress: p.progress, total: p.total, message: p.message }) });
+    const answer = await server.client.callTool({ name: tool, arguments: args }, undefined, { timeout, signal: options.signal, resetTimeoutOnProgress: true, onprogress: (p) => onProgress?.({ progress: p.progress, total: p.total, message: p.message }) });
     return answer as CallToolResult;
   } catch (error) {
     const message = server.withoutSecrets(messageOf(error));
@@ -275,11 +288,29 @@ export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: 
         const log = context.log;
         // What the server logs while this call runs goes to the plan's log.
         if (log) server.logSink = (entry) => log({ server: entry.server, level: entry.level, logger: entry.logger, text: typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data) });
+        // A question the server asks goes to the operator; one that must wait for the answer ends the call (it runs again once answered).
+        const abort = new AbortController();
+        let stopped: ApprovalPending | null = null;
+        const elicit = context.elicit?.bind(context);
+        if (elicit) {
+          server.elicitSink = async (question) => {
+            try {
+              return await elicit(question);
+            } catch (error) {
+              if (!(error instanceof ApprovalPending)) throw error;
+              stopped = error;
+              abort.abort(error);
+              return { action: 'cancel' };
+            }
+          };
+        }
         const tracked = await options.tracker
-          .track(root, () => callConnectedTool(server, tool.name, args, { timeoutMs: timeout, onProgress: context.reportProgress?.bind(context) }))
+          .track(root, () => callConnectedTool(server, tool.name, args, { timeoutMs: timeout, onProgress: context.reportProgress?.bind(context), signal: abort.signal }))
           .finally(() => {
             server.logSink = null;
+            server.elicitSink = null;
           });
+        if (stopped) throw stopped;
         // Whatever the server did to the sandbox is recorded, even when the call failed.
         for (const change of tracked.changes) context.recordChange(change);
         if (!tracked.outcome.ok) throw tracked.outcome.error;
@@ -327,7 +358,8 @@ export class McpSession {
     const tracker = this.options.tracker ?? new TreeChangeTracker();
     for (const [name, server] of Object.entries(this.servers)) {
       if (this.closed) throw new EngineError('the run ended before its MCP servers started', 'interrupted');
-      const connected = await connectMcpServer(name, server, this.options);
+      // Elicitation is always offered: a running call's question goes to the operator (ElicitationGate), any other is cancelled.
+      const connected = await connectMcpServer(name, server, { ...this.options, elicit: this.options.elicit ?? (async () => ({ action: 'cancel' })) });
       this.connected.push(connected);
       for (const tool of mcpToolDefinitions(connected, { tracker, timeoutMs: server.timeoutMs })) this.registry.register(tool);
     }

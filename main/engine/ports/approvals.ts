@@ -11,8 +11,8 @@ export interface ApprovalStore {
   get(id: string): Promise<Approval | undefined>;
   /** Oldest first. */
   listForPlan(planId: string): Promise<Approval[]>;
-  /** Saves an answer (or its use); the id and the request itself never change. */
-  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredFrom' | 'answeredAt' | 'reason' | 'usedAt'>>): Promise<Approval>;
+  /** Saves an answer (or its use); `args` too where it is the answer (a budget's amount, a question's content). */
+  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredFrom' | 'answeredAt' | 'reason' | 'usedAt' | 'args'>>): Promise<Approval>;
 }
 
 /** The approval the plan waits for, if any. */
@@ -26,7 +26,7 @@ export function toolsApprovedForPlan(approvals: readonly Approval[]): Set<string
 }
 
 /** What a new request names; the answer's fields start empty. */
-export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff' | 'hunks' | 'commandRule' | 'mcp'>;
+export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff' | 'hunks' | 'commandRule' | 'mcp' | 'elicitation'>;
 
 /** Stores a pending approval and announces it: the one way a run asks the operator. */
 export async function requestApproval(store: ApprovalStore, events: EventPublisher, request: ApprovalRequest): Promise<Approval> {

@@ -177,7 +177,9 @@ export class RuntimeExecuteActor {
           let lastProgress = -Infinity;
           tally.toolCalls += 1;
           await yieldNow();
-          return this.toolRunner.execute(call, {
+          // What the call's server asks the operator meanwhile (MCP elicitation).
+          const questions = opts.gate?.elicitation.forCall(decision, callIndex, call.tool);
+          const ran = this.toolRunner.execute(call, {
             planId: context.planId,
             decisionId: decision.id,
             sandboxRoot: context.sandboxRoot,
@@ -196,6 +198,7 @@ export class RuntimeExecuteActor {
               later('tool_progress', { decisionId: decision.id, invocationId, tool: call.tool, ...progress });
             },
             log: (entry) => later('tool_log', { decisionId: decision.id, ...entry }),
+            elicit: questions ? (question) => questions.ask(question) : undefined,
             // The call's entries, invocation and events are one unit of the group's next commit.
             atomically: async (writes) => group.add(writes),
             onSettled: async (invocation) => {
@@ -212,6 +215,15 @@ export class RuntimeExecuteActor {
               });
             },
           });
+          if (!questions) return ran;
+          try {
+            const invocation = await ran;
+            await questions.settle();
+            return invocation;
+          } catch (error) {
+            if (!(error instanceof ApprovalPending)) await questions.settle();
+            throw error;
+          }
         };
         try {
           await stepRunner.run(decision, { runCall, ask, emit: later, flush: () => group.flush(), index: index + 1, total, firstCall });

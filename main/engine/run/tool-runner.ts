@@ -3,7 +3,7 @@ import type { Confinement, ToolCallSpec, ToolInvocation } from '../../../shared/
 import { BUILTIN_PROFILES } from '../../../shared/profiles';
 import { ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
-import { EngineError, errorCategoryOf, ToolCallError } from '../errors';
+import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import { type InvariantRules, refusedChanges, revertChange } from '../gates/invariants';
 import type { InvocationLog } from '../ports/invocation-log';
 import { checkShellPolicy } from '../gates/shell-policy';
@@ -136,6 +136,7 @@ export class ToolRunner {
         },
         reportProgress: (progress) => context.reportProgress?.(progress, invocationId),
         log: context.log,
+        elicit: context.elicit,
       });
       const refused = context.rules?.violations(captured) ?? [];
       if (refused.length > 0 && context.sandboxRoot) {
@@ -146,6 +147,8 @@ export class ToolRunner {
       }
       outcome = { ok: true, result };
     } catch (cause) {
+      // Stopped for the operator's answer to its server's question: not an outcome, the call runs again once answered.
+      if (cause instanceof ApprovalPending) throw cause;
       outcome = { ok: false, cause };
     }
 

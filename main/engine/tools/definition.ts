@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { AutomationProfile } from '../../../shared/profiles';
 import type { Confinement } from '../../../shared/tool-calls';
 import type { McpCallInfo } from '../../../shared/mcp';
+import type { Elicitation, ElicitationAnswer } from '../../../shared/elicitation';
 
 /** A mutation a tool made in the sandbox, before it becomes a ChangeEntry. */
 export interface CapturedChange {
@@ -27,6 +28,8 @@ export interface ToolContext {
   reportProgress?(progress: ToolProgress): void;
   /** A log message from what runs the call (an MCP server's), for the plan's log. */
   log?(entry: ToolLogEntry): void;
+  /** A question for the operator from what runs the call (an MCP server's); throws ApprovalPending while it waits for the answer. */
+  elicit?(question: Elicitation): Promise<ElicitationAnswer>;
 }
 
 export interface ToolProgress {
