@@ -345,6 +345,7 @@ export class ScriptedModelServer {
     const request = chatRequestOf(raw);
     const index = this.requests.push(request) - 1;
     const reply = this.queue.shift() ?? this.responder?.(request, index) ?? { text: 'I have nothing scripted to say.' };
+    if (reply.latencyMs) await new Promise((resolve) => setTimeout(resolve, reply.latencyMs));
     const usage = reply.usage ?? { input: 10, output: 5 };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
     const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
