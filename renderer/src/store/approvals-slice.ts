@@ -35,7 +35,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
         const asked = pending !== null && pending.id !== get().pendingApproval?.id;
         set({ pendingApproval: pending, approvals, approvalsStatus: 'loaded' });
         // The state change only says "paused"; a screen reader hears what the plan waits for.
-        if (asked) get().announce(pending.kind === 'budget' ? pending.rationale : `${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
+        if (asked) get().announce(pending.kind === 'budget' || pending.kind === 'input' ? pending.rationale : `${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
       } catch (error) {
         if (get().approvalsStatus !== 'loaded') set({ approvalsStatus: 'error', approvalError: errorText(error) });
       }
@@ -66,8 +66,12 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
     ...initialApprovalsState,
     rejectFocusRequest: 0,
     refreshApprovals,
-    approve(all, more) {
+    approve(all, more, input) {
       const pending = get().pendingApproval;
+      if (pending?.kind === 'input') {
+        const server = pending.elicitation?.server ?? 'the server';
+        return answer('approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { input: input ?? {} }), `Answered the question of ${server}`);
+      }
       if (pending?.kind === 'budget') {
         const ask = BudgetAskSchema.parse(pending.args);
         const amount = more ?? ask.more;

@@ -10,6 +10,7 @@ import { rowsFromHunks } from '../lib/unified-diff';
 import { waitsForApproval } from '../store/approvals-slice';
 import { useAppStore } from '../store/react';
 import { UnifiedRow } from './DiffLines';
+import { ElicitationForm } from './ElicitationForm';
 
 /** The preview is not virtualized: past this many rows the card says how many more there are. */
 const PREVIEW_ROWS = 200;
@@ -115,6 +116,8 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   const tool = pending.tool ?? 'the plan';
   const isPlan = pending.kind === 'plan';
+  // An MCP server's question: answered with its form, declined with a reason.
+  const question = pending.kind === 'input' ? (pending.elicitation ?? null) : null;
   const budget = pending.kind === 'budget' ? BudgetAskSchema.parse(pending.args) : null;
   const cost = budget?.limit === 'costUsd';
   const unit = budget ? BUDGET_LIMITS[budget.limit].unit : '';
@@ -130,12 +133,12 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   return (
     <section className="approval-card" data-testid="approval-card" data-state="loaded" data-tool={pending.tool ?? ''} aria-labelledby="approval-title" aria-describedby="approval-step">
-      <h3 id="approval-title">{isPlan ? 'Approval needed: the proposed plan' : budget ? `Approval needed: more ${unit} for the ${cost ? 'plan' : 'step'}` : `Approval needed: ${tool}`}</h3>
+      <h3 id="approval-title">{question ? `Input needed: ${question.server} asks` : isPlan ? 'Approval needed: the proposed plan' : budget ? `Approval needed: more ${unit} for the ${cost ? 'plan' : 'step'}` : `Approval needed: ${tool}`}</h3>
       <p className="approval-step" id="approval-step">
         <span className="approval-label">Step</span> {pending.description}
         <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
       </p>
-      {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && <p className="approval-rationale">{pending.rationale}</p>}
+      {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && !question && <p className="approval-rationale">{pending.rationale}</p>}
       {pending.mcp && (
         <p className="approval-mcp" data-testid="approval-mcp">
           <span className="approval-label">MCP server</span> <code>{pending.mcp.server}</code> · <span className="approval-label">tool</span> <code>{pending.mcp.tool}</code>
@@ -149,7 +152,8 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           {typeof pending.args.kind === 'string' && <span className="muted"> ({pending.args.kind})</span>}
         </p>
       )}
-      {!isPlan && !budget && <CallArguments approval={pending} />}
+      {!isPlan && !budget && !question && <CallArguments approval={pending} />}
+      {question && <ElicitationForm question={question} busy={busy} disabled={unusable !== null} onAccept={(input) => void approve(false, undefined, input)} />}
       {budget && (
         <p className="approval-budget">
           <label htmlFor="approval-more">More {unit}</label>{' '}
@@ -181,19 +185,21 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
         </p>
       )}
       <form className="approval-actions" onSubmit={onReject}>
-        <button
-          type="button"
-          className="button primary"
-          disabled={busy || unusable !== null || !amountValid}
-          aria-describedby={unusable ? 'approval-model-problem' : undefined}
-          aria-busy={answering === 'approve' || undefined}
-          aria-keyshortcuts="a"
-          title={budget ? `Give the ${cost ? `plan ${usd(amount)} more` : `step ${amount} more ${unit}`} and go on (a)` : 'Run this call and go on (a)'}
-          onClick={() => void approve(false, budget ? amount : undefined)}
-        >
-          {budget ? (cost ? `Allow ${amountValid ? usd(amount) : ''} more` : `Allow ${amountValid ? amount : ''} more ${unit}`) : 'Approve'}
-        </button>
-        {!isPlan && !budget && (
+        {!question && (
+          <button
+            type="button"
+            className="button primary"
+            disabled={busy || unusable !== null || !amountValid}
+            aria-describedby={unusable ? 'approval-model-problem' : undefined}
+            aria-busy={answering === 'approve' || undefined}
+            aria-keyshortcuts="a"
+            title={budget ? `Give the ${cost ? `plan ${usd(amount)} more` : `step ${amount} more ${unit}`} and go on (a)` : 'Run this call and go on (a)'}
+            onClick={() => void approve(false, budget ? amount : undefined)}
+          >
+            {budget ? (cost ? `Allow ${amountValid ? usd(amount) : ''} more` : `Allow ${amountValid ? amount : ''} more ${unit}`) : 'Approve'}
+          </button>
+        )}
+        {!isPlan && !budget && !question && (
           <button
             type="button"
             className="button"
@@ -207,7 +213,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           </button>
         )}
         <span className="approval-reject">
-          <label htmlFor="approval-reason">Reason for rejecting</label>
+          <label htmlFor="approval-reason">{question ? 'Reason for declining' : 'Reason for rejecting'}</label>
           <input
             ref={reasonField}
             id="approval-reason"
@@ -215,13 +221,13 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             type="text"
             value={reason}
             maxLength={2000}
-            placeholder={isPlan ? 'What the model should change in its plan' : budget ? 'Why the step should stop here' : 'Why this call should not run'}
+            placeholder={question ? 'Why the server gets no answer' : isPlan ? 'What the model should change in its plan' : budget ? 'Why the step should stop here' : 'Why this call should not run'}
             aria-keyshortcuts="x"
             disabled={busy}
             onChange={(e) => setReason(e.currentTarget.value)}
           />
-          <button type="submit" className="button danger" disabled={busy || !reason.trim()} aria-busy={answering === 'reject' || undefined} title="Fail the step with this reason (x, then Enter)">
-            Reject
+          <button type="submit" className="button danger" disabled={busy || !reason.trim()} aria-busy={answering === 'reject' || undefined} title={question ? 'Decline the question: the server is told so and the call goes on (x, then Enter)' : 'Fail the step with this reason (x, then Enter)'}>
+            {question ? 'Decline' : 'Reject'}
           </button>
         </span>
       </form>

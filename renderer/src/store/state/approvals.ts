@@ -17,9 +17,9 @@ export interface ApprovalsSlice {
   refreshApprovals(): void;
   /**
    * Approves the waiting call; with `all`, every later call of its tool. A step out of budget gets
-   * `more` turns or output tokens (default: what it asked for). The run goes on at once.
+   * `more` turns or output tokens (default: what it asked for); a server's question gets `input`. The run goes on at once.
    */
-  approve(all: boolean, more?: number): Promise<void>;
+  approve(all: boolean, more?: number, input?: Record<string, unknown>): Promise<void>;
   /** Rejects the waiting call: the run goes on and the step fails with category `rejected`. */
   reject(reason: string): Promise<void>;
   requestRejectFocus(): void;
