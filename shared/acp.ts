@@ -53,6 +53,8 @@ export const AcpAgentFileSchema = z.lazy(() =>
       maxOutputTokens: z.number().int().min(16).max(10_000_000).optional(),
       /** US dollars the plan may cost, as the agent reports its cost in USD, before the run pauses and asks for more. */
       maxCostUsd: z.number().positive().max(1_000_000).optional(),
+      /** The agent proposes the steps in a read-only turn (its plan mode), and they wait for the operator's approval. */
+      propose: z.boolean().optional(),
     })
     .strict(),
 );
@@ -78,6 +80,8 @@ export const AcpPlanAgentSchema = z.lazy(() =>
     /** The plan file's budgets: a step's output tokens, the plan's cost in US dollars (absent: none). */
     maxOutputTokens: z.number().int().positive().optional(),
     maxCostUsd: z.number().positive().optional(),
+    /** The agent proposes the steps (`propose: true` in the plan file). */
+    propose: z.boolean().optional(),
   }),
 );
 export type AcpPlanAgent = z.infer<typeof AcpPlanAgentSchema>;

@@ -179,6 +179,7 @@ export function planAgentOf(file: AcpAgentFile, settings: AcpSettings, env: Node
     ...(file.turnTimeoutSeconds ? { turnTimeoutSeconds: file.turnTimeoutSeconds } : {}),
     ...(file.maxOutputTokens ? { maxOutputTokens: file.maxOutputTokens } : {}),
     ...(file.maxCostUsd ? { maxCostUsd: file.maxCostUsd } : {}),
+    ...(file.propose ? { propose: true } : {}),
   };
 }
 

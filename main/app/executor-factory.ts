@@ -17,7 +17,8 @@ import { cloneGitSource } from '../engine/sandbox/git-source';
 import { type ToolRegistry, ToolRunner } from '../engine/run/tool-runner';
 import { AGENT_HOMES_FOLDER, SANDBOXES_FOLDER } from '../persistence/data-dir';
 import type { AcpPlanAgent } from '../../shared/acp';
-import { AcpActor } from '../engine/acp/acp-actor';
+import { AcpActor, type AcpActorOptions } from '../engine/acp/acp-actor';
+import { acpStrategize } from '../engine/acp/acp-strategize';
 import { InvariantRules } from '../engine/gates/invariants';
 import { acpSettingsOf, resolvePlanAgent } from './acp-agents';
 import { mcpServersOf } from './mcp-settings';
@@ -51,7 +52,7 @@ function projectInvariantRecords(plan: Plan): string[] {
 }
 
 /** The coding agent a plan runs over ACP, started (confined) in the plan's sandbox with a home of its own for the plan; its version recorded once it reports one. */
-function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxRoot: string, registry: ToolRegistry): AcpActor {
+function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxRoot: string, registry: ToolRegistry): { actor: AcpActor; options: AcpActorOptions } {
   const settings = acpSettingsOf(ctx.options.settings);
   let agent: ReturnType<typeof resolvePlanAgent>;
   try {
@@ -64,7 +65,7 @@ function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxR
       hint: `Add the agent "${recorded.name}" on this machine (\`agents acp add ${recorded.name} -- COMMAND\`, or install the built-in), or run the plan where it is, then \`agents plan retry\`.`,
     });
   }
-  const actor = new AcpActor({
+  const options: AcpActorOptions = {
     planId: plan.id,
     agent,
     sandboxRoot,
@@ -83,8 +84,8 @@ function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxR
     onStarted: async (version) => {
       if (version && version !== recorded.version) await ctx.lifecycle.update(plan.id, { acp: { ...recorded, version } });
     },
-  });
-  return actor;
+  };
+  return { actor: new AcpActor(options), options };
 }
 
 /**
@@ -158,7 +159,8 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
         reviewFeedback: () => reviewFeedbackOf(ctx, planId),
       });
     }
-    const acp = plan.acp ? acpActor(ctx, plan, plan.acp, sandboxRoot, registry) : null;
+    const started = plan.acp ? acpActor(ctx, plan, plan.acp, sandboxRoot, registry) : null;
+    const acp = started?.actor ?? null;
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,
       strategizer: agent
@@ -169,7 +171,16 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
               return result;
             },
           }
-        : undefined,
+        : started && plan.acp?.propose
+          ? {
+              // The agent proposes the steps in a read-only turn; they wait for the operator as a model's do.
+              strategize: async (p, invariants, emit) => {
+                const result = await acpStrategize(started.options, p, invariants, emit);
+                if (p.agentFeedback) await lifecycle.update(planId, { agentFeedback: null });
+                return result;
+              },
+            }
+          : undefined,
       stepRunner: checkedSteps(plan, agent ? agent.stepRunner(plan, runOptions.corrections) : acp ? acp.stepRunner(plan, runOptions.corrections) : scriptedStepRunner, checkStep),
       toolRunner,
       executionContext: context,

@@ -20,7 +20,8 @@ export function reviewProposedTree(
   const { lifecycle, approvals } = ports;
   return lifecycle.unit(async () => {
     const plan = await lifecycle.getPlan(planId);
-    if (!plan.agent || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute', plan };
+    // A model's tree, or the steps a coding agent proposed (`propose: true`), wait; a plan file's steps are the operator's own.
+    if ((!plan.agent && !plan.acp?.propose) || plan.automationProfile.name === 'full-auto' || !plan.decisionRootId) return { next: 'execute', plan };
     const latest = (await approvals.listForPlan(planId)).filter((a) => a.kind === 'plan').at(-1);
     const steps = stepsInOrder(await lifecycle.listDecisions(planId)).filter((d) => d.status === 'pending');
     // An approval covers the steps it showed: steps proposed since (after a replan) are asked about again.
@@ -43,7 +44,7 @@ export function reviewProposedTree(
         steps: steps.map((d) => ({ description: d.description, rationale: d.rationale, toolCalls: d.toolCalls, ...(d.check ? { check: d.check.run } : {}) })),
         stepIds: steps.map((d) => d.id),
       },
-      description: `The model proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
+      description: `${plan.acp ? `Agent ${plan.acp.name}` : 'The model'} proposes ${steps.length} step${steps.length === 1 ? '' : 's'}`,
       // A step's check is approved with it: it runs in the sandbox after execute (README.md, "Verify").
       rationale: steps.map((d, i) => `${i + 1}. ${d.description}\n   ${d.rationale.replace(/\n/g, '\n   ')}${d.check ? `\n   Check: $ ${d.check.run}` : ''}`).join('\n'),
       diff: null,

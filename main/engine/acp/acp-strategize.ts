@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { PermissionOption, StopReason } from '@agentclientprotocol/sdk/unstable';
+import { RequestError } from '@agentclientprotocol/sdk/unstable';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
+import { newId } from '../../../shared/ids';
+import type { Subtask } from '../../../shared/subtasks';
+import { EngineError } from '../errors';
+import { strategizePrompt } from '../model/prompts';
+import type { Emit } from '../ports/event-stream';
+import { type InvariantRecord, rootDecision, type StrategizeResult } from '../run/strategize-actor';
+import { AcpConnection, DEFAULT_ACP_TURN_TIMEOUT_MS } from './acp-connection';
+import type { AcpActorOptions } from './acp-actor';
+import { startAgentProcess } from './agent-process';
+import { subtasksOf } from './acp-subtasks';
+import { SandboxWatch } from './sandbox-watch';
+
+/** The modes in which the agents only read and plan (TOOLCHAIN.md): Claude Code's and Qwen Code's `plan`, Codex's `read-only`. */
+const PLANNING_MODES = ['plan', 'read-only'];
+/** Where an agent has no planning mode, one in which it asks before it acts: each ask is refused. */
+const ASKING_MODES = ['default'];
+
+/** What the agent is told on top of the plan: the steps go in its plan (todo) list, and nothing changes now. */
+export const ACP_STRATEGIZE_INSTRUCTIONS = `Propose the steps of this plan; do not carry them out. This is a read-only planning turn:
+you may read the project, but every edit and every command is refused. Record the ordered steps
+that meet the definition of done as your plan (your todo or task list), one entry per step, each a
+short imperative sentence, then end your turn. The steps are carried out later, one at a time, once
+the operator approves them.`;
+
+export type AcpStrategizeOptions = Pick<AcpActorOptions, 'planId' | 'agent' | 'sandboxRoot' | 'home' | 'allowNetwork' | 'allowUnconfined' | 'startTimeoutMs' | 'turnTimeoutMs' | 'start'>;
+
+function pick(options: readonly PermissionOption[], kinds: readonly PermissionOption['kind'][]): PermissionOption | undefined {
+  for (const kind of kinds) {
+    const found = options.find((o) => o.kind === kind);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A coding agent proposes a plan's steps in one read-only turn (its plan mode where it has one):
+ * every permission it asks is refused, a write through the client is refused, and the sandbox is
+ * compared before and after, so an agent that changed a file by itself fails the proposal. The
+ * steps are the entries of its last `plan` update; the proposal then waits for the operator's
+ * approval as a model's does (reviewProposedTree).
+ */
+export async function acpStrategize(options: AcpStrategizeOptions, plan: Plan, projectInvariants: readonly string[], emit: Emit): Promise<StrategizeResult> {
+  const { agent, sandboxRoot } = options;
+  const request = { file: agent.command, args: agent.args, env: agent.env, sandboxRoot, home: options.home, readOnlyPaths: [], allowHosts: agent.allowHosts, allowNetwork: options.allowNetwork };
+  const watch = new SandboxWatch(sandboxRoot);
+  await watch.baseline();
+  const connection = await AcpConnection.start({ ...agent, planId: options.planId }, request, options.startTimeoutMs, (r) => (options.start ?? startAgentProcess)(r, options.allowUnconfined));
+  let entries: Subtask[] = [];
+  let text = '';
+  let stopReason: StopReason;
+  try {
+    // Its own session: the steps' session is started (or resumed) by the run that executes them.
+    const session = await connection.newSession(sandboxRoot);
+    let planning = false;
+    for (const mode of PLANNING_MODES) if ((planning = await connection.setMode(session, mode))) break;
+    if (!planning) for (const mode of ASKING_MODES) if (await connection.setMode(session, mode)) break;
+    const prompt = [strategizePrompt(plan, projectInvariants, plan.agentFeedback ?? undefined), ACP_STRATEGIZE_INSTRUCTIONS, `The project is the folder ${sandboxRoot} (your working folder).`].join('\n\n');
+    stopReason = await connection.prompt(
+      session.sessionId,
+      prompt,
+      {
+        update: ({ update }) => {
+          if (update.sessionUpdate === 'plan') entries = subtasksOf(update);
+          else if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') text += update.content.text;
+        },
+        // Read-only: whatever it asks to do is refused (reject, else cancelled).
+        permission: async (params) => {
+          const reject = pick(params.options, ['reject_once', 'reject_always']);
+          return reject ? { outcome: { outcome: 'selected', optionId: reject.optionId } } : { outcome: { outcome: 'cancelled' } };
+        },
+        writeTextFile: async (params) => {
+          throw RequestError.invalidParams(undefined, `${params.path}: this is a read-only planning turn; no file may be written`);
+        },
+        readTextFile: async (params) => {
+          const rel = path.relative(sandboxRoot, path.resolve(sandboxRoot, params.path));
+          if (rel.startsWith('..') || path.isAbsolute(rel)) throw RequestError.invalidParams(undefined, `${params.path} is outside the project folder`);
+          try {
+            return { content: await readFile(path.join(sandboxRoot, rel), 'utf8') };
+          } catch {
+            throw RequestError.resourceNotFound(params.path);
+          }
+        },
+      },
+      options.turnTimeoutMs ?? DEFAULT_ACP_TURN_TIMEOUT_MS,
+    );
+  } finally {
+    await connection.close();
+  }
+  const changed = await watch.changes();
+  await watch.dispose();
+  if (changed.length > 0) {
+    throw new EngineError(`agent ${agent.name} changed ${changed.map((c) => c.path).join(', ')} during its read-only planning turn`, 'invariant', { agent: agent.name, paths: changed.map((c) => c.path) });
+  }
+  if (text.trim()) await emit('model_output', { decisionId: null, phase: 'strategize', text: text.slice(0, 8_000) });
+  if (entries.length === 0) {
+    throw new EngineError(`agent ${agent.name} proposed no steps: it ended its planning turn (${stopReason}) without a plan update`, 'model_output', { agent: agent.name, stopReason });
+  }
+  return proposal(plan, agent.name, entries, projectInvariants);
+}
+
+/** The tree of the agent's proposal: the plan's root, and one pending step per entry of its plan. */
+function proposal(plan: Plan, agentName: string, entries: readonly Subtask[], projectInvariants: readonly string[]): StrategizeResult {
+  const now = new Date().toISOString();
+  const root = rootDecision(plan, `Steps proposed by agent ${agentName} in a read-only planning turn`, newId(), now);
+  const steps = entries.map<StrategyDecision>((entry, index) => ({
+    id: newId(),
+    planId: plan.id,
+    parentId: root.id,
+    type: 'strategy_choice',
+    order: index + 1,
+    description: entry.content,
+    rationale: `Proposed by agent ${agentName}${entry.priority === 'medium' ? '' : ` (priority ${entry.priority})`}`,
+    toolCalls: [],
+    status: 'pending',
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const invariantRecords: InvariantRecord[] = [
+    ...projectInvariants.map((invariant) => ({ scope: 'project' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
+    ...plan.invariants.map((invariant) => ({ scope: 'action' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
+  ];
+  return { decisionRootId: root.id, decisions: [root, ...steps], invariantRecords };
+}
