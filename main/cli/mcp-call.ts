@@ -2,6 +2,8 @@ import { createInterface } from 'node:readline';
 import type { CallToolResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ValidationError } from '../../shared/errors';
 import type { Ctx } from './run-command';
+import { RequestedSchemaSchema } from '../../shared/elicitation';
+import { askFields, questionLines } from './question-prompt';
 
 /** A JSON object given on the command line (`--args`, `--input`); anything else is bad input naming the option. */
 export function jsonObject(text: string, option: string): Record<string, unknown> {
@@ -45,12 +47,11 @@ export function formatToolResult(result: CallToolResult): string {
 }
 
 type Elicitation = ElicitRequest['params'];
-type Property = { type?: string; title?: string; description?: string; default?: unknown; enum?: unknown[]; oneOf?: { const: unknown; title?: string }[]; format?: string };
 
 /**
  * A server's question (`elicitation/create`) during `agents mcp call`: `--input` answers it (the
- * schema's defaults fill what it leaves out); a terminal asks field by field; anything else declines,
- * saying how to answer.
+ * schema's defaults fill what it leaves out); a terminal asks field by field, as `plan run` does;
+ * anything else declines, saying how to answer.
  */
 export async function answerElicitation(ctx: Ctx, request: Elicitation, input: Record<string, unknown> | undefined): Promise<ElicitResult> {
   ctx.io.stderr(`the server asks: ${request.message}\n`);
@@ -70,30 +71,14 @@ export async function answerElicitation(ctx: Ctx, request: Elicitation, input: R
     const next = await lines.next();
     return next.done ? null : String(next.value).trim();
   };
+  const schema = RequestedSchemaSchema.parse(request.requestedSchema);
+  for (const line of questionLines({ server: 'the server', message: request.message, requestedSchema: schema }).slice(1)) ctx.io.stderr(`${line}\n`);
   try {
     const answer = (await ask('answer? [y]es, [n]o (decline), [c]ancel: '))?.toLowerCase();
     if (answer === 'n' || answer === 'no') return { action: 'decline' };
     if (answer !== 'y' && answer !== 'yes') return { action: 'cancel' };
-    const schema = request.requestedSchema as { properties?: Record<string, Property>; required?: string[] };
-    const content: Record<string, unknown> = {};
-    for (const [key, property] of Object.entries(schema.properties ?? {})) {
-      const choices = property.enum ?? property.oneOf?.map((o) => o.const);
-      for (;;) {
-        const shown = [property.type, choices ? `one of ${choices.join(', ')}` : null, property.default !== undefined ? `default ${String(property.default)}` : null].filter(Boolean).join('; ');
-        const line = await ask(`${property.title ?? key}${property.description ? ` (${property.description})` : ''} [${shown}]: `);
-        if (line === null) return { action: 'cancel' };
-        // Left empty: the default, which the client fills in, or nothing.
-        if (line === '') {
-          if (schema.required?.includes(key) && property.default === undefined) continue;
-          break;
-        }
-        const value = property.type === 'number' || property.type === 'integer' ? Number(line) : property.type === 'boolean' ? /^(y|yes|true|1)$/i.test(line) : line;
-        if (typeof value === 'number' && Number.isNaN(value)) continue;
-        if (choices && !choices.includes(value)) continue;
-        content[key] = value;
-        break;
-      }
-    }
+    const content = await askFields(schema, ask, (text) => ctx.io.stderr(text));
+    if (content === null) return { action: 'cancel' };
     return { action: 'accept', content: content as ElicitResult['content'] };
   } finally {
     rl.close();

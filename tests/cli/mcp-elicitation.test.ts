@@ -3,7 +3,7 @@
 // (exit 3) with the question; `plan approve --input` answers it (checked against the question,
 // its defaults filling the rest), `plan reject` declines it, and the call runs again with the answer.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Approval, ApprovalSchema } from '../../shared/approvals';
@@ -128,5 +128,39 @@ describe("an MCP server's question during a plan", () => {
     expect(output).toContain('elicit: Ready to apply');
     expect(lastToolResult()).toContain('- Name: Ada');
     expect(lastToolResult()).toContain('- Favorite Integer: 42');
+  });
+
+  it('agents mcp call asks the same way on a terminal', { timeout: 120_000 }, async () => {
+    const { home } = sandboxWorkspace();
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mcp: { servers: { everything: { command: EVERYTHING, args: [], env: {} } } } }), { mode: 0o600 });
+    const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+    const child = spawn('script', ['-qec', `${quote(process.execPath)} ${quote(BIN)} mcp call everything trigger-elicitation-request`, '/dev/null'], { env: { ...process.env, AGENTS_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    const said = new Set<string>();
+    const answer = (prompt: string, keys: string) => {
+      if (said.has(prompt) || !output.includes(prompt)) return;
+      said.add(prompt);
+      setTimeout(() => child.stdin.write(keys), 300);
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      answer('answer? [y]es, [n]o (decline), [c]ancel: ', 'y\r');
+      // A name, then a number out of range (asked again, with why), then Enter for the rest: their defaults.
+      answer('String (Your full, legal name) [string, required]: ', 'Ada\r');
+      answer('[integer, 1 to 100, default 42]: ', '500\r');
+      answer('"integer" must be from 1 to 100', '9\r');
+      answer('[number, 0 to 1000, default 3.14]: ', '\r'.repeat(6));
+      answer('[yes or no]: ', '\r');
+      answer('[string, default It was a dark and stormy night.]: ', '\r\r\r\r');
+    });
+    const timer = setTimeout(() => child.kill(), 90_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(timer);
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/^ {2}name \(String\): string, required/m);
+    expect(output).toContain('- Name: Ada');
+    expect(output).toContain('- Favorite Integer: 9');
+    expect(output).toContain('- Favorite Number: 3.14');
   });
 });
