@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isStrategize, toolResults } from '../tests/support/scripted-agent';
 import { expect, ROOT, test } from './fixtures';
-import { createPlanWithPicker, foldersRemovedAfterEach, openConsole, scriptedModelForServe } from './helpers';
+import { createPlanWithPicker, foldersRemovedAfterEach, openConsole, scriptedModelForServe, seriousViolations } from './helpers';
 
 const server = scriptedModelForServe();
 const tempDirs = foldersRemovedAfterEach();
@@ -64,6 +64,8 @@ test("an operator answers an MCP server's question in the approval card's form, 
   await expect(form.getByLabel('Untitled Single Select Enum')).toHaveValue('Monica');
   await expect(form.getByRole('button', { name: 'Decline' })).toHaveCount(0);
   await expect(card.getByRole('button', { name: 'Decline' })).toBeVisible();
+  // Every field has its label; nothing serious for axe while the form is shown.
+  expect(await seriousViolations(page)).toEqual([]);
 
   // The required name left empty: the form says so and sends nothing.
   await form.getByRole('button', { name: 'Accept' }).click();
