@@ -29,6 +29,8 @@ export const ChangeEntrySchema = z.lazy(() =>
     binary: z.boolean().default(false),
     decisionId: z.string().nullable().default(null),
     invocationId: z.string().nullable().default(null),
+    /** The file's permission bits after the change (absent: not recorded, as before modes were kept). */
+    mode: z.number().int().min(0).max(0o7777).optional(),
     origin: ChangeOriginSchema.optional(),
     /** A rewind made the entry history: listed, never applied. */
     rewound: z.boolean().optional(),

@@ -49,6 +49,8 @@ export interface EntryRow<Flag, Content> extends Omit<MetaRow<Flag>, 'insertions
   after_blob: string | null;
   before_text: Content | null;
   after_text: Content | null;
+  /** Permission bits after the change; NULL: not recorded. */
+  mode: number | null;
   created_at: string;
 }
 
@@ -94,6 +96,7 @@ export function readEntry<Flag, Content>(row: EntryRow<Flag, Content>, values: R
       beforeText: fromBlob(row.before_blob, row.before_text, values),
       afterText: fromBlob(row.after_blob, row.after_text, values),
       ...(row.rewound_by ? { rewound: true } : {}),
+      ...(row.mode === null ? {} : { mode: Number(row.mode) }),
       createdAt: row.created_at,
     },
     `change_entries[${row.id}]`,

@@ -280,4 +280,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE decisions ADD COLUMN subtasks TEXT CHECK (subtasks IS NULL OR json_valid(subtasks));
   `,
+  // 12: a file's permission bits, after a change and as last seen in the sandbox (NULL: not recorded),
+  // so a remade sandbox and an apply carry a `chmod` made after the last checkpoint.
+  `
+  ALTER TABLE change_entries ADD COLUMN mode INTEGER;
+  ALTER TABLE sandbox_files ADD COLUMN mode INTEGER;
+  `,
 ];

@@ -13,17 +13,19 @@ export interface FileRow {
   ctime_ms: number | null;
   ino: number | null;
   hashed_at_ms: number | null;
+  mode: number | null;
 }
 
-type SeenColumns = [string | null, number | null, number | null, number | null, number | null, number | null];
+type SeenColumns = [string | null, number | null, number | null, number | null, number | null, number | null, number | null];
 
 function seenColumns(seen: FileSnapshot | null): SeenColumns {
-  return seen ? [seen.hash, seen.size, seen.mtimeMs, seen.ctimeMs, seen.ino, seen.hashedAtMs] : [null, null, null, null, null, null];
+  return seen ? [seen.hash, seen.size, seen.mtimeMs, seen.ctimeMs, seen.ino, seen.hashedAtMs, seen.mode ?? null] : [null, null, null, null, null, null, null];
 }
 
 export function readSeen(row: FileRow): FileSnapshot | null {
   if (row.seen_hash === null) return null;
-  return { hash: row.seen_hash, size: row.size ?? 0, mtimeMs: row.mtime_ms ?? 0, ctimeMs: row.ctime_ms ?? 0, ino: row.ino ?? 0, hashedAtMs: row.hashed_at_ms ?? 0 };
+  const mode = row.mode === null ? {} : { mode: Number(row.mode) };
+  return { hash: row.seen_hash, size: row.size ?? 0, mtimeMs: row.mtime_ms ?? 0, ctimeMs: row.ctime_ms ?? 0, ino: row.ino ?? 0, hashedAtMs: row.hashed_at_ms ?? 0, ...mode };
 }
 
 /** Each plan's sandbox base and last-seen stats, in SQLite (tables sandbox_bases and sandbox_files). */
@@ -39,13 +41,13 @@ export class SqliteSandboxFileStore implements SandboxFileStore {
   constructor(readonly db: SqliteDatabase) {
     this.connection = connectionOf(db);
     this.hasBase = prepare(db, 'SELECT COUNT(*) AS n FROM sandbox_bases WHERE plan_id = ?');
-    this.selectFiles = prepare(db, 'SELECT path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms FROM sandbox_files WHERE plan_id = ?');
+    this.selectFiles = prepare(db, 'SELECT path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms, mode FROM sandbox_files WHERE plan_id = ?');
     const insertBase = prepare<[string, string]>(db, 'INSERT OR REPLACE INTO sandbox_bases (plan_id, recorded_at) VALUES (?, ?)');
     const upsert = prepare<[string, string, string | null, ...SeenColumns]>(
       db,
-      `INSERT INTO sandbox_files (plan_id, path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO sandbox_files (plan_id, path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (plan_id, path) DO UPDATE SET seen_hash = excluded.seen_hash, size = excluded.size, mtime_ms = excluded.mtime_ms,
-         ctime_ms = excluded.ctime_ms, ino = excluded.ino, hashed_at_ms = excluded.hashed_at_ms`,
+         ctime_ms = excluded.ctime_ms, ino = excluded.ino, hashed_at_ms = excluded.hashed_at_ms, mode = excluded.mode`,
     );
     // A path neither in the base nor in the sandbox any more needs no row.
     const dropGone = prepare<[string, string]>(db, 'DELETE FROM sandbox_files WHERE plan_id = ? AND path = ? AND base_hash IS NULL AND seen_hash IS NULL');

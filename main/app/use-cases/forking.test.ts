@@ -53,7 +53,7 @@ describe('fork and compare', () => {
     expect(treeHash(fork.sandboxRefs[0])).toBe(atCheckpoint.get(`${plan.id}:3`));
     expect(fork).toMatchObject({ phase: 'execute', processingState: 'queued', automationProfile: { name: 'supervised' }, forkedFrom: { planId: plan.id, atStep: 3, by: 'alice' } });
     expect((await h.ctx.get(plan.id)).forks).toEqual([{ planId: fork.id, atStep: 3, by: 'alice', at: fork.forkedFrom?.at }]);
-    expect(result).toEqual({ forkId: fork.id, from: plan.id, atStep: 3, sharedSteps: 2, sharedEntries: 2, changes: { profile: 'supervised' } });
+    expect(result).toEqual({ forkId: fork.id, from: plan.id, atStep: 3, sharedSteps: 2, sharedEntries: 3, changes: { profile: 'supervised' } });
     // Both plans are told, each in its own events.
     expect(events.filter((e) => e.type === 'plan_forked').map((e) => [e.planId, e.data])).toEqual([
       [fork.id, { ...result, by: 'alice' }],
@@ -62,8 +62,10 @@ describe('fork and compare', () => {
     const steps = stepsInOrder(await h.ctx.lifecycle.listDecisions(fork.id));
     expect(steps.map((d) => [d.description, d.status])).toEqual([['Write a', 'done'], ['Shell', 'done'], ['Write c', 'pending']]);
     // The shared changes are the origin's, under the fork's steps.
+    // Step 1's a.txt; step 2's log.txt and the mode it gave a.txt (chmod 600, a change of its own).
     const shared = (await reading.changes(fork.id)).entries;
-    expect(shared.map((e) => [e.path, e.afterHash])).toEqual((await reading.changes(plan.id)).entries.slice(0, 2).map((e) => [e.path, e.afterHash]));
+    expect(shared.map((e) => [e.path, e.operation])).toEqual([['a.txt', 'create'], ['a.txt', 'modify'], ['log.txt', 'create']]);
+    expect(shared.map((e) => [e.path, e.afterHash])).toEqual((await reading.changes(plan.id)).entries.slice(0, 3).map((e) => [e.path, e.afterHash]));
     expect(new Set(shared.map((e) => e.decisionId))).toEqual(new Set([steps[0].id, steps[1].id]));
     // The checkpoints before and at the step are the fork's too.
     expect((await checkpoints.checkpoints(fork.id)).map((c) => [c.step, c.decisionId])).toEqual(steps.map((d, i) => [i + 1, d.id]));

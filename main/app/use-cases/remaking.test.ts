@@ -1,9 +1,10 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { treeState } from '../../engine/tools/test-support';
 import { openStores, type SqliteStores } from '../../persistence';
+import { remakeHere } from '../sandbox-remaking';
 import { entriesOf, failAtStepThree, remakePlanText, remakeReference, remakeWorld } from './test-support';
 
 let root: string | null = null;
@@ -143,5 +144,49 @@ describe('a run remakes a sandbox that is gone or not its own (remakeSandboxes)'
     expect(treeState(now.sandboxRefs[0])).toEqual(expected.tree);
     const entries = await entriesOf(workers[0], plan.id);
     expect(entries).toEqual(expected.entries);
+  });
+});
+
+describe('a sandbox remade from its last checkpoint keeps what the plan did after it', () => {
+  it('a mode a command changed after the last checkpoint (step 2 makes run.sh executable, then fails) is the remade sandbox’s too', async () => {
+    const w = world();
+    writeFileSync(path.join(w.project, 'run.sh'), 'echo run\n');
+    chmodSync(path.join(w.project, 'run.sh'), 0o644);
+    const worker = w.make('data', true);
+    const content = [
+      'name: modes after the checkpoint',
+      `project: ${JSON.stringify(w.project)}`,
+      'automationProfile: trusted',
+      'definitionOfDone:',
+      '  - step: Write a file',
+      '    tools: [{ tool: file.write, args: { path: one.txt, content: "1\\n" } }]',
+      '  - step: Make the script runnable and write a note, then fail',
+      '    tools:',
+      '      - { tool: shell.run, args: { command: "chmod 755 run.sh && echo note > note.txt" } }',
+      '      - { tool: file.edit, args: { path: one.txt, find: "## Missing", replace: "x" } }',
+      '',
+    ].join('\n');
+    const plan = await worker.authoring.createFromContent({ content }, w.root);
+    expect(await worker.running.run(plan.id)).toMatchObject({ phase: 'execute', processingState: 'errored' });
+    const sandbox = (await worker.ctx.get(plan.id)).sandboxRefs[0];
+    expect(statSync(path.join(sandbox, 'run.sh')).mode & 0o777).toBe(0o755);
+    const left = treeState(sandbox);
+    // The mode alone changed: recorded as a modify of the same content, with the mode after it.
+    expect(await entriesOf(worker, plan.id)).toEqual([
+      ['one.txt', 'create', expect.any(String), 'agent', false],
+      ['note.txt', 'create', expect.any(String), 'agent', false],
+      ['run.sh', 'modify', expect.any(String), 'agent', false],
+    ]);
+    const { changesetId } = await worker.ctx.get(plan.id);
+    expect((await w.stores.changesets.get(changesetId!))?.entries.find((e) => e.path === 'run.sh')).toMatchObject({ mode: 0o755 });
+
+    rmSync(sandbox, { recursive: true });
+    const remade = await remakeHere(worker.ctx, await worker.ctx.get(plan.id), path.join(w.root, 'data', 'sandboxes'));
+    expect(remade.sandboxRefs).toEqual([sandbox]);
+    const events = (await w.stores.events.list(plan.id, 0, 1000)).filter((e) => e.type === 'sandbox_remade');
+    // Made from the checkpoint before step 2, then the one change recorded after it.
+    expect(events.map((e) => e.data)).toMatchObject([{ checkpointStep: 2, files: 1 }]);
+    expect(treeState(sandbox)).toEqual(left);
+    expect(statSync(path.join(sandbox, 'run.sh')).mode & 0o777).toBe(0o755);
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plan } from '../../../shared/domain';
 import type { PlanGitSource } from '../../../shared/git-source';
@@ -91,6 +91,7 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
     if (blocked.length > 0) {
       throw new EngineError(`cannot remake the sandbox of plan ${plan.id}: a directory of the base is in the way of ${blocked.map((c) => c.path).join(', ')}`, 'conflict', { planId: plan.id });
     }
+    await applyModes(staging, entries);
     const remade = await snapshotTree(staging);
     if (from && earlier) {
       // The checkpoint holds the first sandbox's base where the base here drifted: the recorded base stays true, only what is seen changes.
@@ -110,6 +111,22 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
     return { root, base, baseCommit, applied: result.applied, drift, checkpointStep: from?.step ?? null, git };
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Gives each file the mode its last entry recorded (a `chmod` after the checkpoint; entries made before modes were kept say none). */
+async function applyModes(dir: string, entries: readonly ChangeEntry[]): Promise<void> {
+  const modes = new Map<string, number | undefined>();
+  for (const entry of entries) {
+    if (entry.rewound) continue;
+    if (entry.oldPath) modes.delete(entry.oldPath);
+    if (entry.operation === 'delete') modes.delete(entry.path);
+    else modes.set(entry.path, entry.mode);
+  }
+  for (const [rel, mode] of modes) {
+    if (mode === undefined) continue;
+    const target = path.join(dir, ...rel.split('/'));
+    if ((await lstat(target).catch(() => null))?.isFile()) await chmod(target, mode);
   }
 }
 

@@ -34,6 +34,7 @@ export function toChangeEntry(
     binary,
     decisionId: origin.decisionId,
     invocationId: origin.invocationId,
+    ...(change.mode === undefined ? {} : { mode: change.mode }),
     createdAt: new Date().toISOString(),
   };
 }

@@ -15,6 +15,8 @@ export interface FileSnapshot {
   /** ctime and inode catch rewrites that keep size and mtime (`touch -r`, `cp -p`). */
   ctimeMs: number;
   ino: number;
+  /** Permission bits (`chmod`'s); absent in a record made before modes were kept. */
+  mode?: number;
   /** When the file was stat-ed for hashing; see RACY_WINDOW_MS. */
   hashedAtMs: number;
 }
@@ -106,7 +108,7 @@ export async function scanTree(root: string, options: SnapshotOptions = {}): Pro
       }
       const hash = sha256(content);
       await options.cache?.put(hash, content);
-      files.set(entry.relative, { hash, size: content.length, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, hashedAtMs });
+      files.set(entry.relative, { hash, size: content.length, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, mode: stats.mode & 0o7777, hashedAtMs });
     } catch (error) {
       files.delete(entry.relative);
       unreadable(entry.relative, error);
@@ -121,6 +123,15 @@ const PENDING: FileSnapshot = { hash: '', size: -1, mtimeMs: 0, ctimeMs: 0, ino:
 
 export async function snapshotTree(root: string, options: SnapshotOptions = {}): Promise<TreeSnapshot> {
   return (await scanTree(root, options)).files;
+}
+
+/** Both modes known and different (a record from before modes were kept has none: not a change). */
+function modeChanged(was: FileSnapshot, now: FileSnapshot): boolean {
+  return was.mode !== undefined && now.mode !== undefined && was.mode !== now.mode;
+}
+
+function modeOf(file: FileSnapshot | undefined): { mode?: number } {
+  return file?.mode === undefined ? {} : { mode: file.mode };
 }
 
 /**
@@ -146,7 +157,8 @@ export async function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot, r
   for (const [rel, was] of before) {
     const now = after.get(rel);
     if (!now) deleted.push(rel);
-    else if (now.hash !== was.hash) changes.push({ operation: 'modify', path: rel, before: await beforeBytes(rel, was.hash), after: await afterBytes(rel, now.hash) });
+    // A mode changed alone (`chmod +x`) is a change too: a remade sandbox or an apply must carry it.
+    else if (now.hash !== was.hash || modeChanged(was, now)) changes.push({ operation: 'modify', path: rel, before: await beforeBytes(rel, was.hash), after: await afterBytes(rel, now.hash), ...modeOf(now) });
   }
   for (const rel of after.keys()) if (!before.has(rel)) created.push(rel);
 
@@ -164,9 +176,9 @@ export async function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot, r
     if (source !== undefined) {
       renamedFrom.add(source);
       const content = await afterBytes(rel, hash);
-      changes.push({ operation: 'rename', path: rel, oldPath: source, before: content, after: content });
+      changes.push({ operation: 'rename', path: rel, oldPath: source, before: content, after: content, ...modeOf(after.get(rel)) });
     } else {
-      changes.push({ operation: 'create', path: rel, before: null, after: await afterBytes(rel, hash) });
+      changes.push({ operation: 'create', path: rel, before: null, after: await afterBytes(rel, hash), ...modeOf(after.get(rel)) });
     }
   }
   for (const rel of deleted) {

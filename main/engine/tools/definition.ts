@@ -13,6 +13,8 @@ export interface CapturedChange {
   oldPath?: string;
   before: Buffer | null;
   after: Buffer | null;
+  /** The file's permission bits after the change, where they were seen. */
+  mode?: number;
 }
 
 export interface ToolContext {

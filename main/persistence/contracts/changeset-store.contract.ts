@@ -37,7 +37,7 @@ export function changeSetStoreContract(name: string, factory: HarnessFactory<Cha
       await expect(store.summarize('01UNKNOWN')).rejects.toThrow(/unknown changeset/);
     });
 
-    it('keeps entries in recording order, with their texts exact', async () => {
+    it('keeps entries in recording order, with their texts and modes exact', async () => {
       const id = await store.start('01PLAN');
       const entries = [
         makeEntry({ path: 'a.txt', afterText: 'line one\r\nline two\r\n' }),
@@ -45,6 +45,8 @@ export function changeSetStoreContract(name: string, factory: HarnessFactory<Cha
         makeEntry({ path: 'c.txt', beforeText: 'gone\n', afterText: null }),
         makeEntry({ path: 'd.txt', oldPath: 'old-d.txt', operation: 'rename', beforeText: 'same', afterText: 'same' }),
         makeEntry({ path: 'empty.txt', afterText: '' }),
+        // A mode changed alone (chmod): the same text, the mode after it.
+        makeEntry({ path: 'run.sh', operation: 'modify', beforeText: 'echo\n', afterText: 'echo\n', mode: 0o755 }),
       ];
       for (const entry of entries) await store.record(id, entry);
       expect((await store.get(id))?.entries).toEqual(entries);

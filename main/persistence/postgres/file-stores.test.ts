@@ -53,7 +53,7 @@ function checkpoint(planId: string, step: number, delta: StoredCheckpoint['delta
   };
 }
 
-const file = (hash: string, ino = 7): FileSnapshot => ({ hash, size: 3, mtimeMs: 1_700_000_000_123.5, ctimeMs: 1_700_000_000_124.25, ino, hashedAtMs: 1_700_000_001_000 });
+const file = (hash: string, ino = 7, mode?: number): FileSnapshot => ({ hash, size: 3, mtimeMs: 1_700_000_000_123.5, ctimeMs: 1_700_000_000_124.25, ino, hashedAtMs: 1_700_000_001_000, ...(mode === undefined ? {} : { mode }) });
 
 // The stores without a contract suite yet: each PostgreSQL one does what the SQLite one does, the same operations read back alike.
 describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL applied log, check results, sandbox files, checkpoints and objects'), () => {
@@ -99,11 +99,11 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('PostgreSQL applied log, 
     expect(await pg.stores().sandboxFiles.load('P1')).toBeNull();
     await both((s) => s.recordBase('P1', new Map([['a.txt', file('ha')], ['dir/b.txt', file('hb', 8)]])));
     expect(await pg.stores().sandboxFiles.load('P1')).toEqual(await sqlite.stores.sandboxFiles.load('P1'));
-    await both((s) => s.saveSeen('P1', new Map<string, FileSnapshot | null>([['a.txt', file('ha2')], ['new.txt', file('hn')], ['dir/b.txt', null]])));
+    await both((s) => s.saveSeen('P1', new Map<string, FileSnapshot | null>([['a.txt', file('ha2', 7, 0o755)], ['new.txt', file('hn')], ['dir/b.txt', null]])));
     await both((s) => s.saveSeen('P1', new Map<string, FileSnapshot | null>([['new.txt', null]])));
     const loaded = await pg.stores().sandboxFiles.load('P1');
     expect(loaded).toEqual(await sqlite.stores.sandboxFiles.load('P1'));
-    expect(loaded).toEqual(new Map([['a.txt', { baseHash: 'ha', seen: file('ha2') }], ['dir/b.txt', { baseHash: 'hb', seen: null }]]));
+    expect(loaded).toEqual(new Map([['a.txt', { baseHash: 'ha', seen: file('ha2', 7, 0o755) }], ['dir/b.txt', { baseHash: 'hb', seen: null }]]));
     await both((s) => s.forget('P1'));
     expect(await pg.stores().sandboxFiles.load('P1')).toBeNull();
   });

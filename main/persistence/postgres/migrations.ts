@@ -297,6 +297,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   /* 4: a step's sub-tasks, as its coding agent's last `plan` update listed them (NULL: none sent) */ `
   ALTER TABLE decisions ADD COLUMN subtasks jsonb;
   `,
+  /* 5: a file's permission bits, after a change and as last seen in the sandbox (NULL: not recorded) */ `
+  ALTER TABLE change_entries ADD COLUMN mode integer;
+  ALTER TABLE sandbox_files ADD COLUMN mode integer;
+  `,
 ];
 
 /** The schema version this process knows. */

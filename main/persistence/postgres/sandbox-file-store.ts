@@ -13,15 +13,16 @@ function fileRow(path: string, baseHash: string | null, seen: FileSnapshot | nul
     ctime_ms: seen?.ctimeMs ?? null,
     ino: seen?.ino ?? null,
     hashed_at_ms: seen?.hashedAtMs ?? null,
+    mode: seen?.mode ?? null,
   };
 }
 
 /** Rows of sandbox_files from a json array, upserted: a path's base stays, what was last seen is replaced. */
-const UPSERT = `INSERT INTO sandbox_files (plan_id, path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms)
-  SELECT $1, r.path, r.base_hash, r.seen_hash, r.size, r.mtime_ms, r.ctime_ms, r.ino, r.hashed_at_ms
+const UPSERT = `INSERT INTO sandbox_files (plan_id, path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms, mode)
+  SELECT $1, r.path, r.base_hash, r.seen_hash, r.size, r.mtime_ms, r.ctime_ms, r.ino, r.hashed_at_ms, r.mode
   FROM json_populate_recordset(NULL::sandbox_files, $2::json) AS r
   ON CONFLICT (plan_id, path) DO UPDATE SET seen_hash = excluded.seen_hash, size = excluded.size, mtime_ms = excluded.mtime_ms,
-    ctime_ms = excluded.ctime_ms, ino = excluded.ino, hashed_at_ms = excluded.hashed_at_ms`;
+    ctime_ms = excluded.ctime_ms, ino = excluded.ino, hashed_at_ms = excluded.hashed_at_ms, mode = excluded.mode`;
 
 /** Each plan's sandbox base and last-seen stats, in PostgreSQL (tables sandbox_bases and sandbox_files). */
 export class PgSandboxFileStore implements SandboxFileStore {
@@ -31,7 +32,7 @@ export class PgSandboxFileStore implements SandboxFileStore {
     return this.db.readTogether(async () => {
       if (!(await this.db.one('SELECT 1 FROM sandbox_bases WHERE plan_id = $1', [planId]))) return null;
       const rows = await this.db.query<FileRow>(
-        'SELECT path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms FROM sandbox_files WHERE plan_id = $1',
+        'SELECT path, base_hash, seen_hash, size, mtime_ms, ctime_ms, ino, hashed_at_ms, mode FROM sandbox_files WHERE plan_id = $1',
         [planId],
       );
       return new Map(rows.map((row) => [row.path, { baseHash: row.base_hash, seen: readSeen(row) }]));
