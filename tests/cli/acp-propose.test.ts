@@ -71,8 +71,8 @@ async function journey(agent: string, add: string[], propose: StepCall[], tool: 
   expect(added.code, added.stderr).toBe(0);
   const script = byTurn([
     [/Propose the steps of this plan/, [...propose, write('SNEAK.md', 'written while planning\n', tool)]],
-    [/Your step \(1 of 2\)/, [write('NOTES.md', '# Notes\n', tool)]],
-    [/Your step \(2 of 2\)/, [write('TODO.md', '- one thing\n', tool)]],
+    [/Your step \(\d+ of \d+\): Write NOTES/, [write('NOTES.md', '# Notes\n', tool)]],
+    [/Your step \(\d+ of \d+\): Write TODO/, [write('TODO.md', '- one thing\n', tool)]],
   ]);
   server.respondWith(script);
   const id = (await agents(['plan', 'create', planFor(examples, agent)], home, env)).stdout.trim();
@@ -81,18 +81,30 @@ async function journey(agent: string, add: string[], propose: StepCall[], tool: 
   const run = await agents(['plan', 'run', id], home, env);
   expect(run.code, run.stdout + run.stderr).toBe(3);
   expect(script.prompts[0]).toContain('read-only planning turn');
+  // The agent was in its plan mode: it tells its model so.
+  const planning = server.requests.filter((r) => JSON.stringify(r.messages).includes('Propose the steps of this plan'));
+  expect(planning.some((r) => /plan mode is active|in plan mode/i.test(JSON.stringify(r.messages)))).toBe(true);
   const sandbox = join(home, 'sandboxes', id);
   // It tried to write while it planned, and was refused.
   const tried = server.requests.some((r) => r.messages.some((m) => m.tool_calls?.some((c) => c.function.arguments.includes('SNEAK.md'))));
   expect(tried).toBe(true);
   expect(existsSync(join(sandbox, 'SNEAK.md'))).toBe(false);
 
+  // Rejected with a reason: the agent is told it and proposes again, and the new proposal waits too.
+  const rejected = await agents(['plan', 'reject', id, '--reason', 'keep the to-do list short'], home, env);
+  expect(rejected.code, rejected.stdout + rejected.stderr).toBe(3);
+  const proposals = script.prompts.filter((p) => p.includes('Propose the steps of this plan'));
+  expect(proposals).toHaveLength(2);
+  expect(proposals[1]).toContain('rejected your previous proposal');
+  expect(proposals[1]).toContain('keep the to-do list short');
+
   const approvals = JSON.parse((await agents(['plan', 'approvals', id, '--json'], home, env)).stdout) as { pending: { kind: string; description: string; args: { steps: { description: string }[] } } };
   expect(approvals.pending.kind).toBe('plan');
   expect(approvals.pending.description).toBe(`Agent ${agent} proposes 2 steps`);
   expect(approvals.pending.args.steps.map((s) => s.description)).toEqual(['Write NOTES.md with a heading', 'Write TODO.md with one item']);
   const tree = JSON.parse((await agents(['plan', 'tree', id, '--json'], home, env)).stdout) as { root: Node };
-  expect(tree.root.children.filter((n) => n.type === 'strategy_choice').map((n) => [n.description, n.status])).toEqual([
+  const nodes = (n: Node): Node[] => [n, ...n.children.flatMap(nodes)];
+  expect(nodes(tree.root).filter((n) => n.type === 'strategy_choice' && n.status !== 'skipped').map((n) => [n.description, n.status])).toEqual([
     ['Write NOTES.md with a heading', 'pending'],
     ['Write TODO.md with one item', 'pending'],
   ]);
@@ -101,7 +113,7 @@ async function journey(agent: string, add: string[], propose: StepCall[], tool: 
   expect(approved.code, approved.stdout + approved.stderr).toBe(0);
   expect(readFileSync(join(sandbox, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
   expect(readFileSync(join(sandbox, 'TODO.md'), 'utf8')).toBe('- one thing\n');
-  expect(script.prompts.some((p) => p.includes('Your step (2 of 2): Write TODO.md with one item'))).toBe(true);
+  expect(script.prompts.some((p) => /Your step \(\d+ of \d+\): Write TODO\.md with one item/.test(p))).toBe(true);
   const shown = await agents(['plan', 'show', id], home, env);
   expect(shown.stdout).toContain('Ready to apply');
 }

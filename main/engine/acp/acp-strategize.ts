@@ -27,7 +27,7 @@ that meet the definition of done as your plan (your todo or task list), one entr
 short imperative sentence, then end your turn. The steps are carried out later, one at a time, once
 the operator approves them.`;
 
-export type AcpStrategizeOptions = Pick<AcpActorOptions, 'planId' | 'agent' | 'sandboxRoot' | 'home' | 'allowNetwork' | 'allowUnconfined' | 'startTimeoutMs' | 'turnTimeoutMs' | 'start'>;
+export type AcpStrategizeOptions = Pick<AcpActorOptions, 'planId' | 'agent' | 'sandboxRoot' | 'home' | 'lifecycle' | 'allowNetwork' | 'allowUnconfined' | 'startTimeoutMs' | 'turnTimeoutMs' | 'start'>;
 
 function pick(options: readonly PermissionOption[], kinds: readonly PermissionOption['kind'][]): PermissionOption | undefined {
   for (const kind of kinds) {
@@ -100,19 +100,24 @@ export async function acpStrategize(options: AcpStrategizeOptions, plan: Plan, p
   if (entries.length === 0) {
     throw new EngineError(`agent ${agent.name} proposed no steps: it ended its planning turn (${stopReason}) without a plan update`, 'model_output', { agent: agent.name, stopReason });
   }
-  return proposal(plan, agent.name, entries, projectInvariants);
+  const existing = plan.decisionRootId ? (await options.lifecycle.listDecisions(plan.id)).filter((d) => d.parentId === plan.decisionRootId) : [];
+  return proposal(plan, agent.name, entries, projectInvariants, existing);
 }
 
-/** The tree of the agent's proposal: the plan's root, and one pending step per entry of its plan. */
-function proposal(plan: Plan, agentName: string, entries: readonly Subtask[], projectInvariants: readonly string[]): StrategizeResult {
+/**
+ * The tree of the agent's proposal: the plan's root, and one pending step per entry of its plan. A
+ * new proposal (after a rejection) goes under the tree's root, after the steps it replaces.
+ */
+function proposal(plan: Plan, agentName: string, entries: readonly Subtask[], projectInvariants: readonly string[], existing: readonly StrategyDecision[]): StrategizeResult {
   const now = new Date().toISOString();
-  const root = rootDecision(plan, `Steps proposed by agent ${agentName} in a read-only planning turn`, newId(), now);
+  const first = existing.length > 0 ? Math.max(...existing.map((d) => d.order)) + 1 : 1;
+  const root = rootDecision(plan, `Steps proposed by agent ${agentName} in a read-only planning turn`, plan.decisionRootId ?? newId(), now);
   const steps = entries.map<StrategyDecision>((entry, index) => ({
     id: newId(),
     planId: plan.id,
     parentId: root.id,
     type: 'strategy_choice',
-    order: index + 1,
+    order: first + index,
     description: entry.content,
     rationale: `Proposed by agent ${agentName}${entry.priority === 'medium' ? '' : ` (priority ${entry.priority})`}`,
     toolCalls: [],
@@ -124,5 +129,5 @@ function proposal(plan: Plan, agentName: string, entries: readonly Subtask[], pr
     ...projectInvariants.map((invariant) => ({ scope: 'project' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
     ...plan.invariants.map((invariant) => ({ scope: 'action' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
   ];
-  return { decisionRootId: root.id, decisions: [root, ...steps], invariantRecords };
+  return { decisionRootId: root.id, decisions: plan.decisionRootId ? steps : [root, ...steps], invariantRecords };
 }
