@@ -24,7 +24,7 @@ describe('the agents a plan may name', () => {
     const env = { PATH: '/usr/bin:/bin', ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'not-claude', IS_SANDBOX: 'yes', HOME: '/root' };
     const launch = resolveAgentName('claude', { agents: {}, folder }, env);
     expect(launch.command).toBe(path.join(folder, 'claude-agent-acp'));
-    expect(launch.env).toMatchObject({ ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', PATH: '/usr/bin:/bin' });
+    expect(launch.env).toMatchObject({ ANTHROPIC_API_KEY: 'k', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', CLAUDE_CODE_ENABLE_TODO_TOOLS: '1', PATH: '/usr/bin:/bin' });
     // IS_SANDBOX would make the adapter skip permissions as root; HOME is the run's own for the plan.
     expect(Object.keys(launch.env)).not.toContain('IS_SANDBOX');
     expect(Object.keys(launch.env)).not.toContain('OPENAI_API_KEY');

@@ -24,7 +24,8 @@ export const BUILTIN_AGENTS: Record<BuiltinAcpAgent, { program: string; args: st
   claude: {
     program: 'claude-agent-acp',
     args: [],
-    env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_AUTOUPDATER: '1' },
+    // Its task tools on for every model: its tasks are a step's sub-tasks, and a proposal's steps.
+    env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_ENABLE_TODO_TOOLS: '1' },
     passEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL', 'ANTHROPIC_SMALL_FAST_MODEL', 'CLAUDE_CODE_OAUTH_TOKEN'],
     allowHosts: ['api.anthropic.com:443'],
     install: 'npm install -g @agentclientprotocol/claude-agent-acp',
