@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { qwenAddArgs, testAgentsInstalled } from '../support/acp-agents';
-import { claudeWithTasksAddArgs, type StepCall } from '../support/acp-subtask-script';
-import { type ChatRequest, type Responder, ScriptedModelServer } from '../support/scripted-model-server';
+import { byTurn, claudeWithTasksAddArgs, type StepCall } from '../support/acp-subtask-script';
+import { ScriptedModelServer } from '../support/scripted-model-server';
 import { agents, sandboxWorkspace } from './cli-harness';
 
 const server = new ScriptedModelServer();
@@ -14,30 +14,6 @@ afterAll(() => server.close());
 beforeEach(() => server.reset());
 
 const LONG = { timeout: 240_000 };
-
-/**
- * A model for turns told apart by their prompt: the last message that matches one of `turns`'
- * patterns says which turn the request is in, and it gets that turn's next call (counted by the
- * calls made since that message), then a plain answer. Side requests get plain text.
- */
-function byTurn(turns: [RegExp, StepCall[]][]): Responder & { prompts: string[] } {
-  const prompts: string[] = [];
-  const responder = (request: ChatRequest) => {
-    if (!request.tools?.length) return { text: 'Scripted side answer.' };
-    const contents = request.messages.map((m) => JSON.stringify(m.content ?? ''));
-    for (let at = contents.length - 1; at >= 0; at--) {
-      const turn = turns.find(([pattern]) => pattern.test(contents[at]));
-      if (!turn) continue;
-      const dir = /The project is the folder (\S+) \(your working folder\)/.exec(contents[at])?.[1] ?? '.';
-      const made = request.messages.slice(at).reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
-      if (made === 0) prompts.push(contents[at]);
-      const calls = turn[1];
-      return made < calls.length ? { toolCalls: [calls[made](dir, request.tools.map((t) => t.function.name))] } : { text: 'Done.' };
-    }
-    return { text: 'Scripted side answer.' };
-  };
-  return Object.assign(responder, { prompts });
-}
 
 const write = (file: string, content: string, tool: string): StepCall => (dir) => ({ name: tool, args: { file_path: join(dir, file), content } });
 

@@ -47,3 +47,27 @@ export const CLAUDE_TASK_CALLS: StepCall[] = [
   () => ({ name: 'TaskUpdate', args: { taskId: '1', status: 'completed' } }),
   () => ({ name: 'TaskUpdate', args: { taskId: '2', status: 'completed' } }),
 ];
+
+/**
+ * A model for turns told apart by their prompt: the last message that matches one of `turns`'
+ * patterns says which turn the request is in, and it gets that turn's next call (counted by the
+ * calls made since that message), then a plain answer. Side requests get plain text.
+ */
+export function byTurn(turns: [RegExp, StepCall[]][]): Responder & { prompts: string[] } {
+  const prompts: string[] = [];
+  const responder = (request: ChatRequest) => {
+    if (!request.tools?.length) return { text: 'Scripted side answer.' };
+    const contents = request.messages.map((m) => JSON.stringify(m.content ?? ''));
+    for (let at = contents.length - 1; at >= 0; at--) {
+      const turn = turns.find(([pattern]) => pattern.test(contents[at]));
+      if (!turn) continue;
+      const dir = /The project is the folder (\S+) \(your working folder\)/.exec(contents[at])?.[1] ?? '.';
+      const made = request.messages.slice(at).reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
+      if (made === 0) prompts.push(contents[at]);
+      const calls = turn[1];
+      return made < calls.length ? { toolCalls: [calls[made](dir, request.tools.map((t) => t.function.name))] } : { text: 'Done.' };
+    }
+    return { text: 'Scripted side answer.' };
+  };
+  return Object.assign(responder, { prompts });
+}
