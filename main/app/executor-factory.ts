@@ -21,6 +21,7 @@ import { AcpActor, type AcpActorOptions } from '../engine/acp/acp-actor';
 import { acpStrategize } from '../engine/acp/acp-strategize';
 import { InvariantRules } from '../engine/gates/invariants';
 import { acpSettingsOf, resolvePlanAgent } from './acp-agents';
+import { prepareAgentHome } from './acp-agent-home';
 import { mcpServersOf } from './mcp-settings';
 import { DEFAULT_MAX_PROJECT_BYTES } from './project-policy';
 import type { PlanContext } from './use-cases/plan-context';
@@ -65,11 +66,13 @@ function acpActor(ctx: PlanContext, plan: Plan, recorded: AcpPlanAgent, sandboxR
       hint: `Add the agent "${recorded.name}" on this machine (\`agents acp add ${recorded.name} -- COMMAND\`, or install the built-in), or run the plan where it is, then \`agents plan retry\`.`,
     });
   }
+  const home = join(ctx.options.dataDir, AGENT_HOMES_FOLDER, plan.id);
+  prepareAgentHome(recorded.name, settings, home);
   const options: AcpActorOptions = {
     planId: plan.id,
     agent,
     sandboxRoot,
-    home: join(ctx.options.dataDir, AGENT_HOMES_FOLDER, plan.id),
+    home,
     lifecycle: ctx.lifecycle,
     registry,
     allowNetwork: plan.automationProfile.allowNetwork,
