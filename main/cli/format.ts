@@ -45,7 +45,7 @@ export function formatUsage(usage: Pick<NonNullable<Plan['usage']>, 'inputTokens
 /** What the operator is asked, by the kind of the approval a plan waits for. */
 const WAITING_FOR: Record<Approval['kind'], string> = {
   tool: 'to approve a tool call',
-  plan: "to approve the model's proposed steps",
+  plan: 'to approve the proposed steps',
   budget: 'to allow a step (or the plan) more of its budget',
   input: "to answer an MCP server's question",
 };

@@ -76,7 +76,7 @@ describe('an agent plan driven by the CLI against an OpenAI-compatible server on
     expect(run.stderr).toContain('The model proposes 1 step; approve to execute it, or reject');
     expect(run.stderr).toContain(`approve with: agents plan approve ${id}\n`);
     const show = await agents(['plan', 'show', id], home, env);
-    expect(show.stdout).toContain("  waiting:    for the operator to approve the model's proposed steps\n");
+    expect(show.stdout).toContain("  waiting:    for the operator to approve the proposed steps\n");
   });
 
   it('under full-auto the proposed tree does not wait', LONG, async () => {

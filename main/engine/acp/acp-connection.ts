@@ -183,8 +183,12 @@ export class AcpConnection {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        request.catch((error: unknown) => {
-          if (this.exitedWith || this.connection.signal.aborted) throw this.exitFailure(what);
+        request.catch(async (error: unknown) => {
+          if (this.exitedWith || this.connection.signal.aborted) {
+            // The pipe often closes before the exit is reported: wait a moment to say how the agent ended.
+            if (!this.exitedWith) await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+            throw this.exitFailure(what);
+          }
           throw agentFailure(this.agent, `${what} failed: ${errorText(error)}`, 'tool', { protocolError: true });
         }),
         this.process.exited.then(() => {

@@ -8,7 +8,7 @@ import type { Subtask } from '../../../shared/subtasks';
 import { EngineError } from '../errors';
 import { strategizePrompt } from '../model/prompts';
 import type { Emit } from '../ports/event-stream';
-import { type InvariantRecord, rootDecision, type StrategizeResult } from '../run/strategize-actor';
+import { acceptedInvariants, rootDecision, type StrategizeResult } from '../run/strategize-actor';
 import { AcpConnection, DEFAULT_ACP_TURN_TIMEOUT_MS } from './acp-connection';
 import type { AcpActorOptions } from './acp-actor';
 import { startAgentProcess } from './agent-process';
@@ -125,9 +125,6 @@ function proposal(plan: Plan, agentName: string, entries: readonly Subtask[], pr
     createdAt: now,
     updatedAt: now,
   }));
-  const invariantRecords: InvariantRecord[] = [
-    ...projectInvariants.map((invariant) => ({ scope: 'project' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
-    ...plan.invariants.map((invariant) => ({ scope: 'action' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
-  ];
+  const invariantRecords = acceptedInvariants(projectInvariants, plan.invariants);
   return { decisionRootId: root.id, decisions: plan.decisionRootId ? steps : [root, ...steps], invariantRecords };
 }

@@ -1,9 +1,9 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk/unstable';
 import { describe, expect, it } from 'vitest';
 import { resolveProfile } from '../../../shared/profiles';
-import { ApprovalPending } from '../errors';
 import { BudgetGate } from '../gates/budget-gate';
 import { InMemoryApprovalStore, inMemoryLifecycle } from '../test-support/in-memory-stores';
+import { pendingApprovalId } from '../test-support/pending-approval';
 import { AcpUsageMeter, UsageCounter } from './agent-usage';
 
 // The updates as the pinned agents send them (tests/agents): Qwen Code 0.24.4's createTranscriptUsageUpdate
@@ -68,16 +68,6 @@ async function meter(budgets: { maxOutputTokens?: number; maxCostUsd?: number })
 
 const step = { id: 'S1', description: 'Write NOTES.md' };
 
-async function pendingId(run: () => Promise<unknown>): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof ApprovalPending) return error.approvalId;
-    throw error;
-  }
-  throw new Error('expected an approval to be asked for');
-}
-
 describe("a coding agent's usage on the plan, and its budgets", () => {
   it("records tokens and the reported cost on the plan as our model's usage is kept, with a model_usage event each", async () => {
     const { lifecycle, plan, events, emit, usage } = await meter({});
@@ -102,7 +92,7 @@ describe("a coding agent's usage on the plan, and its budgets", () => {
     // The agent ended its turn by itself all the same: its step is done, nobody is asked.
     await usage.afterTurn(step, 'end_turn', 2);
     expect(await approvals.listForPlan(plan.id)).toEqual([]);
-    const id = await pendingId(() => usage.afterTurn(step, 'cancelled', 2));
+    const id = await pendingApprovalId(() => usage.afterTurn(step, 'cancelled', 2));
     expect(await approvals.get(id)).toMatchObject({ kind: 'budget', decisionId: 'S1', callIndex: 2, args: { limit: 'outputTokens', used: 120, max: 100, more: 100 } });
     await approvals.update(id, { status: 'approved' });
     // The step resumes at the ask's call: the grant is taken up once and counts from then on.
@@ -119,7 +109,7 @@ describe("a coding agent's usage on the plan, and its budgets", () => {
     usage.startTurn();
     expect(await usage.record(step, usage.counter.update(claudeCost(0.6)), emit)).toBe(true);
     const next = { id: 'S2', description: 'Stamp' };
-    const id = await pendingId(() => usage.check(next, 1));
+    const id = await pendingApprovalId(() => usage.check(next, 1));
     expect(await approvals.get(id)).toMatchObject({ kind: 'budget', args: { limit: 'costUsd', max: 0.5, more: 0.5 } });
     expect((await approvals.get(id))?.rationale).toBe('The plan has cost $0.60 of its $0.50; allow $0.50 more?');
     await approvals.update(id, { status: 'approved' });

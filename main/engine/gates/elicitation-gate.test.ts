@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Elicitation } from '../../../shared/elicitation';
 import { resolveProfile } from '../../../shared/profiles';
 import { ElicitationGate, stoppedForQuestion } from './elicitation-gate';
-import { ApprovalPending } from '../errors';
 import { InMemoryApprovalStore, inMemoryLifecycle } from '../test-support/in-memory-stores';
+import { pendingApprovalId } from '../test-support/pending-approval';
 
 async function gate(profile: 'supervised' | 'full-auto' = 'supervised') {
   const lifecycle = inMemoryLifecycle();
@@ -15,27 +15,17 @@ async function gate(profile: 'supervised' | 'full-auto' = 'supervised') {
 const step = { id: 'S1', description: 'Ask' };
 const question = (message: string): Elicitation => ({ server: 'srv', message, requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
 
-async function pendingId(run: () => Promise<unknown>): Promise<string> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof ApprovalPending) return error.approvalId;
-    throw error;
-  }
-  throw new Error('expected the question to wait for the operator');
-}
-
 describe("a server's questions at the gate", () => {
   it('stops at each new question of a call, replays the answered ones when the call runs again, and uses them up once it ends', async () => {
     const { approvals, gate: g } = await gate();
     // First run: the first question waits.
-    const first = await pendingId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who?')));
+    const first = await pendingApprovalId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who?')));
     expect(await approvals.get(first)).toMatchObject({ kind: 'input', decisionId: 'S1', callIndex: 0, tool: 'srv.ask', elicitation: { server: 'srv', message: 'Who?' }, rationale: 'The MCP server "srv" asks: Who?' });
     await approvals.update(first, { status: 'approved', args: { name: 'Ada' } });
     // Second run: the first is answered, the second waits; the first is not used up (the call did not end).
     let call = g.forCall(step, 0, 'srv.ask');
     expect(await call.ask(question('Who?'))).toEqual({ action: 'accept', content: { name: 'Ada' } });
-    const second = await pendingId(() => call.ask(question('Why?')));
+    const second = await pendingApprovalId(() => call.ask(question('Why?')));
     expect((await approvals.get(first))?.usedAt).toBeNull();
     await approvals.update(second, { status: 'rejected', reason: 'no' });
     // Third run: both answered, in order; the call ends and both are used.
@@ -45,15 +35,15 @@ describe("a server's questions at the gate", () => {
     await call.settle();
     expect((await approvals.listForPlan((await approvals.get(first))!.planId)).every((a) => a.usedAt !== null)).toBe(true);
     // A later run of the call (an operator's retry) asks again.
-    expect(await pendingId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who?')))).not.toBe(first);
+    expect(await pendingApprovalId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who?')))).not.toBe(first);
   });
 
   it('asks again for a question that changed, or at another call', async () => {
     const { approvals, gate: g } = await gate();
-    const first = await pendingId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who?')));
+    const first = await pendingApprovalId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who?')));
     await approvals.update(first, { status: 'approved', args: { name: 'Ada' } });
-    expect(await pendingId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who now?')))).not.toBe(first);
-    expect(await pendingId(() => g.forCall(step, 1, 'srv.ask').ask(question('Who?')))).not.toBe(first);
+    expect(await pendingApprovalId(() => g.forCall(step, 0, 'srv.ask').ask(question('Who now?')))).not.toBe(first);
+    expect(await pendingApprovalId(() => g.forCall(step, 1, 'srv.ask').ask(question('Who?')))).not.toBe(first);
   });
 
   it('keeps the approval of a call that stopped for its question, until the question is used up', () => {

@@ -8,7 +8,7 @@ import type { BudgetGate } from '../gates/budget-gate';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { PlanLifecycleService } from '../run/lifecycle';
 import type { StepRunner } from '../run/runtime-execute-actor';
-import { type InvariantRecord, rootDecision, type StrategizeResult } from '../run/strategize-actor';
+import { acceptedInvariants, rootDecision, type StrategizeResult } from '../run/strategize-actor';
 import type { ToolRunner } from '../run/tool-runner';
 import { FINISH_STEP, finishStepTool, modelToolName, modelToolSet, PROPOSE_PLAN, type ProposedPlan, proposedPlanSchema, proposePlanTool, resultText } from './model-tools';
 import { estimateTokens, estimateToolTokens } from './context-window';
@@ -218,10 +218,7 @@ export class ModelAgent {
       },
     );
     const { rootId, decisions } = await this.toDecisions(plan, proposal);
-    const invariantRecords: InvariantRecord[] = [
-      ...projectInvariants.map((invariant) => ({ scope: 'project' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
-      ...plan.invariants.map((invariant) => ({ scope: 'action' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
-    ];
+    const invariantRecords = acceptedInvariants(projectInvariants, plan.invariants);
     return { decisionRootId: rootId, decisions, invariantRecords };
   }
 

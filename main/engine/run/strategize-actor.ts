@@ -31,6 +31,12 @@ export function parseDefinitionOfDone(definition: DefinitionOfDone): PlanStep[] 
   );
 }
 
+/** The project's and the plan's invariants, accepted as a strategy takes them on. */
+export function acceptedInvariants(projectInvariants: readonly string[], planInvariants: readonly string[]): InvariantRecord[] {
+  const accepted = (scope: InvariantRecord['scope']) => (invariant: string): InvariantRecord => ({ scope, invariant, status: 'accepted', enforcement: 'stub' });
+  return [...projectInvariants.map(accepted('project')), ...planInvariants.map(accepted('action'))];
+}
+
 /** The tree's root: the plan's definition of done, done as soon as it is written down. */
 export function rootDecision(plan: Pick<Plan, 'id' | 'name' | 'description'>, rationale: string, id: string, now: string): StrategyDecision {
   return {
@@ -68,10 +74,7 @@ export class StrategizeStubActor {
       createdAt: now,
       updatedAt: now,
     }));
-    const invariantRecords: InvariantRecord[] = [
-      ...projectInvariants.map((invariant) => ({ scope: 'project' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
-      ...plan.invariants.map((invariant) => ({ scope: 'action' as const, invariant, status: 'accepted' as const, enforcement: 'stub' as const })),
-    ];
+    const invariantRecords = acceptedInvariants(projectInvariants, plan.invariants);
     return { decisionRootId: rootId, decisions: [root, ...steps], invariantRecords };
   }
 }
