@@ -42,21 +42,22 @@ test("a coding agent's sub-tasks show under its step in the tree, with a tally, 
   const tree = page.getByRole('tree', { name: 'Decision tree' });
   const step = tree.getByRole('treeitem', { name: /Write NOTES\.md \(notes\)/ });
   // Live, while the step runs: three sub-tasks under it, none or one done.
-  await expect(step.getByTestId('subtask-tally')).toHaveText(/[01]\/3/, { timeout: 60_000 });
+  await expect(step.getByTitle(/sub-tasks completed$/)).toHaveText(/[01]\/3/, { timeout: 60_000 });
   await expect(step).toHaveAttribute('data-status', 'running');
-  const subtasks = tree.getByTestId('subtask-row');
+  // A sub-task's row is the tree item with its status's mark, which a step's row does not have.
+  const subtasks = tree.getByRole('treeitem').filter({ has: page.getByRole('img', { name: /^(pending|in progress|completed)$/ }) });
   await expect(subtasks).toHaveCount(3);
   await expect(subtasks.nth(0)).toContainText('Read the README');
   await expect(subtasks.nth(2)).toContainText('Check the notes');
   await expect(subtasks.nth(2).getByRole('img', { name: 'pending' })).toBeVisible();
 
   // The agent marks two done; the step ends.
-  await expect(step.getByTestId('subtask-tally')).toHaveText(/2\/3/, { timeout: 60_000 });
+  await expect(step.getByTitle(/sub-tasks completed$/)).toHaveText(/2\/3/, { timeout: 60_000 });
   await expect(step).toHaveAttribute('data-status', 'done', { timeout: 60_000 });
   await expect(subtasks.nth(0).getByRole('img', { name: 'completed' })).toBeVisible();
   await expect(subtasks.nth(1).getByRole('img', { name: 'completed' })).toBeVisible();
   await expect(subtasks.nth(2).getByRole('img', { name: 'pending' })).toBeVisible();
-  await expect(step.getByTestId('subtask-tally')).toHaveAttribute('title', '2 of 3 sub-tasks completed');
+  await expect(step.getByTitle(/sub-tasks completed$/)).toHaveAttribute('title', '2 of 3 sub-tasks completed');
 
   // They close and open with the step.
   await step.getByRole('button', { name: 'Collapse Write NOTES.md (notes)' }).click();

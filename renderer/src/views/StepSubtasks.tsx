@@ -6,7 +6,7 @@ export function SubtaskTally({ subtasks }: { subtasks: readonly Subtask[] }) {
   const tally = subtaskTally(subtasks);
   const [done, all] = tally.split('/');
   return (
-    <span className="tree-subtasks" data-testid="subtask-tally" title={`${done} of ${all} sub-tasks completed`}>
+    <span className="tree-subtasks" title={`${done} of ${all} sub-tasks completed`}>
       <span aria-hidden="true">☑ </span>
       {tally}
       <span className="visually-hidden"> sub-tasks completed</span>
@@ -26,7 +26,7 @@ export interface SubtaskRowProps {
 export const SubtaskRow = memo(function SubtaskRow({ subtask, depth, posInSet, setSize }: SubtaskRowProps) {
   const label = SUBTASK_STATUS_LABELS[subtask.status];
   return (
-    <div role="treeitem" aria-level={depth + 2} aria-posinset={posInSet} aria-setsize={setSize} aria-selected={false} className={`tree-row subtask-row subtask-${subtask.status}`} data-testid="subtask-row" data-status={subtask.status}>
+    <div role="treeitem" aria-level={depth + 2} aria-posinset={posInSet} aria-setsize={setSize} aria-selected={false} className={`tree-row subtask-row subtask-${subtask.status}`} data-status={subtask.status}>
       <span className="tree-indent" style={{ width: (depth + 1) * 18 }} />
       <span className="twisty-space" />
       <span className="subtask-mark" role="img" aria-label={label} title={label}>
