@@ -50,26 +50,30 @@ export const acpCaptureBenchmark: Benchmark = {
           write += 1;
           writeFileSync(path.join(root, `pkg${write % CALLS}`, `file${write % CALLS}.ts`), `export const changed = ${write};\n`);
         };
-        const runs = await paired(
-          REPS * CALLS,
-          async () => {
-            touch();
-            const started = performance.now();
-            const changes = await watch.changes();
-            if (changes.length !== 1) throw new Error(`agent capture: expected one change, found ${changes.length}`);
-            return performance.now() - started;
-          },
-          async () => {
-            touch();
-            const started = performance.now();
-            git(root, 'status', '--porcelain');
-            const ms = performance.now() - started;
-            // Untimed: the watch learns of the baseline's write, so each timed capture finds one change.
-            await watch.baseline();
-            return ms;
-          },
-        );
-        await watch.dispose();
+        let runs;
+        try {
+          runs = await paired(
+            REPS * CALLS,
+            async () => {
+              touch();
+              const started = performance.now();
+              const changes = await watch.changes();
+              if (changes.length !== 1) throw new Error(`agent capture: expected one change, found ${changes.length}`);
+              return performance.now() - started;
+            },
+            async () => {
+              touch();
+              const started = performance.now();
+              git(root, 'status', '--porcelain');
+              const ms = performance.now() - started;
+              // Untimed: the watch learns of the baseline's write, so each timed capture finds one change.
+              await watch.baseline();
+              return ms;
+            },
+          );
+        } finally {
+          await watch.dispose();
+        }
         const { ratio, figure, details } = ratioFigure(runs);
         results.push({ name: `agent capture per tool call${label} (${FILES.toLocaleString('en')} files)`, figure, budget: `<= ${BUDGET}x git status`, pass: ratio <= BUDGET, details });
       }

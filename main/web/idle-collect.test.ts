@@ -63,6 +63,7 @@ describe('fullGc', () => {
       for (let waited = 0; forced.length === 0 && waited < 10_000; waited += 50) await sleep(50);
       expect(forced).toHaveLength(1);
       expect(typeof fullGc()).toBe('function');
+      idle.dispose();
     } finally {
       observer.disconnect();
     }

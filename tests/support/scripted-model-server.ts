@@ -180,7 +180,10 @@ export class ScriptedModelServer {
   async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       // A client that hangs up mid-request (an agent ended for an approval) is no failure of the server.
-      this.handle(req, res).catch(() => res.destroy());
+      this.handle(req, res).catch((error: unknown) => {
+        if (!req.destroyed && !res.destroyed) console.error('scripted model server:', error);
+        res.destroy();
+      });
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;

@@ -118,4 +118,15 @@ describe("a coding agent's usage on the plan, and its budgets", () => {
     expect(await usage.record(next, usage.counter.update(claudeCost(0.8)), emit)).toBe(false);
     expect(await usage.record(next, usage.counter.update(claudeCost(1.05)), emit)).toBe(true);
   });
+
+  it('an agent that reports no cost in USD (Qwen Code) is not held by a cost budget', async () => {
+    const { approvals, plan, emit, usage } = await meter({ maxCostUsd: 0.01 });
+    await usage.check(step, 1);
+    usage.startTurn();
+    expect(await usage.record(step, usage.counter.update(qwenChunk(5_000, 4_000)), emit)).toBe(false);
+    expect(usage.counter.update(qwenContext)).toBeNull();
+    await usage.afterTurn(step, 'end_turn', 1);
+    await usage.check({ id: 'S2', description: 'Stamp' }, 1);
+    expect(await approvals.listForPlan(plan.id)).toEqual([]);
+  });
 });

@@ -16,6 +16,8 @@ describe("a coding agent's usage in the plan header", () => {
 
   it('is not there for a scripted plan', () => {
     const { store } = testRuntime();
-    expect(render(store, <PlanHeader plan={makePlan()} />)).not.toContain('plan-usage');
+    const html = render(store, <PlanHeader plan={makePlan()} />);
+    expect(html).not.toContain('plan-usage');
+    expect(text(html)).not.toContain('Tokens:');
   });
 });
