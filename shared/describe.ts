@@ -33,6 +33,11 @@ export function failuresOf(errors: readonly ErrorRecord[]): ErrorRecord[][] {
 }
 
 /** "850 in (600 cached), 145 out", and the cost when there is a price: a plan's or a step's tokens. */
+/** The price a plan's tokens are reckoned at: a coding agent's cost is its own report, never the settings' price. */
+export function priceOfPlan(plan: { acp?: unknown }, price: Price | null | undefined): Price | null | undefined {
+  return plan.acp ? null : price;
+}
+
 export function describeUsage(
   usage: Pick<PlanUsage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'costUsd'>,
   price: Price | null | undefined,

@@ -11,7 +11,7 @@ import { McpSession } from '../engine/mcp/mcp-servers';
 import { mcpAuthFile } from './mcp-auth';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
-import { PlanExecutor } from '../engine/run/plan-executor';
+import { PlanExecutor, type Strategizer } from '../engine/run/plan-executor';
 import { createSandbox } from '../engine/sandbox/sandbox';
 import { cloneGitSource } from '../engine/sandbox/git-source';
 import { type ToolRegistry, ToolRunner } from '../engine/run/tool-runner';
@@ -100,6 +100,14 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
   return async (known, runOptions) => {
     let plan = known;
     const planId = plan.id;
+    // A strategy made with the operator's feedback (a rejected proposal's reason) uses it up.
+    const feedbackTaken = (strategize: Strategizer['strategize']): Strategizer => ({
+      strategize: async (p, invariants, emit) => {
+        const result = await strategize(p, invariants, emit);
+        if (p.agentFeedback) await lifecycle.update(planId, { agentFeedback: null });
+        return result;
+      },
+    });
     let sandboxRoot = plan.sandboxRefs[0] ?? null;
     const sandboxesDir = join(options.dataDir, SANDBOXES_FOLDER);
     if (sandboxRoot && options.remakeSandboxes && !(await sandboxKept(ctx, plan))) {
@@ -167,22 +175,10 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     const executor = new PlanExecutor({
       lifecycleService: lifecycle,
       strategizer: agent
-        ? {
-            strategize: async (p, invariants, emit) => {
-              const result = await agent.strategize(p, invariants, emit, p.agentFeedback ?? undefined);
-              if (p.agentFeedback) await lifecycle.update(planId, { agentFeedback: null });
-              return result;
-            },
-          }
+        ? feedbackTaken((p, invariants, emit) => agent.strategize(p, invariants, emit, p.agentFeedback ?? undefined))
         : started && plan.acp?.propose
-          ? {
-              // The agent proposes the steps in a read-only turn; they wait for the operator as a model's do.
-              strategize: async (p, invariants, emit) => {
-                const result = await acpStrategize(started.options, p, invariants, emit);
-                if (p.agentFeedback) await lifecycle.update(planId, { agentFeedback: null });
-                return result;
-              },
-            }
+          ? // The agent proposes the steps in a read-only turn; they wait for the operator as a model's do.
+            feedbackTaken((p, invariants, emit) => acpStrategize(started.options, p, invariants, emit))
           : undefined,
       stepRunner: checkedSteps(plan, agent ? agent.stepRunner(plan, runOptions.corrections) : acp ? acp.stepRunner(plan, runOptions.corrections) : scriptedStepRunner, checkStep),
       toolRunner,

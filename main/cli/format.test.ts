@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Approval, ApprovalSchema } from '../../shared/approvals';
-import { formatApproval } from './format';
+import type { DecisionNode } from '../app/use-cases/reading';
+import { formatApproval, formatTree } from './format';
 
 const approval = (overrides: Partial<Approval>): Approval =>
   ApprovalSchema.parse({
@@ -29,5 +30,23 @@ describe('formatApproval', () => {
     const text = formatApproval(approval({ commandRule: { command: 'eval $x', rule: 'unanalysable: eval runs a string built at run time' } }));
     expect(text).toBe('shell.run wants to run in step "Run it"\n  $ eval "$x"\n  asks because: "eval $x" (unanalysable: eval runs a string built at run time)');
     expect(formatApproval(approval({}))).not.toContain('asks because');
+  });
+});
+
+describe('formatTree', () => {
+  it("lists a step's sub-tasks under it with their marks: done, in progress, not yet", () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const node = (id: string, parentId: string | null, children: DecisionNode[], extra: Partial<DecisionNode> = {}): DecisionNode =>
+      ({ id, planId: 'P1', parentId, type: parentId ? 'strategy_choice' : 'prompt_definition', order: 0, description: id, rationale: '', toolCalls: [], status: 'running', createdAt: at, updatedAt: at, children, ...extra }) as DecisionNode;
+    const subtasks = [
+      { content: 'Read the README', status: 'completed', priority: 'medium' },
+      { content: 'Write NOTES.md', status: 'in_progress', priority: 'high' },
+      { content: 'Check the notes', status: 'pending', priority: 'medium' },
+    ] as const;
+    const text = formatTree(node('Root', null, [node('Write notes', 'Root', [], { subtasks: [...subtasks] })]));
+    expect(text).toContain('sub-tasks 1/3:');
+    expect(text).toContain('● Read the README');
+    expect(text).toContain('◐ Write NOTES.md (in progress) [high]');
+    expect(text).toContain('○ Check the notes');
   });
 });

@@ -8,7 +8,7 @@ import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
 import { describePlanAgent } from '../../shared/acp';
 import { BudgetAskSchema, type PlanModelView, type Price, usd } from '../../shared/agent';
 import { plural, statusLabel } from '../../shared/vocabulary';
-import { describeProfile, describeUsage, failuresOf } from '../../shared/describe';
+import { describeProfile, describeUsage, failuresOf, priceOfPlan } from '../../shared/describe';
 import { projectLabel } from '../../shared/git-source';
 import { formatNextSteps, nextCommand } from './next-steps';
 import { questionLines } from './question-prompt';
@@ -76,6 +76,7 @@ export function formatPlan(
   const acpBudgets = [plan.acp?.maxOutputTokens ? `${plan.acp.maxOutputTokens} output tokens per step` : '', plan.acp?.maxCostUsd ? `${usd(plan.acp.maxCostUsd)} for the plan` : ''].filter(Boolean);
   if (acpBudgets.length > 0) lines.push(`  budgets:    ${acpBudgets.join(', ')} (as the agent reports them)`);
   if (plan.usage) {
+    price = priceOfPlan(plan, price);
     lines.push(`  tokens:     ${formatUsage(plan.usage, price)}`);
     for (const step of plan.usage.steps) {
       const name = step.phase === 'strategize' ? 'strategize' : `"${(step.decisionId && describe(step.decisionId)) ?? step.decisionId}"`;

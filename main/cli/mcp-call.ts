@@ -64,6 +64,7 @@ export async function answerElicitation(ctx: Ctx, request: Elicitation, input: R
     ctx.io.stderr('declined: no terminal to ask on; answer with --input JSON\n');
     return { action: 'decline' };
   }
+  const schema = RequestedSchemaSchema.parse(request.requestedSchema);
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (question: string): Promise<string | null> => {
@@ -71,7 +72,6 @@ export async function answerElicitation(ctx: Ctx, request: Elicitation, input: R
     const next = await lines.next();
     return next.done ? null : String(next.value).trim();
   };
-  const schema = RequestedSchemaSchema.parse(request.requestedSchema);
   for (const line of questionLines({ server: 'the server', message: request.message, requestedSchema: schema }).slice(1)) ctx.io.stderr(`${line}\n`);
   try {
     const answer = (await ask('answer? [y]es, [n]o (decline), [c]ancel: '))?.toLowerCase();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeDecision, makeListItem, makePlan } from '../test-support/fake-bridge';
+import { makeApproval, makeDecision, makeListItem, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { handleKey, KEY_HELP } from './keyboard';
 
@@ -75,6 +75,19 @@ describe('the keyboard', () => {
     t.press('r');
     await t.settle();
     expect(t.fake.callsTo('plans.retry')).toEqual([{ planId: 'P1' }]);
+  });
+
+  it("never answers an MCP server's question with a key: the question's form does, with what the operator filled in", async () => {
+    const t = await withPlans();
+    t.fake.plan = makePlan({ processingState: 'paused', waitingFor: 'approval' });
+    t.state().openPlan('P1');
+    await t.settle();
+    const question = { server: 'srv', message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
+    t.store.setState({ pendingApproval: makeApproval('A1', { kind: 'input', tool: null, args: {}, elicitation: question } as never), approvalsStatus: 'loaded' });
+    expect(handleKey(t.store, 'a')).toBe(false);
+    expect(handleKey(t.store, 'A')).toBe(false);
+    await t.settle();
+    expect(t.fake.callsTo('plans.approve')).toEqual([]);
   });
 
   it('steps and continues with s and c', async () => {

@@ -89,6 +89,8 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     // Approve and reject act only while the open plan waits for an answer, so a stray key never answers anything else.
     if (bound.action === 'approve' || bound.action === 'reject') {
       if (!state.pendingApproval || !verdict(bound.action, plan, { pendingApproval: true }).allowed) return false;
+      // A server's question is answered in its form, never by a key with nothing filled in.
+      if (bound.action === 'approve' && state.pendingApproval.kind === 'input') return false;
       // A rejection needs a reason: the key takes the operator to its field.
       if (bound.action === 'reject') state.requestRejectFocus();
       else void state.approve(bound.args.all === true);

@@ -153,7 +153,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
         </p>
       )}
       {!isPlan && !budget && !question && <CallArguments approval={pending} />}
-      {question && <ElicitationForm question={question} busy={busy} disabled={unusable !== null} onAccept={(input) => void approve(false, undefined, input)} />}
+      {question && <ElicitationForm key={pending.id} question={question} busy={busy} disabled={unusable !== null} onAccept={(input) => void approve(false, undefined, input)} />}
       {budget && (
         <p className="approval-budget">
           <label htmlFor="approval-more">More {unit}</label>{' '}

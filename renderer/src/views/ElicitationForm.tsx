@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { checkedAnswer, type Elicitation, type QuestionField, questionFields, valueFromText } from '../../../shared/elicitation';
 
 /** What each field holds while the operator fills it: text, a tick, or the ticked choices. */
@@ -98,13 +98,10 @@ function FieldInput({ field, value, disabled, onChange }: { field: QuestionField
  * against the question first; declining is the card's reject, with a reason.
  */
 export function ElicitationForm({ question, busy, disabled, onAccept }: { question: Elicitation; busy: boolean; disabled: boolean; onAccept: (input: Record<string, unknown>) => void }) {
+  // Keyed by the approval in the card: a refresh of the same question keeps what the operator typed.
   const fields = useMemo(() => questionFields(question.requestedSchema), [question]);
   const [values, setValues] = useState<Values>(() => initialValues(fields));
   const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => {
-    setValues(initialValues(fields));
-    setProblem(null);
-  }, [fields]);
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();

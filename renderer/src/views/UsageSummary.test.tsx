@@ -21,3 +21,15 @@ describe("a coding agent's usage in the plan header", () => {
     expect(text(html)).not.toContain('Tokens:');
   });
 });
+
+describe('the price in the settings', () => {
+  it("prices our model's tokens, never a coding agent's: an agent that reports no cost (Qwen Code) shows tokens alone", () => {
+    const { store } = testRuntime();
+    store.setState({ settings: { ...store.getState().settings, price: { inputPerMTok: 1, outputPerMTok: 1 } } as never, settingsStatus: 'loaded' });
+    const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, steps: [] };
+    const qwen = { ...acp, name: 'qwen', command: 'qwen', version: 'qwen-code 0.24.4' };
+    expect(text(render(store, <PlanHeader plan={makePlan({ acp: qwen, usage })} />))).toContain('Tokens: 1,000,000 in, 1,000,000 out');
+    expect(text(render(store, <PlanHeader plan={makePlan({ acp: qwen, usage })} />))).not.toContain('cost');
+    expect(text(render(store, <PlanHeader plan={makePlan({ agent: { model: 'openai-compatible:m', maxTurnsPerStep: 5, maxOutputTokens: 100 }, usage })} />))).toContain('cost');
+  });
+});

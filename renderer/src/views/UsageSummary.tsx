@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { describeUsage } from '../../../shared/describe';
+import { describeUsage, priceOfPlan } from '../../../shared/describe';
 import type { Plan } from '../../../shared/domain';
 import { useAppStore } from '../store/react';
 
@@ -14,7 +14,7 @@ export function UsageSummary({ plan }: { plan: Plan }) {
   // A coding agent over ACP: the tokens and the cost it reports.
   if (!plan.agent && !plan.acp) return null;
   const usage = plan.usage ?? { inputTokens: 0, outputTokens: 0 };
-  const { tokens, cost } = describeUsage(usage, settings?.price, (n) => n.toLocaleString('en'));
+  const { tokens, cost } = describeUsage(usage, priceOfPlan(plan, settings?.price), (n) => n.toLocaleString('en'));
   return (
     <span className="usage muted" data-testid="plan-usage" title="Tokens the model used for this plan">
       Tokens: {tokens}
