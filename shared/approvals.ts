@@ -10,6 +10,8 @@ const timestamp = z.string();
 
 /** `input`: an MCP server asks the operator a question mid-call (shared/elicitation.ts). */
 export const APPROVAL_KINDS = ['tool', 'plan', 'budget', 'input'] as const;
+export const ApprovalKindSchema = z.enum(APPROVAL_KINDS);
+export type ApprovalKind = z.infer<typeof ApprovalKindSchema>;
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES);
@@ -20,7 +22,7 @@ export const ApprovalSchema = z.lazy(() =>
     id: nonEmpty,
     planId: nonEmpty,
     /** `budget`: a step used its turns or output tokens; approving gives it more (README.md, "Using a model"). `input`: `args` is the operator's answer. */
-    kind: z.enum(APPROVAL_KINDS),
+    kind: ApprovalKindSchema,
     /** The step the call belongs to, and the call's position in it: a resumed step starts there. */
     decisionId: z.string().nullable(),
     callIndex: z.number().int().nonnegative().nullable(),

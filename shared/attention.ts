@@ -1,3 +1,4 @@
+import type { ApprovalKind } from './approvals';
 import type { StreamEvent } from './events';
 import type { PlanStatus } from './vocabulary';
 
@@ -46,12 +47,17 @@ export interface Attention {
   reason: string;
 }
 
-/** A wait for the operator's answer, by what is asked: a tool call, a proposed tree, a budget. */
-export function approvalAttention(kind: 'tool' | 'plan' | 'budget' | 'input', tool: string | null): Attention {
-  if (kind === 'input') return { kind: 'approval', reason: `waits for your answer to ${tool ? `${tool}'s` : "a server's"} question` };
-  if (kind === 'plan') return { kind: 'approval', reason: 'waits for approval of its proposed steps' };
-  if (kind === 'budget') return { kind: 'approval', reason: 'reached its budget and waits for more' };
-  return { kind: 'approval', reason: `waits for approval of ${tool ?? 'a tool call'}` };
+/** What a wait for the operator's answer is about, by its kind: a new kind does not compile until it is worded here. */
+const WAITS_FOR: Record<ApprovalKind, (tool: string | null) => string> = {
+  tool: (tool) => `waits for approval of ${tool ?? 'a tool call'}`,
+  plan: () => 'waits for approval of its proposed steps',
+  budget: () => 'reached its budget and waits for more',
+  input: (tool) => `waits for your answer to ${tool ? `${tool}'s` : "a server's"} question`,
+};
+
+/** A wait for the operator's answer, by what is asked: a tool call, a proposed tree, a budget, a server's question. */
+export function approvalAttention(kind: ApprovalKind, tool: string | null): Attention {
+  return { kind: 'approval', reason: WAITS_FOR[kind](tool) };
 }
 
 /**
@@ -61,7 +67,7 @@ export function approvalAttention(kind: 'tool' | 'plan' | 'budget' | 'input', to
 export function attentionOf(event: StreamEvent): Attention | null {
   switch (event.type) {
     case 'approval_requested': {
-      const data = event.data as { kind?: 'tool' | 'plan' | 'budget' | 'input'; tool: string | null };
+      const data = event.data as { kind?: ApprovalKind; tool: string | null };
       return approvalAttention(data.kind ?? 'tool', data.tool);
     }
     case 'state_changed': {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApplyResultSchema, ChangeEntryMetaSchema } from './changes';
+import { ApprovalKindSchema } from './approvals';
 import { ConfinementSchema } from './tool-calls';
 import { DecisionStatusSchema, ErrorRecordSchema, PhaseSchema, ProcessingStateSchema, RecoveryActionSchema, RuntimeExecuteResultSchema } from './domain';
 import { CheckResultSchema, CheckSourceSchema, PlanChecksSummarySchema } from './checks';
@@ -90,10 +91,10 @@ function buildEventData() {
     }),
     /** `discarded`: files left unapplied when the operator discarded the rest of a partly applied changeset. */
     apply_complete: ApplyResultSchema.unwrap().extend({ ok: z.boolean(), discarded: z.number().int().nonnegative().optional() }),
-    /** A tool call (`kind: 'tool'`, the default) or an agent's proposed tree (`kind: 'plan'`) waits for the operator. */
+    /** An approval waits for the operator: a tool call (`kind: 'tool'`, the default), an agent's proposed tree, a budget or a server's question (APPROVAL_KINDS). */
     approval_requested: z.object({
       approvalId: id,
-      kind: z.enum(['tool', 'plan', 'budget', 'input']).optional(),
+      kind: ApprovalKindSchema.optional(),
       decisionId: z.string().nullable(),
       tool: z.string().nullable(),
       args: z.record(z.string(), z.unknown()).optional(),
