@@ -4,6 +4,7 @@ import { ACTIONS, type ActionArgs } from '../../shared/actions';
 import type { ActionId } from '../../shared/action-ids';
 import { ValidationError } from '../../shared/errors';
 import type { Ctx } from './run-command';
+import { jsonObject } from './mcp-call';
 
 /** The options several commands share, declared once. */
 export const jsonOption = () => new Option('--json', 'print one JSON document on stdout');
@@ -21,14 +22,17 @@ const unwrapped = (schema: z.ZodType): z.ZodType => (schema instanceof z.ZodOpti
 /**
  * The option of one of an action's arguments, as its entry declares it (shared/actions.ts): the
  * flag from the argument's name (`toStep`: `--to-step`), required where the entry requires the
- * argument, a switch for a boolean and a step number read as one. The words are the command's.
+ * argument, a switch for a boolean, a step number read as one and a record read as a JSON object.
+ * The words are the command's.
  */
 export function actionOption<A extends ActionId>(action: A, arg: keyof ActionArgs<A> & string, help: string, value = '<text>'): Option {
   const schema = (ACTIONS[action].args as unknown as z.ZodObject).shape[arg] as z.ZodType;
   const flag = `--${arg.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
   const base = unwrapped(schema);
-  const option = new Option(base instanceof z.ZodBoolean ? flag : `${flag} ${base instanceof z.ZodNumber ? '<n>' : value}`, help);
+  const placeholder = base instanceof z.ZodNumber ? '<n>' : base instanceof z.ZodRecord ? '<json>' : value;
+  const option = new Option(base instanceof z.ZodBoolean ? flag : `${flag} ${placeholder}`, help);
   if (base instanceof z.ZodNumber) option.argParser(stepNumber(flag));
+  if (base instanceof z.ZodRecord) option.argParser((text: string) => jsonObject(text, flag));
   if (!schema.safeParse(undefined).success) option.makeOptionMandatory();
   return option;
 }

@@ -2,7 +2,6 @@ import { actionOption, dollars, jsonOption, positiveCount, type Register, stream
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
 import { noteWithoutWorkers, operator, runAndReport } from '../run-report';
-import { jsonObject } from '../mcp-call';
 
 type RunOptions = { stream?: boolean; json?: boolean };
 
@@ -27,7 +26,7 @@ export const planRunCommands = {
       .command('run <id>')
       .description('strategize and execute a queued plan; stops before apply')
       .addOption(streamOption())
-      .option('--step', 'on a terminal, pause before each decision: Enter steps, c continues to the end (one key, no Enter)')
+      .addOption(actionOption('run', 'step', 'on a terminal, pause before each decision: Enter steps, c continues to the end (one key, no Enter)'))
       .option('--detach', 'team mode: return once the run is queued, without following it')
       .addOption(jsonOption())
       .action(
@@ -90,7 +89,7 @@ export const planRunCommands = {
       .option('--turns <n>', 'for a step out of turns: how many more it may take (default: its budget again)', positiveCount('--turns'))
       .option('--tokens <n>', 'for a step out of output tokens: how many more it may use (default: its budget again)', positiveCount('--tokens'))
       .option('--cost <usd>', 'for a plan over its maxCostUsd: how many more US dollars it may cost (default: its budget again)', dollars('--cost'))
-      .option('--input <json>', "for an MCP server's question: the answer, a JSON object of its fields (its defaults fill the rest)", (text: string) => jsonObject(text, '--input'))
+      .addOption(actionOption('approve', 'input', "for an MCP server's question: the answer, a JSON object of its fields (its defaults fill the rest)"))
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(
