@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse, SessionNotification, StopReason, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk/unstable';
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification, StopReason, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk/unstable';
 import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import { z } from 'zod';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
@@ -20,6 +20,7 @@ import { SandboxWatch } from './sandbox-watch';
 import { type AcpBudgets, AcpUsageMeter } from './agent-usage';
 import type { BudgetGate } from '../gates/budget-gate';
 import { StepSubtasks } from './acp-subtasks';
+import { pickOption, readSandboxText, sandboxRelative, sandboxRelativeOrRefuse } from './client-side';
 
 /** The agent a run starts: what a plan records, with this machine's environment for it. */
 export interface AcpAgentLaunch {
@@ -245,7 +246,7 @@ export class AcpActor {
       },
       permission: (params) => this.permission(params, track, context, decision, () => permissions++, halt),
       writeTextFile: async (params) => {
-        const rel = this.relative(params.path);
+        const rel = sandboxRelativeOrRefuse(this.options.sandboxRoot, params.path);
         // Whatever it did before this write is its own; the write is the tool runner's.
         await records;
         try {
@@ -257,21 +258,7 @@ export class AcpActor {
           await this.watch.baseline();
         }
       },
-      readTextFile: async (params) => {
-        const rel = this.relative(params.path);
-        try {
-          const text = await readFile(path.join(this.options.sandboxRoot, rel), 'utf8');
-          if (params.line == null && params.limit == null) return { content: text };
-          const lines = text.split('\n');
-          const from = Math.max(0, (params.line ?? 1) - 1);
-          return { content: lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n') };
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw RequestError.internalError(undefined, (error as Error).message);
-          // Gemini CLI never matches the protocol's not-found error, so it could not create a file: it is told the file is empty.
-          if (/gemini/i.test(connection.info.agentInfo?.name ?? '')) return { content: '' };
-          throw RequestError.resourceNotFound(params.path);
-        }
-      },
+      readTextFile: (params) => readSandboxText(this.options.sandboxRoot, params, connection.info.agentInfo?.name),
     };
 
     const review = this.options.reviewFeedback ? reviewFeedbackText(await this.options.reviewFeedback()) : '';
@@ -318,13 +305,6 @@ export class AcpActor {
     if (given) return given;
     const failure = await this.options.earlierFailure?.(decision.id);
     return failure ? { failure, note: null } : undefined;
-  }
-
-  /** The path the agent named, relative to the sandbox; outside it, a protocol error the agent sees. */
-  private relative(file: string): string {
-    const rel = path.relative(this.options.sandboxRoot, path.resolve(this.options.sandboxRoot, file));
-    if (rel.startsWith('..') || path.isAbsolute(rel)) throw RequestError.invalidParams(undefined, `${file} is outside the project folder`);
-    return rel.split(path.sep).join('/');
   }
 
   /** One settled call recorded through the tool runner as `NAME.TOOL`, with the sandbox's changes since the last record. */
@@ -410,7 +390,7 @@ export class AcpActor {
     const about = { agent, title: call.title, kind: call.kind, rawInput: call.rawInput };
     const input = call.rawInput;
     const located = update.locations?.[0]?.path ?? (typeof input.file_path === 'string' ? input.file_path : typeof input.path === 'string' ? input.path : undefined);
-    const rel = located ? safeRelative(this.options.sandboxRoot, located) : undefined;
+    const rel = located ? sandboxRelative(this.options.sandboxRoot, located) : undefined;
     const diff = update.content?.find((c) => c.type === 'diff');
     switch (call.kind) {
       case 'execute': {
@@ -446,17 +426,4 @@ export class AcpActor {
     await this.end();
     await this.watch.dispose();
   }
-}
-
-function pickOption(options: readonly PermissionOption[], kinds: readonly PermissionOption['kind'][]): PermissionOption | undefined {
-  for (const kind of kinds) {
-    const found = options.find((o) => o.kind === kind);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function safeRelative(root: string, file: string): string | undefined {
-  const rel = path.relative(root, path.resolve(root, file));
-  return rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel.split(path.sep).join('/');
 }

@@ -150,7 +150,7 @@ export class AcpConnection {
       return self;
     } catch (error) {
       // A closed connection is most often an agent that exited: say how, and what it said, once it has.
-      const exit = await Promise.race([proc.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 1_000))]);
+      const exit = await exitWithin(proc.exited, EXIT_WAIT_MS);
       connection.close();
       await proc.dispose();
       if (error instanceof EngineError) throw error;
@@ -186,7 +186,7 @@ export class AcpConnection {
         request.catch(async (error: unknown) => {
           if (this.exitedWith || this.connection.signal.aborted) {
             // The pipe often closes before the exit is reported: wait a moment to say how the agent ended.
-            if (!this.exitedWith) await Promise.race([this.process.exited, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+            if (!this.exitedWith) await exitWithin(this.process.exited, EXIT_WAIT_MS);
             throw this.exitFailure(what);
           }
           throw agentFailure(this.agent, `${what} failed: ${errorText(error)}`, 'tool', { protocolError: true });
@@ -280,4 +280,17 @@ function errorText(error: unknown): string {
 
 function lastLines(text: string): string {
   return text.trim().split('\n').slice(-3).join(' / ').slice(-500);
+}
+
+/** How long a closed pipe waits for the process's exit to be reported: it often closes a moment before. */
+const EXIT_WAIT_MS = 1_000;
+
+/** The process's exit, or null if it is not reported within `ms` (the timer does not outlive the wait). */
+async function exitWithin<T>(exited: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([exited, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,6 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import type { PermissionOption, StopReason } from '@agentclientprotocol/sdk/unstable';
+import type { StopReason } from '@agentclientprotocol/sdk/unstable';
 import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
 import { newId } from '../../../shared/ids';
@@ -14,6 +12,8 @@ import type { AcpActorOptions } from './acp-actor';
 import { startAgentProcess } from './agent-process';
 import { subtasksOf } from './acp-subtasks';
 import { SandboxWatch } from './sandbox-watch';
+import type { CapturedChange } from '../tools/definition';
+import { pickOption, readSandboxText } from './client-side';
 
 /** The modes in which the agents only read and plan (TOOLCHAIN.md): Claude Code's and Qwen Code's `plan`, Codex's `read-only`. */
 const PLANNING_MODES = ['plan', 'read-only'];
@@ -29,14 +29,6 @@ the operator approves them.`;
 
 export type AcpStrategizeOptions = Pick<AcpActorOptions, 'planId' | 'agent' | 'sandboxRoot' | 'home' | 'lifecycle' | 'allowNetwork' | 'allowUnconfined' | 'startTimeoutMs' | 'turnTimeoutMs' | 'start'>;
 
-function pick(options: readonly PermissionOption[], kinds: readonly PermissionOption['kind'][]): PermissionOption | undefined {
-  for (const kind of kinds) {
-    const found = options.find((o) => o.kind === kind);
-    if (found) return found;
-  }
-  return undefined;
-}
-
 /**
  * A coding agent proposes a plan's steps in one read-only turn (its plan mode where it has one):
  * every permission it asks is refused, a write through the client is refused, and the sandbox is
@@ -46,53 +38,18 @@ function pick(options: readonly PermissionOption[], kinds: readonly PermissionOp
  */
 export async function acpStrategize(options: AcpStrategizeOptions, plan: Plan, projectInvariants: readonly string[], emit: Emit): Promise<StrategizeResult> {
   const { agent, sandboxRoot } = options;
-  const request = { file: agent.command, args: agent.args, env: agent.env, sandboxRoot, home: options.home, readOnlyPaths: [], allowHosts: agent.allowHosts, allowNetwork: options.allowNetwork };
-  const watch = new SandboxWatch(sandboxRoot);
-  await watch.baseline();
-  const connection = await AcpConnection.start({ ...agent, planId: options.planId }, request, options.startTimeoutMs, (r) => (options.start ?? startAgentProcess)(r, options.allowUnconfined));
-  let entries: Subtask[] = [];
-  let text = '';
-  let stopReason: StopReason;
+  // One turn, compared before and after: two whole scans, no change notices to keep.
+  const watch = new SandboxWatch(sandboxRoot, { watch: false });
+  let turn: PlanningTurn;
+  let changed: CapturedChange[];
   try {
-    // Its own session: the steps' session is started (or resumed) by the run that executes them.
-    const session = await connection.newSession(sandboxRoot);
-    let planning = false;
-    for (const mode of PLANNING_MODES) if ((planning = await connection.setMode(session, mode))) break;
-    if (!planning) for (const mode of ASKING_MODES) if (await connection.setMode(session, mode)) break;
-    const prompt = [strategizePrompt(plan, projectInvariants, plan.agentFeedback ?? undefined), ACP_STRATEGIZE_INSTRUCTIONS, `The project is the folder ${sandboxRoot} (your working folder).`].join('\n\n');
-    stopReason = await connection.prompt(
-      session.sessionId,
-      prompt,
-      {
-        update: ({ update }) => {
-          if (update.sessionUpdate === 'plan') entries = subtasksOf(update);
-          else if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') text += update.content.text;
-        },
-        // Read-only: whatever it asks to do is refused (reject, else cancelled).
-        permission: async (params) => {
-          const reject = pick(params.options, ['reject_once', 'reject_always']);
-          return reject ? { outcome: { outcome: 'selected', optionId: reject.optionId } } : { outcome: { outcome: 'cancelled' } };
-        },
-        writeTextFile: async (params) => {
-          throw RequestError.invalidParams(undefined, `${params.path}: this is a read-only planning turn; no file may be written`);
-        },
-        readTextFile: async (params) => {
-          const rel = path.relative(sandboxRoot, path.resolve(sandboxRoot, params.path));
-          if (rel.startsWith('..') || path.isAbsolute(rel)) throw RequestError.invalidParams(undefined, `${params.path} is outside the project folder`);
-          try {
-            return { content: await readFile(path.join(sandboxRoot, rel), 'utf8') };
-          } catch {
-            throw RequestError.resourceNotFound(params.path);
-          }
-        },
-      },
-      options.turnTimeoutMs ?? DEFAULT_ACP_TURN_TIMEOUT_MS,
-    );
+    await watch.baseline();
+    turn = await planningTurn(options, plan, projectInvariants);
+    changed = await watch.changes();
   } finally {
-    await connection.close();
+    await watch.dispose();
   }
-  const changed = await watch.changes();
-  await watch.dispose();
+  const { entries, text, stopReason } = turn;
   if (changed.length > 0) {
     throw new EngineError(`agent ${agent.name} changed ${changed.map((c) => c.path).join(', ')} during its read-only planning turn`, 'invariant', { agent: agent.name, paths: changed.map((c) => c.path) });
   }
@@ -102,6 +59,51 @@ export async function acpStrategize(options: AcpStrategizeOptions, plan: Plan, p
   }
   const existing = plan.decisionRootId ? (await options.lifecycle.listDecisions(plan.id)).filter((d) => d.parentId === plan.decisionRootId) : [];
   return proposal(plan, agent.name, entries, projectInvariants, existing);
+}
+
+interface PlanningTurn {
+  entries: Subtask[];
+  text: string;
+  stopReason: StopReason;
+}
+
+/** The agent's read-only turn in its own session: its last plan update, what it said, and why it stopped. */
+async function planningTurn(options: AcpStrategizeOptions, plan: Plan, projectInvariants: readonly string[]): Promise<PlanningTurn> {
+  const { agent, sandboxRoot } = options;
+  const request = { file: agent.command, args: agent.args, env: agent.env, sandboxRoot, home: options.home, readOnlyPaths: [], allowHosts: agent.allowHosts, allowNetwork: options.allowNetwork };
+  const connection = await AcpConnection.start({ ...agent, planId: options.planId }, request, options.startTimeoutMs, (r) => (options.start ?? startAgentProcess)(r, options.allowUnconfined));
+  const turn: PlanningTurn = { entries: [], text: '', stopReason: 'end_turn' };
+  try {
+    // Its own session: the steps' session is started (or resumed) by the run that executes them.
+    const session = await connection.newSession(sandboxRoot);
+    let planning = false;
+    for (const mode of PLANNING_MODES) if ((planning = await connection.setMode(session, mode))) break;
+    if (!planning) for (const mode of ASKING_MODES) if (await connection.setMode(session, mode)) break;
+    const prompt = [strategizePrompt(plan, projectInvariants, plan.agentFeedback ?? undefined), ACP_STRATEGIZE_INSTRUCTIONS, `The project is the folder ${sandboxRoot} (your working folder).`].join('\n\n');
+    turn.stopReason = await connection.prompt(
+      session.sessionId,
+      prompt,
+      {
+        update: ({ update }) => {
+          if (update.sessionUpdate === 'plan') turn.entries = subtasksOf(update);
+          else if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') turn.text += update.content.text;
+        },
+        // Read-only: whatever it asks to do is refused (reject, else cancelled).
+        permission: async (params) => {
+          const reject = pickOption(params.options, ['reject_once', 'reject_always']);
+          return reject ? { outcome: { outcome: 'selected', optionId: reject.optionId } } : { outcome: { outcome: 'cancelled' } };
+        },
+        writeTextFile: async (params) => {
+          throw RequestError.invalidParams(undefined, `${params.path}: this is a read-only planning turn; no file may be written`);
+        },
+        readTextFile: (params) => readSandboxText(sandboxRoot, params, connection.info.agentInfo?.name),
+      },
+      options.turnTimeoutMs ?? DEFAULT_ACP_TURN_TIMEOUT_MS,
+    );
+  } finally {
+    await connection.close();
+  }
+  return turn;
 }
 
 /**

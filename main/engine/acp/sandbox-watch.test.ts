@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,6 +51,18 @@ describe.each([
     write('pkg2/sub/file2.ts', 'changed\n');
     expect(summary(await watch.changes())).toEqual(['modify pkg2/sub/file2.ts']);
     expect(await watch.changes()).toEqual([]);
+  });
+
+  it('finds a mode changed alone (an agent\'s own chmod) with the new mode, and again after an edit', async () => {
+    const { root, watch, write } = await watched(options);
+    chmodSync(path.join(root, 'README.md'), 0o755);
+    const changes = await watch.changes();
+    expect(summary(changes)).toEqual(['modify README.md']);
+    expect(changes[0]?.mode).toBe(0o755);
+    write('README.md', 'edited\n');
+    expect((await watch.changes())[0]?.mode).toBe(0o755);
+    chmodSync(path.join(root, 'README.md'), 0o644);
+    expect((await watch.changes()).map((c) => c.mode)).toEqual([0o644]);
   });
 
   it('finds a rewrite of the same size within the same moment, as a second call makes it', async () => {

@@ -191,7 +191,7 @@ export class SandboxWatch {
       const hash = sha256(content);
       await this.cache.put(hash, content);
       if (before.has(rel) && before.get(rel)?.hash !== hash) this.staleBlobs += 1;
-      files.set(rel, { hash, size: content.length, mtimeMs: stats!.mtimeMs, ctimeMs: stats!.ctimeMs, ino: stats!.ino, hashedAtMs });
+      files.set(rel, { hash, size: content.length, mtimeMs: stats!.mtimeMs, ctimeMs: stats!.ctimeMs, ino: stats!.ino, mode: stats!.mode & 0o7777, hashedAtMs });
     }
     const after: TreeSnapshot = new Map();
     for (const key of touched) {
