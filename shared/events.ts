@@ -141,6 +141,8 @@ function buildEventData() {
       planOutputTokens: count,
       /** US dollars a coding agent over ACP reported for the figures in this event (its own reckoning). */
       costUsd: z.number().nonnegative().optional(),
+      /** The plan's reported cost after this event, so a client that sees an event twice does not count it twice. */
+      planCostUsd: z.number().nonnegative().optional(),
       /** The call itself, for its trace span (absent in events stored before they were kept, and for a coding agent's turns). */
       provider: z.string().optional(),
       model: z.string().optional(),

@@ -78,7 +78,7 @@ describe("a coding agent's usage on the plan, and its budgets", () => {
     const kept = (await lifecycle.getPlan(plan.id)).usage;
     expect(kept).toMatchObject({ inputTokens: 900, outputTokens: 80, costUsd: 0.3, steps: [{ decisionId: 'S1', phase: 'execute', inputTokens: 900, outputTokens: 80, costUsd: 0.3, turns: 1 }] });
     expect(events.map((e) => e.data)).toEqual([
-      expect.objectContaining({ costUsd: 0.3, outputTokens: 0, provider: 'acp', model: 'claude' }),
+      expect.objectContaining({ costUsd: 0.3, planCostUsd: 0.3, outputTokens: 0, provider: 'acp', model: 'claude' }),
       expect.objectContaining({ inputTokens: 900, outputTokens: 80, planOutputTokens: 80 }),
     ]);
   });

@@ -347,6 +347,7 @@ export async function recordPlanUsage(lifecycle: PlanLifecycleService, planId: s
     ...(delta.cachedInputTokens ? { cachedInputTokens: delta.cachedInputTokens } : {}),
     outputTokens: delta.outputTokens,
     ...(delta.costUsd ? { costUsd: delta.costUsd } : {}),
+    ...(usage.costUsd !== undefined ? { planCostUsd: usage.costUsd } : {}),
     stepInputTokens: step?.inputTokens ?? 0,
     stepOutputTokens: step?.outputTokens ?? 0,
     planInputTokens: usage.inputTokens,

@@ -133,8 +133,8 @@ export function reducePlanEvents(state: LivePlanState, events: readonly StreamEv
         continue;
       case 'model_usage': {
         const { planInputTokens: inputTokens, planOutputTokens: outputTokens } = event.data;
-        // A coding agent's reported cost adds up as its events come (an event has only its own figure).
-        const costUsd = event.data.costUsd !== undefined ? (plan?.usage?.costUsd ?? 0) + event.data.costUsd : plan?.usage?.costUsd;
+        // The plan's total as the event states it; an event stored before totals were kept adds its own figure.
+        const costUsd = event.data.planCostUsd ?? (event.data.costUsd !== undefined ? (plan?.usage?.costUsd ?? 0) + event.data.costUsd : plan?.usage?.costUsd);
         if (plan) plan = { ...plan, usage: { steps: plan.usage?.steps ?? [], inputTokens, outputTokens, ...(costUsd !== undefined ? { costUsd } : {}) } };
         continue;
       }
