@@ -57,6 +57,12 @@ async function journey(agent: string, add: string[], propose: StepCall[], tool: 
   const run = await agents(['plan', 'run', id], home, env);
   expect(run.code, run.stdout + run.stderr).toBe(3);
   expect(script.prompts[0]).toContain('read-only planning turn');
+  // The planning turn's tokens count toward the plan's usage, under its strategize phase.
+  const waiting = JSON.parse((await agents(['plan', 'show', id, '--json'], home, env)).stdout) as { usage?: { outputTokens: number; steps: { phase: string; decisionId: string | null; outputTokens: number; turns: number }[] } };
+  const planningUsage = waiting.usage?.steps.filter((s) => s.phase === 'strategize');
+  expect(planningUsage).toEqual([expect.objectContaining({ decisionId: null, turns: 1 })]);
+  expect(planningUsage?.[0]?.outputTokens).toBeGreaterThan(0);
+  expect(waiting.usage?.outputTokens).toBe(planningUsage?.[0]?.outputTokens);
   // The agent was in its plan mode: it tells its model so.
   const planning = server.requests.filter((r) => JSON.stringify(r.messages).includes('Propose the steps of this plan'));
   expect(planning.some((r) => /plan mode is active|in plan mode/i.test(JSON.stringify(r.messages)))).toBe(true);

@@ -12,6 +12,7 @@ import type { AcpActorOptions } from './acp-actor';
 import { startAgentProcess } from './agent-process';
 import { subtasksOf } from './acp-subtasks';
 import { SandboxWatch } from './sandbox-watch';
+import { AcpUsageMeter } from './agent-usage';
 import type { CapturedChange } from '../tools/definition';
 import { pickOption, readSandboxText } from './client-side';
 
@@ -44,7 +45,7 @@ export async function acpStrategize(options: AcpStrategizeOptions, plan: Plan, p
   let changed: CapturedChange[];
   try {
     await watch.baseline();
-    turn = await planningTurn(options, plan, projectInvariants);
+    turn = await planningTurn(options, plan, projectInvariants, emit);
     changed = await watch.changes();
   } finally {
     await watch.dispose();
@@ -67,12 +68,14 @@ interface PlanningTurn {
   stopReason: StopReason;
 }
 
-/** The agent's read-only turn in its own session: its last plan update, what it said, and why it stopped. */
-async function planningTurn(options: AcpStrategizeOptions, plan: Plan, projectInvariants: readonly string[]): Promise<PlanningTurn> {
+/** The agent's read-only turn in its own session: its last plan update, what it said, and why it stopped. Its usage counts as the plan's strategize phase. */
+async function planningTurn(options: AcpStrategizeOptions, plan: Plan, projectInvariants: readonly string[], emit: Emit): Promise<PlanningTurn> {
   const { agent, sandboxRoot } = options;
   const request = { file: agent.command, args: agent.args, env: agent.env, sandboxRoot, home: options.home, readOnlyPaths: [], allowHosts: agent.allowHosts, allowNetwork: options.allowNetwork };
   const connection = await AcpConnection.start({ ...agent, planId: options.planId }, request, options.startTimeoutMs, (r) => (options.start ?? startAgentProcess)(r, options.allowUnconfined));
   const turn: PlanningTurn = { entries: [], text: '', stopReason: 'end_turn' };
+  const usage = new AcpUsageMeter({ planId: options.planId, agentName: agent.name, lifecycle: options.lifecycle, budgets: {} });
+  usage.startTurn();
   try {
     // Its own session: the steps' session is started (or resumed) by the run that executes them.
     const session = await connection.newSession(sandboxRoot);
@@ -84,9 +87,10 @@ async function planningTurn(options: AcpStrategizeOptions, plan: Plan, projectIn
       session.sessionId,
       prompt,
       {
-        update: ({ update }) => {
+        update: async ({ update }) => {
           if (update.sessionUpdate === 'plan') turn.entries = subtasksOf(update);
           else if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') turn.text += update.content.text;
+          await usage.record('planning', usage.counter.update(update), emit);
         },
         // Read-only: whatever it asks to do is refused (reject, else cancelled).
         permission: async (params) => {
@@ -100,6 +104,7 @@ async function planningTurn(options: AcpStrategizeOptions, plan: Plan, projectIn
       },
       options.turnTimeoutMs ?? DEFAULT_ACP_TURN_TIMEOUT_MS,
     );
+    await usage.record('planning', usage.counter.response(connection.lastUsage), emit, 1);
   } finally {
     await connection.close();
   }

@@ -121,12 +121,13 @@ export class AcpUsageMeter {
 
   constructor(private readonly options: AcpUsageOptions) {}
 
-  /** Records figures under the step; true when a budget is now passed. */
-  async record(decision: Pick<StrategyDecision, 'id'>, figures: UsageFigures | null, emit: Emit, turns = 0): Promise<boolean> {
+  /** Records figures under the step (a planning turn's under the plan's strategize phase); true when a budget is now passed. */
+  async record(decision: Pick<StrategyDecision, 'id'> | 'planning', figures: UsageFigures | null, emit: Emit, turns = 0): Promise<boolean> {
     if (!figures || (turns === 0 && figures.inputTokens + figures.outputTokens + figures.cachedInputTokens + figures.costUsd === 0)) return false;
+    const planning = decision === 'planning';
     const delta: StepUsage = {
-      decisionId: decision.id,
-      phase: 'execute',
+      decisionId: planning ? null : decision.id,
+      phase: planning ? 'strategize' : 'execute',
       inputTokens: figures.inputTokens,
       ...(figures.cachedInputTokens ? { cachedInputTokens: figures.cachedInputTokens } : {}),
       outputTokens: figures.outputTokens,
@@ -136,7 +137,7 @@ export class AcpUsageMeter {
     };
     const call: ModelCallFacts = { provider: 'acp', model: this.options.agentName };
     this.usage = await recordPlanUsage(this.options.lifecycle, this.options.planId, delta, emit, call);
-    const passed = turns === 0 && this.passed(decision.id, this.usage);
+    const passed = !planning && turns === 0 && this.passed(decision.id, this.usage);
     this.passedInTurn ||= passed;
     return passed;
   }
