@@ -31,6 +31,8 @@ export const ChangeEntrySchema = z.lazy(() =>
     invocationId: z.string().nullable().default(null),
     /** The file's permission bits after the change (absent: not recorded, as before modes were kept). */
     mode: z.number().int().min(0).max(0o7777).optional(),
+    /** The file's permission bits before the change (absent: not recorded): a mode changed alone is `beforeMode` to `mode`. */
+    beforeMode: z.number().int().min(0).max(0o7777).optional(),
     origin: ChangeOriginSchema.optional(),
     /** A rewind made the entry history: listed, never applied. */
     rewound: z.boolean().optional(),

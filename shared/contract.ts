@@ -72,6 +72,8 @@ export const ReviewFileSchema = z.object({
   state: z.enum(REVIEW_STATES),
   /** The operator changed the file by hand in the sandbox: the console and `agents plan diff` say "Edited by you". */
   editedByOperator: z.boolean(),
+  /** A mode git counts changed (`chmod +x`), as git names the modes: `100644` to `100755`. */
+  modeChange: z.object({ from: z.string(), to: z.string() }).optional(),
 });
 export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 

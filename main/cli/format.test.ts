@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type Approval, ApprovalSchema } from '../../shared/approvals';
 import type { DecisionNode } from '../app/use-cases/reading';
-import { formatApproval, formatTree } from './format';
+import { reviewDiffs, reviewNet } from '../engine/changeset/review';
+import { toChangeEntry } from '../engine/run/change-capture';
+import { formatApproval, formatReview, formatTree } from './format';
 
 const approval = (overrides: Partial<Approval>): Approval =>
   ApprovalSchema.parse({
@@ -48,5 +50,22 @@ describe('formatTree', () => {
     expect(text).toContain('● Read the README');
     expect(text).toContain('◐ Write NOTES.md (in progress) [high]');
     expect(text).toContain('○ Check the notes');
+  });
+});
+
+describe('formatReview', () => {
+  it('names a mode changed alone as git does, with the diff git writes for it', () => {
+    const script = Buffer.from('#!/bin/sh\necho run\n');
+    const entry = toChangeEntry({ operation: 'modify', path: 'run.sh', before: script, after: script, beforeMode: 0o644, mode: 0o755 }, { decisionId: 'D1', invocationId: null });
+    const text = formatReview(reviewDiffs(reviewNet([entry], [])).map(({ file, diff }) => ({ file: { ...file, steps: [] }, diff })));
+    expect(text.split('\n')).toEqual([
+      '1 file changed: 0 applied, 1 remaining',
+      '',
+      'MODIFY run.sh  mode 100644 \u2192 100755  [not applied yet]',
+      'diff --git a/run.sh b/run.sh',
+      'old mode 100644',
+      'new mode 100755',
+      '',
+    ]);
   });
 });

@@ -194,7 +194,8 @@ export function formatReview(files: { file: Omit<ReviewFile, 'steps'>; diff: str
   const left = files.length - applied;
   const head = `${plural(files.length, 'file')} changed: ${applied} applied, ${left} remaining`;
   const sections = files.map(({ file, diff }) => {
-    const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}  [${REVIEW_STATE[file.state]}]${file.editedByOperator ? '  Edited by you' : ''}`;
+    const mode = file.modeChange ? `  mode ${file.modeChange.from} \u2192 ${file.modeChange.to}` : '';
+    const title = `${file.operation.toUpperCase()} ${file.oldPath ? `${file.oldPath} -> ` : ''}${file.path}${mode}  [${REVIEW_STATE[file.state]}]${file.editedByOperator ? '  Edited by you' : ''}`;
     if (diff === null) return `${title}\n  (binary file, no text diff)`;
     let hunk = 0;
     const body = diff

@@ -51,6 +51,8 @@ export interface EntryRow<Flag, Content> extends Omit<MetaRow<Flag>, 'insertions
   after_text: Content | null;
   /** Permission bits after the change; NULL: not recorded. */
   mode: number | null;
+  /** Permission bits before the change; NULL: not recorded. */
+  before_mode: number | null;
   created_at: string;
 }
 
@@ -97,6 +99,7 @@ export function readEntry<Flag, Content>(row: EntryRow<Flag, Content>, values: R
       afterText: fromBlob(row.after_blob, row.after_text, values),
       ...(row.rewound_by ? { rewound: true } : {}),
       ...(row.mode === null ? {} : { mode: Number(row.mode) }),
+      ...(row.before_mode === null || row.before_mode === undefined ? {} : { beforeMode: Number(row.before_mode) }),
       createdAt: row.created_at,
     },
     `change_entries[${row.id}]`,

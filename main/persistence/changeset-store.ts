@@ -54,7 +54,7 @@ function validEntry(input: ChangeEntry): ChangeEntry {
 }
 
 const ENTRY_COLUMNS = `e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e.before_blob, e.after_blob,
-  e.binary, e.decision_id, e.invocation_id, e.origin, e.rewound_by, e.mode, e.created_at, b.content AS before_text, a.content AS after_text`;
+  e.binary, e.decision_id, e.invocation_id, e.origin, e.rewound_by, e.mode, e.before_mode, e.created_at, b.content AS before_text, a.content AS after_text`;
 const ENTRY_JOINS = `LEFT JOIN blobs b ON b.hash = e.before_blob LEFT JOIN blobs a ON a.hash = e.after_blob`;
 
 /**
@@ -93,8 +93,8 @@ export class SqliteChangeSetStore implements ChangeSetStore {
     this.nextSeq = prepare(db, 'SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM change_entries WHERE changeset_id = ?');
     this.insertEntry = prepare(db, 
       `INSERT INTO change_entries (changeset_id, seq, id, path, old_path, operation, before_hash, after_hash,
-         before_blob, after_blob, binary, decision_id, invocation_id, insertions, deletions, created_at, origin, mode)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         before_blob, after_blob, binary, decision_id, invocation_id, insertions, deletions, created_at, origin, mode, before_mode)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // A changeset as a whole (what review, diff and apply read) leaves out the entries a rewind made history.
     this.selectEntries = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM change_entries e ${ENTRY_JOINS} WHERE e.changeset_id = ? AND e.rewound_by IS NULL ORDER BY e.seq`);
@@ -149,7 +149,7 @@ export class SqliteChangeSetStore implements ChangeSetStore {
         this.insertEntry.run(
           changesetId, seq, entry.id, entry.path, entry.oldPath, entry.operation, entry.beforeHash, entry.afterHash,
           before?.hash ?? null, after?.hash ?? null, toBit(entry.binary), entry.decisionId, entry.invocationId,
-          counts.insertions, counts.deletions, entry.createdAt, entry.origin ?? 'tool', entry.mode ?? null,
+          counts.insertions, counts.deletions, entry.createdAt, entry.origin ?? 'tool', entry.mode ?? null, entry.beforeMode ?? null,
         );
         seq += 1;
       }

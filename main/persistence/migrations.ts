@@ -286,4 +286,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE change_entries ADD COLUMN mode INTEGER;
   ALTER TABLE sandbox_files ADD COLUMN mode INTEGER;
   `,
+  // 13: a file's permission bits before a change (a review shows a chmod as git does: old mode, new
+  // mode), and the sandbox's symbolic links and folders as last seen (JSON), so a remade sandbox has
+  // the ones made after the last checkpoint.
+  `
+  ALTER TABLE change_entries ADD COLUMN before_mode INTEGER;
+  ALTER TABLE sandbox_bases ADD COLUMN shape TEXT CHECK (shape IS NULL OR json_valid(shape));
+  `,
 ];

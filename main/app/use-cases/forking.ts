@@ -224,7 +224,7 @@ function difference(path: string, a: Buffer | null, b: Buffer | null): BothChang
   if (same || binary) return { path, same, binary, hunks: null, diff: null, insertions: 0, deletions: 0 };
   const diff = lineDiff(a?.toString('utf8') ?? '', b?.toString('utf8') ?? '');
   const operation = a === null ? 'create' : b === null ? 'delete' : 'modify';
-  const text = formatGitDiff({ path, oldPath: null, operation, before: a, after: b, beforeHash: null, afterHash: null }, { binary: 'omit' }, diff);
+  const text = formatGitDiff({ path, oldPath: null, operation, before: a, after: b, beforeHash: null, afterHash: null, beforeMode: null, afterMode: null }, { binary: 'omit' }, diff);
   return {
     path,
     same,

@@ -184,8 +184,8 @@ describe('a sandbox remade from its last checkpoint keeps what the plan did afte
     const remade = await remakeHere(worker.ctx, await worker.ctx.get(plan.id), path.join(w.root, 'data', 'sandboxes'));
     expect(remade.sandboxRefs).toEqual([sandbox]);
     const events = (await w.stores.events.list(plan.id, 0, 1000)).filter((e) => e.type === 'sandbox_remade');
-    // Made from the checkpoint before step 2, then the one change recorded after it.
-    expect(events.map((e) => e.data)).toMatchObject([{ checkpointStep: 2, files: 1 }]);
+    // Made from the checkpoint before step 2, then the two changes recorded after it (note.txt, and run.sh's mode).
+    expect(events.map((e) => e.data)).toMatchObject([{ checkpointStep: 2, files: 2 }]);
     expect(treeState(sandbox)).toEqual(left);
     expect(statSync(path.join(sandbox, 'run.sh')).mode & 0o777).toBe(0o755);
   });

@@ -262,3 +262,43 @@ describe('applyReviewed confinement', () => {
     expect(readFileSync(path.join(project, 'all-bytes.bin'))).toEqual(bytes);
   });
 });
+
+describe('a mode changed alone (a chmod, the same content)', () => {
+  it('is listed in the review and the patch as git lists it, applied to the project, and git apply of the patch agrees', async () => {
+    const base = realpathSync(tempDir('agents-apply-'));
+    const project = path.join(base, 'project');
+    writeTree(project, { 'build.sh': '#!/bin/sh\necho build\n', 'tool.sh': '#!/bin/sh\necho tool\n', 'keep.txt': 'kept\n' });
+    chmodSync(path.join(project, 'build.sh'), 0o644);
+    chmodSync(path.join(project, 'tool.sh'), 0o755);
+    git(project, 'init', '-q');
+    git(project, 'add', '-A');
+    git(project, 'commit', '-qm', 'initial');
+    const sandbox = await createSandbox(project, path.join(base, 'sandboxes'), 'PLAN');
+    const h = harness(sandbox);
+    // One made runnable, one no longer runnable, one whose mode changes but not as git counts it (644 to 600).
+    await h.call('shell.run', { command: 'chmod 755 build.sh && chmod 644 tool.sh && chmod 600 keep.txt' });
+
+    const reviewed = reviewNet(h.entries, []);
+    expect(reviewed.map((r) => [r.file.path, r.file.operation, r.file.modeChange])).toEqual([
+      ['build.sh', 'modify', { from: '100644', to: '100755' }],
+      ['tool.sh', 'modify', { from: '100755', to: '100644' }],
+    ]);
+    const patch = exportPatch(h.entries);
+    expect(patch).toBe('diff --git a/build.sh b/build.sh\nold mode 100644\nnew mode 100755\ndiff --git a/tool.sh b/tool.sh\nold mode 100755\nnew mode 100644\n');
+
+    const viaGit = path.join(base, 'via-git');
+    cpSync(project, viaGit, { recursive: true });
+    const patchFile = path.join(base, 'modes.patch');
+    writeFileSync(patchFile, patch);
+    git(viaGit, 'apply', patchFile);
+
+    const result = await apply(project, h.entries, []);
+    expect(result).toMatchObject({ applied: ['build.sh', 'tool.sh'], conflicts: [] });
+    expect(statSync(path.join(project, 'build.sh')).mode & 0o777).toBe(0o755);
+    expect(statSync(path.join(project, 'tool.sh')).mode & 0o777).toBe(0o644);
+    expect(git(project, 'status', '--porcelain')).toBe(git(viaGit, 'status', '--porcelain'));
+    expect(git(project, 'diff')).toContain('old mode 100644\nnew mode 100755');
+    // Applied: the review has nothing left, and a second apply writes nothing.
+    expect(reviewNet(h.entries, result.records).map((r) => r.file.state)).toEqual(['applied', 'applied']);
+  });
+});

@@ -5,7 +5,7 @@ import { isBinary } from '../run/change-capture';
 import { countLineChanges } from './line-diff';
 import type { DiffHunk } from '../../../shared/changes';
 import { type LineDiff, lineDiff, structuredHunks, unifiedHunks } from './line-diff';
-import { entryText, type NetChange } from './net';
+import { entryText, gitMode, gitModeChanged, type NetChange } from './net';
 
 /** Git's object id of a blob: the `index` line of a patch names contents this way. */
 export function gitBlobId(content: Buffer | null): string {
@@ -93,8 +93,14 @@ function formatSides(change: Omit<NetChange, 'before' | 'after'> & { before: Sid
   const afterText = text(change.after);
   const diff = () => (known ??= lineDiff(beforeText, afterText));
 
-  if (change.operation === 'create') lines.push('new file mode 100644');
-  if (change.operation === 'delete') lines.push('deleted file mode 100644');
+  // git's modes: 100755 for a file its owner may run, else 100644 (also when no mode was recorded).
+  if (change.operation === 'create') lines.push(`new file mode ${change.afterMode === null ? '100644' : gitMode(change.afterMode)}`);
+  if (change.operation === 'delete') lines.push(`deleted file mode ${change.beforeMode === null ? '100644' : gitMode(change.beforeMode)}`);
+  if ((change.operation === 'modify' || change.operation === 'rename') && gitModeChanged(change)) {
+    lines.push(`old mode ${gitMode(change.beforeMode as number)}`, `new mode ${gitMode(change.afterMode as number)}`);
+    // A mode changed alone: git writes no index line and no hunks.
+    if (change.operation === 'modify' && change.beforeHash === change.afterHash) return `${lines.join('\n')}\n`;
+  }
   if (change.operation === 'rename') {
     let similarity = 100;
     if (change.beforeHash !== change.afterHash) {
@@ -138,6 +144,8 @@ export function unifiedDiff(entry: ChangeEntry, diff?: LineDiff): string | null 
       after: entryText(entry, 'after'),
       beforeHash: entry.beforeHash,
       afterHash: entry.afterHash,
+      beforeMode: entry.beforeHash === null ? null : (entry.beforeMode ?? null),
+      afterMode: entry.afterHash === null ? null : (entry.mode ?? null),
     },
     { binary: 'omit' },
     diff,

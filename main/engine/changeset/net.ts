@@ -11,6 +11,19 @@ export interface NetChange {
   after: Buffer | null;
   beforeHash: string | null;
   afterHash: string | null;
+  /** Permission bits on each side, where recorded (null: not there, or not known). */
+  beforeMode: number | null;
+  afterMode: number | null;
+}
+
+/** The mode git gives a file: 100755 when its owner may run it, else 100644. */
+export function gitMode(mode: number): '100755' | '100644' {
+  return mode & 0o100 ? '100755' : '100644';
+}
+
+/** Both modes known and different as git counts modes (a chmod 600 changes nothing git sees). */
+export function gitModeChanged(change: Pick<NetChange, 'beforeMode' | 'afterMode'>): boolean {
+  return change.beforeMode !== null && change.afterMode !== null && gitMode(change.beforeMode) !== gitMode(change.afterMode);
 }
 
 interface Content {
@@ -39,6 +52,8 @@ export function entryContent(entry: ChangeEntry, side: 'before' | 'after'): Cont
 interface PathState {
   original: Content;
   current: Content;
+  originalMode: number | null;
+  currentMode: number | null;
   /** The original path whose content this path now holds through renames (kept across later edits). */
   origin: string | null;
 }
@@ -50,10 +65,10 @@ interface PathState {
  */
 export function netChanges(entries: readonly ChangeEntry[]): NetChange[] {
   const states = new Map<string, PathState>();
-  const touch = (path: string, before: Content): PathState => {
+  const touch = (path: string, before: Content, beforeMode: number | null): PathState => {
     let state = states.get(path);
     if (!state) {
-      state = { original: before, current: before, origin: null };
+      state = { original: before, current: before, originalMode: beforeMode, currentMode: beforeMode, origin: null };
       states.set(path, state);
     }
     return state;
@@ -62,17 +77,22 @@ export function netChanges(entries: readonly ChangeEntry[]): NetChange[] {
   for (const entry of entries) {
     const before = entryContent(entry, 'before');
     const after = entryContent(entry, 'after');
+    const beforeMode = before.hash === null ? null : (entry.beforeMode ?? null);
+    const afterMode = after.hash === null ? null : (entry.mode ?? null);
     if (entry.operation === 'rename' && entry.oldPath) {
-      const source = touch(entry.oldPath, before);
+      const source = touch(entry.oldPath, before, beforeMode);
       const origin = source.origin ?? (source.original.hash !== null ? entry.oldPath : null);
       source.current = { bytes: null, hash: null };
+      source.currentMode = null;
       source.origin = null;
-      const target = touch(entry.path, { bytes: null, hash: null });
+      const target = touch(entry.path, { bytes: null, hash: null }, null);
       target.current = after;
+      target.currentMode = afterMode;
       target.origin = origin;
     } else {
-      const state = touch(entry.path, before);
+      const state = touch(entry.path, before, beforeMode);
       state.current = after;
+      state.currentMode = afterMode;
       if (after.hash === null || entry.operation === 'create') state.origin = null;
     }
   }
@@ -90,13 +110,16 @@ export function netChanges(entries: readonly ChangeEntry[]): NetChange[] {
       claimed.add(origin);
       renamedTo.add(path);
       const source = states.get(origin) as PathState;
-      net.push({ path, oldPath: origin, operation: 'rename', before: source.original.bytes, after: current.bytes, beforeHash: source.original.hash, afterHash: current.hash });
+      net.push({ path, oldPath: origin, operation: 'rename', before: source.original.bytes, after: current.bytes, beforeHash: source.original.hash, afterHash: current.hash, beforeMode: source.originalMode, afterMode: state.currentMode });
     }
   }
-  for (const [path, { original, current }] of states) {
-    if (original.hash === current.hash || claimed.has(path) || renamedTo.has(path)) continue;
+  for (const [path, { original, current, originalMode, currentMode }] of states) {
+    if (claimed.has(path) || renamedTo.has(path)) continue;
+    const modes = { beforeMode: originalMode, afterMode: currentMode };
+    // The same content is a change still when its mode changed as git counts modes (`chmod +x`).
+    if (original.hash === current.hash && (current.hash === null || !gitModeChanged(modes))) continue;
     const operation: ChangeOperation = original.hash === null ? 'create' : current.hash === null ? 'delete' : 'modify';
-    net.push({ path, oldPath: null, operation, before: original.bytes, after: current.bytes, beforeHash: original.hash, afterHash: current.hash });
+    net.push({ path, oldPath: null, operation, before: original.bytes, after: current.bytes, beforeHash: original.hash, afterHash: current.hash, ...modes });
   }
   return net.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

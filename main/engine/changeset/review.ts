@@ -1,4 +1,4 @@
-import { lstat, unlink } from 'node:fs/promises';
+import { chmod, lstat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeEntry, ChangeOperation, DiffHunk } from '../../../shared/changes';
 import { isBinary, sha256 } from '../run/change-capture';
@@ -8,7 +8,7 @@ import { normalizeRelPath, resolveInSandbox, showPath } from '../sandbox/paths';
 import { formatGitDiff } from './diff';
 import { applyHunks, type HunkInfo, listHunks } from './hunks';
 import { type LineDiff, lineDiff, structuredHunks } from './line-diff';
-import { type NetChange, netChanges } from './net';
+import { gitMode, gitModeChanged, type NetChange, netChanges } from './net';
 
 /** What an earlier apply wrote for one path of a plan's changeset. */
 export interface AppliedRecord {
@@ -47,6 +47,8 @@ export interface ReviewFile {
   state: ReviewState;
   /** The operator changed the file by hand in the sandbox ("Edited by you"). */
   editedByOperator: boolean;
+  /** A mode git counts changed (`chmod +x`), as git names the modes; absent when none did. */
+  modeChange?: { from: string; to: string };
 }
 
 /** A reviewed file with the net change behind it. */
@@ -99,6 +101,7 @@ export function reviewNet(entries: readonly ChangeEntry[], applied: readonly App
         appliedHunks,
         state,
         editedByOperator: involved.some((e) => e.origin === 'operator'),
+        ...(change.operation !== 'create' && change.operation !== 'delete' && gitModeChanged(change) ? { modeChange: { from: gitMode(change.beforeMode as number), to: gitMode(change.afterMode as number) } } : {}),
       },
     };
   });
@@ -163,6 +166,22 @@ interface Planned {
   content: Buffer | null;
   checks: { path: string; expected: string | null }[];
   record: AppliedRecord;
+  /** Whether the written file is to be runnable (null: leave its mode as the write left it). */
+  executable: boolean | null;
+}
+
+/** The mode git's change asks for once the file is whole: a new or moved file's, or one a chmod changed; null: none. */
+function executableAfter(change: NetChange, complete: boolean): boolean | null {
+  if (!complete || change.after === null || change.afterMode === null) return null;
+  if (change.operation === 'create' || change.operation === 'rename' || gitModeChanged(change)) return gitMode(change.afterMode) === '100755';
+  return null;
+}
+
+/** Sets or clears the execute bits as `chmod +x`/`-x` would (x where r is), leaving the rest of the mode. */
+async function setExecutable(absolute: string, executable: boolean): Promise<void> {
+  const mode = (await lstat(absolute)).mode & 0o7777;
+  const next = executable ? mode | ((mode & 0o444) >> 2) : mode & ~0o111;
+  if (next !== mode) await chmod(absolute, next);
 }
 
 /**
@@ -214,10 +233,11 @@ export async function applyReviewed(projectDir: string, reviewed: readonly Revie
     const complete = next.size === file.units;
     const content = complete || !diff ? change.after : Buffer.from(applyHunks(diff, next), 'utf8');
     const record: AppliedRecord = { path: file.path, hunks: [...next].sort((x, y) => x - y), contentHash: content === null ? null : sha256(content), appliedAt: now };
+    const executable = executableAfter(change, complete);
     const earlier = records.get(file.path);
     if (earlier) {
       // An earlier apply moved the file where it goes; it now holds what that apply wrote.
-      planned.push({ path: file.path, remove: content === null ? file.path : null, content, checks: [{ path: file.path, expected: earlier.contentHash }], record });
+      planned.push({ path: file.path, remove: content === null ? file.path : null, content, checks: [{ path: file.path, expected: earlier.contentHash }], record, executable });
     } else if (change.operation === 'rename' && change.oldPath) {
       planned.push({
         path: file.path,
@@ -228,9 +248,10 @@ export async function applyReviewed(projectDir: string, reviewed: readonly Revie
           { path: file.path, expected: null },
         ],
         record,
+        executable,
       });
     } else {
-      planned.push({ path: file.path, remove: content === null ? file.path : null, content, checks: [{ path: file.path, expected: change.beforeHash }], record });
+      planned.push({ path: file.path, remove: content === null ? file.path : null, content, checks: [{ path: file.path, expected: change.beforeHash }], record, executable });
     }
   }
 
@@ -269,6 +290,7 @@ export async function applyReviewed(projectDir: string, reviewed: readonly Revie
       if (plan.content === null) continue;
       const target = await resolveInSandbox(projectDir, plan.path, { forWrite: true, rootName: 'project' });
       await writeFileAtomic(target.absolute, plan.content);
+      if (plan.executable !== null) await setExecutable(target.absolute, plan.executable);
       written.push(plan);
     }
   } catch (error) {

@@ -35,6 +35,7 @@ export function toChangeEntry(
     decisionId: origin.decisionId,
     invocationId: origin.invocationId,
     ...(change.mode === undefined ? {} : { mode: change.mode }),
+    ...(change.beforeMode === undefined ? {} : { beforeMode: change.beforeMode }),
     createdAt: new Date().toISOString(),
   };
 }

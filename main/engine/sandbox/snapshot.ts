@@ -134,6 +134,10 @@ function modeOf(file: FileSnapshot | undefined): { mode?: number } {
   return file?.mode === undefined ? {} : { mode: file.mode };
 }
 
+function beforeModeOf(file: FileSnapshot | undefined): { beforeMode?: number } {
+  return file?.mode === undefined ? {} : { beforeMode: file.mode };
+}
+
 /**
  * The changes that turn `before` into `after`, sorted by path. "Before" bytes come from `cache`
  * (the files may be gone from disk); "after" bytes from the cache or, failing that, from disk.
@@ -158,7 +162,7 @@ export async function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot, r
     const now = after.get(rel);
     if (!now) deleted.push(rel);
     // A mode changed alone (`chmod +x`) is a change too: a remade sandbox or an apply must carry it.
-    else if (now.hash !== was.hash || modeChanged(was, now)) changes.push({ operation: 'modify', path: rel, before: await beforeBytes(rel, was.hash), after: await afterBytes(rel, now.hash), ...modeOf(now) });
+    else if (now.hash !== was.hash || modeChanged(was, now)) changes.push({ operation: 'modify', path: rel, before: await beforeBytes(rel, was.hash), after: await afterBytes(rel, now.hash), ...modeOf(now), ...beforeModeOf(was) });
   }
   for (const rel of after.keys()) if (!before.has(rel)) created.push(rel);
 
@@ -176,13 +180,13 @@ export async function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot, r
     if (source !== undefined) {
       renamedFrom.add(source);
       const content = await afterBytes(rel, hash);
-      changes.push({ operation: 'rename', path: rel, oldPath: source, before: content, after: content, ...modeOf(after.get(rel)) });
+      changes.push({ operation: 'rename', path: rel, oldPath: source, before: content, after: content, ...modeOf(after.get(rel)), ...beforeModeOf(before.get(source)) });
     } else {
       changes.push({ operation: 'create', path: rel, before: null, after: await afterBytes(rel, hash), ...modeOf(after.get(rel)) });
     }
   }
   for (const rel of deleted) {
-    if (!renamedFrom.has(rel)) changes.push({ operation: 'delete', path: rel, before: await beforeBytes(rel, (before.get(rel) as FileSnapshot).hash), after: null });
+    if (!renamedFrom.has(rel)) changes.push({ operation: 'delete', path: rel, before: await beforeBytes(rel, (before.get(rel) as FileSnapshot).hash), after: null, ...beforeModeOf(before.get(rel)) });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -15,6 +15,8 @@ export interface CapturedChange {
   after: Buffer | null;
   /** The file's permission bits after the change, where they were seen. */
   mode?: number;
+  /** The file's permission bits before the change, where they were seen (what a review's `old mode` shows). */
+  beforeMode?: number;
 }
 
 export interface ToolContext {

@@ -46,7 +46,7 @@ export function changeSetStoreContract(name: string, factory: HarnessFactory<Cha
         makeEntry({ path: 'd.txt', oldPath: 'old-d.txt', operation: 'rename', beforeText: 'same', afterText: 'same' }),
         makeEntry({ path: 'empty.txt', afterText: '' }),
         // A mode changed alone (chmod): the same text, the mode after it.
-        makeEntry({ path: 'run.sh', operation: 'modify', beforeText: 'echo\n', afterText: 'echo\n', mode: 0o755 }),
+        makeEntry({ path: 'run.sh', operation: 'modify', beforeText: 'echo\n', afterText: 'echo\n', mode: 0o755, beforeMode: 0o644 }),
       ];
       for (const entry of entries) await store.record(id, entry);
       expect((await store.get(id))?.entries).toEqual(entries);

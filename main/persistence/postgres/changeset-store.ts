@@ -24,7 +24,7 @@ function utf8Blob(text: string): { hash: string; content: Buffer } {
 }
 
 const META_COLUMNS = 'e.id, e.path, e.old_path, e.operation, e.before_hash, e.after_hash, e."binary", e.decision_id, e.invocation_id, e.origin, e.insertions, e.deletions, e.rewound_by';
-const ENTRY_SELECT = `SELECT ${META_COLUMNS}, e.before_blob, e.after_blob, e.mode, e.created_at, b.content AS before_text, a.content AS after_text
+const ENTRY_SELECT = `SELECT ${META_COLUMNS}, e.before_blob, e.after_blob, e.mode, e.before_mode, e.created_at, b.content AS before_text, a.content AS after_text
   FROM change_entries e LEFT JOIN blobs b ON b.hash = e.before_blob LEFT JOIN blobs a ON a.hash = e.after_blob`;
 
 /**
@@ -164,6 +164,7 @@ export class PgChangeSetStore implements ChangeSetStore {
           created_at: entry.createdAt,
           origin: entry.origin ?? 'tool',
           mode: entry.mode ?? null,
+          before_mode: entry.beforeMode ?? null,
         };
       });
       if (blobs.size > 0) {
@@ -174,9 +175,9 @@ export class PgChangeSetStore implements ChangeSetStore {
       }
       await this.db.query(
         `INSERT INTO change_entries (changeset_id, seq, id, path, old_path, operation, before_hash, after_hash, before_blob, after_blob,
-           "binary", decision_id, invocation_id, insertions, deletions, created_at, origin, mode)
+           "binary", decision_id, invocation_id, insertions, deletions, created_at, origin, mode, before_mode)
          SELECT changeset_id, seq, id, path, old_path, operation, before_hash, after_hash, before_blob, after_blob,
-           "binary", decision_id, invocation_id, insertions, deletions, created_at, origin, mode
+           "binary", decision_id, invocation_id, insertions, deletions, created_at, origin, mode, before_mode
          FROM json_populate_recordset(NULL::change_entries, $1::json)`,
         [toJsonParam(rows)],
       );

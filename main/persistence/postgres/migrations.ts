@@ -301,6 +301,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE change_entries ADD COLUMN mode integer;
   ALTER TABLE sandbox_files ADD COLUMN mode integer;
   `,
+  /* 6: a file's permission bits before a change, and the sandbox's links and folders as last seen */ `
+  ALTER TABLE change_entries ADD COLUMN before_mode integer;
+  ALTER TABLE sandbox_bases ADD COLUMN shape jsonb;
+  `,
 ];
 
 /** The schema version this process knows. */
