@@ -42,6 +42,8 @@ else if (scenario.startsWith('auth/')) {
   process.env.AGENTS_BROWSER = `${JSON.stringify(process.execPath)} -e "fetch(process.argv[1]).catch(() => process.exit(1))"`;
   agents('mcp', 'login', 'conformance', ...client);
   agents('mcp', 'list');
+  // A call after the sign-in: where it needs more scope (403 insufficient_scope), `mcp call` signs in again for all of it and calls again.
+  agents('mcp', 'call', 'conformance', 'test-tool');
 }
 else {
   console.error(`no client behaviour for the scenario "${scenario}"`);

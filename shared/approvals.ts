@@ -8,8 +8,8 @@ import { CommandRuleSchema } from './tool-calls';
 const nonEmpty = z.string().min(1, 'must not be empty');
 const timestamp = z.string();
 
-/** `input`: an MCP server asks the operator a question mid-call (shared/elicitation.ts). */
-export const APPROVAL_KINDS = ['tool', 'plan', 'budget', 'input'] as const;
+/** `input`: an MCP server asks the operator a question mid-call (shared/elicitation.ts). `signin`: a plan's MCP server needs a sign-in (`tool` names the server). */
+export const APPROVAL_KINDS = ['tool', 'plan', 'budget', 'input', 'signin'] as const;
 export const ApprovalKindSchema = z.enum(APPROVAL_KINDS);
 export type ApprovalKind = z.infer<typeof ApprovalKindSchema>;
 

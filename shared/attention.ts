@@ -53,6 +53,7 @@ const WAITS_FOR: Record<ApprovalKind, (tool: string | null) => string> = {
   plan: () => 'waits for approval of its proposed steps',
   budget: () => 'reached its budget and waits for more',
   input: (tool) => `waits for your answer to ${tool ? `${tool}'s` : "a server's"} question`,
+  signin: (server) => `waits for you to sign in to ${server ?? 'an MCP server'}`,
 };
 
 /** A wait for the operator's answer, by what is asked: a tool call, a proposed tree, a budget, a server's question. */

@@ -9,6 +9,7 @@ import { BudgetGate } from '../engine/gates/budget-gate';
 import { PlanExecutionContext } from '../engine/run/execution-context';
 import { McpSession } from '../engine/mcp/mcp-servers';
 import { mcpAuthFile } from './mcp-auth';
+import { SignInGate } from '../engine/gates/sign-in-gate';
 import { ModelAgent } from '../engine/model/model-agent';
 import { createLanguageModel } from '../engine/model/provider';
 import { PlanExecutor, type Strategizer } from '../engine/run/plan-executor';
@@ -164,7 +165,8 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
         toolRunner,
         lifecycle,
         sandboxRoot,
-        prepareTools: mcp ? () => mcp.start() : undefined,
+        // A server that needs a sign-in makes the step wait for it (SignInGate), as a call waits for approval.
+        prepareTools: mcp ? (step) => new SignInGate(stores.approvals, ctx.events, planId, plan.automationProfile).started(step, () => mcp.start()) : undefined,
         budgetGate: new BudgetGate(stores.approvals, ctx.events, planId, plan.automationProfile),
         price: ctx.options.settings.read().price,
         reviewFeedback: () => reviewFeedbackOf(ctx, planId),

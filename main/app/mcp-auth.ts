@@ -119,7 +119,7 @@ export async function loginMcpServer(
   };
   try {
     // A pre-registered client is kept with the tokens: refreshing them needs it.
-    if (options.client) auth.storage(name).write({ client: { client_id: options.client.id, ...(options.client.secret ? { client_secret: options.client.secret } : {}) } });
+    if (options.client) auth.storage(name).write({ scope: auth.storage(name).read().scope, client: { client_id: options.client.id, ...(options.client.secret ? { client_secret: options.client.secret } : {}) } });
     const provider = new StoredOAuthProvider(name, auth.storage(name), { redirectUrl: callback.url, open, client: options.client });
     try {
       const connected = await connectMcpServer(name, server, { sandboxRoot, profile, auth: () => provider });

@@ -48,6 +48,7 @@ const WAITING_FOR: Record<Approval['kind'], string> = {
   plan: 'to approve the proposed steps',
   budget: 'to allow a step (or the plan) more of its budget',
   input: "to answer an MCP server's question",
+  signin: 'to sign in to an MCP server',
 };
 
 export function formatPlan(
@@ -257,6 +258,7 @@ export function formatApproval(approval: Approval): string {
   if (approval.kind === 'plan') {
     return [`${approval.description}; approve to execute ${/ 1 step$/.test(approval.description) ? 'it' : 'them'}, or reject with a reason for a new proposal:`, approval.rationale.replace(/^/gm, '  ')].join('\n');
   }
+  if (approval.kind === 'signin') return approval.rationale;
   if (approval.kind === 'budget') return `${approval.rationale} Approve to go on in the same conversation, or reject to fail the step.`;
   if (approval.kind === 'input' && approval.elicitation) return [...questionLines(approval.elicitation), `  (during ${approval.tool ?? 'a call'} in step "${approval.description}")`].join('\n');
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);

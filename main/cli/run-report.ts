@@ -219,7 +219,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       await printer.done();
       const pending = (await app.service.approvals(planId)).pending;
       if (pending) ringTerminal(ctx, app, attentionText(plan.name, approvalAttention(pending.kind, pending.tool)));
-      const reply = pending ? await askApproval(ctx, pending) : null;
+      // A sign-in is given by `agents mcp login`, which goes on with the plan: nothing to answer here.
+      const reply = pending && pending.kind !== 'signin' ? await askApproval(ctx, pending) : null;
       if (!reply) break;
       const by = operator();
       const options = { streamCallback: onEvent, step: opts.step ?? false };
@@ -240,7 +241,8 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       const limit = pending?.kind === 'budget' ? BudgetAskSchema.parse(pending.args).limit : null;
       // --all is for a tool's calls: a proposed tree is approved whole.
       const more = limit ? ` [${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : pending?.kind === 'plan' ? '' : pending?.kind === 'input' ? " --input '{...}'" : ' [--all]';
-      ctx.io.stderr(`${pending?.kind === 'input' ? 'answer with:' : 'approve with:'} agents plan approve ${planId}${more}\n${pending?.kind === 'input' ? 'decline with:' : 'reject with: '} agents plan reject ${planId} --reason TEXT\n`);
+      if (pending?.kind === 'signin') ctx.io.stderr(`sign in with: agents mcp login ${pending.tool} (the plan goes on once signed in)\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
+      else ctx.io.stderr(`${pending?.kind === 'input' ? 'answer with:' : 'approve with:'} agents plan approve ${planId}${more}\n${pending?.kind === 'input' ? 'decline with:' : 'reject with: '} agents plan reject ${planId} --reason TEXT\n`);
     }
     return;
   }

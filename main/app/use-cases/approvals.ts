@@ -11,6 +11,7 @@ import type { RunRegistry } from './run-registry';
 import type { PlanRunning } from './running';
 import { actionGuard } from './actions';
 import { answerHost } from '../operator';
+import { mcpAuthFile } from '../mcp-auth';
 
 /** The operator's answers to what a plan waits for: the call (or the proposed tree) it stopped before. */
 export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: PlanRunning['runFrom']) {
@@ -23,6 +24,8 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     // The rule asks for a pending approval.
     const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
     requireSandboxPresent(plan, ctx.options);
+    // A sign-in is approved by signing in (agents mcp login): the tokens must be kept first.
+    if (pending.kind === 'signin' && status === 'approved' && !mcpAuthFile(ctx.options.dataDir).has(pending.tool ?? '')) throw new ValidationError('sign-in', `not signed in to ${pending.tool} yet: agents mcp login ${pending.tool}`);
     const args = grantedBudget(pending, given.more ?? {}) ?? answeredQuestion(pending, status, given.input);
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
@@ -30,7 +33,7 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     // The answer, its decision, its event and the plan's state commit together.
     await lifecycle.unit(async () => {
       await stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredFrom: host, answeredAt: now, reason, ...(args ? { args } : {}) });
-      const what = pending.kind === 'input' ? `the question of ${pending.elicitation?.server ?? 'the MCP server'}` : pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
+      const what = pending.kind === 'signin' ? `the sign-in to ${pending.tool}` : pending.kind === 'input' ? `the question of ${pending.elicitation?.server ?? 'the MCP server'}` : pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
       await lifecycle.addDecisionUnder(
         planId,
         pending.decisionId,

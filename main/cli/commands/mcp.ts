@@ -3,10 +3,12 @@ import type { Command } from 'commander';
 import { ValidationError } from '../../../shared/errors';
 import { describeMcpServer, shownServer } from '../../../shared/mcp';
 import { loginMcpServer, mcpAuthFile, openBrowser } from '../../app/mcp-auth';
-import { addMcpServer, callMcpTool, checkMcpServers, parsePairs, removeMcpServer } from '../../app/mcp-settings';
+import { addMcpServer, callMcpTool, checkMcpServers, mcpServersOf, parsePairs, removeMcpServer } from '../../app/mcp-settings';
+import type { Plan } from '../../../shared/domain';
 import { answerElicitation, formatToolResult, jsonObject, progressLine } from '../mcp-call';
 import { commandGroup, jsonOption } from '../options';
 import { type Ctx, EXIT, runCommand } from '../run-command';
+import { operator, runAndReport } from '../run-report';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -90,13 +92,22 @@ export function registerMcp(program: Command, ctx: Ctx): void {
         const args = jsonObject(options.args, '--args');
         const input = options.input === undefined ? undefined : jsonObject(options.input, '--input');
         const servers = (await ctx.app()).settings.read().mcp?.servers ?? {};
-        const outcome = await callMcpTool(servers, name, tool, {
-          args,
-          onProgress: (p) => ctx.io.stderr(`${progressLine(p)}\n`),
-          onLog: (entry) => ctx.io.stderr(`${entry.server} ${entry.level}${entry.logger ? ` (${entry.logger})` : ''}: ${typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data)}\n`),
-          elicit: (request) => answerElicitation(ctx, request, input),
-          auth: mcpAuthFile((await ctx.app()).dataDir).providerFor(servers),
-        });
+        const auth = mcpAuthFile((await ctx.app()).dataDir);
+        const call = () =>
+          callMcpTool(servers, name, tool, {
+            args,
+            onProgress: (p) => ctx.io.stderr(`${progressLine(p)}\n`),
+            onLog: (entry) => ctx.io.stderr(`${entry.server} ${entry.level}${entry.logger ? ` (${entry.logger})` : ''}: ${typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data)}\n`),
+            elicit: (request) => answerElicitation(ctx, request, input),
+            auth: auth.providerFor(servers),
+          });
+        let outcome = await call();
+        // Step-up: the server refused the call for want of scope; signing in again for every scope it asked, then the call once more.
+        if (!outcome.ok && auth.storage(name).read().stepUp) {
+          ctx.io.stderr(`${name} asks for more access (${auth.storage(name).read().scope ?? 'a wider scope'}): signing in again\n`);
+          await loginMcpServer(auth, servers, name, { open: (url) => openBrowser(url, ctx.io.env), say: (line) => ctx.io.stderr(`${line}\n`) });
+          outcome = await call();
+        }
         if (!outcome.ok) {
           // A server that does not start or a call that fails is the server's failure, with the hint that names it.
           if (!options.json) ctx.io.stderr(`error: ${outcome.error}\n${outcome.hint ? `hint: ${outcome.hint}\n` : ''}`);
@@ -115,9 +126,20 @@ export function registerMcp(program: Command, ctx: Ctx): void {
     .action(
       runCommand(ctx, async (name: string, options: { clientId?: string; clientSecret?: string }) => {
         const app = await ctx.app();
-        const servers = app.settings.read().mcp?.servers ?? {};
+        // The plans that wait for this sign-in: a server named in a plan file (not in settings) signs in as the plan has it.
+        const waiting: Plan[] = [];
+        for (const plan of await app.service.list()) {
+          const pending = plan.waitingFor === 'approval' ? (await app.service.approvals(plan.id)).pending : null;
+          if (pending?.kind === 'signin' && pending.tool === name) waiting.push(plan);
+        }
+        const servers = waiting.length > 0 ? mcpServersOf(waiting[0], app.settings) : (app.settings.read().mcp?.servers ?? {});
         const client = options.clientId ? { id: options.clientId, secret: options.clientSecret } : undefined;
         const signed = await loginMcpServer(mcpAuthFile(app.dataDir), servers, name, { open: (url) => openBrowser(url, ctx.io.env), say: (line) => ctx.io.stderr(`${line}\n`), client });
+        // They go on now, in the foreground, as `plan approve` goes on with one.
+        for (const plan of waiting) {
+          ctx.io.stderr(`${plan.name} (${plan.id}) waited for this sign-in and goes on\n`);
+          await runAndReport(ctx, plan.id, {}, (onEvent) => app.service.approve(plan.id, { by: operator() }, { streamCallback: onEvent, step: false }));
+        }
         const tools = `${signed.tools} tool${signed.tools === 1 ? '' : 's'}`;
         return { json: { name, signedIn: true, already: signed.already, tools: signed.tools }, text: signed.already ? `${name}: signed in already; ${tools}` : `Signed in to ${name}; ${tools}` };
       }),

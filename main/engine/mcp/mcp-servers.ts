@@ -14,7 +14,7 @@ import type { ToolDefinition } from '../tools/definition';
 import type { ToolRegistry } from '../run/tool-runner';
 import { sandboxRootOf, toolError } from '../tools/common';
 import type { ConfinementProbe } from '../tools/confinement';
-import { McpSignInNeeded } from './oauth';
+import { McpSignInNeeded, scopeChallengeFetch } from './oauth';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS, localLaunch, serverFailure } from './launch';
 
 /** One tool as its server lists it. */
@@ -151,19 +151,22 @@ export async function connectMcpServer(name: string, server: McpServer, options:
     const withoutAnySecret = (text: string) => withoutMcpSecrets(text, { ...server, headers: request.headers });
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const authProvider = options.auth?.(name);
-    const transport = new StreamableHTTPClientTransport(new URL(request.url), { requestInit: { headers: request.headers }, authProvider });
+    const transport = new StreamableHTTPClientTransport(new URL(request.url), { requestInit: { headers: request.headers }, authProvider, fetch: scopeChallengeFetch(authProvider) });
+    // The browser was opened for a sign-in (at initialize, or at tools/list where initialize needs none): the code its redirect brings finishes it.
+    const signInNeeded = async (error: unknown) => authProvider !== undefined && error instanceof (await import('@modelcontextprotocol/sdk/client/auth.js')).UnauthorizedError;
     try {
       await client.connect(recordVersion(client, transport), { timeout });
     } catch (error) {
       await client.close().catch(() => undefined);
-      // The browser was opened for a sign-in: the code its redirect brings finishes it.
-      if (authProvider && error instanceof (await import('@modelcontextprotocol/sdk/client/auth.js')).UnauthorizedError) throw new McpSignInNeeded(name, (code) => transport.finishAuth(code));
+      if (await signInNeeded(error)) throw new McpSignInNeeded(name, (code) => transport.finishAuth(code));
       const said = withoutAnySecret(messageOf(error));
       // A server that wants a sign-in answers 401 before one is kept.
-      const signIn = /HTTP 401/.test(said) && !authProvider ? ` (if it signs in with OAuth: agents mcp login ${name})` : '';
-      throw serverFailure(name, `MCP server "${name}": did not start: ${said}${signIn}`, 'tool', { url: shownUrl(server.url) });
+      const signIn = /HTTP 401/.test(said) && !authProvider && !Object.keys(request.headers).some((key) => key.toLowerCase() === 'authorization') ? ` (if it signs in with OAuth: agents mcp login ${name})` : '';
+      // `signIn`: a sign-in (a first one, or a new one the kept tokens cannot refresh into) is what it waits for.
+      const needsSignIn = signIn !== '' || (error instanceof EngineError && error.details.signIn === true);
+      throw serverFailure(name, `MCP server "${name}": did not start: ${said}${signIn}`, 'tool', { url: shownUrl(server.url), ...(needsSignIn ? { signIn: true } : {}) });
     }
-    return listed(name, client, null, withoutAnySecret, () => client.close());
+    return listed(name, client, null, withoutAnySecret, () => client.close(), async (error) => ((await signInNeeded(error)) ? new McpSignInNeeded(name, (code) => transport.finishAuth(code)) : null));
   }
   const launch = await localLaunch(name, server, options.sandboxRoot, options.profile, options.confinement);
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
@@ -198,7 +201,14 @@ async function exited(pid: number, ms: number): Promise<void> {
   }
 }
 
-async function listed(name: string, client: Client, confinement: Confinement | null, withoutSecrets: (text: string) => string, close: () => Promise<void>): Promise<ConnectedServer> {
+async function listed(
+  name: string,
+  client: Client,
+  confinement: Confinement | null,
+  withoutSecrets: (text: string) => string,
+  close: () => Promise<void>,
+  signIn: (error: unknown) => Promise<McpSignInNeeded | null> = async () => null,
+): Promise<ConnectedServer> {
   try {
     // A server without tools (no `tools` capability) lists none.
     const tools = client.getServerCapabilities()?.tools ? (await client.listTools(undefined, { timeout: DEFAULT_MCP_START_TIMEOUT_MS })).tools : [];
@@ -222,7 +232,8 @@ async function listed(name: string, client: Client, confinement: Confinement | n
     return connected;
   } catch (error) {
     await close();
-    throw serverFailure(name, `MCP server "${name}": started but did not list its tools: ${withoutSecrets(messageOf(error))}`, 'tool');
+    const needsSignIn = (error instanceof EngineError && error.details.signIn === true) || /HTTP 401/.test(messageOf(error));
+    throw (await signIn(error)) ?? serverFailure(name, `MCP server "${name}": started but did not list its tools: ${withoutSecrets(messageOf(error))}`, 'tool', needsSignIn ? { signIn: true } : {});
   }
 }
 

@@ -1,5 +1,6 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { EngineError } from '../errors';
 
 /** What is kept of one server's sign-in: its tokens, the client it registered, the PKCE verifier in flight. */
@@ -7,6 +8,16 @@ export interface McpAuthState {
   tokens?: OAuthTokens;
   client?: OAuthClientInformationMixed;
   codeVerifier?: string;
+  /** Every scope the server has asked for: a new sign-in asks for all of them, so a step-up keeps what was granted. */
+  scope?: string;
+  /** The server refused a call for want of scope (403 insufficient_scope): the next sign-in asks for more. */
+  stepUp?: boolean;
+}
+
+/** The union of space-separated scope lists, in first-seen order; undefined when empty. */
+export function unionScopes(...lists: (string | null | undefined)[]): string | undefined {
+  const all = [...new Set(lists.flatMap((list) => (list ?? '').split(' ').filter(Boolean)))];
+  return all.length > 0 ? all.join(' ') : undefined;
 }
 
 /** Where one server's sign-in is kept (a file of secrets, mode 0600). */
@@ -67,14 +78,35 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.storage.read().tokens;
+    const { tokens, stepUp } = this.storage.read();
+    if (!tokens || !stepUp) return tokens;
+    // A refresh cannot widen the grant: a step-up goes to the authorization page instead, and a sign-in in the browser starts without the old tokens.
+    return this.options.open ? undefined : { ...tokens, refresh_token: undefined };
   }
 
   saveTokens(tokens: OAuthTokens): void {
-    this.storage.write({ ...this.storage.read(), tokens, codeVerifier: undefined });
+    this.storage.write({ ...this.storage.read(), tokens, codeVerifier: undefined, stepUp: undefined });
+  }
+
+  /** A call refused with 403 insufficient_scope: the next sign-in asks for `scope` besides what was asked before. */
+  noteScopeChallenge(scope: string | undefined): void {
+    const state = this.storage.read();
+    this.storage.write({ ...state, stepUp: true, scope: unionScopes(state.scope, state.tokens?.scope, scope) });
+  }
+
+  /** Whether the server asked for more scope than the kept tokens carry. */
+  get needsStepUp(): boolean {
+    return this.storage.read().stepUp === true;
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
+    // The SDK asks for the scope of the latest challenge; the union keeps what earlier ones asked (MCP step-up).
+    const state = this.storage.read();
+    const scope = unionScopes(state.scope, url.searchParams.get('scope'));
+    if (scope) {
+      url.searchParams.set('scope', scope);
+      this.storage.write({ ...state, scope });
+    }
     if (!this.options.open) throw new EngineError(`the MCP server "${this.server}" needs a sign-in: run agents mcp login ${this.server}`, 'tool', { server: this.server, signIn: true });
     await this.options.open(url);
   }
@@ -96,4 +128,23 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (scope === 'tokens') return this.storage.write({ ...state, tokens: undefined });
     if (scope === 'verifier') return this.storage.write({ ...state, codeVerifier: undefined });
   }
+}
+
+/**
+ * The fetch of a remote server's transport: a 403 insufficient_scope is noted in the provider
+ * before the SDK re-authorizes with the challenge's scope (its step-up), so a sign-in made for it
+ * (here or by `agents mcp login`) asks for every scope needed, and no refresh stands in for it.
+ */
+export function scopeChallengeFetch(provider: OAuthClientProvider | undefined): FetchLike | undefined {
+  if (!(provider instanceof StoredOAuthProvider)) return undefined;
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (response.status === 403) {
+      // Loaded here: the CLI starts without the SDK.
+      const { extractWWWAuthenticateParams } = await import('@modelcontextprotocol/sdk/client/auth.js');
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error === 'insufficient_scope') provider.noteScopeChallenge(scope);
+    }
+    return response;
+  };
 }

@@ -36,8 +36,8 @@ export interface ModelAgentOptions {
   toolRunner: ToolRunner;
   lifecycle: PlanLifecycleService;
   sandboxRoot: string | null;
-  /** Before each step: adds the tools the plan brings (its MCP servers' tools) to the registry; throwing fails the step. */
-  prepareTools?: () => Promise<void>;
+  /** Before each step: adds the tools the plan brings (its MCP servers' tools) to the registry; throwing fails the step (ApprovalPending: it waits, for a sign-in). */
+  prepareTools?: (step: StrategyDecision) => Promise<void>;
   /** Asks the operator for more when a step runs out of turns or output tokens; absent, the step fails. */
   budgetGate?: BudgetGate;
   /** The price in effect (the settings'), which the plan's `maxCostUsd` is checked at. */
@@ -229,7 +229,7 @@ export class ModelAgent {
     return {
       run: async (decision, context) => {
         const { emit, flush, runCall } = context;
-        await this.options.prepareTools?.();
+        await this.options.prepareTools?.(decision);
         const sandbox = modelToolSet(registry, registry.names());
         const tools = { ...sandbox.tools, [FINISH_STEP]: finishStepTool() };
         const current = await lifecycle.getPlan(plan.id);
