@@ -153,7 +153,7 @@ export function sandboxExecutorFactory(ctx: PlanContext, checkStep: PlanVerifyin
     // An agent plan's MCP servers, and a coding agent's own tools, add their tools to this run's registry only.
     const servers = plan.agent ? mcpServersOf(plan, ctx.options.settings) : {};
     const registry = Object.keys(servers).length > 0 || plan.acp ? ctx.registry.copy() : ctx.registry;
-    const mcp = Object.keys(servers).length > 0 ? new McpSession(servers, registry, { sandboxRoot, profile: plan.automationProfile, auth: mcpAuthFile(ctx.options.dataDir).providerFor(servers) }) : null;
+    const mcp = Object.keys(servers).length > 0 ? new McpSession(servers, registry, { sandboxRoot, profile: plan.automationProfile, auth: mcpAuthFile(ctx.options.dataDir, ctx.options.settings.codec).providerFor(servers) }) : null;
     const toolRunner = new ToolRunner(registry, stores.invocations);
     let agent: ModelAgent | null = null;
     if (plan.agent) {

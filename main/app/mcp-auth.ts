@@ -7,35 +7,61 @@ import path from 'node:path';
 import { ValidationError } from '../../shared/errors';
 import { isStdioServer, type McpServer } from '../../shared/mcp';
 import { EngineError } from '../engine/errors';
+import type { SecretCodec } from './settings';
 import { type McpAuthState, McpSignInNeeded, StoredOAuthProvider } from '../engine/mcp/oauth';
 
 /** How long `agents mcp login` waits for the browser to come back. */
 const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
-/** The sign-ins of the MCP servers, by name, in the data directory: secrets, so mode 0600 and never shown. */
-export class McpAuthFile {
-  constructor(readonly file: string) {}
+/** One server's entry in mcp-auth.json: its sign-in, or (kept by the desktop app) that sign-in encrypted. */
+type McpAuthEntry = McpAuthState | { encrypted: string };
 
-  private all(): Record<string, McpAuthState> {
+/**
+ * The sign-ins of the MCP servers, by name, in the data directory: secrets, so mode 0600 and never
+ * shown. With a codec (the desktop app's safeStorage, as for the API key) each entry is kept
+ * encrypted; a process without it (the CLI) cannot read such an entry and sees no sign-in there.
+ */
+export class McpAuthFile {
+  constructor(
+    readonly file: string,
+    private readonly codec: SecretCodec | null = null,
+  ) {}
+
+  private all(): Record<string, McpAuthEntry> {
     if (!existsSync(this.file)) return {};
     try {
-      return JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, McpAuthState>;
+      return JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, McpAuthEntry>;
     } catch {
       return {};
     }
   }
 
+  private stateOf(entry: McpAuthEntry | undefined): McpAuthState {
+    if (entry === undefined) return {};
+    if (!('encrypted' in entry)) return entry;
+    if (!this.codec) return {};
+    try {
+      return JSON.parse(this.codec.decrypt(entry.encrypted)) as McpAuthState;
+    } catch {
+      return {};
+    }
+  }
+
+  private save(all: Record<string, McpAuthEntry>): void {
+    writeFileSync(this.file, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(this.file, 0o600);
+  }
+
   has(name: string): boolean {
-    return this.all()[name]?.tokens !== undefined;
+    return this.stateOf(this.all()[name]).tokens !== undefined;
   }
 
   storage(name: string) {
     return {
-      read: (): McpAuthState => this.all()[name] ?? {},
+      read: (): McpAuthState => this.stateOf(this.all()[name]),
       write: (state: McpAuthState) => {
-        const all = { ...this.all(), [name]: JSON.parse(JSON.stringify(state)) as McpAuthState };
-        writeFileSync(this.file, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-        chmodSync(this.file, 0o600);
+        const plain = JSON.stringify(state);
+        this.save({ ...this.all(), [name]: this.codec ? { encrypted: this.codec.encrypt(plain) } : (JSON.parse(plain) as McpAuthState) });
       },
     };
   }
@@ -44,7 +70,7 @@ export class McpAuthFile {
     const all = this.all();
     if (!(name in all)) return false;
     delete all[name];
-    writeFileSync(this.file, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+    this.save(all);
     return true;
   }
 
@@ -57,8 +83,9 @@ export class McpAuthFile {
   }
 }
 
-export function mcpAuthFile(dataDir: string): McpAuthFile {
-  return new McpAuthFile(path.join(dataDir, 'mcp-auth.json'));
+/** `codec`: the desktop app's (SettingsStore.codec), which keeps the tokens encrypted as it keeps the API key. */
+export function mcpAuthFile(dataDir: string, codec: SecretCodec | null = null): McpAuthFile {
+  return new McpAuthFile(path.join(dataDir, 'mcp-auth.json'), codec);
 }
 
 /** Opens `url` in a browser: the command `AGENTS_BROWSER` names (for scripts and tests), else xdg-open; false when neither ran. */

@@ -85,7 +85,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 export class SettingsStore {
   constructor(
     readonly file: string,
-    private readonly codec: SecretCodec | null = null,
+    /** The desktop app's encryption (safeStorage), which the MCP sign-ins are kept with too; null in the CLI. */
+    readonly codec: SecretCodec | null = null,
   ) {}
 
   read(): SettingsFile {

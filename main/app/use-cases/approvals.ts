@@ -25,7 +25,7 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
     requireSandboxPresent(plan, ctx.options);
     // A sign-in is approved by signing in (agents mcp login): the tokens must be kept first.
-    if (pending.kind === 'signin' && status === 'approved' && !mcpAuthFile(ctx.options.dataDir).has(pending.tool ?? '')) throw new ValidationError('sign-in', `not signed in to ${pending.tool} yet: agents mcp login ${pending.tool}`);
+    if (pending.kind === 'signin' && status === 'approved' && !mcpAuthFile(ctx.options.dataDir, ctx.options.settings.codec).has(pending.tool ?? '')) throw new ValidationError('sign-in', `not signed in to ${pending.tool} yet: agents mcp login ${pending.tool}`);
     const args = grantedBudget(pending, given.more ?? {}) ?? answeredQuestion(pending, status, given.input);
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;
