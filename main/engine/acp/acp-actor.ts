@@ -1,10 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification, StopReason, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk/unstable';
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification, StopReason, ToolCallUpdate } from '@agentclientprotocol/sdk/unstable';
 import { RequestError } from '@agentclientprotocol/sdk/unstable';
 import { z } from 'zod';
 import type { Plan, StrategyDecision } from '../../../shared/domain';
-import type { ToolCallSpec } from '../../../shared/tool-calls';
 import { DeltaBatcher } from '../run/delta-batcher';
 import { ApprovalPending, EngineError, errorCategoryOf, ToolCallError } from '../errors';
 import type { InvariantRules } from '../gates/invariants';
@@ -13,14 +12,14 @@ import { type CorrectionContext, executePrompt } from '../model/prompts';
 import { type ReviewFeedback, reviewFeedbackText } from '../model/review-feedback';
 import type { StepContext, StepRunner } from '../run/runtime-execute-actor';
 import type { ToolRegistry } from '../run/tool-runner';
-import type { ToolEffect } from '../tools/definition';
 import { AcpConnection, type AcpHandlers, agentFailure, DEFAULT_ACP_TURN_TIMEOUT_MS } from './acp-connection';
 import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
 import { SandboxWatch } from './sandbox-watch';
 import { type AcpBudgets, AcpUsageMeter } from './agent-usage';
 import type { BudgetGate } from '../gates/budget-gate';
 import { StepSubtasks } from './acp-subtasks';
-import { pickOption, readSandboxText, sandboxRelative, sandboxRelativeOrRefuse } from './client-side';
+import { pickOption, readSandboxText, sandboxRelativeOrRefuse } from './client-side';
+import { type AgentCall, gateCall, outputOf, READ_ONLY_KINDS, toolNameOf } from './agent-calls';
 
 /** The agent a run starts: what a plan records, with this machine's environment for it. */
 export interface AcpAgentLaunch {
@@ -63,41 +62,6 @@ const SESSION_FILE = '.cleveragents-acp-session';
 
 /** The modes in which the agents ask before they act (TOOLCHAIN.md): Claude Code and Qwen Code start in `auto`. */
 const ASKING_MODES = ['default', 'read-only'];
-
-/** The kinds of tool call that only read: no change is looked for after them. */
-const READ_ONLY_KINDS: readonly ToolKind[] = ['read', 'search', 'think', 'fetch'];
-
-/** One of the agent's tool calls as its updates describe it so far. */
-interface AgentCall {
-  id: string;
-  title: string;
-  kind: ToolKind | null;
-  tool: string;
-  rawInput: Record<string, unknown>;
-  status: string;
-  output: string;
-  settled: boolean;
-}
-
-/** `claude.Write`, `qwen.write_file`: the name a tool of the agent's is recorded under. */
-function toolNameOf(update: ToolCallUpdate & { name?: unknown }, kind: ToolKind | null): string {
-  const meta = (update._meta ?? {}) as Record<string, unknown>;
-  const claude = meta.claudeCode as { toolName?: unknown } | undefined;
-  const named = [meta.toolName, claude?.toolName, update.name].find((n): n is string => typeof n === 'string' && n !== '');
-  return (named ?? kind ?? 'tool').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60);
-}
-
-/** The text of a tool call's content (its diffs as paths, its text blocks as they are) and raw output. */
-function outputOf(update: ToolCallUpdate): string {
-  const parts: string[] = [];
-  for (const item of update.content ?? []) {
-    if (item.type === 'diff') parts.push(`diff ${item.path}`);
-    else if (item.type === 'content' && item.content.type === 'text') parts.push(item.content.text);
-    else if (item.type === 'terminal') parts.push(`terminal ${item.terminalId}`);
-  }
-  if (update.rawOutput !== undefined && update.rawOutput !== null) parts.push(typeof update.rawOutput === 'string' ? update.rawOutput : JSON.stringify(update.rawOutput));
-  return parts.join('\n').slice(0, 8_000);
-}
 
 const STOP_FAILURES: Partial<Record<StopReason, string>> = {
   refusal: 'refused to carry out the step',
@@ -361,7 +325,7 @@ export class AcpActor {
       halt(agentFailure(this.options.agent, `asked permission for "${call.title}" with options that cannot be mapped onto approve and reject: ${kinds || 'none'}`, 'tool'));
       return { outcome: { outcome: 'cancelled' } };
     }
-    const { spec, effect } = this.gateCall(call, params.toolCall);
+    const { spec, effect } = gateCall(this.options.agent.name, this.options.sandboxRoot, call, params.toolCall);
     const agent = this.options.agent.name;
     // A profile names the agent's tools as NAME.TOOL or NAME.KIND (`claude.Bash`, `claude.execute`).
     const aliases = [`${agent}.${call.tool}`, ...(call.kind ? [`${agent}.${call.kind}`] : [])].filter((alias) => alias !== spec.tool);
@@ -377,39 +341,6 @@ export class AcpActor {
       return { outcome: { outcome: 'selected', optionId: reject.optionId } };
     } finally {
       void decision;
-    }
-  }
-
-  /**
-   * The agent's call as the gate and the profile know calls: a command as shell.run, a deletion as
-   * file.delete, a move as file.rename, an edit as file.write or file.edit (so the approval shows
-   * its diff), anything else under the agent's own name. The agent, title, kind and raw input go along.
-   */
-  private gateCall(call: AgentCall, update: ToolCallUpdate): { spec: ToolCallSpec; effect: ToolEffect | undefined } {
-    const agent = this.options.agent.name;
-    const about = { agent, title: call.title, kind: call.kind, rawInput: call.rawInput };
-    const input = call.rawInput;
-    const located = update.locations?.[0]?.path ?? (typeof input.file_path === 'string' ? input.file_path : typeof input.path === 'string' ? input.path : undefined);
-    const rel = located ? sandboxRelative(this.options.sandboxRoot, located) : undefined;
-    const diff = update.content?.find((c) => c.type === 'diff');
-    switch (call.kind) {
-      case 'execute': {
-        const command = [input.command, input.cmd].find((c): c is string => typeof c === 'string') ?? call.title;
-        return { spec: { tool: 'shell.run', args: { command, ...about } }, effect: 'exec' };
-      }
-      case 'delete':
-        return { spec: { tool: 'file.delete', args: { path: rel, ...about } }, effect: 'write' };
-      case 'move':
-        return { spec: { tool: 'file.rename', args: { from: rel, ...about } }, effect: 'write' };
-      case 'edit':
-        if (diff && diff.type === 'diff' && !diff.oldText) return { spec: { tool: 'file.write', args: { path: rel, content: diff.newText, ...about } }, effect: 'write' };
-        if (diff && diff.type === 'diff') return { spec: { tool: 'file.edit', args: { path: rel, find: diff.oldText, replace: diff.newText, ...about } }, effect: 'write' };
-        return { spec: { tool: 'file.write', args: { path: rel, ...about } }, effect: 'write' };
-      case 'read':
-      case 'search':
-        return { spec: { tool: `${agent}.${call.tool}`, args: about }, effect: 'read' };
-      default:
-        return { spec: { tool: `${agent}.${call.tool}`, args: about }, effect: undefined };
     }
   }
 
