@@ -54,7 +54,7 @@ test('an operator approves the steps a coding agent proposed, on the approval ca
 
   await expect(page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Apply\b/ })).toBeEnabled({ timeout: 90_000 });
   const tree = page.getByRole('tree', { name: 'Decision tree' });
-  await expect(tree.getByRole('treeitem', { name: /Write TODO\.md with one item/ })).toHaveAttribute('data-status', 'done');
+  await expect(tree.getByRole('treeitem', { name: /Write TODO\.md with one item/ }).getByRole('img', { name: 'done', exact: true })).toBeVisible();
   const sandbox = join(agentsConsole.home, 'sandboxes', created.stdout.trim());
   expect(readFileSync(join(sandbox, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
   expect(readFileSync(join(sandbox, 'TODO.md'), 'utf8')).toBe('- one thing\n');

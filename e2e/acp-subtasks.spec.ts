@@ -43,7 +43,7 @@ test("a coding agent's sub-tasks show under its step in the tree, with a tally, 
   const step = tree.getByRole('treeitem', { name: /Write NOTES\.md \(notes\)/ });
   // Live, while the step runs: three sub-tasks under it, none or one done.
   await expect(step.getByTitle(/sub-tasks completed$/)).toHaveText(/[01]\/3/, { timeout: 60_000 });
-  await expect(step).toHaveAttribute('data-status', 'running');
+  await expect(step.getByRole('img', { name: 'running', exact: true })).toBeVisible();
   // A sub-task's row is the tree item with its status's mark, which a step's row does not have.
   const subtasks = tree.getByRole('treeitem').filter({ has: page.getByRole('img', { name: /^(pending|in progress|completed)$/ }) });
   await expect(subtasks).toHaveCount(3);
@@ -53,7 +53,7 @@ test("a coding agent's sub-tasks show under its step in the tree, with a tally, 
 
   // The agent marks two done; the step ends.
   await expect(step.getByTitle(/sub-tasks completed$/)).toHaveText(/2\/3/, { timeout: 60_000 });
-  await expect(step).toHaveAttribute('data-status', 'done', { timeout: 60_000 });
+  await expect(step.getByRole('img', { name: 'done', exact: true })).toBeVisible({ timeout: 60_000 });
   await expect(subtasks.nth(0).getByRole('img', { name: 'completed' })).toBeVisible();
   await expect(subtasks.nth(1).getByRole('img', { name: 'completed' })).toBeVisible();
   await expect(subtasks.nth(2).getByRole('img', { name: 'pending' })).toBeVisible();
