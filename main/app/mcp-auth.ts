@@ -167,3 +167,10 @@ export async function loginMcpServer(
     rmSync(sandboxRoot, { recursive: true, force: true });
   }
 }
+
+/** A plan's sign-in approved from the console's card or `plan approve`: the browser opens for it unless a usable sign-in is kept. */
+export async function signInFor(auth: McpAuthFile, servers: Readonly<Record<string, McpServer>>, name: string): Promise<void> {
+  const state = auth.storage(name).read();
+  if (state.tokens !== undefined && !state.stepUp) return;
+  await loginMcpServer(auth, servers, name, { open: (url) => openBrowser(url), say: (line) => process.stderr.write(`${line}\n`) });
+}

@@ -40,32 +40,35 @@ function agent(request: ChatRequest): ScriptedReply {
 
 const pendingOf = async (home: string, id: string) => ApprovalSchema.nullable().parse((await agentsJson<{ pending: Approval | null }>(['plan', 'approvals', id], home)).pending);
 
+/** A plan of one step using the scripted server, run until it waits for the sign-in. */
+async function planWaitingForSignIn(): Promise<{ home: string; id: string }> {
+  oauth = new ScriptedOAuthServer();
+  await oauth.start();
+  const { home, examples } = sandboxWorkspace();
+  const file = join(examples, 'remote.yaml');
+  writeFileSync(file, `name: remote\nproject: ./demo-project\nagent: true\nautomationProfile: { base: trusted, allow: ["remote.*"] }\ndefinitionOfDone: |\n  - It echoed\nmcp:\n  servers:\n    remote: { url: ${JSON.stringify(oauth.mcpUrl)} }\n`);
+  model.respondWith(agent);
+  const created = await agents(['plan', 'create', file], home, env);
+  expect(created.code, created.stderr).toBe(0);
+  const id = created.stdout.trim();
+  expect((await agents(['plan', 'run', id], home, env)).code).toBe(3);
+  expect((await pendingOf(home, id))?.kind).toBe('plan');
+  // The step's server answers 401: the run waits, naming the command that signs in.
+  const waiting = await agents(['plan', 'approve', id], home, env);
+  expect(waiting.code, waiting.stderr).toBe(3);
+  expect(waiting.stderr).toContain('The MCP server "remote" needs a sign-in before step "Echo through the remote server" can use it: run agents mcp login remote');
+  expect(waiting.stderr).toContain('sign in with: agents mcp login remote (the plan goes on once signed in)');
+  expect(await pendingOf(home, id)).toMatchObject({ kind: 'signin', tool: 'remote', description: 'Sign in to remote', status: 'pending' });
+  return { home, id };
+}
+
+/** What the remote server's echo told the model last. */
+const lastToolResult = () => String(model.requests.filter((r) => !isStrategize(r)).at(-1)?.messages.filter((m) => m.role === 'tool').at(-1)?.content);
+
 describe('a remote MCP server that signs in with OAuth', () => {
   it('makes a plan wait for the sign-in, which agents mcp login gives, and the plan goes on', { timeout: 240_000 }, async () => {
-    oauth = new ScriptedOAuthServer();
-    await oauth.start();
-    const { home, examples } = sandboxWorkspace();
-    const file = join(examples, 'remote.yaml');
-    writeFileSync(file, `name: remote\nproject: ./demo-project\nagent: true\nautomationProfile: { base: trusted, allow: ["remote.*"] }\ndefinitionOfDone: |\n  - It echoed\nmcp:\n  servers:\n    remote: { url: ${JSON.stringify(oauth.mcpUrl)} }\n`);
-    model.respondWith(agent);
-    const created = await agents(['plan', 'create', file], home, env);
-    expect(created.code, created.stderr).toBe(0);
-    const id = created.stdout.trim();
-    expect((await agents(['plan', 'run', id], home, env)).code).toBe(3);
-    expect((await pendingOf(home, id))?.kind).toBe('plan');
-
-    // The step's server answers 401: the run waits, naming the command that signs in.
-    const waiting = await agents(['plan', 'approve', id], home, env);
-    expect(waiting.code, waiting.stderr).toBe(3);
-    expect(waiting.stderr).toContain('sign in with: agents mcp login remote (the plan goes on once signed in)');
-    const pending = await pendingOf(home, id);
-    expect(pending).toMatchObject({ kind: 'signin', tool: 'remote', description: 'Sign in to remote', status: 'pending' });
+    const { home, id } = await planWaitingForSignIn();
     expect(oauth.authorizations).toHaveLength(0);
-    // Approving it without signing in is refused, and nothing is recorded.
-    const early = await agents(['plan', 'approve', id], home, env);
-    expect(early.code).toBe(2);
-    expect(early.stderr).toContain('not signed in to remote yet: agents mcp login remote');
-    expect((await pendingOf(home, id))?.id).toBe(pending?.id);
 
     const login = await agents(['mcp', 'login', 'remote'], home, env);
     expect(login.code, login.stderr).toBe(0);
@@ -75,12 +78,21 @@ describe('a remote MCP server that signs in with OAuth', () => {
     expect(oauth.authorizations).toHaveLength(1);
     expect(oauth.authorizations[0].get('code_challenge_method')).toBe('S256');
     expect(oauth.authorizations[0].get('resource')).toBe(oauth.mcpUrl);
-    const told = model.requests.filter((r) => !isStrategize(r)).at(-1)?.messages.filter((m) => m.role === 'tool').at(-1)?.content;
-    expect(String(told)).toContain('signed in');
+    expect(lastToolResult()).toContain('signed in');
     // The tokens are kept mode 0600, and the plan's approvals record the sign-in as answered.
     expect(statSync(join(home, 'mcp-auth.json')).mode & 0o777).toBe(0o600);
     const approvals = await agentsJson<{ approvals: Approval[] }>(['plan', 'approvals', id], home);
     expect(approvals.approvals.find((a) => a.kind === 'signin')).toMatchObject({ status: 'approved', usedAt: expect.any(String) });
+  });
+
+  it("is signed in by approving the plan's sign-in (the console's card, plan approve): the browser opens, then the plan goes on", { timeout: 240_000 }, async () => {
+    const { home, id } = await planWaitingForSignIn();
+    const approved = await agents(['plan', 'approve', id], home, env);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stderr).toContain('Sign in to remote in the browser');
+    expect(approved.stderr).toContain('remote: Ready to apply');
+    expect(oauth.authorizations).toHaveLength(1);
+    expect(lastToolResult()).toContain('signed in');
   });
 
   it('steps up: a call refused with 403 insufficient_scope signs in again for every scope asked, then is made again', { timeout: 120_000 }, async () => {

@@ -11,7 +11,8 @@ import type { RunRegistry } from './run-registry';
 import type { PlanRunning } from './running';
 import { actionGuard } from './actions';
 import { answerHost } from '../operator';
-import { mcpAuthFile } from '../mcp-auth';
+import { mcpAuthFile, signInFor } from '../mcp-auth';
+import { mcpServersOf } from '../mcp-settings';
 
 /** The operator's answers to what a plan waits for: the call (or the proposed tree) it stopped before. */
 export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: PlanRunning['runFrom']) {
@@ -24,8 +25,8 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     // The rule asks for a pending approval.
     const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
     requireSandboxPresent(plan, ctx.options);
-    // A sign-in is approved by signing in (agents mcp login): the tokens must be kept first.
-    if (pending.kind === 'signin' && status === 'approved' && !mcpAuthFile(ctx.options.dataDir, ctx.options.settings.codec).has(pending.tool ?? '')) throw new ValidationError('sign-in', `not signed in to ${pending.tool} yet: agents mcp login ${pending.tool}`);
+    // Approving a sign-in signs in (the browser opens on this machine), unless `agents mcp login` already did.
+    if (pending.kind === 'signin' && status === 'approved') await signInFor(mcpAuthFile(ctx.options.dataDir, ctx.options.settings.codec), mcpServersOf(plan, ctx.options.settings), pending.tool ?? '');
     const args = grantedBudget(pending, given.more ?? {}) ?? answeredQuestion(pending, status, given.input);
     const now = new Date().toISOString();
     const reason = given.reason?.trim() || null;

@@ -35,7 +35,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
         const asked = pending !== null && pending.id !== get().pendingApproval?.id;
         set({ pendingApproval: pending, approvals, approvalsStatus: 'loaded' });
         // The state change only says "paused"; a screen reader hears what the plan waits for.
-        if (asked) get().announce(pending.kind === 'budget' || pending.kind === 'input' ? pending.rationale : `${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
+        if (asked) get().announce(pending.kind === 'budget' || pending.kind === 'input' || pending.kind === 'signin' ? pending.rationale : `${pending.tool ?? 'The plan'} waits for your approval: ${pending.description}`);
       } catch (error) {
         if (get().approvalsStatus !== 'loaded') set({ approvalsStatus: 'error', approvalError: errorText(error) });
       }
@@ -78,6 +78,8 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
         const done = ask.limit === 'costUsd' ? `Gave the plan ${usd(amount)} more` : `Gave the step ${amount} more ${BUDGET_LIMITS[ask.limit].unit}`;
         return answer('approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { more: { [ask.limit]: amount } }), done);
       }
+      // Approving a sign-in opens the browser at the server's sign-in page; the plan goes on once signed in.
+      if (pending?.kind === 'signin') return answer('approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { all: false }), `Signed in to ${pending.tool ?? 'the server'}`);
       const tool = pending?.tool ?? 'the call';
       return answer(all ? 'approve_all' : 'approve', ({ bridge, planId }) => sendAction(bridge, planId, 'approve', { all }), all ? `Approved every ${tool} call` : `Approved ${tool}`);
     },

@@ -116,6 +116,8 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   const tool = pending.tool ?? 'the plan';
   const isPlan = pending.kind === 'plan';
+  // A plan's MCP server that needs a sign-in: one button signs in (the browser opens), as `agents mcp login` does.
+  const signIn = pending.kind === 'signin';
   // An MCP server's question: answered with its form, declined with a reason.
   const question = pending.kind === 'input' ? (pending.elicitation ?? null) : null;
   const budget = pending.kind === 'budget' ? BudgetAskSchema.parse(pending.args) : null;
@@ -133,7 +135,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
 
   return (
     <section className="approval-card" data-testid="approval-card" data-state="loaded" data-tool={pending.tool ?? ''} aria-labelledby="approval-title" aria-describedby="approval-step">
-      <h3 id="approval-title">{question ? `Input needed: ${question.server} asks` : isPlan ? 'Approval needed: the proposed plan' : budget ? `Approval needed: more ${unit} for the ${cost ? 'plan' : 'step'}` : `Approval needed: ${tool}`}</h3>
+      <h3 id="approval-title">{signIn ? `Sign in to ${tool}` : question ? `Input needed: ${question.server} asks` : isPlan ? 'Approval needed: the proposed plan' : budget ? `Approval needed: more ${unit} for the ${cost ? 'plan' : 'step'}` : `Approval needed: ${tool}`}</h3>
       <p className="approval-step" id="approval-step">
         <span className="approval-label">Step</span> {pending.description}
         <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
@@ -152,7 +154,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
           {typeof pending.args.kind === 'string' && <span className="muted"> ({pending.args.kind})</span>}
         </p>
       )}
-      {!isPlan && !budget && !question && <CallArguments approval={pending} />}
+      {!isPlan && !budget && !question && !signIn && <CallArguments approval={pending} />}
       {question && <ElicitationForm key={pending.id} question={question} busy={busy} disabled={unusable !== null} onAccept={(input) => void approve(false, undefined, input)} />}
       {budget && (
         <p className="approval-budget">
@@ -193,13 +195,13 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             aria-describedby={unusable ? 'approval-model-problem' : undefined}
             aria-busy={answering === 'approve' || undefined}
             aria-keyshortcuts="a"
-            title={budget ? `Give the ${cost ? `plan ${usd(amount)} more` : `step ${amount} more ${unit}`} and go on (a)` : 'Run this call and go on (a)'}
+            title={signIn ? `Open the browser at ${tool}'s sign-in page; the step goes on once signed in (a)` : budget ? `Give the ${cost ? `plan ${usd(amount)} more` : `step ${amount} more ${unit}`} and go on (a)` : 'Run this call and go on (a)'}
             onClick={() => void approve(false, budget ? amount : undefined)}
           >
-            {budget ? (cost ? `Allow ${amountValid ? usd(amount) : ''} more` : `Allow ${amountValid ? amount : ''} more ${unit}`) : 'Approve'}
+            {signIn ? `Sign in to ${tool}` : budget ? (cost ? `Allow ${amountValid ? usd(amount) : ''} more` : `Allow ${amountValid ? amount : ''} more ${unit}`) : 'Approve'}
           </button>
         )}
-        {!isPlan && !budget && !question && (
+        {!isPlan && !budget && !question && !signIn && (
           <button
             type="button"
             className="button"

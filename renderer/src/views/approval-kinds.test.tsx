@@ -57,3 +57,17 @@ describe('the approval card for a call of an MCP server', () => {
     expect(render(store, <ApprovalCard plan={waiting} />)).not.toContain('data-testid="approval-mcp"');
   });
 });
+
+describe('the approval card for a sign-in a plan waits for', () => {
+  it('says "Sign in to NAME" with one button that signs in, and no arguments or Approve all', () => {
+    const { store } = testRuntime();
+    const rationale = 'The MCP server "tracker" needs a sign-in before step "File the bug" can use it: run agents mcp login tracker, or sign in from the console.';
+    store.setState({ pendingApproval: makeApproval('A1', { kind: 'signin', tool: 'tracker', args: {}, description: 'Sign in to tracker', rationale }), approvalsStatus: 'loaded' });
+    const html = render(store, <ApprovalCard plan={waiting} />);
+    expect(html).toContain('<h3 id="approval-title">Sign in to tracker</h3>');
+    expect(html).toContain('needs a sign-in before step &quot;File the bug&quot; can use it');
+    expect(html).toMatch(/<button type="button" class="button primary"[^>]*title="Open the browser at tracker&#x27;s sign-in page; the step goes on once signed in \(a\)"[^>]*>Sign in to tracker<\/button>/);
+    expect(html).not.toContain('Approve all');
+    expect(html).not.toContain('<dl');
+  });
+});
