@@ -44,7 +44,11 @@ function malformed(i: number): { data: string | Buffer; binary: boolean } {
 /** Sends `count` malformed frames over one connection at a time, opening another whenever the server closes one; resolves to the frames sent. */
 async function hammer(wsUrl: string, origin: string, first: number, count: number): Promise<number> {
   let sent = 0;
+  // Sockets in a row that carried no frame: a server that no longer takes connections ends the hammer, not the test's timeout.
+  let idle = 0;
   while (sent < count) {
+    if (idle >= 20) throw new Error(`agents serve took no frame over ${idle} connections in a row, after ${sent} of ${count}`);
+    const before = sent;
     await new Promise<void>((resolve) => {
       const socket = new WebSocket(wsUrl, { origin });
       const next = () => {
@@ -60,6 +64,7 @@ async function hammer(wsUrl: string, origin: string, first: number, count: numbe
       socket.on('error', () => socket.terminate());
       socket.on('close', () => resolve());
     });
+    idle = sent === before ? idle + 1 : 0;
   }
   return sent;
 }

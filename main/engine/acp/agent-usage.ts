@@ -167,6 +167,8 @@ export class AcpUsageMeter {
    */
   async check(decision: Pick<StrategyDecision, 'id' | 'description'>, atCall: number): Promise<void> {
     const { budgets, gate, lifecycle, planId } = this.options;
+    // No budgets, nothing to read: the limits stay unbounded.
+    if (budgets.maxOutputTokens === undefined && budgets.maxCostUsd === undefined) return;
     const usage = (await lifecycle.getPlan(planId)).usage;
     const what = `step "${decision.description}"`;
     let stepTokens = Infinity;
