@@ -24,5 +24,9 @@ describe.skipIf(!testAgentsInstalled)('Gemini CLI as a plan\'s agent', () => {
     expect(readFileSync(join(home, 'sandboxes', id, 'NOTES.md'), 'utf8')).toBe('# Notes\n');
     const show = await agents(['plan', 'show', id], home);
     expect(show.stdout).toMatch(/agent: +gemini-test \(/);
+    // Its tokens, from its prompt response's _meta.quota, count toward the plan's usage.
+    const shown = JSON.parse((await agents(['plan', 'show', id, '--json'], home)).stdout) as { usage?: { inputTokens: number; outputTokens: number } };
+    expect(shown.usage?.inputTokens).toBeGreaterThan(0);
+    expect(shown.usage?.outputTokens).toBeGreaterThan(0);
   });
 });

@@ -16,6 +16,7 @@ import {
 } from '@agentclientprotocol/sdk/unstable';
 import { EngineError, errorCategoryOf } from '../errors';
 import { type AgentProcess, type AgentProcessRequest, startAgentProcess } from './agent-process';
+import { promptUsage } from './agent-usage';
 
 /** How long an agent may take to start and answer `initialize`. */
 export const DEFAULT_ACP_START_TIMEOUT_MS = 60_000;
@@ -250,7 +251,7 @@ export class AcpConnection {
       // An update in the same chunk as the response is dispatched after it: let it in, then drain.
       await new Promise((resolve) => setImmediate(resolve));
       await this.updates;
-      this.lastUsage = response.usage ?? null;
+      this.lastUsage = promptUsage(response);
       return response.stopReason;
     } finally {
       AcpConnection.turns.delete(this);

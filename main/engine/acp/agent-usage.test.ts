@@ -4,7 +4,7 @@ import { resolveProfile } from '../../../shared/profiles';
 import { BudgetGate } from '../gates/budget-gate';
 import { InMemoryApprovalStore, inMemoryLifecycle } from '../test-support/in-memory-stores';
 import { pendingApprovalId } from '../test-support/pending-approval';
-import { AcpUsageMeter, UsageCounter } from './agent-usage';
+import { AcpUsageMeter, promptUsage, UsageCounter } from './agent-usage';
 
 // The updates as the pinned agents send them (tests/agents): Qwen Code 0.24.4's createTranscriptUsageUpdate
 // (a message chunk with `_meta.usage`, then a usage_update with the context only), and Claude Code's
@@ -53,6 +53,16 @@ describe('counting what a coding agent reports, each figure once', () => {
     // The next turn counts afresh.
     counter.startTurn();
     expect(counter.response({ inputTokens: 250, outputTokens: 50, totalTokens: 300 })).toMatchObject({ inputTokens: 250, outputTokens: 50 });
+  });
+
+  it("a prompt response's totals: the protocol's usage, else Gemini CLI's _meta.quota.token_count, else none", () => {
+    const usage = { inputTokens: 900, outputTokens: 80, totalTokens: 980 };
+    expect(promptUsage({ stopReason: 'end_turn', usage })).toEqual(usage);
+    // Gemini CLI 0.61.0's response, as it sends it.
+    const gemini = { stopReason: 'end_turn' as const, _meta: { quota: { token_count: { input_tokens: 1840, output_tokens: 37 }, model_usage: [{ model: 'gemini-2.5-flash', token_count: { input_tokens: 1840, output_tokens: 37 } }] } } };
+    expect(promptUsage(gemini)).toEqual({ inputTokens: 1840, outputTokens: 37, totalTokens: 1877 });
+    expect(promptUsage({ stopReason: 'end_turn' })).toBeNull();
+    expect(promptUsage({ stopReason: 'end_turn', _meta: { quota: {} } })).toBeNull();
   });
 });
 

@@ -1,4 +1,4 @@
-import type { SessionUpdate, Usage } from '@agentclientprotocol/sdk/unstable';
+import type { PromptResponse, SessionUpdate, Usage } from '@agentclientprotocol/sdk/unstable';
 import { type PlanUsage, type StepUsage, usd } from '../../../shared/agent';
 import type { StrategyDecision } from '../../../shared/domain';
 import { EngineError } from '../errors';
@@ -34,6 +34,19 @@ export interface UsageFigures {
 const ZERO: UsageFigures = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 };
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
+
+/**
+ * The turn's totals from a prompt response: the protocol's `usage` (Claude Code), else the
+ * `_meta.quota.token_count` Gemini CLI puts there (0.61.0: input and output tokens of the prompt's model calls).
+ */
+export function promptUsage(response: PromptResponse): Usage | null {
+  if (response.usage) return response.usage;
+  const tokens = (response._meta as { quota?: { token_count?: Record<string, unknown> } } | null | undefined)?.quota?.token_count;
+  if (!tokens || (typeof tokens.input_tokens !== 'number' && typeof tokens.output_tokens !== 'number')) return null;
+  const inputTokens = count(tokens.input_tokens);
+  const outputTokens = count(tokens.output_tokens);
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}
 
 /** The tokens a message chunk carries in its `_meta.usage` (Qwen Code reports each model call so). */
 export function chunkTokens(update: SessionUpdate): UsageFigures | null {
