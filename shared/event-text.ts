@@ -145,12 +145,17 @@ export function eventText(event: StreamEvent, describe: (decisionId: string) => 
       return { text: `plan ${forkId} forked from plan ${from} at step ${atStep} by ${by}: ${plural(sharedSteps, 'step')} shared`, tone: 'info' };
     }
     case 'sandbox_remade': {
-      const { sandboxRoot, base, baseCommit, files, drift, checkpointStep, git } = event.data;
+      const { sandboxRoot, base, baseCommit, files, drift, checkpointStep, git, ownGit } = event.data;
       const baseText = base === 'git' ? `commit ${baseCommit?.slice(0, 12) ?? '?'}` : base === 'project' ? 'the project' : 'an empty folder (the project is not on this machine)';
       const from = checkpointStep ? `the checkpoint before step ${checkpointStep} and ${plural(files, 'file')} changed after it` : `${baseText} and ${plural(files, 'changed file')}`;
       const moved = drift.length > 0 ? `; the base differs from the first sandbox's at ${drift.slice(0, 5).join(', ')}${drift.length > 5 ? ` and ${drift.length - 5} more` : ''}` : '';
       // The one line that says the sandbox's own git history did not come along.
-      const history = git === 'base' ? `; its .git is ${base === 'git' ? `the clone at ${baseText}` : "the project's"}, not the first sandbox's (commits made there are not carried)` : '';
+      const history =
+        git === 'base'
+          ? `; its .git is ${base === 'git' ? `the clone at ${baseText}` : "the project's"}, not the first sandbox's (commits made there are not carried)`
+          : ownGit
+            ? '; the .git made in the first sandbox is not carried (it has none)'
+            : '';
       return { text: `sandbox remade at ${sandboxRoot} from ${from}${moved}${history}`, tone: drift.length > 0 ? 'warn' : 'info' };
     }
   }

@@ -204,6 +204,8 @@ function buildEventData() {
       // Absent in events recorded before checkpoints were laid.
       checkpointStep: z.number().int().positive().nullable().optional(),
       git: z.enum(['base', 'none']).optional(),
+      /** The first sandbox had a `.git` of its own (made by the plan): not carried. */
+      ownGit: z.boolean().optional(),
     }),
   } as const;
 }

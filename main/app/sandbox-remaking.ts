@@ -28,8 +28,8 @@ export async function remakeHere(ctx: PlanContext, plan: Plan, sandboxesDir: str
   const source = plan.projectSource && !plan.projectSource.baseCommit ? { projectSource: { ...plan.projectSource, baseCommit: remade.baseCommit } } : {};
   return lifecycle.unit(async () => {
     const updated = await lifecycle.update(plan.id, { sandboxRefs: [remade.root], ...source });
-    const { root: sandboxRoot, base, baseCommit, applied, drift, checkpointStep, git } = remade;
-    await ctx.events.publish(plan.id, 'sandbox_remade', { sandboxRoot, base, baseCommit, files: applied.length, drift, checkpointStep, git });
+    const { root: sandboxRoot, base, baseCommit, applied, drift, checkpointStep, git, ownGit } = remade;
+    await ctx.events.publish(plan.id, 'sandbox_remade', { sandboxRoot, base, baseCommit, files: applied.length, drift, checkpointStep, git, ...(ownGit ? { ownGit } : {}) });
     return updated;
   });
 }

@@ -1,4 +1,5 @@
 import type { SandboxFileRecord, SandboxFileStore } from '../engine/sandbox/sandbox-files';
+import type { SandboxShape } from '../engine/sandbox/shape';
 import type { FileSnapshot, TreeSnapshot } from '../engine/sandbox/snapshot';
 import type { SqliteDatabase } from './database';
 import { prepare, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
@@ -35,6 +36,8 @@ export class SqliteSandboxFileStore implements SandboxFileStore {
   private readonly recordTx: (planId: string, files: TreeSnapshot) => void;
   private readonly saveTx: (planId: string, seen: ReadonlyMap<string, FileSnapshot | null>) => void;
   private readonly forgetTx: (planId: string) => void;
+  private readonly updateShape: Statement<[string, string]>;
+  private readonly selectShape: Statement<[string], { shape: string | null }>;
 
   private readonly connection: SqliteConnection;
 
@@ -53,6 +56,8 @@ export class SqliteSandboxFileStore implements SandboxFileStore {
     const dropGone = prepare<[string, string]>(db, 'DELETE FROM sandbox_files WHERE plan_id = ? AND path = ? AND base_hash IS NULL AND seen_hash IS NULL');
     const deleteFiles = prepare<[string]>(db, 'DELETE FROM sandbox_files WHERE plan_id = ?');
     const deleteBase = prepare<[string]>(db, 'DELETE FROM sandbox_bases WHERE plan_id = ?');
+    this.updateShape = prepare(db, 'UPDATE sandbox_bases SET shape = ? WHERE plan_id = ?');
+    this.selectShape = prepare(db, 'SELECT shape FROM sandbox_bases WHERE plan_id = ?');
 
     this.recordTx = writeTransaction(db, (planId: string, files: TreeSnapshot) => {
       deleteFiles.run(planId);
@@ -85,6 +90,19 @@ export class SqliteSandboxFileStore implements SandboxFileStore {
   saveSeen(planId: string, seen: ReadonlyMap<string, FileSnapshot | null>): Promise<void> {
     return this.connection.run(() => {
       if (seen.size > 0) this.saveTx(planId, seen);
+    });
+  }
+
+  saveShape(planId: string, shape: SandboxShape): Promise<void> {
+    return this.connection.run(() => {
+      this.updateShape.run(JSON.stringify(shape), planId);
+    });
+  }
+
+  loadShape(planId: string): Promise<SandboxShape | null> {
+    return this.connection.run(() => {
+      const shape = this.selectShape.get(planId)?.shape;
+      return shape ? (JSON.parse(shape) as SandboxShape) : null;
     });
   }
 

@@ -182,6 +182,7 @@ export class PlanContext {
           await this.lifecycle.update(plan.id, { changesetId });
           return changesetId;
         },
+        lastCheckpoint: async () => (await this.stores.checkpoints.summaries(plan.id)).at(-1)?.id ?? null,
       },
       only,
     );

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { treeState } from '../../engine/tools/test-support';
+import { treeHash, treeListing } from '../../engine/test-support/tree-hash';
+import { eventText } from '../../../shared/event-text';
 import { openStores, type SqliteStores } from '../../persistence';
 import { remakeHere } from '../sandbox-remaking';
 import { entriesOf, failAtStepThree, remakePlanText, remakeReference, remakeWorld } from './test-support';
@@ -188,5 +190,38 @@ describe('a sandbox remade from its last checkpoint keeps what the plan did afte
     expect(events.map((e) => e.data)).toMatchObject([{ checkpointStep: 2, files: 2 }]);
     expect(treeState(sandbox)).toEqual(left);
     expect(statSync(path.join(sandbox, 'run.sh')).mode & 0o777).toBe(0o755);
+  });
+
+  it('symbolic links, empty folders and a folder’s mode made after the last checkpoint are the remade sandbox’s too, equal by tree hash; the .git made in the sandbox is said not carried', async () => {
+    const w = world();
+    const worker = w.make('data', true);
+    const content = [
+      'name: links and folders after the checkpoint',
+      `project: ${JSON.stringify(w.project)}`,
+      'automationProfile: trusted',
+      'definitionOfDone:',
+      '  - step: Write a file',
+      '    tools: [{ tool: file.write, args: { path: one.txt, content: "1\\n" } }]',
+      '  - step: Link, make folders and a repository, then fail',
+      '    tools:',
+      '      - { tool: shell.run, args: { command: "ln -s one.txt link.txt && ln -s missing dangling && mkdir -p empty/inner cache && chmod 700 cache && rm -rf src && git init -q" } }',
+      '      - { tool: file.edit, args: { path: one.txt, find: "## Missing", replace: "x" } }',
+      '',
+    ].join('\n');
+    const plan = await worker.authoring.createFromContent({ content }, w.root);
+    expect(await worker.running.run(plan.id)).toMatchObject({ phase: 'execute', processingState: 'errored' });
+    const sandbox = (await worker.ctx.get(plan.id)).sandboxRefs[0];
+    const listing = treeListing(sandbox);
+    expect(listing).toEqual(expect.arrayContaining(['L link.txt -> one.txt', 'L dangling -> missing', 'D empty/inner 755', 'D cache 700']));
+    expect(listing.some((line) => line.startsWith('D src'))).toBe(false);
+    const hash = treeHash(sandbox);
+
+    rmSync(sandbox, { recursive: true });
+    await remakeHere(worker.ctx, await worker.ctx.get(plan.id), path.join(w.root, 'data', 'sandboxes'));
+    expect(treeListing(sandbox)).toEqual(listing);
+    expect(treeHash(sandbox)).toBe(hash);
+    const events = (await w.stores.events.list(plan.id, 0, 1000)).filter((e) => e.type === 'sandbox_remade');
+    expect(events.map((e) => e.data)).toMatchObject([{ checkpointStep: 2, git: 'none', ownGit: true }]);
+    expect(eventText(events[0]!, () => undefined).text).toContain('; the .git made in the first sandbox is not carried (it has none)');
   });
 });

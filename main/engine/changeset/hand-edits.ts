@@ -9,6 +9,7 @@ import { ContentCache } from '../sandbox/content-cache';
 import { readFileOrNull } from '../sandbox/files';
 import { resolveInSandbox } from '../sandbox/paths';
 import type { SandboxFileStore } from '../sandbox/sandbox-files';
+import { readShape } from '../sandbox/shape';
 import { diffSnapshots, type FileSnapshot, scanTree, snapshotTree, type TreeSnapshot } from '../sandbox/snapshot';
 import { entryContent } from './net';
 
@@ -24,6 +25,8 @@ export interface HandEditCapture {
   changesetId: string | null;
   /** Opens the plan's changeset, when a hand edit is the first change. */
   startChangeset: () => Promise<string>;
+  /** The plan's last checkpoint's id (null: none): given, a whole capture records the sandbox's links and folders with it. */
+  lastCheckpoint?: () => Promise<string | null>;
 }
 
 /** Records what a newly made sandbox holds: the base every change, and every conflict, is measured against. */
@@ -133,6 +136,8 @@ export async function captureHandEdits(capture: HandEditCapture, only?: readonly
     const entries: ChangeEntry[] = changes.map((change) => ({ ...toChangeEntry(change, { decisionId: null, invocationId: null }), origin: 'operator' }));
     const recorded = entries.length === 0 ? [] : await recordAll(capture, entries);
     await files.saveSeen(planId, seen);
+    // Links and folders are no change of the changeset: kept as seen, for a sandbox remade after the last checkpoint.
+    if (!only && capture.lastCheckpoint) await files.saveShape(planId, await readShape(root, await capture.lastCheckpoint()));
     return recorded;
   } finally {
     await cache.dispose();

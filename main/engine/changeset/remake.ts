@@ -13,6 +13,7 @@ import { EngineError } from '../errors';
 import { cloneGitSource } from '../sandbox/git-source';
 import { createSandbox } from '../sandbox/sandbox';
 import type { SandboxFileStore } from '../sandbox/sandbox-files';
+import { layShape } from '../sandbox/shape';
 import { type FileSnapshot, snapshotTree } from '../sandbox/snapshot';
 import { walkTree } from '../sandbox/walk';
 import { expectedByChangeset } from './hand-edits';
@@ -49,6 +50,8 @@ export interface RemadeSandbox {
    * now), never the first sandbox's own (commits made in it are not carried); none without one.
    */
   git: 'base' | 'none';
+  /** The first sandbox had a `.git` of its own (as last seen) and the base none: its history is not carried, and this one has no `.git`. */
+  ownGit: boolean;
   /**
    * The paths where the base is not what the sandbox started from (a local project edited since, or
    * one not on this machine), in path order: a changed path holds what the changes say all the same,
@@ -92,6 +95,10 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
       throw new EngineError(`cannot remake the sandbox of plan ${plan.id}: a directory of the base is in the way of ${blocked.map((c) => c.path).join(', ')}`, 'conflict', { planId: plan.id });
     }
     await applyModes(staging, entries);
+    // Links and folders as last seen, when no checkpoint was taken since (else the checkpoint's stand).
+    const shape = await files.loadShape(plan.id);
+    const lastCheckpoint = request.checkpoints ? ((await request.checkpoints.store.summaries(plan.id)).at(-1)?.id ?? null) : null;
+    if (shape && shape.checkpointId === lastCheckpoint) await layShape(staging, shape);
     const remade = await snapshotTree(staging);
     if (from && earlier) {
       // The checkpoint holds the first sandbox's base where the base here drifted: the recorded base stays true, only what is seen changes.
@@ -108,7 +115,7 @@ export async function remakeSandbox(request: RemakeRequest): Promise<RemadeSandb
     // From a checkpoint, an untouched path holds what the first sandbox held, whatever the base holds now.
     const untouched = earlier && !from ? [...new Set([...earlier.keys(), ...baseFiles.keys()])].filter((rel) => !touched.has(rel) && (earlier.get(rel)?.baseHash ?? null) !== (baseFiles.get(rel)?.hash ?? null)) : [];
     const drift = [...new Set([...result.conflicts.map((c) => c.path), ...untouched])].sort();
-    return { root, base, baseCommit, applied: result.applied, drift, checkpointStep: from?.step ?? null, git };
+    return { root, base, baseCommit, applied: result.applied, drift, checkpointStep: from?.step ?? null, git, ownGit: git === 'none' && (shape?.git ?? false) };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -1,3 +1,4 @@
+import type { SandboxShape } from './shape';
 import type { FileSnapshot, TreeSnapshot } from './snapshot';
 
 /** One path of a plan's sandbox: what it held when the sandbox was made, and when it was last looked at. */
@@ -20,5 +21,9 @@ export interface SandboxFileStore {
   recordBase(planId: string, files: TreeSnapshot): Promise<void>;
   /** Replaces what was last seen of these paths (null: the file is gone). */
   saveSeen(planId: string, seen: ReadonlyMap<string, FileSnapshot | null>): Promise<void>;
+  /** Replaces the sandbox's links and folders as last seen (kept with its base: nothing without one). */
+  saveShape(planId: string, shape: SandboxShape): Promise<void>;
+  /** The links and folders last seen; null when none were recorded. */
+  loadShape(planId: string): Promise<SandboxShape | null>;
   forget(planId: string): Promise<void>;
 }

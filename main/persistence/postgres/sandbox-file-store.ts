@@ -1,4 +1,5 @@
 import type { SandboxFileRecord, SandboxFileStore } from '../../engine/sandbox/sandbox-files';
+import type { SandboxShape } from '../../engine/sandbox/shape';
 import type { FileSnapshot, TreeSnapshot } from '../../engine/sandbox/snapshot';
 import { type FileRow, readSeen } from '../sandbox-file-store';
 import { type PgDatabase, toJsonParam } from './database';
@@ -43,7 +44,7 @@ export class PgSandboxFileStore implements SandboxFileStore {
     return this.db.transaction(async () => {
       await this.db.query('DELETE FROM sandbox_files WHERE plan_id = $1', [planId]);
       await this.db.query(
-        `INSERT INTO sandbox_bases (plan_id, recorded_at) VALUES ($1, $2) ON CONFLICT (plan_id) DO UPDATE SET recorded_at = excluded.recorded_at`,
+        `INSERT INTO sandbox_bases (plan_id, recorded_at) VALUES ($1, $2) ON CONFLICT (plan_id) DO UPDATE SET recorded_at = excluded.recorded_at, shape = NULL`,
         [planId, new Date().toISOString()],
       );
       const rows = [...files].map(([path, file]) => fileRow(path, file.hash, file));
@@ -61,6 +62,15 @@ export class PgSandboxFileStore implements SandboxFileStore {
         await this.db.query('DELETE FROM sandbox_files WHERE plan_id = $1 AND path = ANY($2::text[]) AND base_hash IS NULL AND seen_hash IS NULL', [planId, gone]);
       }
     });
+  }
+
+  async saveShape(planId: string, shape: SandboxShape): Promise<void> {
+    await this.db.query('UPDATE sandbox_bases SET shape = $2::jsonb WHERE plan_id = $1', [planId, JSON.stringify(shape)]);
+  }
+
+  async loadShape(planId: string): Promise<SandboxShape | null> {
+    const row = await this.db.one<{ shape: SandboxShape | null }>('SELECT shape FROM sandbox_bases WHERE plan_id = $1', [planId]);
+    return row?.shape ?? null;
   }
 
   forget(planId: string): Promise<void> {
