@@ -40,6 +40,8 @@ export const ApprovalSchema = z.lazy(() =>
     mcp: McpCallInfoSchema.optional(),
     /** For kind `input`: the server's question, answered in `args`. */
     elicitation: ElicitationSchema.optional(),
+    /** For kind `input`: the call that asked, whose id it keeps when it runs again with the answer (what it wrote before asking stays its own). */
+    invocationId: z.string().optional(),
     status: ApprovalStatusSchema,
     /** `all`: every later call of this tool in the plan is approved too. */
     scope: z.enum(['once', 'all']).nullable(),

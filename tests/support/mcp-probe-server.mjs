@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A small MCP server for tests, built on the official SDK: tools that try what confinement must
 // stop (writing outside the sandbox, reaching the network), one that never answers, one that
-// logs, and one marked read-only. Run as a program it serves stdio; tests import probeServer() to serve HTTP.
+// logs, one that writes and then asks the operator, and one marked read-only. Run as a program it serves stdio; tests import probeServer() to serve HTTP.
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -36,6 +36,13 @@ export function probeServer() {
   });
   server.registerTool('hang', { description: 'Never answers' }, () => new Promise(() => undefined));
   server.registerTool('echo', { description: 'Says its text back', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, ({ text: said }) => text(said));
+  // Writes a file, asks the operator what to write next, writes the answer: what it did before asking belongs to the call too.
+  server.registerTool('write-then-ask', { description: 'Writes a file, then asks what to write in answer.txt', inputSchema: { path: z.string() } }, async ({ path }) => {
+    writeFileSync(path, 'written before asking\n');
+    const answer = await server.server.elicitInput({ message: 'What goes in answer.txt?', requestedSchema: { type: 'object', properties: { text: { type: 'string', title: 'Text' } }, required: ['text'] } });
+    if (answer.action === 'accept') writeFileSync('answer.txt', `${answer.content?.text}\n`);
+    return text(`the operator's answer: ${answer.action}`);
+  });
   return server;
 }
 

@@ -5,6 +5,7 @@ import { answerOf, type Elicitation, type ElicitationAnswer } from '../../../sha
 import type { AutomationProfile } from '../../../shared/profiles';
 import { type ApprovalStore, requestApproval } from '../ports/approvals';
 import { ApprovalPending } from '../errors';
+import { newId } from '../../../shared/ids';
 import type { EventPublisher } from '../ports/event-stream';
 
 /** The same server asking the same thing, compared as stored (JSON). */
@@ -14,6 +15,8 @@ function sameQuestion(asked: Elicitation | undefined, question: Elicitation): bo
 
 /** The questions one call's server asks while it runs: answered from the operator's approvals, in order. */
 export interface CallQuestions {
+  /** The call's invocation id: the one its earlier run asked with while that question's answer is unused, else a new one. */
+  callId(): Promise<string>;
   /** The operator's answer, or ApprovalPending once the question is stored and waits for one. */
   ask(question: Elicitation): Promise<ElicitationAnswer>;
   /** The call ended (not stopped for a question): its answers are used up, and a later run of it asks again. */
@@ -39,18 +42,22 @@ export class ElicitationGate {
 
   forCall(decision: Pick<StrategyDecision, 'id' | 'description'>, callIndex: number, tool: string): CallQuestions {
     const used = new Set<string>();
+    let invocationId: string | null = null;
+    const atThisCall = async () => (await this.store.listForPlan(this.planId)).filter((a) => a.kind === 'input' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null);
     return {
+      callId: async () => {
+        invocationId ??= (await atThisCall()).findLast((a) => a.invocationId !== undefined)?.invocationId ?? newId();
+        return invocationId;
+      },
       ask: async (question) => {
         if (this.profile.name === 'full-auto') return { action: 'decline' };
-        const atCall = (await this.store.listForPlan(this.planId)).filter(
-          (a) => a.kind === 'input' && a.decisionId === decision.id && a.callIndex === callIndex && a.usedAt === null && !used.has(a.id) && sameQuestion(a.elicitation, question),
-        );
+        const atCall = (await atThisCall()).filter((a) => !used.has(a.id) && sameQuestion(a.elicitation, question));
         const answered = atCall.find((a) => a.status !== 'pending');
         if (answered) {
           used.add(answered.id);
           return answerOf(answered.status as 'approved' | 'rejected', answered.args);
         }
-        const waiting = atCall.find((a) => a.status === 'pending') ?? (await this.request(decision, callIndex, tool, question));
+        const waiting = atCall.find((a) => a.status === 'pending') ?? (await this.request(decision, callIndex, tool, question, invocationId));
         throw new ApprovalPending(waiting.id);
       },
       settle: async () => {
@@ -60,7 +67,7 @@ export class ElicitationGate {
     };
   }
 
-  private request(decision: Pick<StrategyDecision, 'id' | 'description'>, callIndex: number, tool: string, question: Elicitation): Promise<Approval> {
+  private request(decision: Pick<StrategyDecision, 'id' | 'description'>, callIndex: number, tool: string, question: Elicitation, invocationId: string | null): Promise<Approval> {
     return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'input',
@@ -73,6 +80,7 @@ export class ElicitationGate {
       diff: null,
       hunks: null,
       elicitation: question,
+      ...(invocationId ? { invocationId } : {}),
     });
   }
 }

@@ -321,9 +321,9 @@ export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: 
             server.logSink = null;
             server.elicitSink = null;
           });
-        if (stopped) throw stopped;
-        // Whatever the server did to the sandbox is recorded, even when the call failed.
+        // Whatever the server did to the sandbox is recorded, even when the call failed or stopped for its question.
         for (const change of tracked.changes) context.recordChange(change);
+        if (stopped) throw stopped;
         if (!tracked.outcome.ok) throw tracked.outcome.error;
         const result = tracked.outcome.value;
         const value = resultOf(result);

@@ -26,7 +26,7 @@ export function toolsApprovedForPlan(approvals: readonly Approval[]): Set<string
 }
 
 /** What a new request names; the answer's fields start empty. */
-export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff' | 'hunks' | 'commandRule' | 'mcp' | 'elicitation'>;
+export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff' | 'hunks' | 'commandRule' | 'mcp' | 'elicitation' | 'invocationId'>;
 
 /** Stores a pending approval and announces it: the one way a run asks the operator. */
 export async function requestApproval(store: ApprovalStore, events: EventPublisher, request: ApprovalRequest): Promise<Approval> {

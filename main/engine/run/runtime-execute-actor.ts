@@ -179,7 +179,10 @@ export class RuntimeExecuteActor {
           await yieldNow();
           // What the call's server asks the operator meanwhile (MCP elicitation).
           const questions = opts.gate?.elicitation.forCall(decision, callIndex, call.tool);
+          // A server's call that stopped for its question runs again under the same id.
+          const invocationId = tool?.mcp ? await questions?.callId() : undefined;
           const ran = this.toolRunner.execute(call, {
+            invocationId,
             planId: context.planId,
             decisionId: decision.id,
             sandboxRoot: context.sandboxRoot,

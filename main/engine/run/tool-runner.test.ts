@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ValidationError } from '../../../shared/errors';
-import { EngineError, ToolCallError } from '../errors';
+import { ApprovalPending, EngineError, ToolCallError } from '../errors';
 import { InMemoryInvocationLog } from '../test-support/in-memory-stores';
 import { ToolRegistry, ToolRunner } from './tool-runner';
 
@@ -52,6 +52,32 @@ describe('ToolRunner', () => {
     await expect(r.execute({ tool: 'nope', args: {} }, { planId: 'P', decisionId: null, sandboxRoot: null })).rejects.toThrow(/unknown tool "nope"/);
     await expect(r.execute({ tool: 'flaky', args: {} }, { planId: 'P', decisionId: null, sandboxRoot: null })).rejects.toThrow(/try later/);
     expect((await r.log.listForPlan('P')).map((i) => i.error?.category)).toEqual(['validation', 'transient']);
+  });
+
+  it('records what a call stopped for its question changed, under the id it was given, and no invocation', async () => {
+    const registry = new ToolRegistry().register({
+      name: 'ask',
+      effect: 'exec',
+      description: 'writes, then waits for an answer',
+      schema: z.object({}),
+      run: async (_args, context) => {
+        context.recordChange({ path: 'a.txt', operation: 'create', before: null, after: Buffer.from('a') });
+        throw new ApprovalPending('Q1');
+      },
+    });
+    const r = new ToolRunner(registry, new InMemoryInvocationLog());
+    const recorded: [string, string][] = [];
+    const units: number[] = [];
+    const stopped = await r
+      .execute({ tool: 'ask', args: {} }, { planId: 'P', decisionId: 'D', sandboxRoot: null, invocationId: 'CALL1', recordChange: async (change, id) => void recorded.push([change.path, id]), atomically: async (writes) => {
+          units.push(1);
+          await writes();
+        } })
+      .catch((e) => e);
+    expect(stopped).toBeInstanceOf(ApprovalPending);
+    expect(recorded).toEqual([['a.txt', 'CALL1']]);
+    expect(units).toEqual([1]);
+    expect(await r.log.listForPlan('P')).toEqual([]);
   });
 
   it('settles a call in one unit: its changes, its invocation and onSettled, after the tool has finished', async () => {

@@ -61,6 +61,8 @@ export type ToolCallContext = Omit<ToolContext, 'invocationId' | 'recordChange' 
   onSettled?: (invocation: ToolInvocation) => Promise<void>;
   /** The project's invariants: checked before the call, and against what it changed. */
   rules?: InvariantRules;
+  /** The call's id; a call that runs again once its server's question is answered keeps the id of the run that asked. Default: a new one. */
+  invocationId?: string;
 };
 
 type Outcome = { ok: true; result: unknown } | { ok: false; cause: unknown };
@@ -101,7 +103,7 @@ export class ToolRunner {
    * delays nothing.
    */
   async execute(call: ToolCallSpec, context: ToolCallContext): Promise<ToolInvocation> {
-    const invocationId = newId();
+    const invocationId = context.invocationId ?? newId();
     const startedAt = new Date();
     const started = performance.now();
     const base: Omit<ToolInvocation, 'ok' | 'result' | 'error' | 'startedAt' | 'durationMs'> = {
@@ -147,13 +149,17 @@ export class ToolRunner {
       }
       outcome = { ok: true, result };
     } catch (cause) {
-      // Stopped for the operator's answer to its server's question: not an outcome, the call runs again once answered.
-      if (cause instanceof ApprovalPending) throw cause;
+      // Stopped for the operator's answer to its server's question: not an outcome, the call runs
+      // again once answered. What it changed before asking is its own (the run again starts from it).
+      if (cause instanceof ApprovalPending) {
+        await this.recordStopped(captured, context, invocationId);
+        throw cause;
+      }
       outcome = { ok: false, cause };
     }
 
     if (confinement) base.confinement = confinement;
-    const unit = context.atomically ?? ((writes: () => Promise<void>) => writes());
+    const unit = unitOf(context);
     const writes = async (invocation: ToolInvocation, changes: readonly CapturedChange[]) => {
       for (const change of changes) await context.recordChange?.(change, invocationId);
       await this.log.record(invocation);
@@ -187,4 +193,18 @@ export class ToolRunner {
     if (!invocation.ok) throw new ToolCallError(invocation, cause);
     return invocation;
   }
+
+  /** The changes of a call stopped for its server's question, under its id; those a rule refuses are put back. */
+  private async recordStopped(captured: readonly CapturedChange[], context: ToolCallContext, invocationId: string): Promise<void> {
+    const refused = context.rules?.violations(captured) ?? [];
+    if (context.sandboxRoot) for (const { change } of refused) revertChange(context.sandboxRoot, change);
+    const kept = captured.filter((change) => !refused.some((r) => r.change === change));
+    if (kept.length === 0 || !context.recordChange) return;
+    const record = context.recordChange;
+    await unitOf(context)(async () => {
+      for (const change of kept) await record(change, invocationId);
+    });
+  }
 }
+
+const unitOf = (context: ToolCallContext) => context.atomically ?? ((writes: () => Promise<void>) => writes());
