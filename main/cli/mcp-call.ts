@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { CallToolResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ValidationError } from '../../shared/errors';
 import type { Ctx } from './run-command';
-import { RequestedSchemaSchema } from '../../shared/elicitation';
+import { checkedAnswer, RequestedSchemaSchema } from '../../shared/elicitation';
 import { askFields, questionLines } from './question-prompt';
 
 /** A JSON object given on the command line (`--args`, `--input`); anything else is bad input naming the option. */
@@ -49,22 +49,28 @@ export function formatToolResult(result: CallToolResult): string {
 type Elicitation = ElicitRequest['params'];
 
 /**
- * A server's question (`elicitation/create`) during `agents mcp call`: `--input` answers it (the
- * schema's defaults fill what it leaves out); a terminal asks field by field, as `plan run` does;
- * anything else declines, saying how to answer.
+ * A server's question (`elicitation/create`) during `agents mcp call`: `--input` answers it, checked
+ * against the question as `plan approve --input` checks it (the schema's defaults fill what it
+ * leaves out; an answer that does not fit cancels, and `badInput` hears why); a terminal asks field
+ * by field, as `plan run` does; anything else declines, saying how to answer.
  */
-export async function answerElicitation(ctx: Ctx, request: Elicitation, input: Record<string, unknown> | undefined): Promise<ElicitResult> {
+export async function answerElicitation(ctx: Ctx, request: Elicitation, input: Record<string, unknown> | undefined, badInput: (problem: string) => void = () => undefined): Promise<ElicitResult> {
   ctx.io.stderr(`the server asks: ${request.message}\n`);
   if (request.mode === 'url') {
     ctx.io.stderr('declined: it asks to open a page, which `agents mcp call` does not do\n');
     return { action: 'decline' };
   }
-  if (input !== undefined) return { action: 'accept', content: input as ElicitResult['content'] };
+  const schema = RequestedSchemaSchema.parse(request.requestedSchema);
+  if (input !== undefined) {
+    const checked = checkedAnswer(schema, input);
+    if ('content' in checked) return { action: 'accept', content: checked.content };
+    badInput(checked.problem);
+    return { action: 'cancel' };
+  }
   if (!process.stdin.isTTY || !ctx.io.isTTY) {
     ctx.io.stderr('declined: no terminal to ask on; answer with --input JSON\n');
     return { action: 'decline' };
   }
-  const schema = RequestedSchemaSchema.parse(request.requestedSchema);
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (question: string): Promise<string | null> => {

@@ -61,6 +61,15 @@ describe('agents mcp call: one tool of a configured server, its result printed',
     // Left out of --input, filled in from the schema's defaults.
     expect(answered.stdout).toContain('- Favorite Integer: 42');
 
+    // Checked against the question as plan approve --input is: one line, exit 2, and the server hears cancel.
+    const wrong = await agents(['mcp', 'call', 'everything', 'trigger-elicitation-request', '--input', '{"name":"Ada","integer":500}'], dir);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stdout).toBe('');
+    expect(wrong.stderr.split('\n').filter((line) => line.startsWith('error:'))).toEqual(['error: --input: "integer" must be from 1 to 100; the server was told the question was cancelled']);
+    const unasked = await agents(['mcp', 'call', 'everything', 'trigger-elicitation-request', '--input', '{"name":"Ada","color":"red"}'], dir);
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toMatch(/^error: --input: "color" is not asked for; the fields are name, /m);
+
     const declined = await agents(['mcp', 'call', 'everything', 'trigger-elicitation-request'], dir);
     expect(declined.code, declined.stderr).toBe(0);
     expect(declined.stderr).toContain('declined: no terminal to ask on; answer with --input JSON');
@@ -76,7 +85,7 @@ describe('agents mcp call: one tool of a configured server, its result printed',
 
     const unknown = await agents(['mcp', 'call', 'probe', 'nope'], dir);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^error: tool: the MCP server "probe" has no tool "nope"; its tools are write, connect, getenv, log, hang, echo\n/);
+    expect(unknown.stderr).toMatch(/^error: tool: the MCP server "probe" has no tool "nope"; its tools are write, connect, getenv, log, hang, echo, write-then-ask\n/);
     const noServer = await agents(['mcp', 'call', 'elsewhere', 'echo'], dir);
     expect(noServer.code).toBe(2);
     expect(noServer.stderr).toContain('no MCP server "elsewhere"; the servers are everything, probe');

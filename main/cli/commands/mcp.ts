@@ -93,21 +93,27 @@ export function registerMcp(program: Command, ctx: Ctx): void {
         const input = options.input === undefined ? undefined : jsonObject(options.input, '--input');
         const servers = (await ctx.app()).settings.read().mcp?.servers ?? {};
         const auth = mcpAuthFile((await ctx.app()).dataDir);
+        let badInput: string | null = null;
         const call = () =>
           callMcpTool(servers, name, tool, {
             args,
             onProgress: (p) => ctx.io.stderr(`${progressLine(p)}\n`),
             onLog: (entry) => ctx.io.stderr(`${entry.server} ${entry.level}${entry.logger ? ` (${entry.logger})` : ''}: ${typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data)}\n`),
-            elicit: (request) => answerElicitation(ctx, request, input),
+            elicit: (request) =>
+              answerElicitation(ctx, request, input, (problem) => {
+                badInput ??= problem;
+              }),
             auth: auth.providerFor(servers),
           });
         let outcome = await call();
         // Step-up: the server refused the call for want of scope; signing in again for every scope it asked, then the call once more.
-        if (!outcome.ok && auth.storage(name).read().stepUp) {
+        if (!outcome.ok && badInput === null && auth.storage(name).read().stepUp) {
           ctx.io.stderr(`${name} asks for more access (${auth.storage(name).read().scope ?? 'a wider scope'}): signing in again\n`);
           await loginMcpServer(auth, servers, name, { open: (url) => openBrowser(url, ctx.io.env), say: (line) => ctx.io.stderr(`${line}\n`) });
           outcome = await call();
         }
+        // An answer that does not fit the question is bad input, whatever the server then did.
+        if (badInput !== null) throw new ValidationError('--input', `${badInput}; the server was told the question was cancelled`);
         if (!outcome.ok) {
           // A server that does not start or a call that fails is the server's failure, with the hint that names it.
           if (!options.json) ctx.io.stderr(`error: ${outcome.error}\n${outcome.hint ? `hint: ${outcome.hint}\n` : ''}`);
