@@ -199,11 +199,18 @@ export const ACTIONS = {
     channel: 'plans.reject',
     label: 'Reject',
     title: 'Reject',
-    description: 'Reject the call the plan waits for, with a reason; the run goes on and the step fails',
+    description: "Reject the call the plan waits for, with a reason; the run goes on and the step fails (an MCP server's question: declined, or with cancel cancelled)",
     keys: [{ key: 'x', help: 'Reject the waiting call: type the reason, then Enter' }],
-    args: () => z.object({ reason: z.string().trim().min(1, 'say why the call is rejected').max(2000) }).strict(),
+    args: () =>
+      z
+        .object({
+          reason: z.string().trim().min(1, 'say why the call is rejected').max(2000),
+          /** An MCP server's question: cancel it (the server hears cancel) rather than decline it. */
+          cancel: z.literal(true).optional(),
+        })
+        .strict(),
     allowed: (p) => answerable(p),
-    cli: { command: 'reject', options: (a) => `--reason ${quoted(a.reason, 'why')}` },
+    cli: { command: 'reject', options: (a) => `${a.cancel ? '--cancel ' : ''}--reason ${quoted(a.reason, 'why')}` },
   }),
   skip: action({
     id: 'skip',

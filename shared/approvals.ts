@@ -42,6 +42,10 @@ export const ApprovalSchema = z.lazy(() =>
     elicitation: ElicitationSchema.optional(),
     /** For kind `input`: the call that asked, whose id it keeps when it runs again with the answer (what it wrote before asking stays its own). */
     invocationId: z.string().optional(),
+    /** For kind `input`: when a question nobody answered is cancelled (agents serve and the desktop app watch for it). */
+    expiresAt: timestamp.optional(),
+    /** For kind `input`, rejected: cancelled (by the operator, or at `expiresAt`) rather than declined; the server hears cancel. */
+    cancelled: z.boolean().optional(),
     status: ApprovalStatusSchema,
     /** `all`: every later call of this tool in the plan is approved too. */
     scope: z.enum(['once', 'all']).nullable(),

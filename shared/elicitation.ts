@@ -19,6 +19,9 @@ export const ElicitationSchema = z.object({
 });
 export type Elicitation = z.infer<typeof ElicitationSchema>;
 
+/** How long a server's question waits for the operator, unless its server's `questionTimeoutMs` says otherwise. */
+export const DEFAULT_QUESTION_TIMEOUT_MS = 30 * 60_000;
+
 /** The protocol's three answers: accept (with the content), decline, cancel. */
 export type ElicitationAction = 'accept' | 'decline' | 'cancel';
 export type ElicitationContent = Record<string, string | number | boolean | string[]>;
@@ -158,7 +161,7 @@ export function valueFromText(field: QuestionField, text: string): unknown {
   return trimmed;
 }
 
-/** The protocol's answer for an answered approval of kind `input`: approved accepts with its content, rejected declines; `cancelled` (a timeout) cancels. */
+/** The protocol's answer for an answered approval of kind `input`: approved accepts with its content, rejected declines; `cancelled` (the operator's cancel, or its time limit) cancels. */
 export function answerOf(status: 'approved' | 'rejected', content: Record<string, unknown>, cancelled = false): ElicitationAnswer {
   if (cancelled) return { action: 'cancel' };
   return status === 'approved' ? { action: 'accept', content: content as ElicitationContent } : { action: 'decline' };

@@ -11,6 +11,7 @@ export const McpServerNameSchema = z
   .refine((name) => !(RESERVED_MCP_NAMES as readonly string[]).includes(name), { message: `must not be ${RESERVED_MCP_NAMES.join(' or ')} (the built-in tools' names)` });
 
 const timeoutMs = z.number().int().positive().max(3_600_000).optional().describe('How long one call may take before it fails the step; default 60 s');
+const questionTimeoutMs = z.number().int().positive().max(7 * 86_400_000).optional().describe("How long a question the server asks waits for the operator before it is cancelled; default 30 minutes");
 
 /** A local server: a command run confined over the sandbox, spoken to over stdio. */
 export const McpStdioServerSchema = z.lazy(() =>
@@ -20,6 +21,7 @@ export const McpStdioServerSchema = z.lazy(() =>
       args: z.array(z.string()).default([]),
       env: z.record(z.string(), z.string()).default({}),
       timeoutMs,
+      questionTimeoutMs,
     })
     .strict(),
 );
@@ -31,6 +33,7 @@ export const McpHttpServerSchema = z.lazy(() =>
       url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
       headers: z.record(z.string(), z.string()).default({}),
       timeoutMs,
+      questionTimeoutMs,
     })
     .strict(),
 );

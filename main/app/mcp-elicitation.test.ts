@@ -9,6 +9,8 @@ import { isStrategize, toolResults } from '../../tests/support/scripted-agent';
 import { type ChatRequest, ScriptedModelServer, type ScriptedReply } from '../../tests/support/scripted-model-server';
 import { SANDBOXES_FOLDER } from '../persistence/data-dir';
 import { type App, openApp } from './open-app';
+import type { DecisionNode } from './plan-service';
+import { watchQuestionTimeouts } from './question-timeouts';
 
 const PROBE = join(__dirname, '../../tests/support/mcp-probe-server.mjs');
 const server = new ScriptedModelServer();
@@ -32,8 +34,8 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const planFile = () =>
-  `name: ask\nproject: ${JSON.stringify(join(root, 'project'))}\nautomationProfile: { base: trusted, allow: ["probe.*"], autoRetryTransient: 0 }\nagent: true\ndefinitionOfDone: answer.txt holds the answer\nmcp:\n  servers:\n    probe: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(PROBE)}] }\n`;
+const planFile = (questionTimeoutMs?: number) =>
+  `name: ask\nproject: ${JSON.stringify(join(root, 'project'))}\nautomationProfile: { base: trusted, allow: ["probe.*"], autoRetryTransient: 0 }\nagent: true\ndefinitionOfDone: answer.txt holds the answer\nmcp:\n  servers:\n    probe: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(PROBE)}]${questionTimeoutMs ? `, questionTimeoutMs: ${questionTimeoutMs}` : ''} }\n`;
 
 /** One step: the call that writes and asks, then finish. */
 function agent(request: ChatRequest): ScriptedReply {
@@ -42,9 +44,9 @@ function agent(request: ChatRequest): ScriptedReply {
   return { toolCalls: [{ name: 'finish_step', args: { summary: 'Asked.' } }] };
 }
 
-async function stoppedAtQuestion() {
+async function stoppedAtQuestion(questionTimeoutMs?: number) {
   server.respondWith(agent);
-  const plan = await app.service.createFromContent({ content: planFile() }, root);
+  const plan = await app.service.createFromContent({ content: planFile(questionTimeoutMs) }, root);
   expect(await app.service.run(plan.id)).toMatchObject({ waitingFor: 'approval' });
   // The proposed step first, then the server's question.
   expect(await app.service.approve(plan.id, { by: 'ada' })).toMatchObject({ waitingFor: 'approval' });
@@ -52,7 +54,7 @@ async function stoppedAtQuestion() {
   return plan.id;
 }
 
-describe('an MCP server that writes before it asks the operator', () => {
+describe('an MCP server that writes, then asks the operator a question', () => {
   it('has that write recorded as the call’s change while the question waits, and once after the call runs again with the answer', { timeout: 60_000 }, async () => {
     const planId = await stoppedAtQuestion();
     const sandbox = join(app.dataDir, SANDBOXES_FOLDER, planId);
@@ -74,5 +76,34 @@ describe('an MCP server that writes before it asks the operator', () => {
     expect(entries.map((e) => e.invocationId)).toEqual([calls[0].id, calls[0].id]);
     expect(entries.find((e) => e.path === 'before.txt')).toMatchObject({ id: waiting[0].id, invocationId: waiting[0].invocationId, decisionId: calls[0].decisionId });
     expect(readFileSync(join(sandbox, 'answer.txt'), 'utf8')).toBe('hello\n');
+  });
+
+  it('is told cancel when the operator cancels the question, and the step goes on with what the tool then said', { timeout: 60_000 }, async () => {
+    const planId = await stoppedAtQuestion();
+    const done = await app.service.reject(planId, { by: 'ada', cancel: true });
+    expect(done.waitingFor).not.toBe('approval');
+    expect((await app.service.invocations(planId)).find((i) => i.tool === 'probe.write-then-ask')).toMatchObject({ ok: true, result: "the operator's answer: cancel" });
+    expect((await app.service.approvals(planId)).approvals.find((a) => a.kind === 'input')).toMatchObject({ status: 'rejected', cancelled: true, answeredBy: 'ada' });
+    const all = (node: DecisionNode): DecisionNode[] => [node, ...node.children.flatMap(all)];
+    const tree = await app.service.tree(planId);
+    expect(tree && all(tree).find((node) => node.type === 'approval' && node.description.startsWith('Cancelled'))).toMatchObject({ description: 'Cancelled the question of probe', rationale: expect.stringMatching(/^cancelled by ada on /) });
+    expect((await app.service.changes(planId)).entries.map((e) => e.path)).toEqual(['before.txt']);
+  });
+
+  it('is told cancel when nobody answers within its server’s questionTimeoutMs, while a console host watches', { timeout: 60_000 }, async () => {
+    const problems: unknown[] = [];
+    const watch = watchQuestionTimeouts(app.service, (_message, error) => problems.push(error));
+    try {
+      const planId = await stoppedAtQuestion(1_500);
+      const question = (await app.service.approvals(planId)).pending;
+      expect(Date.parse(question?.expiresAt ?? '') - Date.parse(question?.createdAt ?? '')).toBe(1_500);
+      for (const end = Date.now() + 30_000; Date.now() < end && (await app.service.approvals(planId)).pending; ) await new Promise((resolve) => setTimeout(resolve, 100));
+      await app.service.idle();
+      expect((await app.service.approvals(planId)).approvals.find((a) => a.kind === 'input')).toMatchObject({ status: 'rejected', cancelled: true, answeredBy: 'the time limit', reason: 'no answer within 1.5 s' });
+      expect((await app.service.invocations(planId)).find((i) => i.tool === 'probe.write-then-ask')).toMatchObject({ ok: true, result: "the operator's answer: cancel" });
+      expect(problems).toEqual([]);
+    } finally {
+      watch.dispose();
+    }
   });
 });

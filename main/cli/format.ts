@@ -260,7 +260,10 @@ export function formatApproval(approval: Approval): string {
   }
   if (approval.kind === 'signin') return approval.rationale;
   if (approval.kind === 'budget') return `${approval.rationale} Approve to go on in the same conversation, or reject to fail the step.`;
-  if (approval.kind === 'input' && approval.elicitation) return [...questionLines(approval.elicitation), `  (during ${approval.tool ?? 'a call'} in step "${approval.description}")`].join('\n');
+  if (approval.kind === 'input' && approval.elicitation) {
+    const expires = approval.status === 'pending' && approval.expiresAt ? [`  unanswered, it is cancelled at ${approval.expiresAt}`] : [];
+    return [...questionLines(approval.elicitation), `  (during ${approval.tool ?? 'a call'} in step "${approval.description}")`, ...expires].join('\n');
+  }
   const args = approval.tool === 'shell.run' && typeof approval.args.command === 'string' ? `$ ${approval.args.command}` : JSON.stringify(approval.args);
   const lines = [`${approval.tool ?? approval.kind} wants to run in step "${approval.description}"`, `  ${args}`];
   if (approval.mcp) {
@@ -279,7 +282,7 @@ export function formatApprovals(pending: Approval | null, approvals: Approval[])
   if (answered.length > 0) {
     lines.push('', 'Answered:');
     for (const a of answered) {
-      lines.push(`  ${a.answeredAt ?? ''}  ${a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.kind === 'input' ? `answer to ${a.elicitation?.server ?? 'a server'}'s question${a.status === 'approved' ? ` ${JSON.stringify(a.args)}` : ''}` : a.tool ?? (a.kind === 'budget' ? `more for ${BudgetAskSchema.parse(a.args).limit === 'costUsd' ? 'the plan' : 'a step'}` : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
+      lines.push(`  ${a.answeredAt ?? ''}  ${a.cancelled ? 'cancelled' : a.status}${a.scope === 'all' ? ' (all calls)' : ''}  ${a.kind === 'input' ? `answer to ${a.elicitation?.server ?? 'a server'}'s question${a.status === 'approved' ? ` ${JSON.stringify(a.args)}` : ''}` : a.tool ?? (a.kind === 'budget' ? `more for ${BudgetAskSchema.parse(a.args).limit === 'costUsd' ? 'the plan' : 'a step'}` : 'the proposed tree')}  by ${a.answeredBy ?? '?'}${a.reason ? `: ${a.reason}` : ''}`);
     }
   }
   return lines.join('\n');

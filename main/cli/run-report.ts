@@ -94,12 +94,12 @@ export function operator(): string {
   return cliOperator();
 }
 
-type Reply = { approve: true; all: boolean; input?: Record<string, unknown> } | { approve: false; reason: string };
+type Reply = { approve: true; all: boolean; input?: Record<string, unknown> } | { approve: false; reason?: string; cancel?: boolean };
 
 /** Asks on the terminal: y approves the call, a every call of its tool, n rejects it with a reason. */
 /** The terminal's question for an approval, and its help line. A cost ask is the plan's; turns and tokens are the step's. */
 export function approvalPrompt(approval: Pick<Approval, 'kind' | 'tool' | 'args'>): { question: string; help: string } {
-  if (approval.kind === 'input') return { question: 'answer? [y]es (fill in the fields), [n]o (decline), [?] help: ', help: 'y: answer field by field, the call goes on with it · n: decline (the server is told so)' };
+  if (approval.kind === 'input') return { question: 'answer? [y]es (fill in the fields), [n]o (decline), [c]ancel, [?] help: ', help: 'y: answer field by field, the call goes on with it · n: decline (the server is told so) · c: cancel the question (the server is told it was cancelled)' };
   if (approval.kind === 'plan') return { question: 'approve the proposed tree? [y]es, [n]o, [?] help: ', help: 'y: approve the tree and execute it · n: reject it (the model is told why)' };
   if (approval.kind === 'budget') {
     const whose = (approval.args as { limit?: unknown } | undefined)?.limit === 'costUsd' ? 'plan' : 'step';
@@ -145,6 +145,7 @@ async function askApproval(ctx: Ctx, approval: Approval): Promise<Reply | null> 
         return { approve: true, all: false, input };
       }
       if (key === 'y' || key === 'yes') return { approve: true, all: false };
+      if ((key === 'c' || key === 'cancel') && approval.kind === 'input') return { approve: false, cancel: true };
       if ((key === 'a' || key === 'all') && approval.kind === 'tool') return { approve: true, all: true };
       if (key === 'n' || key === 'no') {
         const reason = await ask(approval.kind === 'input' ? 'reason for declining: ' : 'reason for rejecting: ');
@@ -226,7 +227,7 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       const options = { streamCallback: onEvent, step: opts.step ?? false };
       plan = reply.approve
         ? await app.service.approve(planId, { by, all: reply.all, input: reply.input }, options)
-        : await app.service.reject(planId, { by, reason: reply.reason }, options);
+        : await app.service.reject(planId, { by, reason: reply.reason, cancel: reply.cancel }, options);
     }
   } finally {
     await printer.done();
@@ -242,7 +243,7 @@ export async function runAndReport(ctx: Ctx, planId: string, opts: { stream?: bo
       // --all is for a tool's calls: a proposed tree is approved whole.
       const more = limit ? ` [${BUDGET_LIMITS[limit].flag} ${limit === 'costUsd' ? 'USD' : 'N'}]` : pending?.kind === 'plan' ? '' : pending?.kind === 'input' ? " --input '{...}'" : ' [--all]';
       if (pending?.kind === 'signin') ctx.io.stderr(`sign in with: agents mcp login ${pending.tool} (the plan goes on once signed in)\nreject with:  agents plan reject ${planId} --reason TEXT\n`);
-      else ctx.io.stderr(`${pending?.kind === 'input' ? 'answer with:' : 'approve with:'} agents plan approve ${planId}${more}\n${pending?.kind === 'input' ? 'decline with:' : 'reject with: '} agents plan reject ${planId} --reason TEXT\n`);
+      else ctx.io.stderr(`${pending?.kind === 'input' ? 'answer with:' : 'approve with:'} agents plan approve ${planId}${more}\n${pending?.kind === 'input' ? 'decline with:' : 'reject with: '} agents plan reject ${planId} --reason TEXT\n${pending?.kind === 'input' ? `cancel with:  agents plan reject ${planId} --cancel\n` : ''}`);
     }
     return;
   }

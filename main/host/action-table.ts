@@ -49,7 +49,7 @@ export const PERFORM: { [A in ChannelAction]: Perform<A> } = {
     return { plan };
   },
   approve: (host, planId, { all, more, input }) => host.startRun(planId, (run) => host.service.approve(planId, { by: host.by(), all, more, input }, run)),
-  reject: (host, planId, { reason }) => host.startRun(planId, (run) => host.service.reject(planId, { by: host.by(), reason }, run)),
+  reject: (host, planId, { reason, cancel }) => host.startRun(planId, (run) => host.service.reject(planId, { by: host.by(), reason, cancel }, run)),
   skip: (host, planId, { step }) => planOf(host.service.skip(planId, { by: host.by(), step })),
   set_profile: (host, planId, { profile }) => planOf(host.service.setProfile(planId, { by: host.by(), profile })),
   correct: (host, planId, { note }) => host.startRun(planId, (run) => host.service.correct(planId, { by: host.by(), reason: note }, run)),

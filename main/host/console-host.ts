@@ -5,6 +5,7 @@ import { DisposableStore, type Disposable } from '../../shared/lifecycle';
 import type { TeamStatus } from '../../shared/team';
 import type { PlanService } from '../app/plan-service';
 import { type EventFeed, EventHub } from './event-hub';
+import { watchQuestionTimeouts } from '../app/question-timeouts';
 import { createRouter, defaultHostLog, type HostLog, type Router, type RouterOptions } from './router';
 
 export interface ConsoleHostOptions extends Pick<RouterOptions, 'projectRoots' | 'planFolders' | 'pickPlanFile' | 'openFolder' | 'operator'> {
@@ -34,5 +35,6 @@ export function createConsoleHost(app: { service: PlanService; dataDir?: string 
     openFolder: options.openFolder,
   });
   const hub = lifetime.add(new EventHub(app.service, { onError: (error) => log('event delivery failed', error), feed: options.team?.feed }));
+  lifetime.add(watchQuestionTimeouts(app.service, log));
   return { router, hub, dispose: () => lifetime.dispose() };
 }

@@ -12,6 +12,7 @@ import { type ChatRequest, type ScriptedReply, ScriptedModelServer } from '../su
 import { agents, agentsJson, BIN, ROOT, sandboxWorkspace } from './cli-harness';
 
 const EVERYTHING = join(ROOT, 'node_modules/.bin/mcp-server-everything');
+const PROBE = join(ROOT, 'tests/support/mcp-probe-server.mjs');
 const server = new ScriptedModelServer();
 let env: Record<string, string>;
 
@@ -162,5 +163,40 @@ describe("an MCP server's question during a plan", () => {
     expect(output).toContain('- Name: Ada');
     expect(output).toContain('- Favorite Integer: 9');
     expect(output).toContain('- Favorite Number: 3.14');
+  });
+
+  it('plan approvals prints the question waiting and, once cancelled with plan reject --cancel, the answer; the server hears cancel', { timeout: 240_000 }, async () => {
+    const { home, examples } = sandboxWorkspace();
+    const file = join(examples, 'ask.yaml');
+    writeFileSync(file, `name: ask\nproject: ./demo-project\nagent: true\nautomationProfile: { base: trusted, allow: ["probe.*"] }\ndefinitionOfDone: |\n  - It asked\nmcp:\n  servers:\n    probe: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(PROBE)}], questionTimeoutMs: 3600000 }\n`);
+    server.respondWith((request) => {
+      if (isStrategize(request)) return { toolCalls: [{ name: 'propose_plan', args: { steps: [{ description: 'Ask the operator', rationale: 'asked', acceptance: 'answered' }] } }] };
+      if (toolResults(request) === 0) return { toolCalls: [{ name: 'probe_write-then-ask', args: { path: 'before.txt' } }] };
+      return { toolCalls: [{ name: 'finish_step', args: { summary: 'Asked.' } }] };
+    });
+    const id = (await agents(['plan', 'create', file], home, env)).stdout.trim();
+    expect((await agents(['plan', 'run', id], home, env)).code).toBe(3);
+    const stopped = await agents(['plan', 'approve', id], home, env);
+    expect(stopped.code, stopped.stderr).toBe(3);
+    expect(stopped.stderr).toContain(`cancel with:  agents plan reject ${id} --cancel\n`);
+    const pending = await pendingOf(home, id);
+    const waiting = await agents(['plan', 'approvals', id], home, env);
+    expect(waiting.code, waiting.stderr).toBe(0);
+    expect(waiting.stdout.split('\n')).toEqual([
+        'Waiting for approval:',
+        'the MCP server "probe" asks: What goes in answer.txt?',
+        '  text (Text): string, required',
+        '  (during probe.write-then-ask in step "Ask the operator")',
+        `  unanswered, it is cancelled at ${pending?.expiresAt}`,
+        '',
+        'Answered:',
+        expect.stringMatching(/^ {2}\S+ {2}approved {2}the proposed tree {2}by \S+$/),
+        '',
+      ]);
+    const cancelled = await agents(['plan', 'reject', id, '--cancel'], home, env);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(lastToolResult()).toBe("the operator's answer: cancel");
+    const answered = await agents(['plan', 'approvals', id], home, env);
+    expect(answered.stdout).toMatch(/^Nothing waits for approval\.\n\nAnswered:\n {2}\S+ {2}approved {2}the proposed tree {2}by \S+\n {2}\S+ {2}cancelled {2}answer to probe's question {2}by \S+\n$/);
   });
 });

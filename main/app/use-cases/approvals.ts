@@ -19,11 +19,20 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
   const { lifecycle, stores } = ctx;
   const guard = actionGuard(ctx, registry);
 
-  const answer = async (planId: string, status: 'approved' | 'rejected', scope: 'once' | 'all' | null, given: Answer & { more?: BudgetMore; input?: Record<string, unknown> }, options: RunOptions): Promise<Plan> => {
+  const answer = async (
+    planId: string,
+    status: 'approved' | 'rejected',
+    scope: 'once' | 'all' | null,
+    given: Answer & { more?: BudgetMore; input?: Record<string, unknown>; cancel?: boolean; only?: (pending: Approval) => boolean },
+    options: RunOptions,
+  ): Promise<Plan | null> => {
     // The run goes on in this process: refuse before the answer is recorded if it cannot use the plan's model.
     const plan = await ctx.pinModel(await guard.require(status === 'approved' ? 'approve' : 'reject', planId));
     // The rule asks for a pending approval.
     const pending = pendingApproval(await stores.approvals.listForPlan(planId)) as Approval;
+    if (given.only && !given.only(pending)) return null;
+    const cancelled = given.cancel === true;
+    if (cancelled && pending.kind !== 'input') throw new ValidationError('cancel', "applies only to an MCP server's question; reject the call with --reason");
     requireSandboxPresent(plan, ctx.options);
     // Approving a sign-in signs in (the browser opens on this machine), unless `agents mcp login` already did.
     if (pending.kind === 'signin' && status === 'approved') await signInFor(mcpAuthFile(ctx.options.dataDir, ctx.options.settings.codec), mcpServersOf(plan, ctx.options.settings), pending.tool ?? '');
@@ -33,14 +42,14 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
     const host = given.host ?? answerHost();
     // The answer, its decision, its event and the plan's state commit together.
     await lifecycle.unit(async () => {
-      await stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredFrom: host, answeredAt: now, reason, ...(args ? { args } : {}) });
+      await stores.approvals.update(pending.id, { status, scope, answeredBy: given.by, answeredFrom: host, answeredAt: now, reason, ...(args ? { args } : {}), ...(cancelled ? { cancelled } : {}) });
       const what = pending.kind === 'signin' ? `the sign-in to ${pending.tool}` : pending.kind === 'input' ? `the question of ${pending.elicitation?.server ?? 'the MCP server'}` : pending.kind === 'budget' ? (limitIs(pending, 'costUsd') ? 'more US dollars for the plan' : `more ${budgetLimit(pending).unit} for the step`) : scope === 'all' ? `every ${pending.tool} call of the plan` : `${pending.tool ?? 'the plan'}`;
       await lifecycle.addDecisionUnder(
         planId,
         pending.decisionId,
         'approval',
-        `${status === 'approved' ? 'Approved' : 'Rejected'} ${what}`,
-        `${status} by ${given.by} on ${host} at ${now}${reason ? `: ${reason}` : ''}`,
+        `${status === 'approved' ? 'Approved' : cancelled ? 'Cancelled' : 'Rejected'} ${what}`,
+        `${cancelled ? 'cancelled' : status} by ${given.by} on ${host} at ${now}${reason ? `: ${reason}` : ''}`,
       );
       await ctx.events.publish(planId, 'approval_resolved', {
         approvalId: pending.id,
@@ -64,17 +73,34 @@ export function planApprovals(ctx: PlanContext, registry: RunRegistry, runFrom: 
      * on with the run. For a step out of budget, `more` says how much it gets (default: its budget again);
      * for a server's question, `input` is the answer (checked against the question; its defaults fill the rest).
      */
-    approve(planId: string, given: Answer & { all?: boolean; more?: BudgetMore; input?: Record<string, unknown> }, options: RunOptions = {}): Promise<Plan> {
-      return answer(planId, 'approved', given.all ? 'all' : 'once', given, options);
+    async approve(planId: string, given: Answer & { all?: boolean; more?: BudgetMore; input?: Record<string, unknown> }, options: RunOptions = {}): Promise<Plan> {
+      return (await answer(planId, 'approved', given.all ? 'all' : 'once', given, options)) as Plan;
     },
 
-    /** Rejects the call the plan waits for: the run goes on, and the step fails with category `rejected`. */
-    async reject(planId: string, given: Answer, options: RunOptions = {}): Promise<Plan> {
-      if (!given.reason?.trim()) {
+    /**
+     * Rejects the call the plan waits for: the run goes on, and the step fails with category `rejected`.
+     * A server's question is declined; with `cancel` it is cancelled instead (no reason needed), and
+     * the server hears cancel.
+     */
+    async reject(planId: string, given: Answer & { cancel?: boolean }, options: RunOptions = {}): Promise<Plan> {
+      if (!given.reason?.trim() && !given.cancel) {
         await guard.require('reject', planId);
         throw new ValidationError('reason', 'is required: say why the call is rejected');
       }
-      return answer(planId, 'rejected', null, given, options);
+      return (await answer(planId, 'rejected', null, given, options)) as Plan;
+    },
+
+    /**
+     * Cancels the server's question `approvalId` if the plan still waits for it and its time limit
+     * has passed, and goes on with the run; null when there was nothing to cancel.
+     */
+    async expireQuestion(planId: string, approvalId: string, options: RunOptions = {}): Promise<Plan | null> {
+      const expired = (a: Approval) => a.id === approvalId && a.kind === 'input' && a.expiresAt !== undefined && Date.parse(a.expiresAt) <= Date.now();
+      const waiting = pendingApproval(await stores.approvals.listForPlan(planId));
+      if (!waiting || !expired(waiting)) return null;
+      const ms = Date.parse(waiting.expiresAt as string) - Date.parse(waiting.createdAt);
+      const limit = ms < 60_000 ? `${ms / 1000} s` : `${Math.round(ms / 60_000)} min`;
+      return answer(planId, 'rejected', null, { by: 'the time limit', reason: `no answer within ${limit}`, cancel: true, only: expired }, options);
     },
   };
 }

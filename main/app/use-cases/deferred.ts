@@ -33,7 +33,7 @@ export function deferredUseCases(ctx: PlanContext, runs: RunRegistry, reading: P
   const part = <T extends AsyncMethods<T>>(pick: (all: DeferredUseCases) => T, methods: Record<keyof T, true>): T => deferred(async () => pick(await load()), methods);
   return {
     verifying: part((all) => all.verifying, { verifyPass: true, checkStep: true, verify: true, verifyIfStale: true, noticeSandboxEdits: true, checks: true }),
-    approvals: part((all) => all.approvals, { approve: true, reject: true }),
+    approvals: part((all) => all.approvals, { approve: true, reject: true, expireQuestion: true }),
     fixing: part((all) => all.fixing, { skip: true, editStep: true, setProfile: true, replan: true, correct: true, retry: true, reset: true }),
     applying: part((all) => all.applying, { apply: true, discard: true }),
     sandboxFiles: part((all) => all.sandboxFiles, { readFile: true, saveFile: true }),

@@ -1,4 +1,5 @@
 import { actionOption, dollars, jsonOption, positiveCount, type Register, streamOption } from '../options';
+import { Option } from 'commander';
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { WaitingForApproval, runCommand } from '../run-command';
 import { noteWithoutWorkers, operator, runAndReport } from '../run-report';
@@ -102,13 +103,15 @@ export const planRunCommands = {
   reject: (plan, ctx) =>
     plan
       .command('reject <id>')
-      .description('reject the call the plan waits for; the run goes on and the step fails (exit 1)')
-      .addOption(actionOption('reject', 'reason', 'why, recorded in the decision tree'))
+      .description("reject the call the plan waits for; the run goes on and the step fails (exit 1). An MCP server's question is declined, or cancelled with --cancel")
+      // Not required with --cancel: the use case asks for it otherwise.
+      .addOption(new Option('--reason <text>', 'why, recorded in the decision tree (required, except with --cancel)'))
+      .addOption(new Option('--cancel', "an MCP server's question: cancel it (the server hears cancel, not decline)"))
       .addOption(streamOption())
       .addOption(jsonOption())
       .action(
-        runCommand(ctx, async (id: string, opts: RunOptions & { reason: string }) => {
-          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.reject(id, { by: operator(), reason: opts.reason }, { streamCallback: onEvent, step: false }));
+        runCommand(ctx, async (id: string, opts: RunOptions & { reason?: string; cancel?: boolean }) => {
+          await runAndReport(ctx, id, opts, async (onEvent) => (await ctx.app()).service.reject(id, { by: operator(), reason: opts.reason, cancel: opts.cancel }, { streamCallback: onEvent, step: false }));
         }),
       ),
 } satisfies Record<string, Register>;

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Approval } from '../../../shared/approvals';
 import type { StrategyDecision } from '../../../shared/domain';
-import { answerOf, type Elicitation, type ElicitationAnswer } from '../../../shared/elicitation';
+import { answerOf, DEFAULT_QUESTION_TIMEOUT_MS, type Elicitation, type ElicitationAnswer } from '../../../shared/elicitation';
 import type { AutomationProfile } from '../../../shared/profiles';
 import { type ApprovalStore, requestApproval } from '../ports/approvals';
 import { ApprovalPending } from '../errors';
@@ -18,7 +18,7 @@ export interface CallQuestions {
   /** The call's invocation id: the one its earlier run asked with while that question's answer is unused, else a new one. */
   callId(): Promise<string>;
   /** The operator's answer, or ApprovalPending once the question is stored and waits for one. */
-  ask(question: Elicitation): Promise<ElicitationAnswer>;
+  ask(question: Elicitation, options?: { timeoutMs?: number }): Promise<ElicitationAnswer>;
   /** The call ended (not stopped for a question): its answers are used up, and a later run of it asks again. */
   settle(): Promise<void>;
 }
@@ -49,15 +49,15 @@ export class ElicitationGate {
         invocationId ??= (await atThisCall()).findLast((a) => a.invocationId !== undefined)?.invocationId ?? newId();
         return invocationId;
       },
-      ask: async (question) => {
+      ask: async (question, options = {}) => {
         if (this.profile.name === 'full-auto') return { action: 'decline' };
         const atCall = (await atThisCall()).filter((a) => !used.has(a.id) && sameQuestion(a.elicitation, question));
         const answered = atCall.find((a) => a.status !== 'pending');
         if (answered) {
           used.add(answered.id);
-          return answerOf(answered.status as 'approved' | 'rejected', answered.args);
+          return answerOf(answered.status as 'approved' | 'rejected', answered.args, answered.cancelled === true);
         }
-        const waiting = atCall.find((a) => a.status === 'pending') ?? (await this.request(decision, callIndex, tool, question, invocationId));
+        const waiting = atCall.find((a) => a.status === 'pending') ?? (await this.request(decision, callIndex, tool, question, invocationId, options.timeoutMs ?? DEFAULT_QUESTION_TIMEOUT_MS));
         throw new ApprovalPending(waiting.id);
       },
       settle: async () => {
@@ -67,7 +67,7 @@ export class ElicitationGate {
     };
   }
 
-  private request(decision: Pick<StrategyDecision, 'id' | 'description'>, callIndex: number, tool: string, question: Elicitation, invocationId: string | null): Promise<Approval> {
+  private request(decision: Pick<StrategyDecision, 'id' | 'description'>, callIndex: number, tool: string, question: Elicitation, invocationId: string | null, timeoutMs: number): Promise<Approval> {
     return requestApproval(this.store, this.events, {
       planId: this.planId,
       kind: 'input',
@@ -81,6 +81,7 @@ export class ElicitationGate {
       hunks: null,
       elicitation: question,
       ...(invocationId ? { invocationId } : {}),
+      expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
     });
   }
 }

@@ -283,7 +283,7 @@ export async function callConnectedTool(
  * The server's tools as ToolDefinitions named `NAME.TOOL`: each call runs through the ToolRunner as
  * a sandbox tool's does, and what it changes in the sandbox is captured as shell.run's changes are.
  */
-export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: TreeChangeTracker; timeoutMs?: number }): ToolDefinition<Record<string, unknown>>[] {
+export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: TreeChangeTracker; timeoutMs?: number; questionTimeoutMs?: number }): ToolDefinition<Record<string, unknown>>[] {
   const timeout = options.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
   return server.tools.map((tool) => {
     const name = `${server.name}.${tool.name}`;
@@ -306,7 +306,7 @@ export function mcpToolDefinitions(server: ConnectedServer, options: { tracker: 
         if (elicit) {
           server.elicitSink = async (question) => {
             try {
-              return await elicit(question);
+              return await elicit(question, { timeoutMs: options.questionTimeoutMs });
             } catch (error) {
               if (!(error instanceof ApprovalPending)) throw error;
               stopped = error;
@@ -372,7 +372,7 @@ export class McpSession {
       // Elicitation is always offered: a running call's question goes to the operator (ElicitationGate), any other is cancelled.
       const connected = await connectMcpServer(name, server, { ...this.options, elicit: this.options.elicit ?? (async () => ({ action: 'cancel' })) });
       this.connected.push(connected);
-      for (const tool of mcpToolDefinitions(connected, { tracker, timeoutMs: server.timeoutMs })) this.registry.register(tool);
+      for (const tool of mcpToolDefinitions(connected, { tracker, timeoutMs: server.timeoutMs, questionTimeoutMs: server.questionTimeoutMs })) this.registry.register(tool);
     }
   }
 

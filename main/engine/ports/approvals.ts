@@ -12,7 +12,7 @@ export interface ApprovalStore {
   /** Oldest first. */
   listForPlan(planId: string): Promise<Approval[]>;
   /** Saves an answer (or its use); `args` too where it is the answer (a budget's amount, a question's content). */
-  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredFrom' | 'answeredAt' | 'reason' | 'usedAt' | 'args'>>): Promise<Approval>;
+  update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredFrom' | 'answeredAt' | 'reason' | 'usedAt' | 'args' | 'cancelled'>>): Promise<Approval>;
 }
 
 /** The approval the plan waits for, if any. */
@@ -26,7 +26,7 @@ export function toolsApprovedForPlan(approvals: readonly Approval[]): Set<string
 }
 
 /** What a new request names; the answer's fields start empty. */
-export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff' | 'hunks' | 'commandRule' | 'mcp' | 'elicitation' | 'invocationId'>;
+export type ApprovalRequest = Pick<Approval, 'planId' | 'kind' | 'decisionId' | 'callIndex' | 'tool' | 'args' | 'description' | 'rationale' | 'diff' | 'hunks' | 'commandRule' | 'mcp' | 'elicitation' | 'invocationId' | 'expiresAt'>;
 
 /** Stores a pending approval and announces it: the one way a run asks the operator. */
 export async function requestApproval(store: ApprovalStore, events: EventPublisher, request: ApprovalRequest): Promise<Approval> {

@@ -201,7 +201,7 @@ export class RuntimeExecuteActor {
               later('tool_progress', { decisionId: decision.id, invocationId, tool: call.tool, ...progress });
             },
             log: (entry) => later('tool_log', { decisionId: decision.id, ...entry }),
-            elicit: questions ? (question) => questions.ask(question) : undefined,
+            elicit: questions ? (question, asked) => questions.ask(question, asked) : undefined,
             // The call's entries, invocation and events are one unit of the group's next commit.
             atomically: async (writes) => group.add(writes),
             onSettled: async (invocation) => {

@@ -33,7 +33,7 @@ export interface ToolContext {
   /** A log message from what runs the call (an MCP server's), for the plan's log. */
   log?(entry: ToolLogEntry): void;
   /** A question for the operator from what runs the call (an MCP server's); throws ApprovalPending while it waits for the answer. */
-  elicit?(question: Elicitation): Promise<ElicitationAnswer>;
+  elicit?(question: Elicitation, options?: { timeoutMs?: number }): Promise<ElicitationAnswer>;
 }
 
 export interface ToolProgress {

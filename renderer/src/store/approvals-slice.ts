@@ -9,7 +9,7 @@ import type { SliceCreator } from './types';
 import { sendAction } from '../lib/action-dispatch';
 import type { ApprovalChoice, ApprovalsSlice } from './state/approvals';
 
-const CHOICE_LABELS: Record<ApprovalChoice, string> = { approve: 'Approve', approve_all: 'Approve all', reject: 'Reject' };
+const CHOICE_LABELS: Record<ApprovalChoice, string> = { approve: 'Approve', approve_all: 'Approve all', reject: 'Reject', cancel: 'Cancel' };
 
 export const initialApprovalsState = {
   pendingApproval: null as Approval | null,
@@ -91,6 +91,10 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
       }
       const tool = get().pendingApproval?.tool ?? 'the call';
       return answer('reject', ({ bridge, planId }) => sendAction(bridge, planId, 'reject', { reason: trimmed }), `Rejected ${tool}`);
+    },
+    cancelQuestion(reason) {
+      const server = get().pendingApproval?.elicitation?.server ?? 'the server';
+      return answer('cancel', ({ bridge, planId }) => sendAction(bridge, planId, 'reject', { cancel: true, reason: reason.trim() || 'cancelled in the console' }), `Cancelled the question of ${server}`);
     },
     requestRejectFocus: () => set({ rejectFocusRequest: get().rejectFocusRequest + 1 }),
   };

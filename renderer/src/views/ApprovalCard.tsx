@@ -89,6 +89,7 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
   const focusRequest = useAppStore((s) => s.rejectFocusRequest);
   const approve = useAppStore((s) => s.approve);
   const reject = useAppStore((s) => s.reject);
+  const cancelQuestion = useAppStore((s) => s.cancelQuestion);
   // The run goes on in this console's host: it must be able to use the plan's own model.
   const model = useAppStore((s) => s.planModel);
   const [reason, setReason] = useState('');
@@ -139,6 +140,12 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
       <p className="approval-step" id="approval-step">
         <span className="approval-label">Step</span> {pending.description}
         <span className="muted"> · asked at <time dateTime={pending.createdAt}>{formatTime(pending.createdAt)}</time></span>
+        {question && pending.expiresAt && (
+          <span className="muted">
+            {' '}
+            · cancelled at <time dateTime={pending.expiresAt}>{formatTime(pending.expiresAt)}</time> unless answered
+          </span>
+        )}
       </p>
       {isPlan ? <ProposedSteps approval={pending} /> : pending.rationale && !question && <p className="approval-rationale">{pending.rationale}</p>}
       {pending.mcp && (
@@ -232,6 +239,11 @@ export function ApprovalCard({ plan }: { plan: Plan }) {
             {question ? 'Decline' : 'Reject'}
           </button>
         </span>
+        {question && (
+          <button type="button" className="button" disabled={busy} aria-busy={answering === 'cancel' || undefined} title="Cancel the question: the server is told it was cancelled (not declined) and the call goes on" onClick={() => void cancelQuestion(reason)}>
+            Cancel
+          </button>
+        )}
       </form>
       {error && (
         <p className="inline-error" role="alert">

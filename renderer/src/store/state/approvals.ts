@@ -1,7 +1,7 @@
 import type { Approval } from '../../../../shared/approvals';
 import type { LoadStatus } from './load-status';
 
-export type ApprovalChoice = 'approve' | 'approve_all' | 'reject';
+export type ApprovalChoice = 'approve' | 'approve_all' | 'reject' | 'cancel';
 
 export interface ApprovalsSlice {
   /** The call the open plan waits for, if any. */
@@ -22,5 +22,7 @@ export interface ApprovalsSlice {
   approve(all: boolean, more?: number, input?: Record<string, unknown>): Promise<void>;
   /** Rejects the waiting call: the run goes on and the step fails with category `rejected`. */
   reject(reason: string): Promise<void>;
+  /** Cancels the server's question the plan waits for (the reason typed, if any): the server hears cancel (not decline) and the call goes on. */
+  cancelQuestion(reason: string): Promise<void>;
   requestRejectFocus(): void;
 }
