@@ -12,11 +12,11 @@ const server = scriptedModelForServe();
 const tempDirs = foldersRemovedAfterEach();
 
 /** One step: the call that asks, then finish. */
-function askingModel() {
+function askingModel(call: { name: string; args: Record<string, unknown> } = { name: 'everything_trigger-elicitation-request', args: {} }, step = 'Ask the operator') {
   server.reset();
   server.respondWith((request) => {
-    if (isStrategize(request)) return { toolCalls: [{ name: 'propose_plan', args: { steps: [{ description: 'Ask the operator', rationale: 'The server needs a name', acceptance: 'answered' }] } }] };
-    if (toolResults(request) === 0) return { toolCalls: [{ name: 'everything_trigger-elicitation-request', args: {} }] };
+    if (isStrategize(request)) return { toolCalls: [{ name: 'propose_plan', args: { steps: [{ description: step, rationale: 'The server needs a name', acceptance: 'answered' }] } }] };
+    if (toolResults(request) === 0) return { toolCalls: [call] };
     return { toolCalls: [{ name: 'finish_step', args: { summary: 'Asked.' } }] };
   });
 }
@@ -103,4 +103,46 @@ test("an operator declines an MCP server's question with a reason: the server is
   await expect(page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Apply\b/ })).toBeEnabled({ timeout: 60_000 });
   const answer = String(server.requests.filter((r) => !isStrategize(r)).at(-1)?.messages.filter((m) => m.role === 'tool').at(-1)?.content);
   expect(answer).toContain('User declined to provide the requested information');
+});
+
+test("an operator cancels an MCP server's question: the server is told it was cancelled, and the step goes on", async ({ page, agentsConsole }) => {
+  test.slow();
+  askingModel();
+  await openConsole(page, agentsConsole.url);
+  await createPlanWithPicker(page, writePlan());
+  await page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Run\b/ }).click();
+  const card = page.getByRole('region', { name: /^(Approval|Input) needed/ });
+  await card.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(card).toContainText('Input needed: everything asks');
+  await expect(card).toContainText(/cancelled at .* unless answered/);
+  // No reason needed to cancel.
+  await card.getByRole('button', { name: 'Cancel', exact: true }).click();
+
+  await expect(page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Apply\b/ })).toBeEnabled({ timeout: 60_000 });
+  const answer = String(server.requests.filter((r) => !isStrategize(r)).at(-1)?.messages.filter((m) => m.role === 'tool').at(-1)?.content);
+  expect(answer).toContain('User cancelled the elicitation dialog');
+  const { plans } = JSON.parse((await agentsConsole.cli(['plan', 'list', '--json'])).stdout) as { plans: { id: string }[] };
+  const { approvals } = JSON.parse((await agentsConsole.cli(['plan', 'approvals', plans[0].id, '--json'])).stdout) as { approvals: { kind: string; status: string; cancelled?: boolean }[] };
+  expect(approvals.find((a) => a.kind === 'input')).toMatchObject({ status: 'rejected', cancelled: true });
+});
+
+test("a running MCP call's progress is a bar on its step in the tree, gone when the call ends", async ({ page, agentsConsole }) => {
+  test.slow();
+  askingModel({ name: 'everything_trigger-long-running-operation', args: { duration: 10, steps: 10 } }, 'Run the long operation');
+  await openConsole(page, agentsConsole.url);
+  await createPlanWithPicker(page, writePlan());
+  await page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Run\b/ }).click();
+  await page.getByRole('region', { name: /^Approval needed/ }).getByRole('button', { name: 'Approve', exact: true }).click();
+
+  const step = page.getByRole('treeitem', { name: /Run the long operation/ });
+  const bar = step.getByRole('progressbar', { name: /^everything\.trigger-long-running-operation: \d+ of 10$/ });
+  await expect(bar).toBeVisible({ timeout: 30_000 });
+  await expect(step).toContainText(/\d+\/10 \(\d+%\)/);
+  const first = Number(await bar.getAttribute('value'));
+  // It moves as the server reports.
+  await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 15_000 }).toBeGreaterThan(first);
+  await page.screenshot({ path: test.info().outputPath('call-progress.png') });
+
+  await expect(page.getByRole('toolbar', { name: 'Plan controls' }).getByRole('button', { name: /^Apply\b/ })).toBeEnabled({ timeout: 60_000 });
+  await expect(step.getByRole('progressbar')).toHaveCount(0);
 });

@@ -24,6 +24,16 @@ export interface ToolCallsState {
   toolTallyBacklog: { seq: number; decisionId: string; ok: boolean }[] | null;
   /** The decisions opened so far, by id. */
   decisionCalls: Record<string, DecisionCalls>;
+  /** Per step, the running call's last progress report (an MCP server's), until the call finishes. */
+  callProgress: Record<string, CallProgress>;
+}
+
+/** How far a running call says it got: `progress` of `total` (if it knows the total), and what it is doing. */
+export interface CallProgress {
+  tool: string;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export const initialToolCallsState: ToolCallsState = {
@@ -31,6 +41,7 @@ export const initialToolCallsState: ToolCallsState = {
   toolTalliesSeq: 0,
   toolTallyBacklog: null,
   decisionCalls: {},
+  callProgress: {},
 };
 
 const count = (tallies: Record<string, CallTally>, decisionId: string, ok: boolean) => {
@@ -66,6 +77,7 @@ export function foldToolCalls(state: ToolCallsState, planId: string, events: rea
   let tallies: Record<string, CallTally> | null = null;
   let backlog: ToolCallsState['toolTallyBacklog'] = null;
   let opened: Record<string, DecisionCalls> | null = null;
+  let progress: Record<string, CallProgress> | null = null;
   const openedCalls = (decisionId: string): DecisionCalls | undefined => {
     const calls = (opened ?? state.decisionCalls)[decisionId];
     if (!calls) return undefined;
@@ -74,6 +86,19 @@ export function foldToolCalls(state: ToolCallsState, planId: string, events: rea
     return opened[decisionId];
   };
   for (const event of events) {
+    if (event.type === 'tool_progress') {
+      const { decisionId, tool, progress: done, total, message } = event.data;
+      if (!decisionId) continue;
+      progress ??= { ...state.callProgress };
+      progress[decisionId] = { tool, progress: done, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) };
+      continue;
+    }
+    // A call that starts or ends has no progress shown (yet, or any more).
+    const ended = event.type === 'tool_call_started' || event.type === 'tool_call_finished' ? event.data.decisionId : null;
+    if (ended && (progress ?? state.callProgress)[ended]) {
+      progress ??= { ...state.callProgress };
+      delete progress[ended];
+    }
     if (event.type === 'tool_call_started') {
       if (state.decisionCalls[event.data.decisionId]) openedCalls(event.data.decisionId)!.startedArgs = event.data.args;
     } else if (event.type === 'tool_call_finished') {
@@ -94,9 +119,9 @@ export function foldToolCalls(state: ToolCallsState, planId: string, events: rea
       }
     }
   }
-  if (!tallies && !opened) return { changes: null, reload: [] };
+  if (!tallies && !opened && !progress) return { changes: null, reload: [] };
   return {
-    changes: { ...(tallies ? { toolTallies: tallies } : {}), ...(backlog ? { toolTallyBacklog: backlog } : {}), ...(opened ? { decisionCalls: opened } : {}) },
+    changes: { ...(tallies ? { toolTallies: tallies } : {}), ...(backlog ? { toolTallyBacklog: backlog } : {}), ...(opened ? { decisionCalls: opened } : {}), ...(progress ? { callProgress: progress } : {}) },
     reload: [...reload],
   };
 }

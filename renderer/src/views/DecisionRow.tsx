@@ -3,7 +3,8 @@ import { DecisionIcon } from '../components/DecisionIcon';
 import type { ApprovalAnswer } from '../lib/approvals';
 import { DECISION_TYPE_LABELS, type TreeRow } from '../lib/decision-tree';
 import { plural } from '../lib/format';
-import type { CallTally } from '../store/tool-calls';
+import type { CallProgress, CallTally } from '../store/tool-calls';
+import { CallProgressBar } from './CallProgressBar';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
 import { CheckpointMark } from './StepCheckpoint';
 import { SubtaskTally } from './StepSubtasks';
@@ -23,6 +24,8 @@ interface DecisionRowProps {
   awaitingApproval?: boolean;
   breakpoint: boolean;
   tally: CallTally | undefined;
+  /** The running call's progress, while it reports some. */
+  progress?: CallProgress;
   /** For an `approval` decision: who answered, and why. */
   answer?: ApprovalAnswer;
   /** A step's checkpoint, taken as it started. */
@@ -40,7 +43,7 @@ function AnswerText({ answer, fallback }: { answer: ApprovalAnswer | undefined; 
   );
 }
 
-export const DecisionRow = memo(function DecisionRow({ row, selected, paused, awaitingApproval, breakpoint, tally, answer, checkpoint, onSelect, onToggle }: DecisionRowProps) {
+export const DecisionRow = memo(function DecisionRow({ row, selected, paused, awaitingApproval, breakpoint, tally, progress, answer, checkpoint, onSelect, onToggle }: DecisionRowProps) {
   const { decision, depth, hasChildren, expanded } = row;
   const planned = decision.toolCalls.length;
   const classes = ['tree-row', `type-${decision.type}`, `row-${decision.status}`, selected && 'selected', paused && 'paused'].filter(Boolean).join(' ');
@@ -88,6 +91,7 @@ export const DecisionRow = memo(function DecisionRow({ row, selected, paused, aw
       )}
       {decision.subtasks && decision.subtasks.length > 0 && <SubtaskTally subtasks={decision.subtasks} />}
       {checkpoint && <CheckpointMark checkpoint={checkpoint} />}
+      {progress && <CallProgressBar progress={progress} />}
       {paused && <span className="tree-flag">paused here</span>}
       {awaitingApproval && <span className="tree-flag">waits for approval</span>}
       {(planned > 0 || (tally && tally.ran > 0)) && (

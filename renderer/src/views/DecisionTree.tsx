@@ -31,6 +31,7 @@ export function DecisionTree() {
   const pausedId = useAppStore((s) => s.pausedDecisionId);
   const breakpoints = useAppStore((s) => s.breakpoints);
   const tallies = useAppStore((s) => s.toolTallies);
+  const progress = useAppStore((s) => s.callProgress);
   const select = useAppStore((s) => s.selectDecision);
   const toggle = useAppStore((s) => s.toggleExpanded);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);
@@ -81,6 +82,7 @@ export function DecisionTree() {
             awaitingApproval={id === awaitingId}
             breakpoint={breakpoints.includes(id)}
             tally={tallies[id]}
+            progress={row.decision.status === 'running' ? progress[id] : undefined}
             answer={answers.get(id)}
             checkpoint={checkpointOf.get(id)}
             onSelect={onSelect}
