@@ -1,15 +1,15 @@
 import type { ReactNode } from 'react';
 import { ACTIONS } from '../../../shared/actions';
 import type { ActionId } from '../../../shared/action-ids';
-import type { PlanFacts } from '../../../shared/action-rules';
+import { actionState } from '../store/plan-actions';
+import { useAppStore } from '../store/react';
 
 /**
  * A control for one operator action, from the action table: its text, its key, and, when the
- * plan does not allow it, the rule's reason as its description and tooltip.
+ * open plan does not allow it, the host's reason as its description and tooltip.
  */
 export function ActionButton({
   action,
-  facts,
   onClick,
   busy = false,
   disabled = false,
@@ -19,7 +19,6 @@ export function ActionButton({
   children,
 }: {
   action: ActionId;
-  facts: PlanFacts;
   onClick: () => void;
   busy?: boolean;
   /** Off for a reason of the control's own (nothing chosen yet), beside the rule's. */
@@ -31,7 +30,7 @@ export function ActionButton({
   children?: ReactNode;
 }) {
   const spec = ACTIONS[action];
-  const verdict = spec.allowed(facts);
+  const verdict = useAppStore((s) => actionState(s, action));
   const description = !verdict.allowed ? verdict.reason : disabled && reason ? reason : spec.description;
   return (
     <button

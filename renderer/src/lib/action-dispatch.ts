@@ -1,16 +1,15 @@
-import { ACTIONS, type ActionArgs, type ActionSpec } from '../../../shared/actions';
-import type { ActionId } from '../../../shared/action-ids';
-import type { Bridge, Channel } from '../../../shared/contract';
+import { ACTIONS, type ActionArgs, type ActionChannelOf, type ActionSpec, type ChannelAction } from '../../../shared/actions';
+import type { Bridge, Channel, ResponseOf } from '../../../shared/contract';
 import type { Plan } from '../../../shared/domain';
 import { isRunnable } from '../../../shared/action-rules';
 
-/** The actions the console takes itself; edit-step and replan take a file, so they stay on the command line. */
-export const CONSOLE_ACTIONS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'discard', 'skip', 'set_profile', 'correct', 'approve', 'reject', 'verify', 'rewind'] as const satisfies readonly ActionId[];
-export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
-
-export function isConsoleAction(action: ActionId): action is ConsoleAction {
-  return (CONSOLE_ACTIONS as readonly ActionId[]).includes(action);
-}
+/**
+ * The actions whose channel answers the plan as the action left it, from the table and the
+ * contract: the console sends any of them the same way. The others answer something else (apply's
+ * result, a comparison, the error history) and have views of their own, or belong to the command
+ * line (edit-step and replan take a file).
+ */
+export type PlanAction = { [A in ChannelAction]: ResponseOf<ActionChannelOf<A>> extends { plan: Plan } ? A : never }[ChannelAction];
 
 /**
  * Sends one action to the host through the channel its entry names (shared/actions.ts), with its
@@ -18,7 +17,7 @@ export function isConsoleAction(action: ActionId): action is ConsoleAction {
  * as given, for the host to refuse with its reason. Resolves to the plan as the host left it.
  * `plan`: the plan as the console shows it; Step on one ready to run starts it in step mode.
  */
-export function sendAction<A extends ConsoleAction>(bridge: Bridge, planId: string, action: A, args: ActionArgs<A>, plan?: Plan): Promise<{ plan: Plan }> {
+export function sendAction<A extends PlanAction>(bridge: Bridge, planId: string, action: A, args: ActionArgs<A>, plan?: Plan): Promise<{ plan: Plan }> {
   if (action === 'step' && plan && isRunnable(plan)) return sendAction(bridge, planId, 'run', { step: true });
   const spec: ActionSpec = ACTIONS[action];
   const parsed = spec.args.safeParse(args);

@@ -52,6 +52,7 @@ export const createApprovalsSlice: SliceCreator<ApprovalsSlice> = (set, get, dep
         deps.flushEvents();
         // The host has the answer: the card goes at once, the run's events bring the rest.
         set({ plan, planStatus: 'loaded', pendingApproval: null });
+        get().refreshPlan();
         get().announce(done);
         refreshApprovals();
       },

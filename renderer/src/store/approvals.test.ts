@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { verdict } from '../lib/plan-facts';
+import { actionState } from './plan-actions';
 import { makeApproval, makeEvent, makePlan } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
 import { handleKey } from './keyboard';
@@ -25,7 +25,8 @@ describe('approvals in the store', () => {
     const t = await openWaitingPlan();
     t.fake.on('plans.approve', (r) => {
       t.fake.approvals = t.fake.approvals.map((a) => ({ ...a, status: 'approved', scope: r.all ? 'all' : 'once' }));
-      return { plan: { ...t.fake.plan, processingState: 'processing', waitingFor: null } };
+      t.fake.plan = { ...t.fake.plan, processingState: 'processing', waitingFor: null };
+      return { plan: t.fake.plan };
     });
     expect(handleKey(t.store, 'a')).toBe(true);
     await t.settle();
@@ -121,11 +122,12 @@ describe('approvals in the store', () => {
     expect(t.fake.callsTo('plans.approvals').length).toBe(before + 2);
   });
 
-  it('does not offer Step or Continue to a plan that waits for an answer', () => {
-    const plan = makePlan({ processingState: 'paused', waitingFor: 'approval' });
-    expect(verdict('step', plan)).toMatchObject({ allowed: false, reason: 'plan P1 is Waiting for approval; approve or reject the waiting call first' });
-    expect(verdict('continue', plan).allowed).toBe(false);
-    expect(verdict('discard', plan).allowed).toBe(true);
+  it('does not offer Step or Continue to a plan that waits for an answer, as the host lists them', async () => {
+    const t = await openWaitingPlan();
+    expect(t.fake.callsTo('plans.get').length).toBeGreaterThan(0);
+    expect(actionState(t.state(), 'step')).toEqual({ allowed: false, reason: 'plan P1 is Waiting for approval; approve or reject the waiting call first' });
+    expect(actionState(t.state(), 'continue').allowed).toBe(false);
+    expect(actionState(t.state(), 'discard').allowed).toBe(true);
   });
 });
 

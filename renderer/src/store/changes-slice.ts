@@ -2,7 +2,7 @@ import { type ChangeEntryMeta, type ResponseOf, type ReviewFile } from '../../..
 import { declinedHunks, rejectionOf } from '../../../shared/review-feedback';
 import { foldEntries, reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { errorText, remainLine } from '../lib/format';
-import { verdict } from '../lib/plan-facts';
+import { actionState } from './plan-actions';
 import { initialEditorState } from './editor-slice';
 import type { PlanSession } from './plan-session';
 import type { LoadStatus } from './state/load-status';
@@ -320,9 +320,8 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get, deps) =
       if (!session || get().applyStatus !== 'confirming') return;
       const { planId } = session;
       // A check failed: apply asks a second time, naming the failed checks, and only then sends the confirmation.
-      const plan = get().plan;
-      const decided = plan ? verdict('apply', plan) : null;
-      const confirm = decided?.allowed ? decided.confirm : undefined;
+      const decided = actionState(get(), 'apply');
+      const confirm = decided.allowed ? decided.confirm : undefined;
       const acceptFailedChecks = get().applyFailedChecks !== null;
       if (confirm !== undefined && !acceptFailedChecks) {
         set({ applyFailedChecks: confirm });

@@ -2,13 +2,12 @@ import type { CheckpointSummary } from '../../../shared/checkpoints';
 import { statusLabel } from '../../../shared/vocabulary';
 import { sendAction } from '../lib/action-dispatch';
 import { errorText, plural } from '../lib/format';
-import { verdict } from '../lib/plan-facts';
 import { isStaleRefusal } from '../lib/stale-refusal';
 import { track } from './track';
 import type { SliceCreator } from './types';
 import type { LoadStatus } from './state/load-status';
 import type { RewindDialog, CheckpointsSlice } from './state/checkpoints';
-import { consoleKnowledge } from './console-knowledge';
+import { actionState } from './plan-actions';
 
 export const initialCheckpointsState = {
   checkpoints: [] as CheckpointSummary[],
@@ -29,7 +28,7 @@ export const createCheckpointsSlice: SliceCreator<CheckpointsSlice> = (set, get,
         deps.flushEvents();
         set({ checkpoints, checkpointsStatus: 'loaded' });
       } catch {
-        // The tree shows no checkpoints; the rule counts the steps started instead (lib/plan-facts).
+        // The tree shows no checkpoints; the host's rule counts its own.
         if (get().checkpointsStatus !== 'loaded') set({ checkpointsStatus: 'error' });
       }
     })();
@@ -93,7 +92,7 @@ export const createCheckpointsSlice: SliceCreator<CheckpointsSlice> = (set, get,
       const dialog = get().rewindDialog;
       const plan = get().plan;
       if (!dialog || !plan) return Promise.resolve();
-      const decided = verdict('rewind', plan, consoleKnowledge(get()));
+      const decided = actionState(get(), 'rewind');
       if (!decided.allowed) {
         set({ rewindError: decided.reason });
         get().announce(`Rewind is not available: ${decided.reason}`);
@@ -108,6 +107,7 @@ export const createCheckpointsSlice: SliceCreator<CheckpointsSlice> = (set, get,
           const result = await sendAction(bridge, planId, 'rewind', { toStep }, plan);
           deps.flushEvents();
           set({ plan: result.plan, planStatus: 'loaded', rewindDialog: null });
+          get().refreshPlan();
           rewound(toStep);
           const files = dialog.preview ? `${plural(dialog.preview.files.length, 'file')} put back; ` : '';
           get().announce(`Rewound to before step ${toStep}: ${files}step ${toStep} and the later ones are pending again`);
@@ -118,7 +118,7 @@ export const createCheckpointsSlice: SliceCreator<CheckpointsSlice> = (set, get,
           const fresh = await bridge['plans.get']({ planId }).catch(() => null);
           if (!fresh) return `Rewind failed: ${errorText(error)}`;
           deps.flushEvents();
-          set({ plan: fresh.plan });
+          set({ plan: fresh.plan, planActions: fresh.actions ?? null });
           return `Rewind refused: ${errorText(error)} (the plan is ${statusLabel(fresh.plan)} now)`;
         },
       );

@@ -1,6 +1,5 @@
 import { errorText } from '../lib/format';
-import { verdict } from '../lib/plan-facts';
-import { consoleKnowledge } from './console-knowledge';
+import { actionState } from './plan-actions';
 import type { SliceCreator } from './types';
 import type { ForkDialog, CompareView, ForkSlice } from './state/fork';
 
@@ -24,7 +23,7 @@ export const createForkSlice: SliceCreator<ForkSlice> = (set, get) => ({
     const dialog = get().forkDialog;
     const { plan, session } = get();
     if (!dialog || !plan || !session || dialog.forking) return;
-    const decided = verdict('fork', plan, consoleKnowledge(get()));
+    const decided = actionState(get(), 'fork');
     if (!decided.allowed) {
       set({ forkDialog: { ...dialog, error: decided.reason } });
       return;

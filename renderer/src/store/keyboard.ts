@@ -1,6 +1,6 @@
 import { ACTION_IDS, type ActionId } from '../../../shared/action-ids';
 import { ACTIONS } from '../../../shared/actions';
-import { verdict } from '../lib/plan-facts';
+import { actionState } from './plan-actions';
 import { PLAN_TABS, type TabSpec, tabOfKey } from '../lib/plan-tabs';
 import type { AppStore } from './types';
 
@@ -88,7 +88,7 @@ export function handleKey(store: AppStore, key: string, context: KeyContext = { 
     if (!plan) return false;
     // Approve and reject act only while the open plan waits for an answer, so a stray key never answers anything else.
     if (bound.action === 'approve' || bound.action === 'reject') {
-      if (!state.pendingApproval || !verdict(bound.action, plan, { pendingApproval: true }).allowed) return false;
+      if (!state.pendingApproval || !actionState(state, bound.action).allowed) return false;
       // A server's question is answered in its form, never by a key with nothing filled in.
       if (bound.action === 'approve' && state.pendingApproval.kind === 'input') return false;
       // A rejection needs a reason: the key takes the operator to its field.

@@ -5,11 +5,10 @@ import { statusLabel } from '../../../shared/vocabulary';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';
 import { ACTIONS, type ActionArgs } from '../../../shared/actions';
-import type { ActionId } from '../../../shared/action-ids';
-import { isConsoleAction, sendAction } from '../lib/action-dispatch';
-import { verdict } from '../lib/plan-facts';
+import type { ActionId, ActionState } from '../../../shared/action-ids';
+import { type PlanAction, sendAction } from '../lib/action-dispatch';
 import { isStaleRefusal } from '../lib/stale-refusal';
-import { consoleKnowledge } from './console-knowledge';
+import { actionState } from './plan-actions';
 import { deriveFromHistory, type NextRetry } from './plan-events';
 import { PlanSession } from './plan-session';
 import { callsOver, initialToolCallsState, talliesOver } from './tool-calls';
@@ -29,6 +28,7 @@ export const initialPlanState = {
   planError: null as string | null,
   planModel: null as PlanModelView | null,
   planTrace: null as PlanTraceView | null,
+  planActions: null as ActionState[] | null,
   decisions: {} as Record<string, StrategyDecision>,
   decisionsStatus: 'idle' as LoadStatus,
   expanded: {} as Record<string, boolean>,
@@ -73,8 +73,8 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
   const refreshPlan = forOpenPlan(
     'plan',
     ({ bridge, planId }) => bridge['plans.get']({ planId }),
-    ({ plan, model, trace }) => {
-      set({ plan, planModel: model ?? null, planTrace: trace ?? null, planStatus: 'loaded', planError: null });
+    ({ plan, model, trace, actions }) => {
+      set({ plan, planModel: model ?? null, planTrace: trace ?? null, planActions: actions ?? null, planStatus: 'loaded', planError: null });
       get().seedDeclinedHunks();
       const session = get().session;
       if (session?.deriveWhenPlanLoads) {
@@ -270,7 +270,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
       const { planId, plan } = get();
       if (!planId || !plan) return;
       const { label } = ACTIONS[action];
-      const decided = verdict(action, plan, consoleKnowledge(get()));
+      const decided = actionState(get(), action);
       if (!decided.allowed) {
         get().announce(`${label} is not available: ${decided.reason}`);
         return;
@@ -293,15 +293,19 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
         if (atStep) get().askFork(atStep);
         return;
       }
-      if (!isConsoleAction(action)) return;
+      // Edit-step and replan take a file: the command line's.
+      if (ACTIONS[action].channel === undefined) return;
       await track(
         store,
         { busy: 'pendingAction', error: 'actionError', concurrent: true },
-        action,
+        action as ActionId,
         async ({ bridge, planId }) => {
-          const result = await sendAction(bridge, planId, action, (args ?? {}) as never, plan);
+          // No control offers compare or the errors here (their views ask for them); the rest answer the plan.
+          const result = await sendAction(bridge, planId, action as PlanAction, (args ?? {}) as never, plan);
           deps.flushEvents();
           set({ plan: result.plan, planStatus: 'loaded' });
+          // What the plan allows now is the host's to say.
+          refreshPlan();
           if (action === 'retry' || action === 'reset') refreshErrors();
         },
         async (error, { bridge, planId }) => {
@@ -311,7 +315,7 @@ export const createPlanSlice: SliceCreator<PlanSlice> = (set, get, deps) => {
           refreshAll();
           if (!fresh) return `${label} failed: ${errorText(error)}`;
           deps.flushEvents();
-          set({ plan: fresh.plan, planStatus: 'loaded' });
+          set({ plan: fresh.plan, planActions: fresh.actions ?? null, planStatus: 'loaded' });
           return `${label} refused: the plan is ${statusLabel(fresh.plan)} now. The view has been refreshed.`;
         },
       );

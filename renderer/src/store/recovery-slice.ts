@@ -24,6 +24,7 @@ export const createRecoverySlice: SliceCreator<RecoverySlice> = (set, get, deps)
         deps.flushEvents();
         // The host cleared the current error: the failure card goes, the tree shows the recovery.
         set({ plan, planStatus: 'loaded' });
+        get().refreshPlan();
         get().announce(done(plan));
         get().refreshErrors();
         get().refreshDecisions();

@@ -11,6 +11,8 @@ import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { EventData, StreamEvent, StreamEventType } from '../../../shared/events';
 import { sampleData } from '../../../shared/test-support/sample-events';
 import { type ListedHunk, withRejections } from '../../../shared/review-feedback';
+import { reviewSummary } from '../lib/review-fold';
+import { hostActions } from './host-actions';
 
 const TS = '2026-01-01T00:00:00.000Z';
 
@@ -190,6 +192,12 @@ export class FakeBridge {
     return this;
   }
 
+  /** The plan as an action left it: what the host answers, and what plans.get says from then on. */
+  private moved(plan: Plan): { plan: Plan } {
+    this.plan = plan;
+    return { plan };
+  }
+
   emit(event: StreamEvent): void {
     for (const { subscription, listener } of this.subscriptions.values()) {
       if ((subscription.planId === null || subscription.planId === event.planId) && (!subscription.types || subscription.types.includes(event.type))) listener(event);
@@ -214,7 +222,16 @@ export class FakeBridge {
       'team.status': () => this.team,
       'plans.checkProject': (r) => ({ project: r.project ?? null, path: r.project ? `/projects/${r.project}` : null, problem: null, relativeTo: ['/projects'] }),
       'plans.list': () => ({ plans: this.plans }),
-      'plans.get': () => ({ plan: this.plan }),
+      'plans.get': () => ({
+        plan: this.plan,
+        actions: hostActions(this.plan, {
+          decisions: this.decisions,
+          pendingApproval: this.approvals.some((a) => a.status === 'pending'),
+          checkpoints: this.checkpoints.length,
+          partlyApplied: reviewSummary(reviewOf(this.entries)).touched > 0,
+          team: this.team !== null,
+        }),
+      }),
       'plans.create': (r) => ({ plan: makePlan({ id: 'NEW', name: r.fileName ?? 'new', phase: 'strategize' }) }),
       'plans.decisions': (r) => ({
         decisions: this.decisions.slice(r.offset ?? 0, r.limit === undefined ? undefined : (r.offset ?? 0) + r.limit),
@@ -256,29 +273,29 @@ export class FakeBridge {
       },
       'plans.errors': () => ({ planId: this.plan.id, errors: this.errors, recoveryDecisions: [], recoveryHints: [] }),
       'plans.approvals': () => ({ planId: this.plan.id, pending: this.approvals.find((a) => a.status === 'pending') ?? null, approvals: this.approvals }),
-      'plans.approve': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
-      'plans.reject': () => ({ plan: { ...this.plan, processingState: 'processing', waitingFor: null } }),
-      'plans.skip': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
-      'plans.setProfile': (r) => ({ plan: { ...this.plan, automationProfile: { ...this.plan.automationProfile, name: r.profile } } }),
-      'plans.run': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.approve': () => this.moved({ ...this.plan, processingState: 'processing', waitingFor: null }),
+      'plans.reject': () => this.moved({ ...this.plan, processingState: 'processing', waitingFor: null }),
+      'plans.skip': () => this.moved({ ...this.plan, processingState: 'queued' }),
+      'plans.setProfile': (r) => this.moved({ ...this.plan, automationProfile: { ...this.plan.automationProfile, name: r.profile } }),
+      'plans.run': () => this.moved({ ...this.plan, processingState: 'processing' }),
       'plans.step': () => ({ plan: this.plan }),
       'plans.continue': () => ({ plan: this.plan }),
       'plans.pause': () => ({ plan: this.plan }),
       'plans.breakpoint': (r) => ({ breakpoints: r.enabled ? [r.decisionId] : [] }),
-      'plans.retry': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
-      'plans.reset': () => ({ plan: { ...this.plan, processingState: 'queued' } }),
+      'plans.retry': () => this.moved({ ...this.plan, processingState: 'processing' }),
+      'plans.reset': () => this.moved({ ...this.plan, processingState: 'queued' }),
       'plans.apply': (r) => ({ planId: this.plan.id, applied: r.paths ?? this.entries.map((e) => e.path), conflicts: [], skipped: [], remaining: [], complete: true }),
-      'plans.discard': () => ({ plan: { ...this.plan, processingState: 'cancelled' } }),
+      'plans.discard': () => this.moved({ ...this.plan, processingState: 'cancelled' }),
       'plans.readFile': (r) => ({ path: r.path, content: '', binary: false }),
       'plans.saveFile': () => ({ entry: null }),
       'plans.openSandbox': () => ({}),
-      'plans.correct': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.correct': () => this.moved({ ...this.plan, processingState: 'processing' }),
       'plans.checks': () => ({ planId: this.plan.id, summary: this.plan.checks ?? null, checks: [], results: [], criteria: [] }),
-      'plans.verify': () => ({ plan: { ...this.plan, processingState: 'processing' } }),
+      'plans.verify': () => this.moved({ ...this.plan, processingState: 'processing' }),
       'plans.checkpoints': () => ({ checkpoints: this.checkpoints }),
       'plans.rewindPreview': (r) => ({ planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0 }),
       'plans.rewind': (r) => ({
-        plan: { ...this.plan, phase: 'execute', processingState: 'queued' },
+        ...this.moved({ ...this.plan, phase: 'execute', processingState: 'queued' }),
         rewind: { planId: this.plan.id, toStep: r.toStep, steps: 1, files: [], operatorEdits: [], entriesRewound: 0, decisionId: 'REWIND' },
       }),
       'plans.fork': (r) => ({

@@ -1,19 +1,18 @@
 import { useState, type FormEvent } from 'react';
 import { ACTIONS } from '../../../shared/actions';
-import type { Plan } from '../../../shared/domain';
 import { useAppStore } from '../store/react';
-import { usePlanFacts } from './use-plan-facts';
+import { actionState } from '../store/plan-actions';
 
 /** `correct`: the model runs the failed step again, told of the failure and the operator's note. */
-export function AskAgentToFix({ plan, primary }: { plan: Plan; primary: boolean }) {
+export function AskAgentToFix({ primary }: { primary: boolean }) {
   const correct = useAppStore((s) => s.correctStep);
   const error = useAppStore((s) => s.correctError);
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
   // Only where the host can use the plan's model: otherwise the button could only fail.
   const usable = useAppStore((s) => s.planModel?.usable === true);
-  const facts = usePlanFacts(plan);
-  if (!usable || !ACTIONS.correct.allowed(facts).allowed) return null;
+  const correctable = useAppStore((s) => actionState(s, 'correct').allowed);
+  if (!usable || !correctable) return null;
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);

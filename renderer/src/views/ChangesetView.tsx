@@ -3,7 +3,7 @@ import { StatePanel } from '../components/StatePanel';
 import { useDialogFocus } from '../components/use-dialog-focus';
 import { VirtualList } from '../components/VirtualList';
 import { plural, remainLine } from '../lib/format';
-import { verdict } from '../lib/plan-facts';
+import { actionState } from '../store/plan-actions';
 import { reviewFileAt, reviewSummary } from '../lib/review-fold';
 import { acceptedCount, acceptedPlan, allDeclined } from '../store/changes-slice';
 import { useAppStore } from '../store/react';
@@ -18,7 +18,7 @@ function ApplyBar() {
   const setAll = useAppStore((s) => s.setAllIncluded);
   const apply = useAppStore((s) => s.applySelected);
   const applyStatus = useAppStore((s) => s.applyStatus);
-  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
+  const canApply = useAppStore((s) => (s.plan ? actionState(s, 'apply').allowed : false));
   const result = useAppStore((s) => s.applyResult);
 
   const { applied, left, insertions, deletions } = reviewSummary(files);
@@ -183,7 +183,7 @@ function FileList() {
   const excluded = useAppStore((s) => s.excludedPaths);
   const rejected = useAppStore((s) => s.rejectedHunks);
   const result = useAppStore((s) => s.applyResult);
-  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
+  const canApply = useAppStore((s) => (s.plan ? actionState(s, 'apply').allowed : false));
   const select = useAppStore((s) => s.selectPath);
   const toggle = useAppStore((s) => s.togglePath);
   const setFocusRegion = useAppStore((s) => s.setFocusRegion);

@@ -7,7 +7,6 @@ import { StatePanel } from '../components/StatePanel';
 import { formatDuration } from '../lib/format';
 import type { RunningCheck } from '../store/state/checks';
 import { useAppStore } from '../store/react';
-import { usePlanFacts } from './use-plan-facts';
 
 const KIND_LABELS: Record<CriterionVerdict['kind'], string> = { done: 'Definition of done', acceptance: 'Step acceptance', check: 'Check' };
 
@@ -99,16 +98,15 @@ export function failedChecksTitle(plan: Plan): string {
 }
 
 /** On the failure card of a plan whose checks failed: their output in the Checks tab, and running them again. */
-export function FailedChecksActions({ plan, primary }: { plan: Plan; primary: boolean }) {
+export function FailedChecksActions({ primary }: { primary: boolean }) {
   const setTab = useAppStore((s) => s.setTab);
   const runAction = useAppStore((s) => s.runAction);
-  const facts = usePlanFacts(plan);
   return (
     <>
       <button type="button" className="button" onClick={() => setTab('checks')}>
         Show the checks
       </button>
-      <ActionButton action="verify" facts={facts} primary={primary} testId="failure-verify" onClick={() => void runAction('verify')}>
+      <ActionButton action="verify" primary={primary} testId="failure-verify" onClick={() => void runAction('verify')}>
         Run checks
       </ActionButton>
     </>
@@ -124,7 +122,6 @@ export function ChecksPanel({ plan }: { plan: Plan }) {
   const refresh = useAppStore((s) => s.refreshChecks);
   const runAction = useAppStore((s) => s.runAction);
   const busy = useAppStore((s) => s.pendingAction === 'verify');
-  const facts = usePlanFacts(plan);
   // Read as the tab opens, not with the plan.
   useEffect(() => {
     if (status === 'idle') refresh();
@@ -149,7 +146,7 @@ export function ChecksPanel({ plan }: { plan: Plan }) {
           {summary ? checksSummaryLine(summary) : running.length > 0 ? 'Checks running…' : 'The checks have not run yet'}
         </h3>
         <span className="grow" />
-        <ActionButton action="verify" facts={facts} busy={busy || running.length > 0} testId="run-checks" onClick={() => void runAction('verify')}>
+        <ActionButton action="verify" busy={busy || running.length > 0} testId="run-checks" onClick={() => void runAction('verify')}>
           Run checks
         </ActionButton>
       </div>

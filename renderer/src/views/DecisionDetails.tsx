@@ -98,7 +98,7 @@ export function DecisionDetails() {
           {breakpoint ? 'Remove breakpoint' : 'Set breakpoint'}
         </button>
       )}
-      {decision.type === 'strategy_choice' && plan && <StepCheckpoint plan={plan} decision={decision} />}
+      {decision.type === 'strategy_choice' && plan && <StepCheckpoint decision={decision} />}
       <h4>Tool calls</h4>
       {calls?.status === 'error' ? <p className="muted">Couldn't load the calls: {calls.error}</p> : <ToolCalls decision={decision} ran={calls?.invocations ?? NO_CALLS} />}
       <h4>Changes it made</h4>

@@ -5,7 +5,7 @@ import { VirtualList } from '../components/VirtualList';
 import { languageFor } from '../lib/highlight';
 import type { DiffHunk } from '../../../shared/changes';
 import { rejectionOf } from '../../../shared/review-feedback';
-import { verdict } from '../lib/plan-facts';
+import { actionState } from '../store/plan-actions';
 import { reviewFileAt } from '../lib/review-fold';
 import { canEditSandbox } from '../lib/sandbox-edit';
 import { rowsFromHunks, toSplitRows } from '../lib/unified-diff';
@@ -140,7 +140,7 @@ export function DiffViewer() {
   const canEdit = useAppStore((s) => (s.plan ? canEditSandbox(s.plan) : false));
   const openEditor = useAppStore((s) => s.openEditor);
   const notice = useAppStore((s) => s.editorNotice);
-  const canApply = useAppStore((s) => (s.plan ? verdict('apply', s.plan).allowed : false));
+  const canApply = useAppStore((s) => (s.plan ? actionState(s, 'apply').allowed : false));
 
   if (!path || !file) {
     return (

@@ -8,7 +8,6 @@ import { CopyButton } from '../components/CopyButton';
 import { useNow } from '../components/use-now';
 import { formatCountdown, formatTime } from '../lib/format';
 import { ActionButton } from '../components/ActionButton';
-import { usePlanFacts } from './use-plan-facts';
 import { ChangeLinks } from '../components/ChangeLinks';
 import { RecoveryActions } from './RecoveryActions';
 import { useAppStore } from '../store/react';
@@ -32,7 +31,6 @@ export function FailureCard({ plan }: { plan: Plan }) {
   // actions only, so the editor below gets the window's height.
   const editing = useAppStore((s) => s.editor !== null && s.tab === 'changes');
   const now = useNow(250, retrying);
-  const facts = usePlanFacts(plan);
 
   const attempts = useMemo(() => failuresOf(errors).at(-1) ?? [], [errors]);
   const last = attempts.at(-1);
@@ -143,12 +141,12 @@ export function FailureCard({ plan }: { plan: Plan }) {
       <div className="failure-footer">
       {plan.processingState === 'errored' && (
         <div className="failure-actions">
-          <ActionButton action="retry" facts={facts} primary={suggested === 'retry' || !onCard(suggested)} testId="failure-retry" onClick={() => void runAction('retry')} />
-          <ActionButton action="reset" facts={facts} primary={suggested === 'reset'} testId="failure-reset" onClick={() => void runAction('reset')} />
-          {category === 'verification' && <FailedChecksActions plan={plan} primary={suggested === 'verify'} />}
+          <ActionButton action="retry" primary={suggested === 'retry' || !onCard(suggested)} testId="failure-retry" onClick={() => void runAction('retry')} />
+          <ActionButton action="reset" primary={suggested === 'reset'} testId="failure-reset" onClick={() => void runAction('reset')} />
+          {category === 'verification' && <FailedChecksActions primary={suggested === 'verify'} />}
         </div>
       )}
-      <AskAgentToFix plan={plan} primary={suggested === 'correct'} />
+      <AskAgentToFix primary={suggested === 'correct'} />
       <RecoveryActions plan={plan} suggested={suggested} />
       </div>
     </section>

@@ -10,7 +10,7 @@ import { StateBadge } from '../components/Badges';
 import { STATUS_LABELS } from '../../../shared/vocabulary';
 import { ACTIONS, TOOLBAR_ACTIONS } from '../../../shared/actions';
 import type { ActionId } from '../../../shared/action-ids';
-import { usePlanFacts } from './use-plan-facts';
+import { actionState } from '../store/plan-actions';
 import { waitsForApproval } from '../store/approvals-slice';
 import { reviewSummary } from '../lib/review-fold';
 import { useAppStore } from '../store/react';
@@ -92,7 +92,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
   const applying = useAppStore((s) => s.applyStatus === 'applying');
   const actionError = useAppStore((s) => s.actionError);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
-  const facts = usePlanFacts(plan);
+  const planActions = useAppStore((s) => s.planActions);
   const steps = useAppStore((s) => stepCounts(s.decisions));
   const partlyApplied = useAppStore((s) => reviewSummary(s.reviewFiles).touched > 0);
   const model = useAppStore((s) => s.planModel);
@@ -170,7 +170,7 @@ export function PlanHeader({ plan }: { plan: Plan }) {
       <div className="plan-controls" role="toolbar" aria-label="Plan controls">
         {TOOLBAR_ACTIONS.map((action) => {
           const spec = ACTIONS[action];
-          const verdict = spec.allowed(facts);
+          const verdict = actionState({ planActions }, action);
           const busy = pending === action || (action === 'apply' && applying);
           const confirming = action === 'discard' && confirmDiscard;
           const key = spec.keys[0]?.key;

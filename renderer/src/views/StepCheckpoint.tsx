@@ -1,11 +1,10 @@
 import { useMemo } from 'react';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
 import { stepsInOrder } from '../../../shared/decision-tree';
-import type { Plan, StrategyDecision } from '../../../shared/domain';
+import type { StrategyDecision } from '../../../shared/domain';
 import { ActionButton } from '../components/ActionButton';
 import { formatTime, plural } from '../lib/format';
 import { useAppStore } from '../store/react';
-import { usePlanFacts } from './use-plan-facts';
 
 const tokens = (c: CheckpointSummary) => c.inputTokens + c.outputTokens;
 
@@ -43,14 +42,13 @@ function useStepNumber(decisionId: string): number {
  * A step's checkpoint in the details, and what the operator can do from it: Rewind to before this
  * step, or Fork from here.
  */
-export function StepCheckpoint({ plan, decision }: { plan: Plan; decision: StrategyDecision }) {
+export function StepCheckpoint({ decision }: { decision: StrategyDecision }) {
   const step = useStepNumber(decision.id);
   const checkpoint = useAppStore((s) => s.checkpoints.find((c) => c.decisionId === decision.id));
   const first = useAppStore((s) => s.checkpoints[0]?.id === checkpoint?.id);
   const runAction = useAppStore((s) => s.runAction);
   const asking = useAppStore((s) => s.rewindDialog !== null);
   const forking = useAppStore((s) => s.forkDialog !== null);
-  const facts = usePlanFacts(plan);
   if (step === 0) return null;
   return (
     <section className="step-checkpoint" aria-labelledby="step-checkpoint-title" data-testid="step-checkpoint" data-step={step}>
@@ -75,7 +73,7 @@ export function StepCheckpoint({ plan, decision }: { plan: Plan; decision: Strat
       <div className="step-actions" role="group" aria-label={`Step ${step} actions`}>
         <ActionButton
           action="rewind"
-          facts={facts}
+         
           testId="rewind-step"
           busy={asking}
           disabled={!checkpoint}
@@ -84,7 +82,7 @@ export function StepCheckpoint({ plan, decision }: { plan: Plan; decision: Strat
         />
         <ActionButton
           action="fork"
-          facts={facts}
+         
           testId="fork-step"
           busy={forking}
           disabled={!checkpoint}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Plan } from '../../../shared/domain';
 import type { StreamEvent } from '../../../shared/events';
 import { makeApproval, makeDecision, makePlan, NOTIFY_DEFAULTS } from '../test-support/fake-bridge';
 import { testRuntime } from '../test-support/runtime';
@@ -56,13 +57,18 @@ describe('the agent in the console', () => {
     const failed = makePlan({ agent, phase: 'execute', processingState: 'errored', errorMessage: 'step "Write" used its 3 turns without finishing' });
     // The engine corrects a step that failed: the store holds one.
     store.setState({ planModel: usable, decisions: { s1: makeDecision('s1', 'root', 0, { status: 'failed' }) } });
-    const html = render(store, <FailureCard plan={failed} />);
+    // The open plan, whose actions the host lists.
+    const card = (plan: Plan) => {
+      store.setState({ plan });
+      return render(store, <FailureCard plan={plan} />);
+    };
+    const html = card(failed);
     expect(html).toContain('Ask the agent to fix it');
     expect(html).toMatch(/<label for="correct-note">Note for the agent<\/label>/);
-    expect(render(store, <FailureCard plan={{ ...failed, agent: undefined }} />)).not.toContain('Ask the agent to fix it');
+    expect(card({ ...failed, agent: undefined })).not.toContain('Ask the agent to fix it');
     // Not where the host cannot use the plan's model: the button could only fail.
     store.setState({ planModel: unusable });
-    expect(render(store, <FailureCard plan={failed} />)).not.toContain('Ask the agent to fix it');
+    expect(card(failed)).not.toContain('Ask the agent to fix it');
   });
 
   it("names the plan's own model in the header, and says when this host cannot use it", () => {

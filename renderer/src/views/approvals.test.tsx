@@ -117,8 +117,9 @@ describe('waiting for approval elsewhere in the console', () => {
 describe('the failure card', () => {
   it('offers Skip step and Change profile beside Retry and Reset while the plan can still be fixed in place', () => {
     const { store } = testRuntime();
-    store.setState({ decisions: { root: makeDecision('root', null, 0), s1: makeDecision('s1', 'root', 0, { status: 'failed' }) } });
-    const html = render(store, <FailureCard plan={makePlan({ processingState: 'errored', automationProfile: { ...makePlan().automationProfile, name: 'supervised' } })} />);
+    const plan = makePlan({ processingState: 'errored', automationProfile: { ...makePlan().automationProfile, name: 'supervised' } });
+    store.setState({ plan, decisions: { root: makeDecision('root', null, 0), s1: makeDecision('s1', 'root', 0, { status: 'failed' }) } });
+    const html = render(store, <FailureCard plan={plan} />);
     const found = buttons(html);
     expect([...found.keys()]).toEqual(['Retry from the failed step', 'Mark ready to run', 'Skip step', 'Change profile']);
     // The current profile is selected: nothing to change to yet.
@@ -129,14 +130,16 @@ describe('the failure card', () => {
 
   it('lists the next steps as the commands that take them, and makes the first one the primary button', () => {
     const { store } = testRuntime();
+    const plan = makePlan({ processingState: 'errored' });
     store.setState({
+      plan,
       decisions: { root: makeDecision('root', null, 0), s1: makeDecision('s1', 'root', 0, { status: 'failed' }) },
       recoveryHints: [
         { action: 'skip', args: { step: 1 }, message: 'The operator rejected a call of this step.' },
         { action: 'edit_step', args: { step: 1 }, message: "Replace the failed step's tool calls" },
       ],
     });
-    const html = render(store, <FailureCard plan={makePlan({ processingState: 'errored' })} />);
+    const html = render(store, <FailureCard plan={plan} />);
     expect(html).toContain('<code data-testid="failure-command">agents plan skip P1 --step 1</code>');
     expect(html).toContain('<code>agents plan edit-step P1 --step 1 --file step.yaml</code>');
     const found = buttons(html);

@@ -48,7 +48,7 @@ describe('the Checks tab', () => {
         { kind: 'done', index: 2, text: 'The notes describe the project', decisionId: null, verdict: 'not checked', evidence: [] },
       ],
     });
-    store.setState({ checksView: view, checksStatus: 'loaded' });
+    store.setState({ plan: failedPlan, checksView: view, checksStatus: 'loaded' });
     const html = render(store, <ChecksPanel plan={failedPlan} />);
     expect(html.match(/data-verdict="[^"]*"/g)).toEqual(['data-verdict="failed"', 'data-verdict="not checked"']);
     expect(text(html)).toContain('Definition of done 2 · no command checks it');
@@ -94,13 +94,15 @@ describe('the failure card of a plan whose checks failed', () => {
   it('names the failed checks and offers to ask the agent to fix it, or to run the checks again', () => {
     const { store } = testRuntime();
     const agent = { model: null, maxTurnsPerStep: 20, maxOutputTokens: 16000 };
-    store.setState({ planModel: { model: 'openai-compatible:scripted', baseUrl: 'http://127.0.0.1:9/v1', usable: true, problem: null } });
-    const html = render(store, <FailureCard plan={{ ...failedPlan, agent }} />);
+    const plan = { ...failedPlan, agent };
+    store.setState({ plan, planModel: { model: 'openai-compatible:scripted', baseUrl: 'http://127.0.0.1:9/v1', usable: true, problem: null } });
+    const html = render(store, <FailureCard plan={plan} />);
     expect(text(html)).toContain('Checks failed: tests');
     expect(text(html)).toContain('Ask the agent to fix it');
     expect(html).toMatch(/<button[^>]*data-testid="failure-verify"[^>]*>Run checks</);
     expect(html).not.toMatch(/data-testid="failure-verify"[^>]*disabled/);
     // A scripted plan has no model to ask.
+    store.setState({ plan: failedPlan });
     expect(text(render(store, <FailureCard plan={failedPlan} />))).not.toContain('Ask the agent to fix it');
   });
 });

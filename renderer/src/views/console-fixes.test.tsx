@@ -117,11 +117,14 @@ describe('the plan header', () => {
   it('has no disabled "Discard the rest" once everything is applied', () => {
     const { store } = testRuntime();
     const [file] = reviewOf([makeEntry('e1', 'README.md')]);
-    store.setState({ reviewFiles: [{ ...file, state: 'applied' }] });
-    const html = render(store, <PlanHeader plan={makePlan({ phase: 'apply', processingState: 'complete' })} />);
+    const applied = makePlan({ phase: 'apply', processingState: 'complete' });
+    store.setState({ plan: applied, reviewFiles: [{ ...file, state: 'applied' }] });
+    const html = render(store, <PlanHeader plan={applied} />);
     expect(html).not.toContain('Discard the rest');
     // While discarding is allowed, after a partial apply, the button says what it drops.
-    const partial = render(store, <PlanHeader plan={makePlan({ phase: 'apply', processingState: 'queued' })} />);
+    const ready = makePlan({ phase: 'apply', processingState: 'queued' });
+    store.setState({ plan: ready });
+    const partial = render(store, <PlanHeader plan={ready} />);
     expect(partial).toContain('Discard the rest');
   });
 });

@@ -22,7 +22,9 @@ const enabledActions = (html: string) =>
 describe('the plan header', () => {
   it('reflects the plan state for tests to wait on, and enables only what the state allows', () => {
     const { store } = testRuntime();
-    const html = render(store, <PlanHeader plan={makePlan({ processingState: 'paused' })} />);
+    const plan = makePlan({ processingState: 'paused' });
+    store.setState({ planId: plan.id, plan });
+    const html = render(store, <PlanHeader plan={plan} />);
     expect(attrs(html, 'plan-header', 'data-plan-state')).toEqual(['paused']);
     // A run paused in step mode still holds the plan: the engine refuses to discard it until it stops.
     expect(enabledActions(html)).toEqual(['step', 'continue']);

@@ -2,7 +2,7 @@ import type { PlanTraceView, ResponseOf } from '../../../../shared/contract';
 import type { PlanModelView } from '../../../../shared/agent';
 import type { ErrorRecord, Plan, StrategyDecision } from '../../../../shared/domain';
 import type { ActionArgs } from '../../../../shared/actions';
-import type { ActionId } from '../../../../shared/action-ids';
+import type { ActionId, ActionState } from '../../../../shared/action-ids';
 import type { NextRetry } from '../plan-events';
 import type { PlanSession } from '../plan-session';
 import type { ToolCallsState } from '../tool-calls';
@@ -22,6 +22,11 @@ export interface PlanSlice extends ToolCallsState {
   planModel: PlanModelView | null;
   /** The trace of the plan's current or last run and its viewer's address (from plans.get); null before it ran or before it loads. */
   planTrace: PlanTraceView | null;
+  /**
+   * Every action with whether the open plan allows it now and, if not, why, as the host decided
+   * (plans.get): what the console's controls are enabled from (`actionState`). Null before it loads.
+   */
+  planActions: ActionState[] | null;
   /** Normalized by id; the tree is derived (see lib/decision-tree). */
   decisions: Record<string, StrategyDecision>;
   decisionsStatus: LoadStatus;
