@@ -39,12 +39,29 @@ export function actionGuard(ctx: PlanContext, registry: RunRegistry) {
   };
 }
 
+/** How long the action list waits for a stopped run of this process to end. */
+const UNWIND_WAIT_MS = 2000;
+
+/** A run no longer works on a plan in this state: it failed, finished a phase, ended, or waits for the operator's answer (not a pause between steps, which the run holds). */
+const hasStopped = (plan: Plan) => plan.processingState === 'errored' || plan.processingState === 'queued' || plan.processingState === 'complete' || plan.processingState === 'cancelled' || (plan.processingState === 'paused' && plan.waitingFor === 'approval');
+
 /** What the operator may do to a plan now, and the run controls (step, continue, pause) under the same rules. */
 export function planActions(ctx: PlanContext, registry: RunRegistry) {
   const guard = actionGuard(ctx, registry);
   return {
     /** Every action with whether the plan allows it now and, if not, why (`plans.get`, `plan show --json`). */
-    actions: async (planId: string): Promise<ActionState[]> => actionList(await guard.facts(await ctx.get(planId))),
+    async actions(planId: string): Promise<ActionState[]> {
+      const plan = await ctx.get(planId);
+      // A run of this process that has stopped (failed, done, or waiting for an answer) is still
+      // unwinding when its last event goes out, and a console asks for the list on that event: the
+      // list waits for the run's end (a moment), else it would say "already running" until the next event.
+      const unwinding = registry.runs.get(planId);
+      if (unwinding && hasStopped(plan)) {
+        await Promise.race([unwinding.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, UNWIND_WAIT_MS).unref())]);
+        return actionList(await guard.facts(await ctx.get(planId)));
+      }
+      return actionList(await guard.facts(plan));
+    },
     /** Throws the rule's refusal unless `action` is allowed now; the plan otherwise. */
     requireAllowed: (action: ActionId, planId: string): Promise<Plan> => guard.require(action, planId),
     /** Step, continue or pause this process's run of the plan. */
