@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, type ActionSpec } from './actions';
-import { ACTION_IDS } from './action-ids';
+import { ACTION_IDS, ACTIONS, type ActionSpec } from './actions';
 import { CHANNELS, type Channel, contract } from './contract';
 
 describe("an action's channel", () => {

@@ -1,11 +1,11 @@
 // The names of the operator actions, and what other records say with them (a next step, an action's
-// state). A leaf: the domain's records name actions without importing the table that defines them.
+// state): derived from the table (actions.ts), whose keys are the ids, so an action is named once.
 import { z } from 'zod';
+import { ACTION_IDS, type ACTIONS } from './actions';
 
-/** Every operator action's id, in the order the table (actions.ts) declares them and lists show them. */
-export const ACTION_IDS = ['run', 'step', 'continue', 'pause', 'retry', 'reset', 'apply', 'discard', 'approve', 'reject', 'skip', 'edit_step', 'set_profile', 'replan', 'correct', 'verify', 'rewind', 'fork', 'compare', 'show_errors'] as const;
-export type ActionId = (typeof ACTION_IDS)[number];
-export const ActionIdSchema = z.enum(ACTION_IDS);
+/** Every operator action's id: a key of ACTIONS. */
+export type ActionId = keyof typeof ACTIONS;
+export const ActionIdSchema = z.enum(ACTION_IDS as [ActionId, ...ActionId[]]);
 
 export const ActionStateSchema = z.lazy(() =>
   z.object({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_IDS, type ActionId, NextStepSchema } from './action-ids';
-import { ACTIONS, actionList, allowed, commandLine, TOOLBAR_ACTIONS } from './actions';
+import { type ActionId, NextStepSchema } from './action-ids';
+import { ACTION_IDS, ACTIONS, actionList, allowed, commandLine, TOOLBAR_ACTIONS } from './actions';
 import type { PlanFacts } from './action-rules';
 import type { Phase, ProcessingState } from './domain';
 

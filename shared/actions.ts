@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { type BudgetMore, BudgetMoreSchema } from './agent';
 import type { ProcessingState } from './domain';
 import { checksFailed } from './checks';
-import { ACTION_IDS, type ActionId, type ActionState, type NextStep } from './action-ids';
 import {
   ALLOWED,
   alreadyRunning,
@@ -28,10 +27,11 @@ import { STATUS_LABELS, requiredStatuses, statusLabel, wrongPhaseMessage, wrongS
 export type { ActionSpec, KeyBinding } from './action-spec';
 
 /**
- * Every operator action, declared once: its words, its keys, its arguments, when a plan allows it
- * and how the command line spells it. The engine enforces `allowed` (`requireAllowed`), and the CLI,
- * the router and the console's buttons, failure card and keyboard are all driven by this table
- * (docs/ARCHITECTURE.md, "Operator actions").
+ * Every operator action, declared once: its id (the entry's key), its words, its keys, its
+ * arguments, when a plan allows it and how the command line spells it. The ids and what records
+ * say with them are derived from this table (shared/action-ids.ts). The engine enforces `allowed`
+ * (`requireAllowed`), and the CLI, the router and the console's buttons, failure card and keyboard
+ * are all driven by this table (docs/ARCHITECTURE.md, "Operator actions").
  */
 
 /**
@@ -338,7 +338,12 @@ export const ACTIONS = {
     allowed: () => ALLOWED,
     cli: { command: 'errors' },
   }),
-} as const satisfies Record<ActionId, ActionSpec>;
+} as const satisfies Record<string, ActionSpec>;
+
+/** An action's id: a key of the table (shared/action-ids.ts names it for the records that use it). */
+type ActionId = keyof typeof ACTIONS;
+/** The ids in the order the table declares them and lists show them. */
+export const ACTION_IDS = Object.keys(ACTIONS) as ActionId[];
 
 export type ActionArgs<A extends ActionId> = z.input<(typeof ACTIONS)[A]['args']>;
 
@@ -371,7 +376,7 @@ export function allowed(action: ActionId, plan: PlanFacts, args?: Record<string,
 }
 
 /** Each action with whether the plan allows it and, if not, why: what `plan show --json` and `plans.get` list. */
-export function actionList(plan: PlanFacts): ActionState[] {
+export function actionList(plan: PlanFacts): { id: ActionId; allowed: boolean; reason: string | null; confirm?: string }[] {
   return ACTION_IDS.map((id) => {
     const verdict = allowed(id, plan);
     if (!verdict.allowed) return { id, allowed: false, reason: verdict.reason };
@@ -380,7 +385,7 @@ export function actionList(plan: PlanFacts): ActionState[] {
 }
 
 /** `agents plan skip P --step 2`: the command that takes a next step, with placeholders for what the operator supplies. */
-export function commandLine(planId: string, step: Pick<NextStep, 'action' | 'args'>): string | null {
+export function commandLine(planId: string, step: { action: ActionId; args: Record<string, unknown> }): string | null {
   const { cli } = ACTIONS[step.action] as ActionSpec;
   if (!cli) return null;
   const options = cli.options?.(step.args) ?? '';

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { ApplyResultSchema, DiffHunkSchema, ChangeEntryMetaSchema, ChangeOperationSchema } from './changes';
 import { ApprovalSchema } from './approvals';
-import { ErrorRecordSchema, PlanSchema, ProcessingStateSchema, StrategyDecisionSchema } from './domain';
+import { PlanSchema, ProcessingStateSchema, StrategyDecisionSchema } from './domain';
+import { ErrorRecordSchema } from './error-records';
 import { ProfileNameSchema } from './profiles';
 import { ToolInvocationSchema } from './tool-calls';
 import { ErrorCodeSchema } from './errors';
-import { ACTION_IDS, ActionStateSchema, type ActionId, NextStepSchema } from './action-ids';
-import { ACTIONS, type ActionChannelOf, type ChannelAction } from './actions';
+import { ActionStateSchema, type ActionId, NextStepSchema } from './action-ids';
+import { ACTION_IDS, ACTIONS, type ActionChannelOf, type ChannelAction } from './actions';
 import { PlanModelViewSchema, SettingsPatchSchema, SettingsViewSchema } from './agent';
 import { STREAM_EVENT_TYPES, StreamEventSchema, StreamEventTypeSchema } from './events';
 import { PlanChecksViewSchema } from './checks';

@@ -1,6 +1,6 @@
 import { costOf, type PlanUsage, type Price } from './agent';
 import { ANY_TOOL, type AutomationProfile } from './profiles';
-import type { ErrorRecord } from './domain';
+import type { ErrorRecord } from './error-records';
 
 /**
  * The words for things an operator reads in more than one place, written once: the CLI, the

@@ -1,4 +1,3 @@
-import { NextStepSchema } from './action-ids';
 import { z } from 'zod';
 import { once } from './once';
 import { AgentFileSchema, AgentSpecSchema, PlanUsageSchema } from './agent';
@@ -233,26 +232,3 @@ export type ExecuteResult = z.infer<typeof ExecuteResultSchema>;
 export const RECOVERY_ACTIONS = ['retry', 'revert_to_strategize', 'correct_input', 'manual', 'skip', 'edit_step', 'change_profile', 'correct'] as const;
 export const RecoveryActionSchema = z.enum(RECOVERY_ACTIONS);
 export type RecoveryAction = z.infer<typeof RecoveryActionSchema>;
-
-/** One failure, as recorded by the error recovery service; persisted, so history survives restarts. */
-export const ErrorRecordSchema = z.lazy(once(() =>
-  z.object({
-    id: nonEmpty,
-    planId: nonEmpty,
-    phase: PhaseSchema,
-    decisionId: z.string().nullable(),
-    attempt: z.number().int().positive(),
-    category: ErrorCategorySchema,
-    retriable: z.boolean(),
-    recoveryAction: RecoveryActionSchema,
-    message: z.string(),
-    stack: z.string().nullable(),
-    hint: z.string(),
-    /** The suggested next step: an action and its arguments (shared/actions.ts), never a command line. */
-    next: NextStepSchema.nullable(),
-    /** What happened next: retried automatically, or gave up. */
-    outcome: z.enum(['retried', 'gave_up']),
-    createdAt: timestamp,
-  }),
-));
-export type ErrorRecord = z.infer<typeof ErrorRecordSchema>;

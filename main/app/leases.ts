@@ -1,4 +1,5 @@
-import type { ErrorRecord, Plan, StrategyDecision } from '../../shared/domain';
+import type { Plan, StrategyDecision } from '../../shared/domain';
+import type { ErrorRecord } from '../../shared/error-records';
 import { stepsInOrder } from '../../shared/decision-tree';
 import { newId } from '../../shared/ids';
 import { CATEGORY_POLICIES, ErrorRecoveryService, recoveryHints } from '../engine/run/error-recovery-service';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorRecord, StrategyDecision } from '../../shared/domain';
+import type { StrategyDecision } from '../../shared/domain';
+import type { ErrorRecord } from '../../shared/error-records';
 import { formatErrors } from './format';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();

@@ -1,6 +1,7 @@
 import { commandLine } from '../../shared/actions';
 import { type NextStep, NextStepSchema } from '../../shared/action-ids';
-import type { ErrorRecord, Plan } from '../../shared/domain';
+import type { Plan } from '../../shared/domain';
+import type { ErrorRecord } from '../../shared/error-records';
 
 /**
  * Next steps as the command line shows them: each one the command that takes it

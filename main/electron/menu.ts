@@ -1,6 +1,5 @@
 import type { MenuItemConstructorOptions } from 'electron';
-import { ACTION_IDS } from '../../shared/action-ids';
-import { ACTIONS } from '../../shared/actions';
+import { ACTION_IDS, ACTIONS } from '../../shared/actions';
 
 /** "A" for the key a, "Shift+A" for A: the accelerator Electron shows beside an item. */
 export function acceleratorOf(key: string): string {

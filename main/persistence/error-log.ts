@@ -1,4 +1,4 @@
-import { type ErrorRecord, ErrorRecordSchema } from '../../shared/domain';
+import { type ErrorRecord, ErrorRecordSchema } from '../../shared/error-records';
 import { parseOrThrow } from '../../shared/errors';
 import type { ErrorLog } from '../engine/ports/recovery';
 import type { SqliteDatabase } from './database';

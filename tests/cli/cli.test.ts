@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ErrorRecordSchema, PlanSchema, StrategyDecisionSchema } from '../../shared/domain';
+import { PlanSchema, StrategyDecisionSchema } from '../../shared/domain';
+import { ErrorRecordSchema } from '../../shared/error-records';
 import { StreamEventSchema } from '../../shared/events';
 import { agents, agentsJson, createPlan, editYaml, sandboxWorkspace } from './cli-harness';
 

@@ -1,6 +1,7 @@
 import type { Approval } from '../../../shared/approvals';
 import type { ChangeEntry, DiffHunk } from '../../../shared/changes';
-import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
+import type { ErrorRecord } from '../../../shared/error-records';
 import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ChangeEntryMeta, PlanListItem, PlanTraceView, ToolTally } from '../../../shared/contract';
 import { childrenByParent, stepsInOrder } from '../../../shared/decision-tree';

@@ -1,4 +1,5 @@
-import type { ErrorRecord, Phase, Plan } from '../../../shared/domain';
+import type { Phase, Plan } from '../../../shared/domain';
+import type { ErrorRecord } from '../../../shared/error-records';
 
 export interface FailureReport {
   plan: Plan;

@@ -1,5 +1,6 @@
 import type { ActionId, NextStep } from '../../../shared/action-ids';
-import type { ErrorCategory, ErrorRecord, Phase, Plan, RecoveryAction, StrategyDecision } from '../../../shared/domain';
+import type { ErrorCategory, Phase, Plan, RecoveryAction, StrategyDecision } from '../../../shared/domain';
+import type { ErrorRecord } from '../../../shared/error-records';
 import { PlanError, ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { EngineError, ToolCallError } from '../errors';

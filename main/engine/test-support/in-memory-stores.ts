@@ -4,7 +4,8 @@
 import type { CheckResult } from '../../../shared/checks';
 import type { CheckResultStore } from '../checks/check-store';
 import type { Approval } from '../../../shared/approvals';
-import type { DecisionStatus, ErrorRecord, Plan, ProcessingState, StrategyDecision } from '../../../shared/domain';
+import type { DecisionStatus, Plan, ProcessingState, StrategyDecision } from '../../../shared/domain';
+import type { ErrorRecord } from '../../../shared/error-records';
 import type { Subtask } from '../../../shared/subtasks';
 import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ToolTally } from '../../../shared/contract';

@@ -1,5 +1,5 @@
 import type { ErrorLog } from '../../engine/ports/recovery';
-import { type ErrorRecord, ErrorRecordSchema } from '../../../shared/domain';
+import { type ErrorRecord, ErrorRecordSchema } from '../../../shared/error-records';
 import { parseOrThrow } from '../../../shared/errors';
 import { type ErrorRow, readErrorRecord } from '../error-log';
 import { type PgDatabase, toJsonParam } from './database';

@@ -1,5 +1,5 @@
-import { ACTION_IDS, type ActionId } from '../../../shared/action-ids';
-import { ACTIONS } from '../../../shared/actions';
+import type { ActionId } from '../../../shared/action-ids';
+import { ACTION_IDS, ACTIONS } from '../../../shared/actions';
 import { actionState } from './plan-actions';
 import { PLAN_TABS, type TabSpec, tabOfKey } from '../lib/plan-tabs';
 import type { AppStore } from './types';

@@ -1,6 +1,7 @@
 import type { PlanModelView } from '../../../shared/agent';
 import type { PlanTraceView } from '../../../shared/contract';
-import type { ErrorRecord, Plan, StrategyDecision } from '../../../shared/domain';
+import type { Plan, StrategyDecision } from '../../../shared/domain';
+import type { ErrorRecord } from '../../../shared/error-records';
 import { statusLabel } from '../../../shared/vocabulary';
 import { ancestorsOf, flattenTree } from '../lib/decision-tree';
 import { errorText } from '../lib/format';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorRecord } from '../../../shared/domain';
+import type { ErrorRecord } from '../../../shared/error-records';
 import { flattenTree } from '../lib/decision-tree';
 import { eventText } from '../../../shared/event-text';
 import { makeDecision, makeEntry, makeEvent, makePlan, reviewOf, NOTIFY_DEFAULTS } from '../test-support/fake-bridge';

@@ -1,6 +1,7 @@
 import type { PlanTraceView, ResponseOf } from '../../../../shared/contract';
 import type { PlanModelView } from '../../../../shared/agent';
-import type { ErrorRecord, Plan, StrategyDecision } from '../../../../shared/domain';
+import type { Plan, StrategyDecision } from '../../../../shared/domain';
+import type { ErrorRecord } from '../../../../shared/error-records';
 import type { ActionArgs } from '../../../../shared/actions';
 import type { ActionId, ActionState } from '../../../../shared/action-ids';
 import type { NextRetry } from '../plan-events';
