@@ -1,6 +1,6 @@
 import { type Approval, ApprovalSchema } from '../../shared/approvals';
 import { parseOrThrow } from '../../shared/errors';
-import type { ApprovalStore } from '../engine/ports/approvals';
+import { type ApprovalStore, checkAnswerable } from '../engine/ports/approvals';
 import type { SqliteDatabase } from './database';
 import { fromJson, prepare, toJson, writeTransaction, type Statement, connectionOf, type SqliteConnection } from './sql';
 
@@ -24,6 +24,7 @@ export class SqliteApprovalStore implements ApprovalStore {
       const row = this.selectOne.get(id);
       const current = row && read(row);
       if (!current) throw new Error(`unknown approval ${id}`);
+      checkAnswerable(current, patch);
       const next = parseOrThrow(ApprovalSchema, { ...current, ...patch }, 'approval');
       this.save.run(next.status, toJson(next), id);
       return next;

@@ -1,4 +1,5 @@
 import type { Approval } from '../../../shared/approvals';
+import { ValidationError } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import type { EventPublisher } from './event-stream';
 
@@ -13,6 +14,14 @@ export interface ApprovalStore {
   listForPlan(planId: string): Promise<Approval[]>;
   /** Saves an answer (or its use); `args` too where it is the answer (a budget's amount, a question's content). */
   update(id: string, patch: Partial<Pick<Approval, 'status' | 'scope' | 'answeredBy' | 'answeredFrom' | 'answeredAt' | 'reason' | 'usedAt' | 'args' | 'cancelled'>>): Promise<Approval>;
+}
+
+/**
+ * Refuses a second answer: a status is set only on a pending approval. Checked by the stores under
+ * the row's lock, so two consoles (two processes) answering at once record one answer, not two.
+ */
+export function checkAnswerable(current: Approval, patch: { status?: Approval['status'] }): void {
+  if (patch.status !== undefined && current.status !== 'pending') throw new ValidationError('approval', `${current.id} was answered already (${current.status})`);
 }
 
 /** The approval the plan waits for, if any. */

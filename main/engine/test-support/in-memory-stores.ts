@@ -11,7 +11,7 @@ import type { ToolInvocation } from '../../../shared/tool-calls';
 import type { ToolTally } from '../../../shared/contract';
 import type { EventData, StreamEvent, StreamEventOf, StreamEventType } from '../../../shared/events';
 import type { CheckpointSummary } from '../../../shared/checkpoints';
-import type { ApprovalStore } from '../ports/approvals';
+import { type ApprovalStore, checkAnswerable } from '../ports/approvals';
 import type { CheckpointStore, RewindJournal, StoredCheckpoint } from '../checkpoints/checkpoint-store';
 import { EventPublisher, type EventLog } from '../ports/event-stream';
 import { isLeaseLive, type Lease, type LeaseStore } from '../ports/leases';
@@ -186,6 +186,7 @@ export class InMemoryApprovalStore implements ApprovalStore {
   async update(id: string, patch: Parameters<ApprovalStore['update']>[1]): Promise<Approval> {
     const found = this.approvals.get(id);
     if (!found) throw new Error(`unknown approval ${id}`);
+    checkAnswerable(found, patch);
     Object.assign(found, patch);
     return structuredClone(found);
   }

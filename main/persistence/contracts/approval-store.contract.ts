@@ -71,5 +71,19 @@ export function approvalStoreContract(name: string, factory: HarnessFactory<Appr
       await expect(store.add(approval)).rejects.toThrow();
       await expect(store.update('missing', { status: 'rejected' })).rejects.toThrow(/unknown approval/);
     });
+
+    it('takes one answer: two consoles answering at once record one, the second is refused and changes nothing', async () => {
+      const approval = makeApproval('P1');
+      await store.add(approval);
+      const answers = await Promise.allSettled([
+        store.update(approval.id, { status: 'approved', scope: 'once', answeredBy: 'console-1', answeredAt: iso(5) }),
+        store.update(approval.id, { status: 'rejected', answeredBy: 'console-2', answeredAt: iso(6), reason: 'no' }),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected']);
+      expect(String((answers[1] as PromiseRejectedResult).reason)).toContain(`${approval.id} was answered already (approved)`);
+      expect(await store.get(approval.id)).toMatchObject({ status: 'approved', answeredBy: 'console-1', reason: null });
+      // Its use is recorded still.
+      expect(await store.update(approval.id, { usedAt: iso(7) })).toMatchObject({ status: 'approved', usedAt: iso(7) });
+    });
   });
 }

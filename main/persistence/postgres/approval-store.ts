@@ -1,6 +1,6 @@
 import { type Approval, ApprovalSchema } from '../../../shared/approvals';
 import { parseOrThrow } from '../../../shared/errors';
-import type { ApprovalStore } from '../../engine/ports/approvals';
+import { type ApprovalStore, checkAnswerable } from '../../engine/ports/approvals';
 import { type PgDatabase, toJsonParam } from './database';
 
 type ApprovalPatch = Parameters<ApprovalStore['update']>[1];
@@ -34,6 +34,7 @@ export class PgApprovalStore implements ApprovalStore {
     return this.db.transaction(async () => {
       const row = await this.db.one<{ data: unknown }>('SELECT data FROM approvals WHERE id = $1 FOR UPDATE', [id]);
       if (!row) throw new Error(`unknown approval ${id}`);
+      checkAnswerable(read(row), patch);
       const next = parseOrThrow(ApprovalSchema, { ...read(row), ...patch }, 'approval');
       await this.db.query('UPDATE approvals SET status = $1, data = $2::jsonb WHERE id = $3', [next.status, toJsonParam(next), id]);
       return next;
