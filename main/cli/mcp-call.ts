@@ -1,21 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { CallToolResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { ValidationError } from '../../shared/errors';
 import type { Ctx } from './run-command';
 import { checkedAnswer, RequestedSchemaSchema } from '../../shared/elicitation';
 import { askFields, questionLines } from './question-prompt';
-
-/** A JSON object given on the command line (`--args`, `--input`); anything else is bad input naming the option. */
-export function jsonObject(text: string, option: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ValidationError(option, `is not JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(option, 'must be a JSON object, such as {"path": "."}');
-  return value as Record<string, unknown>;
-}
 
 /** One progress report as a line: `progress 3/10 (30%): copying`. */
 export function progressLine(p: { progress: number; total?: number; message?: string }): string {

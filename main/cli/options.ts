@@ -4,7 +4,18 @@ import { ACTIONS, type ActionArgs } from '../../shared/actions';
 import type { ActionId } from '../../shared/action-ids';
 import { ValidationError } from '../../shared/errors';
 import type { Ctx } from './run-command';
-import { jsonObject } from './mcp-call';
+
+/** A JSON object given on the command line (`--args`, `--input`); anything else is bad input naming the option. */
+export function jsonObject(text: string, option: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError(option, `is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ValidationError(option, 'must be a JSON object, such as {"path": "."}');
+  return value as Record<string, unknown>;
+}
 
 /** The options several commands share, declared once. */
 export const jsonOption = () => new Option('--json', 'print one JSON document on stdout');

@@ -5,8 +5,8 @@ import { describeMcpServer, shownServer } from '../../../shared/mcp';
 import { loginMcpServer, mcpAuthFile, openBrowser } from '../../app/mcp-auth';
 import { addMcpServer, callMcpTool, checkMcpServers, mcpServersOf, parsePairs, removeMcpServer } from '../../app/mcp-settings';
 import type { Plan } from '../../../shared/domain';
-import { answerElicitation, formatToolResult, jsonObject, progressLine } from '../mcp-call';
-import { commandGroup, jsonOption } from '../options';
+import { answerElicitation, formatToolResult, progressLine } from '../mcp-call';
+import { commandGroup, jsonObject, jsonOption } from '../options';
 import { type Ctx, EXIT, runCommand } from '../run-command';
 import { operator, runAndReport } from '../run-report';
 
