@@ -50,6 +50,50 @@ test('an operator uploads an example plan, sees its project folder found in the 
   await expect(header.getByText('6 of 6 steps done')).toBeVisible();
 });
 
+test("Create waits for the host's answer about the project, which lays out the form as it stays, so a press is not lost to the button moving", async ({ page, agentsConsole }) => {
+  const { examples, projectRoot, url } = agentsConsole;
+  cpSync(join(examples, 'demo-project'), join(projectRoot, 'demo-project'), { recursive: true });
+  const demo = join(realpathSync(projectRoot), 'demo-project');
+  // The host's answers to the form's project check wait here until the test lets them through.
+  const held: (() => void)[] = [];
+  await page.routeWebSocket(/\/ws/, (ws) => {
+    const server = ws.connectToServer();
+    const checks = new Set<number>();
+    ws.onMessage((message) => {
+      const call = JSON.parse(String(message)) as { id: number; channel?: string };
+      if (call.channel === 'plans.checkProject') checks.add(call.id);
+      server.send(message);
+    });
+    server.onMessage((message) => {
+      const reply = JSON.parse(String(message)) as { id?: number };
+      if (reply.id !== undefined && checks.has(reply.id)) held.push(() => ws.send(message));
+      else ws.send(message);
+    });
+  });
+  await openConsole(page, url);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Create plan' }).click();
+  await (await chooser).setFiles(join(examples, 'add-license.yaml'));
+  const form = createPlanForm(page);
+  const folder = form.getByLabel('Project folder');
+  const create = form.getByRole('button', { name: 'Create', exact: true });
+
+  // The host answers a second after the form asks; the operator presses Create as soon as it is offered.
+  await expect.poll(() => held.length).toBe(1);
+  const answer = setTimeout(() => held.shift()!(), 1000);
+  await expect(create).toBeEnabled();
+  const offered = (await create.boundingBox())!;
+  await page.mouse.move(offered.x + offered.width / 2, offered.y + offered.height / 2);
+  await page.mouse.down();
+  await expect(form.getByText(`Found: ${demo}`)).toBeVisible();
+  // The field keeps its width beside the notes the answer added.
+  expect((await folder.boundingBox())!.width).toBeGreaterThan(200);
+  await page.mouse.up();
+  clearTimeout(answer);
+  await expect(form).toHaveCount(0);
+  await expect(planOption(page, 'add-license')).toBeVisible();
+});
+
 test('the form names each problem of a plan the host refuses, and creates nothing', async ({ page, agentsConsole }) => {
   const { cli, url } = agentsConsole;
   await openConsole(page, url);

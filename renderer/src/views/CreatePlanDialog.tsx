@@ -31,6 +31,9 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
   const [relativeTo, setRelativeTo] = useState<string[]>([]);
   // The folder a refusal was about: once the field changes, the refusal no longer applies to it.
   const [refusedFolder, setRefusedFolder] = useState<string | null>(null);
+  // Create waits for the host's first answer: it fills the field and adds lines above the button,
+  // which would move the button from under a press begun before it came.
+  const [answered, setAnswered] = useState(false);
   // Only the latest question's answer is shown; an older one that arrives late is dropped.
   const latest = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -47,6 +50,7 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
   // Filled from the plan's own `project`, where the host finds it.
   useEffect(() => {
     void ask({ content: draft.content }).then((answer) => {
+      setAnswered(true);
       if (answer) setRelativeTo(answer.relativeTo);
       if (!answer?.project) return;
       setFolder(answer.problem ? answer.project : (answer.path ?? answer.project));
@@ -116,13 +120,14 @@ function CreatePlanForm({ draft }: { draft: { content: string; fileName: string 
             {check && !check.problem && check.path && <p className="inline-ok">Found: {check.path}</p>}
             {!check && !folder.trim() && <p className="muted">Empty: the folder the plan file names, if any.</p>}
           </div>
+          {/* In the field's column: as a grid cell of its own, it widened the label column past the dialog. */}
           {relativeTo.length > 0 && (
-            <p className="muted create-plan-relative" data-testid="create-plan-relative">
+            <p className="muted settings-note" data-testid="create-plan-relative">
               A relative folder is looked for in {relativeTo.join(', then ')}.
             </p>
           )}
           <div className="settings-actions">
-            <button type="submit" className="button primary" disabled={creating}>
+            <button type="submit" className="button primary" disabled={creating || !answered}>
               {creating ? 'Creating…' : 'Create'}
             </button>
             <button type="button" className="button" onClick={close}>
