@@ -84,6 +84,9 @@ export const test = base.extend<{ agentsConsole: Console; ownProjectRoot: boolea
     });
     if (transport === 'desktop') await asDesktopWindow(page, url);
     await use({ url, home, examples, projectRoot, cli: (args) => run(args, home) });
+    // The page goes before its host: a failed test's page snapshot, taken as its context closes,
+    // shows the page as the test left it, not a console that has just lost its host.
+    await page.context().close();
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
   },
