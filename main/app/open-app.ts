@@ -100,7 +100,7 @@ export function composePlanService(options: PlanServiceOptions): PlanService {
     ...planActions(ctx, runs),
     ...later.checkpoints,
     // Asked at every start: the checkpoints' module is loaded only where a rewind was left unfinished.
-    finishInterruptedRewinds: async () => ((await ctx.stores.checkpoints.pendingRewinds()).length > 0 ? later.checkpoints.finishInterruptedRewinds() : []),
+    finishInterruptedRewinds: async (planId?: string) => ((await ctx.stores.checkpoints.pendingRewinds()).some((r) => !planId || r.planId === planId) ? later.checkpoints.finishInterruptedRewinds(planId) : []),
     ...later.forking,
     ...later.reviewing,
   };

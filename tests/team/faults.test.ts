@@ -14,13 +14,14 @@ import { treeListing } from '../../main/engine/test-support/tree-hash';
 
 /** The seed of this run: AGENTS_FAULT_SEED reruns a failing one. */
 const SEED = Number(process.env.AGENTS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-/** Kept small so the suite takes a few minutes on two cores: 8 plans on 3 workers, 40 s of faults. */
-const PLANS = 8;
-const FAULT_WINDOW_MS = 40_000;
-/** Plans on the supervised profile, queued from the console, whose approvals the console answers during the faults. */
-const APPROVAL_PLANS = 2;
+/** The issue's size: 40 plans (scripted, agent, and supervised ones answered from a console) on 4 workers and 2 consoles, 60 s of faults. */
+const PLANS = 28;
+const WORKERS = 4;
+const FAULT_WINDOW_MS = 60_000;
+/** Plans on the supervised profile, queued from the consoles, whose approvals both consoles answer during the faults. */
+const APPROVAL_PLANS = 6;
 /** Agent plans, their model a scripted server on 127.0.0.1: it proposes one step that writes NOTES.md. */
-const AGENT_PLANS = 2;
+const AGENT_PLANS = 6;
 
 function agentPlanFile(project: string, n: number): string {
   return [`name: agent-${n}`, `project: ${JSON.stringify(project)}`, 'agent: true', 'automationProfile: full-auto', 'definitionOfDone: |', '  - NOTES.md exists', ''].join('\n');
@@ -132,8 +133,8 @@ async function consoleCall<T>(client: TestClient, channel: string, request: unkn
 /**
  * Team mode under injected faults, with real processes on a throwaway cluster: workers run plans
  * while a seeded driver SIGKILLs, SIGSTOPs and resumes workers, terminates their connections,
- * silences the event feed and restarts PostgreSQL once, and a console answers approvals. Then, from the database and the sandboxes:
- * every plan finished (scripted and agent plans; supervised ones queued from a console, whose approvals the console answered once each); its events in seq order without a hole, each epoch no older than the one
+ * silences the event feed and restarts PostgreSQL once, and two consoles answer approvals. Then, from the database and the sandboxes:
+ * every plan finished (scripted and agent plans; supervised ones queued from the consoles, whose approvals were answered once each); its events in seq order without a hole, each epoch no older than the one
  * before it and none stale; each change recorded once (what a killed step wrote is history); each
  * sandbox holds one line in its log however often its step was interrupted, and file for file
  * what its last checkpoint and the changes recorded after it say (read from the database alone).
@@ -169,47 +170,46 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       live.push(worker);
       return worker;
     };
-    await Promise.all([start(), start(), start()]);
-    const ids: string[] = [];
-    for (let n = 1; n <= PLANS; n += 1) {
-      const file = join(team.base, `plan-${n}.yaml`);
-      writeFileSync(file, planFile(project, n));
+    await Promise.all(Array.from({ length: WORKERS }, start));
+    // From the CLI, a few at a time (each command is a process): the scripted plans, then the agent ones.
+    const queue = async (name: string, content: string) => {
+      const file = join(team.base, `${name}.yaml`);
+      writeFileSync(file, content);
       const id = await team.create(file);
       const queued = await team.agents(['plan', 'run', id, '--detach']);
       expect(queued.code, queued.stderr).toBe(0);
-      ids.push(id);
-    }
-    const agentIds: string[] = [];
-    for (let n = 1; n <= AGENT_PLANS; n += 1) {
-      const file = join(team.base, `agent-${n}.yaml`);
-      writeFileSync(file, agentPlanFile(project, n));
-      const id = await team.create(file);
-      const queued = await team.agents(['plan', 'run', id, '--detach']);
-      expect(queued.code, queued.stderr).toBe(0);
-      agentIds.push(id);
-    }
-    // A console of the team: it queues the supervised plans and answers their approvals while the faults go on.
-    const client = await consoleClient(await team.serve());
+      return id;
+    };
+    const inBatches = async (count: number, make: (n: number) => Promise<string>) => {
+      const made: string[] = [];
+      for (let n = 1; n <= count; n += 4) made.push(...(await Promise.all(Array.from({ length: Math.min(4, count - n + 1) }, (_, i) => make(n + i)))));
+      return made;
+    };
+    const ids = await inBatches(PLANS, (n) => queue(`plan-${n}`, planFile(project, n)));
+    const agentIds = await inBatches(AGENT_PLANS, (n) => queue(`agent-${n}`, agentPlanFile(project, n)));
+    // Two consoles of the team: they queue the supervised plans and both answer their approvals while the faults go on.
+    const clients = [await consoleClient(await team.serve({ name: 'console-1' })), await consoleClient(await team.serve({ name: 'console-2' }))];
     const approvalIds: string[] = [];
     for (let n = 1; n <= APPROVAL_PLANS; n += 1) {
+      const client = clients[n % clients.length]!;
       const id = (await consoleCall<{ plan: Plan }>(client, 'plans.create', { content: approvalPlanFile(project, n) }))?.plan.id;
-      expect(id, `approval plan ${n} created from the console`).toBeTruthy();
+      expect(id, `approval plan ${n} created from a console`).toBeTruthy();
       expect(await consoleCall(client, 'plans.run', { planId: id })).not.toBeNull();
       approvalIds.push(id!);
     }
     let answering = true;
     let answers = 0;
-    const answerer = (async () => {
+    const answerers = clients.map(async (client) => {
       while (answering) {
         for (const id of approvalIds) {
           const shown = await consoleCall<{ plan: Plan }>(client, 'plans.get', { planId: id });
           if (shown?.plan.waitingFor !== 'approval') continue;
-          // A second answer to one approval is refused (it is answered): counted only when taken.
+          // The other console may answer the same approval: a second answer is refused, so only one is counted.
           if (await consoleCall(client, 'plans.approve', { planId: id })) answers += 1;
         }
         await sleep(1_000);
       }
-    })();
+    });
 
     // The faults, at seeded moments; the restart of PostgreSQL once, half way.
     const faults: string[] = [];
@@ -259,8 +259,8 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       return done.length === all.length ? true : undefined;
     }, 2_000);
     answering = false;
-    await answerer;
-    await client.close();
+    await Promise.all(answerers);
+    await Promise.all(clients.map((client) => client.close()));
 
     for (const id of approvalIds) {
       // Each approval asked once and answered once, from the console.
@@ -325,5 +325,5 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     for (const worker of team.workers) {
       expect(worker.log(), worker.name).not.toMatch(/Unhandled|uncaught|Connection terminated unexpectedly\n\s+at /);
     }
-  }, 420_000);
+  }, 600_000);
 });

@@ -90,9 +90,9 @@ export class Team {
     return worker;
   }
 
-  /** Starts `agents serve --port 0` on the team database with its own data directory (and `settings`), stopped by `dispose`. */
-  async serve(options: { settings?: object } = {}): Promise<Agents & { console: URL }> {
-    const home = join(this.base, 'serve');
+  /** Starts `agents serve --port 0` on the team database with its own data directory `name` (and `settings`), stopped by `dispose`. */
+  async serve(options: { settings?: object; name?: string } = {}): Promise<Agents & { console: URL }> {
+    const home = join(this.base, options.name ?? 'serve');
     mkdirSync(home);
     if (options.settings) writeSettings(home, options.settings);
     const served = await serveTeam(this.url, home, this.base, this.env);

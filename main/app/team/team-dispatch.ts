@@ -1,6 +1,6 @@
 import type { Plan } from '../../../shared/domain';
 import type { StreamCallback, StreamEvent } from '../../../shared/events';
-import { DatabaseError, type PgEventFeed, type PostgresStores } from '../../persistence/postgres';
+import { isConnectionLoss, type PgEventFeed, type PostgresStores } from '../../persistence/postgres';
 import type { QueuedRun, RunDispatch } from '../run-vocabulary';
 import type { RunQueue } from './run-queue';
 
@@ -87,9 +87,4 @@ export class TeamDispatch implements RunDispatch {
       void check();
     });
   }
-}
-
-/** A failure to reach the database (it restarts, the connection was cut): a follower waits it out. */
-function isConnectionLoss(error: unknown): boolean {
-  return error instanceof DatabaseError || /Connection terminated|ECONNREFUSED|ECONNRESET|terminating connection|the database system is (starting up|shutting down)/i.test(String(error));
 }

@@ -1,3 +1,4 @@
+import type { Plan } from '../../../shared/domain';
 import { isRunnable } from '../../../shared/action-rules';
 import { statusLabel } from '../../../shared/vocabulary';
 import type { App } from '../open-app';
@@ -56,9 +57,15 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
         return;
       }
       const run = runOptionsOf(job);
+      // A restore the last attempt died in is finished first, so the step runs on the tree it first ran on.
+      await service.finishInterruptedRewinds(planId);
       if (plan.processingState === 'processing') {
         options.log(`plan ${planId}: taken over (attempt ${job.attempt + 1}); resuming from its last committed step`);
         await markInterrupted(service.lifecycle, service.stores.errors, plan, `Its worker stopped; taken over by ${name} on ${team.host}`);
+        await service.retry(planId, run);
+      } else if (job.attempt > 0 && wasInterrupted(plan)) {
+        // The last attempt of this job ended interrupted (its connection to the database was lost): run it on.
+        options.log(`plan ${planId}: its last attempt was interrupted (attempt ${job.attempt + 1}); resuming from the step it was in`);
         await service.retry(planId, run);
       } else if (isRunnable(plan)) {
         options.log(`plan ${planId}: ${job.reason}`);
@@ -71,6 +78,8 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
       }
       const ended = await service.get(planId);
       options.log(`plan ${planId}: ${statusLabel(ended)}`);
+      // Interrupted is not the run's outcome: the queue runs the job again, on any worker.
+      if (wasInterrupted(ended)) throw new Error(`the run was interrupted: ${String(ended.errorDetails.message ?? 'no cause recorded')}`);
     } catch (error) {
       if (isStaleEpoch(error)) {
         // Another worker took the plan since this one did (this one was asleep or cut off): the
@@ -93,4 +102,8 @@ export async function startWorker(app: App, options: WorkerOptions): Promise<Run
       return queue.stop(timeoutMs);
     },
   };
+}
+
+function wasInterrupted(plan: Plan): boolean {
+  return plan.processingState === 'errored' && plan.errorDetails.category === 'interrupted';
 }

@@ -325,11 +325,13 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
     /**
      * Rolls forward the rewinds a process died in (their journal is there and no live process holds
      * the plan). One that fails again is kept for the next open and its cause put on the plan
-     * (`plan show` says it): it never stops the other plans, or the app, from opening.
+     * (`plan show` says it): it never stops the other plans, or the app, from opening. With
+     * `planId`, only that plan's (a worker taking over a run whose last attempt died in a restore).
      */
-    async finishInterruptedRewinds(): Promise<string[]> {
+    async finishInterruptedRewinds(planId?: string): Promise<string[]> {
       const finished: string[] = [];
       for (const journal of await stores.checkpoints.pendingRewinds()) {
+        if (planId && journal.planId !== planId) continue;
         const lease = await stores.leases.get(journal.planId);
         if (lease && lease.pid !== process.pid && isLeaseLive(lease)) continue;
         try {

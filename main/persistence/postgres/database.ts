@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { StaleEpochError } from '../../engine/ports/leases';
-import { asConnectionError } from './errors';
+import { asConnectionError, asLostConnection } from './errors';
 
 /** int8 (COUNT, bigint seq and pos) as a number: our counts and positions stay far below 2^53. */
 const INT8_OID = 20;
@@ -39,6 +39,8 @@ export class PgDatabase {
   private fenceText = '';
   private fenceVersion = 0;
   private readonly clientFences = new WeakMap<pg.PoolClient, number>();
+  /** Once a connection was made, a failure is a connection lost (interrupted work), not a database unreachable. */
+  private reached = false;
 
   constructor(
     readonly url: string,
@@ -88,8 +90,9 @@ export class PgDatabase {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw asConnectionError(this.url, error);
+      throw this.asDatabaseError(error);
     }
+    this.reached = true;
     if (!this.clientFences.has(client)) {
       // A connection the server ends while it is checked out (a restart, pg_terminate_backend) emits
       // 'error' on the client, where the pool no longer listens: unheard, it would end the process.
@@ -103,7 +106,7 @@ export class PgDatabase {
         await client.query("SELECT set_config('agents.fences', $1, false)", [this.fenceText]);
       } catch (error) {
         client.release(true);
-        throw asConnectionError(this.url, error);
+        throw this.asDatabaseError(error);
       }
       this.clientFences.set(client, version);
     }
@@ -116,7 +119,11 @@ export class PgDatabase {
     try {
       if (inside) return (await inside.query(sql, params as unknown[])).rows as R[];
       // A process that never held a fence has nothing to set on a session: the pool's own query.
-      if (this.fenceVersion === 0) return (await this.pool.query(sql, params as unknown[])).rows as R[];
+      if (this.fenceVersion === 0) {
+        const rows = (await this.pool.query(sql, params as unknown[])).rows as R[];
+        this.reached = true;
+        return rows;
+      }
       const client = await this.checkout();
       try {
         const result = await client.query(sql, params as unknown[]);
@@ -127,7 +134,7 @@ export class PgDatabase {
         throw error;
       }
     } catch (error) {
-      throw asDatabaseError(this.url, error);
+      throw this.asDatabaseError(error);
     }
   }
 
@@ -158,7 +165,7 @@ export class PgDatabase {
       } catch {
         broken = true; // the connection itself failed: do not hand it out again
       }
-      throw asDatabaseError(this.url, error);
+      throw this.asDatabaseError(error);
     } finally {
       client.release(broken);
     }
@@ -172,19 +179,19 @@ export class PgDatabase {
   close(): Promise<void> {
     return this.pool.end();
   }
+
+  /** A refused stale write as StaleEpochError; a connection failure as a DatabaseError before the database was reached, as lost after; anything else unchanged. */
+  private asDatabaseError(error: unknown): unknown {
+    if (error instanceof StaleEpochError) return error;
+    if ((error as { code?: unknown } | null)?.code === STALE_EPOCH_STATE) return new StaleEpochError((error as Error).message);
+    return this.reached ? asLostConnection(this.url, error) : asConnectionError(this.url, error);
+  }
 }
 
 /** An error the server answered with (a SQLSTATE): the connection itself is still good. */
 function isServerError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57P');
-}
-
-/** A refused stale write as StaleEpochError, a connection failure as a DatabaseError; anything else unchanged. */
-function asDatabaseError(url: string, error: unknown): unknown {
-  if (error instanceof StaleEpochError) return error;
-  if ((error as { code?: unknown } | null)?.code === STALE_EPOCH_STATE) return new StaleEpochError((error as Error).message);
-  return asConnectionError(url, error);
 }
 
 /** JSON text for a json/jsonb parameter; bigints (tool results are arbitrary) become strings. */
