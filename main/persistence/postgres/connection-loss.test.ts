@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classifyError } from '../../engine/run/error-recovery-service';
 import { makePlan } from '../test-support/fixtures';
+import { PgDatabase } from './database';
+import { DatabaseError } from './errors';
 import { openPostgresStores, type PostgresStores } from './stores';
 import { postgresSuiteName, testPostgres, useFreshDatabase } from './test-support/database';
 
@@ -35,7 +38,11 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('a connection terminated 
       await new Promise((resolve) => setTimeout(resolve, 300));
       await stores.plans.update('P1', { name: 'after the loss' });
     });
-    await expect(unit).rejects.toThrow();
+    // Interrupted work, retried where it stood, not a step's bad input.
+    const lost = await unit.then(() => null, (error: unknown) => error);
+    expect(lost).toBeInstanceOf(Error);
+    expect(classifyError(lost)).toBe('interrupted');
+    expect(String(lost)).toMatch(/lost the connection to postgres(ql)?:\/\//);
     expect((await stores.plans.get('P1'))?.name).toBe('before');
     await stores.plans.update('P1', { name: 'next unit' });
     expect((await stores.plans.get('P1'))?.name).toBe('next unit');
@@ -49,5 +56,24 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('a connection terminated 
     });
     await expect(unit).rejects.toThrow(/no_such_table/);
     expect((await stores.plans.get('P2'))?.name).toBe('before');
+  });
+
+  it('calls a database never reached unusable (one line, exit 2), and one lost after it was reached interrupted', async () => {
+    const unreachable = new PgDatabase('postgresql://agents:secret@127.0.0.1:1/none', { connectionTimeoutMillis: 2_000 });
+    const refused = await unreachable.query('SELECT 1').then(() => null, (error: unknown) => error);
+    await unreachable.close();
+    expect(refused).toBeInstanceOf(DatabaseError);
+    expect(classifyError(refused)).toBe('validation');
+
+    const db = new PgDatabase(database.url());
+    await db.query('SELECT 1');
+    const [{ pid }] = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // The pool's only idle connection ends; the next statement on it fails (or a new one is made).
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1', [pid]);
+    const cut = await db.transaction(async () => {
+      await db.query('SELECT pg_terminate_backend(pg_backend_pid())');
+    }).then(() => null, (error: unknown) => error);
+    await db.close();
+    expect(classifyError(cut)).toBe('interrupted');
   });
 });
