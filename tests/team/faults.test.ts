@@ -158,6 +158,8 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
   it(`every plan finishes, everything recorded once, no stale write (seed ${SEED}; rerun with AGENTS_FAULT_SEED=${SEED})`, async () => {
     console.log(`fault injection seed ${SEED} (rerun with AGENTS_FAULT_SEED=${SEED})`);
     const rnd = random(SEED);
+    const began = Date.now();
+    const since = () => `${Math.round((Date.now() - began) / 1000)} s`;
     const project = join(team.base, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Demo\n');
@@ -197,6 +199,7 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       expect(await consoleCall(client, 'plans.run', { planId: id })).not.toBeNull();
       approvalIds.push(id!);
     }
+    console.log(`${ids.length + agentIds.length + approvalIds.length} plans queued, ${since()} in`);
     let answering = true;
     let answers = 0;
     const answerers = clients.map(async (client) => {
@@ -249,7 +252,7 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
         await team.query('ALTER TABLE events ENABLE TRIGGER events_announce').catch(() => []);
       }
     }
-    console.log(`faults (seed ${SEED}): ${faults.join('; ')}`);
+    console.log(`faults (seed ${SEED}), ${since()} in: ${faults.join('; ')}`);
 
     // Every plan finishes (the supervised ones once the console has answered); a probe that meets the restart tries again.
     const all = [...ids, ...approvalIds, ...agentIds];
@@ -258,6 +261,7 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       const done = rows.filter((r) => all.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued');
       return done.length === all.length ? true : undefined;
     }, 2_000);
+    console.log(`all ${all.length} plans ready to apply, ${since()} in`);
     answering = false;
     await Promise.all(answerers);
     await Promise.all(clients.map((client) => client.close()));
@@ -305,6 +309,13 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
         expect(epoch).toBeLessThanOrEqual(current!);
         last = epoch;
       }
+      // Each step decided once and done; each call recorded once (a retried step's calls are new calls, with their own start).
+      const steps = await team.query<{ description: string; status: string }>("SELECT description, status FROM decisions WHERE plan_id = $1 AND type = 'strategy_choice' ORDER BY description", [id]);
+      expect(steps, `plan ${id}: its steps`).toEqual(
+        ['Append to the log, then work', 'Write the first file', 'Write the last file', 'Write the middle file'].map((description) => ({ description, status: 'done' })),
+      );
+      const twice = await team.query('SELECT decision_id, tool, started_at FROM tool_invocations WHERE plan_id = $1 GROUP BY decision_id, tool, started_at HAVING count(*) > 1', [id]);
+      expect(twice, `plan ${id}: a call recorded twice`).toEqual([]);
       // Each path changed once, not counting what a restored (interrupted) step wrote before.
       const entries = await team.query<{ path: string; n: number }>(
         'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',

@@ -59,6 +59,17 @@ describe.skipIf(!testPostgres().url)(postgresSuiteName('team mode from the CLI: 
     try {
       expect(await queue.enqueue(ok, { reason: 'run' })).not.toBeNull();
       await team.until('the stray job taken', 30_000, async () => ([a, b].some((w) => w.log().includes(`plan ${ok}: not run (it is Ready to apply)`)) ? true : undefined), 200);
+      // Jobs whose plan was discarded, or deleted, since they were queued: nothing runs, nothing is retried, no worker dies.
+      const dropped = await team.create(planFile(team, project, 'dropped', 'trusted', [['Write a file', write('d.txt')]]));
+      const discarded = await team.agents(['plan', 'discard', dropped]);
+      expect(discarded.code, discarded.stderr).toBe(0);
+      expect(await queue.enqueue(dropped, { reason: 'run' })).not.toBeNull();
+      expect(await queue.enqueue('01JDELETEDPLAN0000000000000', { reason: 'run' })).not.toBeNull();
+      const said = (line: string) => [a, b].some((w) => w.log().includes(line));
+      await team.until('the jobs of a discarded and a deleted plan taken', 30_000, async () => (said(`plan ${dropped}: not run (it is Discarded)`) && said('plan 01JDELETEDPLAN0000000000000: not run (it was deleted)') ? true : undefined), 200);
+      expect(await queue.depth()).toEqual({ queued: 0, active: 0 });
+      expect([a.child.exitCode, b.child.exitCode]).toEqual([null, null]);
+      expect(await team.json<ShownPlan>(['plan', 'show', dropped])).toMatchObject({ processingState: 'cancelled' });
     } finally {
       await queue.stop(1000);
     }
