@@ -39,7 +39,7 @@ function random(seed: number): () => number {
   };
 }
 
-/** Four steps; the second appends a line and works a while, so it is not safe to run twice. */
+/** Four steps; the second appends a line and works 6 s (so the faults meet plans at work), and is not safe to run twice. */
 function planFile(project: string, n: number): string {
   return [
     `name: faults-${n}`,
@@ -50,7 +50,7 @@ function planFile(project: string, n: number): string {
     `    tools: [{ tool: file.write, args: { path: one.txt, content: "${n}\\n" } }]`,
     '  - step: Append to the log, then work',
     '    tools:',
-    `      - { tool: shell.run, args: { command: "echo ${n} >> log.txt && sleep 2" } }`,
+    `      - { tool: shell.run, args: { command: "echo ${n} >> log.txt && sleep 6" } }`,
     '  - step: Write the middle file',
     `    tools: [{ tool: file.write, args: { path: middle.txt, content: "m${n}\\n" } }]`,
     '  - step: Write the last file',
@@ -164,6 +164,50 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     mkdirSync(project);
     writeFileSync(join(project, 'README.md'), '# Demo\n');
     writeFileSync(join(project, 'old.txt'), 'stale\n');
+    // Everything is queued before any worker starts, so the faults meet the team at work: 8 plans from
+    // the CLI (each command is a process, a few at a time), the rest from the two consoles.
+    const clients = [await consoleClient(await team.serve({ name: 'console-1' })), await consoleClient(await team.serve({ name: 'console-2' }))];
+    const fromCli = async (name: string, content: string) => {
+      const file = join(team.base, `${name}.yaml`);
+      writeFileSync(file, content);
+      const id = await team.create(file);
+      const queued = await team.agents(['plan', 'run', id, '--detach']);
+      expect(queued.code, queued.stderr).toBe(0);
+      return id;
+    };
+    // A test client waits for one reply at a time: each console's calls go in turn.
+    const turns = clients.map(() => Promise.resolve() as Promise<unknown>);
+    const fromConsole = (n: number, content: string) => {
+      const lane = n % clients.length;
+      const client = clients[lane]!;
+      const made = turns[lane]!.then(async () => {
+        const id = (await consoleCall<{ plan: Plan }>(client, 'plans.create', { content }))?.plan.id;
+        expect(id, `plan created from a console: ${content.split('\n')[0]}`).toBeTruthy();
+        expect(await consoleCall(client, 'plans.run', { planId: id })).not.toBeNull();
+        return id!;
+      });
+      turns[lane] = made.catch(() => undefined);
+      return made;
+    };
+    const inTurn = async (count: number, make: (n: number) => Promise<string>, first = 1, at = 1) => {
+      const made: string[] = [];
+      for (let n = first; n < first + count; n += at) made.push(...(await Promise.all(Array.from({ length: Math.min(at, first + count - n) }, (_, i) => make(n + i)))));
+      return made;
+    };
+    const CLI_PLANS = 6;
+    const CLI_AGENT_PLANS = 2;
+    const [cliIds, cliAgentIds, consoleIds, consoleAgentIds, approvalIds] = await Promise.all([
+      inTurn(CLI_PLANS, (n) => fromCli(`plan-${n}`, planFile(project, n)), 1, 4),
+      inTurn(CLI_AGENT_PLANS, (n) => fromCli(`agent-${n}`, agentPlanFile(project, n)), 1, 2),
+      inTurn(PLANS - CLI_PLANS, (n) => fromConsole(n, planFile(project, n)), CLI_PLANS + 1, 2),
+      inTurn(AGENT_PLANS - CLI_AGENT_PLANS, (n) => fromConsole(n, agentPlanFile(project, n)), CLI_AGENT_PLANS + 1, 2),
+      inTurn(APPROVAL_PLANS, (n) => fromConsole(n, approvalPlanFile(project, n)), 1, 2),
+    ]);
+    const ids = [...cliIds, ...consoleIds];
+    const agentIds = [...cliAgentIds, ...consoleAgentIds];
+    const all = [...ids, ...approvalIds, ...agentIds];
+    console.log(`${all.length} plans queued, ${since()} in`);
+
     let made = 0;
     const live: TeamWorker[] = [];
     const start = async () => {
@@ -173,35 +217,9 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       return worker;
     };
     await Promise.all(Array.from({ length: WORKERS }, start));
-    // From the CLI, a few at a time (each command is a process): the scripted plans, then the agent ones.
-    const queue = async (name: string, content: string) => {
-      const file = join(team.base, `${name}.yaml`);
-      writeFileSync(file, content);
-      const id = await team.create(file);
-      const queued = await team.agents(['plan', 'run', id, '--detach']);
-      expect(queued.code, queued.stderr).toBe(0);
-      return id;
-    };
-    const inBatches = async (count: number, make: (n: number) => Promise<string>) => {
-      const made: string[] = [];
-      for (let n = 1; n <= count; n += 4) made.push(...(await Promise.all(Array.from({ length: Math.min(4, count - n + 1) }, (_, i) => make(n + i)))));
-      return made;
-    };
-    const ids = await inBatches(PLANS, (n) => queue(`plan-${n}`, planFile(project, n)));
-    const agentIds = await inBatches(AGENT_PLANS, (n) => queue(`agent-${n}`, agentPlanFile(project, n)));
-    // Two consoles of the team: they queue the supervised plans and both answer their approvals while the faults go on.
-    const clients = [await consoleClient(await team.serve({ name: 'console-1' })), await consoleClient(await team.serve({ name: 'console-2' }))];
-    const approvalIds: string[] = [];
-    for (let n = 1; n <= APPROVAL_PLANS; n += 1) {
-      const client = clients[n % clients.length]!;
-      const id = (await consoleCall<{ plan: Plan }>(client, 'plans.create', { content: approvalPlanFile(project, n) }))?.plan.id;
-      expect(id, `approval plan ${n} created from a console`).toBeTruthy();
-      expect(await consoleCall(client, 'plans.run', { planId: id })).not.toBeNull();
-      approvalIds.push(id!);
-    }
-    console.log(`${ids.length + agentIds.length + approvalIds.length} plans queued, ${since()} in`);
     let answering = true;
     let answers = 0;
+    // Both consoles answer the supervised plans' approvals while the faults go on.
     const answerers = clients.map(async (client) => {
       while (answering) {
         for (const id of approvalIds) {
@@ -213,18 +231,25 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
         await sleep(1_000);
       }
     });
+    const readyToApply = async () => {
+      const rows = await team.query<{ id: string; phase: string; processing_state: string }>('SELECT id, phase, processing_state FROM plans').catch(() => []);
+      return rows.filter((r) => all.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued').length;
+    };
 
-    // The faults, at seeded moments; the restart of PostgreSQL once, half way.
+    // The faults, at seeded moments.
     const faults: string[] = [];
     // By the order the workers were made, not the order they became ready: the seed alone picks the victim.
     const order = (worker: TeamWorker) => Number(worker.name.replace('worker-', ''));
     const pick = () => [...live].sort((x, y) => order(x) - order(y))[Math.floor(rnd() * live.length)]!;
     const ended = Date.now() + FAULT_WINDOW_MS;
+    // PostgreSQL restarts once, in the window's first half, while the plans are at work.
+    const restartAt = Date.now() + FAULT_WINDOW_MS * (0.15 + rnd() * 0.35);
     let restarted = false;
     while (Date.now() < ended) {
       await sleep(2_000 + rnd() * 4_000);
       const roll = rnd();
-      if (!restarted && Date.now() > ended - FAULT_WINDOW_MS / 2) {
+      faults.push(`(${since()}, ${await readyToApply()} of ${all.length} done)`);
+      if (!restarted && Date.now() > restartAt) {
         restarted = true;
         faults.push('restart PostgreSQL');
         await cluster.restart();
@@ -254,14 +279,12 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     }
     console.log(`faults (seed ${SEED}), ${since()} in: ${faults.join('; ')}`);
 
-    // Every plan finishes (the supervised ones once the console has answered); a probe that meets the restart tries again.
-    const all = [...ids, ...approvalIds, ...agentIds];
-    await team.until(`${all.length} plans ready to apply`, 240_000, async () => {
-      const rows = await team.query<{ id: string; phase: string; processing_state: string }>('SELECT id, phase, processing_state FROM plans').catch(() => []);
-      const done = rows.filter((r) => all.includes(r.id) && r.phase === 'apply' && r.processing_state === 'queued');
-      return done.length === all.length ? true : undefined;
-    }, 2_000);
-    console.log(`all ${all.length} plans ready to apply, ${since()} in`);
+    // Every plan finishes (the supervised ones once a console has answered); a probe that meets the restart tries again.
+    await team.until(`${all.length} plans ready to apply`, 300_000, async () => ((await readyToApply()) === all.length ? true : undefined), 2_000);
+    // The faults met work: some plans were interrupted (their worker killed, stopped or cut off) and went on.
+    const [{ n: resumed }] = await team.query<{ n: number }>("SELECT count(DISTINCT plan_id)::int AS n FROM error_records WHERE category = 'interrupted'");
+    console.log(`all ${all.length} plans ready to apply, ${since()} in; ${resumed} of them interrupted and resumed`);
+    expect(resumed, 'plans the faults interrupted').toBeGreaterThan(0);
     answering = false;
     await Promise.all(answerers);
     await Promise.all(clients.map((client) => client.close()));
