@@ -289,39 +289,28 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
     await Promise.all(answerers);
     await Promise.all(clients.map((client) => client.close()));
 
-    for (const id of approvalIds) {
-      // Each approval asked once and answered once, from the console.
-      const approvals = await team.query<{ status: string }>("SELECT status FROM approvals WHERE plan_id = $1 ORDER BY pos", [id]);
-      expect(approvals.map((a) => a.status), `plan ${id}: its approvals`).toEqual(['approved']);
-      const resolved = await team.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE plan_id = $1 AND type = 'approval_resolved'", [id]);
-      expect(resolved[0]!.n, `plan ${id}: approval_resolved events`).toBe(1);
-      const entries = await team.query<{ path: string; n: number }>(
-        'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',
-        [id],
-      );
-      expect(entries, `plan ${id}`).toEqual(['notes.txt', 'old.txt', 'two.txt'].map((path) => ({ path, n: 1 })));
-      const events = await team.query<{ seq: number }>('SELECT seq::int AS seq FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
-      expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
-      const expected = await expectedListing(team, id);
-      const sandbox = (await team.json<Plan>(['plan', 'show', id])).sandboxRefs[0]!;
-      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
-    }
-    expect(answers).toBe(APPROVAL_PLANS);
-    for (const id of agentIds) {
-      // The model's one step wrote NOTES.md once, however often its worker was taken over.
-      const entries = await team.query<{ path: string; n: number }>(
-        'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',
-        [id],
-      );
-      expect(entries, `plan ${id}`).toEqual([{ path: 'NOTES.md', n: 1 }]);
-      const events = await team.query<{ seq: number }>('SELECT seq::int AS seq FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
-      expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
-      const expected = await expectedListing(team, id);
-      const sandbox = (await team.json<Plan>(['plan', 'show', id])).sandboxRefs[0]!;
-      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
-    }
+    /** A plan's events, change entries and checkpoints in order, for a failing seed's report. */
+    const history = async (id: string) => {
+      const events = await team.query<{ seq: number; epoch: number | null; type: string; data: unknown }>('SELECT seq::int AS seq, epoch::int AS epoch, type, data FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
+      const entries = await team.query('SELECT e.changeset_id, e.seq, e.path, e.operation, e.rewound_by, e.invocation_id, e.created_at FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 ORDER BY e.changeset_id, e.seq', [id]);
+      const checkpoints = await team.query("SELECT step, summary, state->>'changesetId' AS changeset FROM checkpoints WHERE plan_id = $1 ORDER BY step", [id]);
+      const invocations = await team.query('SELECT id, decision_id, tool, ok, started_at FROM tool_invocations WHERE plan_id = $1 ORDER BY pos', [id]);
+      return [
+        ...events.map((e) => `event ${e.seq} (epoch ${e.epoch}) ${e.type} ${JSON.stringify(e.data).slice(0, 200)}`),
+        ...entries.map((e) => `entry ${JSON.stringify(e)}`),
+        ...checkpoints.map((c) => `checkpoint ${JSON.stringify(c)}`),
+        ...invocations.map((i) => `invocation ${JSON.stringify(i)}`),
+      ].join('\n');
+    };
 
-    for (const id of ids) {
+    /**
+     * What holds for every plan: its events in seq order without a hole, each epoch no older than the
+     * one before it and none past the plan's; each step decided once and done; each call recorded
+     * once (a retried step's calls are new calls, with their own start); each of `paths` changed once,
+     * not counting what a restored (interrupted) step wrote before; its sandbox, file for file, its
+     * last checkpoint plus the changes after it, read from the database. Returns the sandbox.
+     */
+    const recordedOnce = async (id: string, paths: string[], steps?: string[]): Promise<{ name: string; sandbox: string }> => {
       const events = await team.query<{ seq: number; epoch: number | null }>('SELECT seq::int AS seq, epoch::int AS epoch FROM events WHERE plan_id = $1 ORDER BY seq', [id]);
       expect(events.map((e) => e.seq), `plan ${id}: seq with a hole`).toEqual(events.map((_, i) => i + 1));
       const [{ epoch: current }] = await team.query<{ epoch: number }>('SELECT epoch::int AS epoch FROM plan_epochs WHERE plan_id = $1', [id]);
@@ -329,31 +318,46 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       for (const { seq, epoch } of events) {
         if (epoch === null) continue;
         expect(epoch, `plan ${id}: event ${seq} carries epoch ${epoch} after ${last}`).toBeGreaterThanOrEqual(last);
-        expect(epoch).toBeLessThanOrEqual(current!);
+        expect(epoch, `plan ${id}: event ${seq} carries epoch ${epoch}, past the plan's ${current}`).toBeLessThanOrEqual(current!);
         last = epoch;
       }
-      // Each step decided once and done; each call recorded once (a retried step's calls are new calls, with their own start).
-      const steps = await team.query<{ description: string; status: string }>("SELECT description, status FROM decisions WHERE plan_id = $1 AND type = 'strategy_choice' ORDER BY description", [id]);
-      expect(steps, `plan ${id}: its steps`).toEqual(
-        ['Append to the log, then work', 'Write the first file', 'Write the last file', 'Write the middle file'].map((description) => ({ description, status: 'done' })),
-      );
+      const decided = await team.query<{ description: string; status: string }>("SELECT description, status FROM decisions WHERE plan_id = $1 AND type = 'strategy_choice' ORDER BY description", [id]);
+      if (steps) expect(decided, `plan ${id}: its steps`).toEqual([...steps].sort().map((description) => ({ description, status: 'done' })));
+      expect(new Set(decided.map((d) => d.description)).size, `plan ${id}: a step decided twice`).toBe(decided.length);
+      expect(decided.filter((d) => d.status !== 'done'), `plan ${id}: steps not done`).toEqual([]);
       const twice = await team.query('SELECT decision_id, tool, started_at FROM tool_invocations WHERE plan_id = $1 GROUP BY decision_id, tool, started_at HAVING count(*) > 1', [id]);
       expect(twice, `plan ${id}: a call recorded twice`).toEqual([]);
-      // Each path changed once, not counting what a restored (interrupted) step wrote before.
       const entries = await team.query<{ path: string; n: number }>(
         'SELECT e.path, count(*)::int AS n FROM change_entries e JOIN changesets c ON c.id = e.changeset_id WHERE c.plan_id = $1 AND e.rewound_by IS NULL GROUP BY e.path ORDER BY e.path',
         [id],
       );
-      expect(entries, `plan ${id}`).toEqual(['log.txt', 'middle.txt', 'one.txt', 'two.txt'].map((path) => ({ path, n: 1 })));
-      const plan = await team.json<Plan>(['plan', 'show', id]);
-      const sandbox = plan.sandboxRefs[0]!;
-      expect(existsSync(sandbox), `plan ${id}: no sandbox at ${sandbox}`).toBe(true);
-      const n = Number(plan.name.replace('faults-', ''));
+      const want = [...paths].sort().map((path) => ({ path, n: 1 }));
+      if (JSON.stringify(entries) !== JSON.stringify(want)) console.log(`plan ${id}: its history\n${await history(id)}`);
+      expect(entries, `plan ${id}: its changes`).toEqual(want);
+      const [plan] = await team.query<{ name: string; sandbox: string }>("SELECT name, data->'sandboxRefs'->>0 AS sandbox FROM plans WHERE id = $1", [id]);
+      expect(existsSync(plan!.sandbox), `plan ${id}: no sandbox at ${plan!.sandbox}`).toBe(true);
+      const expected = await expectedListing(team, id);
+      expect(sandboxListing(plan!.sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
+      return plan!;
+    };
+
+    for (const id of approvalIds) {
+      await recordedOnce(id, ['notes.txt', 'old.txt', 'two.txt'], ['Write the notes', 'Remove the stale file', 'Write the last file']);
+      // Each approval asked once and answered once, from a console.
+      const approvals = await team.query<{ status: string }>('SELECT status FROM approvals WHERE plan_id = $1 ORDER BY pos', [id]);
+      expect(approvals.map((a) => a.status), `plan ${id}: its approvals`).toEqual(['approved']);
+      const resolved = await team.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE plan_id = $1 AND type = 'approval_resolved'", [id]);
+      expect(resolved[0]!.n, `plan ${id}: approval_resolved events`).toBe(1);
+    }
+    expect(answers).toBe(APPROVAL_PLANS);
+    // The model's one step wrote NOTES.md once, however often its worker was taken over.
+    for (const id of agentIds) await recordedOnce(id, ['NOTES.md']);
+    for (const id of ids) {
+      const { name, sandbox } = await recordedOnce(id, ['log.txt', 'middle.txt', 'one.txt', 'two.txt'], ['Write the first file', 'Append to the log, then work', 'Write the middle file', 'Write the last file']);
+      // One line in the log however often its step was interrupted.
+      const n = Number(name.replace('faults-', ''));
       expect(readFileSync(join(sandbox, 'log.txt'), 'utf8'), `plan ${id}: the log of its sandbox`).toBe(`${n}\n`);
       expect(readFileSync(join(sandbox, 'middle.txt'), 'utf8')).toBe(`m${n}\n`);
-      // File for file, the last checkpoint plus the changes after it, read from the database.
-      const expected = await expectedListing(team, id);
-      expect(sandboxListing(sandbox, expected), `plan ${id}: its sandbox against its last checkpoint and the changes after it`).toEqual(expected);
     }
     // No worker died of an unheard error: each one that ended was killed, or stopped itself on losing its job (75).
     for (const worker of team.workers) {

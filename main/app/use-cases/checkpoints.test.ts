@@ -232,6 +232,31 @@ describe('checkpoints and rewind', () => {
     expect(readdirSync(h.ctx.objects.dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())).toEqual([]);
   });
 
+  it('rewinds what came after the checkpoint in every changeset: its own past its count, and all of one the plan moved to since', async () => {
+    const two = ['  - step: Write a', '    tools:', '      - tool: file.write', '        args: { path: a.txt, content: "a" }', '  - step: Write b', '    tools:', '      - tool: file.write', '        args: { path: b.txt, content: "b" }'];
+    const { plan, running, checkpoints, sandbox } = await setup(two);
+    await running.run(plan.id);
+    const first = (await h.ctx.get(plan.id)).changesetId!;
+    // The plan moves to a changeset of its own after the checkpoint (a run that ended before it resumed its changeset once started one).
+    await h.ctx.lifecycle.update(plan.id, { changesetId: null });
+    writeFileSync(path.join((await sandbox())!, 'c.txt'), 'c\n');
+    await h.ctx.captureHandEdits(await h.ctx.get(plan.id));
+    const moved = (await h.ctx.get(plan.id)).changesetId!;
+    expect(moved).not.toBe(first);
+    await checkpoints.rewind(plan.id, { by: 'alice', toStep: 2 });
+    const standing = async (changesetId: string) => (await h.ctx.stores.changesets.listEntryMeta(changesetId, { offset: 0, limit: 10 })).map((e) => `${e.path}${e.rewound ? ' rewound' : ''}`);
+    expect(await standing(first)).toEqual(['a.txt', 'b.txt rewound']);
+    // The new changeset recorded the whole sandbox against the project: all of it came after the checkpoint.
+    expect(await standing(moved)).toEqual(['a.txt rewound', 'b.txt rewound', 'c.txt rewound']);
+    // The plan is back on the changeset it had at the checkpoint: what apply reads is a.txt, once.
+    expect((await h.ctx.get(plan.id)).changesetId).toBe(first);
+    expect(treeListing((await sandbox())!).filter((line) => / [abc]\.txt /.test(line)).map((line) => line.split(' ')[1])).toEqual(['a.txt']);
+    // Run again, step 2 records into that changeset: each file once.
+    await running.run(plan.id);
+    expect((await h.ctx.get(plan.id)).changesetId).toBe(first);
+    expect(await standing(first)).toEqual(['a.txt', 'b.txt rewound', 'b.txt']);
+  });
+
   it('a rewind behind a replan keeps the steps the replan replaced skipped: the plan runs its new steps again', async () => {
     const failing = ['  - step: Write', '    tools:', '      - tool: file.write', '        args: { path: x.txt, content: "x" }', '  - step: Fail', '    tools:', '      - tool: file.edit', '        args: { path: README.md, find: "## Missing", replace: "x" }', '  - step: Never reached', '    tools: []'];
     const { plan, running, checkpoints, atCheckpoint, sandbox } = await setup(failing);

@@ -84,12 +84,14 @@ function reachedStep(steps: readonly StrategyDecision[]): number | null {
   return at === -1 ? null : at + 1;
 }
 
-/** The changeset's entries after the checkpoint that are not history yet. */
+/** What was recorded after the checkpoint and not rewound: in its changeset past its count, then all of a later one the plan moved to. */
 async function laterEntries(ctx: PlanContext, plan: Plan, checkpoint: StoredCheckpoint) {
-  if (!plan.changesetId) return [];
-  const from = checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0;
-  const total = await ctx.stores.changesets.countEntries(plan.changesetId);
-  return (await ctx.stores.changesets.listEntryMeta(plan.changesetId, { offset: from, limit: Math.max(0, total - from) })).filter((e) => !e.rewound);
+  const from = async (changesetId: string, offset: number) => {
+    const total = await ctx.stores.changesets.countEntries(changesetId);
+    return (await ctx.stores.changesets.listEntryMeta(changesetId, { offset, limit: Math.max(0, total - offset) })).filter((e) => !e.rewound);
+  };
+  const later = checkpoint.changesetId ? await from(checkpoint.changesetId, checkpoint.entries) : [];
+  return plan.changesetId && plan.changesetId !== checkpoint.changesetId ? [...later, ...(await from(plan.changesetId, 0))] : later;
 }
 
 /**
@@ -110,9 +112,9 @@ async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boole
   const at = new Date().toISOString();
   const commit = async () => {
     const history = [...new Set((await laterEntries(ctx, plan, checkpoint)).map((e) => e.path))].sort();
-    const rewound = plan.changesetId
-      ? await ctx.stores.changesets.markRewound(plan.changesetId, checkpoint.changesetId === plan.changesetId ? checkpoint.entries : 0, journal.decisionId)
-      : 0;
+    // Everything recorded after the checkpoint, as laterEntries reads it.
+    let rewound = checkpoint.changesetId ? await ctx.stores.changesets.markRewound(checkpoint.changesetId, checkpoint.entries, journal.decisionId) : 0;
+    if (plan.changesetId && plan.changesetId !== checkpoint.changesetId) rewound += await ctx.stores.changesets.markRewound(plan.changesetId, 0, journal.decisionId);
     const steps = stepsInOrder(await ctx.lifecycle.listDecisions(plan.id));
     // Steps the checkpoint knew that a replan replaced since (skipped, with steps it did not know after them) stay skipped.
     const lastNew = steps.findLastIndex((d) => !(d.id in checkpoint.decisions));
@@ -148,7 +150,9 @@ async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boole
     await clearRewindFailure(ctx, plan.id);
     const lastRewind = { toStep: journal.toStep, fromStep: journal.fromStep, by: journal.by, at, recovered };
     // The conversation after the checkpoint is dropped: the model is told only of the steps before it.
-    const patch = { phase: 'execute' as const, usage: checkpoint.usage ?? undefined, agentSession: null, lastRewind };
+    // The plan is back on the checkpoint's changeset, whose entries before it stand: apply reads them.
+    const changeset = checkpoint.changesetId ? { changesetId: checkpoint.changesetId } : {};
+    const patch = { phase: 'execute' as const, usage: checkpoint.usage ?? undefined, agentSession: null, lastRewind, ...changeset };
     await ctx.lifecycle.transition(plan.id, 'queued', patch);
     await ctx.stores.checkpoints.removeAfter(plan.id, journal.toStep);
     await ctx.stores.checkpoints.endRewind(plan.id);

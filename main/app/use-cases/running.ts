@@ -63,9 +63,10 @@ export function planRunning(ctx: PlanContext, registry: RunRegistry, executorFor
         // What the run started (its MCP servers) stops with it, before its sandbox is read.
         await close?.().catch(() => undefined);
         // What the run left is what the next capture compares against: files it wrote are not read again then.
+        // A run that ended before it resumed its changeset records into the plan's, never a new one.
         const ran = context as PlanExecutionContext | null;
         if (ran?.sandboxRoot) {
-          const ended = { id: planId, projectPath: plan.projectPath, sandboxRefs: [ran.sandboxRoot], changesetId: ran.activeChangesetId ?? null };
+          const ended = { id: planId, projectPath: plan.projectPath, sandboxRefs: [ran.sandboxRoot], changesetId: ran.activeChangesetId ?? plan.changesetId ?? null };
           await ctx.captureHandEdits(ended).catch(() => undefined);
         }
         clearInterval(heartbeat);
