@@ -3,6 +3,7 @@ import { sampleData } from '../../shared/test-support/sample-events';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { StrategyDecision } from '../../shared/domain';
 import type { StreamEvent } from '../../shared/events';
 import { newId } from '../../shared/ids';
@@ -58,6 +59,28 @@ describe('a run\'s writes over SQLite: grouped commits, events after the commit'
     });
     await actor.execute([decision(['a.txt', 'b.txt', 'c.txt'])]);
     expect(checked).toEqual(['change_recorded', 'tool_call_finished', 'change_recorded', 'tool_call_finished', 'change_recorded', 'tool_call_finished']);
+  });
+
+  it('commits a step\'s start before its first call runs: a retry after a lost connection knows the step started', async () => {
+    const { temp, stores, planId, events, decision } = setup();
+    const reader = new DatabaseSync(temp.file, { readOnly: true });
+    cleanup.push(() => reader.close(), temp.dispose);
+    const seen: unknown[] = [];
+    const registry = registerBuiltinTools(new ToolRegistry());
+    registry.register({
+      name: 'probe',
+      effect: 'read',
+      description: 'reads what another connection sees of its step',
+      schema: z.object({}),
+      run: async () => {
+        seen.push(...reader.prepare("SELECT json_extract(data, '$.status') AS status FROM events WHERE plan_id = ? AND type = 'decision_status'").all(planId).map((r) => r.status));
+        return null;
+      },
+    });
+    const context = new PlanExecutionContext({ planId, sandboxRoot: path.join(temp.dir, 'sandbox'), changesetStore: stores.changesets });
+    const actor = new RuntimeExecuteActor({ toolRunner: new ToolRunner(registry, stores.invocations), executionContext: context, events });
+    await actor.execute([{ ...decision([]), toolCalls: [{ tool: 'probe', args: {} }] }]);
+    expect(seen).toEqual(['running']);
   });
 
   it('keeps the order in which the run emitted its events, across grouped commits', async () => {

@@ -160,6 +160,9 @@ export class RuntimeExecuteActor {
         await opts.onStepStart?.(decision);
         later('runtime_execute_step', { decisionId: decision.id, index: index + 1, total, description: decision.description });
         setStatus(decision, 'running');
+        // The step's start is committed before its first call can change the sandbox: a retry after a
+        // lost connection knows the step started, and restores its checkpoint first.
+        await group.flush();
         const firstCall = opts.resumeAt?.decisionId === decision.id ? opts.resumeAt.callIndex : 0;
         const ask: AskToolCall = async (call, callIndex, effect, aliases = []) => {
           if (!opts.gate?.applies(call, undefined, aliases)) return null;
