@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { cpSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, ROOT, test } from './fixtures';
-import { createPlanForm, openConsole, planHeader, planOption, shot } from './helpers';
+import { openConsole, pickPlanFile, planHeader, planOption, shot } from './helpers';
 
 // The console serves projects from a folder of this test's own, where it puts the demo project.
 test.use({ ownProjectRoot: true });
@@ -17,10 +17,7 @@ test('an operator uploads an example plan, sees its project folder found in the 
   const demo = join(root, 'demo-project');
   await openConsole(page, url);
 
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Create plan' }).click();
-  await (await chooser).setFiles(join(examples, 'add-license.yaml'));
-  const form = createPlanForm(page);
+  const form = await pickPlanFile(page, join(examples, 'add-license.yaml'));
   const folder = form.getByLabel('Project folder');
   // The plan's `./demo-project` is relative to a file the browser does not have: found under the root.
   await expect(folder).toHaveValue(demo);
@@ -71,10 +68,7 @@ test("Create waits for the host's answer about the project, which lays out the f
     });
   });
   await openConsole(page, url);
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Create plan' }).click();
-  await (await chooser).setFiles(join(examples, 'add-license.yaml'));
-  const form = createPlanForm(page);
+  const form = await pickPlanFile(page, join(examples, 'add-license.yaml'));
   const folder = form.getByLabel('Project folder');
   const create = form.getByRole('button', { name: 'Create', exact: true });
 
@@ -109,10 +103,7 @@ test('the form names each problem of a plan the host refuses, and creates nothin
     '      - tool: file.frobnicate',
     '',
   ].join('\n');
-  const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Create plan' }).click();
-  await (await chooser).setFiles({ name: 'typo.yaml', mimeType: 'text/yaml', buffer: Buffer.from(plan) });
-  const form = createPlanForm(page);
+  const form = await pickPlanFile(page, { name: 'typo.yaml', mimeType: 'text/yaml', buffer: Buffer.from(plan) });
   await expect(form.getByText('Empty: the folder the plan file names, if any.')).toBeVisible();
   await form.getByRole('button', { name: 'Create', exact: true }).click();
   const alert = form.getByRole('alert');
@@ -133,10 +124,7 @@ test.describe('as npm start serves it: from the repository, with the default pro
     await openConsole(page, url);
 
     // From the repository's examples/: `./demo-project` beside the file, as on the command line.
-    let chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Create plan' }).click();
-    await (await chooser).setFiles(join(examples, 'broken-docs.yaml'));
-    const form = createPlanForm(page);
+    const form = await pickPlanFile(page, join(examples, 'broken-docs.yaml'));
     const folder = form.getByLabel('Project folder');
     await expect(folder).toHaveValue(join(examples, 'demo-project'));
     await expect(form.getByText(`Found: ${join(examples, 'demo-project')}`)).toBeVisible();
@@ -159,9 +147,7 @@ test.describe('as npm start serves it: from the repository, with the default pro
     // From the demo copy in the data folder (where a first start puts it): its own demo project.
     const demo = join(home, 'demo');
     cpSync(examples, demo, { recursive: true });
-    chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Create plan' }).click();
-    await (await chooser).setFiles(join(demo, 'add-license.yaml'));
+    await pickPlanFile(page, join(demo, 'add-license.yaml'));
     await expect(folder).toHaveValue(join(demo, 'demo-project'));
     await form.getByRole('button', { name: 'Create', exact: true }).click();
     await expect(planOption(page, 'add-license')).toBeVisible();

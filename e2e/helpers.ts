@@ -71,10 +71,15 @@ export async function createPlanWithPicker(page: Page, file: string | { name: st
     await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
     return;
   }
+  await (await pickPlanFile(page, file)).getByRole('button', { name: 'Create', exact: true }).click();
+}
+
+/** Create plan in the browser: the operator picks `file` in the file picker; returns the form it opens. */
+export async function pickPlanFile(page: Page, file: string | { name: string; mimeType: string; buffer: Buffer }) {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: /^Create (a )?plan/ }).click();
   await (await chooser).setFiles(file);
-  await createPlanForm(page).getByRole('button', { name: 'Create', exact: true }).click();
+  return createPlanForm(page);
 }
 
 /** Whether the page is the desktop app's window (e2e/fixtures.ts, transport `desktop`): its bridge came from the preload. */

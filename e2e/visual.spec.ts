@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
 import { layoutProblems } from './layout-audit';
-import { createPlan, foldersRemovedAfterEach, openConsole, planOption, shot } from './helpers';
+import { createPlan, foldersRemovedAfterEach, openConsole, pickPlanFile, planOption, shot } from './helpers';
 
 /**
  * Every main view, looked at in the sizes operators use, light and dark: nothing cut off or outside
@@ -118,10 +118,7 @@ for (const size of SIZES) {
       await look('settings');
       await page.keyboard.press('Escape');
 
-      const chooser = page.waitForEvent('filechooser');
-      await page.getByRole('button', { name: 'Create plan' }).click();
-      await (await chooser).setFiles(join(examples, 'add-license.yaml'));
-      await expect(page.getByRole('dialog', { name: /^Create plan from / }).getByText(/^Found: |not a directory/)).toBeVisible();
+      await expect((await pickPlanFile(page, join(examples, 'add-license.yaml'))).getByText(/^Found: |not a directory/)).toBeVisible();
       await look('create-plan');
 
       expect(found).toEqual([]);
