@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlanSchema } from '../../shared/domain';
@@ -21,6 +21,27 @@ function appendingPlan(dir: string): string {
       '    tools:',
       '      - { tool: shell.run, args: { command: "echo appended >> log.txt" } }',
       '      - { tool: shell.run, args: { command: "sleep 1.5" } }',
+    ].join('\n') + '\n',
+  );
+  return file;
+}
+
+/** A supervised plan whose second step appends and works in one held shell call. */
+function heldAppendPlan(dir: string): string {
+  const file = join(dir, 'held-append.yaml');
+  writeFileSync(
+    file,
+    [
+      'name: held-append',
+      'project: ./demo-project',
+      'automationProfile: supervised',
+      'definitionOfDone:',
+      '  - step: Note the start',
+      '    tools:',
+      '      - { tool: file.write, args: { path: "notes.txt", content: "notes\\n" } }',
+      '  - step: Append to the log, then work',
+      '    tools:',
+      '      - { tool: shell.run, args: { command: "echo appended >> log.txt && sleep 1.5" } }',
     ].join('\n') + '\n',
   );
   return file;
@@ -62,5 +83,30 @@ describe('a run killed in a step that appends to a file, then retried', () => {
     expect(diff.entries.filter((e) => e.origin === 'operator')).toEqual([]);
     const tree = await agentsJson<{ root: Node }>(['plan', 'tree', planId], home);
     expect(flatten(tree.root).map((n) => n.description)).toContainEqual(expect.stringMatching(/^Rewound to before step 2 \(from step 2\)/));
+  }, 60_000);
+
+  it('an approved call its step runs again after the restore is not asked about again: the answer holds for the step it was given to', async () => {
+    const { home, examples } = sandboxWorkspace();
+    const planId = await createPlan(heldAppendPlan(examples), home);
+    expect((await agents(['plan', 'run', planId], home)).code).toBe(3);
+    const sandbox = PlanSchema.parse(await agentsJson(['plan', 'show', planId], home)).sandboxRefs[0]!;
+    // Approved, and SIGKILLed while the approved call works.
+    await new Promise<void>((resolve) => {
+      const child = startAgents(['plan', 'approve', planId], home);
+      const poll = setInterval(() => {
+        if (existsSync(join(sandbox, 'log.txt'))) child.kill('SIGKILL');
+      }, 20);
+      child.on('close', () => {
+        clearInterval(poll);
+        resolve();
+      });
+    });
+    expect(PlanSchema.parse(await agentsJson(['plan', 'show', planId], home)).errorDetails).toMatchObject({ category: 'interrupted' });
+
+    const retry = await agents(['plan', 'retry', planId], home);
+    expect(retry.code, retry.stdout + retry.stderr).toBe(0);
+    expect(readFileSync(join(sandbox, 'log.txt'), 'utf8')).toBe('appended\n');
+    const { approvals } = await agentsJson<{ approvals: { status: string }[] }>(['plan', 'approvals', planId], home);
+    expect(approvals.map((a) => a.status)).toEqual(['approved']);
   }, 60_000);
 });

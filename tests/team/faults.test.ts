@@ -348,6 +348,7 @@ describe.skipIf(!findPostgresBinDir())('team mode under injected faults (seeded)
       await recordedOnce(id, ['notes.txt', 'old.txt', 'two.txt'], ['Write the notes', 'Remove the stale file', 'Write the last file']);
       // Each approval asked once and answered once, from a console.
       const approvals = await team.query<{ status: string }>('SELECT status FROM approvals WHERE plan_id = $1 ORDER BY pos', [id]);
+      if (approvals.length !== 1) console.log(`plan ${id}: its history\n${await history(id)}`);
       expect(approvals.map((a) => a.status), `plan ${id}: its approvals`).toEqual(['approved']);
       const resolved = await team.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE plan_id = $1 AND type = 'approval_resolved'", [id]);
       expect(resolved[0]!.n, `plan ${id}: approval_resolved events`).toBe(1);

@@ -101,7 +101,7 @@ async function laterEntries(ctx: PlanContext, plan: Plan, checkpoint: StoredChec
  * gives the same result (`recovered` says so in the plan, its decision and its event).
  * `filesDone`: the caller applied the file operations already (a rewind does, concurrently).
  */
-async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boolean, filesDone = false): Promise<Plan> {
+async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boolean, filesDone = false, interrupted = false): Promise<Plan> {
   const plan = await ctx.get(journal.planId);
   const checkpoint = (await ctx.stores.checkpoints.list(journal.planId)).find((c) => c.id === journal.checkpointId);
   if (!checkpoint) throw new PlanError(`the checkpoint of step ${journal.toStep} of plan ${journal.planId} is gone`, 'internal');
@@ -128,6 +128,8 @@ async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boole
       await ctx.events.publish(plan.id, 'decision_status', { decisionId: step.id, status });
     }
     const target = steps[journal.toStep - 1];
+    // The interrupted step runs again the calls the operator approved: their answers hold for it (an operator's rewind asks again).
+    if (interrupted && target) await releaseApprovals(ctx, plan.id, target.id);
     const paths = journal.files.map((f) => f.path);
     const listed = history.length > 20 ? `${history.slice(0, 20).join(', ')} and ${history.length - 20} more` : history.join(', ');
     const from = journal.fromStep === null ? 'from the end' : `from step ${journal.fromStep}`;
@@ -171,6 +173,15 @@ async function finish(ctx: PlanContext, journal: RewindJournal, recovered: boole
   // The sandbox is not what the checks saw: they run again after execute, and before apply.
   await ctx.markChecksStale(plan.id, `the plan was rewound to before step ${journal.toStep}`);
   return ctx.get(plan.id);
+}
+
+/** The approved calls of `decisionId` that its run used: answered and unused again, so the step's next run takes them. */
+async function releaseApprovals(ctx: PlanContext, planId: string, decisionId: string): Promise<void> {
+  for (const approval of await ctx.stores.approvals.listForPlan(planId)) {
+    if (approval.kind === 'tool' && approval.decisionId === decisionId && approval.status === 'approved' && approval.usedAt !== null) {
+      await ctx.stores.approvals.update(approval.id, { usedAt: null });
+    }
+  }
 }
 
 /**
@@ -317,7 +328,7 @@ export function planCheckpoints(ctx: PlanContext, registry: RunRegistry) {
         try {
           await ctx.ensureObjects(contentHashes(ops));
           if (here) await applyRestoreAsync(root, ops, ctx.objects, pauseBetweenOps(ctx.env));
-          await finish(ctx, journal, false, true);
+          await finish(ctx, journal, false, true, true);
         } catch (error) {
           const message = await recordRewindFailure(ctx, journal, error);
           throw new PlanError(`plan ${planId}: ${message}; agents plan rewind ${planId} --to-step ${toStep} to try again, or agents plan discard ${planId}`, 'rewind_failed');

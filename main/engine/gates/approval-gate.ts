@@ -32,7 +32,8 @@ export type GrantScope = 'once' | 'all' | null;
  * a pending approval and stops the run (ApprovalPending); once answered, the same call runs, or
  * fails the step with category `rejected`. An approval covers the automatic retries of the same
  * call with the same arguments in this run (one gate per run); a later run (an operator's retry)
- * asks again.
+ * asks again, except for a step restored after an interruption, whose approved calls keep their
+ * answers (the restore marks them unused, main/app/use-cases/checkpoints.ts).
  */
 export class ApprovalGate {
   /** Approvals used in this run, by step and call. */
