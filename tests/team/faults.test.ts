@@ -13,7 +13,7 @@ import { foldDeltas, type ManifestDelta, type ManifestEntry } from '../../main/e
 import { treeListing } from '../../main/engine/test-support/tree-hash';
 
 /** The seed of this run: AGENTS_FAULT_SEED reruns a failing one. */
-const SEED = Number(process.env.AGENTS_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = Number(process.env.AGENTS_FAULT_SEED || Math.floor(Math.random() * 2 ** 31));
 /** The issue's size: 40 plans (scripted, agent, and supervised ones answered from a console) on 4 workers and 2 consoles, 60 s of faults. */
 const PLANS = 28;
 const WORKERS = 4;
