@@ -5,43 +5,28 @@ import { PlanSchema } from '../../shared/domain';
 import { StreamEventSchema } from '../../shared/events';
 import { agents, agentsJson, createPlan, sandboxWorkspace, startAgents } from './cli-harness';
 
-/** A step that is not safe to run twice: it appends a line, then works a while. */
-function appendingPlan(dir: string): string {
-  const file = join(dir, 'append.yaml');
+/**
+ * A step that is not safe to run twice: it appends a line, then works a while. `held`: the plan is
+ * supervised and the step does both in one shell call, which waits for the operator.
+ */
+function appendingPlan(dir: string, held = false): string {
+  const file = join(dir, held ? 'held-append.yaml' : 'append.yaml');
+  const calls = held
+    ? ['      - { tool: shell.run, args: { command: "echo appended >> log.txt && sleep 1.5" } }']
+    : ['      - { tool: shell.run, args: { command: "echo appended >> log.txt" } }', '      - { tool: shell.run, args: { command: "sleep 1.5" } }'];
   writeFileSync(
     file,
     [
-      'name: append',
+      `name: ${held ? 'held-append' : 'append'}`,
       'project: ./demo-project',
+      ...(held ? ['automationProfile: supervised'] : []),
       'definitionOfDone:',
       '  - step: Note the start',
       '    tools:',
       '      - { tool: file.write, args: { path: "notes.txt", content: "notes\\n" } }',
       '  - step: Append to the log, then work',
       '    tools:',
-      '      - { tool: shell.run, args: { command: "echo appended >> log.txt" } }',
-      '      - { tool: shell.run, args: { command: "sleep 1.5" } }',
-    ].join('\n') + '\n',
-  );
-  return file;
-}
-
-/** A supervised plan whose second step appends and works in one held shell call. */
-function heldAppendPlan(dir: string): string {
-  const file = join(dir, 'held-append.yaml');
-  writeFileSync(
-    file,
-    [
-      'name: held-append',
-      'project: ./demo-project',
-      'automationProfile: supervised',
-      'definitionOfDone:',
-      '  - step: Note the start',
-      '    tools:',
-      '      - { tool: file.write, args: { path: "notes.txt", content: "notes\\n" } }',
-      '  - step: Append to the log, then work',
-      '    tools:',
-      '      - { tool: shell.run, args: { command: "echo appended >> log.txt && sleep 1.5" } }',
+      ...calls,
     ].join('\n') + '\n',
   );
   return file;
@@ -87,7 +72,7 @@ describe('a run killed in a step that appends to a file, then retried', () => {
 
   it('an approved call its step runs again after the restore is not asked about again: the answer holds for the step it was given to', async () => {
     const { home, examples } = sandboxWorkspace();
-    const planId = await createPlan(heldAppendPlan(examples), home);
+    const planId = await createPlan(appendingPlan(examples, true), home);
     expect((await agents(['plan', 'run', planId], home)).code).toBe(3);
     const sandbox = PlanSchema.parse(await agentsJson(['plan', 'show', planId], home)).sandboxRefs[0]!;
     // Approved, and SIGKILLed while the approved call works.
